@@ -1,0 +1,2 @@
+/** The event contract shared by every Stagecraft service. */
+package dev.stagecraft.schemas;
