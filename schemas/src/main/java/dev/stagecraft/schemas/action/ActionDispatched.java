@@ -1,0 +1,39 @@
+package dev.stagecraft.schemas.action;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The planner asks an executor to carry out one planned action. Emitted only after every action
+ * this one depends on has been recorded by the state service.
+ *
+ * <p>Idempotency: {@code actionId} is unique per run and action; an executor that sees an action id
+ * it has already started must not run it again.
+ *
+ * @param action one of {@code create}, {@code update}, {@code replace}, {@code delete}, {@code
+ *     forget}
+ * @param attributes the instance's attributes after the action (for delete/forget: before)
+ * @param dependencies addresses this instance depends on, recorded in state
+ * @param fencingToken the workspace lock's fencing token; the state service refuses results whose
+ *     token is older than the newest it has seen
+ * @param sensitiveValues values to redact from every log line and error of this action
+ */
+public record ActionDispatched(
+    String runId,
+    String actionId,
+    String address,
+    String resourceType,
+    String action,
+    Map<String, Object> attributes,
+    List<String> dependencies,
+    List<ProvisionerStep> provisioners,
+    long fencingToken,
+    List<String> sensitiveValues) {
+
+  public ActionDispatched {
+    attributes = attributes == null ? Map.of() : attributes;
+    dependencies = dependencies == null ? List.of() : List.copyOf(dependencies);
+    provisioners = provisioners == null ? List.of() : List.copyOf(provisioners);
+    sensitiveValues = sensitiveValues == null ? List.of() : List.copyOf(sensitiveValues);
+  }
+}

@@ -1,2 +1,0 @@
-/** The event contract shared by every Stagecraft service. */
-package dev.stagecraft.schemas;

@@ -1,0 +1,130 @@
+package dev.stagecraft.schemas;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.stagecraft.schemas.action.ActionDispatched;
+import dev.stagecraft.schemas.action.ActionFinished;
+import dev.stagecraft.schemas.action.ActionLog;
+import dev.stagecraft.schemas.action.ActionStarted;
+import dev.stagecraft.schemas.action.ProvisionerStep;
+import dev.stagecraft.schemas.envelope.EventEnvelope;
+import dev.stagecraft.schemas.run.RunTransitioned;
+import dev.stagecraft.schemas.state.StateRecorded;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+class EventContractTest {
+  private final AtomicInteger ids = new AtomicInteger();
+  private final EventCodec codec =
+      new EventCodec(
+          "/stagecraft/test",
+          Clock.fixed(Instant.parse("2026-11-21T10:00:00Z"), ZoneOffset.UTC),
+          () -> "id-" + ids.incrementAndGet());
+  private final EventSchemaValidator validator = new EventSchemaValidator();
+
+  static List<Object> oneOfEachType() {
+    ProvisionerStep step =
+        new ProvisionerStep(
+            "local-exec",
+            "create",
+            "fail",
+            "echo hi",
+            List.of(),
+            Map.of("A", "b"),
+            null,
+            false,
+            false);
+    return List.of(
+        new ActionDispatched(
+            "r1",
+            "r1/a",
+            "stateful_provisioning.app",
+            "stateful_provisioning",
+            "create",
+            Map.of("id", "123", "state_key", "r1"),
+            List.of(),
+            List.of(step),
+            7,
+            List.of()),
+        new ActionStarted("r1", "r1/a", "stateful_provisioning.app", "executor-1"),
+        new ActionLog("r1", "r1/a", "stateful_provisioning.app", 0, "stdout", "hi"),
+        new ActionFinished(
+            "r1",
+            "r1/a",
+            "stateful_provisioning.app",
+            "stateful_provisioning",
+            "create",
+            "succeeded",
+            0,
+            null,
+            Map.of("id", "123"),
+            List.of(),
+            7,
+            "executor-1"),
+        new StateRecorded("r1", "r1/a", "stateful_provisioning.app", "succeeded", null, 3, "123"),
+        new RunTransitioned("r1", "applied", null));
+  }
+
+  @Test
+  void everyEventTypeRoundTripsAndValidatesAgainstItsSchema() {
+    for (Object data : oneOfEachType()) {
+      EventEnvelope envelope = codec.wrap("acme", "prod", "r1", 1, "subject", data);
+      byte[] bytes = EventCodec.encode(envelope);
+      EventEnvelope decoded = EventCodec.decode(bytes);
+      assertThat(EventCodec.data(decoded, data.getClass())).isEqualTo(data);
+      assertThat(decoded.tenant()).isEqualTo("acme");
+      assertThat(validator.validate(new String(bytes, StandardCharsets.UTF_8)))
+          .as(decoded.type())
+          .isEmpty();
+    }
+  }
+
+  @Test
+  void everyEventTypeHasASchemaFile() {
+    for (EventType type : EventType.values()) {
+      assertThat(getClass().getClassLoader().getResource(type.schemaResource()))
+          .as(type.schemaResource())
+          .isNotNull();
+    }
+  }
+
+  @Test
+  void pinsTheWireFormatOfTheEnvelope() {
+    EventEnvelope envelope =
+        codec.wrap("acme", "prod", "r1", 4, "s", new RunTransitioned("r1", "applied", null));
+    assertThat(new String(EventCodec.encode(envelope), StandardCharsets.UTF_8))
+        .isEqualTo(
+            "{\"specversion\":\"1.0\",\"id\":\"id-1\",\"source\":\"/stagecraft/test\","
+                + "\"type\":\"dev.stagecraft.run.transitioned\",\"subject\":\"s\","
+                + "\"time\":\"2026-11-21T10:00:00Z\",\"datacontenttype\":\"application/json\","
+                + "\"tenant\":\"acme\",\"workspace\":\"prod\",\"runid\":\"r1\",\"sequence\":4,"
+                + "\"schemaversion\":\"1\",\"data\":{\"runId\":\"r1\",\"status\":\"applied\","
+                + "\"message\":null}}");
+  }
+
+  @Test
+  void rejectsAnEventThatViolatesItsSchema() {
+    EventEnvelope envelope =
+        codec.wrap("acme", "prod", "r1", 1, "s", new RunTransitioned("r1", "exploded", null));
+    assertThat(validator.validate(new String(EventCodec.encode(envelope), StandardCharsets.UTF_8)))
+        .isNotEmpty()
+        .anySatisfy(error -> assertThat(error).contains("status"));
+  }
+
+  @Test
+  void rejectsBytesThatAreNotAnEnvelopeAsMalformed() {
+    assertThatThrownBy(() -> EventCodec.decode("{not json".getBytes(StandardCharsets.UTF_8)))
+        .isInstanceOf(EventCodec.MalformedEventException.class);
+    assertThatThrownBy(
+            () -> EventCodec.decode("{\"id\":\"x\",\"type\":\"t\",\"tenant\":\"a\"}".getBytes()))
+        .isInstanceOf(EventCodec.MalformedEventException.class)
+        .hasMessageContaining("no data");
+  }
+}
