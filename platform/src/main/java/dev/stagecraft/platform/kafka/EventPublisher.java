@@ -1,0 +1,70 @@
+package dev.stagecraft.platform.kafka;
+
+import dev.stagecraft.schemas.EventCodec;
+import dev.stagecraft.schemas.EventType;
+import dev.stagecraft.schemas.envelope.EventEnvelope;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+
+/**
+ * Publishes envelopes to the topic of their type. Thread-safe (one shared Kafka producer).
+ * Idempotent producer with acks=all: {@link #publish} returns once the event is committed.
+ */
+public final class EventPublisher implements AutoCloseable {
+  private final KafkaProducer<String, byte[]> producer;
+
+  public EventPublisher(KafkaSettings settings, String clientId) {
+    this.producer = new KafkaProducer<>(settings.producer(clientId));
+  }
+
+  /** Publishes keyed by tenant/workspace (the default ordering) and waits for the commit. */
+  public void publish(EventEnvelope envelope) {
+    publish(envelope, envelope.workspaceKey());
+  }
+
+  /** Publishes with an explicit key and waits until the broker committed it. */
+  public void publish(EventEnvelope envelope, String key) {
+    try {
+      send(envelope, key).get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while publishing " + envelope.type(), e);
+    } catch (ExecutionException e) {
+      throw new IllegalStateException(
+          "could not publish " + envelope.type() + ": " + e.getCause(), e.getCause());
+    }
+  }
+
+  /** Publishes without waiting; ordering per key is still kept by the idempotent producer. */
+  public Future<RecordMetadata> send(EventEnvelope envelope, String key) {
+    String topic =
+        EventType.of(envelope.type())
+            .orElseThrow(() -> new IllegalArgumentException("unknown type " + envelope.type()))
+            .topic();
+    return producer.send(new ProducerRecord<>(topic, key, EventCodec.encode(envelope)));
+  }
+
+  /** Sends raw bytes to a topic (dead letters). */
+  public void sendRaw(ProducerRecord<String, byte[]> record) {
+    try {
+      producer.send(record).get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while publishing to " + record.topic(), e);
+    } catch (ExecutionException e) {
+      throw new IllegalStateException("could not publish to " + record.topic(), e.getCause());
+    }
+  }
+
+  public void flush() {
+    producer.flush();
+  }
+
+  @Override
+  public void close() {
+    producer.close();
+  }
+}
