@@ -6,11 +6,16 @@ import dev.stagecraft.schemas.envelope.EventEnvelope;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Collection;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.concurrent.CountDownLatch;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -19,17 +24,18 @@ import org.slf4j.LoggerFactory;
  * A poll loop on its own platform thread that hands each decoded envelope to a handler.
  *
  * <p>Concurrency: one thread owns the Kafka consumer; {@link #close()} may be called from any
- * thread and wakes it. Offsets are committed after each polled batch was handled, so delivery is at
- * least once: handlers must be idempotent by event id (they say how in their Javadoc). A record
- * that is not an envelope, or that the handler rejects with {@link MalformedEventException}, goes
- * to {@link #DEAD_LETTER_TOPIC} with the reason in the {@code stagecraft-error} header, and the
- * loop keeps going.
+ * thread. Offsets are committed after the records were handled, so delivery is at least once; a
+ * handler that throws gets the same record again after a pause (the partition is rewound), so a
+ * database outage delays events but loses none: handlers must be idempotent by event id (they say
+ * how in their Javadoc). A record that is not an envelope, or that the handler rejects with {@link
+ * MalformedEventException}, goes to {@link #DEAD_LETTER_TOPIC} with the reason in the {@code
+ * stagecraft-error} header, and the loop keeps going.
  */
 public final class EventConsumer implements AutoCloseable {
   public static final String DEAD_LETTER_TOPIC = "stagecraft.dead-letter";
   private static final Logger LOG = LoggerFactory.getLogger(EventConsumer.class);
 
-  /** Handles one event. Throwing anything but a malformed-event error stops the loop. */
+  /** Handles one event. Throwing anything but a malformed-event error means "retry later". */
   @FunctionalInterface
   public interface Handler {
     void handle(EventEnvelope event) throws Exception;
@@ -40,6 +46,8 @@ public final class EventConsumer implements AutoCloseable {
   private final Handler handler;
   private final Thread thread;
   private final CountDownLatch stopped = new CountDownLatch(1);
+  private final CountDownLatch assigned = new CountDownLatch(1);
+  private final java.util.Set<TopicPartition> retrying = new java.util.HashSet<>();
   private volatile boolean running = true;
 
   public EventConsumer(
@@ -53,7 +61,17 @@ public final class EventConsumer implements AutoCloseable {
     this.consumer = new KafkaConsumer<>(settings.consumer(groupId, clientId, offsetReset));
     this.deadLetters = deadLetters;
     this.handler = handler;
-    consumer.subscribe(topics);
+    consumer.subscribe(
+        topics,
+        new ConsumerRebalanceListener() {
+          @Override
+          public void onPartitionsRevoked(Collection<TopicPartition> partitions) {}
+
+          @Override
+          public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+            assigned.countDown();
+          }
+        });
     this.thread = new Thread(this::loop, "consumer-" + clientId);
     this.thread.setDaemon(true);
   }
@@ -63,15 +81,42 @@ public final class EventConsumer implements AutoCloseable {
     return this;
   }
 
+  /**
+   * Waits until the group coordinator assigned partitions to this consumer, so that a consumer
+   * starting at the latest offset misses nothing published after this returns.
+   *
+   * @return false when no assignment came within the timeout
+   */
+  public boolean awaitAssignment(Duration timeout) throws InterruptedException {
+    return assigned.await(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+  }
+
   private void loop() {
     try {
       while (running) {
         ConsumerRecords<String, byte[]> records = consumer.poll(Duration.ofMillis(500));
+        Map<TopicPartition, OffsetAndMetadata> done = new HashMap<>();
         for (ConsumerRecord<String, byte[]> record : records) {
-          dispatch(record);
+          TopicPartition partition = new TopicPartition(record.topic(), record.partition());
+          if (retrying.contains(partition)) {
+            continue;
+          }
+          try {
+            dispatch(record);
+            done.put(partition, new OffsetAndMetadata(record.offset() + 1));
+          } catch (Exception e) {
+            // transient failure (database or broker down): redeliver from this record, later
+            LOG.warn("handling {} failed, will retry: {}", origin(record), e.toString(), e);
+            retrying.add(partition);
+            consumer.seek(partition, record.offset());
+          }
         }
-        if (!records.isEmpty()) {
-          consumer.commitSync();
+        if (!done.isEmpty()) {
+          consumer.commitSync(done);
+        }
+        if (!retrying.isEmpty()) {
+          retrying.clear();
+          backoff();
         }
       }
     } catch (WakeupException e) {
@@ -83,6 +128,15 @@ public final class EventConsumer implements AutoCloseable {
     } finally {
       consumer.close();
       stopped.countDown();
+    }
+  }
+
+  private static void backoff() {
+    try {
+      // pause before redelivering a record whose handling failed (not synchronization)
+      Thread.sleep(1000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
   }
 
@@ -110,12 +164,18 @@ public final class EventConsumer implements AutoCloseable {
     return record.topic() + "-" + record.partition() + "@" + record.offset();
   }
 
+  /**
+   * Stops polling. The loop finishes the batch in hand and commits it first (so a graceful stop
+   * never causes redelivery); only if that takes longer than a few seconds is the poll woken up.
+   */
   @Override
   public void close() {
     running = false;
-    consumer.wakeup();
     try {
-      stopped.await();
+      if (!stopped.await(5, java.util.concurrent.TimeUnit.SECONDS)) {
+        consumer.wakeup();
+        stopped.await();
+      }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }

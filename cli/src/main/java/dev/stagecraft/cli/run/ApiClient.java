@@ -1,0 +1,114 @@
+package dev.stagecraft.cli.run;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+
+/**
+ * The CLI's HTTP client: one address (the planner's), everything else found through {@code
+ * /.well-known/stagecraft.json}. Errors from the server ({@code application/problem+json}) become
+ * {@link ApiException}s carrying the server's detail.
+ */
+public final class ApiClient {
+  private static final ObjectMapper MAPPER = new ObjectMapper();
+  private final HttpClient http =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  private final String address;
+  private final String token;
+  private JsonNode discovery;
+
+  public ApiClient(String address, String token) {
+    this.address = address.endsWith("/") ? address.substring(0, address.length() - 1) : address;
+    this.token = token;
+  }
+
+  /** An error answer of the server. */
+  public static final class ApiException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+    private final int status;
+    private final transient JsonNode body;
+
+    ApiException(int status, String message, JsonNode body) {
+      super(message);
+      this.status = status;
+      this.body = body;
+    }
+
+    public int status() {
+      return status;
+    }
+
+    public JsonNode body() {
+      return body;
+    }
+  }
+
+  /** A public API's base URL by its discovery name ({@code runs}, {@code state}, ...). */
+  public String api(String name) throws IOException, InterruptedException {
+    if (discovery == null) {
+      discovery = send(HttpRequest.newBuilder(URI.create(address + "/.well-known/stagecraft.json")).GET());
+    }
+    JsonNode url = discovery.get(name);
+    if (url == null) {
+      throw new IOException("the server at " + address + " does not offer the " + name + " API");
+    }
+    return url.asText();
+  }
+
+  public JsonNode get(String url) throws IOException, InterruptedException {
+    return send(authorized(url).GET());
+  }
+
+  /** GET that returns null on 204 No Content. */
+  public JsonNode getOrNull(String url) throws IOException, InterruptedException {
+    return send(authorized(url).GET());
+  }
+
+  public JsonNode post(String url, Object body) throws IOException, InterruptedException {
+    return send(
+        authorized(url)
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString(MAPPER.writeValueAsString(body))));
+  }
+
+  private HttpRequest.Builder authorized(String url) {
+    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(60));
+    if (token != null && !token.isBlank()) {
+      b.header("Authorization", "Bearer " + token);
+    }
+    return b;
+  }
+
+  private JsonNode send(HttpRequest.Builder request) throws IOException, InterruptedException {
+    HttpRequest built = request.header("Accept", "application/json").build();
+    HttpResponse<String> response;
+    try {
+      response = http.send(built, HttpResponse.BodyHandlers.ofString());
+    } catch (ConnectException e) {
+      throw new IOException(
+          "cannot reach the Stagecraft server at "
+              + address
+              + " (is the dev stack running? start it with ./stagecraft up -detach)",
+          e);
+    }
+    String body = response.body();
+    JsonNode json = body == null || body.isBlank() ? null : MAPPER.readTree(body);
+    if (response.statusCode() == 204) {
+      return null;
+    }
+    if (response.statusCode() >= 400) {
+      String detail =
+          json != null && json.hasNonNull("detail")
+              ? json.get("detail").asText()
+              : "HTTP " + response.statusCode() + " from " + built.uri();
+      throw new ApiException(response.statusCode(), detail, json);
+    }
+    return json;
+  }
+}

@@ -1,0 +1,65 @@
+package dev.stagecraft.cli.run;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.stagecraft.cli.CliContext;
+import dev.stagecraft.cli.Command;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * {@code stagecraft apply} and {@code stagecraft destroy}: plan, ask for approval (unless {@code
+ * -auto-approve}), then run on the server and follow it live. An approved plan is applied only if
+ * the state did not move since it was shown.
+ */
+public final class ApplyCommand implements Command {
+  private final boolean destroy;
+
+  public ApplyCommand(boolean destroy) {
+    this.destroy = destroy;
+  }
+
+  @Override
+  public int run(CliContext ctx, List<String> args) throws Exception {
+    RunOptions options = RunOptions.parse(ctx, args, true);
+    Map<String, String> files = Configs.loadChecked(ctx, options, destroy);
+    if (files == null) {
+      return 1;
+    }
+    ApiClient api = Server.client(ctx);
+    Map<String, Object> body = Configs.body(options, files, destroy);
+    try {
+      if (!options.autoApprove) {
+        JsonNode plan = api.post(api.api("plans"), body);
+        ctx.out().print(plan.get("rendered").asText());
+        if (!plan.get("has_changes").asBoolean()) {
+          return 0;
+        }
+        ctx.out().println();
+        ctx.out().println("Do you want to perform these actions?");
+        ctx.out().println("  Only 'yes' will be accepted to approve.");
+        ctx.out().println();
+        ctx.out().print("  Enter a value: ");
+        ctx.out().flush();
+        String answer = ctx.in() == null ? null : ctx.in().readLine();
+        if (answer == null || !answer.strip().equals("yes")) {
+          ctx.err().println();
+          ctx.err().println("Error: " + (destroy ? "Destroy" : "Apply") + " cancelled.");
+          return 1;
+        }
+        body.put("expectedSerial", plan.get("prior_serial").asLong());
+      }
+      JsonNode run = api.post(api.api("runs"), body);
+      return new RunFollower(ctx, api, options.autoApprove).follow(run.get("id").asText());
+    } catch (ApiClient.ApiException e) {
+      ctx.err().println("Error: " + e.getMessage());
+      return 1;
+    }
+  }
+
+  @Override
+  public String synopsis() {
+    return destroy
+        ? "destroy [options]        Destroy everything the workspace's state holds"
+        : "apply [options]          Create or update infrastructure";
+  }
+}

@@ -1,0 +1,154 @@
+package dev.stagecraft.cli.state;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.stagecraft.cli.CliContext;
+import dev.stagecraft.cli.Command;
+import dev.stagecraft.cli.UsageException;
+import dev.stagecraft.cli.run.ApiClient;
+import dev.stagecraft.cli.stack.StackLocator;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+
+/** {@code stagecraft state list|show ADDR|pull}: reads the workspace's state. */
+public final class StateCommand implements Command {
+  /** Which state subcommand. */
+  public enum Mode {
+    LIST,
+    SHOW,
+    PULL
+  }
+
+  private static final ObjectMapper PRETTY =
+      new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+  private final Mode mode;
+
+  public StateCommand(Mode mode) {
+    this.mode = mode;
+  }
+
+  @Override
+  public int run(CliContext ctx, List<String> args) throws Exception {
+    String workspace = "default";
+    List<String> positional = new ArrayList<>();
+    for (int i = 0; i < args.size(); i++) {
+      String a = args.get(i);
+      if (a.startsWith("-workspace=")) {
+        workspace = a.substring("-workspace=".length());
+      } else if (a.equals("-workspace") && i + 1 < args.size()) {
+        workspace = args.get(++i);
+      } else if (a.startsWith("-")) {
+        throw new UsageException("unknown option " + a);
+      } else {
+        positional.add(a);
+      }
+    }
+    if (mode == Mode.SHOW && positional.size() != 1) {
+      throw new UsageException("state show needs exactly one address");
+    }
+    StackLocator.ServerTarget target = StackLocator.locate(ctx);
+    ApiClient api = new ApiClient(target.address().toString(), target.token());
+    JsonNode state;
+    try {
+      state =
+          api.getOrNull(
+              api.api("state")
+                  + "/workspaces/"
+                  + URLEncoder.encode(workspace, StandardCharsets.UTF_8)
+                  + "/state");
+    } catch (ApiClient.ApiException e) {
+      ctx.err().println("Error: " + e.getMessage());
+      return 1;
+    }
+    switch (mode) {
+      case PULL -> {
+        if (state != null) {
+          ctx.out().println(PRETTY.writeValueAsString(state));
+        }
+        return 0;
+      }
+      case LIST -> {
+        instances(state).keySet().forEach(ctx.out()::println);
+        return 0;
+      }
+      default -> {
+        String address = positional.get(0);
+        JsonNode instance = instances(state).get(address);
+        if (instance == null) {
+          ctx.err().println("Error: No instance found for the given address " + address + ".");
+          return 1;
+        }
+        printInstance(ctx, address, instance);
+        return 0;
+      }
+    }
+  }
+
+  /** Instances by address, in state order. */
+  static Map<String, JsonNode> instances(JsonNode state) {
+    Map<String, JsonNode> out = new java.util.LinkedHashMap<>();
+    if (state == null) {
+      return out;
+    }
+    for (JsonNode resource : state.path("resources")) {
+      String base = resource.path("type").asText() + "." + resource.path("name").asText();
+      for (JsonNode instance : resource.path("instances")) {
+        JsonNode key = instance.get("index_key");
+        String suffix =
+            key == null || key.isNull()
+                ? ""
+                : key.isNumber() ? "[" + key.asText() + "]" : "[\"" + key.asText() + "\"]";
+        out.put(base + suffix, instance);
+      }
+    }
+    return out;
+  }
+
+  private static void printInstance(CliContext ctx, String address, JsonNode instance)
+      throws Exception {
+    String type = address.substring(0, address.indexOf('.'));
+    String name = address.substring(address.indexOf('.') + 1);
+    ctx.out().println("# " + address + ":");
+    ctx.out()
+        .println(
+            "resource \""
+                + type
+                + "\" \""
+                + name.replaceAll("\\[.*$", "")
+                + "\" {"
+                + ("tainted".equals(instance.path("status").asText()) ? " # tainted" : ""));
+    JsonNode attributes = instance.path("attributes");
+    int width = 0;
+    for (Iterator<String> it = attributes.fieldNames(); it.hasNext(); ) {
+      width = Math.max(width, it.next().length());
+    }
+    for (Iterator<Map.Entry<String, JsonNode>> it = attributes.fields(); it.hasNext(); ) {
+      Map.Entry<String, JsonNode> e = it.next();
+      if (e.getValue().isNull()) {
+        continue;
+      }
+      ctx.out()
+          .println(
+              "    "
+                  + e.getKey()
+                  + " ".repeat(width - e.getKey().length())
+                  + " = "
+                  + PRETTY.writeValueAsString(e.getValue()).replace("\n", "\n    "));
+    }
+    ctx.out().println("}");
+  }
+
+  @Override
+  public String synopsis() {
+    return switch (mode) {
+      case LIST -> "state list               List the instances in the workspace's state";
+      case SHOW -> "state show ADDR          Show one instance's attributes";
+      case PULL -> "state pull               Print the state (Terraform v4 JSON)";
+    };
+  }
+}

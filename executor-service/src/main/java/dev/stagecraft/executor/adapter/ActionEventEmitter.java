@@ -1,0 +1,135 @@
+package dev.stagecraft.executor.adapter;
+
+import dev.stagecraft.executor.step.ActionResult;
+import dev.stagecraft.executor.step.LogStream;
+import dev.stagecraft.executor.step.OutputSink;
+import dev.stagecraft.platform.kafka.EventPublisher;
+import dev.stagecraft.schemas.EventCodec;
+import dev.stagecraft.schemas.action.ActionDispatched;
+import dev.stagecraft.schemas.action.ActionFinished;
+import dev.stagecraft.schemas.action.ActionLog;
+import dev.stagecraft.schemas.action.ActionStarted;
+import dev.stagecraft.schemas.envelope.EventEnvelope;
+import java.time.Duration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Publishes the events of one action on {@code stagecraft.action-events}: started, one log event
+ * per output line, finished. All are keyed tenant/workspace (taken from the dispatch envelope), so
+ * they stay in order on one partition; {@code sequence} counts up from 1 per action.
+ *
+ * <p>Concurrency: every method takes this object's monitor, so a sequence number is assigned and
+ * handed to the producer in one step and the partition order equals the sequence order.
+ */
+final class ActionEventEmitter implements OutputSink {
+  private static final Logger LOG = LoggerFactory.getLogger(ActionEventEmitter.class);
+  private static final Duration MAX_BACKOFF = Duration.ofSeconds(30);
+
+  private final EventCodec codec;
+  private final EventPublisher publisher;
+  private final EventEnvelope dispatch;
+  private final ActionDispatched action;
+  private final String executorId;
+  private final String runId;
+  private long sequence; // guarded by this
+
+  ActionEventEmitter(
+      EventCodec codec,
+      EventPublisher publisher,
+      EventEnvelope dispatch,
+      ActionDispatched action,
+      String executorId) {
+    this.codec = codec;
+    this.publisher = publisher;
+    this.dispatch = dispatch;
+    this.action = action;
+    this.executorId = executorId;
+    this.runId = action.runId() != null ? action.runId() : dispatch.runid();
+  }
+
+  /** Publishes {@code action.started} and waits until the broker committed it. */
+  synchronized void started() {
+    publisher.publish(
+        next(new ActionStarted(runId, action.actionId(), action.address(), executorId)),
+        dispatch.workspaceKey());
+  }
+
+  /** Sends one {@code action.log} without waiting; a line that cannot be sent is logged away. */
+  @Override
+  public synchronized void line(int step, LogStream stream, String line) {
+    try {
+      publisher.send(
+          next(
+              new ActionLog(
+                  runId, action.actionId(), action.address(), step, stream.wireName(), line)),
+          dispatch.workspaceKey());
+    } catch (RuntimeException e) {
+      LOG.warn("could not send a log line of action {}: {}", action.actionId(), e.toString());
+    }
+  }
+
+  /**
+   * Publishes {@code action.finished}, retrying with backoff until the broker committed it: the
+   * result is what the state service and the planner wait for. Gives up only when the thread is
+   * interrupted (forced shutdown); the action then looks interrupted to crash recovery.
+   */
+  synchronized void finished(ActionResult result) {
+    EventEnvelope event =
+        next(
+            new ActionFinished(
+                runId,
+                action.actionId(),
+                action.address(),
+                action.resourceType(),
+                action.action(),
+                result.isSucceeded() ? ActionFinished.SUCCEEDED : ActionFinished.FAILED,
+                result.exitCode(),
+                result.error(),
+                action.attributes(),
+                action.dependencies(),
+                action.fencingToken(),
+                executorId));
+    Duration backoff = Duration.ofMillis(500);
+    while (true) {
+      try {
+        // The same envelope (same id) on every attempt: consumers drop a duplicate by id.
+        publisher.publish(event, dispatch.workspaceKey());
+        return;
+      } catch (RuntimeException e) {
+        if (Thread.currentThread().isInterrupted()) {
+          LOG.error(
+              "action.finished of action {} (run {}) not published: interrupted",
+              action.actionId(),
+              runId);
+          return;
+        }
+        LOG.warn(
+            "could not publish action.finished of action {}, retrying in {}: {}",
+            action.actionId(),
+            backoff,
+            e.toString());
+        try {
+          Thread.sleep(backoff);
+        } catch (InterruptedException interrupted) {
+          Thread.currentThread().interrupt();
+          LOG.error(
+              "action.finished of action {} (run {}) not published: interrupted",
+              action.actionId(),
+              runId);
+          return;
+        }
+        backoff =
+            backoff.multipliedBy(2).compareTo(MAX_BACKOFF) > 0
+                ? MAX_BACKOFF
+                : backoff.multipliedBy(2);
+      }
+    }
+  }
+
+  private EventEnvelope next(Object data) {
+    sequence++;
+    return codec.wrap(
+        dispatch.tenant(), dispatch.workspace(), runId, sequence, action.address(), data);
+  }
+}

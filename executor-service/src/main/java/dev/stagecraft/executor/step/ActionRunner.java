@@ -1,0 +1,270 @@
+package dev.stagecraft.executor.step;
+
+import dev.stagecraft.schemas.action.ActionDispatched;
+import dev.stagecraft.schemas.action.ProvisionerStep;
+import java.io.BufferedReader;
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Carries out one dispatched action: runs the provisioners that apply to it, in order, and reports
+ * every output line to an {@link OutputSink} as it is printed.
+ *
+ * <ul>
+ *   <li>{@code create} and {@code replace} run the steps with {@code when = create}; {@code delete}
+ *       runs those with {@code when = destroy}; {@code update} and {@code forget} run nothing.
+ *   <li>Only {@code local-exec} is supported. When a step that would run has another type, the
+ *       action fails before any step ran, so nothing half-happens.
+ *   <li>A failing step with {@code on_failure = continue} is logged and the next step runs; with
+ *       {@code fail} (the default) the action stops and fails.
+ *   <li>Every line and every error passes through a {@link Redactor} built from the action's {@code
+ *       sensitiveValues}; a step flagged {@code sensitive} never shows its command text.
+ * </ul>
+ *
+ * <p>Concurrency: {@link #run} blocks the calling thread until the action is done; the runner is
+ * stateless and may run many actions at once from different threads. Each command gets two reader
+ * threads (stdout, stderr) whose sink calls are serialized per action. Interrupting the calling
+ * thread kills the running command (and its children) and fails the action as interrupted.
+ *
+ * <p>Not idempotent: running the same action twice runs its commands twice. Callers must ensure an
+ * action id is run once (see the executor's Kafka adapter).
+ */
+public final class ActionRunner {
+  public static final List<String> DEFAULT_INTERPRETER = List.of("/bin/sh", "-c");
+  static final String LOCAL_EXEC = "local-exec";
+  private static final int TAIL_LINES = 10;
+  private static final Duration KILL_GRACE = Duration.ofSeconds(5);
+  private static final Logger LOG = LoggerFactory.getLogger(ActionRunner.class);
+
+  private final Path workingDirectory;
+
+  /**
+   * @param workingDirectory the executor's working directory: relative {@code working_dir} values
+   *     are resolved against it, and commands without one run in it
+   */
+  public ActionRunner(Path workingDirectory) {
+    this.workingDirectory = workingDirectory.toAbsolutePath();
+  }
+
+  public ActionResult run(ActionDispatched action, OutputSink sink) {
+    Redactor redactor = new Redactor(action.sensitiveValues());
+    ActionOutput out = new ActionOutput(sink, redactor);
+    Optional<String> phase = phaseOf(action.action());
+    if (phase == null) {
+      return out.fail(null, "unknown action \"" + action.action() + "\"");
+    }
+    if (phase.isEmpty()) {
+      return ActionResult.succeeded();
+    }
+    List<Integer> steps = new ArrayList<>();
+    for (int i = 0; i < action.provisioners().size(); i++) {
+      ProvisionerStep step = action.provisioners().get(i);
+      String when = step.when() == null ? "create" : step.when();
+      if (when.equals(phase.get())) {
+        steps.add(i);
+      }
+    }
+    for (int i : steps) {
+      String type = action.provisioners().get(i).type();
+      if (!LOCAL_EXEC.equals(type)) {
+        return out.fail(
+            null,
+            "provisioner " + type + " is not supported by this executor yet (step " + i + ")");
+      }
+    }
+    for (int i : steps) {
+      ProvisionerStep step = action.provisioners().get(i);
+      if (Thread.currentThread().isInterrupted()) {
+        return out.fail(null, "interrupted before step " + i + " (" + step.type() + ") ran");
+      }
+      ActionResult result = runLocalExec(i, step, out);
+      if (result.isSucceeded()) {
+        continue;
+      }
+      if ("continue".equals(step.onFailure()) && !Thread.currentThread().isInterrupted()) {
+        out.line(i, LogStream.SYSTEM, "Error ignored (on_failure = continue): " + result.error());
+        continue;
+      }
+      return ActionResult.failed(result.exitCode(), result.error());
+    }
+    return ActionResult.succeeded();
+  }
+
+  /**
+   * The {@code when} value of the steps an action runs; empty when it runs none; {@code null} when
+   * the action is unknown.
+   */
+  private static Optional<String> phaseOf(String action) {
+    return switch (action == null ? "" : action) {
+      case "create", "replace" -> Optional.of("create");
+      case "delete" -> Optional.of("destroy");
+      case "update", "forget" -> Optional.empty();
+      default -> null;
+    };
+  }
+
+  private ActionResult runLocalExec(int index, ProvisionerStep step, ActionOutput out) {
+    String name = "step " + index + " (" + LOCAL_EXEC + ")";
+    if (step.command() == null || step.command().isBlank()) {
+      return out.stepFailed(index, null, name + " has no command");
+    }
+    List<String> interpreter =
+        step.interpreter().isEmpty() ? DEFAULT_INTERPRETER : step.interpreter();
+    List<String> argv = new ArrayList<>(interpreter);
+    argv.add(step.command());
+    Path dir =
+        step.workingDir() == null || step.workingDir().isBlank()
+            ? workingDirectory
+            : workingDirectory.resolve(step.workingDir()).normalize();
+    if (!step.quiet()) {
+      List<String> shown = new ArrayList<>(interpreter);
+      shown.add(step.sensitive() ? Redactor.PLACEHOLDER : step.command());
+      out.line(index, LogStream.SYSTEM, CommandEcho.of(shown));
+    }
+    if (!Files.isDirectory(dir)) {
+      return out.stepFailed(index, null, name + ": working_dir " + dir + " is not a directory");
+    }
+    ProcessBuilder builder =
+        new ProcessBuilder(argv)
+            .directory(dir.toFile())
+            .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+    builder.environment().putAll(step.environment());
+    out.startStep();
+    Process process;
+    try {
+      process = builder.start();
+    } catch (IOException e) {
+      return out.stepFailed(index, null, name + " could not start: " + e.getMessage());
+    }
+    Thread stdout = pump(process.getInputStream(), index, LogStream.STDOUT, out);
+    Thread stderr = pump(process.getErrorStream(), index, LogStream.STDERR, out);
+    int exit;
+    try {
+      exit = process.waitFor();
+      // The readers end at end-of-stream, after the last line was handed to the sink.
+      stdout.join();
+      stderr.join();
+    } catch (InterruptedException e) {
+      kill(process, stdout, stderr);
+      Thread.currentThread().interrupt();
+      return out.stepFailed(
+          index,
+          null,
+          name
+              + " was interrupted (the executor is shutting down); the command was killed and its"
+              + " effect is unknown");
+    }
+    if (exit != 0) {
+      return out.stepFailed(
+          index, exit, name + " failed: exit status " + exit + "." + out.tailDescription());
+    }
+    return ActionResult.succeeded();
+  }
+
+  private static Thread pump(InputStream in, int step, LogStream stream, ActionOutput out) {
+    return Thread.ofVirtual()
+        .name("local-exec-" + stream.wireName())
+        .start(
+            () -> {
+              try (BufferedReader reader =
+                  new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = reader.readLine()) != null) {
+                  out.output(step, stream, line);
+                }
+              } catch (IOException e) {
+                // The stream closes when the process is killed: nothing more to read.
+              }
+            });
+  }
+
+  /** Terminates the command and everything it started, then forcibly if it does not exit. */
+  private static void kill(Process process, Thread... readers) {
+    process.descendants().forEach(ProcessHandle::destroy);
+    process.destroy();
+    try {
+      if (!process.waitFor(KILL_GRACE.toMillis(), TimeUnit.MILLISECONDS)) {
+        process.descendants().forEach(ProcessHandle::destroyForcibly);
+        process.destroyForcibly();
+      }
+      for (Thread reader : readers) {
+        reader.join(KILL_GRACE);
+      }
+    } catch (InterruptedException e) {
+      process.descendants().forEach(ProcessHandle::destroyForcibly);
+      process.destroyForcibly();
+    }
+  }
+
+  /**
+   * The redacting, serializing front of an action's sink; also keeps the last lines of command
+   * output for error messages. Guarded by its own monitor.
+   */
+  private static final class ActionOutput {
+    private final OutputSink sink;
+    private final Redactor redactor;
+    private final Deque<String> tail = new ArrayDeque<>();
+
+    ActionOutput(OutputSink sink, Redactor redactor) {
+      this.sink = sink;
+      this.redactor = redactor;
+    }
+
+    synchronized void output(int step, LogStream stream, String line) {
+      String redacted = redactor.redact(line);
+      tail.addLast(redacted);
+      if (tail.size() > TAIL_LINES) {
+        tail.removeFirst();
+      }
+      deliver(step, stream, redacted);
+    }
+
+    synchronized void line(int step, LogStream stream, String line) {
+      deliver(step, stream, redactor.redact(line));
+    }
+
+    private void deliver(int step, LogStream stream, String redacted) {
+      try {
+        sink.line(step, stream, redacted);
+      } catch (RuntimeException e) {
+        // Keep draining the command's output: a stuck pipe would block the command forever.
+        LOG.warn("output sink failed; line dropped", e);
+      }
+    }
+
+    synchronized void startStep() {
+      tail.clear();
+    }
+
+    synchronized String tailDescription() {
+      return tail.isEmpty() ? " No output." : " Last output:\n" + String.join("\n", tail);
+    }
+
+    /** A failure of one step: reported on the sink, returned redacted. */
+    ActionResult stepFailed(int step, Integer exitCode, String error) {
+      String redacted = redactor.redact(error);
+      int end = redacted.indexOf('\n');
+      line(step, LogStream.SYSTEM, "Error: " + (end < 0 ? redacted : redacted.substring(0, end)));
+      return ActionResult.failed(exitCode, redacted);
+    }
+
+    /** A failure of the action as a whole (before any step ran). */
+    ActionResult fail(Integer exitCode, String error) {
+      return stepFailed(OutputSink.ACTION, exitCode, error);
+    }
+  }
+}

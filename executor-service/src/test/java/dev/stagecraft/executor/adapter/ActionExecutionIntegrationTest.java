@@ -1,0 +1,254 @@
+package dev.stagecraft.executor.adapter;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.stagecraft.devstack.EmbeddedKafka;
+import dev.stagecraft.platform.kafka.EventPublisher;
+import dev.stagecraft.platform.kafka.KafkaSettings;
+import dev.stagecraft.schemas.EventCodec;
+import dev.stagecraft.schemas.EventSchemaValidator;
+import dev.stagecraft.schemas.EventType;
+import dev.stagecraft.schemas.Topics;
+import dev.stagecraft.schemas.action.ActionDispatched;
+import dev.stagecraft.schemas.action.ProvisionerStep;
+import dev.stagecraft.schemas.envelope.EventEnvelope;
+import io.micronaut.context.ApplicationContext;
+import io.micronaut.runtime.server.EmbeddedServer;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.stream.Stream;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The executor as a running application against a real (embedded) Kafka broker. */
+class ActionExecutionIntegrationTest {
+  private static final String TENANT = "acme";
+  private static final String WORKSPACE = "prod";
+  private static final Duration WAIT = Duration.ofSeconds(60);
+
+  private static Path kafkaDir;
+  private static EmbeddedKafka kafka;
+  private static EmbeddedServer server;
+  private static EventPublisher planner;
+
+  private final EventSchemaValidator validator = new EventSchemaValidator();
+  private final EventCodec plannerCodec = EventCodec.forSource("/stagecraft/planner-service");
+  private final List<EventEnvelope> received = new ArrayList<>();
+  private KafkaConsumer<String, byte[]> events;
+  @TempDir Path work;
+
+  @BeforeAll
+  static void startBrokerAndExecutor() throws Exception {
+    kafkaDir = Files.createTempDirectory("executor-it-kafka");
+    kafka = EmbeddedKafka.start(kafkaDir, 0);
+    server =
+        ApplicationContext.run(
+            EmbeddedServer.class,
+            Map.of(
+                "stagecraft.kafka", kafka.bootstrapServers(),
+                "stagecraft.instance-id", "executor-it",
+                "stagecraft.executor.concurrency", "4"));
+    planner = new EventPublisher(new KafkaSettings(kafka.bootstrapServers()), "test-planner");
+  }
+
+  @AfterAll
+  static void stopExecutorThenBroker() throws Exception {
+    if (planner != null) {
+      planner.close();
+    }
+    if (server != null) {
+      server.getApplicationContext().close();
+    }
+    if (kafka != null) {
+      kafka.close();
+    }
+    try (Stream<Path> files = Files.walk(kafkaDir)) {
+      files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    }
+  }
+
+  @BeforeEach
+  void subscribeToActionEvents() {
+    events =
+        new KafkaConsumer<>(
+            new KafkaSettings(kafka.bootstrapServers())
+                .consumer("test-" + UUID.randomUUID(), "test-observer", "earliest"));
+    events.subscribe(List.of(Topics.ACTION_EVENTS));
+  }
+
+  @AfterEach
+  void closeConsumer() {
+    events.close();
+  }
+
+  @Test
+  void servesHealth() throws Exception {
+    HttpResponse<String> health =
+        HttpClient.newHttpClient()
+            .send(
+                HttpRequest.newBuilder(URI.create(server.getURL() + "/health")).build(),
+                HttpResponse.BodyHandlers.ofString());
+
+    assertThat(health.statusCode()).isEqualTo(200);
+    assertThat(health.body()).contains("UP");
+  }
+
+  @Test
+  void reportsStartedThenEachLogLineThenFinishedInOrderAndValid() {
+    ActionDispatched action =
+        dispatched(
+            "create",
+            step("echo hello from executor; echo warning on stderr >&2; echo 'token=hunter2'"),
+            List.of("hunter2"));
+
+    dispatch(action, "run-a/" + action.actionId());
+    List<EventEnvelope> mine = awaitFinished(action.actionId());
+
+    assertThat(mine.getFirst().type()).isEqualTo(EventType.ACTION_STARTED.type());
+    assertThat(mine.getLast().type()).isEqualTo(EventType.ACTION_FINISHED.type());
+    assertThat(mine.subList(1, mine.size() - 1))
+        .allMatch(e -> e.type().equals(EventType.ACTION_LOG.type()));
+    assertThat(mine.stream().mapToLong(EventEnvelope::sequence))
+        .containsExactlyElementsOf(
+            java.util.stream.LongStream.rangeClosed(1, mine.size()).boxed().toList());
+    assertThat(mine)
+        .allSatisfy(
+            e -> {
+              assertThat(e.tenant()).isEqualTo(TENANT);
+              assertThat(e.workspace()).isEqualTo(WORKSPACE);
+              assertThat(e.runid()).isEqualTo(action.runId());
+              assertThat(e.subject()).isEqualTo(action.address());
+              assertThat(e.source()).isEqualTo("/stagecraft/executor-service");
+            });
+    assertThat(mine.get(0).data().get("executorId").asText()).isEqualTo("executor-it");
+
+    List<String> lines =
+        mine.subList(1, mine.size() - 1).stream()
+            .map(e -> e.data().get("stream").asText() + ": " + e.data().get("line").asText())
+            .toList();
+    assertThat(lines.getFirst()).startsWith("system: Executing: [\"/bin/sh\" \"-c\" ");
+    assertThat(lines)
+        .contains(
+            "stdout: hello from executor",
+            "stderr: warning on stderr",
+            "stdout: token=(sensitive value)")
+        .noneMatch(l -> l.contains("hunter2"));
+    assertThat(lines.indexOf("stdout: hello from executor"))
+        .isLessThan(lines.indexOf("stdout: token=(sensitive value)"));
+
+    JsonNode finished = mine.getLast().data();
+    assertThat(finished.get("outcome").asText()).isEqualTo("succeeded");
+    assertThat(finished.get("action").asText()).isEqualTo("create");
+    assertThat(finished.get("address").asText()).isEqualTo(action.address());
+    assertThat(finished.get("resourceType").asText()).isEqualTo("stateful_provisioning");
+    assertThat(finished.get("fencingToken").asLong()).isEqualTo(7);
+    assertThat(finished.get("attributes").get("id").asText()).isEqualTo("app");
+    assertThat(finished.get("dependencies").get(0).asText()).isEqualTo("stateful_provisioning.db");
+    assertThat(finished.get("executorId").asText()).isEqualTo("executor-it");
+  }
+
+  @Test
+  void reportsAFailingCommandAsAFailedActionWithItsExitCode() {
+    ActionDispatched action = dispatched("create", step("echo partial; exit 3"), List.of());
+
+    dispatch(action, "run-b/" + action.actionId());
+    JsonNode finished = awaitFinished(action.actionId()).getLast().data();
+
+    assertThat(finished.get("outcome").asText()).isEqualTo("failed");
+    assertThat(finished.get("exitCode").asInt()).isEqualTo(3);
+    assertThat(finished.get("error").asText()).contains("exit status 3").contains("partial");
+  }
+
+  @Test
+  void runsAnActionDeliveredTwiceOnlyOnce() throws Exception {
+    Path counter = work.resolve("counter");
+    ActionDispatched action =
+        dispatched("create", step("echo ran >> '" + counter + "'"), List.of());
+    ActionDispatched marker = dispatched("create", step("echo marker"), List.of());
+    String key = "run-c"; // one partition: the executor sees them in this order
+
+    dispatch(action, key);
+    awaitFinished(action.actionId());
+    dispatch(action, key); // a redelivery: same action id, new envelope id
+    dispatch(marker, key);
+    awaitFinished(marker.actionId());
+
+    assertThat(Files.readAllLines(counter)).containsExactly("ran");
+    assertThat(eventsOf(action.actionId()))
+        .filteredOn(e -> e.type().equals(EventType.ACTION_STARTED.type()))
+        .hasSize(1);
+  }
+
+  private ActionDispatched dispatched(
+      String kind, ProvisionerStep step, List<String> sensitiveValues) {
+    return new ActionDispatched(
+        "run-" + UUID.randomUUID(),
+        "action-" + UUID.randomUUID(),
+        "stateful_provisioning.app",
+        "stateful_provisioning",
+        kind,
+        Map.of("id", "app"),
+        List.of("stateful_provisioning.db"),
+        List.of(step),
+        7,
+        sensitiveValues);
+  }
+
+  private static ProvisionerStep step(String command) {
+    return new ProvisionerStep(
+        "local-exec", "create", "fail", command, List.of(), Map.of(), null, false, false);
+  }
+
+  private void dispatch(ActionDispatched action, String key) {
+    EventEnvelope envelope =
+        plannerCodec.wrap(TENANT, WORKSPACE, action.runId(), 1, action.address(), action);
+    assertThat(validator.validate(new String(EventCodec.encode(envelope), StandardCharsets.UTF_8)))
+        .isEmpty();
+    planner.publish(envelope, key);
+  }
+
+  /** Every event of the action up to and including its action.finished, each schema-valid. */
+  private List<EventEnvelope> awaitFinished(String actionId) {
+    await()
+        .atMost(WAIT)
+        .pollInSameThread()
+        .pollInterval(Duration.ofMillis(50))
+        .until(
+            () -> {
+              for (ConsumerRecord<String, byte[]> record : events.poll(Duration.ofMillis(200))) {
+                String json = new String(record.value(), StandardCharsets.UTF_8);
+                assertThat(validator.validate(json)).as(json).isEmpty();
+                assertThat(record.key()).isEqualTo(TENANT + "/" + WORKSPACE);
+                received.add(EventCodec.decode(record.value()));
+              }
+              return eventsOf(actionId).stream()
+                  .anyMatch(e -> e.type().equals(EventType.ACTION_FINISHED.type()));
+            });
+    return eventsOf(actionId);
+  }
+
+  private List<EventEnvelope> eventsOf(String actionId) {
+    return received.stream()
+        .filter(e -> actionId.equals(e.data().path("actionId").asText()))
+        .toList();
+  }
+}

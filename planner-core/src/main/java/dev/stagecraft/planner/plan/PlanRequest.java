@@ -1,0 +1,30 @@
+package dev.stagecraft.planner.plan;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What to plan.
+ *
+ * @param files configuration files by name
+ * @param variables raw input variable values ({@code -var NAME=VALUE}, var files already merged)
+ * @param replace addresses to replace even if unchanged ({@code -replace=ADDR})
+ * @param destroy plan the destruction of everything in state
+ * @param baseDir the configuration directory for {@code file()} and {@code path.module}; may be
+ *     null on a server that received the files only
+ */
+public record PlanRequest(
+    String workspace,
+    Map<String, String> files,
+    Map<String, String> variables,
+    List<String> replace,
+    boolean destroy,
+    Path baseDir) {
+
+  public PlanRequest {
+    files = Map.copyOf(files);
+    variables = variables == null ? Map.of() : Map.copyOf(variables);
+    replace = replace == null ? List.of() : List.copyOf(replace);
+  }
+}

@@ -1,0 +1,76 @@
+package dev.stagecraft.planner.plan;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The workspace's state as the planner sees it: serial, lineage and instances by address, read from
+ * Terraform state format v4.
+ */
+public record PriorState(long serial, String lineage, Map<String, PriorInstance> instances) {
+  private static final ObjectMapper MAPPER = new ObjectMapper();
+
+  public PriorState {
+    instances = Map.copyOf(instances);
+  }
+
+  public static PriorState empty() {
+    return new PriorState(0, null, Map.of());
+  }
+
+  public Optional<PriorInstance> instance(String address) {
+    return Optional.ofNullable(instances.get(address));
+  }
+
+  /** Reads a Terraform v4 state document; {@code null} or blank means an empty state. */
+  public static PriorState fromV4Json(String json) {
+    if (json == null || json.isBlank()) {
+      return empty();
+    }
+    try {
+      return fromV4(MAPPER.readTree(json));
+    } catch (java.io.IOException e) {
+      throw new IllegalArgumentException("state is not valid JSON: " + e.getMessage(), e);
+    }
+  }
+
+  @SuppressWarnings("unchecked")
+  public static PriorState fromV4(JsonNode root) {
+    Map<String, PriorInstance> instances = new LinkedHashMap<>();
+    for (JsonNode resource : root.path("resources")) {
+      if (!"managed".equals(resource.path("mode").asText("managed"))) {
+        continue;
+      }
+      String type = resource.path("type").asText();
+      String name = resource.path("name").asText();
+      for (JsonNode instance : resource.path("instances")) {
+        String address = type + "." + name + indexSuffix(instance.get("index_key"));
+        Map<String, Object> attributes =
+            instance.has("attributes")
+                ? MAPPER.convertValue(instance.get("attributes"), LinkedHashMap.class)
+                : Map.of();
+        List<String> dependencies = new ArrayList<>();
+        instance.path("dependencies").forEach(d -> dependencies.add(d.asText()));
+        boolean tainted = "tainted".equals(instance.path("status").asText(""));
+        instances.put(
+            address, new PriorInstance(address, type, name, attributes, dependencies, tainted));
+      }
+    }
+    return new PriorState(
+        root.path("serial").asLong(0),
+        root.hasNonNull("lineage") ? root.get("lineage").asText() : null,
+        instances);
+  }
+
+  private static String indexSuffix(JsonNode key) {
+    if (key == null || key.isNull()) {
+      return "";
+    }
+    return key.isNumber() ? "[" + key.asText() + "]" : "[\"" + key.asText() + "\"]";
+  }
+}

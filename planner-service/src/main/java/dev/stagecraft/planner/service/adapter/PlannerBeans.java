@@ -1,0 +1,119 @@
+package dev.stagecraft.planner.service.adapter;
+
+import dev.stagecraft.planner.service.adapter.clients.HttpWorkspaceLocks;
+import dev.stagecraft.planner.service.adapter.clients.HttpWorkspaceStates;
+import dev.stagecraft.planner.service.adapter.clients.InternalHttp;
+import dev.stagecraft.planner.service.adapter.clients.TokenVerifier;
+import dev.stagecraft.planner.service.run.RunCoordinator;
+import dev.stagecraft.platform.kafka.EventConsumer;
+import dev.stagecraft.platform.kafka.EventPublisher;
+import dev.stagecraft.platform.kafka.KafkaSettings;
+import dev.stagecraft.platform.kafka.TopicBootstrap;
+import dev.stagecraft.schemas.EventCodec;
+import dev.stagecraft.schemas.Topics;
+import io.micronaut.context.annotation.Bean;
+import io.micronaut.context.annotation.Context;
+import io.micronaut.context.annotation.Factory;
+import jakarta.annotation.PreDestroy;
+import jakarta.inject.Singleton;
+import java.security.SecureRandom;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.UUID;
+
+/**
+ * Wires the planner: Kafka publisher and listeners, the HTTP clients of the lock and state
+ * services, and the run coordinator. Shutdown order: listeners, coordinator, then the producer.
+ */
+@Factory
+public class PlannerBeans {
+
+  @Singleton
+  KafkaSettings kafkaSettings(PlannerSettings settings) {
+    return new KafkaSettings(settings.getKafka());
+  }
+
+  @Singleton
+  @Bean(preDestroy = "close")
+  EventPublisher eventPublisher(KafkaSettings kafka, PlannerSettings settings) {
+    TopicBootstrap.ensureTopics(kafka, 4, (short) 1);
+    return new EventPublisher(kafka, settings.getInstanceId());
+  }
+
+  @Singleton
+  TokenVerifier tokenVerifier(PlannerSettings settings) {
+    return new TokenVerifier(
+        new InternalHttp(settings.getStateUrl(), settings.getServiceToken()), Clock.systemUTC());
+  }
+
+  @Singleton
+  @Bean(preDestroy = "close")
+  RunCoordinator runCoordinator(PlannerSettings settings, EventPublisher publisher) {
+    SecureRandom random = new SecureRandom();
+    return new RunCoordinator(
+        new HttpWorkspaceLocks(new InternalHttp(settings.getLockUrl(), settings.getServiceToken())),
+        new HttpWorkspaceStates(
+            new InternalHttp(settings.getStateUrl(), settings.getServiceToken())),
+        publisher::publish,
+        EventCodec.forSource("/stagecraft/planner-service"),
+        Clock.systemUTC(),
+        () -> {
+          byte[] bytes = new byte[8];
+          random.nextBytes(bytes);
+          return HexFormat.of().formatHex(bytes);
+        });
+  }
+
+  /** Starts the listeners with the application (eagerly, not on first use). */
+  @Context
+  static final class Listeners {
+    private final EventConsumer stateEvents;
+    private final EventConsumer actionEvents;
+
+    Listeners(
+        KafkaSettings kafka,
+        PlannerSettings settings,
+        EventPublisher publisher,
+        RunCoordinator coordinator) {
+      // every planner instance sees every outcome and keeps those of its own runs
+      String group = "planner-" + settings.getInstanceId() + "-" + UUID.randomUUID();
+      this.stateEvents =
+          new EventConsumer(
+                  kafka,
+                  group + "-state",
+                  settings.getInstanceId() + "-state",
+                  "latest",
+                  List.of(Topics.STATE_EVENTS),
+                  publisher,
+                  coordinator::onStateRecorded)
+              .start();
+      this.actionEvents =
+          new EventConsumer(
+                  kafka,
+                  group + "-actions",
+                  settings.getInstanceId() + "-actions",
+                  "latest",
+                  List.of(Topics.ACTION_EVENTS),
+                  publisher,
+                  coordinator::onActionEvent)
+              .start();
+      try {
+        if (!stateEvents.awaitAssignment(Duration.ofSeconds(60))
+            || !actionEvents.awaitAssignment(Duration.ofSeconds(60))) {
+          throw new IllegalStateException("Kafka did not assign partitions within 60 s");
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted while joining the consumer groups", e);
+      }
+    }
+
+    @PreDestroy
+    void stop() {
+      stateEvents.close();
+      actionEvents.close();
+    }
+  }
+}

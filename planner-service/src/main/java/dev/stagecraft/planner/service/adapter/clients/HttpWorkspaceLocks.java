@@ -1,0 +1,76 @@
+package dev.stagecraft.planner.service.adapter.clients;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.stagecraft.planner.service.run.WorkspaceLocks;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/** {@link WorkspaceLocks} over lock-service's internal HTTP API (docs/internal-api.md). */
+public final class HttpWorkspaceLocks implements WorkspaceLocks {
+  private final InternalHttp http;
+
+  public HttpWorkspaceLocks(InternalHttp http) {
+    this.http = http;
+  }
+
+  @Override
+  public Acquisition acquire(
+      String tenant,
+      String workspace,
+      String holder,
+      int leaseSeconds,
+      int waitSeconds,
+      String info) {
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("holder", holder);
+    body.put("leaseSeconds", leaseSeconds);
+    body.put("waitSeconds", waitSeconds);
+    body.put("info", info);
+    InternalHttp.Response r =
+        http.post(path(tenant, workspace), body, Duration.ofSeconds(waitSeconds + 10L));
+    JsonNode json = r.json();
+    if (r.status() == 200) {
+      return new Granted(json.get("lockId").asText(), json.get("fencingToken").asLong());
+    }
+    if (r.status() == 202) {
+      return new Queued(json.path("position").asInt(0));
+    }
+    throw new IllegalStateException("lock-service answered " + r.status() + ": " + r.body());
+  }
+
+  @Override
+  public boolean heartbeat(String tenant, String workspace, String lockId) {
+    InternalHttp.Response r =
+        http.post(
+            path(tenant, workspace) + "/" + enc(lockId) + "/heartbeat",
+            Map.of(),
+            Duration.ofSeconds(10));
+    if (r.status() == 200) {
+      return true;
+    }
+    if (r.status() == 410 || r.status() == 404) {
+      return false;
+    }
+    throw new IllegalStateException("lock-service answered " + r.status() + ": " + r.body());
+  }
+
+  @Override
+  public void release(String tenant, String workspace, String lockId) {
+    InternalHttp.Response r =
+        http.delete(path(tenant, workspace) + "/" + enc(lockId), Duration.ofSeconds(10));
+    if (r.status() >= 300 && r.status() != 404) {
+      throw new IllegalStateException("lock-service answered " + r.status() + ": " + r.body());
+    }
+  }
+
+  private static String path(String tenant, String workspace) {
+    return "/internal/v1/tenants/" + enc(tenant) + "/workspaces/" + enc(workspace) + "/lock";
+  }
+
+  static String enc(String s) {
+    return URLEncoder.encode(s, StandardCharsets.UTF_8).replace("+", "%20");
+  }
+}

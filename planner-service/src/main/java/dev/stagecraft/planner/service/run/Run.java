@@ -1,0 +1,74 @@
+package dev.stagecraft.planner.service.run;
+
+import dev.stagecraft.planner.apply.ApplySchedule;
+import dev.stagecraft.planner.plan.Plan;
+import dev.stagecraft.planner.plan.PlanResult;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * One run's live state in this planner instance. Guarded by its own monitor: the run thread, the
+ * Kafka listener threads and HTTP readers all synchronize on the run.
+ */
+public final class Run {
+  final String id;
+  final RunRequest request;
+  final Instant createdAt;
+  final RunJournal journal;
+  final AtomicLong eventSequence = new AtomicLong();
+  final Map<String, Map<String, Object>> appliedAttributes = new LinkedHashMap<>();
+  RunStatus status = RunStatus.PENDING;
+  String message;
+  String lockId;
+  long fencingToken;
+  PlanResult planResult;
+  Plan plan;
+  String planText;
+  ApplySchedule schedule;
+
+  Run(String id, RunRequest request, Instant createdAt, RunJournal journal) {
+    this.id = id;
+    this.request = request;
+    this.createdAt = createdAt;
+    this.journal = journal;
+  }
+
+  public String id() {
+    return id;
+  }
+
+  public RunRequest request() {
+    return request;
+  }
+
+  public RunJournal journal() {
+    return journal;
+  }
+
+  public synchronized RunSummary summary() {
+    return new RunSummary(
+        id,
+        request.tenant(),
+        request.workspace(),
+        status.wireName(),
+        status.isTerminal(),
+        message,
+        plan == null ? null : plan.digest(),
+        planText,
+        createdAt);
+  }
+
+  /** What the API shows of a run. */
+  public record RunSummary(
+      String id,
+      String tenant,
+      String workspace,
+      String status,
+      boolean terminal,
+      String message,
+      String planDigest,
+      String planText,
+      Instant createdAt) {}
+}

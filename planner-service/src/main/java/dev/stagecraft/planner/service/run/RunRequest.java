@@ -1,0 +1,30 @@
+package dev.stagecraft.planner.service.run;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A request to plan and apply a configuration on a workspace.
+ *
+ * @param files configuration files by name ({@code main.tf} → text)
+ * @param variables input variables as given on the command line ({@code -var}), raw strings
+ * @param expectedSerial when set, the run is refused if the state's serial differs (an approved
+ *     plan must not be applied to a state that moved)
+ */
+public record RunRequest(
+    String tenant,
+    String workspace,
+    Map<String, String> files,
+    Map<String, String> variables,
+    boolean destroy,
+    List<String> replace,
+    Long expectedSerial,
+    String requestedBy,
+    int parallelism) {
+
+  public RunRequest {
+    files = Map.copyOf(files);
+    variables = variables == null ? Map.of() : Map.copyOf(variables);
+    replace = replace == null ? List.of() : List.copyOf(replace);
+  }
+}
