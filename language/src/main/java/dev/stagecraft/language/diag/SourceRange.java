@@ -1,6 +1,8 @@
 package dev.stagecraft.language.diag;
 
-/** A half-open range of characters in one source file. {@code toString()} is {@code file:line:col}. */
+/**
+ * A half-open range of characters in one source file. {@code toString()} is {@code file:line:col}.
+ */
 public record SourceRange(String file, SourcePos start, SourcePos end) {
 
   public static SourceRange of(String file, SourcePos start, SourcePos end) {

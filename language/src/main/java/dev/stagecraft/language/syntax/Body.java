@@ -35,10 +35,7 @@ public record Body(List<BodyItem> items, SourceRange range) {
   }
 
   public List<Attribute> attributes() {
-    return items.stream()
-        .filter(Attribute.class::isInstance)
-        .map(Attribute.class::cast)
-        .toList();
+    return items.stream().filter(Attribute.class::isInstance).map(Attribute.class::cast).toList();
   }
 
   public List<Block> blocks() {

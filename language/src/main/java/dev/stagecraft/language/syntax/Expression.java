@@ -27,8 +27,8 @@ public sealed interface Expression
   SourceRange range();
 
   /**
-   * The references (variable traversals) this expression contains, in source order, excluding
-   * names bound by enclosing {@code for} expressions/directives.
+   * The references (variable traversals) this expression contains, in source order, excluding names
+   * bound by enclosing {@code for} expressions/directives.
    */
   default List<Traversal> traversals() {
     return References.of(this);
@@ -42,8 +42,8 @@ public sealed interface Expression
   }
 
   /**
-   * A string template (quoted or heredoc). A template that is exactly one interpolation
-   * ({@code "${x}"}) evaluates to the value of {@code x} unconverted, as in Terraform.
+   * A string template (quoted or heredoc). A template that is exactly one interpolation ({@code
+   * "${x}"}) evaluates to the value of {@code x} unconverted, as in Terraform.
    */
   record Template(List<TemplatePart> parts, boolean heredoc, SourceRange range)
       implements Expression {
@@ -91,7 +91,8 @@ public sealed interface Expression
    * A splat: {@code source[*].each} (full) or {@code source.*.each} (legacy attribute splat).
    * {@code each} are the steps applied to every element.
    */
-  record Splat(Expression source, List<Traversal.Step> each, boolean attributeSplat, SourceRange range)
+  record Splat(
+      Expression source, List<Traversal.Step> each, boolean attributeSplat, SourceRange range)
       implements Expression {
     public Splat {
       each = List.copyOf(each);

@@ -111,10 +111,6 @@ public final class Lexer {
     return t;
   }
 
-  private SourceRange rangeFrom(SourcePos start) {
-    return new SourceRange(file, start, here());
-  }
-
   /** Lexes one token in normal mode; returns false at end of input. */
   private boolean lexNormal() {
     while (!eof() && (at(pos) == ' ' || at(pos) == '\t' || at(pos) == '\r')) {

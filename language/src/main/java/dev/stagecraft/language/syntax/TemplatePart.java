@@ -5,10 +5,7 @@ import java.util.List;
 
 /** A piece of a string template. Strip markers ({@code ~}) are already applied to literals. */
 public sealed interface TemplatePart
-    permits TemplatePart.Literal,
-        TemplatePart.Interpolation,
-        TemplatePart.If,
-        TemplatePart.For {
+    permits TemplatePart.Literal, TemplatePart.Interpolation, TemplatePart.If, TemplatePart.For {
   SourceRange range();
 
   /** Literal text with escapes already decoded. */

@@ -28,7 +28,9 @@ public record Traversal(String root, SourceRange rootRange, List<Step> steps, So
   /** {@code .name}. */
   public record Attr(String name, SourceRange range) implements Step {}
 
-  /** {@code [key]} with a literal key ({@link BigDecimal} or {@link String}), or legacy {@code .0}. */
+  /**
+   * {@code [key]} with a literal key ({@link BigDecimal} or {@link String}), or legacy {@code .0}.
+   */
   public record Key(Object key, SourceRange range) implements Step {}
 
   /** The name after the root if the first step is an attribute ({@code var.NAME}). */

@@ -1,0 +1,35 @@
+package dev.stagecraft.language.config;
+
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/** The decoded configuration of one module (all its files). Immutable. */
+public record Configuration(
+    Map<String, VariableDecl> variables,
+    List<ResourceDecl> resources,
+    List<LocalDecl> locals,
+    List<OutputDecl> outputs,
+    List<BlockDecl> removed,
+    Optional<String> requiredVersion) {
+
+  public Configuration {
+    variables = Collections.unmodifiableMap(new LinkedHashMap<>(variables));
+    resources = List.copyOf(resources);
+    locals = List.copyOf(locals);
+    outputs = List.copyOf(outputs);
+    removed = List.copyOf(removed);
+  }
+
+  public static Configuration empty() {
+    return new Configuration(
+        Map.of(), List.of(), List.of(), List.of(), List.of(), Optional.empty());
+  }
+
+  /** The resource with the given address ({@code type.name}). */
+  public Optional<ResourceDecl> resource(String address) {
+    return resources.stream().filter(r -> r.address().equals(address)).findFirst();
+  }
+}

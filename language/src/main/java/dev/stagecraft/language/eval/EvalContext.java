@@ -1,0 +1,38 @@
+package dev.stagecraft.language.eval;
+
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.function.Supplier;
+
+/**
+ * What the caller supplies to evaluate expressions: values for reference roots and the environment
+ * of impure functions. Implementations must not throw.
+ *
+ * <p>A root resolves to an object value: {@code "var"} → object of input variables, {@code "local"}
+ * → object of local values, {@code "stateful_provisioning"} → object of resource name → instance
+ * (or list/map of instances for count/for_each), {@code "count"} → object {@code {index = n}},
+ * {@code "each"} → {@code {key, value}}, {@code "path"} → {@code {module, root, cwd}}, and so on.
+ * Unknown values (not known until apply) are {@link Value#unknown()}.
+ */
+public interface EvalContext {
+
+  /** The value of a root name, or empty if the name is not defined in this context. */
+  Optional<Value> resolve(String root);
+
+  /** Base directory for {@code file()}, {@code fileexists()}, ... (the module directory). */
+  default Path baseDirectory() {
+    return Path.of(".");
+  }
+
+  /** Clock for {@code timestamp()}. */
+  default Clock clock() {
+    return Clock.systemUTC();
+  }
+
+  /** Source of ids for {@code uuid()}. */
+  default Supplier<UUID> uuids() {
+    return UUID::randomUUID;
+  }
+}

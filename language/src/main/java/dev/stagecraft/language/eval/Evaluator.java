@@ -1,0 +1,816 @@
+package dev.stagecraft.language.eval;
+
+import dev.stagecraft.language.diag.Diagnostics;
+import dev.stagecraft.language.diag.SourceRange;
+import dev.stagecraft.language.syntax.Expression;
+import dev.stagecraft.language.syntax.TemplatePart;
+import dev.stagecraft.language.syntax.Traversal;
+import java.math.BigDecimal;
+import java.math.MathContext;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Evaluates expressions to {@link Value}s. Stateless and thread-safe; all per-call state lives in
+ * the call. Problems are diagnostics with source ranges; the evaluator never throws for any input.
+ * A sub-expression with an error evaluates to unknown so that one mistake does not cascade.
+ */
+public final class Evaluator {
+  private final Functions functions;
+
+  public Evaluator(Functions functions) {
+    this.functions = functions;
+  }
+
+  public Evaluator() {
+    this(Functions.standard());
+  }
+
+  public Functions functions() {
+    return functions;
+  }
+
+  public EvalResult evaluate(Expression expr, EvalContext ctx) {
+    Diagnostics d = new Diagnostics();
+    try {
+      Value v = new Run(ctx, d).eval(expr, Map.of());
+      return new EvalResult(v, d);
+    } catch (RuntimeException | StackOverflowError e) {
+      d.error(
+          "Internal evaluation error",
+          "Evaluating this expression failed unexpectedly (" + e + "). This is a bug.",
+          expr == null ? null : expr.range());
+      return new EvalResult(Value.unknown(), d);
+    }
+  }
+
+  private final class Run {
+    private final EvalContext ctx;
+    private Diagnostics diags;
+
+    Run(EvalContext ctx, Diagnostics diags) {
+      this.ctx = ctx;
+      this.diags = diags;
+    }
+
+    private Value error(String summary, String detail, SourceRange range) {
+      diags.error(summary, detail, range);
+      return Value.unknown();
+    }
+
+    Value eval(Expression e, Map<String, Value> scope) {
+      return switch (e) {
+        case Expression.Literal l -> Value.of(l.value());
+        case Expression.Template t -> template(t, scope);
+        case Expression.ScopeTraversal st -> scopeTraversal(st.traversal(), scope);
+        case Expression.RelativeTraversal rt -> {
+          Value v = eval(rt.source(), scope);
+          for (Traversal.Step s : rt.steps()) {
+            v = step(v, s, null);
+          }
+          yield v;
+        }
+        case Expression.Index ix -> {
+          Value c = eval(ix.collection(), scope);
+          Value k = eval(ix.key(), scope);
+          yield index(c, k, ix.key().range());
+        }
+        case Expression.Splat sp -> splat(sp, scope);
+        case Expression.FunctionCall fc -> call(fc, scope);
+        case Expression.Tuple tu -> {
+          List<Value> out = new ArrayList<>();
+          for (Expression x : tu.elements()) {
+            out.add(eval(x, scope));
+          }
+          yield Value.list(out);
+        }
+        case Expression.ObjectCons oc -> object(oc, scope);
+        case Expression.Unary u -> unary(u, scope);
+        case Expression.Binary b -> binary(b, scope);
+        case Expression.Conditional c -> conditional(c, scope);
+        case Expression.Parens p -> eval(p.inner(), scope);
+        case Expression.ForExpr f -> forExpr(f, scope);
+      };
+    }
+
+    // ---------------------------------------------------------------- references
+
+    private Value scopeTraversal(Traversal t, Map<String, Value> scope) {
+      Value root = scope.get(t.root());
+      if (root == null) {
+        Optional<Value> r = ctx.resolve(t.root());
+        if (r.isEmpty()) {
+          if (t.isResourceReference()) {
+            return error(
+                "Reference to undeclared resource",
+                "A managed resource \""
+                    + t.root()
+                    + "\" \""
+                    + t.firstAttribute().orElse("")
+                    + "\" has not been declared. Declare it with resource \""
+                    + t.root()
+                    + "\" \""
+                    + t.firstAttribute().orElse("")
+                    + "\" { ... } or fix the reference.",
+                t.range());
+          }
+          return error(
+              "Unknown variable",
+              "There is no variable named \""
+                  + t.root()
+                  + "\" here. References start with var., local., count., each., self., path.,"
+                  + " terraform. or a resource type.",
+              t.rootRange());
+        }
+        root = r.get();
+      }
+      Value v = root;
+      for (int i = 0; i < t.steps().size(); i++) {
+        v = step(v, t.steps().get(i), i == 0 ? t : null);
+      }
+      return v;
+    }
+
+    private Value step(Value v, Traversal.Step s, Traversal firstOf) {
+      return switch (s) {
+        case Traversal.Attr a -> attr(v, a.name(), a.range(), firstOf);
+        case Traversal.Key k -> index(v, Value.of(k.key()), k.range());
+      };
+    }
+
+    private Value attr(Value v, String name, SourceRange range, Traversal firstOf) {
+      switch (v) {
+        case Value.UnknownValue u -> {
+          return v;
+        }
+        case Value.ObjectValue o -> {
+          Value r = o.get(name);
+          if (r != null) {
+            return r.mark(o.isSensitive());
+          }
+          if (firstOf != null) {
+            String root = firstOf.root();
+            if (root.equals("var")) {
+              return error(
+                  "Reference to undeclared input variable",
+                  "An input variable with the name \""
+                      + name
+                      + "\" has not been declared. Declare it with a variable \""
+                      + name
+                      + "\" {} block.",
+                  firstOf.range());
+            }
+            if (root.equals("local")) {
+              return error(
+                  "Reference to undeclared local value",
+                  "A local value with the name \""
+                      + name
+                      + "\" has not been declared. Declare it in a locals { } block.",
+                  firstOf.range());
+            }
+            if (firstOf.isResourceReference()) {
+              return error(
+                  "Reference to undeclared resource",
+                  "A managed resource \""
+                      + root
+                      + "\" \""
+                      + name
+                      + "\" has not been declared. Declare it with resource \""
+                      + root
+                      + "\" \""
+                      + name
+                      + "\" { ... } or fix the reference.",
+                  firstOf.range());
+            }
+          }
+          return error(
+              "Unsupported attribute",
+              "This object does not have an attribute named \""
+                  + name
+                  + "\"."
+                  + (o.attributes().isEmpty()
+                      ? ""
+                      : " Available: " + o.attributes().keySet() + "."),
+              range);
+        }
+        case Value.NullValue n -> {
+          return error(
+              "Attempt to get attribute from null value",
+              "This value is null, so it does not have any attributes (accessing \""
+                  + name
+                  + "\").",
+              range);
+        }
+        case Value.ListValue l -> {
+          return error(
+              "Unsupported attribute",
+              "Can't access attributes on a list of objects. Did you mean to access attribute \""
+                  + name
+                  + "\" for a specific element of the list (x[0]."
+                  + name
+                  + "), or across all elements of the list (x[*]."
+                  + name
+                  + ")?",
+              range);
+        }
+        default -> {
+          return error(
+              "Unsupported attribute",
+              "Can't access attributes on a primitive-typed value (" + v.typeName() + ").",
+              range);
+        }
+      }
+    }
+
+    private Value index(Value coll, Value key, SourceRange range) {
+      boolean sens = coll.isSensitive() || key.isSensitive();
+      if (!coll.isKnown() || !key.isKnown()) {
+        return Value.unknown().mark(sens);
+      }
+      switch (coll) {
+        case Value.ListValue l -> {
+          Optional<BigDecimal> n = Conversions.toNumber(key);
+          if (n.isEmpty()) {
+            return error(
+                "Invalid index",
+                "A list index must be a number, but the given key is " + key.typeName() + ".",
+                range);
+          }
+          BigDecimal idx = n.get();
+          if (idx.stripTrailingZeros().scale() > 0) {
+            return error(
+                "Invalid index",
+                "The index must be a whole number, not " + key.asString() + ".",
+                range);
+          }
+          if (idx.signum() < 0 || idx.compareTo(BigDecimal.valueOf(l.elements().size())) >= 0) {
+            return error(
+                "Invalid index",
+                "The given key does not identify an element in this collection value: index "
+                    + Value.formatNumber(idx)
+                    + " is out of range for a list of "
+                    + l.elements().size()
+                    + " element(s).",
+                range);
+          }
+          return l.elements().get(idx.intValueExact()).mark(sens);
+        }
+        case Value.ObjectValue o -> {
+          Optional<String> k = Conversions.toStr(key);
+          if (k.isEmpty()) {
+            return error(
+                "Invalid index",
+                "A map key must be a string, but the given key is " + key.typeName() + ".",
+                range);
+          }
+          Value r = o.get(k.get());
+          if (r == null) {
+            return error(
+                "Invalid index",
+                "The given key does not identify an element in this collection value: there is no"
+                    + " key \""
+                    + k.get()
+                    + "\".",
+                range);
+          }
+          return r.mark(sens);
+        }
+        case Value.NullValue n -> {
+          return error(
+              "Attempt to index null value",
+              "This value is null, so it does not have any indices.",
+              range);
+        }
+        default -> {
+          return error(
+              "Invalid index",
+              "This value (" + coll.typeName() + ") does not have any indices.",
+              range);
+        }
+      }
+    }
+
+    private Value splat(Expression.Splat sp, Map<String, Value> scope) {
+      Value src = eval(sp.source(), scope);
+      if (!src.isKnown()) {
+        return src;
+      }
+      if (src.isNull()) {
+        return Value.list(List.of()).mark(src.isSensitive());
+      }
+      List<Value> elems = src instanceof Value.ListValue l ? l.elements() : List.of(src.unmark());
+      List<Value> out = new ArrayList<>();
+      for (Value e : elems) {
+        Value v = e;
+        for (Traversal.Step s : sp.each()) {
+          v = step(v, s, null);
+        }
+        out.add(v);
+      }
+      return Value.list(out).mark(src.isSensitive());
+    }
+
+    // ---------------------------------------------------------------- templates
+
+    private static final class Acc {
+      final StringBuilder sb = new StringBuilder();
+      boolean unknown;
+      boolean sensitive;
+    }
+
+    private Value template(Expression.Template t, Map<String, Value> scope) {
+      if (t.parts().size() == 1 && t.parts().get(0) instanceof TemplatePart.Interpolation i) {
+        return eval(i.expr(), scope);
+      }
+      Acc acc = new Acc();
+      render(t.parts(), scope, acc);
+      Value r = acc.unknown ? Value.unknown() : Value.string(acc.sb.toString());
+      return r.mark(acc.sensitive);
+    }
+
+    private void render(List<TemplatePart> parts, Map<String, Value> scope, Acc acc) {
+      for (TemplatePart p : parts) {
+        switch (p) {
+          case TemplatePart.Literal l -> acc.sb.append(l.text());
+          case TemplatePart.Interpolation i -> {
+            Value v = eval(i.expr(), scope);
+            acc.sensitive |= v.isSensitive();
+            if (!v.isKnown()) {
+              acc.unknown = true;
+            } else if (v.isNull()) {
+              error(
+                  "Invalid template interpolation value",
+                  "The expression result is null. Cannot include a null value in a string"
+                      + " template; use coalesce() or a conditional to provide a default.",
+                  i.expr().range());
+              acc.unknown = true;
+            } else {
+              Optional<String> s = Conversions.toStr(v);
+              if (s.isEmpty()) {
+                error(
+                    "Invalid template interpolation value",
+                    "Cannot include the given value in a string template: string required, but"
+                        + " got "
+                        + v.typeName()
+                        + ". Use join() or jsonencode() to turn a collection into a string.",
+                    i.expr().range());
+                acc.unknown = true;
+              } else {
+                acc.sb.append(s.get());
+              }
+            }
+          }
+          case TemplatePart.If i -> {
+            Value c = eval(i.condition(), scope);
+            acc.sensitive |= c.isSensitive();
+            if (!c.isKnown()) {
+              acc.unknown = true;
+              continue;
+            }
+            Optional<Boolean> b = Conversions.toBool(c);
+            if (b.isEmpty()) {
+              error(
+                  "Invalid template directive condition",
+                  "The condition of %{ if } must be a bool, but it is " + c.typeName() + ".",
+                  i.condition().range());
+              acc.unknown = true;
+              continue;
+            }
+            render(b.get() ? i.thenParts() : i.elseParts(), scope, acc);
+          }
+          case TemplatePart.For f -> {
+            Value c = eval(f.collection(), scope);
+            acc.sensitive |= c.isSensitive();
+            if (!c.isKnown()) {
+              acc.unknown = true;
+              continue;
+            }
+            List<Map.Entry<Value, Value>> entries = entries(c, f.collection().range(), "%{ for }");
+            if (entries == null) {
+              acc.unknown = true;
+              continue;
+            }
+            for (Map.Entry<Value, Value> en : entries) {
+              Map<String, Value> inner = new HashMap<>(scope);
+              if (f.keyVar() != null) {
+                inner.put(f.keyVar(), en.getKey());
+              }
+              inner.put(f.valueVar(), en.getValue());
+              render(f.body(), inner, acc);
+            }
+          }
+        }
+      }
+    }
+
+    private List<Map.Entry<Value, Value>> entries(Value c, SourceRange range, String what) {
+      List<Map.Entry<Value, Value>> out = new ArrayList<>();
+      switch (c) {
+        case Value.ListValue l -> {
+          for (int i = 0; i < l.elements().size(); i++) {
+            out.add(Map.entry(Value.number(i), l.elements().get(i).mark(c.isSensitive())));
+          }
+        }
+        case Value.ObjectValue o ->
+            o.attributes()
+                .forEach((k, v) -> out.add(Map.entry(Value.string(k), v.mark(c.isSensitive()))));
+        case Value.NullValue n -> {
+          error(
+              "Iteration over null value",
+              "A null value cannot be used as the collection in a " + what + ".",
+              range);
+          return null;
+        }
+        default -> {
+          error(
+              "Iteration over non-iterable value",
+              "A value of type "
+                  + c.typeName()
+                  + " cannot be used as the collection in a "
+                  + what
+                  + "; a list or map is required.",
+              range);
+          return null;
+        }
+      }
+      return out;
+    }
+
+    // ---------------------------------------------------------------- constructors
+
+    private Value object(Expression.ObjectCons oc, Map<String, Value> scope) {
+      Map<String, Value> out = new LinkedHashMap<>();
+      boolean unknown = false;
+      for (Expression.ObjectItem item : oc.items()) {
+        Value k = eval(item.key(), scope);
+        Value v = eval(item.value(), scope);
+        if (!k.isKnown()) {
+          unknown = true;
+          continue;
+        }
+        Optional<String> ks = Conversions.toStr(k);
+        if (ks.isEmpty()) {
+          error(
+              "Invalid object key",
+              "An object key must be a string, but this key is " + k.typeName() + ".",
+              item.key().range());
+          continue;
+        }
+        out.put(ks.get(), v);
+      }
+      return unknown ? Value.unknown() : Value.object(out);
+    }
+
+    private Value forExpr(Expression.ForExpr f, Map<String, Value> scope) {
+      Value c = eval(f.collection(), scope);
+      if (!c.isKnown()) {
+        return c;
+      }
+      List<Map.Entry<Value, Value>> entries =
+          entries(c, f.collection().range(), "'for' expression");
+      if (entries == null) {
+        return Value.unknown();
+      }
+      List<Value> list = new ArrayList<>();
+      Map<String, Value> obj = new LinkedHashMap<>();
+      Map<String, List<Value>> groups = new LinkedHashMap<>();
+      boolean unknown = false;
+      for (Map.Entry<Value, Value> en : entries) {
+        Map<String, Value> inner = new HashMap<>(scope);
+        if (f.keyVar() != null) {
+          inner.put(f.keyVar(), en.getKey());
+        }
+        inner.put(f.valueVar(), en.getValue());
+        if (f.condition() != null) {
+          Value cond = eval(f.condition(), inner);
+          if (!cond.isKnown()) {
+            unknown = true;
+            continue;
+          }
+          Optional<Boolean> b = Conversions.toBool(cond);
+          if (b.isEmpty()) {
+            error(
+                "Invalid 'for' condition",
+                "The 'if' clause must produce a bool, but it produced " + cond.typeName() + ".",
+                f.condition().range());
+            return Value.unknown();
+          }
+          if (!b.get()) {
+            continue;
+          }
+        }
+        if (f.isObject()) {
+          Value k = eval(f.keyExpr(), inner);
+          Value v = eval(f.valueExpr(), inner);
+          if (!k.isKnown()) {
+            unknown = true;
+            continue;
+          }
+          Optional<String> ks = Conversions.toStr(k);
+          if (ks.isEmpty()) {
+            error(
+                "Invalid object key",
+                "The key expression must produce a string, but it produced " + k.typeName() + ".",
+                f.keyExpr().range());
+            return Value.unknown();
+          }
+          if (f.grouping()) {
+            groups.computeIfAbsent(ks.get(), x -> new ArrayList<>()).add(v);
+          } else if (obj.containsKey(ks.get())) {
+            error(
+                "Duplicate object key",
+                "Two different items produced the key \""
+                    + ks.get()
+                    + "\" in this 'for' expression. If duplicates are expected, use the ellipsis"
+                    + " (...) after the value expression to enable grouping by key.",
+                f.keyExpr().range());
+            return Value.unknown();
+          } else {
+            obj.put(ks.get(), v);
+          }
+        } else {
+          list.add(eval(f.valueExpr(), inner));
+        }
+      }
+      if (unknown) {
+        return Value.unknown().mark(c.isSensitive());
+      }
+      if (!f.isObject()) {
+        return Value.list(list).mark(c.isSensitive());
+      }
+      if (f.grouping()) {
+        groups.forEach((k, vs) -> obj.put(k, Value.list(vs)));
+      }
+      return Value.object(obj).mark(c.isSensitive());
+    }
+
+    // ---------------------------------------------------------------- operators
+
+    private Value unary(Expression.Unary u, Map<String, Value> scope) {
+      Value v = eval(u.operand(), scope);
+      if (!v.isKnown()) {
+        return v;
+      }
+      if (u.op() == Expression.UnaryOp.NEGATE) {
+        Optional<BigDecimal> n = Conversions.toNumber(v);
+        if (n.isEmpty()) {
+          return operandError("-", "a number", v, u.operand().range(), "");
+        }
+        return Value.number(n.get().negate()).mark(v.isSensitive());
+      }
+      Optional<Boolean> b = Conversions.toBool(v);
+      if (b.isEmpty()) {
+        return operandError("!", "a bool", v, u.operand().range(), "");
+      }
+      return Value.bool(!b.get()).mark(v.isSensitive());
+    }
+
+    private Value operandError(String op, String want, Value got, SourceRange r, String side) {
+      return error(
+          "Invalid operand",
+          "Unsuitable value for "
+              + (side.isEmpty() ? "" : side + " ")
+              + "operand of \""
+              + op
+              + "\": "
+              + want
+              + " is required, but got "
+              + got.typeName()
+              + (got instanceof Value.StringValue s ? " \"" + s.value() + "\"" : "")
+              + ".",
+          r);
+    }
+
+    private Value binary(Expression.Binary b, Map<String, Value> scope) {
+      Value l = eval(b.left(), scope);
+      Value r = eval(b.right(), scope);
+      boolean sens = l.isSensitive() || r.isSensitive();
+      Expression.BinaryOp op = b.op();
+      if (op == Expression.BinaryOp.EQ || op == Expression.BinaryOp.NE) {
+        if (!l.isWhollyKnown() || !r.isWhollyKnown()) {
+          return Value.unknown().mark(sens);
+        }
+        boolean eq = Conversions.valuesEqual(l, r);
+        return Value.bool(op == Expression.BinaryOp.EQ ? eq : !eq).mark(sens);
+      }
+      if (!l.isKnown() || !r.isKnown()) {
+        return Value.unknown().mark(sens);
+      }
+      if (op == Expression.BinaryOp.AND || op == Expression.BinaryOp.OR) {
+        Optional<Boolean> lb = Conversions.toBool(l);
+        Optional<Boolean> rb = Conversions.toBool(r);
+        if (lb.isEmpty()) {
+          return operandError(op.symbol, "a bool", l, b.left().range(), "left");
+        }
+        if (rb.isEmpty()) {
+          return operandError(op.symbol, "a bool", r, b.right().range(), "right");
+        }
+        boolean res = op == Expression.BinaryOp.AND ? lb.get() && rb.get() : lb.get() || rb.get();
+        return Value.bool(res).mark(sens);
+      }
+      Optional<BigDecimal> ln = Conversions.toNumber(l);
+      Optional<BigDecimal> rn = Conversions.toNumber(r);
+      if (ln.isEmpty()) {
+        return operandError(op.symbol, "a number", l, b.left().range(), "left");
+      }
+      if (rn.isEmpty()) {
+        return operandError(op.symbol, "a number", r, b.right().range(), "right");
+      }
+      BigDecimal x = ln.get();
+      BigDecimal y = rn.get();
+      Value res =
+          switch (op) {
+            case ADD -> Value.number(x.add(y));
+            case SUB -> Value.number(x.subtract(y));
+            case MUL -> Value.number(x.multiply(y));
+            case DIV, MOD -> {
+              if (y.signum() == 0) {
+                yield error(
+                    "Division by zero",
+                    "The right operand of \""
+                        + op.symbol
+                        + "\" is zero, and division by zero is not defined. Guard it with a"
+                        + " conditional.",
+                    b.right().range());
+              }
+              yield Value.number(
+                  op == Expression.BinaryOp.DIV
+                      ? x.divide(y, MathContext.DECIMAL128)
+                      : x.remainder(y, MathContext.DECIMAL128));
+            }
+            case LT -> Value.bool(x.compareTo(y) < 0);
+            case LE -> Value.bool(x.compareTo(y) <= 0);
+            case GT -> Value.bool(x.compareTo(y) > 0);
+            case GE -> Value.bool(x.compareTo(y) >= 0);
+            default -> throw new IllegalStateException("unhandled operator " + op);
+          };
+      return res.mark(sens);
+    }
+
+    private Value conditional(Expression.Conditional c, Map<String, Value> scope) {
+      Value cond = eval(c.condition(), scope);
+      if (!cond.isKnown()) {
+        return Value.unknown().mark(cond.isSensitive());
+      }
+      if (cond.isNull()) {
+        return error(
+            "Invalid conditional",
+            "The condition value is null. Conditions must either be true or false.",
+            c.condition().range());
+      }
+      Optional<Boolean> b = Conversions.toBool(cond);
+      if (b.isEmpty()) {
+        return error(
+            "Invalid conditional",
+            "The condition must be a bool, but it is " + cond.typeName() + ".",
+            c.condition().range());
+      }
+      return eval(b.get() ? c.trueResult() : c.falseResult(), scope).mark(cond.isSensitive());
+    }
+
+    // ---------------------------------------------------------------- functions
+
+    private Value call(Expression.FunctionCall fc, Map<String, Value> scope) {
+      if (fc.name().equals("try")) {
+        return tryForm(fc, scope);
+      }
+      if (fc.name().equals("can")) {
+        return canForm(fc, scope);
+      }
+      Optional<FunctionDef> def = functions.get(fc.name());
+      if (def.isEmpty()) {
+        for (Expression a : fc.args()) {
+          eval(a, scope);
+        }
+        return error(
+            "Call to unknown function",
+            "There is no function named \"" + fc.name() + "\".",
+            fc.nameRange());
+      }
+      FunctionDef f = def.get();
+      List<Value> args = new ArrayList<>();
+      List<SourceRange> ranges = new ArrayList<>();
+      for (Expression a : fc.args()) {
+        args.add(eval(a, scope));
+        ranges.add(a.range());
+      }
+      if (fc.expandFinal() && !args.isEmpty()) {
+        Value last = args.remove(args.size() - 1);
+        SourceRange lastRange = ranges.remove(ranges.size() - 1);
+        if (!last.isKnown()) {
+          return Value.unknown().mark(last.isSensitive());
+        }
+        if (!(last instanceof Value.ListValue l)) {
+          return error(
+              "Invalid expanding argument value",
+              "The expanding argument (indicated by ...) must be a list, but it is "
+                  + last.typeName()
+                  + ".",
+              lastRange);
+        }
+        for (Value v : l.elements()) {
+          args.add(v.mark(last.isSensitive()));
+          ranges.add(lastRange);
+        }
+      }
+      if (args.size() < f.minArgs() || (f.maxArgs() >= 0 && args.size() > f.maxArgs())) {
+        return error(
+            args.size() < f.minArgs()
+                ? "Not enough function arguments"
+                : "Too many function arguments",
+            "Function \""
+                + f.name()
+                + "\" expects "
+                + f.arity()
+                + ", but "
+                + args.size()
+                + " "
+                + (args.size() == 1 ? "was" : "were")
+                + " given.",
+            fc.range());
+      }
+      boolean sens = args.stream().anyMatch(Value::containsSensitive);
+      if (!f.acceptsUnknown() && !args.stream().allMatch(Value::isWhollyKnown)) {
+        return Value.unknown().mark(sens);
+      }
+      List<Value> callArgs =
+          f.handlesMarks() ? args : args.stream().map(Value::unmarkDeep).toList();
+      try {
+        Value result = f.impl().call(callArgs, ctx);
+        if (result == null) {
+          result = Value.NULL;
+        }
+        return f.handlesMarks() ? result : result.mark(sens);
+      } catch (FunctionException e) {
+        int i = e.argIndex();
+        SourceRange r = i >= 0 && i < ranges.size() ? ranges.get(i) : fc.range();
+        String which = i >= 0 ? "Invalid value for argument " + (i + 1) + " of " : "Call to ";
+        return error(
+            "Invalid function argument",
+            which + f.name() + "(): " + e.getMessage(),
+            r == null ? fc.range() : r);
+      } catch (RuntimeException e) {
+        return error(
+            "Error in function call",
+            "Call to function \"" + f.name() + "\" failed: " + e.getMessage() + ".",
+            fc.range());
+      }
+    }
+
+    private Value tryForm(Expression.FunctionCall fc, Map<String, Value> scope) {
+      if (fc.args().isEmpty()) {
+        return error(
+            "Not enough function arguments",
+            "Function \"try\" expects at least one argument.",
+            fc.range());
+      }
+      Diagnostics outer = diags;
+      Diagnostics firstErrors = null;
+      try {
+        for (Expression a : fc.args()) {
+          diags = new Diagnostics();
+          Value v = eval(a, scope);
+          if (!diags.hasErrors()) {
+            return v;
+          }
+          if (firstErrors == null) {
+            firstErrors = diags;
+          }
+        }
+      } finally {
+        diags = outer;
+      }
+      String why = firstErrors.errors().get(0).summary();
+      return error(
+          "Invalid function argument",
+          "No expression in the given arguments is valid (the first failed with: "
+              + why
+              + "). Add a fallback value as the last argument.",
+          fc.range());
+    }
+
+    private Value canForm(Expression.FunctionCall fc, Map<String, Value> scope) {
+      if (fc.args().size() != 1) {
+        return error(
+            fc.args().isEmpty() ? "Not enough function arguments" : "Too many function arguments",
+            "Function \"can\" expects exactly one argument.",
+            fc.range());
+      }
+      Diagnostics outer = diags;
+      diags = new Diagnostics();
+      try {
+        Value v = eval(fc.args().get(0), scope);
+        if (diags.hasErrors()) {
+          return Value.FALSE;
+        }
+        return v.isWhollyKnown() ? Value.TRUE : Value.unknown();
+      } finally {
+        diags = outer;
+      }
+    }
+  }
+}

@@ -1,0 +1,427 @@
+package dev.stagecraft.language.eval;
+
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+
+/**
+ * A value of the Terraform language. Immutable. Every value carries a "sensitive" mark (on this
+ * value itself; nested values carry their own). Operations on a sensitive operand return a
+ * sensitive result, so callers can redact with {@link #render()}. {@link UnknownValue} stands for a
+ * value only known after apply; operations on it yield unknown.
+ *
+ * <p>Lists and tuples are both {@link ListValue}; maps and objects are both {@link ObjectValue}
+ * with keys in lexical order, as Terraform iterates them.
+ */
+public sealed interface Value
+    permits Value.StringValue,
+        Value.NumberValue,
+        Value.BoolValue,
+        Value.ListValue,
+        Value.ObjectValue,
+        Value.NullValue,
+        Value.UnknownValue {
+
+  String UNKNOWN_TEXT = "(known after apply)";
+  String SENSITIVE_TEXT = "(sensitive value)";
+
+  NullValue NULL = new NullValue(false);
+  BoolValue TRUE = new BoolValue(true, false);
+  BoolValue FALSE = new BoolValue(false, false);
+
+  /** True if this value itself is marked sensitive. */
+  boolean isSensitive();
+
+  /** A copy of this value marked sensitive if {@code sensitive} is true (never removes a mark). */
+  Value mark(boolean sensitive);
+
+  /** A copy of this value without its own sensitive mark (nested marks stay). */
+  Value unmark();
+
+  /** "string", "number", "bool", "list", "object", "null" or "unknown" (for messages). */
+  String typeName();
+
+  default boolean isKnown() {
+    return !(this instanceof UnknownValue);
+  }
+
+  default boolean isNull() {
+    return this instanceof NullValue;
+  }
+
+  /** True if neither this value nor anything nested in it is unknown. */
+  default boolean isWhollyKnown() {
+    return switch (this) {
+      case UnknownValue u -> false;
+      case ListValue l -> l.elements().stream().allMatch(Value::isWhollyKnown);
+      case ObjectValue o -> o.attributes().values().stream().allMatch(Value::isWhollyKnown);
+      default -> true;
+    };
+  }
+
+  /** True if this value or anything nested in it is sensitive. */
+  default boolean containsSensitive() {
+    if (isSensitive()) {
+      return true;
+    }
+    return switch (this) {
+      case ListValue l -> l.elements().stream().anyMatch(Value::containsSensitive);
+      case ObjectValue o -> o.attributes().values().stream().anyMatch(Value::containsSensitive);
+      default -> false;
+    };
+  }
+
+  /** This value with every sensitive mark, nested ones included, removed. */
+  default Value unmarkDeep() {
+    return switch (this) {
+      case ListValue l ->
+          new ListValue(l.elements().stream().map(Value::unmarkDeep).toList(), false);
+      case ObjectValue o -> {
+        Map<String, Value> m = new TreeMap<>();
+        o.attributes().forEach((k, v) -> m.put(k, v.unmarkDeep()));
+        yield new ObjectValue(m, false);
+      }
+      default -> unmark();
+    };
+  }
+
+  /**
+   * The string form of a primitive as Terraform converts it (numbers without trailing zeros, bools
+   * as true/false); {@code "(known after apply)"} for unknown, {@code "null"} for null, JSON for
+   * collections. Sensitive values are NOT redacted here; use {@link #render()} for display.
+   */
+  default String asString() {
+    return switch (this) {
+      case StringValue s -> s.value();
+      case NumberValue n -> formatNumber(n.value());
+      case BoolValue b -> Boolean.toString(b.value());
+      case NullValue n -> "null";
+      case UnknownValue u -> UNKNOWN_TEXT;
+      default -> Json.encode(this);
+    };
+  }
+
+  /**
+   * Plain Java form: String, BigDecimal, Boolean, null, List, Map (sorted). Marks are dropped.
+   *
+   * @throws IllegalStateException if the value is not wholly known (check {@link #isWhollyKnown()}
+   *     first)
+   */
+  default Object toJava() {
+    return switch (this) {
+      case StringValue s -> s.value();
+      case NumberValue n -> n.value();
+      case BoolValue b -> b.value();
+      case NullValue n -> null;
+      case UnknownValue u ->
+          throw new IllegalStateException("value is unknown until apply; check isWhollyKnown()");
+      case ListValue l -> {
+        List<Object> out = new ArrayList<>();
+        for (Value v : l.elements()) {
+          out.add(v.toJava());
+        }
+        yield Collections.unmodifiableList(out);
+      }
+      case ObjectValue o -> {
+        Map<String, Object> out = new TreeMap<>();
+        o.attributes().forEach((k, v) -> out.put(k, v.toJava()));
+        yield Collections.unmodifiableMap(out);
+      }
+    };
+  }
+
+  /**
+   * Human rendering for plans and logs, in HCL-like syntax, with sensitive parts replaced by {@code
+   * (sensitive value)} and unknown ones by {@code (known after apply)}.
+   */
+  default String render() {
+    if (isSensitive()) {
+      return SENSITIVE_TEXT;
+    }
+    return switch (this) {
+      case StringValue s -> Json.quote(s.value());
+      case NumberValue n -> formatNumber(n.value());
+      case BoolValue b -> Boolean.toString(b.value());
+      case NullValue n -> "null";
+      case UnknownValue u -> UNKNOWN_TEXT;
+      case ListValue l ->
+          l.elements().stream().map(Value::render).collect(Collectors.joining(", ", "[", "]"));
+      case ObjectValue o ->
+          o.attributes().isEmpty()
+              ? "{}"
+              : o.attributes().entrySet().stream()
+                  .map(e -> e.getKey() + " = " + e.getValue().render())
+                  .collect(Collectors.joining(", ", "{ ", " }"));
+    };
+  }
+
+  // ------------------------------------------------------------------ factories
+
+  static StringValue string(String s) {
+    return new StringValue(s, false);
+  }
+
+  static NumberValue number(BigDecimal n) {
+    return new NumberValue(n, false);
+  }
+
+  static NumberValue number(long n) {
+    return new NumberValue(BigDecimal.valueOf(n), false);
+  }
+
+  static BoolValue bool(boolean b) {
+    return b ? TRUE : FALSE;
+  }
+
+  static ListValue list(List<Value> elements) {
+    return new ListValue(elements, false);
+  }
+
+  static ObjectValue object(Map<String, Value> attributes) {
+    return new ObjectValue(attributes, false);
+  }
+
+  static UnknownValue unknown() {
+    return new UnknownValue(false);
+  }
+
+  /**
+   * Converts plain Java (String, Number, Boolean, null, Map, Iterable, arrays, Value) to a Value.
+   *
+   * @throws IllegalArgumentException for other types (a programming error)
+   */
+  static Value of(Object o) {
+    return switch (o) {
+      case null -> NULL;
+      case Value v -> v;
+      case String s -> string(s);
+      case Boolean b -> bool(b);
+      case BigDecimal d -> number(d);
+      case BigInteger i -> number(new BigDecimal(i));
+      case Double d -> number(BigDecimal.valueOf(d));
+      case Float f -> number(new BigDecimal(f.toString()));
+      case Number n -> number(BigDecimal.valueOf(n.longValue()));
+      case Map<?, ?> m -> {
+        Map<String, Value> out = new LinkedHashMap<>();
+        m.forEach((k, v) -> out.put(String.valueOf(k), of(v)));
+        yield object(out);
+      }
+      case Iterable<?> it -> {
+        List<Value> out = new ArrayList<>();
+        it.forEach(x -> out.add(of(x)));
+        yield list(out);
+      }
+      case Object[] arr -> {
+        List<Value> out = new ArrayList<>();
+        for (Object x : arr) {
+          out.add(of(x));
+        }
+        yield list(out);
+      }
+      default ->
+          throw new IllegalArgumentException(
+              "cannot convert " + o.getClass().getName() + " to a language value");
+    };
+  }
+
+  /** Numbers print as Terraform does: no exponent, no trailing zeros. */
+  static String formatNumber(BigDecimal n) {
+    BigDecimal s = n.stripTrailingZeros();
+    return s.signum() == 0 ? "0" : s.toPlainString();
+  }
+
+  // ------------------------------------------------------------------ cases
+
+  record StringValue(String value, boolean sensitive) implements Value {
+    public StringValue {
+      Objects.requireNonNull(value);
+    }
+
+    @Override
+    public boolean isSensitive() {
+      return sensitive;
+    }
+
+    @Override
+    public Value mark(boolean s) {
+      return s && !sensitive ? new StringValue(value, true) : this;
+    }
+
+    @Override
+    public Value unmark() {
+      return sensitive ? new StringValue(value, false) : this;
+    }
+
+    @Override
+    public String typeName() {
+      return "string";
+    }
+  }
+
+  record NumberValue(BigDecimal value, boolean sensitive) implements Value {
+    public NumberValue {
+      Objects.requireNonNull(value);
+    }
+
+    @Override
+    public boolean isSensitive() {
+      return sensitive;
+    }
+
+    @Override
+    public Value mark(boolean s) {
+      return s && !sensitive ? new NumberValue(value, true) : this;
+    }
+
+    @Override
+    public Value unmark() {
+      return sensitive ? new NumberValue(value, false) : this;
+    }
+
+    @Override
+    public String typeName() {
+      return "number";
+    }
+
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof NumberValue n
+          && n.value.compareTo(value) == 0
+          && n.sensitive == sensitive;
+    }
+
+    @Override
+    public int hashCode() {
+      return Objects.hash(formatNumber(value), sensitive);
+    }
+  }
+
+  record BoolValue(boolean value, boolean sensitive) implements Value {
+    @Override
+    public boolean isSensitive() {
+      return sensitive;
+    }
+
+    @Override
+    public Value mark(boolean s) {
+      return s && !sensitive ? new BoolValue(value, true) : this;
+    }
+
+    @Override
+    public Value unmark() {
+      return sensitive ? new BoolValue(value, false) : this;
+    }
+
+    @Override
+    public String typeName() {
+      return "bool";
+    }
+  }
+
+  record ListValue(List<Value> elements, boolean sensitive) implements Value {
+    public ListValue {
+      elements = List.copyOf(elements);
+    }
+
+    @Override
+    public boolean isSensitive() {
+      return sensitive;
+    }
+
+    @Override
+    public Value mark(boolean s) {
+      return s && !sensitive ? new ListValue(elements, true) : this;
+    }
+
+    @Override
+    public Value unmark() {
+      return sensitive ? new ListValue(elements, false) : this;
+    }
+
+    @Override
+    public String typeName() {
+      return "list";
+    }
+  }
+
+  record ObjectValue(Map<String, Value> attributes, boolean sensitive) implements Value {
+    public ObjectValue {
+      attributes = Collections.unmodifiableMap(new TreeMap<>(attributes));
+    }
+
+    @Override
+    public boolean isSensitive() {
+      return sensitive;
+    }
+
+    @Override
+    public Value mark(boolean s) {
+      return s && !sensitive ? new ObjectValue(attributes, true) : this;
+    }
+
+    @Override
+    public Value unmark() {
+      return sensitive ? new ObjectValue(attributes, false) : this;
+    }
+
+    @Override
+    public String typeName() {
+      return "object";
+    }
+
+    public Value get(String name) {
+      return attributes.get(name);
+    }
+  }
+
+  record NullValue(boolean sensitive) implements Value {
+    @Override
+    public boolean isSensitive() {
+      return sensitive;
+    }
+
+    @Override
+    public Value mark(boolean s) {
+      return s && !sensitive ? new NullValue(true) : this;
+    }
+
+    @Override
+    public Value unmark() {
+      return NULL;
+    }
+
+    @Override
+    public String typeName() {
+      return "null";
+    }
+  }
+
+  record UnknownValue(boolean sensitive) implements Value {
+    @Override
+    public boolean isSensitive() {
+      return sensitive;
+    }
+
+    @Override
+    public Value mark(boolean s) {
+      return s && !sensitive ? new UnknownValue(true) : this;
+    }
+
+    @Override
+    public Value unmark() {
+      return sensitive ? new UnknownValue(false) : this;
+    }
+
+    @Override
+    public String typeName() {
+      return "unknown";
+    }
+  }
+}
