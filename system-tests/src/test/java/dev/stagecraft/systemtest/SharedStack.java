@@ -1,0 +1,140 @@
+package dev.stagecraft.systemtest;
+
+import dev.stagecraft.cli.CliContext;
+import dev.stagecraft.cli.StagecraftCli;
+import dev.stagecraft.devstack.DevStack;
+import dev.stagecraft.devstack.DevStackOptions;
+import java.io.BufferedReader;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.StringReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * One real dev stack for the whole test run: a KRaft broker and PostgreSQL in this JVM, the four
+ * services as separate processes started from their packaged jars, exactly as {@code stagecraft up}
+ * starts them. Tests use their own workspaces, so they do not see each other's state.
+ */
+final class SharedStack {
+  private static SharedStack instance;
+
+  final Path root;
+  final Path dataDir;
+  final Path home;
+  private DevStack stack;
+
+  private SharedStack(Path root) throws Exception {
+    this.root = root;
+    this.dataDir = root.resolve("data");
+    this.home = root.resolve("home");
+    start();
+    Runtime.getRuntime().addShutdownHook(new Thread(this::stop));
+  }
+
+  static synchronized SharedStack get() throws Exception {
+    if (instance == null) {
+      Path target = Path.of("target").toAbsolutePath();
+      Files.createDirectories(target);
+      instance = new SharedStack(Files.createTempDirectory(target, "stack-"));
+    }
+    return instance;
+  }
+
+  private void start() throws Exception {
+    stack =
+        DevStack.start(
+            new DevStackOptions(
+                dataDir,
+                repoRoot(),
+                home,
+                DevStackOptions.anyPorts(),
+                0,
+                0,
+                null,
+                DevStackOptions.currentJava(),
+                Duration.ofSeconds(120),
+                new PrintStream(OutputStreamSink.INSTANCE, true, StandardCharsets.UTF_8)));
+  }
+
+  /** Stops everything and starts it again on the same data directory. */
+  synchronized void restart() throws Exception {
+    stop();
+    start();
+  }
+
+  synchronized void stop() {
+    if (stack != null) {
+      stack.close();
+      stack = null;
+    }
+  }
+
+  DevStack stack() {
+    return stack;
+  }
+
+  String plannerUrl() {
+    return stack.info().planner();
+  }
+
+  String token() {
+    return stack.credentials().orElseThrow().token();
+  }
+
+  static Path repoRoot() {
+    Path here = Path.of("").toAbsolutePath();
+    return Files.exists(here.resolve("system-tests")) ? here : here.getParent();
+  }
+
+  /** What one CLI invocation printed and returned. */
+  record CliResult(int exitCode, String out, String err) {
+    String all() {
+      return out + err;
+    }
+  }
+
+  /** Runs {@code stagecraft args...} in-process in {@code dir}, as a user's shell would. */
+  CliResult cli(Path dir, String stdin, String... args) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    Map<String, String> env = new HashMap<>();
+    env.put("STAGECRAFT_HOME", home.toString());
+    env.put("HOME", root.toString());
+    CliContext ctx =
+        new CliContext(
+            dir,
+            env,
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8),
+            new BufferedReader(new StringReader(stdin == null ? "" : stdin)));
+    int code = new StagecraftCli().run(args, ctx);
+    return new CliResult(
+        code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+  }
+
+  CliResult cli(Path dir, String... args) {
+    return cli(dir, null, args);
+  }
+
+  /** A fresh configuration directory with the given main.tf. */
+  Path configDir(String name, String mainTf) throws IOException {
+    Path dir = root.resolve("configs").resolve(name);
+    Files.createDirectories(dir);
+    Files.writeString(dir.resolve("main.tf"), mainTf);
+    return dir;
+  }
+
+  /** Discards the supervisor's console output (the services log to files under the data dir). */
+  private static final class OutputStreamSink extends java.io.OutputStream {
+    static final OutputStreamSink INSTANCE = new OutputStreamSink();
+
+    @Override
+    public void write(int b) {}
+  }
+}
