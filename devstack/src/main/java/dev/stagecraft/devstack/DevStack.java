@@ -1,0 +1,370 @@
+package dev.stagecraft.devstack;
+
+import dev.stagecraft.platform.kafka.KafkaSettings;
+import dev.stagecraft.platform.kafka.TopicBootstrap;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * The dev stack supervisor: Kafka and PostgreSQL in this JVM, the four services as child processes.
+ *
+ * <p>Concurrency: {@link #start} and {@link #close} run on one thread each (the caller, then the
+ * shutdown hook); {@code close} is idempotent. One supervisor per data directory, enforced by a
+ * file lock on {@code supervisor.lock}.
+ */
+public final class DevStack implements AutoCloseable {
+  private static final Duration STOP_GRACE = Duration.ofSeconds(15);
+
+  private final DevStackOptions options;
+  private final DevStackLayout layout;
+  private final AtomicBoolean closed = new AtomicBoolean();
+  private final List<ServiceProcess> services = new ArrayList<>();
+  private FileChannel lockChannel;
+  private FileLock lock;
+  private EmbeddedKafka kafka;
+  private EmbeddedPostgresServer postgres;
+  private DevStackOptions.ExternalDatabase database;
+  private StackInfo info;
+  private DevCredentials credentials;
+
+  private DevStack(DevStackOptions options) {
+    this.options = options;
+    this.layout = new DevStackLayout(options.dataDir());
+  }
+
+  /**
+   * Starts everything and returns once every service answers {@code /health} with 200 and the dev
+   * tenant is bootstrapped. On failure, whatever was started is stopped again.
+   */
+  public static DevStack start(DevStackOptions options) throws Exception {
+    DevStack stack = new DevStack(options);
+    try {
+      stack.startAll();
+      return stack;
+    } catch (Exception | Error e) {
+      stack.close();
+      throw e;
+    }
+  }
+
+  private void startAll() throws Exception {
+    PrintStream out = options.out();
+    Files.createDirectories(layout.logsDir());
+    acquireLock();
+    stopLeftoversOfACrashedSupervisor();
+
+    kafka = EmbeddedKafka.start(layout.kafkaDir(), preferredPort(options.kafkaPort()));
+    TopicBootstrap.ensureTopics(new KafkaSettings(kafka.bootstrapServers()), 4, (short) 1);
+    if (options.externalDb() != null) {
+      database = options.externalDb();
+    } else {
+      postgres =
+          EmbeddedPostgresServer.start(layout.postgresDir(), preferredPort(options.postgresPort()));
+      database =
+          new DevStackOptions.ExternalDatabase(
+              postgres.jdbcUrl(), postgres.user(), postgres.password());
+    }
+    String serviceToken = serviceToken();
+
+    Map<StackService, Integer> ports = new EnumMap<>(StackService.class);
+    for (StackService s : StackService.values()) {
+      ports.put(s, preferredPort(options.ports().getOrDefault(s, 0)));
+    }
+    for (int group = 0; group <= 1; group++) {
+      List<ServiceProcess> started = new ArrayList<>();
+      for (StackService s : StackService.values()) {
+        if (s.startGroup() == group) {
+          ServiceProcess p =
+              ServiceProcess.start(
+                  s,
+                  options.javaCommand(),
+                  jar(s),
+                  ports.get(s),
+                  serviceEnv(s, ports, serviceToken),
+                  layout.serviceLog(s));
+          services.add(p);
+          started.add(p);
+        }
+      }
+      for (ServiceProcess p : started) {
+        p.awaitHealthy(options.healthTimeout());
+      }
+    }
+
+    credentials =
+        new DevTenantBootstrap(url(ports.get(StackService.STATE)), serviceToken)
+            .ensure(layout.credentialsFile(), out)
+            .orElse(null);
+
+    Map<String, Long> pids = new LinkedHashMap<>();
+    services.forEach(p -> pids.put(p.service().key(), p.pid()));
+    info =
+        new StackInfo(
+            ProcessHandle.current().pid(),
+            url(ports.get(StackService.PLANNER)),
+            url(ports.get(StackService.STATE)),
+            url(ports.get(StackService.LOCK)),
+            url(ports.get(StackService.EXECUTOR)),
+            kafka.bootstrapServers(),
+            database.url(),
+            layout.dataDir().toString(),
+            pids);
+    StackFiles.writeJson(layout.stackFile(), info, false);
+    StackFiles.writeJson(
+        DevStackLayout.pointerFile(options.stagecraftHome()),
+        new DevStackPointer(
+            info.planner(),
+            credentials == null ? null : credentials.token(),
+            layout.dataDir().toString()),
+        true);
+    watchForUnexpectedExits();
+  }
+
+  public StackInfo info() {
+    return info;
+  }
+
+  public DevStackLayout layout() {
+    return layout;
+  }
+
+  /** The dev tenant's token, or empty when the state service could not issue one. */
+  public Optional<DevCredentials> credentials() {
+    return Optional.ofNullable(credentials);
+  }
+
+  /** Pids of the service processes, in start order. */
+  public List<Long> servicePids() {
+    return services.stream().map(ServiceProcess::pid).toList();
+  }
+
+  /** The endpoints and the shell exports, as printed after a start. */
+  public String summary() {
+    return info.summary(credentials == null ? null : credentials.token());
+  }
+
+  /** Stops the services (SIGTERM, then kill), then Kafka, then PostgreSQL. Idempotent. */
+  @Override
+  public void close() {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
+    try {
+      // Reverse start order: planner and executor first, so that nothing calls a stopped store.
+      for (int group = 1; group >= 0; group--) {
+        List<ServiceProcess> stopping = new ArrayList<>();
+        for (ServiceProcess p : services) {
+          if (p.service().startGroup() == group) {
+            p.requestStop();
+            stopping.add(p);
+          }
+        }
+        for (ServiceProcess p : stopping) {
+          p.awaitStopped(STOP_GRACE);
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      services.forEach(p -> p.process().destroyForcibly());
+    }
+    if (kafka != null) {
+      try {
+        kafka.close();
+      } catch (RuntimeException e) {
+        options.out().println("warning: stopping Kafka failed: " + e);
+      }
+    }
+    if (postgres != null) {
+      try {
+        postgres.close();
+      } catch (IOException | RuntimeException e) {
+        options.out().println("warning: stopping PostgreSQL failed: " + e);
+      }
+    }
+    try {
+      if (info != null) {
+        Files.deleteIfExists(layout.stackFile());
+        removePointerIfOurs();
+      }
+      if (lock != null) {
+        lock.release();
+      }
+      if (lockChannel != null) {
+        lockChannel.close();
+      }
+    } catch (IOException e) {
+      options.out().println("warning: cleaning up " + layout.dataDir() + " failed: " + e);
+    }
+  }
+
+  private void removePointerIfOurs() throws IOException {
+    Path pointer = DevStackLayout.pointerFile(options.stagecraftHome());
+    Optional<DevStackPointer> current = StackFiles.readQuietly(pointer, DevStackPointer.class);
+    if (current.isPresent() && layout.dataDir().toString().equals(current.get().dataDir())) {
+      Files.deleteIfExists(pointer);
+    }
+  }
+
+  private void acquireLock() throws IOException {
+    lockChannel =
+        FileChannel.open(layout.lockFile(), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+    try {
+      lock = lockChannel.tryLock();
+    } catch (OverlappingFileLockException e) {
+      lock = null;
+    }
+    if (lock == null) {
+      lockChannel.close();
+      lockChannel = null;
+      String pid =
+          StackFiles.readQuietly(layout.stackFile(), StackInfo.class)
+              .map(i -> " (supervisor pid " + i.pid() + ")")
+              .orElse("");
+      throw new AlreadyRunningException(
+          "A dev stack is already running for "
+              + layout.dataDir()
+              + pid
+              + ". Stop it with `./stagecraft down` first, or use another --data-dir.");
+    }
+  }
+
+  /**
+   * A supervisor killed with SIGKILL leaves its services running (and holding the ports). Its
+   * stack.json still lists their pids: stop those that still run one of our jars.
+   */
+  private void stopLeftoversOfACrashedSupervisor() throws IOException {
+    Optional<StackInfo> stale = StackFiles.readQuietly(layout.stackFile(), StackInfo.class);
+    if (stale.isEmpty()) {
+      return;
+    }
+    if (stale.get().services() != null) {
+      for (Map.Entry<String, Long> e : stale.get().services().entrySet()) {
+        ProcessHandle.of(e.getValue())
+            .filter(ProcessHandle::isAlive)
+            .filter(h -> h.info().commandLine().orElse("").contains("-service.jar"))
+            .ifPresent(
+                h -> {
+                  options
+                      .out()
+                      .println(
+                          "Stopping " + e.getKey() + " (pid " + h.pid() + ") left by a crash.");
+                  h.destroyForcibly();
+                  h.onExit().join();
+                });
+      }
+    }
+    Files.deleteIfExists(layout.stackFile());
+  }
+
+  private void watchForUnexpectedExits() {
+    for (ServiceProcess p : services) {
+      p.process()
+          .onExit()
+          .thenRun(
+              () -> {
+                if (!closed.get()) {
+                  options
+                      .out()
+                      .println(
+                          "warning: "
+                              + p.service().artifactId()
+                              + " exited with code "
+                              + p.process().exitValue()
+                              + "; see "
+                              + p.logFile());
+                }
+              });
+    }
+  }
+
+  private Map<String, String> serviceEnv(
+      StackService service, Map<StackService, Integer> ports, String serviceToken) {
+    Map<String, String> env = new LinkedHashMap<>();
+    env.put("STAGECRAFT_PORT", Integer.toString(ports.get(service)));
+    env.put("STAGECRAFT_KAFKA", kafka.bootstrapServers());
+    env.put("STAGECRAFT_SERVICE_TOKEN", serviceToken);
+    env.put("STAGECRAFT_INSTANCE_ID", "dev-" + service.key());
+    if (service == StackService.STATE || service == StackService.LOCK) {
+      env.put("STAGECRAFT_DB_URL", database.url());
+      env.put("STAGECRAFT_DB_USER", database.user());
+      env.put("STAGECRAFT_DB_PASSWORD", database.password());
+    }
+    if (service == StackService.PLANNER || service == StackService.LOCK) {
+      env.put("STAGECRAFT_STATE_URL", url(ports.get(StackService.STATE)));
+      env.put("STAGECRAFT_LOCK_URL", url(ports.get(StackService.LOCK)));
+    }
+    if (service == StackService.PLANNER) {
+      env.put("STAGECRAFT_PUBLIC_STATE_URL", url(ports.get(StackService.STATE)));
+      env.put("STAGECRAFT_PUBLIC_LOCK_URL", url(ports.get(StackService.LOCK)));
+    }
+    return env;
+  }
+
+  private Path jar(StackService s) {
+    return options
+        .repoDir()
+        .resolve(s.artifactId())
+        .resolve("target")
+        .resolve(s.artifactId() + ".jar");
+  }
+
+  /** The shared secret for /internal/**: generated once, kept in service-token (0600). */
+  private String serviceToken() throws IOException {
+    Path file = layout.serviceTokenFile();
+    if (Files.isRegularFile(file)) {
+      String kept = Files.readString(file).strip();
+      if (!kept.isEmpty()) {
+        return kept;
+      }
+    }
+    byte[] bytes = new byte[32];
+    new SecureRandom().nextBytes(bytes);
+    String token = HexFormat.of().formatHex(bytes);
+    StackFiles.writeString(file, token + "\n", true);
+    return token;
+  }
+
+  private static String url(int port) {
+    return "http://127.0.0.1:" + port;
+  }
+
+  /** {@code preferred} when it can be bound right now, else a free port. */
+  static int preferredPort(int preferred) throws IOException {
+    if (preferred != 0) {
+      try (ServerSocket probe = new ServerSocket()) {
+        probe.bind(new InetSocketAddress(preferred));
+        return preferred;
+      } catch (IOException busy) {
+        // taken: fall through to any free port
+      }
+    }
+    return EmbeddedKafka.freePort();
+  }
+
+  /** Another supervisor holds the data directory. */
+  public static final class AlreadyRunningException extends IllegalStateException {
+    private static final long serialVersionUID = 1L;
+
+    AlreadyRunningException(String message) {
+      super(message);
+    }
+  }
+}

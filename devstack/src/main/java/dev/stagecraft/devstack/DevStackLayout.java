@@ -1,0 +1,66 @@
+package dev.stagecraft.devstack;
+
+import java.nio.file.Path;
+
+/**
+ * Where the dev stack keeps its files under its data directory (default {@code .stagecraft}):
+ *
+ * <pre>
+ * kafka/             Kafka log dir (KRaft metadata and topics)
+ * postgres/          PostgreSQL data directory (embedded server only)
+ * pg-runtime/        unpacked PostgreSQL binaries
+ * logs/&lt;svc&gt;.log     one log per service; logs/devstack.log for a detached supervisor
+ * service-token      shared secret for /internal/** (0600, reused across restarts)
+ * credentials.json   the dev tenant's admin API token (0600)
+ * stack.json         endpoints and pids while a supervisor runs (removed on shutdown)
+ * supervisor.lock    held by the running supervisor
+ * </pre>
+ */
+public record DevStackLayout(Path dataDir) {
+
+  public DevStackLayout {
+    dataDir = dataDir.toAbsolutePath().normalize();
+  }
+
+  public Path kafkaDir() {
+    return dataDir.resolve("kafka");
+  }
+
+  public Path postgresDir() {
+    return dataDir.resolve("postgres");
+  }
+
+  public Path logsDir() {
+    return dataDir.resolve("logs");
+  }
+
+  public Path serviceLog(StackService service) {
+    return logsDir().resolve(service.artifactId() + ".log");
+  }
+
+  /** Output of a supervisor started with {@code up -detach}. */
+  public Path supervisorLog() {
+    return logsDir().resolve("devstack.log");
+  }
+
+  public Path serviceTokenFile() {
+    return dataDir.resolve("service-token");
+  }
+
+  public Path credentialsFile() {
+    return dataDir.resolve("credentials.json");
+  }
+
+  public Path stackFile() {
+    return dataDir.resolve("stack.json");
+  }
+
+  public Path lockFile() {
+    return dataDir.resolve("supervisor.lock");
+  }
+
+  /** The pointer the CLI reads: {@code $STAGECRAFT_HOME/dev-stack.json}. */
+  public static Path pointerFile(Path stagecraftHome) {
+    return stagecraftHome.resolve("dev-stack.json");
+  }
+}

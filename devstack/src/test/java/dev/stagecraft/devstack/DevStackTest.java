@@ -1,0 +1,137 @@
+package dev.stagecraft.devstack;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.time.Duration;
+import java.util.List;
+import java.util.Properties;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class DevStackTest {
+  private static final HttpClient HTTP = HttpClient.newHttpClient();
+
+  @TempDir Path tmp;
+
+  @BeforeAll
+  static void serviceJarsAreBuilt() {
+    TestRepo.requireServiceJars();
+  }
+
+  @Test
+  void startsEveryServiceAsItsOwnProcessAndWritesStackJsonAndThePointer() throws Exception {
+    Path data = tmp.resolve("data");
+    Path home = tmp.resolve("home");
+    List<Long> pids;
+    try (DevStack stack = DevStack.start(TestRepo.options(data, home))) {
+      StackInfo info = stack.info();
+      for (String url : List.of(info.planner(), info.state(), info.lock(), info.executor())) {
+        assertThat(status(url + "/health")).as(url).isEqualTo(200);
+      }
+      pids = stack.servicePids();
+      assertThat(pids).hasSize(4).doesNotContain(ProcessHandle.current().pid());
+      assertThat(pids).allSatisfy(pid -> assertThat(ProcessHandle.of(pid)).isPresent());
+
+      StackInfo written =
+          StackFiles.read(data.resolve("stack.json"), StackInfo.class).orElseThrow();
+      assertThat(written).isEqualTo(info);
+      assertThat(written.pid()).isEqualTo(ProcessHandle.current().pid());
+      assertThat(written.kafka()).startsWith("127.0.0.1:");
+      assertThat(written.postgres()).startsWith("jdbc:postgresql:");
+      assertThat(written.dataDir()).isEqualTo(data.toAbsolutePath().toString());
+      assertThat(written.services()).containsOnlyKeys("planner", "state", "lock", "executor");
+
+      DevStackPointer pointer =
+          StackFiles.read(home.resolve("dev-stack.json"), DevStackPointer.class).orElseThrow();
+      assertThat(pointer.planner()).isEqualTo(info.planner());
+      assertThat(pointer.dataDir()).isEqualTo(info.dataDir());
+      assertThat(Files.getPosixFilePermissions(data.resolve("service-token")))
+          .isEqualTo(PosixFilePermissions.fromString("rw-------"));
+      for (StackService s : StackService.values()) {
+        assertThat(data.resolve("logs").resolve(s.artifactId() + ".log")).isNotEmptyFile();
+      }
+    }
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () ->
+                assertThat(pids)
+                    .allSatisfy(
+                        pid ->
+                            assertThat(ProcessHandle.of(pid).filter(ProcessHandle::isAlive))
+                                .isEmpty()));
+    assertThat(data.resolve("stack.json")).doesNotExist();
+    assertThat(home.resolve("dev-stack.json")).doesNotExist();
+  }
+
+  @Test
+  void refusesASecondSupervisorForTheSameDataDirectory() throws Exception {
+    Path data = tmp.resolve("data");
+    try (DevStack first = DevStack.start(TestRepo.options(data, tmp.resolve("home")))) {
+      assertThatThrownBy(() -> DevStack.start(TestRepo.options(data, tmp.resolve("home2"))))
+          .isInstanceOf(DevStack.AlreadyRunningException.class)
+          .hasMessageContaining("already running for " + data.toAbsolutePath())
+          .hasMessageContaining("supervisor pid " + first.info().pid());
+      assertThat(status(first.info().planner() + "/health")).isEqualTo(200);
+    }
+  }
+
+  @Test
+  void keepsPostgresKafkaAndTheServiceTokenAcrossARestart() throws Exception {
+    Path data = tmp.resolve("data");
+    Path home = tmp.resolve("home");
+    String clusterId;
+    String serviceToken;
+    String devToken;
+    try (DevStack stack = DevStack.start(TestRepo.options(data, home));
+        Connection c = connect(stack.info().postgres())) {
+      c.createStatement().execute("create table devstack_marker(v text)");
+      c.createStatement().execute("insert into devstack_marker values ('kept')");
+      clusterId = clusterId(data);
+      serviceToken = Files.readString(data.resolve("service-token"));
+      devToken = stack.credentials().map(DevCredentials::token).orElse(null);
+    }
+    try (DevStack stack = DevStack.start(TestRepo.options(data, home));
+        Connection c = connect(stack.info().postgres());
+        ResultSet rs = c.createStatement().executeQuery("select v from devstack_marker")) {
+      assertThat(rs.next()).isTrue();
+      assertThat(rs.getString(1)).isEqualTo("kept");
+      assertThat(clusterId(data)).isEqualTo(clusterId);
+      assertThat(Files.readString(data.resolve("service-token"))).isEqualTo(serviceToken);
+      // Once the state service issues tokens, the kept one must still be the dev tenant's token.
+      assertThat(stack.credentials().map(DevCredentials::token).orElse(null)).isEqualTo(devToken);
+    }
+  }
+
+  private static Connection connect(String jdbcUrl) throws Exception {
+    return DriverManager.getConnection(jdbcUrl, "postgres", "postgres");
+  }
+
+  private static String clusterId(Path data) throws Exception {
+    Properties meta = new Properties();
+    try (var in = Files.newInputStream(data.resolve("kafka").resolve("meta.properties"))) {
+      meta.load(in);
+    }
+    return meta.getProperty("cluster.id");
+  }
+
+  private static int status(String url) throws Exception {
+    return HTTP.send(
+            HttpRequest.newBuilder(URI.create(url)).GET().build(),
+            HttpResponse.BodyHandlers.discarding())
+        .statusCode();
+  }
+}
