@@ -6,8 +6,8 @@ import java.nio.file.Path;
 import java.util.Map;
 
 /**
- * What a command runs with: its working directory (after {@code -chdir}), the environment, and
- * the terminal streams. Commands never read {@code System.getenv} or {@code System.out} directly, so
+ * What a command runs with: its working directory (after {@code -chdir}), the environment, and the
+ * terminal streams. Commands never read {@code System.getenv} or {@code System.out} directly, so
  * tests can run them in-process.
  */
 public record CliContext(

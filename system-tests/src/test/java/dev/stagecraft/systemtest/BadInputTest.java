@@ -74,7 +74,7 @@ class BadInputTest {
                     .build(),
                 java.net.http.HttpResponse.BodyHandlers.ofString());
     assertThat(response.statusCode()).isEqualTo(401);
-    assertThat(response.headers().firstValue("Content-Type")).hasValueSatisfying(
-        v -> assertThat(v).startsWith("application/problem+json"));
+    assertThat(response.headers().firstValue("Content-Type"))
+        .hasValueSatisfying(v -> assertThat(v).startsWith("application/problem+json"));
   }
 }

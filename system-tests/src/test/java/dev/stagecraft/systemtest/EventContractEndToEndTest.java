@@ -24,8 +24,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Every event the services emitted during a real run validates against its JSON Schema, carries
- * the tenant, and the run's transitions arrive in order.
+ * Every event the services emitted during a real run validates against its JSON Schema, carries the
+ * tenant, and the run's transitions arrive in order.
  */
 class EventContractEndToEndTest {
   static SharedStack stack;
@@ -102,7 +102,8 @@ class EventContractEndToEndTest {
             .filter(e -> e.type().equals("dev.stagecraft.run.transitioned"))
             .map(e -> e.data().get("status").asText())
             .toList();
-    assertThat(statuses).containsSubsequence("pending", "planning", "planned", "applying", "applied");
+    assertThat(statuses)
+        .containsSubsequence("pending", "planning", "planned", "applying", "applied");
     assertThat(values.stream().filter(v -> v.contains("\"workspace\":\"events\"")))
         .noneMatch(v -> v.contains("\"line\":\"using s3cr3t-value\""));
   }

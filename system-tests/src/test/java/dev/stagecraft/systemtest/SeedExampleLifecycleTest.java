@@ -69,7 +69,8 @@ class SeedExampleLifecycleTest {
         stack.cli(dir, "plan", ws, "-detailed-exitcode", "-var", "revision_to_deploy=r2");
     assertThat(changed.exitCode()).as(changed.all()).isEqualTo(2);
     assertThat(changed.out()).contains("must be replaced").contains("\"r1\" -> \"r2\"");
-    CliResult replace = stack.cli(dir, "apply", ws, "-auto-approve", "-var", "revision_to_deploy=r2");
+    CliResult replace =
+        stack.cli(dir, "apply", ws, "-auto-approve", "-var", "revision_to_deploy=r2");
     assertThat(replace.exitCode()).as(replace.all()).isZero();
     assertThat(Files.readAllLines(deployed)).containsExactly("deployed r1", "deployed r2");
 
@@ -85,7 +86,8 @@ class SeedExampleLifecycleTest {
 
     long beforeRemoval = serial(ws);
     Files.writeString(dir.resolve("main.tf"), "variable \"revision_to_deploy\" {\n}\n");
-    CliResult removed = stack.cli(dir, "apply", ws, "-auto-approve", "-var", "revision_to_deploy=r2");
+    CliResult removed =
+        stack.cli(dir, "apply", ws, "-auto-approve", "-var", "revision_to_deploy=r2");
     assertThat(removed.exitCode()).as(removed.all()).isZero();
     assertThat(removed.out()).contains("will be destroyed");
     assertThat(Files.readAllLines(deployed)).containsExactly("deployed r1", "deployed r2");

@@ -100,7 +100,7 @@ final class SharedStack {
   }
 
   /** Runs {@code stagecraft args...} in-process in {@code dir}, as a user's shell would. */
-  CliResult cli(Path dir, String stdin, String... args) {
+  CliResult cliWithInput(Path dir, String stdin, String... args) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
     Map<String, String> env = new HashMap<>();
@@ -119,7 +119,7 @@ final class SharedStack {
   }
 
   CliResult cli(Path dir, String... args) {
-    return cli(dir, null, args);
+    return cliWithInput(dir, null, args);
   }
 
   /** A fresh configuration directory with the given main.tf. */

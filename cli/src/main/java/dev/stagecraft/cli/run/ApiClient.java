@@ -52,7 +52,8 @@ public final class ApiClient {
   /** A public API's base URL by its discovery name ({@code runs}, {@code state}, ...). */
   public String api(String name) throws IOException, InterruptedException {
     if (discovery == null) {
-      discovery = send(HttpRequest.newBuilder(URI.create(address + "/.well-known/stagecraft.json")).GET());
+      discovery =
+          send(HttpRequest.newBuilder(URI.create(address + "/.well-known/stagecraft.json")).GET());
     }
     JsonNode url = discovery.get(name);
     if (url == null) {

@@ -32,7 +32,12 @@ final class Configs {
     PlanResult check =
         Planner.plan(
             new PlanRequest(
-                options.workspace, files, options.variables, options.replace, destroy, ctx.workingDir()),
+                options.workspace,
+                files,
+                options.variables,
+                options.replace,
+                destroy,
+                ctx.workingDir()),
             PriorState.empty());
     Diagnostics diagnostics = check.diagnostics();
     if (!diagnostics.isEmpty()) {

@@ -113,7 +113,10 @@ public final class RunOptions {
     }
     if (diagnostics.hasErrors()) {
       throw new UsageException(
-          "invalid variable file " + file + ":\n" + diagnostics.render(Map.of(file.getFileName().toString(), text)));
+          "invalid variable file "
+              + file
+              + ":\n"
+              + diagnostics.render(Map.of(file.getFileName().toString(), text)));
     }
     return out;
   }

@@ -1,0 +1,86 @@
+package dev.stagecraft.lock.adapter;
+
+import dev.stagecraft.lock.adapter.db.LockStore;
+import dev.stagecraft.lock.lease.LockDecider;
+import dev.stagecraft.lock.lease.LockDecider.AcquireResult;
+import dev.stagecraft.lock.lease.LockDecider.HeartbeatResult;
+import dev.stagecraft.lock.lease.WorkspaceLock;
+import io.micronaut.context.annotation.Value;
+import jakarta.inject.Singleton;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.UUID;
+
+/**
+ * Runs lock commands against the store and implements the server-side wait of {@code acquire}.
+ *
+ * <p>Concurrency: many request threads may wait at once. A waiter re-tries its acquire when this
+ * process releases a lock (it is notified) and otherwise every {@link #RECHECK} at the latest, to
+ * notice expired leases and releases made by other instances. Each retry is a full database
+ * transaction, so waiting never affects correctness, only latency.
+ */
+@Singleton
+public final class LockService {
+  static final Duration RECHECK = Duration.ofMillis(200);
+
+  private final LockStore store;
+  private final LockDecider decider;
+  private final Object releases = new Object();
+
+  public LockService(
+      LockStore store,
+      Clock clock,
+      @Value("${stagecraft.lock.queue-timeout-seconds:120}") long queueTimeoutSeconds) {
+    this.store = store;
+    this.decider =
+        new LockDecider(
+            clock, () -> UUID.randomUUID().toString(), Duration.ofSeconds(queueTimeoutSeconds));
+  }
+
+  /** Tries to acquire, waiting up to {@code wait} while queued. */
+  public AcquireResult acquire(
+      String tenant, String workspace, String holder, Duration lease, Duration wait, String info)
+      throws SQLException, InterruptedException {
+    long deadline = System.nanoTime() + wait.toNanos();
+    while (true) {
+      AcquireResult result =
+          store.decide(tenant, workspace, s -> decider.acquire(s, holder, lease, info)).result();
+      long remaining = deadline - System.nanoTime();
+      if (result instanceof AcquireResult.Granted || remaining <= 0) {
+        return result;
+      }
+      long millis = Math.max(1, Math.min(RECHECK.toMillis(), remaining / 1_000_000));
+      synchronized (releases) {
+        releases.wait(millis); // woken by a release in this process, or re-check on timeout
+      }
+    }
+  }
+
+  public HeartbeatResult heartbeat(String tenant, String workspace, String lockId)
+      throws SQLException {
+    HeartbeatResult result =
+        store.decide(tenant, workspace, s -> decider.heartbeat(s, lockId)).result();
+    if (result instanceof HeartbeatResult.Lost) {
+      wakeWaiters(); // an expiry was recorded: the queue head may take the lock now
+    }
+    return result;
+  }
+
+  public void release(String tenant, String workspace, String lockId) throws SQLException {
+    if (store.decide(tenant, workspace, s -> decider.release(s, lockId)).result()) {
+      wakeWaiters();
+    }
+  }
+
+  /** The lock as it stands now (an overdue lease shows as free; nothing is written). */
+  public WorkspaceLock view(String tenant, String workspace) throws SQLException {
+    return decider.expire(store.read(tenant, workspace)).result();
+  }
+
+  private void wakeWaiters() {
+    synchronized (releases) {
+      releases.notifyAll();
+    }
+  }
+}

@@ -1,0 +1,142 @@
+package dev.stagecraft.lock.adapter.http;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.stagecraft.lock.adapter.LockService;
+import dev.stagecraft.lock.lease.LockDecider.AcquireResult;
+import dev.stagecraft.lock.lease.LockDecider.HeartbeatResult;
+import dev.stagecraft.lock.lease.LockLease;
+import dev.stagecraft.lock.lease.QueuedHolder;
+import dev.stagecraft.lock.lease.WorkspaceLock;
+import io.micronaut.core.annotation.Nullable;
+import io.micronaut.http.HttpHeaders;
+import io.micronaut.http.HttpResponse;
+import io.micronaut.http.HttpStatus;
+import io.micronaut.http.annotation.Body;
+import io.micronaut.http.annotation.Controller;
+import io.micronaut.http.annotation.Delete;
+import io.micronaut.http.annotation.Get;
+import io.micronaut.http.annotation.Header;
+import io.micronaut.http.annotation.Post;
+import io.micronaut.scheduling.TaskExecutors;
+import io.micronaut.scheduling.annotation.ExecuteOn;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/** Workspace lock endpoints ({@code /internal/v1/...}), guarded by the service token. */
+@Controller("/internal/v1/tenants/{tenant}/workspaces/{ws}/lock")
+@ExecuteOn(TaskExecutors.BLOCKING)
+public class LockController {
+  static final long MAX_LEASE_SECONDS = 3600;
+  static final long MAX_WAIT_SECONDS = 60;
+
+  private final ServiceAuth auth;
+  private final LockService locks;
+
+  public LockController(ServiceAuth auth, LockService locks) {
+    this.auth = auth;
+    this.locks = locks;
+  }
+
+  @Post
+  public HttpResponse<String> acquire(
+      @Header(HttpHeaders.AUTHORIZATION) @Nullable String authorization,
+      String tenant,
+      String ws,
+      @Body @Nullable String body)
+      throws SQLException, InterruptedException {
+    auth.require(authorization);
+    check(tenant, ws);
+    JsonNode json = Json.object(body);
+    String holder = Json.requiredText(json, "holder");
+    long leaseSeconds = seconds(json, "leaseSeconds", 30, 1, MAX_LEASE_SECONDS);
+    long waitSeconds = seconds(json, "waitSeconds", 0, 0, MAX_WAIT_SECONDS);
+    String info = json.hasNonNull("info") ? json.get("info").asText() : null;
+    AcquireResult result =
+        locks.acquire(
+            tenant,
+            ws,
+            holder,
+            Duration.ofSeconds(leaseSeconds),
+            Duration.ofSeconds(waitSeconds),
+            info);
+    return switch (result) {
+      case AcquireResult.Granted g -> {
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("lockId", g.lease().lockId());
+        out.put("fencingToken", g.lease().fencingToken());
+        out.put("leaseExpiresAt", g.lease().leaseExpiresAt().toString());
+        yield Json.respond(HttpStatus.OK, out);
+      }
+      case AcquireResult.Queued q ->
+          Json.respond(HttpStatus.ACCEPTED, Map.of("queued", true, "position", q.position()));
+    };
+  }
+
+  @Post("/{lockId}/heartbeat")
+  public HttpResponse<String> heartbeat(
+      @Header(HttpHeaders.AUTHORIZATION) @Nullable String authorization,
+      String tenant,
+      String ws,
+      String lockId)
+      throws SQLException {
+    auth.require(authorization);
+    check(tenant, ws);
+    return switch (locks.heartbeat(tenant, ws, lockId)) {
+      case HeartbeatResult.Renewed r ->
+          Json.respond(HttpStatus.OK, Map.of("leaseExpiresAt", r.leaseExpiresAt().toString()));
+      case HeartbeatResult.Lost l ->
+          throw new Problem(
+              410, "Gone", l.reason() + ": stop writing, acquire the lock again and re-plan");
+    };
+  }
+
+  @Delete("/{lockId}")
+  public HttpResponse<String> release(
+      @Header(HttpHeaders.AUTHORIZATION) @Nullable String authorization,
+      String tenant,
+      String ws,
+      String lockId)
+      throws SQLException {
+    auth.require(authorization);
+    check(tenant, ws);
+    locks.release(tenant, ws, lockId);
+    return Json.respond(HttpStatus.OK, Map.of("released", lockId));
+  }
+
+  @Get
+  public HttpResponse<String> show(
+      @Header(HttpHeaders.AUTHORIZATION) @Nullable String authorization, String tenant, String ws)
+      throws SQLException {
+    auth.require(authorization);
+    check(tenant, ws);
+    WorkspaceLock lock = locks.view(tenant, ws);
+    LockLease lease = lock.current();
+    Map<String, Object> out = new LinkedHashMap<>();
+    out.put("holder", lease == null ? null : lease.holder());
+    out.put("lockId", lease == null ? null : lease.lockId());
+    out.put("fencingToken", lease == null ? null : lease.fencingToken());
+    out.put("leaseExpiresAt", lease == null ? null : lease.leaseExpiresAt().toString());
+    out.put("info", lease == null ? null : lease.info());
+    out.put("queue", lock.queue().stream().map(QueuedHolder::holder).toList());
+    return Json.respond(HttpStatus.OK, out);
+  }
+
+  private static void check(String tenant, String ws) {
+    Names.check("tenant", tenant);
+    Names.check("workspace", ws);
+  }
+
+  private static long seconds(JsonNode json, String field, long fallback, long min, long max) {
+    JsonNode value = json.get(field);
+    if (value == null || value.isNull()) {
+      return fallback;
+    }
+    if (!value.isIntegralNumber() || value.asLong() < min || value.asLong() > max) {
+      throw Problem.badRequest(
+          "field '" + field + "' must be an integer from " + min + " to " + max + " (seconds)");
+    }
+    return value.asLong();
+  }
+}

@@ -1,0 +1,145 @@
+package dev.stagecraft.lock.lease;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Supplier;
+
+/**
+ * Decides lock commands: {@code decide(command, current) → (events, result)}. Time and lock ids are
+ * injected. Rules:
+ *
+ * <ul>
+ *   <li>Fencing tokens strictly increase per workspace and are never reused (the counter survives
+ *       release).
+ *   <li>A holder that asks while the lock is held, or while others queue ahead of it, is enqueued
+ *       once (idempotent by holder) and learns its 1-based position.
+ *   <li>A free lock (released, or lease expired) goes only to the head of the queue — or to anyone
+ *       when nobody queues.
+ *   <li>A heartbeat after the lease expired is refused: the lease is lost.
+ *   <li>Queued holders that have not asked for longer than the queue timeout lose their place, so a
+ *       crashed waiter cannot block the queue forever.
+ * </ul>
+ */
+public final class LockDecider {
+  private final Clock clock;
+  private final Supplier<String> lockIds;
+  private final Duration queueTimeout;
+
+  public LockDecider(Clock clock, Supplier<String> lockIds, Duration queueTimeout) {
+    this.clock = clock;
+    this.lockIds = lockIds;
+    this.queueTimeout = queueTimeout;
+  }
+
+  /** Events to persist and the answer to the caller. */
+  public record Decision<R>(List<LockEvent> events, R result) {
+    public Decision {
+      events = List.copyOf(events);
+    }
+  }
+
+  /** Result of an acquire. */
+  public sealed interface AcquireResult {
+    record Granted(LockLease lease) implements AcquireResult {}
+
+    /**
+     * @param position 1 = next in line
+     */
+    record Queued(int position) implements AcquireResult {}
+  }
+
+  /** Result of a heartbeat. */
+  public sealed interface HeartbeatResult {
+    record Renewed(Instant leaseExpiresAt) implements HeartbeatResult {}
+
+    /** The lease expired or the lock was released/taken over: stop writing. */
+    record Lost(String reason) implements HeartbeatResult {}
+  }
+
+  public Decision<AcquireResult> acquire(
+      WorkspaceLock current, String holder, Duration lease, String info) {
+    Instant now = clock.instant();
+    LockLease held = current.current();
+    if (held != null && held.holder().equals(holder) && !held.expiredAt(now)) {
+      return new Decision<>(List.of(), new AcquireResult.Granted(held)); // a retried request
+    }
+    List<LockEvent> events = new ArrayList<>(housekeeping(current, now, holder));
+    WorkspaceLock state = current.applyAll(events);
+    boolean headOrEmpty = state.queue().isEmpty() || state.queue().get(0).holder().equals(holder);
+    if (state.current() == null && headOrEmpty) {
+      LockLease granted =
+          new LockLease(
+              lockIds.get(),
+              holder,
+              state.lastFencingToken() + 1,
+              now,
+              lease,
+              now.plus(lease),
+              info);
+      events.add(new LockEvent.Acquired(granted));
+      return new Decision<>(events, new AcquireResult.Granted(granted));
+    }
+    if (state.indexOf(holder).isPresent()) {
+      events.add(new LockEvent.StillWaiting(holder, now));
+    } else {
+      events.add(new LockEvent.Enqueued(holder, now));
+    }
+    int position =
+        state.applyAll(events.subList(events.size() - 1, events.size())).indexOf(holder).getAsInt()
+            + 1;
+    return new Decision<>(events, new AcquireResult.Queued(position));
+  }
+
+  public Decision<HeartbeatResult> heartbeat(WorkspaceLock current, String lockId) {
+    Instant now = clock.instant();
+    LockLease held = current.current();
+    if (held == null || !held.lockId().equals(lockId)) {
+      return new Decision<>(
+          List.of(),
+          new HeartbeatResult.Lost("lock " + lockId + " is not held (released or taken over)"));
+    }
+    if (held.expiredAt(now)) {
+      return new Decision<>(
+          List.of(new LockEvent.Expired(held.lockId(), held.holder(), held.fencingToken())),
+          new HeartbeatResult.Lost(
+              "the lease of lock " + lockId + " expired at " + held.leaseExpiresAt()));
+    }
+    Instant until = now.plus(held.leaseDuration());
+    return new Decision<>(
+        List.of(new LockEvent.Renewed(lockId, held.holder(), until)),
+        new HeartbeatResult.Renewed(until));
+  }
+
+  /** Releases the lock if {@code lockId} holds it; otherwise nothing (idempotent). */
+  public Decision<Boolean> release(WorkspaceLock current, String lockId) {
+    LockLease held = current.current();
+    if (held == null || !held.lockId().equals(lockId)) {
+      return new Decision<>(List.of(), false);
+    }
+    return new Decision<>(
+        List.of(new LockEvent.Released(lockId, held.holder(), held.fencingToken())), true);
+  }
+
+  /** Expires an overdue lease and drops abandoned queue entries. */
+  public Decision<WorkspaceLock> expire(WorkspaceLock current) {
+    List<LockEvent> events = housekeeping(current, clock.instant(), null);
+    return new Decision<>(events, current.applyAll(events));
+  }
+
+  private List<LockEvent> housekeeping(WorkspaceLock current, Instant now, String caller) {
+    List<LockEvent> events = new ArrayList<>();
+    LockLease held = current.current();
+    if (held != null && held.expiredAt(now)) {
+      events.add(new LockEvent.Expired(held.lockId(), held.holder(), held.fencingToken()));
+    }
+    for (QueuedHolder q : current.queue()) {
+      if (!q.holder().equals(caller) && !now.isBefore(q.lastSeenAt().plus(queueTimeout))) {
+        events.add(new LockEvent.Abandoned(q.holder()));
+      }
+    }
+    return events;
+  }
+}

@@ -1,0 +1,72 @@
+package dev.stagecraft.lock.lease;
+
+import java.time.Instant;
+
+/** Everything that happens to a workspace lock. Applied by {@link WorkspaceLock#apply}. */
+public sealed interface LockEvent {
+
+  /** The wire/audit name. */
+  String typeName();
+
+  String holder();
+
+  /** The lock was granted with a fresh fencing token; the holder leaves the queue. */
+  record Acquired(LockLease lease) implements LockEvent {
+    @Override
+    public String typeName() {
+      return "acquired";
+    }
+
+    @Override
+    public String holder() {
+      return lease.holder();
+    }
+  }
+
+  /** A heartbeat extended the lease. */
+  record Renewed(String lockId, String holder, Instant leaseExpiresAt) implements LockEvent {
+    @Override
+    public String typeName() {
+      return "renewed";
+    }
+  }
+
+  record Released(String lockId, String holder, long fencingToken) implements LockEvent {
+    @Override
+    public String typeName() {
+      return "released";
+    }
+  }
+
+  /** The lease ran out without a heartbeat; the lock is free for the head of the queue. */
+  record Expired(String lockId, String holder, long fencingToken) implements LockEvent {
+    @Override
+    public String typeName() {
+      return "expired";
+    }
+  }
+
+  /** A holder joined the end of the queue. */
+  record Enqueued(String holder, Instant at) implements LockEvent {
+    @Override
+    public String typeName() {
+      return "enqueued";
+    }
+  }
+
+  /** A queued holder asked again: it keeps its place. */
+  record StillWaiting(String holder, Instant at) implements LockEvent {
+    @Override
+    public String typeName() {
+      return "still_waiting";
+    }
+  }
+
+  /** A queued holder stopped asking for longer than the queue timeout and lost its place. */
+  record Abandoned(String holder) implements LockEvent {
+    @Override
+    public String typeName() {
+      return "abandoned";
+    }
+  }
+}

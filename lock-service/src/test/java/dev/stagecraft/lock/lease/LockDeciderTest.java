@@ -1,0 +1,187 @@
+package dev.stagecraft.lock.lease;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.stagecraft.lock.lease.LockDecider.AcquireResult;
+import dev.stagecraft.lock.lease.LockDecider.AcquireResult.Granted;
+import dev.stagecraft.lock.lease.LockDecider.AcquireResult.Queued;
+import dev.stagecraft.lock.lease.LockDecider.Decision;
+import dev.stagecraft.lock.lease.LockDecider.HeartbeatResult;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/** Given a lock, when a command arrives, then these events and this answer. */
+class LockDeciderTest {
+  private static final Duration LEASE = Duration.ofSeconds(30);
+  private static final Instant T0 = Instant.parse("2025-01-01T00:00:00Z");
+
+  private final TestClock clock = new TestClock(T0);
+  private final AtomicInteger ids = new AtomicInteger();
+  private final LockDecider decider =
+      new LockDecider(clock, () -> "lock-" + ids.incrementAndGet(), Duration.ofSeconds(120));
+  private WorkspaceLock lock = WorkspaceLock.FREE;
+
+  private AcquireResult acquire(String holder) {
+    Decision<AcquireResult> d = decider.acquire(lock, holder, LEASE, "info");
+    lock = lock.applyAll(d.events());
+    return d.result();
+  }
+
+  private void release(String lockId) {
+    lock = lock.applyAll(decider.release(lock, lockId).events());
+  }
+
+  private HeartbeatResult heartbeat(String lockId) {
+    Decision<HeartbeatResult> d = decider.heartbeat(lock, lockId);
+    lock = lock.applyAll(d.events());
+    return d.result();
+  }
+
+  private static LockLease granted(AcquireResult result) {
+    assertThat(result).isInstanceOf(Granted.class);
+    return ((Granted) result).lease();
+  }
+
+  @Test
+  void grantsAFreeLockWithTheFirstFencingToken() {
+    Decision<AcquireResult> d = decider.acquire(WorkspaceLock.FREE, "run-a", LEASE, "plan");
+
+    LockLease lease = granted(d.result());
+    assertThat(lease.fencingToken()).isEqualTo(1);
+    assertThat(lease.leaseExpiresAt()).isEqualTo(T0.plus(LEASE));
+    assertThat(d.events()).containsExactly(new LockEvent.Acquired(lease));
+  }
+
+  @Test
+  void enqueuesWaitersOnceInFifoOrder() {
+    acquire("a");
+
+    assertThat(acquire("b")).isEqualTo(new Queued(1));
+    assertThat(acquire("c")).isEqualTo(new Queued(2));
+    assertThat(acquire("b")).isEqualTo(new Queued(1));
+    assertThat(acquire("c")).isEqualTo(new Queued(2));
+    assertThat(lock.queue()).extracting(QueuedHolder::holder).containsExactly("b", "c");
+  }
+
+  @Test
+  void onlyTheHeadOfTheQueueMayTakeAReleasedLock() {
+    LockLease a = granted(acquire("a"));
+    acquire("b");
+    acquire("c");
+    release(a.lockId());
+
+    assertThat(acquire("c")).isEqualTo(new Queued(2));
+    assertThat(acquire("d")).isEqualTo(new Queued(3));
+    LockLease b = granted(acquire("b"));
+    assertThat(lock.queue()).extracting(QueuedHolder::holder).containsExactly("c", "d");
+    release(b.lockId());
+    assertThat(granted(acquire("c")).holder()).isEqualTo("c");
+  }
+
+  @Test
+  void fencingTokensStrictlyIncreaseAndAreNeverReused() {
+    long previous = 0;
+    for (int i = 0; i < 5; i++) {
+      LockLease lease = granted(acquire("run-" + i));
+      assertThat(lease.fencingToken()).isGreaterThan(previous);
+      previous = lease.fencingToken();
+      release(lease.lockId());
+    }
+    assertThat(lock.lastFencingToken()).isEqualTo(5);
+  }
+
+  @Test
+  void anExpiredLeaseFreesTheLockForTheQueueHead() {
+    LockLease a = granted(acquire("a"));
+    acquire("b");
+    acquire("c");
+    clock.advance(LEASE);
+
+    Decision<AcquireResult> notHead = decider.acquire(lock, "c", LEASE, null);
+    lock = lock.applyAll(notHead.events());
+
+    assertThat(notHead.events().get(0))
+        .isEqualTo(new LockEvent.Expired(a.lockId(), "a", a.fencingToken()));
+    assertThat(notHead.result()).isEqualTo(new Queued(2));
+    LockLease b = granted(acquire("b"));
+    assertThat(b.fencingToken()).isGreaterThan(a.fencingToken());
+  }
+
+  @Test
+  void heartbeatAfterExpiryLosesTheLease() {
+    LockLease a = granted(acquire("a"));
+    clock.advance(LEASE.plusSeconds(1));
+
+    assertThat(heartbeat(a.lockId())).isInstanceOf(HeartbeatResult.Lost.class);
+    assertThat(lock.current()).isNull();
+    assertThat(heartbeat(a.lockId())).isInstanceOf(HeartbeatResult.Lost.class);
+  }
+
+  @Test
+  void heartbeatExtendsTheLease() {
+    LockLease a = granted(acquire("a"));
+    clock.advance(Duration.ofSeconds(20));
+
+    assertThat(heartbeat(a.lockId()))
+        .isEqualTo(new HeartbeatResult.Renewed(T0.plusSeconds(20).plus(LEASE)));
+    clock.advance(Duration.ofSeconds(20));
+    assertThat(heartbeat(a.lockId())).isInstanceOf(HeartbeatResult.Renewed.class);
+  }
+
+  @Test
+  void heartbeatOfAnotherLockIdIsLost() {
+    acquire("a");
+
+    assertThat(heartbeat("someone-else")).isInstanceOf(HeartbeatResult.Lost.class);
+  }
+
+  @Test
+  void releaseIsIdempotent() {
+    LockLease a = granted(acquire("a"));
+    release(a.lockId());
+
+    assertThat(decider.release(lock, a.lockId()).events()).isEmpty();
+    assertThat(decider.release(lock, "unknown").result()).isFalse();
+  }
+
+  @Test
+  void aRetriedAcquireOfTheHolderReturnsTheSameLease() {
+    LockLease first = granted(acquire("a"));
+
+    Decision<AcquireResult> again = decider.acquire(lock, "a", LEASE, null);
+
+    assertThat(again.events()).isEmpty();
+    assertThat(granted(again.result())).isEqualTo(first);
+  }
+
+  @Test
+  void queuedHoldersThatStopAskingLoseTheirPlace() {
+    LockLease a = granted(acquire("a"));
+    acquire("b");
+    clock.advance(Duration.ofSeconds(60));
+    acquire("c");
+    release(a.lockId());
+    clock.advance(Duration.ofSeconds(61)); // b last asked 121 s ago, c 61 s ago
+
+    Decision<AcquireResult> d = decider.acquire(lock, "c", LEASE, null);
+
+    assertThat(d.events()).first().isEqualTo(new LockEvent.Abandoned("b"));
+    assertThat(granted(d.result()).holder()).isEqualTo("c");
+  }
+
+  @Test
+  void expireSweepFreesAnOverdueLease() {
+    LockLease a = granted(acquire("a"));
+    clock.advance(LEASE);
+
+    Decision<WorkspaceLock> d = decider.expire(lock);
+
+    assertThat(d.events())
+        .isEqualTo(List.of(new LockEvent.Expired(a.lockId(), "a", a.fencingToken())));
+    assertThat(d.result().current()).isNull();
+    assertThat(d.result().lastFencingToken()).isEqualTo(1);
+  }
+}

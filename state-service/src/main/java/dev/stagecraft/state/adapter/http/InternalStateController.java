@@ -1,0 +1,126 @@
+package dev.stagecraft.state.adapter.http;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.stagecraft.state.adapter.db.StateStore;
+import dev.stagecraft.state.adapter.db.TenantStore;
+import dev.stagecraft.state.history.TerraformStateV4;
+import io.micronaut.core.annotation.Nullable;
+import io.micronaut.http.HttpHeaders;
+import io.micronaut.http.HttpResponse;
+import io.micronaut.http.HttpStatus;
+import io.micronaut.http.annotation.Body;
+import io.micronaut.http.annotation.Controller;
+import io.micronaut.http.annotation.Get;
+import io.micronaut.http.annotation.Header;
+import io.micronaut.http.annotation.Post;
+import io.micronaut.scheduling.TaskExecutors;
+import io.micronaut.scheduling.annotation.ExecuteOn;
+import java.sql.SQLException;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+
+/** Service-to-service endpoints ({@code /internal/v1}), guarded by the service token. */
+@Controller("/internal/v1")
+@ExecuteOn(TaskExecutors.BLOCKING)
+public class InternalStateController {
+  private static final Set<String> ROLES = Set.of("admin", "deployer", "reader");
+
+  private final Authenticator auth;
+  private final TenantStore tenants;
+  private final StateStore states;
+
+  public InternalStateController(Authenticator auth, TenantStore tenants, StateStore states) {
+    this.auth = auth;
+    this.tenants = tenants;
+    this.states = states;
+  }
+
+  @Post("/tenants")
+  public HttpResponse<String> createTenant(
+      @Header(HttpHeaders.AUTHORIZATION) @Nullable String authorization,
+      @Body @Nullable String body)
+      throws SQLException {
+    auth.requireService(authorization);
+    String tenant = Names.check("tenant", Json.requiredText(Json.object(body), "name"));
+    tenants.ensureTenant(tenant);
+    return Json.respond(HttpStatus.OK, Map.of("tenant", tenant));
+  }
+
+  @Post("/tenants/{tenant}/tokens")
+  public HttpResponse<String> createToken(
+      @Header(HttpHeaders.AUTHORIZATION) @Nullable String authorization,
+      String tenant,
+      @Body @Nullable String body)
+      throws SQLException {
+    auth.requireService(authorization);
+    Names.check("tenant", tenant);
+    JsonNode json = Json.object(body);
+    String role = Json.requiredText(json, "role");
+    if (!ROLES.contains(role)) {
+      throw Problem.badRequest("role '" + role + "' is unknown: use admin, deployer or reader");
+    }
+    if (!tenants.exists(tenant)) {
+      throw Problem.notFound(
+          "tenant '" + tenant + "' does not exist: create it with POST /internal/v1/tenants");
+    }
+    String description = json.hasNonNull("description") ? json.get("description").asText() : null;
+    String token = tenants.createToken(tenant, role, description);
+    return Json.respond(HttpStatus.CREATED, Map.of("token", token));
+  }
+
+  @Post("/auth/verify")
+  public HttpResponse<String> verify(
+      @Header(HttpHeaders.AUTHORIZATION) @Nullable String authorization,
+      @Body @Nullable String body)
+      throws SQLException {
+    auth.requireService(authorization);
+    String token = Json.requiredText(Json.object(body), "token");
+    return tenants
+        .verify(token)
+        .map(p -> Json.respond(HttpStatus.OK, Map.of("tenant", p.tenant(), "role", p.role())))
+        .orElseThrow(() -> Problem.unauthorized("the token is unknown or revoked"));
+  }
+
+  @Get("/tenants/{tenant}/workspaces/{ws}/state")
+  public HttpResponse<String> state(
+      @Header(HttpHeaders.AUTHORIZATION) @Nullable String authorization, String tenant, String ws)
+      throws SQLException {
+    auth.requireService(authorization);
+    var state = states.currentState(Names.check("tenant", tenant), Names.check("workspace", ws));
+    return Json.respond(
+        HttpStatus.OK, TerraformStateV4.render(state, UUID.randomUUID().toString()));
+  }
+
+  @Post("/tenants/{tenant}/workspaces/{ws}/fencing")
+  public HttpResponse<String> fencing(
+      @Header(HttpHeaders.AUTHORIZATION) @Nullable String authorization,
+      String tenant,
+      String ws,
+      @Body @Nullable String body)
+      throws SQLException {
+    auth.requireService(authorization);
+    Names.check("tenant", tenant);
+    Names.check("workspace", ws);
+    JsonNode token = Json.object(body).get("token");
+    if (token == null
+        || !token.canConvertToLong()
+        || !token.isIntegralNumber()
+        || token.asLong() < 0) {
+      throw Problem.badRequest("field 'token' is required and must be a non-negative integer");
+    }
+    Optional<Long> newer = states.advanceFencing(tenant, ws, token.asLong());
+    if (newer.isPresent()) {
+      throw Problem.conflict(
+          "fencing token "
+              + token.asLong()
+              + " is older than the newest token "
+              + newer.get()
+              + " seen for workspace '"
+              + ws
+              + "': the lock was lost; acquire it again");
+    }
+    return Json.respond(HttpStatus.OK, Map.of("token", token.asLong()));
+  }
+}

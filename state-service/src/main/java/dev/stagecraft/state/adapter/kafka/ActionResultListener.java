@@ -1,0 +1,125 @@
+package dev.stagecraft.state.adapter.kafka;
+
+import dev.stagecraft.platform.kafka.EventConsumer;
+import dev.stagecraft.platform.kafka.EventPublisher;
+import dev.stagecraft.platform.kafka.KafkaSettings;
+import dev.stagecraft.platform.kafka.TopicBootstrap;
+import dev.stagecraft.schemas.EventCodec;
+import dev.stagecraft.schemas.EventCodec.MalformedEventException;
+import dev.stagecraft.schemas.EventSchemaValidator;
+import dev.stagecraft.schemas.EventType;
+import dev.stagecraft.schemas.Topics;
+import dev.stagecraft.schemas.action.ActionFinished;
+import dev.stagecraft.schemas.envelope.EventEnvelope;
+import dev.stagecraft.state.adapter.db.StateStore;
+import io.micronaut.context.annotation.Context;
+import io.micronaut.context.annotation.Requires;
+import io.micronaut.context.annotation.Value;
+import jakarta.annotation.PostConstruct;
+import jakarta.annotation.PreDestroy;
+import java.nio.charset.StandardCharsets;
+import java.sql.SQLException;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Consumes {@code stagecraft.action-events} (group {@code state-service}) and records every {@code
+ * action.finished} through {@link StateStore#record}, then publishes the resulting {@code
+ * state.recorded} on {@code stagecraft.state-events} keyed by tenant/workspace.
+ *
+ * <p>Idempotency: the store dedupes by envelope id and by (run id, action id) and returns the same
+ * {@code state.recorded} for a redelivery, which is published again (the planner dedupes by the
+ * envelope id). If publishing fails after the commit, the retry takes exactly that path.
+ *
+ * <p>Concurrency: one consumer thread (see {@link EventConsumer}). Database failures are retried
+ * with backoff on that thread until they succeed or the service stops; malformed events go to the
+ * dead-letter topic.
+ */
+@Context
+@Requires(property = "stagecraft.kafka.enabled", notEquals = "false")
+public final class ActionResultListener {
+  static final String GROUP = "state-service";
+  private static final Logger LOG = LoggerFactory.getLogger(ActionResultListener.class);
+
+  private final StateStore store;
+  private final KafkaSettings settings;
+  private final String instanceId;
+  private final EventSchemaValidator validator = new EventSchemaValidator();
+  private EventPublisher publisher;
+  private EventConsumer consumer;
+  private volatile boolean stopping;
+
+  public ActionResultListener(
+      StateStore store,
+      @Value("${stagecraft.kafka-bootstrap}") String bootstrap,
+      @Value("${stagecraft.instance-id:state-1}") String instanceId) {
+    this.store = store;
+    this.settings = new KafkaSettings(bootstrap);
+    this.instanceId = instanceId;
+  }
+
+  @PostConstruct
+  void start() {
+    TopicBootstrap.ensureTopics(settings, 4, (short) 1);
+    publisher = new EventPublisher(settings, instanceId + "-state-recorded");
+    consumer =
+        new EventConsumer(
+                settings,
+                GROUP,
+                instanceId,
+                "earliest",
+                List.of(Topics.ACTION_EVENTS),
+                publisher,
+                this::handle)
+            .start();
+  }
+
+  void handle(EventEnvelope event) throws InterruptedException {
+    if (!EventType.ACTION_FINISHED.type().equals(event.type())) {
+      return; // started / log lines do not change state
+    }
+    List<String> violations =
+        validator.validate(new String(EventCodec.encode(event), StandardCharsets.UTF_8));
+    if (!violations.isEmpty()) {
+      throw new MalformedEventException(
+          "action.finished " + event.id() + " violates its schema: " + violations);
+    }
+    ActionFinished finished = EventCodec.data(event, ActionFinished.class);
+    if (blank(event.workspace()) || blank(finished.runId()) || blank(finished.actionId())) {
+      throw new MalformedEventException(
+          "action.finished " + event.id() + " lacks workspace, runId or actionId");
+    }
+    long backoffMillis = 100;
+    while (true) {
+      try {
+        StateStore.Recorded recorded = store.record(event, finished);
+        publisher.publish(recorded.envelope());
+        return;
+      } catch (SQLException | RuntimeException e) {
+        if (stopping) {
+          throw new IllegalStateException("stopping while recording " + event.id(), e);
+        }
+        LOG.warn(
+            "recording {} failed, retrying in {} ms: {}", event.id(), backoffMillis, e.toString());
+        Thread.sleep(backoffMillis); // backoff of a transient failure on the consumer thread
+        backoffMillis = Math.min(backoffMillis * 2, 5_000);
+      }
+    }
+  }
+
+  private static boolean blank(String s) {
+    return s == null || s.isBlank();
+  }
+
+  @PreDestroy
+  void stop() {
+    stopping = true;
+    if (consumer != null) {
+      consumer.close();
+    }
+    if (publisher != null) {
+      publisher.close();
+    }
+  }
+}

@@ -1,0 +1,114 @@
+package dev.stagecraft.state.history;
+
+import dev.stagecraft.schemas.action.ActionFinished;
+import dev.stagecraft.state.history.Decision.Outcome;
+import dev.stagecraft.state.history.StateEvent.InstanceRemoved;
+import dev.stagecraft.state.history.StateEvent.InstanceWritten;
+import dev.stagecraft.state.history.StateEvent.LineageAssigned;
+import dev.stagecraft.state.history.StateEvent.RemoveKind;
+import dev.stagecraft.state.history.StateEvent.WriteKind;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Supplier;
+
+/**
+ * Decides how an executor's action result changes a workspace's state (docs/internal-api.md):
+ *
+ * <ul>
+ *   <li>a fencing token older than the newest seen → nothing written, {@code rejected};
+ *   <li>succeeded create/replace/update → instance written, serial + 1;
+ *   <li>succeeded delete/forget → instance removed, serial + 1 (nothing when already absent);
+ *   <li>failed create/replace → instance written tainted, serial + 1, {@code failed};
+ *   <li>failed update/delete/forget → instance kept as it was, {@code failed}.
+ * </ul>
+ *
+ * <p>Pure function of its inputs plus the injected lineage id generator; not thread-safe only in
+ * the sense that the generator must be.
+ */
+public final class StateDecider {
+  private final Supplier<String> lineageIds;
+
+  public StateDecider(Supplier<String> lineageIds) {
+    this.lineageIds = lineageIds;
+  }
+
+  public Decision decide(ActionFinished result, WorkspaceState current, long newestFencingToken) {
+    if (result.fencingToken() < newestFencingToken) {
+      return rejected(
+          current,
+          "fencing token "
+              + result.fencingToken()
+              + " is older than the newest token "
+              + newestFencingToken
+              + " seen for this workspace: the run lost its lock; acquire the lock again and"
+              + " re-plan");
+    }
+    try {
+      InstanceAddress.parse(result.address());
+    } catch (IllegalArgumentException e) {
+      return rejected(current, e.getMessage());
+    }
+    boolean succeeded = result.succeeded();
+    if (!succeeded && !ActionFinished.FAILED.equals(result.outcome())) {
+      return rejected(current, "unknown action outcome '" + result.outcome() + "'");
+    }
+    String action = result.action() == null ? "" : result.action();
+    return switch (action) {
+      case "create", "replace", "update" -> {
+        if (succeeded) {
+          WriteKind kind =
+              switch (action) {
+                case "create" -> WriteKind.CREATED;
+                case "replace" -> WriteKind.REPLACED;
+                default -> WriteKind.UPDATED;
+              };
+          yield write(current, written(result, false, kind), Outcome.SUCCEEDED, null);
+        }
+        if (action.equals("update")) {
+          yield new Decision(List.of(), Outcome.FAILED, result.error(), current.serial());
+        }
+        yield write(
+            current, written(result, true, WriteKind.TAINTED), Outcome.FAILED, result.error());
+      }
+      case "delete", "forget" -> {
+        if (!succeeded) {
+          yield new Decision(List.of(), Outcome.FAILED, result.error(), current.serial());
+        }
+        if (!current.instances().containsKey(result.address())) {
+          yield new Decision(List.of(), Outcome.SUCCEEDED, null, current.serial());
+        }
+        RemoveKind kind = action.equals("delete") ? RemoveKind.DELETED : RemoveKind.FORGOTTEN;
+        yield write(current, new InstanceRemoved(result.address(), kind), Outcome.SUCCEEDED, null);
+      }
+      default ->
+          rejected(
+              current,
+              "unknown action '"
+                  + action
+                  + "'; expected create, update, replace, delete or forget");
+    };
+  }
+
+  private static InstanceWritten written(ActionFinished result, boolean tainted, WriteKind kind) {
+    return new InstanceWritten(
+        result.address(),
+        result.resourceType(),
+        result.attributes(),
+        result.dependencies(),
+        tainted,
+        kind);
+  }
+
+  private Decision write(WorkspaceState current, StateEvent change, Outcome outcome, String error) {
+    List<StateEvent> events = new ArrayList<>();
+    if (current.isEmpty()) {
+      events.add(new LineageAssigned(lineageIds.get()));
+    }
+    events.add(change);
+    return new Decision(events, outcome, error, current.serial() + 1);
+  }
+
+  private static Decision rejected(WorkspaceState current, String error) {
+    return new Decision(List.of(), Outcome.REJECTED, error, current.serial());
+  }
+}

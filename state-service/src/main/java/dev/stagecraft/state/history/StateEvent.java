@@ -1,0 +1,90 @@
+package dev.stagecraft.state.history;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * One change to a workspace's state. Events are appended, never changed; the state is their fold
+ * ({@link WorkspaceState#apply}). Evolution is additive: a new kind of change is a new record.
+ */
+public sealed interface StateEvent {
+
+  /** The wire name stored with the event and shown in the history listing. */
+  String typeName();
+
+  /** The instance address the event is about, or null. */
+  String address();
+
+  /** The first event of a workspace: the lineage that identifies its state forever. */
+  record LineageAssigned(String lineage) implements StateEvent {
+    public LineageAssigned {
+      Objects.requireNonNull(lineage, "lineage");
+    }
+
+    @Override
+    public String typeName() {
+      return "lineage_assigned";
+    }
+
+    @Override
+    public String address() {
+      return null;
+    }
+  }
+
+  /** Why an instance was written. */
+  enum WriteKind {
+    CREATED,
+    UPDATED,
+    REPLACED,
+    /** A failed create/replace: the instance exists but must be replaced next time. */
+    TAINTED
+  }
+
+  /** An instance was created, updated or replaced (or left tainted by a failed create). */
+  record InstanceWritten(
+      String address,
+      String resourceType,
+      Map<String, Object> attributes,
+      List<String> dependencies,
+      boolean tainted,
+      WriteKind kind)
+      implements StateEvent {
+    public InstanceWritten {
+      Objects.requireNonNull(address, "address");
+      Objects.requireNonNull(kind, "kind");
+      attributes =
+          attributes == null
+              ? Map.of()
+              : java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(attributes));
+      dependencies = dependencies == null ? List.of() : List.copyOf(dependencies);
+    }
+
+    @Override
+    public String typeName() {
+      return "instance_" + kind.name().toLowerCase(java.util.Locale.ROOT);
+    }
+  }
+
+  /** How an instance left the state. */
+  enum RemoveKind {
+    /** Destroyed by a successful delete. */
+    DELETED,
+    /** Dropped from state without destroying it. */
+    FORGOTTEN
+  }
+
+  /** An instance was removed from the state. */
+  record InstanceRemoved(String address, RemoveKind kind) implements StateEvent {
+    public InstanceRemoved {
+      Objects.requireNonNull(address, "address");
+      Objects.requireNonNull(kind, "kind");
+    }
+
+    @Override
+    public String typeName() {
+      return "instance_" + kind.name().toLowerCase(java.util.Locale.ROOT);
+    }
+  }
+}

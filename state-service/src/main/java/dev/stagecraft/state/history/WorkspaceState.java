@@ -1,0 +1,55 @@
+package dev.stagecraft.state.history;
+
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * The current state of one workspace: a fold of its {@link StateEvent}s. Immutable.
+ *
+ * @param serial how many state-changing records were made (Terraform's {@code serial})
+ * @param lineage null until the first write
+ * @param instances by address, sorted
+ */
+public record WorkspaceState(long serial, String lineage, Map<String, InstanceState> instances) {
+
+  public static final WorkspaceState EMPTY = new WorkspaceState(0, null, Map.of());
+
+  public WorkspaceState {
+    instances = Collections.unmodifiableMap(new TreeMap<>(instances));
+  }
+
+  public static WorkspaceState fold(List<StateEvent> events) {
+    WorkspaceState state = EMPTY;
+    for (StateEvent event : events) {
+      state = state.apply(event);
+    }
+    return state;
+  }
+
+  /** True while nothing was ever written (no lineage yet). */
+  public boolean isEmpty() {
+    return lineage == null;
+  }
+
+  /** The state after {@code event}. Instance changes bump the serial; the lineage does not. */
+  public WorkspaceState apply(StateEvent event) {
+    return switch (event) {
+      case StateEvent.LineageAssigned l -> new WorkspaceState(serial, l.lineage(), instances);
+      case StateEvent.InstanceWritten w -> {
+        Map<String, InstanceState> next = new TreeMap<>(instances);
+        next.put(
+            w.address(),
+            new InstanceState(
+                w.address(), w.resourceType(), w.attributes(), w.dependencies(), w.tainted()));
+        yield new WorkspaceState(serial + 1, lineage, next);
+      }
+      case StateEvent.InstanceRemoved r -> {
+        Map<String, InstanceState> next = new TreeMap<>(instances);
+        next.remove(r.address());
+        yield new WorkspaceState(serial + 1, lineage, next);
+      }
+    };
+  }
+}

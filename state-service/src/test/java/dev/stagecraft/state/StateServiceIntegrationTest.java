@@ -1,0 +1,388 @@
+package dev.stagecraft.state;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.stagecraft.devstack.EmbeddedKafka;
+import dev.stagecraft.devstack.EmbeddedPostgresServer;
+import dev.stagecraft.platform.kafka.EventPublisher;
+import dev.stagecraft.platform.kafka.KafkaSettings;
+import dev.stagecraft.schemas.EventCodec;
+import dev.stagecraft.schemas.EventSchemaValidator;
+import dev.stagecraft.schemas.Topics;
+import dev.stagecraft.schemas.action.ActionFinished;
+import dev.stagecraft.schemas.action.ActionLog;
+import dev.stagecraft.schemas.envelope.EventEnvelope;
+import dev.stagecraft.schemas.state.StateRecorded;
+import io.micronaut.context.ApplicationContext;
+import io.micronaut.runtime.server.EmbeddedServer;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/** The state service against a real PostgreSQL and a real Kafka broker, over HTTP and Kafka. */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class StateServiceIntegrationTest {
+  private static final String SERVICE_TOKEN = "test-service-token";
+  private static final String APP = "stateful_provisioning.app";
+
+  private Path dir;
+  private EmbeddedPostgresServer postgres;
+  private EmbeddedKafka kafka;
+  private EmbeddedServer server;
+  private EventPublisher executor;
+  private KafkaConsumer<String, byte[]> stateEvents;
+  private final List<EventEnvelope> recorded = new ArrayList<>();
+  private final HttpClient http = HttpClient.newHttpClient();
+  private final EventCodec executorCodec = EventCodec.forSource("/test/executor");
+
+  @BeforeAll
+  void startStack() throws Exception {
+    dir = Files.createTempDirectory("state-it");
+    postgres = EmbeddedPostgresServer.start(dir.resolve("pg").resolve("data"), 0);
+    kafka = EmbeddedKafka.start(dir.resolve("kafka"), 0);
+    server =
+        ApplicationContext.run(
+            EmbeddedServer.class,
+            Map.of(
+                "micronaut.server.port", -1,
+                "stagecraft.db.url", postgres.jdbcUrl(),
+                "stagecraft.db.user", postgres.user(),
+                "stagecraft.db.password", postgres.password(),
+                "stagecraft.kafka-bootstrap", kafka.bootstrapServers(),
+                "stagecraft.service-token", SERVICE_TOKEN,
+                "stagecraft.instance-id", "state-it"));
+    KafkaSettings settings = new KafkaSettings(kafka.bootstrapServers());
+    executor = new EventPublisher(settings, "test-executor");
+    stateEvents =
+        new KafkaConsumer<>(settings.consumer("test-" + UUID.randomUUID(), "test", "earliest"));
+    stateEvents.subscribe(List.of(Topics.STATE_EVENTS));
+  }
+
+  @AfterAll
+  void stopStack() throws Exception {
+    if (stateEvents != null) {
+      stateEvents.close();
+    }
+    if (executor != null) {
+      executor.close();
+    }
+    if (server != null) {
+      server.getApplicationContext().close(); // before the broker, or clients retry for long
+    }
+    if (kafka != null) {
+      kafka.close();
+    }
+    if (postgres != null) {
+      postgres.close();
+    }
+    if (dir != null) {
+      try (var paths = Files.walk(dir)) {
+        paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+      }
+    }
+  }
+
+  @Test
+  void recordsFinishedActionAndServesTerraformV4State() throws Exception {
+    String token = tenantWithToken("acme");
+    EventEnvelope finished = finished("acme", "prod", "run-1", "act-1", "create", "succeeded", 1);
+
+    executor.publish(finished);
+
+    EventEnvelope recordedEvent = awaitRecorded("acme", "act-1", 1).get(0);
+    StateRecorded data = EventCodec.data(recordedEvent, StateRecorded.class);
+    assertThat(data.outcome()).isEqualTo("succeeded");
+    assertThat(data.serial()).isEqualTo(1);
+    assertThat(data.address()).isEqualTo(APP);
+    assertThat(recordedEvent.workspace()).isEqualTo("prod");
+    assertThat(recordedEvent.runid()).isEqualTo("run-1");
+    assertThat(recordedEvent.source()).isEqualTo("/stagecraft/state-service");
+    assertThat(new EventSchemaValidator().validate(EventCodec.toJson(recordedEvent))).isEmpty();
+
+    HttpResponse<String> state = get("/api/v1/workspaces/prod/state", token);
+    assertThat(state.statusCode()).isEqualTo(200);
+    JsonNode v4 = EventCodec.mapper().readTree(state.body());
+    assertThat(v4.get("version").asInt()).isEqualTo(4);
+    assertThat(v4.get("serial").asLong()).isEqualTo(1);
+    assertThat(v4.get("lineage").asText()).isNotBlank();
+    assertThat(v4.get("outputs").isObject()).isTrue();
+    JsonNode resource = v4.get("resources").get(0);
+    assertThat(resource.get("type").asText()).isEqualTo("stateful_provisioning");
+    assertThat(resource.get("name").asText()).isEqualTo("app");
+    JsonNode instance = resource.get("instances").get(0);
+    assertThat(instance.get("attributes").get("host").asText()).isEqualTo("10.0.0.1");
+    assertThat(instance.get("dependencies").get(0).asText()).isEqualTo("stateful_provisioning.db");
+    assertThat(instance.get("sensitive_attributes").isArray()).isTrue();
+
+    HttpResponse<String> internal = internal("GET", "/tenants/acme/workspaces/prod/state", null);
+    assertThat(EventCodec.mapper().readTree(internal.body())).isEqualTo(v4);
+
+    HttpResponse<String> events = get("/api/v1/workspaces/prod/state/events", token);
+    JsonNode list = EventCodec.mapper().readTree(events.body());
+    assertThat(list).hasSize(2);
+    assertThat(list.get(1).get("type").asText()).isEqualTo("instance_created");
+    assertThat(list.get(1).get("sequence").asLong()).isEqualTo(2);
+    assertThat(list.get(1).get("actionId").asText()).isEqualTo("act-1");
+    assertThat(list.get(1).get("address").asText()).isEqualTo(APP);
+  }
+
+  @Test
+  void duplicateDeliveryChangesNothingAndReemitsTheSameRecord() throws Exception {
+    String token = tenantWithToken("dup");
+    EventEnvelope finished = finished("dup", "ws", "run-1", "act-1", "create", "succeeded", 1);
+    executor.publish(finished);
+    awaitRecorded("dup", "act-1", 1);
+    String before = get("/api/v1/workspaces/ws/state/events", token).body();
+
+    executor.publish(finished); // same envelope id
+    EventEnvelope retried = finished("dup", "ws", "run-1", "act-1", "create", "succeeded", 1);
+    executor.publish(retried); // new envelope id, same action id
+
+    List<EventEnvelope> all = awaitRecorded("dup", "act-1", 3);
+    assertThat(all).extracting(EventEnvelope::id).containsOnly(all.get(0).id());
+    assertThat(all).extracting(EventEnvelope::data).containsOnly(all.get(0).data());
+    assertThat(get("/api/v1/workspaces/ws/state/events", token).body()).isEqualTo(before);
+    JsonNode v4 = EventCodec.mapper().readTree(get("/api/v1/workspaces/ws/state", token).body());
+    assertThat(v4.get("serial").asLong()).isEqualTo(1);
+  }
+
+  @Test
+  void rejectsStateWriteWithStaleFencingToken() throws Exception {
+    String token = tenantWithToken("fence");
+    assertThat(
+            internal("POST", "/tenants/fence/workspaces/ws/fencing", "{\"token\":7}").statusCode())
+        .isEqualTo(200);
+    assertThat(
+            internal("POST", "/tenants/fence/workspaces/ws/fencing", "{\"token\":3}").statusCode())
+        .isEqualTo(409);
+
+    executor.publish(finished("fence", "ws", "run-old", "act-1", "create", "succeeded", 5));
+
+    StateRecorded data =
+        EventCodec.data(awaitRecorded("fence", "act-1", 1).get(0), StateRecorded.class);
+    assertThat(data.outcome()).isEqualTo("rejected");
+    assertThat(data.serial()).isZero();
+    assertThat(data.error()).contains("older than the newest token 7");
+    assertThat(get("/api/v1/workspaces/ws/state", token).statusCode()).isEqualTo(204);
+
+    executor.publish(finished("fence", "ws", "run-new", "act-1", "create", "succeeded", 7));
+    StateRecorded accepted =
+        EventCodec.data(
+            awaitRecorded("fence", "act-1", 2).stream()
+                .filter(e -> "run-new".equals(e.runid()))
+                .findFirst()
+                .orElseThrow(),
+            StateRecorded.class);
+    assertThat(accepted.outcome()).isEqualTo("succeeded");
+    assertThat(accepted.serial()).isEqualTo(1);
+  }
+
+  @Test
+  void aTenantCannotReadAnotherTenantsWorkspace() throws Exception {
+    tenantWithToken("alpha");
+    String betaToken = tenantWithToken("beta");
+    executor.publish(finished("alpha", "secret-ws", "run-1", "act-1", "create", "succeeded", 1));
+    awaitRecorded("alpha", "act-1", 1);
+
+    HttpResponse<String> state = get("/api/v1/workspaces/secret-ws/state", betaToken);
+    assertThat(state.statusCode()).isEqualTo(204);
+    assertThat(state.body()).isEmpty();
+    HttpResponse<String> events = get("/api/v1/workspaces/secret-ws/state/events", betaToken);
+    assertThat(events.body()).isEqualTo("[]");
+  }
+
+  @Test
+  void requestsWithoutValidTokensGet401ProblemJson() throws Exception {
+    HttpResponse<String> none = get("/api/v1/workspaces/ws/state", null);
+    assertThat(none.statusCode()).isEqualTo(401);
+    assertThat(none.headers().firstValue("content-type")).hasValue("application/problem+json");
+    JsonNode problem = EventCodec.mapper().readTree(none.body());
+    assertThat(problem.get("status").asInt()).isEqualTo(401);
+    assertThat(problem.get("title").asText()).isEqualTo("Unauthorized");
+    assertThat(problem.has("type")).isTrue();
+    assertThat(problem.has("detail")).isTrue();
+    assertThat(get("/api/v1/workspaces/ws/state", "sc_not-a-token").statusCode()).isEqualTo(401);
+    HttpResponse<String> internal =
+        http.send(
+            HttpRequest.newBuilder(uri("/internal/v1/tenants"))
+                .header("Authorization", "Bearer wrong")
+                .POST(HttpRequest.BodyPublishers.ofString("{\"name\":\"x\"}"))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    assertThat(internal.statusCode()).isEqualTo(401);
+    String token = tenantWithToken("verify");
+    HttpResponse<String> verified =
+        internal("POST", "/auth/verify", "{\"token\":\"" + token + "\"}");
+    assertThat(EventCodec.mapper().readTree(verified.body()))
+        .isEqualTo(EventCodec.mapper().readTree("{\"tenant\":\"verify\",\"role\":\"admin\"}"));
+    assertThat(internal("POST", "/auth/verify", "{\"token\":\"sc_nope\"}").statusCode())
+        .isEqualTo(401);
+  }
+
+  @Test
+  void emptyWorkspaceHasSerialZeroInternallyAndNoContentPublicly() throws Exception {
+    String token = tenantWithToken("empty");
+    JsonNode v4 =
+        EventCodec.mapper()
+            .readTree(internal("GET", "/tenants/empty/workspaces/none/state", null).body());
+    assertThat(v4.get("serial").asLong()).isZero();
+    assertThat(v4.get("resources")).isEmpty();
+    assertThat(get("/api/v1/workspaces/none/state", token).statusCode()).isEqualTo(204);
+  }
+
+  @Test
+  void ignoresOtherActionEventTypes() throws Exception {
+    tenantWithToken("logs");
+    executor.publish(
+        executorCodec.wrap(
+            "logs",
+            "ws",
+            "run-1",
+            1,
+            APP,
+            new ActionLog("run-1", "act-1", APP, 1, "stdout", "hello")));
+    executor.publish(finished("logs", "ws", "run-1", "act-2", "create", "succeeded", 1));
+    assertThat(awaitRecorded("logs", "act-2", 1)).hasSize(1);
+    assertThat(recorded)
+        .noneMatch(e -> "logs".equals(e.tenant()) && e.data().toString().contains("act-1"));
+  }
+
+  @Test
+  void storedHistoryIsAppendOnly() throws Exception {
+    tenantWithToken("ao");
+    executor.publish(finished("ao", "ws", "run-1", "act-1", "create", "succeeded", 1));
+    awaitRecorded("ao", "act-1", 1);
+
+    try (Connection c =
+            DriverManager.getConnection(postgres.jdbcUrl(), postgres.user(), postgres.password());
+        Statement s = c.createStatement()) {
+      assertThatThrownBy(
+              () ->
+                  s.executeUpdate("UPDATE state.state_events SET actor = 'x' WHERE tenant = 'ao'"))
+          .isInstanceOf(SQLException.class)
+          .hasMessageContaining("append-only");
+      assertThatThrownBy(
+              () -> s.executeUpdate("DELETE FROM state.state_events WHERE tenant = 'ao'"))
+          .isInstanceOf(SQLException.class)
+          .hasMessageContaining("append-only");
+      assertThatThrownBy(() -> s.executeUpdate("TRUNCATE state.state_events"))
+          .isInstanceOf(SQLException.class);
+      try (ResultSet rs =
+          s.executeQuery("SELECT count(*) FROM state.state_events WHERE tenant = 'ao'")) {
+        rs.next();
+        assertThat(rs.getInt(1)).isEqualTo(2);
+      }
+    }
+  }
+
+  // --- fixtures -----------------------------------------------------------------------------
+
+  private EventEnvelope finished(
+      String tenant,
+      String workspace,
+      String runId,
+      String actionId,
+      String action,
+      String outcome,
+      long fencingToken) {
+    return executorCodec.wrap(
+        tenant,
+        workspace,
+        runId,
+        3,
+        APP,
+        new ActionFinished(
+            runId,
+            actionId,
+            APP,
+            "stateful_provisioning",
+            action,
+            outcome,
+            null,
+            null,
+            Map.of("id", "i-1", "host", "10.0.0.1"),
+            List.of("stateful_provisioning.db"),
+            fencingToken,
+            "exec-1"));
+  }
+
+  /** Waits until at least {@code count} state.recorded events for the action arrived. */
+  private List<EventEnvelope> awaitRecorded(String tenant, String actionId, int count) {
+    List<EventEnvelope> matching = new ArrayList<>();
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () -> {
+              for (ConsumerRecord<String, byte[]> r : stateEvents.poll(Duration.ofMillis(100))) {
+                recorded.add(EventCodec.decode(r.value()));
+              }
+              matching.clear();
+              for (EventEnvelope e : recorded) {
+                if (tenant.equals(e.tenant())
+                    && actionId.equals(EventCodec.data(e, StateRecorded.class).actionId())) {
+                  matching.add(e);
+                }
+              }
+              assertThat(matching).hasSizeGreaterThanOrEqualTo(count);
+            });
+    return matching;
+  }
+
+  private String tenantWithToken(String tenant) throws Exception {
+    assertThat(internal("POST", "/tenants", "{\"name\":\"" + tenant + "\"}").statusCode())
+        .isEqualTo(200);
+    HttpResponse<String> created =
+        internal(
+            "POST", "/tenants/" + tenant + "/tokens", "{\"role\":\"admin\",\"description\":\"t\"}");
+    assertThat(created.statusCode()).isEqualTo(201);
+    return EventCodec.mapper().readTree(created.body()).get("token").asText();
+  }
+
+  private HttpResponse<String> internal(String method, String path, String body) throws Exception {
+    HttpRequest.Builder request =
+        HttpRequest.newBuilder(uri("/internal/v1" + path))
+            .header("Authorization", "Bearer " + SERVICE_TOKEN)
+            .header("Content-Type", "application/json");
+    request.method(
+        method,
+        body == null
+            ? HttpRequest.BodyPublishers.noBody()
+            : HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8));
+    return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  private HttpResponse<String> get(String path, String token) throws Exception {
+    HttpRequest.Builder request = HttpRequest.newBuilder(uri(path)).GET();
+    if (token != null) {
+      request.header("Authorization", "Bearer " + token);
+    }
+    return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  private URI uri(String path) {
+    return URI.create("http://127.0.0.1:" + server.getPort() + path);
+  }
+}
