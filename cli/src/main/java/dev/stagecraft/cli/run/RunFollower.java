@@ -29,7 +29,7 @@ final class RunFollower {
     String lastMessage = null;
     while (true) {
       JsonNode page = api.get(base + "/events?after=" + after + "&wait=10");
-      for (JsonNode event : page.get("events")) {
+      for (JsonNode event : page.path("events")) {
         after = event.get("sequence").asLong();
         String kind = event.get("kind").asText();
         switch (kind) {
@@ -45,7 +45,7 @@ final class RunFollower {
           default -> {}
         }
       }
-      if (page.get("terminal").asBoolean() && page.get("events").isEmpty()) {
+      if (page.path("terminal").asBoolean() && page.path("events").isEmpty()) {
         break;
       }
     }

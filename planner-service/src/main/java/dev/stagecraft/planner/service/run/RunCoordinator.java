@@ -155,6 +155,8 @@ public final class RunCoordinator implements AutoCloseable {
   private void acquireLock(Run run) {
     RunRequest req = run.request;
     int lastPosition = -1;
+    // the first ask does not wait, so a run that has to queue says so (and where) at once
+    int wait = 0;
     while (true) {
       WorkspaceLocks.Acquisition a =
           locks.acquire(
@@ -162,8 +164,9 @@ public final class RunCoordinator implements AutoCloseable {
               req.workspace(),
               run.id,
               LEASE_SECONDS,
-              WAIT_SECONDS,
+              wait,
               "stagecraft run " + run.id + " by " + req.requestedBy());
+      wait = WAIT_SECONDS;
       switch (a) {
         case WorkspaceLocks.Granted g -> {
           synchronized (run) {
