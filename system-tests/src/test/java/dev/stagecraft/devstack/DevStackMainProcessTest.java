@@ -18,7 +18,7 @@ class DevStackMainProcessTest {
 
   @BeforeAll
   static void serviceJarsAreBuilt() {
-    TestRepo.requireServiceJars();
+    SystemTestRepo.requireServiceJars();
   }
 
   @Test
@@ -35,7 +35,7 @@ class DevStackMainProcessTest {
                 "--data-dir",
                 data.toString(),
                 "--repo",
-                TestRepo.root().toString(),
+                SystemTestRepo.root().toString(),
                 "--any-ports")
             .redirectErrorStream(true)
             .redirectOutput(tmp.resolve("supervisor.log").toFile());

@@ -28,7 +28,7 @@ class DevStackTest {
 
   @BeforeAll
   static void serviceJarsAreBuilt() {
-    TestRepo.requireServiceJars();
+    SystemTestRepo.requireServiceJars();
   }
 
   @Test
@@ -36,7 +36,7 @@ class DevStackTest {
     Path data = tmp.resolve("data");
     Path home = tmp.resolve("home");
     List<Long> pids;
-    try (DevStack stack = DevStack.start(TestRepo.options(data, home))) {
+    try (DevStack stack = DevStack.start(SystemTestRepo.options(data, home))) {
       StackInfo info = stack.info();
       for (String url : List.of(info.planner(), info.state(), info.lock(), info.executor())) {
         assertThat(status(url + "/health")).as(url).isEqualTo(200);
@@ -80,8 +80,8 @@ class DevStackTest {
   @Test
   void refusesASecondSupervisorForTheSameDataDirectory() throws Exception {
     Path data = tmp.resolve("data");
-    try (DevStack first = DevStack.start(TestRepo.options(data, tmp.resolve("home")))) {
-      assertThatThrownBy(() -> DevStack.start(TestRepo.options(data, tmp.resolve("home2"))))
+    try (DevStack first = DevStack.start(SystemTestRepo.options(data, tmp.resolve("home")))) {
+      assertThatThrownBy(() -> DevStack.start(SystemTestRepo.options(data, tmp.resolve("home2"))))
           .isInstanceOf(DevStack.AlreadyRunningException.class)
           .hasMessageContaining("already running for " + data.toAbsolutePath())
           .hasMessageContaining("supervisor pid " + first.info().pid());
@@ -96,7 +96,7 @@ class DevStackTest {
     String clusterId;
     String serviceToken;
     String devToken;
-    try (DevStack stack = DevStack.start(TestRepo.options(data, home));
+    try (DevStack stack = DevStack.start(SystemTestRepo.options(data, home));
         Connection c = connect(stack.info().postgres())) {
       c.createStatement().execute("create table devstack_marker(v text)");
       c.createStatement().execute("insert into devstack_marker values ('kept')");
@@ -104,7 +104,7 @@ class DevStackTest {
       serviceToken = Files.readString(data.resolve("service-token"));
       devToken = stack.credentials().map(DevCredentials::token).orElse(null);
     }
-    try (DevStack stack = DevStack.start(TestRepo.options(data, home));
+    try (DevStack stack = DevStack.start(SystemTestRepo.options(data, home));
         Connection c = connect(stack.info().postgres());
         ResultSet rs = c.createStatement().executeQuery("select v from devstack_marker")) {
       assertThat(rs.next()).isTrue();

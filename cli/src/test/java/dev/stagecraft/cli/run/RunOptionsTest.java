@@ -1,0 +1,72 @@
+package dev.stagecraft.cli.run;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.stagecraft.cli.CliContext;
+import dev.stagecraft.cli.UsageException;
+import java.io.BufferedReader;
+import java.io.PrintStream;
+import java.io.StringReader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class RunOptionsTest {
+  @TempDir Path dir;
+
+  CliContext ctx() {
+    return new CliContext(
+        dir,
+        Map.of(),
+        new PrintStream(PrintStream.nullOutputStream()),
+        new PrintStream(PrintStream.nullOutputStream()),
+        new BufferedReader(new StringReader("")));
+  }
+
+  @Test
+  void laterVarOptionsWinOverVarFilesAsInTerraform() throws Exception {
+    Files.writeString(dir.resolve("prod.tfvars"), "revision = \"from-file\"\nregion = \"eu\"\n");
+    RunOptions o =
+        RunOptions.parse(
+            ctx(),
+            List.of("-var-file=prod.tfvars", "-var", "revision=from-flag", "-workspace=prod"),
+            true);
+    assertThat(o.variables).containsEntry("revision", "from-flag").containsEntry("region", "eu");
+    assertThat(o.workspace).isEqualTo("prod");
+  }
+
+  @Test
+  void acceptsBothOptionSpellings() throws Exception {
+    RunOptions o =
+        RunOptions.parse(
+            ctx(), List.of("-var=a=b=c", "--replace", "stateful_provisioning.app", "-json"), false);
+    assertThat(o.variables).containsEntry("a", "b=c");
+    assertThat(o.replace).containsExactly("stateful_provisioning.app");
+    assertThat(o.json).isTrue();
+  }
+
+  @Test
+  void rejectsAVarWithoutNameAndValueWithAnExample() {
+    assertThatThrownBy(() -> RunOptions.parse(ctx(), List.of("-var", "oops"), false))
+        .isInstanceOf(UsageException.class)
+        .hasMessageContaining("NAME=VALUE");
+  }
+
+  @Test
+  void rejectsAutoApproveOnPlan() {
+    assertThatThrownBy(() -> RunOptions.parse(ctx(), List.of("-auto-approve"), false))
+        .isInstanceOf(UsageException.class);
+  }
+
+  @Test
+  void reportsAnInvalidVarFileWithItsPosition() throws Exception {
+    Files.writeString(dir.resolve("bad.tfvars"), "revision = \n");
+    assertThatThrownBy(() -> RunOptions.parse(ctx(), List.of("-var-file=bad.tfvars"), false))
+        .isInstanceOf(UsageException.class)
+        .hasMessageContaining("bad.tfvars:");
+  }
+}
