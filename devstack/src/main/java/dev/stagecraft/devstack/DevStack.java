@@ -259,7 +259,7 @@ public final class DevStack implements AutoCloseable {
       for (Map.Entry<String, Long> e : stale.get().services().entrySet()) {
         ProcessHandle.of(e.getValue())
             .filter(ProcessHandle::isAlive)
-            .filter(h -> h.info().commandLine().orElse("").contains("-service.jar"))
+            .filter(h -> h.info().commandLine().orElse("").contains("-service-app.jar"))
             .ifPresent(
                 h -> {
                   options
@@ -323,7 +323,7 @@ public final class DevStack implements AutoCloseable {
         .repoDir()
         .resolve(s.artifactId())
         .resolve("target")
-        .resolve(s.artifactId() + ".jar");
+        .resolve(s.artifactId() + "-app.jar");
   }
 
   /** The shared secret for /internal/**: generated once, kept in service-token (0600). */

@@ -10,9 +10,9 @@ import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 
 /**
- * {@code java -jar devstack/target/devstack.jar [--data-dir DIR] [--repo DIR] [--any-ports]}: runs
- * the dev stack in the foreground until SIGTERM or Ctrl-C. Usually started by {@code stagecraft
- * up}.
+ * {@code java -jar devstack/target/devstack-app.jar [--data-dir DIR] [--repo DIR] [--any-ports]}:
+ * runs the dev stack in the foreground until SIGTERM or Ctrl-C. Usually started by {@code
+ * stagecraft up}.
  *
  * <p>Environment: {@code STAGECRAFT_DB_URL}/{@code _USER}/{@code _PASSWORD} select an external
  * PostgreSQL; {@code STAGECRAFT_HOME} (default {@code ~/.stagecraft}) is where the CLI pointer
@@ -29,7 +29,7 @@ public final class DevStackMain {
     } catch (IllegalArgumentException e) {
       System.err.println("Error: " + e.getMessage());
       System.err.println(
-          "Usage: java -jar devstack.jar [--data-dir DIR] [--repo DIR] [--any-ports]");
+          "Usage: java -jar devstack-app.jar [--data-dir DIR] [--repo DIR] [--any-ports]");
       System.exit(2);
       return;
     }
@@ -130,8 +130,8 @@ public final class DevStackMain {
   }
 
   /**
-   * The repository root: this class lives in {@code <repo>/devstack/target/devstack.jar} (or {@code
-   * <repo>/devstack/target/classes} when run from the build).
+   * The repository root: this class lives in {@code <repo>/devstack/target/devstack-app.jar} (or
+   * {@code <repo>/devstack/target/classes} when run from the build).
    */
   static Path repoFromCodeLocation() {
     try {

@@ -31,6 +31,7 @@ class ArchitectureTest {
             "org.flywaydb..",
             "com.zaxxer..",
             "dev.stagecraft.platform..",
+            "dev.stagecraft.servicekit..",
             "dev.stagecraft.lock.adapter..")
         .check(classes);
   }

@@ -18,7 +18,8 @@ final class SystemTestRepo {
   /** Fails (not skips) when a service jar is missing: the reactor builds them before devstack. */
   static void requireServiceJars() {
     for (StackService s : StackService.values()) {
-      Path jar = root().resolve(s.artifactId()).resolve("target").resolve(s.artifactId() + ".jar");
+      Path jar =
+          root().resolve(s.artifactId()).resolve("target").resolve(s.artifactId() + "-app.jar");
       if (!Files.isRegularFile(jar)) {
         fail(
             jar

@@ -54,7 +54,7 @@ final class DevStackLauncher {
   }
 
   Path devstackJar() {
-    Path jar = repo.resolve("devstack").resolve("target").resolve("devstack.jar");
+    Path jar = repo.resolve("devstack").resolve("target").resolve("devstack-app.jar");
     if (!Files.isRegularFile(jar)) {
       throw new IllegalStateException(
           jar + " does not exist. Build Stagecraft first (./stagecraft does it for you).");

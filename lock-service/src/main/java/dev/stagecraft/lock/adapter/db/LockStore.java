@@ -5,6 +5,7 @@ import dev.stagecraft.lock.lease.LockEvent;
 import dev.stagecraft.lock.lease.LockLease;
 import dev.stagecraft.lock.lease.QueuedHolder;
 import dev.stagecraft.lock.lease.WorkspaceLock;
+import dev.stagecraft.servicekit.db.Sql;
 import jakarta.inject.Singleton;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -69,28 +70,26 @@ public final class LockStore {
 
   private static WorkspaceLock load(Connection c, String tenant, String workspace)
       throws SQLException {
-    try (PreparedStatement ps =
-        c.prepareStatement(
-            "INSERT INTO lock.fencing_counters (tenant, workspace, last_token) VALUES (?, ?, 0)"
-                + " ON CONFLICT (tenant, workspace) DO NOTHING")) {
-      ps.setString(1, tenant);
-      ps.setString(2, workspace);
-      ps.executeUpdate();
-    }
+    Sql.update(
+        c,
+        "INSERT INTO lock.fencing_counters (tenant, workspace, last_token) VALUES (?, ?, 0)"
+            + " ON CONFLICT (tenant, workspace) DO NOTHING",
+        tenant,
+        workspace);
     return loadRows(c, tenant, workspace, readCounter(c, tenant, workspace, true));
   }
 
   private static long readCounter(Connection c, String tenant, String workspace, boolean forUpdate)
       throws SQLException {
     try (PreparedStatement ps =
-        c.prepareStatement(
-            "SELECT last_token FROM lock.fencing_counters WHERE tenant = ? AND workspace = ?"
-                + (forUpdate ? " FOR UPDATE" : ""))) {
-      ps.setString(1, tenant);
-      ps.setString(2, workspace);
-      try (ResultSet rs = ps.executeQuery()) {
-        return rs.next() ? rs.getLong(1) : 0;
-      }
+            Sql.prepare(
+                c,
+                "SELECT last_token FROM lock.fencing_counters WHERE tenant = ? AND workspace = ?"
+                    + (forUpdate ? " FOR UPDATE" : ""),
+                tenant,
+                workspace);
+        ResultSet rs = ps.executeQuery()) {
+      return rs.next() ? rs.getLong(1) : 0;
     }
   }
 
@@ -98,38 +97,38 @@ public final class LockStore {
       Connection c, String tenant, String workspace, long lastToken) throws SQLException {
     LockLease lease = null;
     try (PreparedStatement ps =
-        c.prepareStatement(
-            "SELECT lock_id, holder, fencing_token, acquired_at, lease_seconds, lease_expires_at,"
-                + " info FROM lock.locks WHERE tenant = ? AND workspace = ?")) {
-      ps.setString(1, tenant);
-      ps.setString(2, workspace);
-      try (ResultSet rs = ps.executeQuery()) {
-        if (rs.next()) {
-          lease =
-              new LockLease(
-                  rs.getString(1),
-                  rs.getString(2),
-                  rs.getLong(3),
-                  rs.getTimestamp(4).toInstant(),
-                  Duration.ofSeconds(rs.getLong(5)),
-                  rs.getTimestamp(6).toInstant(),
-                  rs.getString(7));
-        }
+            Sql.prepare(
+                c,
+                "SELECT lock_id, holder, fencing_token, acquired_at, lease_seconds,"
+                    + " lease_expires_at, info FROM lock.locks WHERE tenant = ? AND workspace = ?",
+                tenant,
+                workspace);
+        ResultSet rs = ps.executeQuery()) {
+      if (rs.next()) {
+        lease =
+            new LockLease(
+                rs.getString(1),
+                rs.getString(2),
+                rs.getLong(3),
+                rs.getTimestamp(4).toInstant(),
+                Duration.ofSeconds(rs.getLong(5)),
+                rs.getTimestamp(6).toInstant(),
+                rs.getString(7));
       }
     }
     List<QueuedHolder> queue = new ArrayList<>();
     try (PreparedStatement ps =
-        c.prepareStatement(
-            "SELECT holder, enqueued_at, last_seen_at FROM lock.queue"
-                + " WHERE tenant = ? AND workspace = ? ORDER BY position")) {
-      ps.setString(1, tenant);
-      ps.setString(2, workspace);
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          queue.add(
-              new QueuedHolder(
-                  rs.getString(1), rs.getTimestamp(2).toInstant(), rs.getTimestamp(3).toInstant()));
-        }
+            Sql.prepare(
+                c,
+                "SELECT holder, enqueued_at, last_seen_at FROM lock.queue"
+                    + " WHERE tenant = ? AND workspace = ? ORDER BY position",
+                tenant,
+                workspace);
+        ResultSet rs = ps.executeQuery()) {
+      while (rs.next()) {
+        queue.add(
+            new QueuedHolder(
+                rs.getString(1), rs.getTimestamp(2).toInstant(), rs.getTimestamp(3).toInstant()));
       }
     }
     return new WorkspaceLock(lease, lastToken, queue);
@@ -137,47 +136,33 @@ public final class LockStore {
 
   private static void save(Connection c, String tenant, String workspace, WorkspaceLock next)
       throws SQLException {
-    try (PreparedStatement ps =
-        c.prepareStatement(
-            "UPDATE lock.fencing_counters SET last_token = ? WHERE tenant = ? AND workspace = ?"
-                + " AND last_token <= ?")) {
-      ps.setLong(1, next.lastFencingToken());
-      ps.setString(2, tenant);
-      ps.setString(3, workspace);
-      ps.setLong(4, next.lastFencingToken());
-      ps.executeUpdate();
-    }
-    try (PreparedStatement ps =
-        c.prepareStatement("DELETE FROM lock.locks WHERE tenant = ? AND workspace = ?")) {
-      ps.setString(1, tenant);
-      ps.setString(2, workspace);
-      ps.executeUpdate();
-    }
+    Sql.update(
+        c,
+        "UPDATE lock.fencing_counters SET last_token = ? WHERE tenant = ? AND workspace = ?"
+            + " AND last_token <= ?",
+        next.lastFencingToken(),
+        tenant,
+        workspace,
+        next.lastFencingToken());
+    Sql.update(c, "DELETE FROM lock.locks WHERE tenant = ? AND workspace = ?", tenant, workspace);
     LockLease lease = next.current();
     if (lease != null) {
-      try (PreparedStatement ps =
-          c.prepareStatement(
-              "INSERT INTO lock.locks (tenant, workspace, lock_id, holder, fencing_token,"
-                  + " acquired_at, lease_seconds, lease_expires_at, info)"
-                  + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
-        ps.setString(1, tenant);
-        ps.setString(2, workspace);
-        ps.setString(3, lease.lockId());
-        ps.setString(4, lease.holder());
-        ps.setLong(5, lease.fencingToken());
-        ps.setTimestamp(6, Timestamp.from(lease.acquiredAt()));
-        ps.setLong(7, lease.leaseDuration().toSeconds());
-        ps.setTimestamp(8, Timestamp.from(lease.leaseExpiresAt()));
-        ps.setString(9, lease.info());
-        ps.executeUpdate();
-      }
+      Sql.update(
+          c,
+          "INSERT INTO lock.locks (tenant, workspace, lock_id, holder, fencing_token,"
+              + " acquired_at, lease_seconds, lease_expires_at, info)"
+              + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+          tenant,
+          workspace,
+          lease.lockId(),
+          lease.holder(),
+          lease.fencingToken(),
+          lease.acquiredAt(),
+          lease.leaseDuration().toSeconds(),
+          lease.leaseExpiresAt(),
+          lease.info());
     }
-    try (PreparedStatement ps =
-        c.prepareStatement("DELETE FROM lock.queue WHERE tenant = ? AND workspace = ?")) {
-      ps.setString(1, tenant);
-      ps.setString(2, workspace);
-      ps.executeUpdate();
-    }
+    Sql.update(c, "DELETE FROM lock.queue WHERE tenant = ? AND workspace = ?", tenant, workspace);
     try (PreparedStatement ps =
         c.prepareStatement(
             "INSERT INTO lock.queue (tenant, workspace, holder, position, enqueued_at,"

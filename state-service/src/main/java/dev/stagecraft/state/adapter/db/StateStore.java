@@ -6,6 +6,7 @@ import dev.stagecraft.schemas.EventCodec;
 import dev.stagecraft.schemas.action.ActionFinished;
 import dev.stagecraft.schemas.envelope.EventEnvelope;
 import dev.stagecraft.schemas.state.StateRecorded;
+import dev.stagecraft.servicekit.db.Sql;
 import dev.stagecraft.state.history.Decision;
 import dev.stagecraft.state.history.StateDecider;
 import dev.stagecraft.state.history.StateEvent;
@@ -15,7 +16,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Timestamp;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -89,14 +89,7 @@ public final class StateStore {
         Decision decision = decider.decide(finished, state, newest);
         Instant now = clock.instant();
         if (decision.outcome() != Decision.Outcome.REJECTED && finished.fencingToken() > newest) {
-          try (PreparedStatement ps =
-              c.prepareStatement(
-                  "UPDATE state.fencing SET newest_token = ? WHERE tenant = ? AND workspace = ?")) {
-            ps.setLong(1, finished.fencingToken());
-            ps.setString(2, tenant);
-            ps.setString(3, workspace);
-            ps.executeUpdate();
-          }
+          advance(c, tenant, workspace, finished.fencingToken());
         }
         long sequence = history.isEmpty() ? 0 : history.get(history.size() - 1).sequence();
         int index = 0;
@@ -122,22 +115,20 @@ public final class StateStore {
                 decision.serial(),
                 finished.address(),
                 recorded);
-        try (PreparedStatement ps =
-            c.prepareStatement(
-                "INSERT INTO state.action_outcomes (tenant, workspace, run_id, action_id,"
-                    + " source_event_id, outcome, serial, recorded_envelope, created_at)"
-                    + " VALUES (?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?)")) {
-          ps.setString(1, tenant);
-          ps.setString(2, workspace);
-          ps.setString(3, finished.runId());
-          ps.setString(4, finished.actionId());
-          ps.setString(5, source.id());
-          ps.setString(6, decision.outcome().wireName());
-          ps.setLong(7, decision.serial());
-          ps.setString(8, EventCodec.toJson(envelope));
-          ps.setTimestamp(9, Timestamp.from(now));
-          ps.executeUpdate();
-        }
+        Sql.update(
+            c,
+            "INSERT INTO state.action_outcomes (tenant, workspace, run_id, action_id,"
+                + " source_event_id, outcome, serial, recorded_envelope, created_at)"
+                + " VALUES (?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?)",
+            tenant,
+            workspace,
+            finished.runId(),
+            finished.actionId(),
+            source.id(),
+            decision.outcome().wireName(),
+            decision.serial(),
+            EventCodec.toJson(envelope),
+            now);
         c.commit();
         return new Recorded(envelope, false);
       } catch (SQLException | RuntimeException e) {
@@ -162,14 +153,7 @@ public final class StateStore {
           c.rollback();
           return Optional.of(newest);
         }
-        try (PreparedStatement ps =
-            c.prepareStatement(
-                "UPDATE state.fencing SET newest_token = ? WHERE tenant = ? AND workspace = ?")) {
-          ps.setLong(1, token);
-          ps.setString(2, tenant);
-          ps.setString(3, workspace);
-          ps.executeUpdate();
-        }
+        advance(c, tenant, workspace, token);
         c.commit();
         return Optional.empty();
       } catch (SQLException | RuntimeException e) {
@@ -193,47 +177,56 @@ public final class StateStore {
 
   private static long lockWorkspace(Connection c, String tenant, String workspace)
       throws SQLException {
+    Sql.update(
+        c,
+        "INSERT INTO state.fencing (tenant, workspace, newest_token) VALUES (?, ?, 0)"
+            + " ON CONFLICT (tenant, workspace) DO NOTHING",
+        tenant,
+        workspace);
     try (PreparedStatement ps =
-        c.prepareStatement(
-            "INSERT INTO state.fencing (tenant, workspace, newest_token) VALUES (?, ?, 0)"
-                + " ON CONFLICT (tenant, workspace) DO NOTHING")) {
-      ps.setString(1, tenant);
-      ps.setString(2, workspace);
-      ps.executeUpdate();
+            Sql.prepare(
+                c,
+                "SELECT newest_token FROM state.fencing WHERE tenant = ? AND workspace = ?"
+                    + " FOR UPDATE",
+                tenant,
+                workspace);
+        ResultSet rs = ps.executeQuery()) {
+      rs.next();
+      return rs.getLong(1);
     }
-    try (PreparedStatement ps =
-        c.prepareStatement(
-            "SELECT newest_token FROM state.fencing WHERE tenant = ? AND workspace = ?"
-                + " FOR UPDATE")) {
-      ps.setString(1, tenant);
-      ps.setString(2, workspace);
-      try (ResultSet rs = ps.executeQuery()) {
-        rs.next();
-        return rs.getLong(1);
-      }
-    }
+  }
+
+  /** Makes {@code token} the workspace's newest; the caller holds the row from lockWorkspace. */
+  private static void advance(Connection c, String tenant, String workspace, long token)
+      throws SQLException {
+    Sql.update(
+        c,
+        "UPDATE state.fencing SET newest_token = ? WHERE tenant = ? AND workspace = ?",
+        token,
+        tenant,
+        workspace);
   }
 
   private static Optional<EventEnvelope> previousOutcome(
       Connection c, EventEnvelope source, ActionFinished finished) throws SQLException {
     try (PreparedStatement ps =
-        c.prepareStatement(
-            "SELECT recorded_envelope::text FROM state.action_outcomes WHERE tenant = ?"
-                + " AND (source_event_id = ?"
-                + " OR (workspace = ? AND run_id = ? AND action_id = ?))"
-                + " LIMIT 1")) {
-      ps.setString(1, source.tenant());
-      ps.setString(2, source.id());
-      ps.setString(3, source.workspace());
-      ps.setString(4, finished.runId());
-      ps.setString(5, finished.actionId());
-      try (ResultSet rs = ps.executeQuery()) {
-        if (!rs.next()) {
-          return Optional.empty();
-        }
-        return Optional.of(
-            EventCodec.decode(rs.getString(1).getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+            Sql.prepare(
+                c,
+                "SELECT recorded_envelope::text FROM state.action_outcomes WHERE tenant = ?"
+                    + " AND (source_event_id = ?"
+                    + " OR (workspace = ? AND run_id = ? AND action_id = ?))"
+                    + " LIMIT 1",
+                source.tenant(),
+                source.id(),
+                source.workspace(),
+                finished.runId(),
+                finished.actionId());
+        ResultSet rs = ps.executeQuery()) {
+      if (!rs.next()) {
+        return Optional.empty();
       }
+      return Optional.of(
+          EventCodec.decode(rs.getString(1).getBytes(java.nio.charset.StandardCharsets.UTF_8)));
     }
   }
 
@@ -247,50 +240,48 @@ public final class StateStore {
       StateEvent event,
       Instant now)
       throws SQLException {
-    try (PreparedStatement ps =
-        c.prepareStatement(
-            "INSERT INTO state.state_events (tenant, workspace, sequence, event_id, run_id,"
-                + " action_id, actor, type, address, payload, created_at)"
-                + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?)")) {
-      ps.setString(1, tenant);
-      ps.setString(2, workspace);
-      ps.setLong(3, sequence);
-      ps.setString(4, eventId);
-      ps.setString(5, finished.runId());
-      ps.setString(6, finished.actionId());
-      ps.setString(7, finished.executorId() == null ? null : "executor:" + finished.executorId());
-      ps.setString(8, event.typeName());
-      ps.setString(9, event.address());
-      ps.setString(10, toJson(event));
-      ps.setTimestamp(11, Timestamp.from(now));
-      ps.executeUpdate();
-    }
+    Sql.update(
+        c,
+        "INSERT INTO state.state_events (tenant, workspace, sequence, event_id, run_id,"
+            + " action_id, actor, type, address, payload, created_at)"
+            + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?)",
+        tenant,
+        workspace,
+        sequence,
+        eventId,
+        finished.runId(),
+        finished.actionId(),
+        finished.executorId() == null ? null : "executor:" + finished.executorId(),
+        event.typeName(),
+        event.address(),
+        toJson(event),
+        now);
   }
 
   private static List<StoredEvent> events(Connection c, String tenant, String workspace)
       throws SQLException {
     List<StoredEvent> events = new ArrayList<>();
     try (PreparedStatement ps =
-        c.prepareStatement(
-            "SELECT sequence, type, run_id, action_id, address, actor, created_at,"
-                + " payload::text FROM state.state_events WHERE tenant = ? AND workspace = ?"
-                + " ORDER BY sequence")) {
-      ps.setString(1, tenant);
-      ps.setString(2, workspace);
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          String type = rs.getString(2);
-          events.add(
-              new StoredEvent(
-                  rs.getLong(1),
-                  type,
-                  rs.getString(3),
-                  rs.getString(4),
-                  rs.getString(5),
-                  rs.getString(6),
-                  rs.getTimestamp(7).toInstant(),
-                  fromJson(type, rs.getString(8))));
-        }
+            Sql.prepare(
+                c,
+                "SELECT sequence, type, run_id, action_id, address, actor, created_at,"
+                    + " payload::text FROM state.state_events WHERE tenant = ? AND workspace = ?"
+                    + " ORDER BY sequence",
+                tenant,
+                workspace);
+        ResultSet rs = ps.executeQuery()) {
+      while (rs.next()) {
+        String type = rs.getString(2);
+        events.add(
+            new StoredEvent(
+                rs.getLong(1),
+                type,
+                rs.getString(3),
+                rs.getString(4),
+                rs.getString(5),
+                rs.getString(6),
+                rs.getTimestamp(7).toInstant(),
+                fromJson(type, rs.getString(8))));
       }
     }
     return events;

@@ -1,12 +1,12 @@
 package dev.stagecraft.state.adapter.db;
 
 import dev.stagecraft.platform.auth.TokenHash;
+import dev.stagecraft.servicekit.db.Sql;
 import jakarta.inject.Singleton;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Timestamp;
 import java.time.Clock;
 import java.util.Optional;
 import javax.sql.DataSource;
@@ -27,41 +27,38 @@ public final class TenantStore {
 
   /** Creates the tenant unless it exists (idempotent). */
   public void ensureTenant(String tenant) throws SQLException {
-    try (Connection c = dataSource.getConnection();
-        PreparedStatement ps =
-            c.prepareStatement(
-                "INSERT INTO state.tenants (tenant, created_at) VALUES (?, ?)"
-                    + " ON CONFLICT (tenant) DO NOTHING")) {
-      ps.setString(1, tenant);
-      ps.setTimestamp(2, Timestamp.from(clock.instant()));
-      ps.executeUpdate();
+    try (Connection c = dataSource.getConnection()) {
+      Sql.update(
+          c,
+          "INSERT INTO state.tenants (tenant, created_at) VALUES (?, ?)"
+              + " ON CONFLICT (tenant) DO NOTHING",
+          tenant,
+          clock.instant());
     }
   }
 
   public boolean exists(String tenant) throws SQLException {
     try (Connection c = dataSource.getConnection();
-        PreparedStatement ps = c.prepareStatement("SELECT 1 FROM state.tenants WHERE tenant = ?")) {
-      ps.setString(1, tenant);
-      try (ResultSet rs = ps.executeQuery()) {
-        return rs.next();
-      }
+        PreparedStatement ps =
+            Sql.prepare(c, "SELECT 1 FROM state.tenants WHERE tenant = ?", tenant);
+        ResultSet rs = ps.executeQuery()) {
+      return rs.next();
     }
   }
 
   /** Creates a token and returns it in clear (the only time it is visible). */
   public String createToken(String tenant, String role, String description) throws SQLException {
     String token = TokenHash.newToken();
-    try (Connection c = dataSource.getConnection();
-        PreparedStatement ps =
-            c.prepareStatement(
-                "INSERT INTO state.api_tokens (token_hash, tenant, role, description, created_at)"
-                    + " VALUES (?, ?, ?, ?, ?)")) {
-      ps.setString(1, TokenHash.sha256(token));
-      ps.setString(2, tenant);
-      ps.setString(3, role);
-      ps.setString(4, description);
-      ps.setTimestamp(5, Timestamp.from(clock.instant()));
-      ps.executeUpdate();
+    try (Connection c = dataSource.getConnection()) {
+      Sql.update(
+          c,
+          "INSERT INTO state.api_tokens (token_hash, tenant, role, description, created_at)"
+              + " VALUES (?, ?, ?, ?, ?)",
+          TokenHash.sha256(token),
+          tenant,
+          role,
+          description,
+          clock.instant());
     }
     return token;
   }
@@ -73,15 +70,15 @@ public final class TenantStore {
     }
     try (Connection c = dataSource.getConnection();
         PreparedStatement ps =
-            c.prepareStatement(
+            Sql.prepare(
+                c,
                 "SELECT tenant, role FROM state.api_tokens"
-                    + " WHERE token_hash = ? AND revoked_at IS NULL")) {
-      ps.setString(1, TokenHash.sha256(token));
-      try (ResultSet rs = ps.executeQuery()) {
-        return rs.next()
-            ? Optional.of(new Principal(rs.getString(1), rs.getString(2)))
-            : Optional.empty();
-      }
+                    + " WHERE token_hash = ? AND revoked_at IS NULL",
+                TokenHash.sha256(token));
+        ResultSet rs = ps.executeQuery()) {
+      return rs.next()
+          ? Optional.of(new Principal(rs.getString(1), rs.getString(2)))
+          : Optional.empty();
     }
   }
 }

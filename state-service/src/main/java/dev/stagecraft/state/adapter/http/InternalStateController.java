@@ -1,6 +1,9 @@
 package dev.stagecraft.state.adapter.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.stagecraft.servicekit.http.Json;
+import dev.stagecraft.servicekit.http.Names;
+import dev.stagecraft.servicekit.http.Problem;
 import dev.stagecraft.state.adapter.db.StateStore;
 import dev.stagecraft.state.adapter.db.TenantStore;
 import dev.stagecraft.state.history.TerraformStateV4;

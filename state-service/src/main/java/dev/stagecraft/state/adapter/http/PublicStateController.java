@@ -1,5 +1,7 @@
 package dev.stagecraft.state.adapter.http;
 
+import dev.stagecraft.servicekit.http.Json;
+import dev.stagecraft.servicekit.http.Names;
 import dev.stagecraft.state.adapter.db.StateStore;
 import dev.stagecraft.state.adapter.db.TenantStore.Principal;
 import dev.stagecraft.state.history.TerraformStateV4;

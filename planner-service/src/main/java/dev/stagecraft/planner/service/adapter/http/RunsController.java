@@ -14,6 +14,7 @@ import dev.stagecraft.planner.service.run.Run;
 import dev.stagecraft.planner.service.run.RunCoordinator;
 import dev.stagecraft.planner.service.run.RunEvent;
 import dev.stagecraft.planner.service.run.RunRequest;
+import dev.stagecraft.servicekit.http.Problem;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.HttpRequest;
 import io.micronaut.http.HttpResponse;
@@ -69,7 +70,7 @@ public class RunsController {
   public HttpResponse<?> plan(HttpRequest<?> request, @Body RunBody body) {
     Optional<Principal> principal = auth.principal(request);
     if (principal.isEmpty()) {
-      return Problem.unauthorized();
+      return unauthorized();
     }
     HttpResponse<?> invalid = validate(body);
     if (invalid != null) {
@@ -95,10 +96,10 @@ public class RunsController {
   public HttpResponse<?> create(HttpRequest<?> request, @Body RunBody body) {
     Optional<Principal> principal = auth.principal(request);
     if (principal.isEmpty()) {
-      return Problem.unauthorized();
+      return unauthorized();
     }
     if ("reader".equals(principal.get().role())) {
-      return Problem.of(
+      return problem(
           HttpStatus.FORBIDDEN,
           "Forbidden",
           "A reader token cannot start runs; use a deployer token.");
@@ -131,7 +132,7 @@ public class RunsController {
   public HttpResponse<?> list(HttpRequest<?> request) {
     Optional<Principal> principal = auth.principal(request);
     if (principal.isEmpty()) {
-      return Problem.unauthorized();
+      return unauthorized();
     }
     return HttpResponse.ok(
         coordinator.runsOf(principal.get().tenant()).stream()
@@ -144,7 +145,7 @@ public class RunsController {
   public HttpResponse<?> get(HttpRequest<?> request, @PathVariable String id) {
     Optional<Principal> principal = auth.principal(request);
     if (principal.isEmpty()) {
-      return Problem.unauthorized();
+      return unauthorized();
     }
     return coordinator
         .find(principal.get().tenant(), id)
@@ -161,7 +162,7 @@ public class RunsController {
       throws InterruptedException {
     Optional<Principal> principal = auth.principal(request);
     if (principal.isEmpty()) {
-      return Problem.unauthorized();
+      return unauthorized();
     }
     Optional<Run> run = coordinator.find(principal.get().tenant(), id);
     if (run.isEmpty()) {
@@ -177,8 +178,30 @@ public class RunsController {
     return HttpResponse.ok(out);
   }
 
+  /**
+   * The public API's problem documents: typed by title (a page under stagecraft.dev) and without
+   * {@code WWW-Authenticate}, since the API takes a bearer token or basic auth alike.
+   */
+  private static HttpResponse<String> problem(HttpStatus status, String title, String detail) {
+    return problem(status, title, detail, null);
+  }
+
+  private static HttpResponse<String> problem(
+      HttpStatus status, String title, String detail, List<Object> diagnostics) {
+    return new Problem(Problem.typeFor(title), status.getCode(), title, detail, diagnostics)
+        .response();
+  }
+
+  private static HttpResponse<String> unauthorized() {
+    return problem(
+        HttpStatus.UNAUTHORIZED,
+        "Unauthorized",
+        "A valid API token is required: send it as 'Authorization: Bearer <token>'"
+            + " (stagecraft env prints the dev stack's).");
+  }
+
   private static HttpResponse<?> notFound(String id) {
-    return Problem.of(HttpStatus.NOT_FOUND, "Not Found", "There is no run " + id + ".");
+    return problem(HttpStatus.NOT_FOUND, "Not Found", "There is no run " + id + ".");
   }
 
   private static PlanRequest planRequest(RunBody body) {
@@ -193,7 +216,7 @@ public class RunsController {
 
   private static HttpResponse<?> validate(RunBody body) {
     if (body.workspace() == null || !WORKSPACE.matcher(body.workspace()).matches()) {
-      return Problem.of(
+      return problem(
           HttpStatus.BAD_REQUEST,
           "Invalid workspace",
           "A workspace name is 1-90 letters, digits, '_', '.' or '-', starting with a letter or"
@@ -202,7 +225,7 @@ public class RunsController {
               + ".");
     }
     if (body.files() == null || body.files().isEmpty()) {
-      return Problem.of(
+      return problem(
           HttpStatus.BAD_REQUEST,
           "No configuration",
           "The request has no configuration files: send them as \"files\": {\"main.tf\": \"...\"}.");
@@ -223,7 +246,7 @@ public class RunsController {
                   return (Object) m;
                 })
             .toList();
-    return Problem.of(
+    return problem(
         HttpStatus.UNPROCESSABLE_ENTITY, "Invalid configuration", result.renderDiagnostics(), list);
   }
 }

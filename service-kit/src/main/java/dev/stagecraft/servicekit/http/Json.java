@@ -1,4 +1,4 @@
-package dev.stagecraft.state.adapter.http;
+package dev.stagecraft.servicekit.http;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -12,12 +12,12 @@ import io.micronaut.http.MediaType;
  * JSON in and out with the project's one mapper, so responses are byte-for-byte what we intend
  * (empty maps and lists kept, as Terraform expects) whatever the framework's defaults.
  */
-final class Json {
+public final class Json {
   private static final ObjectMapper MAPPER = EventCodec.mapper();
 
   private Json() {}
 
-  static String write(Object value) {
+  public static String write(Object value) {
     try {
       return MAPPER.writeValueAsString(value);
     } catch (JsonProcessingException e) {
@@ -25,14 +25,14 @@ final class Json {
     }
   }
 
-  static HttpResponse<String> respond(HttpStatus status, Object body) {
+  public static HttpResponse<String> respond(HttpStatus status, Object body) {
     return HttpResponse.<String>status(status)
         .contentType(MediaType.APPLICATION_JSON_TYPE)
         .body(write(body));
   }
 
   /** Parses a request body that must be a JSON object. */
-  static JsonNode object(String body) {
+  public static JsonNode object(String body) {
     if (body == null || body.isBlank()) {
       throw Problem.badRequest("the request body must be a JSON object");
     }
@@ -48,7 +48,7 @@ final class Json {
   }
 
   /** A required, non-blank string field. */
-  static String requiredText(JsonNode body, String field) {
+  public static String requiredText(JsonNode body, String field) {
     JsonNode value = body.get(field);
     if (value == null || !value.isTextual() || value.asText().isBlank()) {
       throw Problem.badRequest("field '" + field + "' is required and must be a non-empty string");

@@ -1,0 +1,41 @@
+package dev.stagecraft.servicekit.db;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import org.flywaydb.core.Flyway;
+
+/** The connection pool of a service that owns one PostgreSQL schema. */
+public final class Databases {
+  private Databases() {}
+
+  /**
+   * Opens a pool (named after the schema) and migrates the schema with Flyway before returning it,
+   * so a wrong database fails the service's start, not its first request. The pool is closed when
+   * the migration fails; otherwise closing it is the caller's.
+   *
+   * @param schema the schema the service owns, created and migrated by Flyway
+   * @param location where the migrations are, e.g. {@code classpath:db/migration}
+   */
+  public static HikariDataSource migrateAndPool(
+      String url, String user, String password, String schema, String location) {
+    HikariConfig config = new HikariConfig();
+    config.setJdbcUrl(url);
+    config.setUsername(user);
+    config.setPassword(password);
+    config.setMaximumPoolSize(10);
+    config.setPoolName(schema);
+    HikariDataSource dataSource = new HikariDataSource(config);
+    try {
+      Flyway.configure()
+          .dataSource(dataSource)
+          .schemas(schema)
+          .locations(location)
+          .load()
+          .migrate();
+    } catch (RuntimeException e) {
+      dataSource.close();
+      throw e;
+    }
+    return dataSource;
+  }
+}

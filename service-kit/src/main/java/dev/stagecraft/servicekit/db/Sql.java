@@ -1,0 +1,53 @@
+package dev.stagecraft.servicekit.db;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Timestamp;
+import java.sql.Types;
+import java.time.Instant;
+
+/**
+ * Prepared statements with their parameters bound by position: a {@link String}, {@link Long} or
+ * {@link Integer} as itself, an {@link Instant} as a {@link Timestamp}, and {@code null} as an
+ * untyped SQL NULL (the database takes the type from the column or expression). Any other type is a
+ * bug and fails before the statement runs.
+ */
+public final class Sql {
+  private Sql() {}
+
+  /** Runs an INSERT, UPDATE or DELETE on {@code c} and returns the number of rows it touched. */
+  public static int update(Connection c, String sql, Object... parameters) throws SQLException {
+    try (PreparedStatement ps = prepare(c, sql, parameters)) {
+      return ps.executeUpdate();
+    }
+  }
+
+  /** A statement on {@code c} with {@code parameters} bound; closing it is the caller's. */
+  public static PreparedStatement prepare(Connection c, String sql, Object... parameters)
+      throws SQLException {
+    PreparedStatement ps = c.prepareStatement(sql);
+    try {
+      for (int i = 0; i < parameters.length; i++) {
+        bind(ps, i + 1, parameters[i]);
+      }
+      return ps;
+    } catch (SQLException | RuntimeException e) {
+      ps.close();
+      throw e;
+    }
+  }
+
+  private static void bind(PreparedStatement ps, int index, Object value) throws SQLException {
+    switch (value) {
+      case null -> ps.setNull(index, Types.NULL);
+      case String s -> ps.setString(index, s);
+      case Long l -> ps.setLong(index, l);
+      case Integer n -> ps.setInt(index, n);
+      case Instant t -> ps.setTimestamp(index, Timestamp.from(t));
+      default ->
+          throw new IllegalArgumentException(
+              "parameter " + index + " has unsupported type " + value.getClass().getName());
+    }
+  }
+}

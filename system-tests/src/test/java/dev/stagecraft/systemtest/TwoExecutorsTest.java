@@ -1,0 +1,125 @@
+package dev.stagecraft.systemtest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.stagecraft.devstack.DevStackLayout;
+import dev.stagecraft.schemas.EventCodec;
+import dev.stagecraft.schemas.Topics;
+import dev.stagecraft.schemas.envelope.EventEnvelope;
+import dev.stagecraft.systemtest.SharedStack.CliResult;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.UUID;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ConsumerGroupDescription;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.junit.jupiter.api.Test;
+
+/** Independent actions of one run are spread over every executor of the consumer group. */
+class TwoExecutorsTest {
+
+  @Test
+  void independentActionsOfOneRunAreSharedByTwoExecutorProcesses() throws Exception {
+    SharedStack stack = SharedStack.get();
+    String kafka = stack.stack().info().kafka();
+    String serviceToken =
+        Files.readString(new DevStackLayout(stack.dataDir).serviceTokenFile()).strip();
+    Path repo = SharedStack.repoRoot();
+    Path jar = repo.resolve("executor-service/target/executor-service-app.jar");
+    Path log = stack.root.resolve("executor-2.log");
+    ProcessBuilder builder =
+        new ProcessBuilder(
+                List.of(
+                    ProcessHandle.current().info().command().orElse("java"),
+                    "-Xmx256m",
+                    "-jar",
+                    jar.toString()))
+            .redirectErrorStream(true)
+            .redirectOutput(log.toFile());
+    builder.environment().keySet().removeIf(k -> k.startsWith("STAGECRAFT_"));
+    builder
+        .environment()
+        .putAll(
+            Map.of(
+                "STAGECRAFT_PORT",
+                "0",
+                "STAGECRAFT_KAFKA",
+                kafka,
+                "STAGECRAFT_SERVICE_TOKEN",
+                serviceToken,
+                "STAGECRAFT_INSTANCE_ID",
+                "second-executor"));
+    Process second = builder.start();
+    try (Admin admin = Admin.create(Map.of("bootstrap.servers", kafka))) {
+      await()
+          .atMost(Duration.ofSeconds(90))
+          .pollInterval(Duration.ofMillis(200))
+          .until(
+              () -> {
+                ConsumerGroupDescription group =
+                    admin
+                        .describeConsumerGroups(List.of("executors"))
+                        .describedGroups()
+                        .get("executors")
+                        .get();
+                return group.members().size() == 2
+                    && group.members().stream()
+                        .allMatch(m -> !m.assignment().topicPartitions().isEmpty());
+              });
+
+      StringBuilder config = new StringBuilder();
+      for (int i = 0; i < 20; i++) {
+        config.append(
+            """
+            resource "stateful_provisioning" "step%d" {
+              state_key = "v1"
+              provisioner "local-exec" {
+                command = "echo step %d"
+              }
+            }
+            """
+                .formatted(i, i));
+      }
+      Path dir = stack.configDir("two-executors", config.toString());
+      CliResult result = stack.cli(dir, "apply", "-workspace=two-executors", "-auto-approve");
+      assertThat(result.exitCode()).as(result.all()).isZero();
+      assertThat(result.out()).contains("Resources: 20 added");
+
+      Set<String> executors = new HashSet<>();
+      Properties p = new Properties();
+      p.put("bootstrap.servers", kafka);
+      p.put("group.id", "two-executors-" + UUID.randomUUID());
+      p.put("auto.offset.reset", "earliest");
+      try (KafkaConsumer<String, byte[]> consumer =
+          new KafkaConsumer<>(p, new StringDeserializer(), new ByteArrayDeserializer())) {
+        consumer.subscribe(List.of(Topics.ACTION_EVENTS));
+        int empty = 0;
+        while (empty < 6) {
+          var records = consumer.poll(Duration.ofMillis(500));
+          empty = records.isEmpty() ? empty + 1 : 0;
+          for (ConsumerRecord<String, byte[]> r : records) {
+            EventEnvelope e = EventCodec.decode(r.value());
+            if ("two-executors".equals(e.workspace())
+                && e.type().equals("dev.stagecraft.action.started")) {
+              executors.add(e.data().get("executorId").asText());
+            }
+          }
+        }
+      }
+      assertThat(executors).hasSize(2).contains("second-executor");
+    } finally {
+      second.destroy();
+      second.onExit().get();
+    }
+  }
+}
