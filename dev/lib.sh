@@ -84,3 +84,14 @@ ensure_packages() {
 repo_root() {
   cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd
 }
+
+# Exports JAVA_HOME (a JDK 21+) and, on JDK 24+, silences Maven 3.8's sun.misc.Unsafe warnings.
+use_jdk_for_maven() {
+  JAVA_HOME=$(find_jdk) || return 1
+  export JAVA_HOME
+  local major
+  major=$(java_major "$JAVA_HOME/bin/java" || echo 0)
+  if [ "$major" -ge 24 ] && [[ "${MAVEN_OPTS:-}" != *sun-misc-unsafe-memory-access* ]]; then
+    export MAVEN_OPTS="${MAVEN_OPTS:-} --sun-misc-unsafe-memory-access=allow"
+  fi
+}

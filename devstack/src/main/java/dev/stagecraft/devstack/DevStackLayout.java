@@ -59,6 +59,23 @@ public record DevStackLayout(Path dataDir) {
     return dataDir.resolve("supervisor.lock");
   }
 
+  /**
+   * {@code $STAGECRAFT_HOME}, else {@code $HOME/.stagecraft}, else the JVM's user home: the one
+   * rule the supervisor (writing the pointer) and the CLI (reading it) share.
+   */
+  public static Path stagecraftHome(java.util.Map<String, String> env) {
+    String home = env.get("STAGECRAFT_HOME");
+    if (home != null && !home.isBlank()) {
+      return Path.of(home.strip()).toAbsolutePath();
+    }
+    String userHome = env.get("HOME");
+    return Path.of(
+        userHome != null && !userHome.isBlank()
+            ? userHome.strip()
+            : System.getProperty("user.home"),
+        ".stagecraft");
+  }
+
   /** The pointer the CLI reads: {@code $STAGECRAFT_HOME/dev-stack.json}. */
   public static Path pointerFile(Path stagecraftHome) {
     return stagecraftHome.resolve("dev-stack.json");

@@ -103,10 +103,7 @@ public final class DevStackMain {
               env.getOrDefault("STAGECRAFT_DB_USER", "postgres"),
               env.getOrDefault("STAGECRAFT_DB_PASSWORD", ""));
     }
-    Path home =
-        env.containsKey("STAGECRAFT_HOME")
-            ? Path.of(env.get("STAGECRAFT_HOME"))
-            : Path.of(System.getProperty("user.home"), ".stagecraft");
+    Path home = DevStackLayout.stagecraftHome(env);
     Duration timeout =
         Duration.ofSeconds(Long.parseLong(env.getOrDefault("STAGECRAFT_HEALTH_TIMEOUT", "120")));
     return new DevStackOptions(

@@ -70,12 +70,7 @@ public final class StackLocator {
 
   /** {@code $STAGECRAFT_HOME}, default {@code ~/.stagecraft}. */
   public static Path stagecraftHome(CliContext context) {
-    String home = blankToNull(context.env("STAGECRAFT_HOME"));
-    if (home != null) {
-      return Path.of(home).toAbsolutePath();
-    }
-    String userHome = blankToNull(context.env("HOME"));
-    return Path.of(userHome != null ? userHome : System.getProperty("user.home"), ".stagecraft");
+    return DevStackLayout.stagecraftHome(context.env());
   }
 
   private static boolean sameServer(String a, String b) {
