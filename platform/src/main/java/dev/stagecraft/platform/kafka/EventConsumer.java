@@ -44,6 +44,7 @@ public final class EventConsumer implements AutoCloseable {
   private final KafkaConsumer<String, byte[]> consumer;
   private final EventPublisher deadLetters;
   private final Handler handler;
+  private volatile Runnable beforeCommit = () -> {};
   private final Thread thread;
   private final CountDownLatch stopped = new CountDownLatch(1);
   private final CountDownLatch assigned = new CountDownLatch(1);
@@ -74,6 +75,16 @@ public final class EventConsumer implements AutoCloseable {
         });
     this.thread = new Thread(this::loop, "consumer-" + clientId);
     this.thread.setDaemon(true);
+  }
+
+  /**
+   * Runs before every offset commit, on the consumer thread. A handler that publishes without
+   * waiting passes its publisher's {@code flush} here: offsets then never run ahead of what it
+   * published, and a crash in between means redelivery, not loss.
+   */
+  public EventConsumer beforeCommit(Runnable hook) {
+    this.beforeCommit = hook;
+    return this;
   }
 
   public EventConsumer start() {
@@ -112,6 +123,7 @@ public final class EventConsumer implements AutoCloseable {
           }
         }
         if (!done.isEmpty()) {
+          beforeCommit.run();
           consumer.commitSync(done);
         }
         if (!retrying.isEmpty()) {

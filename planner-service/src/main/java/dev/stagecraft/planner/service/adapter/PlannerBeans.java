@@ -4,6 +4,7 @@ import dev.stagecraft.planner.service.adapter.clients.HttpWorkspaceLocks;
 import dev.stagecraft.planner.service.adapter.clients.HttpWorkspaceStates;
 import dev.stagecraft.planner.service.adapter.clients.InternalHttp;
 import dev.stagecraft.planner.service.adapter.clients.TokenVerifier;
+import dev.stagecraft.planner.service.run.EventOutbox;
 import dev.stagecraft.planner.service.run.RunCoordinator;
 import dev.stagecraft.platform.kafka.EventConsumer;
 import dev.stagecraft.platform.kafka.EventPublisher;
@@ -19,9 +20,12 @@ import jakarta.inject.Singleton;
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
 
 /**
  * Wires the planner: Kafka publisher and listeners, the HTTP clients of the lock and state
@@ -56,7 +60,7 @@ public class PlannerBeans {
         new HttpWorkspaceLocks(new InternalHttp(settings.getLockUrl(), settings.getServiceToken())),
         new HttpWorkspaceStates(
             new InternalHttp(settings.getStateUrl(), settings.getServiceToken())),
-        publisher::publish,
+        events -> publishBatch(publisher, events),
         EventCodec.forSource("/stagecraft/planner-service"),
         Clock.systemUTC(),
         () -> {
@@ -64,6 +68,22 @@ public class PlannerBeans {
           random.nextBytes(bytes);
           return HexFormat.of().formatHex(bytes);
         });
+  }
+
+  /** Sends every event without waiting, then waits once until the broker committed them all. */
+  static void publishBatch(EventPublisher publisher, List<EventOutbox.Keyed> events) {
+    List<Future<?>> sent = new ArrayList<>();
+    events.forEach(e -> sent.add(publisher.send(e.envelope(), e.key())));
+    for (Future<?> f : sent) {
+      try {
+        f.get();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted while publishing", e);
+      } catch (ExecutionException e) {
+        throw new IllegalStateException("could not publish: " + e.getCause(), e.getCause());
+      }
+    }
   }
 
   /** Starts the listeners with the application (eagerly, not on first use). */

@@ -316,9 +316,10 @@ public final class RunCoordinator implements AutoCloseable {
         terminal = run.schedule.hasFailures() ? RunStatus.ERRORED : RunStatus.APPLIED;
       }
     }
-    for (EventEnvelope envelope : toPublish) {
-      outbox.publish(envelope, envelope.runid() + "/" + envelope.subject());
-    }
+    outbox.publishAll(
+        toPublish.stream()
+            .map(e -> new EventOutbox.Keyed(e, e.runid() + "/" + e.subject()))
+            .toList());
     if (finished) {
       finish(
           run,

@@ -1,0 +1,204 @@
+package dev.stagecraft.planner.service.run;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.stagecraft.schemas.EventCodec;
+import dev.stagecraft.schemas.action.ActionDispatched;
+import dev.stagecraft.schemas.envelope.EventEnvelope;
+import dev.stagecraft.schemas.run.RunTransitioned;
+import dev.stagecraft.schemas.state.StateRecorded;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/** The run lifecycle against in-memory lock and state ports and a recording outbox. */
+class RunCoordinatorTest {
+  static final String TWO_STEPS =
+      """
+      resource "stateful_provisioning" "db" {
+        state_key = "v1"
+        provisioner "local-exec" {
+          command = "migrate"
+        }
+      }
+      resource "stateful_provisioning" "app" {
+        state_key = "v1"
+        depends_on = [stateful_provisioning.db]
+      }
+      """;
+
+  final Clock clock = Clock.fixed(Instant.parse("2026-11-21T10:00:00Z"), ZoneOffset.UTC);
+  final AtomicInteger ids = new AtomicInteger();
+  final FakeLocks locks = new FakeLocks();
+  final FakeStates states = new FakeStates();
+  final List<EventEnvelope> published = new CopyOnWriteArrayList<>();
+  final RunCoordinator coordinator =
+      new RunCoordinator(
+          locks,
+          states,
+          events -> events.forEach(e -> published.add(e.envelope())),
+          new EventCodec("/test", clock, () -> "e" + ids.incrementAndGet()),
+          clock,
+          () -> "id" + ids.incrementAndGet());
+
+  RunRequest request(String config, Long expectedSerial) {
+    return new RunRequest(
+        "acme",
+        "prod",
+        Map.of("main.tf", config),
+        Map.of(),
+        false,
+        List.of(),
+        expectedSerial,
+        "tester",
+        10);
+  }
+
+  List<ActionDispatched> dispatched() {
+    return published.stream()
+        .filter(e -> e.type().equals("dev.stagecraft.action.dispatched"))
+        .map(e -> EventCodec.data(e, ActionDispatched.class))
+        .toList();
+  }
+
+  List<String> statuses(Run run) {
+    return published.stream()
+        .filter(e -> e.type().equals("dev.stagecraft.run.transitioned"))
+        .filter(e -> run.id().equals(e.runid()))
+        .map(e -> EventCodec.data(e, RunTransitioned.class).status())
+        .toList();
+  }
+
+  void record(ActionDispatched action, String outcome) {
+    coordinator.onStateRecorded(
+        new EventCodec("/state", clock, () -> "s" + ids.incrementAndGet())
+            .wrap(
+                "acme",
+                "prod",
+                action.runId(),
+                1,
+                action.address(),
+                new StateRecorded(
+                    action.runId(), action.actionId(), action.address(), outcome, null, 1, "x")));
+  }
+
+  @Test
+  void dispatchesTheDependentOnlyAfterItsDependencyIsRecordedThenReleasesTheLock() {
+    Run run = coordinator.start(request(TWO_STEPS, null));
+    await().atMost(Duration.ofSeconds(10)).until(() -> dispatched().size() == 1);
+    ActionDispatched db = dispatched().get(0);
+    assertThat(db.address()).isEqualTo("stateful_provisioning.db");
+    assertThat(db.fencingToken()).isEqualTo(locks.lastToken);
+    assertThat(db.provisioners()).extracting(p -> p.command()).containsExactly("migrate");
+    assertThat(states.registeredTokens).containsExactly(locks.lastToken);
+    record(db, "succeeded");
+    assertThat(dispatched()).hasSize(2);
+    record(dispatched().get(1), "succeeded");
+    assertThat(run.summary().status()).isEqualTo("applied");
+    assertThat(locks.released).containsExactly(locks.lastLockId);
+    assertThat(statuses(run))
+        .containsExactly("pending", "planning", "planned", "applying", "applied");
+  }
+
+  @Test
+  void aFailedActionStopsItsDependentsErrorsTheRunAndReleasesTheLock() {
+    Run run = coordinator.start(request(TWO_STEPS, null));
+    await().atMost(Duration.ofSeconds(10)).until(() -> dispatched().size() == 1);
+    record(dispatched().get(0), "failed");
+    assertThat(dispatched()).hasSize(1);
+    assertThat(run.summary().status()).isEqualTo("errored");
+    assertThat(run.summary().message()).contains("stateful_provisioning.db");
+    assertThat(locks.released).containsExactly(locks.lastLockId);
+  }
+
+  @Test
+  void refusesAnApprovedPlanWhenTheStateMovedSinceAndReleasesTheLock() {
+    states.serial = 7;
+    Run run = coordinator.start(request(TWO_STEPS, 6L));
+    await().atMost(Duration.ofSeconds(10)).until(() -> run.summary().terminal());
+    assertThat(run.summary().status()).isEqualTo("errored");
+    assertThat(run.summary().message()).contains("stale").contains("6").contains("7");
+    assertThat(dispatched()).isEmpty();
+    assertThat(locks.released).containsExactly(locks.lastLockId);
+  }
+
+  @Test
+  void aRunThatMustWaitIsQueuedWithItsPositionAndProceedsWhenGranted() {
+    locks.queuedAnswers = 2;
+    Run run = coordinator.start(request(TWO_STEPS, null));
+    await().atMost(Duration.ofSeconds(10)).until(() -> dispatched().size() == 1);
+    assertThat(statuses(run)).containsSubsequence("pending", "queued", "planning");
+    assertThat(published.stream().map(EventEnvelope::data).map(Object::toString))
+        .anySatisfy(d -> assertThat(d).contains("position 1 in the queue"));
+  }
+
+  @Test
+  void aRunWithoutChangesEndsPlannedAndFinishedWithoutDispatching() {
+    states.json =
+        """
+        {"version":4,"serial":3,"lineage":"l","resources":[
+          {"mode":"managed","type":"stateful_provisioning","name":"db","instances":[{"attributes":{"id":"1","state_key":"v1"}}]},
+          {"mode":"managed","type":"stateful_provisioning","name":"app","instances":[{"attributes":{"id":"2","state_key":"v1"}}]}]}
+        """;
+    Run run = coordinator.start(request(TWO_STEPS, null));
+    await().atMost(Duration.ofSeconds(10)).until(() -> run.summary().terminal());
+    assertThat(run.summary().status()).isEqualTo("planned_and_finished");
+    assertThat(dispatched()).isEmpty();
+    assertThat(locks.released).hasSize(1);
+  }
+
+  static final class FakeLocks implements WorkspaceLocks {
+    final List<String> released = Collections.synchronizedList(new ArrayList<>());
+    volatile int queuedAnswers;
+    volatile long lastToken;
+    volatile String lastLockId;
+    private long tokens = 40;
+
+    @Override
+    public synchronized Acquisition acquire(
+        String tenant, String workspace, String holder, int lease, int wait, String info) {
+      if (queuedAnswers > 0) {
+        queuedAnswers--;
+        return new Queued(1);
+      }
+      lastToken = ++tokens;
+      lastLockId = "lock-" + lastToken;
+      return new Granted(lastLockId, lastToken);
+    }
+
+    @Override
+    public boolean heartbeat(String tenant, String workspace, String lockId) {
+      return true;
+    }
+
+    @Override
+    public void release(String tenant, String workspace, String lockId) {
+      released.add(lockId);
+    }
+  }
+
+  static final class FakeStates implements WorkspaceStates {
+    final List<Long> registeredTokens = new CopyOnWriteArrayList<>();
+    volatile long serial;
+    volatile String json;
+
+    @Override
+    public String read(String tenant, String workspace) {
+      return json != null ? json : "{\"version\":4,\"serial\":" + serial + ",\"resources\":[]}";
+    }
+
+    @Override
+    public void registerFencingToken(String tenant, String workspace, long token) {
+      registeredTokens.add(token);
+    }
+  }
+}
