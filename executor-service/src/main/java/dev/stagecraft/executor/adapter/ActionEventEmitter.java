@@ -89,7 +89,9 @@ final class ActionEventEmitter implements OutputSink {
                 action.attributes(),
                 action.dependencies(),
                 action.fencingToken(),
-                executorId));
+                executorId,
+                action.createBeforeDestroy(),
+                action.skipDestroy()));
     Duration backoff = Duration.ofMillis(500);
     while (true) {
       try {

@@ -15,7 +15,6 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -25,8 +24,10 @@ import org.slf4j.LoggerFactory;
  * every output line to an {@link OutputSink} as it is printed.
  *
  * <ul>
- *   <li>{@code create} and {@code replace} run the steps with {@code when = create}; {@code delete}
- *       runs those with {@code when = destroy}; {@code update} and {@code forget} run nothing.
+ *   <li>{@code create} runs the steps with {@code when = create}; {@code delete} those with {@code
+ *       when = destroy}; {@code replace} first the destroy-time steps (of the old object), then the
+ *       create-time ones; {@code update} and {@code forget} run nothing. The planner includes only
+ *       the steps that must run (e.g. no destroy-time steps in a create-before-destroy replace).
  *   <li>Only {@code local-exec} is supported. When a step that would run has another type, the
  *       action fails before any step ran, so nothing half-happens.
  *   <li>A failing step with {@code on_failure = continue} is logged and the next step runs; with
@@ -63,19 +64,18 @@ public final class ActionRunner {
   public ActionResult run(ActionDispatched action, OutputSink sink) {
     Redactor redactor = new Redactor(action.sensitiveValues());
     ActionOutput out = new ActionOutput(sink, redactor);
-    Optional<String> phase = phaseOf(action.action());
-    if (phase == null) {
+    List<String> phases = phasesOf(action.action());
+    if (phases == null) {
       return out.fail(null, "unknown action \"" + action.action() + "\"");
     }
-    if (phase.isEmpty()) {
-      return ActionResult.succeeded();
-    }
     List<Integer> steps = new ArrayList<>();
-    for (int i = 0; i < action.provisioners().size(); i++) {
-      ProvisionerStep step = action.provisioners().get(i);
-      String when = step.when() == null ? "create" : step.when();
-      if (when.equals(phase.get())) {
-        steps.add(i);
+    for (String phase : phases) {
+      for (int i = 0; i < action.provisioners().size(); i++) {
+        ProvisionerStep step = action.provisioners().get(i);
+        String when = step.when() == null ? "create" : step.when();
+        if (when.equals(phase)) {
+          steps.add(i);
+        }
       }
     }
     for (int i : steps) {
@@ -105,14 +105,15 @@ public final class ActionRunner {
   }
 
   /**
-   * The {@code when} value of the steps an action runs; empty when it runs none; {@code null} when
-   * the action is unknown.
+   * The {@code when} values of the steps an action runs, in order; empty when it runs none; {@code
+   * null} when the action is unknown.
    */
-  private static Optional<String> phaseOf(String action) {
+  private static List<String> phasesOf(String action) {
     return switch (action == null ? "" : action) {
-      case "create", "replace" -> Optional.of("create");
-      case "delete" -> Optional.of("destroy");
-      case "update", "forget" -> Optional.empty();
+      case "create" -> List.of("create");
+      case "replace" -> List.of("destroy", "create");
+      case "delete" -> List.of("destroy");
+      case "update", "forget" -> List.of();
       default -> null;
     };
   }

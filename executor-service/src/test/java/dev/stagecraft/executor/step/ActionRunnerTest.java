@@ -208,7 +208,7 @@ class ActionRunnerTest {
   }
 
   @Test
-  void createRunsOnlyCreateTimeProvisionersAndDeleteOnlyDestroyTime() {
+  void createRunsCreateTimeStepsDeleteDestroyTimeAndReplaceDestroyTimeThenCreateTime() {
     var create = localExec("echo create");
     var destroy = localExec("echo destroy").when("destroy");
 
@@ -216,7 +216,7 @@ class ActionRunnerTest {
     runner.run(action("replace", create, destroy), sink);
     runner.run(action("delete", create, destroy), sink);
 
-    assertThat(sink.of(LogStream.STDOUT)).containsExactly("create", "create", "destroy");
+    assertThat(sink.of(LogStream.STDOUT)).containsExactly("create", "destroy", "create", "destroy");
   }
 
   @Test

@@ -17,6 +17,10 @@ import java.util.Map;
  * @param fencingToken the workspace lock's fencing token; the state service refuses results whose
  *     token is older than the newest it has seen
  * @param sensitiveValues values to redact from every log line and error of this action
+ * @param createBeforeDestroy the instance's effective {@code create_before_destroy}, recorded in
+ *     state (null: false)
+ * @param skipDestroy {@code lifecycle { destroy = false }}: recorded in state, so that a later
+ *     removal forgets the instance instead of destroying it (null: false)
  */
 public record ActionDispatched(
     String runId,
@@ -28,7 +32,36 @@ public record ActionDispatched(
     List<String> dependencies,
     List<ProvisionerStep> provisioners,
     long fencingToken,
-    List<String> sensitiveValues) {
+    List<String> sensitiveValues,
+    Boolean createBeforeDestroy,
+    Boolean skipDestroy) {
+
+  /** Without lifecycle flags (both false). */
+  public ActionDispatched(
+      String runId,
+      String actionId,
+      String address,
+      String resourceType,
+      String action,
+      Map<String, Object> attributes,
+      List<String> dependencies,
+      List<ProvisionerStep> provisioners,
+      long fencingToken,
+      List<String> sensitiveValues) {
+    this(
+        runId,
+        actionId,
+        address,
+        resourceType,
+        action,
+        attributes,
+        dependencies,
+        provisioners,
+        fencingToken,
+        sensitiveValues,
+        null,
+        null);
+  }
 
   public ActionDispatched {
     attributes = attributes == null ? Map.of() : attributes;

@@ -10,6 +10,8 @@ import java.util.Map;
  * @param outcome {@code succeeded} or {@code failed}
  * @param exitCode exit code of the failing step, if it was a command
  * @param error a redacted, human-readable reason when failed
+ * @param createBeforeDestroy copied from the dispatch, recorded in state
+ * @param skipDestroy copied from the dispatch, recorded in state
  */
 public record ActionFinished(
     String runId,
@@ -23,7 +25,40 @@ public record ActionFinished(
     Map<String, Object> attributes,
     List<String> dependencies,
     long fencingToken,
-    String executorId) {
+    String executorId,
+    Boolean createBeforeDestroy,
+    Boolean skipDestroy) {
+
+  /** Without lifecycle flags (both false). */
+  public ActionFinished(
+      String runId,
+      String actionId,
+      String address,
+      String resourceType,
+      String action,
+      String outcome,
+      Integer exitCode,
+      String error,
+      Map<String, Object> attributes,
+      List<String> dependencies,
+      long fencingToken,
+      String executorId) {
+    this(
+        runId,
+        actionId,
+        address,
+        resourceType,
+        action,
+        outcome,
+        exitCode,
+        error,
+        attributes,
+        dependencies,
+        fencingToken,
+        executorId,
+        null,
+        null);
+  }
 
   public static final String SUCCEEDED = "succeeded";
   public static final String FAILED = "failed";
