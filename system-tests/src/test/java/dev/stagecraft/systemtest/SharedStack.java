@@ -101,9 +101,14 @@ final class SharedStack {
 
   /** Runs {@code stagecraft args...} in-process in {@code dir}, as a user's shell would. */
   CliResult cliWithInput(Path dir, String stdin, String... args) {
+    return cliWith(dir, Map.of(), stdin, args);
+  }
+
+  /** Runs the CLI with extra environment variables (e.g. {@code TF_VAR_name}). */
+  CliResult cliWith(Path dir, Map<String, String> extraEnv, String stdin, String... args) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
-    Map<String, String> env = new HashMap<>();
+    Map<String, String> env = new HashMap<>(extraEnv);
     env.put("STAGECRAFT_HOME", home.toString());
     env.put("HOME", root.toString());
     CliContext ctx =

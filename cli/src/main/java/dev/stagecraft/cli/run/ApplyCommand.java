@@ -21,12 +21,15 @@ public final class ApplyCommand implements Command {
   @Override
   public int run(CliContext ctx, List<String> args) throws Exception {
     RunOptions options = RunOptions.parse(ctx, args, true);
-    Map<String, String> files = Configs.loadChecked(ctx, options, destroy);
-    if (files == null) {
+    if (!options.positional.isEmpty()) {
+      return applySaved(ctx, options);
+    }
+    Configs.Checked config = Configs.loadChecked(ctx, options, destroy);
+    if (config == null) {
       return 1;
     }
     ApiClient api = Server.client(ctx);
-    Map<String, Object> body = Configs.body(options, files, destroy);
+    Map<String, Object> body = Configs.body(options, config, destroy);
     try {
       if (!options.autoApprove) {
         JsonNode plan = api.post(api.api("plans"), body);
@@ -56,10 +59,35 @@ public final class ApplyCommand implements Command {
     }
   }
 
+  /**
+   * {@code apply FILE}: applies exactly the saved plan, without asking (it was approved by saving
+   * it); refused when the state moved or the plan would differ now.
+   */
+  private int applySaved(CliContext ctx, RunOptions options) throws Exception {
+    if (destroy || options.positional.size() != 1) {
+      throw new dev.stagecraft.cli.UsageException(
+          destroy ? "destroy takes no plan file" : "apply takes at most one plan file");
+    }
+    if (!options.variables.isEmpty() || !options.replace.isEmpty()) {
+      throw new dev.stagecraft.cli.UsageException(
+          "a saved plan already holds its variables and -replace options; apply it without them");
+    }
+    Map<String, Object> body =
+        SavedPlan.readRunRequest(ctx.workingDir().resolve(options.positional.get(0)), ctx);
+    ApiClient api = Server.client(ctx);
+    try {
+      JsonNode run = api.post(api.api("runs"), body);
+      return new RunFollower(ctx, api, true).follow(run.get("id").asText());
+    } catch (ApiClient.ApiException e) {
+      ctx.err().println("Error: " + e.getMessage());
+      return 1;
+    }
+  }
+
   @Override
   public String synopsis() {
     return destroy
         ? "destroy [options]        Destroy everything the workspace's state holds"
-        : "apply [options]          Create or update infrastructure";
+        : "apply [options] [FILE]   Create or update infrastructure (FILE: a saved plan)";
   }
 }

@@ -1,6 +1,9 @@
 package dev.stagecraft.cli.run;
 
 import dev.stagecraft.cli.CliContext;
+import dev.stagecraft.language.config.ConfigLoader;
+import dev.stagecraft.language.config.Configuration;
+import dev.stagecraft.language.config.VariableDecl;
 import dev.stagecraft.language.diag.Diagnostics;
 import dev.stagecraft.planner.plan.PlanRequest;
 import dev.stagecraft.planner.plan.PlanResult;
@@ -9,6 +12,8 @@ import dev.stagecraft.planner.plan.PriorState;
 import java.io.IOException;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 
 /** Reading and checking the configuration of the working directory before talking to a server. */
 final class Configs {
@@ -22,35 +27,62 @@ final class Configs {
    * The directory's files, or null after printing why they cannot be used: every configuration
    * error is reported locally, with file:line:col, before anything is sent.
    */
-  static Map<String, String> loadChecked(CliContext ctx, RunOptions options, boolean destroy)
+  static Checked loadChecked(CliContext ctx, RunOptions options, boolean destroy)
       throws IOException {
     Map<String, String> files = ConfigDirectory.read(ctx.workingDir());
     if (files.isEmpty()) {
       ctx.err().println(NO_FILES.formatted(ctx.workingDir()));
       return null;
     }
+    Configuration config = ConfigLoader.load(files).config();
+    Map<String, String> variables = options.allVariables(ctx, config.variables().keySet());
+    Set<String> sensitive = new TreeSet<>();
+    config.variables().values().stream()
+        .filter(VariableDecl::sensitive)
+        .forEach(v -> sensitive.add(v.name()));
     PlanResult check =
         Planner.plan(
             new PlanRequest(
-                options.workspace,
-                files,
-                options.variables,
-                options.replace,
-                destroy,
-                ctx.workingDir()),
+                options.workspace, files, variables, options.replace, destroy, ctx.workingDir()),
             PriorState.empty());
     Diagnostics diagnostics = check.diagnostics();
     if (!diagnostics.isEmpty()) {
       ctx.err().print(diagnostics.render(files));
     }
-    return diagnostics.hasErrors() ? null : files;
+    return diagnostics.hasErrors() ? null : new Checked(files, variables, sensitive);
   }
 
-  static Map<String, Object> body(RunOptions options, Map<String, String> files, boolean destroy) {
+  /** A configuration that passed the local checks, with every variable value resolved. */
+  record Checked(Map<String, String> files, Map<String, String> variables, Set<String> sensitive) {
+
+    /** Names of the sensitive variables that have a value in this invocation. */
+    Set<String> givenSensitive() {
+      Set<String> out = new TreeSet<>(sensitive);
+      out.retainAll(variables.keySet());
+      return out;
+    }
+
+    /** The variables without the values of those declared sensitive (for saved plans). */
+    Map<String, String> nonSensitiveVariables() {
+      Map<String, String> out = new LinkedHashMap<>(variables);
+      out.keySet().removeAll(sensitive);
+      return out;
+    }
+  }
+
+  static Map<String, Object> body(RunOptions options, Checked config, boolean destroy) {
+    return body(options, config.files(), config.variables(), destroy);
+  }
+
+  static Map<String, Object> body(
+      RunOptions options,
+      Map<String, String> files,
+      Map<String, String> variables,
+      boolean destroy) {
     Map<String, Object> body = new LinkedHashMap<>();
     body.put("workspace", options.workspace);
     body.put("files", files);
-    body.put("variables", options.variables);
+    body.put("variables", variables);
     body.put("destroy", destroy);
     body.put("replace", options.replace);
     return body;

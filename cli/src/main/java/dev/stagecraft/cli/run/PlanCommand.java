@@ -5,7 +5,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.stagecraft.cli.CliContext;
 import dev.stagecraft.cli.Command;
 import java.util.List;
-import java.util.Map;
 
 /**
  * {@code stagecraft plan}: shows what an apply would do. Changes nothing. With {@code
@@ -15,22 +14,38 @@ public final class PlanCommand implements Command {
   @Override
   public int run(CliContext ctx, List<String> args) throws Exception {
     RunOptions options = RunOptions.parse(ctx, args, false);
-    Map<String, String> files = Configs.loadChecked(ctx, options, false);
-    if (files == null) {
+    Configs.Checked config = Configs.loadChecked(ctx, options, false);
+    if (config == null) {
       return 1;
     }
     ApiClient api = Server.client(ctx);
     JsonNode result;
     try {
-      result = api.post(api.api("plans"), Configs.body(options, files, false));
+      result = api.post(api.api("plans"), Configs.body(options, config, false));
     } catch (ApiClient.ApiException e) {
       ctx.err().println("Error: " + e.getMessage());
       return 1;
+    }
+    if (options.out != null) {
+      // sensitive values are not written to the file: apply FILE takes them from the
+      // environment or the automatic variable files again
+      SavedPlan.write(
+          ctx.workingDir().resolve(options.out),
+          Configs.body(options, config.files(), config.nonSensitiveVariables(), false),
+          result,
+          config.givenSensitive());
     }
     if (options.json) {
       ctx.out().println(new ObjectMapper().writeValueAsString(result.get("plan")));
     } else {
       ctx.out().print(result.get("rendered").asText());
+      if (options.out != null) {
+        ctx.out().println();
+        ctx.out().println("Saved the plan to: " + options.out);
+        ctx.out().println();
+        ctx.out().println("To perform exactly these actions, run:");
+        ctx.out().println("  stagecraft apply \"" + options.out + "\"");
+      }
     }
     boolean changes = result.get("has_changes").asBoolean();
     return options.detailedExitCode && changes ? 2 : 0;
@@ -38,6 +53,7 @@ public final class PlanCommand implements Command {
 
   @Override
   public String synopsis() {
-    return "plan [options]           Show changes required by the current configuration";
+    return "plan [options]           Show changes required by the current configuration"
+        + " (-out=FILE saves it)";
   }
 }

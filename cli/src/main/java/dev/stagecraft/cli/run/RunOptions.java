@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The options shared by plan, apply and destroy, parsed Terraform's way ({@code -name=value} or
@@ -29,13 +30,12 @@ public final class RunOptions {
   boolean autoApprove;
   boolean json;
   boolean detailedExitCode;
+  String out;
   final List<String> positional = new ArrayList<>();
 
   static RunOptions parse(CliContext ctx, List<String> args, boolean allowsApproval)
       throws IOException {
     RunOptions o = new RunOptions();
-    List<String> varFiles = new ArrayList<>();
-    List<String[]> vars = new ArrayList<>();
     for (int i = 0; i < args.size(); i++) {
       String arg = args.get(i);
       if (!arg.startsWith("-")) {
@@ -58,7 +58,7 @@ public final class RunOptions {
         }
         case "json" -> o.json = true;
         case "detailed-exitcode" -> o.detailedExitCode = true;
-        case "workspace", "var", "var-file", "replace" -> {
+        case "workspace", "var", "var-file", "replace", "out" -> {
           if (value == null) {
             if (i + 1 >= args.size()) {
               throw new UsageException("-" + name + " needs a value");
@@ -67,22 +67,62 @@ public final class RunOptions {
           }
           switch (name) {
             case "workspace" -> o.workspace = value;
-            case "var" -> vars.add(splitVar(value));
-            case "var-file" -> varFiles.add(value);
+            case "var" -> {
+              String[] v = splitVar(value);
+              o.variables.put(v[0], v[1]);
+            }
+            case "var-file" -> o.variables.putAll(readVarFile(ctx.workingDir().resolve(value)));
+            case "out" -> o.out = value;
             default -> o.replace.add(value);
           }
         }
         default -> throw new UsageException("unknown option -" + name);
       }
     }
-    // precedence as in Terraform: -var-file and -var in command-line order, later wins
-    for (String file : varFiles) {
-      o.variables.putAll(readVarFile(ctx.workingDir().resolve(file)));
-    }
-    for (String[] v : vars) {
-      o.variables.put(v[0], v[1]);
-    }
+    // -var and -var-file apply in command-line order: a later one wins
     return o;
+  }
+
+  /**
+   * Every variable value in Terraform's precedence, lowest first: environment ({@code TF_VAR_name},
+   * then {@code STAGECRAFT_VAR_name}), {@code terraform.tfvars}, {@code *.auto.tfvars} in lexical
+   * order, then {@code -var}/{@code -var-file} in command-line order. Values from the environment
+   * and from the automatic files are kept only for declared variables (as Terraform does); an
+   * undeclared {@code -var} is left in, for the planner to report.
+   */
+  Map<String, String> allVariables(CliContext ctx, Set<String> declared) throws IOException {
+    Map<String, String> all = new LinkedHashMap<>();
+    for (String prefix : List.of("TF_VAR_", "STAGECRAFT_VAR_")) {
+      ctx.env()
+          .forEach(
+              (k, v) -> {
+                if (k.startsWith(prefix) && declared.contains(k.substring(prefix.length()))) {
+                  all.put(k.substring(prefix.length()), v);
+                }
+              });
+    }
+    List<Path> automatic = new ArrayList<>();
+    Path tfvars = ctx.workingDir().resolve("terraform.tfvars");
+    if (Files.isRegularFile(tfvars)) {
+      automatic.add(tfvars);
+    }
+    try (var files = Files.list(ctx.workingDir())) {
+      files
+          .filter(f -> f.getFileName().toString().endsWith(".auto.tfvars"))
+          .sorted()
+          .forEach(automatic::add);
+    }
+    for (Path file : automatic) {
+      readVarFile(file)
+          .forEach(
+              (k, v) -> {
+                if (declared.contains(k)) {
+                  all.put(k, v);
+                }
+              });
+    }
+    all.putAll(variables);
+    return all;
   }
 
   private static String[] splitVar(String value) {

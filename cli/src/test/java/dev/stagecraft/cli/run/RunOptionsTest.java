@@ -19,9 +19,13 @@ class RunOptionsTest {
   @TempDir Path dir;
 
   CliContext ctx() {
+    return ctx(Map.of());
+  }
+
+  CliContext ctx(Map<String, String> env) {
     return new CliContext(
         dir,
-        Map.of(),
+        env,
         new PrintStream(PrintStream.nullOutputStream()),
         new PrintStream(PrintStream.nullOutputStream()),
         new BufferedReader(new StringReader("")));
@@ -37,6 +41,33 @@ class RunOptionsTest {
             true);
     assertThat(o.variables).containsEntry("revision", "from-flag").containsEntry("region", "eu");
     assertThat(o.workspace).isEqualTo("prod");
+  }
+
+  @Test
+  void takesVariablesFromEveryTerraformSourceInTerraformsPrecedence() throws Exception {
+    Files.writeString(dir.resolve("terraform.tfvars"), "a = \"tfvars\"\nb = \"tfvars\"\n");
+    Files.writeString(dir.resolve("x.auto.tfvars"), "b = \"auto\"\nc = \"auto\"\n");
+    Files.writeString(dir.resolve("extra.tfvars"), "c = \"file\"\n");
+    Map<String, String> env =
+        Map.of(
+            "TF_VAR_a",
+            "env",
+            "TF_VAR_e",
+            "tf-env",
+            "STAGECRAFT_VAR_e",
+            "stagecraft-env",
+            "TF_VAR_undeclared",
+            "ignored");
+    RunOptions o =
+        RunOptions.parse(ctx(env), List.of("-var-file=extra.tfvars", "-var", "d=flag"), false);
+    Map<String, String> all = o.allVariables(ctx(env), java.util.Set.of("a", "b", "c", "d", "e"));
+    assertThat(all)
+        .containsEntry("a", "tfvars")
+        .containsEntry("b", "auto")
+        .containsEntry("c", "file")
+        .containsEntry("d", "flag")
+        .containsEntry("e", "stagecraft-env")
+        .doesNotContainKey("undeclared");
   }
 
   @Test

@@ -131,6 +131,14 @@ public final class RunCoordinator implements AutoCloseable {
                 + " since it was planned. Plan again.");
         return;
       }
+      if (req.expectedDigest() != null && !req.expectedDigest().equals(result.plan().digest())) {
+        finish(
+            run,
+            RunStatus.ERRORED,
+            "The saved plan no longer matches what applying it would do now (the configuration,"
+                + " variables or state differ). Create a new plan and apply that.");
+        return;
+      }
       String planText = PlanRenderer.render(result.plan());
       synchronized (run) {
         run.plan = result.plan();

@@ -10,6 +10,8 @@ import java.util.Map;
  * @param variables input variables as given on the command line ({@code -var}), raw strings
  * @param expectedSerial when set, the run is refused if the state's serial differs (an approved
  *     plan must not be applied to a state that moved)
+ * @param expectedDigest when set (a saved plan), the run is refused unless planning again gives
+ *     exactly this plan digest
  */
 public record RunRequest(
     String tenant,
@@ -19,6 +21,7 @@ public record RunRequest(
     boolean destroy,
     List<String> replace,
     Long expectedSerial,
+    String expectedDigest,
     String requestedBy,
     int parallelism) {
 

@@ -59,6 +59,7 @@ class RunCoordinatorTest {
         false,
         List.of(),
         expectedSerial,
+        null,
         "tester",
         10);
   }
@@ -139,6 +140,28 @@ class RunCoordinatorTest {
     assertThat(statuses(run)).containsSubsequence("pending", "queued", "planning");
     assertThat(published.stream().map(EventEnvelope::data).map(Object::toString))
         .anySatisfy(d -> assertThat(d).contains("position 1 in the queue"));
+  }
+
+  @Test
+  void refusesASavedPlanWhoseDigestNoLongerMatches() {
+    RunRequest saved =
+        new RunRequest(
+            "acme",
+            "prod",
+            Map.of("main.tf", TWO_STEPS),
+            Map.of(),
+            false,
+            List.of(),
+            0L,
+            "0000",
+            "tester",
+            10);
+    Run run = coordinator.start(saved);
+    await().atMost(Duration.ofSeconds(10)).until(() -> run.summary().terminal());
+    assertThat(run.summary().status()).isEqualTo("errored");
+    assertThat(run.summary().message()).contains("saved plan no longer matches");
+    assertThat(dispatched()).isEmpty();
+    assertThat(locks.released).containsExactly(locks.lastLockId);
   }
 
   @Test

@@ -64,6 +64,7 @@ public class RunsController {
       @Nullable Boolean destroy,
       @Nullable List<String> replace,
       @Nullable Long expectedSerial,
+      @Nullable String expectedDigest,
       @Nullable Integer parallelism) {}
 
   @Post("/plans")
@@ -123,6 +124,7 @@ public class RunsController {
                 Boolean.TRUE.equals(body.destroy()),
                 body.replace(),
                 body.expectedSerial(),
+                body.expectedDigest(),
                 principal.get().role() + "@" + principal.get().tenant(),
                 body.parallelism() == null ? 10 : body.parallelism()));
     return HttpResponse.created(run.summary());

@@ -1,0 +1,95 @@
+package dev.stagecraft.cli.run;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.stagecraft.cli.UsageException;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * A plan saved with {@code plan -out=FILE}: what to send to apply it (workspace, configuration
+ * files, variables, replace addresses) and what it must still be when applied (the state serial it
+ * was planned against and the plan's digest). The file also holds the plan itself (Terraform's JSON
+ * representation) for people and tools to read. Written with owner-only permissions.
+ */
+final class SavedPlan {
+  static final String FORMAT = "stagecraft-saved-plan";
+  private static final ObjectMapper MAPPER =
+      new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+
+  private SavedPlan() {}
+
+  static void write(
+      Path file, Map<String, Object> request, JsonNode planResponse, Set<String> sensitive)
+      throws IOException {
+    Map<String, Object> doc = new LinkedHashMap<>();
+    doc.put("format", FORMAT);
+    doc.put("format_version", 1);
+    doc.put("request", request);
+    doc.put("sensitive_variables", sensitive);
+    doc.put("prior_serial", planResponse.get("prior_serial").asLong());
+    doc.put("digest", planResponse.get("digest").asText());
+    doc.put("plan", planResponse.get("plan"));
+    Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
+    Files.writeString(tmp, MAPPER.writeValueAsString(doc));
+    try {
+      Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rw-------"));
+    } catch (UnsupportedOperationException e) {
+      // not a POSIX file system: keep the default permissions
+    }
+    Files.move(tmp, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+  }
+
+  /**
+   * The run request that applies exactly the saved plan. Values of sensitive variables were not
+   * saved: they come again from {@code TF_VAR_name} / {@code STAGECRAFT_VAR_name}; the plan digest
+   * check refuses the apply if they differ in a way that changes the plan.
+   */
+  @SuppressWarnings("unchecked")
+  static Map<String, Object> readRunRequest(Path file, dev.stagecraft.cli.CliContext ctx)
+      throws IOException {
+    if (!Files.isRegularFile(file)) {
+      throw new UsageException("the saved plan " + file + " does not exist");
+    }
+    JsonNode doc;
+    try {
+      doc = MAPPER.readTree(file.toFile());
+    } catch (IOException e) {
+      throw new UsageException(file + " is not a saved plan (not JSON): " + e.getMessage());
+    }
+    if (!FORMAT.equals(doc.path("format").asText())) {
+      throw new UsageException(
+          file + " is not a saved plan (create one with stagecraft plan -out=" + file + ")");
+    }
+    Map<String, Object> request = MAPPER.convertValue(doc.get("request"), LinkedHashMap.class);
+    Map<String, Object> variables =
+        new LinkedHashMap<>((Map<String, Object>) request.getOrDefault("variables", Map.of()));
+    for (JsonNode name : doc.path("sensitive_variables")) {
+      String value = ctx.env("STAGECRAFT_VAR_" + name.asText());
+      if (value == null) {
+        value = ctx.env("TF_VAR_" + name.asText());
+      }
+      if (value == null) {
+        throw new UsageException(
+            "the saved plan was made with a value for the sensitive variable \""
+                + name.asText()
+                + "\", which is not stored in the plan file: set TF_VAR_"
+                + name.asText()
+                + " (or STAGECRAFT_VAR_"
+                + name.asText()
+                + ") to the same value to apply it");
+      }
+      variables.put(name.asText(), value);
+    }
+    request.put("variables", variables);
+    request.put("expectedSerial", doc.get("prior_serial").asLong());
+    request.put("expectedDigest", doc.get("digest").asText());
+    return request;
+  }
+}
