@@ -1,6 +1,7 @@
 package dev.stagecraft.state.adapter.db;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.stagecraft.schemas.EventCodec;
 import dev.stagecraft.schemas.action.ActionFinished;
@@ -10,6 +11,7 @@ import dev.stagecraft.servicekit.db.Sql;
 import dev.stagecraft.state.history.Decision;
 import dev.stagecraft.state.history.StateDecider;
 import dev.stagecraft.state.history.StateEvent;
+import dev.stagecraft.state.history.StateSnapshot;
 import dev.stagecraft.state.history.WorkspaceState;
 import jakarta.inject.Singleton;
 import java.sql.Connection;
@@ -19,7 +21,10 @@ import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import javax.sql.DataSource;
@@ -31,6 +36,17 @@ import javax.sql.DataSource;
  * SELECT ... FOR UPDATE}, so writes to one workspace are serialized across threads and service
  * instances by the database; reads take no locks (they see the last committed history).
  *
+ * <p>Folding: a workspace's state is the fold of its events 1..head. It starts from the newest
+ * {@code state.state_snapshots} row at or below the head and folds only the events after it; a
+ * write adds a snapshot in the transaction of its events once {@value #SNAPSHOT_INTERVAL} events
+ * accumulated since the last one. On top of that an in-process cache keeps the last fold per
+ * workspace, tagged with its head sequence; it is used only when that sequence equals the head read
+ * in the current transaction (for a write: after taking the lock), so a write by another instance
+ * in between just makes it miss, never serve stale state. Events are never changed and sequences
+ * never reused, so "the fold of 1..n" means the same thing whoever computed it and whenever. The
+ * cache is thread-safe and keeps at most {@value #CACHED_WORKSPACES} workspaces (least recently
+ * used leave first).
+ *
  * <p>Idempotency: {@link #record} is keyed by the envelope id <em>and</em> by (run id, action id)
  * via {@code state.action_outcomes}; a second delivery appends nothing and returns the very same
  * {@code state.recorded} envelope as the first.
@@ -39,6 +55,13 @@ import javax.sql.DataSource;
 public final class StateStore {
   public static final String SOURCE = "/stagecraft/state-service";
   private static final ObjectMapper JSON = EventCodec.mapper();
+  private static final TypeReference<Map<String, Object>> JSON_OBJECT = new TypeReference<>() {};
+
+  /** A write adds a snapshot once this many events were appended since the newest one. */
+  static final int SNAPSHOT_INTERVAL = 100;
+
+  /** How many workspaces' folds the in-process cache keeps. */
+  static final int CACHED_WORKSPACES = 1024;
 
   /** A stored event with its metadata, for the history listing. */
   public record StoredEvent(
@@ -54,10 +77,27 @@ public final class StateStore {
   /** The envelope to publish, and whether it was recorded before (a redelivery). */
   public record Recorded(EventEnvelope envelope, boolean duplicate) {}
 
+  /** The fold of a workspace's events 1..{@code sequence}, and its newest snapshot's sequence. */
+  private record Folded(long sequence, WorkspaceState state, long snapshotSequence) {}
+
+  private record WorkspaceKey(String tenant, String workspace) {}
+
   private final DataSource dataSource;
   private final Clock clock;
   private final StateDecider decider;
   private final EventCodec codec;
+
+  /** The newest fold seen per workspace; valid only while its sequence is the workspace's head. */
+  private final Map<WorkspaceKey, Folded> folds =
+      Collections.synchronizedMap(
+          new LinkedHashMap<>(16, 0.75f, true) {
+            private static final long serialVersionUID = 1L;
+
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<WorkspaceKey, Folded> eldest) {
+              return size() > CACHED_WORKSPACES;
+            }
+          });
 
   public StateStore(DataSource dataSource, Clock clock) {
     this.dataSource = dataSource;
@@ -68,7 +108,8 @@ public final class StateStore {
 
   /**
    * Records an executor's action result in one transaction: lock the workspace, skip when already
-   * recorded, fold the history, decide, append, remember the outcome.
+   * recorded, fold (cache, or newest snapshot + the events after it), decide, append, snapshot when
+   * due, remember the outcome.
    */
   public Recorded record(EventEnvelope source, ActionFinished finished) throws SQLException {
     String tenant = source.tenant();
@@ -82,20 +123,36 @@ public final class StateStore {
           c.commit();
           return new Recorded(previous.get(), true);
         }
-        List<StoredEvent> history = events(c, tenant, workspace);
-        // TODO(follow-up): fold from a snapshot instead of the whole history.
-        WorkspaceState state =
-            WorkspaceState.fold(history.stream().map(StoredEvent::event).toList());
-        Decision decision = decider.decide(finished, state, newest);
+        // The head is read after taking the lock: no other writer can append until we commit.
+        // (Not as a subquery of the FOR UPDATE: that would use the snapshot from before the wait.)
+        long head = headSequence(c, tenant, workspace);
+        Folded current = fold(c, tenant, workspace, head);
+        Decision decision = decider.decide(finished, current.state(), newest);
         Instant now = clock.instant();
         if (decision.outcome() != Decision.Outcome.REJECTED && finished.fencingToken() > newest) {
           advance(c, tenant, workspace, finished.fencingToken());
         }
-        long sequence = history.isEmpty() ? 0 : history.get(history.size() - 1).sequence();
+        long sequence = head;
+        WorkspaceState state = current.state();
         int index = 0;
         for (StateEvent event : decision.events()) {
-          append(
-              c, tenant, workspace, ++sequence, source.id() + "#" + ++index, finished, event, now);
+          // fold what the database stored (jsonb), so the cache equals a fold read back later
+          state =
+              state.apply(
+                  append(
+                      c,
+                      tenant,
+                      workspace,
+                      ++sequence,
+                      source.id() + "#" + ++index,
+                      finished,
+                      event,
+                      now));
+        }
+        long snapshotSequence = current.snapshotSequence();
+        if (sequence - snapshotSequence >= SNAPSHOT_INTERVAL) {
+          writeSnapshot(c, tenant, workspace, sequence, state, now);
+          snapshotSequence = sequence;
         }
         StateRecorded recorded =
             new StateRecorded(
@@ -130,6 +187,7 @@ public final class StateStore {
             EventCodec.toJson(envelope),
             now);
         c.commit();
+        remember(tenant, workspace, new Folded(sequence, state, snapshotSequence));
         return new Recorded(envelope, false);
       } catch (SQLException | RuntimeException e) {
         c.rollback();
@@ -166,13 +224,119 @@ public final class StateStore {
   /** The workspace's history, oldest first (empty for an unknown workspace). */
   public List<StoredEvent> history(String tenant, String workspace) throws SQLException {
     try (Connection c = dataSource.getConnection()) {
-      return events(c, tenant, workspace);
+      return events(c, tenant, workspace, 0, Long.MAX_VALUE);
     }
   }
 
+  /**
+   * The workspace's current state: the fold of its events up to the head, through the cache or the
+   * newest snapshot plus the events after it (as {@link #record} folds).
+   */
   public WorkspaceState currentState(String tenant, String workspace) throws SQLException {
-    return WorkspaceState.fold(
-        history(tenant, workspace).stream().map(StoredEvent::event).toList());
+    try (Connection c = dataSource.getConnection()) {
+      // Every query below is bounded by this head, so the statements need no common snapshot:
+      // everything up to the head was committed before the head became visible.
+      Folded current = fold(c, tenant, workspace, headSequence(c, tenant, workspace));
+      remember(tenant, workspace, current);
+      return current.state();
+    }
+  }
+
+  /**
+   * The fold of the workspace's events 1..{@code upTo}: the cached one when it is exactly that,
+   * else the newest snapshot at or below {@code upTo} (of a format this code reads) plus the events
+   * after it.
+   */
+  private Folded fold(Connection c, String tenant, String workspace, long upTo)
+      throws SQLException {
+    Folded cached = folds.get(new WorkspaceKey(tenant, workspace));
+    if (cached != null && cached.sequence() == upTo) {
+      return cached;
+    }
+    long from = 0;
+    WorkspaceState state = WorkspaceState.EMPTY;
+    try (PreparedStatement ps =
+            Sql.prepare(
+                c,
+                "SELECT sequence, state::text FROM state.state_snapshots"
+                    + " WHERE tenant = ? AND workspace = ? AND sequence <= ?"
+                    + " AND state ->> 'format' = ? ORDER BY sequence DESC LIMIT 1",
+                tenant,
+                workspace,
+                upTo,
+                Integer.toString(StateSnapshot.FORMAT));
+        ResultSet rs = ps.executeQuery()) {
+      if (rs.next()) {
+        from = rs.getLong(1);
+        state = StateSnapshot.fromSnapshot(readSnapshot(rs.getString(2)));
+      }
+    }
+    for (StoredEvent event : events(c, tenant, workspace, from, upTo)) {
+      state = state.apply(event.event());
+    }
+    return new Folded(upTo, state, from);
+  }
+
+  /** Caches {@code fold} unless the cache already holds a newer one of the workspace. */
+  private void remember(String tenant, String workspace, Folded fold) {
+    if (fold.sequence() == 0) {
+      return; // nothing written yet: nothing worth keeping
+    }
+    folds.merge(
+        new WorkspaceKey(tenant, workspace),
+        fold,
+        (old, fresh) -> fresh.sequence() >= old.sequence() ? fresh : old);
+  }
+
+  /** The sequence of the workspace's newest event, 0 when it has none. */
+  private static long headSequence(Connection c, String tenant, String workspace)
+      throws SQLException {
+    try (PreparedStatement ps =
+            Sql.prepare(
+                c,
+                "SELECT coalesce(max(sequence), 0) FROM state.state_events"
+                    + " WHERE tenant = ? AND workspace = ?",
+                tenant,
+                workspace);
+        ResultSet rs = ps.executeQuery()) {
+      rs.next();
+      return rs.getLong(1);
+    }
+  }
+
+  private static void writeSnapshot(
+      Connection c,
+      String tenant,
+      String workspace,
+      long sequence,
+      WorkspaceState state,
+      Instant now)
+      throws SQLException {
+    String json;
+    try {
+      json = JSON.writeValueAsString(StateSnapshot.toSnapshot(state));
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("state snapshot not serializable", e);
+    }
+    // A snapshot at this sequence may exist already (say, in a format only a newer version
+    // reads): keep it; every snapshot of one sequence holds the same state.
+    Sql.update(
+        c,
+        "INSERT INTO state.state_snapshots (tenant, workspace, sequence, state, created_at)"
+            + " VALUES (?, ?, ?, ?::jsonb, ?) ON CONFLICT (tenant, workspace, sequence) DO NOTHING",
+        tenant,
+        workspace,
+        sequence,
+        json,
+        now);
+  }
+
+  private static Map<String, Object> readSnapshot(String json) {
+    try {
+      return JSON.readValue(json, JSON_OBJECT);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("stored state snapshot unreadable", e);
+    }
   }
 
   private static long lockWorkspace(Connection c, String tenant, String workspace)
@@ -230,7 +394,8 @@ public final class StateStore {
     }
   }
 
-  private static void append(
+  /** Appends {@code event} and returns it as stored (read back from its jsonb payload). */
+  private static StateEvent append(
       Connection c,
       String tenant,
       String workspace,
@@ -240,35 +405,43 @@ public final class StateStore {
       StateEvent event,
       Instant now)
       throws SQLException {
-    Sql.update(
-        c,
-        "INSERT INTO state.state_events (tenant, workspace, sequence, event_id, run_id,"
-            + " action_id, actor, type, address, payload, created_at)"
-            + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?)",
-        tenant,
-        workspace,
-        sequence,
-        eventId,
-        finished.runId(),
-        finished.actionId(),
-        finished.executorId() == null ? null : "executor:" + finished.executorId(),
-        event.typeName(),
-        event.address(),
-        toJson(event),
-        now);
+    try (PreparedStatement ps =
+            Sql.prepare(
+                c,
+                "INSERT INTO state.state_events (tenant, workspace, sequence, event_id, run_id,"
+                    + " action_id, actor, type, address, payload, created_at)"
+                    + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?) RETURNING payload::text",
+                tenant,
+                workspace,
+                sequence,
+                eventId,
+                finished.runId(),
+                finished.actionId(),
+                finished.executorId() == null ? null : "executor:" + finished.executorId(),
+                event.typeName(),
+                event.address(),
+                toJson(event),
+                now);
+        ResultSet rs = ps.executeQuery()) {
+      rs.next();
+      return fromJson(event.typeName(), rs.getString(1));
+    }
   }
 
-  private static List<StoredEvent> events(Connection c, String tenant, String workspace)
-      throws SQLException {
+  /** The events with {@code after < sequence <= upTo}, oldest first. */
+  private static List<StoredEvent> events(
+      Connection c, String tenant, String workspace, long after, long upTo) throws SQLException {
     List<StoredEvent> events = new ArrayList<>();
     try (PreparedStatement ps =
             Sql.prepare(
                 c,
                 "SELECT sequence, type, run_id, action_id, address, actor, created_at,"
                     + " payload::text FROM state.state_events WHERE tenant = ? AND workspace = ?"
-                    + " ORDER BY sequence",
+                    + " AND sequence > ? AND sequence <= ? ORDER BY sequence",
                 tenant,
-                workspace);
+                workspace,
+                after,
+                upTo);
         ResultSet rs = ps.executeQuery()) {
       while (rs.next()) {
         String type = rs.getString(2);

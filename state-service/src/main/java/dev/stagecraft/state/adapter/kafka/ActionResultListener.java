@@ -19,7 +19,11 @@ import jakarta.annotation.PostConstruct;
 import jakarta.annotation.PreDestroy;
 import java.nio.charset.StandardCharsets;
 import java.sql.SQLException;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import org.apache.kafka.clients.producer.RecordMetadata;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -28,13 +32,19 @@ import org.slf4j.LoggerFactory;
  * action.finished} through {@link StateStore#record}, then publishes the resulting {@code
  * state.recorded} on {@code stagecraft.state-events} keyed by tenant/workspace.
  *
+ * <p>Publishing does not wait for the broker per record: each {@code state.recorded} is sent and
+ * the consumer's {@link EventConsumer#beforeCommit} hook waits for all of them ({@link
+ * #awaitPublished}) before the offsets of the records that caused them are committed. So an offset
+ * is never committed ahead of its {@code state.recorded}; a crash in between means redelivery.
+ *
  * <p>Idempotency: the store dedupes by envelope id and by (run id, action id) and returns the same
  * {@code state.recorded} for a redelivery, which is published again (the planner dedupes by the
  * envelope id). If publishing fails after the commit, the retry takes exactly that path.
  *
- * <p>Concurrency: one consumer thread (see {@link EventConsumer}). Database failures are retried
- * with backoff on that thread until they succeed or the service stops; malformed events go to the
- * dead-letter topic.
+ * <p>Concurrency: one consumer thread (see {@link EventConsumer}); {@link #handle} and {@link
+ * #awaitPublished} both run on it, so the list of unacknowledged sends needs no lock. Database
+ * failures are retried with backoff on that thread until they succeed or the service stops;
+ * malformed events go to the dead-letter topic.
  */
 @Context
 @Requires(property = "stagecraft.kafka.enabled", notEquals = "false")
@@ -49,6 +59,12 @@ public final class ActionResultListener {
   private EventPublisher publisher;
   private EventConsumer consumer;
   private volatile boolean stopping;
+
+  /** A sent {@code state.recorded} and the broker's acknowledgement of it. */
+  private record Sent(EventEnvelope envelope, Future<RecordMetadata> ack) {}
+
+  /** Sent since the last offset commit; touched only on the consumer thread. */
+  private final List<Sent> unacknowledged = new ArrayList<>();
 
   public ActionResultListener(
       StateStore store,
@@ -72,6 +88,7 @@ public final class ActionResultListener {
                 List.of(Topics.ACTION_EVENTS),
                 publisher,
                 this::handle)
+            .beforeCommit(this::awaitPublished)
             .start();
   }
 
@@ -94,7 +111,8 @@ public final class ActionResultListener {
     while (true) {
       try {
         StateStore.Recorded recorded = store.record(event, finished);
-        publisher.publish(recorded.envelope());
+        EventEnvelope envelope = recorded.envelope();
+        unacknowledged.add(new Sent(envelope, publisher.send(envelope, envelope.workspaceKey())));
         return;
       } catch (SQLException | RuntimeException e) {
         if (stopping) {
@@ -105,6 +123,51 @@ public final class ActionResultListener {
         Thread.sleep(backoffMillis); // backoff of a transient failure on the consumer thread
         backoffMillis = Math.min(backoffMillis * 2, 5_000);
       }
+    }
+  }
+
+  /**
+   * Runs before each offset commit: waits until the broker acknowledged every {@code
+   * state.recorded} sent since the last commit. {@code flush} alone does not say whether a send
+   * failed (after the producer's own retries), so a failed one is published again, waiting this
+   * time, with backoff until it succeeds; when the service stops first this throws, the offsets
+   * stay uncommitted and the records are redelivered, which re-publishes the same envelopes.
+   */
+  void awaitPublished() {
+    publisher.flush();
+    for (Sent sent : unacknowledged) {
+      try {
+        sent.ack().get(); // complete: flush waited for it
+      } catch (ExecutionException e) {
+        republish(sent.envelope(), e.getCause());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted while awaiting publication", e);
+      }
+    }
+    unacknowledged.clear();
+  }
+
+  private void republish(EventEnvelope envelope, Throwable failure) {
+    long backoffMillis = 100;
+    while (true) {
+      LOG.warn("publishing {} failed, publishing it again: {}", envelope.id(), failure.toString());
+      try {
+        publisher.publish(envelope, envelope.workspaceKey());
+        return;
+      } catch (RuntimeException e) {
+        if (stopping) {
+          throw new IllegalStateException("stopping while publishing " + envelope.id(), e);
+        }
+        failure = e;
+      }
+      try {
+        Thread.sleep(backoffMillis); // backoff of a broker failure on the consumer thread
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted while publishing " + envelope.id(), e);
+      }
+      backoffMillis = Math.min(backoffMillis * 2, 5_000);
     }
   }
 

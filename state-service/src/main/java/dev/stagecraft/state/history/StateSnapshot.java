@@ -1,0 +1,137 @@
+package dev.stagecraft.state.history;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * Turns a {@link WorkspaceState} into plain maps, lists, strings, numbers and booleans (ready for
+ * any JSON writer) and back, without loss: serial, lineage and every instance with all its fields.
+ * Attribute values are copied as they are (nested maps keep their key order and null values).
+ *
+ * <p>A snapshot is derived data: the state after the first {@code n} events of a workspace, so that
+ * a fold can start there instead of at the first event. The history stays the truth; a snapshot in
+ * a format this code does not know is simply not used (see {@link #FORMAT}).
+ *
+ * <p>Wire form: {@code {"format":1,"serial":7,"lineage":"…","instances":[{"address":…,
+ * "resourceType":…,"attributes":{…},"dependencies":[…],"tainted":false}]}}, instances sorted by
+ * address.
+ */
+public final class StateSnapshot {
+  /**
+   * The version of the wire form written by {@link #toSnapshot}. A reader ignores snapshots of any
+   * other format (and folds from an older one or from the first event), so a change of the form is
+   * a new number, never an edit of this one.
+   */
+  public static final int FORMAT = 1;
+
+  private StateSnapshot() {}
+
+  /** The state as plain, JSON-able data. */
+  public static Map<String, Object> toSnapshot(WorkspaceState state) {
+    List<Object> instances = new ArrayList<>();
+    for (InstanceState instance : state.instances().values()) {
+      Map<String, Object> json = new LinkedHashMap<>();
+      json.put("address", instance.address());
+      json.put("resourceType", instance.resourceType());
+      json.put("attributes", copy(instance.attributes()));
+      json.put("dependencies", copy(instance.dependencies()));
+      json.put("tainted", instance.tainted());
+      instances.add(json);
+    }
+    Map<String, Object> snapshot = new LinkedHashMap<>();
+    snapshot.put("format", FORMAT);
+    snapshot.put("serial", state.serial());
+    snapshot.put("lineage", state.lineage());
+    snapshot.put("instances", instances);
+    return snapshot;
+  }
+
+  /**
+   * The state a snapshot describes.
+   *
+   * @throws IllegalArgumentException when {@code snapshot} is not a snapshot of {@link #FORMAT}
+   */
+  public static WorkspaceState fromSnapshot(Map<String, ?> snapshot) {
+    Object format = snapshot.get("format");
+    if (!(format instanceof Number n) || n.intValue() != FORMAT) {
+      throw new IllegalArgumentException(
+          "state snapshot has format " + format + ", this code reads format " + FORMAT);
+    }
+    Map<String, InstanceState> instances = new TreeMap<>();
+    for (Object item : list(snapshot.get("instances"), "instances")) {
+      Map<?, ?> json = map(item, "instance");
+      String address = text(json.get("address"), "address");
+      if (address == null) {
+        throw new IllegalArgumentException("state snapshot has an instance without an address");
+      }
+      List<String> dependencies = new ArrayList<>();
+      for (Object dependency : list(json.get("dependencies"), "dependencies")) {
+        dependencies.add(text(dependency, "dependency"));
+      }
+      @SuppressWarnings("unchecked")
+      Map<String, Object> attributes =
+          (Map<String, Object>) copy(map(json.get("attributes"), "attributes"));
+      instances.put(
+          address,
+          new InstanceState(
+              address,
+              text(json.get("resourceType"), "resourceType"),
+              attributes,
+              Collections.unmodifiableList(dependencies),
+              Boolean.TRUE.equals(json.get("tainted"))));
+    }
+    return new WorkspaceState(
+        number(snapshot.get("serial"), "serial"),
+        text(snapshot.get("lineage"), "lineage"),
+        instances);
+  }
+
+  /** A deep, unmodifiable copy that keeps key order, null values and every leaf as it is. */
+  private static Object copy(Object value) {
+    return switch (value) {
+      case Map<?, ?> m -> {
+        Map<String, Object> copy = new LinkedHashMap<>();
+        m.forEach((k, v) -> copy.put(String.valueOf(k), copy(v)));
+        yield Collections.unmodifiableMap(copy);
+      }
+      case List<?> l -> {
+        List<Object> copy = new ArrayList<>();
+        l.forEach(v -> copy.add(copy(v)));
+        yield Collections.unmodifiableList(copy);
+      }
+      case null, default -> value;
+    };
+  }
+
+  private static List<?> list(Object value, String field) {
+    if (value instanceof List<?> l) {
+      return l;
+    }
+    throw new IllegalArgumentException("state snapshot field '" + field + "' is not a list");
+  }
+
+  private static Map<?, ?> map(Object value, String field) {
+    if (value instanceof Map<?, ?> m) {
+      return m;
+    }
+    throw new IllegalArgumentException("state snapshot field '" + field + "' is not an object");
+  }
+
+  private static String text(Object value, String field) {
+    if (value == null || value instanceof String) {
+      return (String) value;
+    }
+    throw new IllegalArgumentException("state snapshot field '" + field + "' is not a string");
+  }
+
+  private static long number(Object value, String field) {
+    if (value instanceof Number n) {
+      return n.longValue();
+    }
+    throw new IllegalArgumentException("state snapshot field '" + field + "' is not a number");
+  }
+}

@@ -1,0 +1,306 @@
+package dev.stagecraft.state.adapter.db;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.stagecraft.devstack.EmbeddedPostgresServer;
+import dev.stagecraft.schemas.EventCodec;
+import dev.stagecraft.schemas.action.ActionFinished;
+import dev.stagecraft.schemas.envelope.EventEnvelope;
+import dev.stagecraft.schemas.state.StateRecorded;
+import dev.stagecraft.servicekit.db.Databases;
+import dev.stagecraft.servicekit.db.Sql;
+import dev.stagecraft.state.history.StateSnapshot;
+import dev.stagecraft.state.history.WorkspaceState;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * The store's snapshot + tail folding and its in-process cache, against a real PostgreSQL. Each
+ * test uses its own workspace. A "second instance" is a second {@link StateStore} on the same
+ * database (its own, empty cache).
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class StateStoreTest {
+  private static final String TENANT = "acme";
+
+  private Path dir;
+  private EmbeddedPostgresServer postgres;
+  private HikariDataSource dataSource;
+  private final EventCodec executorCodec = EventCodec.forSource("/test/executor");
+
+  @BeforeAll
+  void startDatabase() throws Exception {
+    dir = Files.createTempDirectory("state-store");
+    postgres = EmbeddedPostgresServer.start(dir.resolve("pg").resolve("data"), 0);
+    dataSource =
+        Databases.migrateAndPool(
+            postgres.jdbcUrl(),
+            postgres.user(),
+            postgres.password(),
+            "state",
+            "classpath:db/migration");
+  }
+
+  @AfterAll
+  void stopDatabase() throws Exception {
+    if (dataSource != null) {
+      dataSource.close();
+    }
+    if (postgres != null) {
+      postgres.close();
+    }
+    if (dir != null) {
+      try (var paths = Files.walk(dir)) {
+        paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+      }
+    }
+  }
+
+  @Test
+  void writesASnapshotOnceAHundredEventsAccumulatedAndServesTheFullFoldFromIt() throws Exception {
+    StateStore store = newStore();
+    recordActions(store, "snap", 0, 130);
+
+    List<StateStore.StoredEvent> history = store.history(TENANT, "snap");
+    assertThat(history).hasSize(131);
+    assertThat(snapshotSequences("snap")).containsExactly(100L);
+    assertThat(snapshotAt("snap", 100)).isEqualTo(fold(history.subList(0, 100)));
+
+    WorkspaceState full = fold(history);
+    assertThat(store.currentState(TENANT, "snap")).isEqualTo(full);
+    assertThat(newStore().currentState(TENANT, "snap")).isEqualTo(full); // snapshot + 30 events
+
+    recordActions(store, "snap", 130, 100);
+    assertThat(snapshotSequences("snap")).containsExactly(100L, 200L);
+    history = store.history(TENANT, "snap");
+    assertThat(snapshotAt("snap", 200)).isEqualTo(fold(history.subList(0, 200)));
+    assertThat(newStore().currentState(TENANT, "snap")).isEqualTo(fold(history));
+  }
+
+  @Test
+  void readsAndWritesFoldOnFromTheNewestSnapshotNotFromTheFirstEvent() throws Exception {
+    recordActions(newStore(), "proof", 0, 110);
+    List<StateStore.StoredEvent> history = newStore().history(TENANT, "proof");
+    long doctoredAt = history.size() - 3;
+    WorkspaceState truth = fold(history.subList(0, (int) doctoredAt));
+    // a snapshot no fold of the events could produce: only a reader that starts there shows it
+    insertSnapshot(
+        "proof",
+        doctoredAt,
+        new WorkspaceState(truth.serial() + 1000, "doctored", truth.instances()));
+
+    WorkspaceState served = newStore().currentState(TENANT, "proof");
+    WorkspaceState full = fold(history);
+    assertThat(served.lineage()).isEqualTo("doctored");
+    assertThat(served.serial()).isEqualTo(full.serial() + 1000);
+    assertThat(served.instances()).isEqualTo(full.instances()); // the 3 later events folded on
+
+    StateRecorded recorded = record(newStore(), "proof", 999, "update");
+    assertThat(recorded.serial()).isEqualTo(full.serial() + 1000 + 1);
+  }
+
+  @Test
+  void servesTheCachedFoldWithoutReadingTheDatabaseWhileTheHeadIsUnchanged() throws Exception {
+    StateStore store = newStore();
+    recordActions(store, "cached", 0, 5);
+    List<StateStore.StoredEvent> history = store.history(TENANT, "cached");
+    WorkspaceState full = fold(history);
+    // a snapshot at the head that contradicts the events: a fresh store folds from it...
+    insertSnapshot("cached", history.size(), new WorkspaceState(77, "doctored", Map.of()));
+    assertThat(newStore().currentState(TENANT, "cached").lineage()).isEqualTo("doctored");
+
+    // ...while the store that wrote the head still holds that very fold in its cache
+    assertThat(store.currentState(TENANT, "cached")).isEqualTo(full);
+  }
+
+  @Test
+  void servesTheNewestStateAfterAnotherInstanceAppended() throws Exception {
+    StateStore first = newStore();
+    StateStore second = newStore();
+    recordActions(first, "shared", 0, 4);
+    WorkspaceState before = first.currentState(TENANT, "shared"); // cached in the first store
+
+    StateRecorded byOther = record(second, "shared", 1000, "create");
+
+    WorkspaceState after = first.currentState(TENANT, "shared");
+    assertThat(after).isNotEqualTo(before);
+    assertThat(after.serial()).isEqualTo(byOther.serial());
+    assertThat(after.instances()).containsKey(address(1000));
+    assertThat(after).isEqualTo(fold(first.history(TENANT, "shared")));
+
+    StateRecorded next = record(first, "shared", 1001, "create");
+    assertThat(next.serial()).isEqualTo(byOther.serial() + 1);
+    WorkspaceState newest = first.currentState(TENANT, "shared");
+    assertThat(newest).isEqualTo(fold(first.history(TENANT, "shared")));
+    assertThat(newest.instances()).containsKeys(address(1000), address(1001));
+    assertThat(second.currentState(TENANT, "shared")).isEqualTo(newest);
+  }
+
+  @Test
+  void aRedeliveryReturnsTheSameRecordWhateverTheCacheHolds() throws Exception {
+    StateStore first = newStore();
+    EventEnvelope source = finished("redelivery", 1, "create");
+    StateStore.Recorded original =
+        first.record(source, EventCodec.data(source, ActionFinished.class));
+    record(newStore(), "redelivery", 2, "create");
+
+    StateStore.Recorded again = first.record(source, EventCodec.data(source, ActionFinished.class));
+
+    assertThat(again.duplicate()).isTrue();
+    assertThat(again.envelope().id()).isEqualTo(original.envelope().id());
+    assertThat(EventCodec.data(again.envelope(), StateRecorded.class))
+        .isEqualTo(EventCodec.data(original.envelope(), StateRecorded.class));
+    assertThat(first.history(TENANT, "redelivery")).hasSize(3);
+  }
+
+  @Test
+  void storedSnapshotsCannotBeChanged() throws Exception {
+    recordActions(newStore(), "frozen", 0, 100);
+    assertThat(snapshotSequences("frozen")).containsExactly(100L);
+    try (Connection c = dataSource.getConnection()) {
+      assertThatThrownBy(
+              () ->
+                  Sql.update(
+                      c,
+                      "UPDATE state.state_snapshots SET sequence = 5 WHERE tenant = ?"
+                          + " AND workspace = ?",
+                      TENANT,
+                      "frozen"))
+          .isInstanceOf(SQLException.class)
+          .hasMessageContaining("append-only");
+    }
+  }
+
+  // --- fixtures -----------------------------------------------------------------------------
+
+  private StateStore newStore() {
+    return new StateStore(dataSource, Clock.systemUTC());
+  }
+
+  /**
+   * Records {@code count} succeeded actions on ten addresses (action {@code i} on address {@code i
+   * % 10}; {@code i >= 1000} on an address of its own): creates first, then updates, with a delete
+   * every seventh action. Each appends exactly one event (the first also the lineage), so after
+   * {@code n} actions the head is {@code n + 1}.
+   */
+  private void recordActions(StateStore store, String workspace, int from, int count)
+      throws SQLException {
+    for (int i = from; i < from + count; i++) {
+      String action = i < 10 ? "create" : i % 7 == 6 ? "delete" : "update";
+      record(store, workspace, i, action);
+    }
+  }
+
+  private StateRecorded record(StateStore store, String workspace, int i, String action)
+      throws SQLException {
+    EventEnvelope source = finished(workspace, i, action);
+    StateStore.Recorded recorded =
+        store.record(source, EventCodec.data(source, ActionFinished.class));
+    assertThat(recorded.duplicate()).isFalse();
+    return EventCodec.data(recorded.envelope(), StateRecorded.class);
+  }
+
+  private EventEnvelope finished(String workspace, int i, String action) {
+    Map<String, Object> attributes = new LinkedHashMap<>();
+    attributes.put("id", "i-" + i);
+    attributes.put("n", i);
+    attributes.put("big", 1L << 40);
+    attributes.put("ratio", i / 4.0);
+    attributes.put("none", null);
+    attributes.put("nested", Map.of("list", List.of(i, "x", true), "z", Map.of()));
+    String address = address(i < 1000 ? i % 10 : i);
+    return executorCodec.wrap(
+        TENANT,
+        workspace,
+        "run-1",
+        3,
+        address,
+        new ActionFinished(
+            "run-1",
+            "act-" + i,
+            address,
+            "stateful_provisioning",
+            action,
+            "succeeded",
+            null,
+            null,
+            attributes,
+            List.of("stateful_provisioning.db"),
+            1,
+            "exec-1"));
+  }
+
+  private static String address(int index) {
+    return "stateful_provisioning.app[" + index + "]";
+  }
+
+  private static WorkspaceState fold(List<StateStore.StoredEvent> events) {
+    return WorkspaceState.fold(events.stream().map(StateStore.StoredEvent::event).toList());
+  }
+
+  private List<Long> snapshotSequences(String workspace) throws SQLException {
+    List<Long> sequences = new ArrayList<>();
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement ps =
+            Sql.prepare(
+                c,
+                "SELECT sequence FROM state.state_snapshots WHERE tenant = ? AND workspace = ?"
+                    + " ORDER BY sequence",
+                TENANT,
+                workspace);
+        ResultSet rs = ps.executeQuery()) {
+      while (rs.next()) {
+        sequences.add(rs.getLong(1));
+      }
+    }
+    return sequences;
+  }
+
+  private WorkspaceState snapshotAt(String workspace, long sequence) throws Exception {
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement ps =
+            Sql.prepare(
+                c,
+                "SELECT state::text FROM state.state_snapshots WHERE tenant = ? AND workspace = ?"
+                    + " AND sequence = ?",
+                TENANT,
+                workspace,
+                sequence);
+        ResultSet rs = ps.executeQuery()) {
+      assertThat(rs.next()).as("snapshot at %d", sequence).isTrue();
+      return StateSnapshot.fromSnapshot(
+          EventCodec.mapper()
+              .readValue(rs.getString(1), new TypeReference<Map<String, Object>>() {}));
+    }
+  }
+
+  private void insertSnapshot(String workspace, long sequence, WorkspaceState state)
+      throws SQLException {
+    try (Connection c = dataSource.getConnection()) {
+      Sql.update(
+          c,
+          "INSERT INTO state.state_snapshots (tenant, workspace, sequence, state, created_at)"
+              + " VALUES (?, ?, ?, ?::jsonb, now())",
+          TENANT,
+          workspace,
+          sequence,
+          EventCodec.toJson(StateSnapshot.toSnapshot(state)));
+    }
+  }
+}
