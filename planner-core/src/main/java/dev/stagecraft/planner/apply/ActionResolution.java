@@ -7,14 +7,33 @@ import java.util.Map;
 
 /**
  * An action made concrete at dispatch time: its final attributes (with the new {@code id}), its
- * provisioner steps with every expression evaluated, and the values to redact from its output.
+ * provisioner steps with every expression evaluated (destroy-time steps first for a
+ * destroy-then-create replace), and the values to redact from its output.
+ *
+ * @param connections the evaluated {@code connection} of each step (the provisioner's own, else the
+ *     resource's or removed block's; empty when there is none), parallel to {@code steps}
  */
 public record ActionResolution(
     Map<String, Object> attributes,
     List<ProvisionerStep> steps,
     List<String> sensitiveValues,
     Diagnostics diagnostics,
-    Map<String, String> sources) {
+    Map<String, String> sources,
+    List<Map<String, Object>> connections) {
+
+  public ActionResolution {
+    connections = connections == null ? List.of() : List.copyOf(connections);
+  }
+
+  /** Without connections. */
+  public ActionResolution(
+      Map<String, Object> attributes,
+      List<ProvisionerStep> steps,
+      List<String> sensitiveValues,
+      Diagnostics diagnostics,
+      Map<String, String> sources) {
+    this(attributes, steps, sensitiveValues, diagnostics, sources, List.of());
+  }
 
   public boolean hasErrors() {
     return diagnostics.hasErrors();

@@ -1,30 +1,41 @@
 package dev.stagecraft.planner.apply;
 
 import dev.stagecraft.language.config.AttributeDecl;
+import dev.stagecraft.language.config.BlockDecl;
 import dev.stagecraft.language.config.ProvisionerDecl;
 import dev.stagecraft.language.config.ResourceDecl;
 import dev.stagecraft.language.diag.Diagnostics;
 import dev.stagecraft.language.eval.EvalContext;
 import dev.stagecraft.language.eval.EvalResult;
 import dev.stagecraft.language.eval.Value;
+import dev.stagecraft.planner.plan.ActionType;
 import dev.stagecraft.planner.plan.ConfigModel;
+import dev.stagecraft.planner.plan.InstanceKey;
+import dev.stagecraft.planner.plan.Lifecycle;
 import dev.stagecraft.planner.plan.PlannedAction;
 import dev.stagecraft.planner.plan.PriorState;
+import dev.stagecraft.planner.plan.RemovedBlock;
 import dev.stagecraft.schemas.action.ProvisionerStep;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.Supplier;
 
 /**
  * Resolves planned actions at dispatch time, when the values that were unknown at plan time (ids of
  * resources created earlier in the run) are known: final attributes with the new {@code id}, and
- * provisioner steps with every expression evaluated. Immutable; safe to share.
+ * provisioner steps with every expression evaluated. Also checks the conditions that could not be
+ * decided at plan time: preconditions (in {@link #resolve}) and postconditions ({@link
+ * #checkPostconditions}, after the instance is applied). Immutable; safe to share.
  */
 public final class ApplyContext {
+  private static final Set<String> SECRET_CONNECTION_ARGUMENTS =
+      Set.of("password", "private_key", "bastion_password", "bastion_private_key");
+
   private final ConfigModel model;
   private final PriorState prior;
   private final Map<String, String> sources;
@@ -38,35 +49,63 @@ public final class ApplyContext {
   /**
    * Resolves {@code action}.
    *
-   * @param applied final attributes of the instances already applied in this run, by address
+   * <ul>
+   *   <li>delete: the recorded attributes, and the destroy-time provisioners of the resource (when
+   *       still configured, e.g. a shrunk count) or of its {@code removed} block, with {@code self}
+   *       = the recorded attributes;
+   *   <li>forget: the recorded attributes, no steps;
+   *   <li>create, update and the replaces: the evaluated attributes; create-time steps for
+   *       everything that creates; a destroy-then-create replace runs the destroy-time steps (self
+   *       = the old object) first. Create-then-delete and forget-then-create do not run
+   *       destroy-time provisioners (seed 001/002).
+   * </ul>
+   *
+   * @param applied final attributes of the instances already applied in this run, by instance
+   *     address
    * @param ids source of new resource ids
    */
   public ActionResolution resolve(
       PlannedAction action, Map<String, Map<String, Object>> applied, Supplier<String> ids) {
     Diagnostics diagnostics = new Diagnostics();
-    List<String> sensitive = new ArrayList<>(model.sensitiveValues());
+    Set<String> sensitive = new LinkedHashSet<>(model.sensitiveValues());
+    List<Map<String, Object>> connections = new ArrayList<>();
     ResourceDecl resource = model.resourceDecl(action.address());
-    if (!action.action().creates()
-        && action.action() != dev.stagecraft.planner.plan.ActionType.UPDATE) {
-      // delete and forget: the instance's recorded attributes; destroy-time provisioners only
-      // when the resource is still configured
+    InstanceKey key = model.instanceKey(action.address());
+    if (action.action() == ActionType.DELETE || action.action() == ActionType.FORGET) {
       List<ProvisionerStep> steps =
-          resource == null
-              ? List.of()
-              : steps(
-                  resource, "destroy", selfOf(action.before()), applied, diagnostics, sensitive);
+          action.action() == ActionType.DELETE
+              ? destroySteps(action, key, diagnostics, sensitive, connections)
+              : List.of();
       return new ActionResolution(
           action.before() == null ? Map.of() : action.before(),
           steps,
-          List.copyOf(new LinkedHashSet<>(sensitive)),
+          List.copyOf(sensitive),
           diagnostics,
-          sources);
+          sources,
+          connections);
+    }
+    if (resource == null) {
+      diagnostics.error(
+          "Resource not in configuration",
+          action.address() + " is not in the configuration this plan was made from.",
+          null);
+      return new ActionResolution(
+          Map.of(), List.of(), List.copyOf(sensitive), diagnostics, sources);
     }
     Map<String, Value> objects = objects(applied);
-    EvalContext ctx = model.contextFor(objects, prior, null);
+    EvalContext ctx = model.contextFor(objects, prior, null, action.address());
     Map<String, Value> evaluated = model.evaluateArguments(resource, ctx, diagnostics);
     if (evaluated == null) {
-      return new ActionResolution(Map.of(), List.of(), sensitive, diagnostics, sources);
+      return new ActionResolution(
+          Map.of(), List.of(), List.copyOf(sensitive), diagnostics, sources);
+    }
+    Lifecycle lifecycle = model.lifecycle(resource.address());
+    if (!model.checkConditions(
+        lifecycle.preconditions(), "precondition", action.address(), ctx, diagnostics)) {
+      diagnostics.error(
+          "Precondition not known",
+          "A precondition of " + action.address() + " is still unknown when it is applied.",
+          null);
     }
     Map<String, Object> attributes = new LinkedHashMap<>();
     attributes.put(
@@ -74,31 +113,135 @@ public final class ApplyContext {
         action.action().creates()
             ? ids.get()
             : action.after() == null ? null : action.after().get("id"));
+    Set<String> unknown = new LinkedHashSet<>();
     evaluated.forEach(
         (name, value) -> {
           if (!value.isWhollyKnown()) {
-            diagnostics.error(
-                "Value not known at apply",
-                "The argument \""
-                    + name
-                    + "\" of "
-                    + action.address()
-                    + " depends on a value that is still unknown when the resource is applied.",
-                null);
+            unknown.add(name);
           } else {
-            if (value.containsSensitive()) {
-              collectSensitive(value, sensitive);
-            }
+            ConfigModel.collectSensitive(value, sensitive);
             attributes.put(name, value.isNull() ? null : value.unmarkDeep().toJava());
           }
         });
+    if (action.action() == ActionType.UPDATE) {
+      ignoreChanges(action, lifecycle, attributes, unknown);
+    }
+    for (String name : unknown) {
+      diagnostics.error(
+          "Value not known at apply",
+          "The argument \""
+              + name
+              + "\" of "
+              + action.address()
+              + " depends on a value that is still unknown when the resource is applied.",
+          null);
+    }
     model.finishAttributes(resource, attributes);
-    List<ProvisionerStep> steps =
-        action.action().creates()
-            ? steps(resource, "create", Value.of(attributes), applied, diagnostics, sensitive)
-            : List.of();
+    List<ProvisionerStep> steps = new ArrayList<>();
+    if (action.action() == ActionType.DELETE_THEN_CREATE) {
+      steps.addAll(destroySteps(action, key, diagnostics, sensitive, connections));
+    }
+    if (action.action().creates()) {
+      EvalContext createCtx =
+          model.contextFor(objects, prior, Value.of(attributes), action.address());
+      for (ProvisionerDecl p : resource.provisioners()) {
+        if (!p.runsAtDestroy()) {
+          step(p, resource.connection(), createCtx, diagnostics, sensitive, steps, connections);
+        }
+      }
+    }
     return new ActionResolution(
-        attributes, steps, List.copyOf(new LinkedHashSet<>(sensitive)), diagnostics, sources);
+        attributes, steps, List.copyOf(sensitive), diagnostics, sources, connections);
+  }
+
+  /** ignore_changes at update: the recorded value stays (or stays absent). */
+  private void ignoreChanges(
+      PlannedAction action,
+      Lifecycle lifecycle,
+      Map<String, Object> attributes,
+      Set<String> unknown) {
+    if (action.after() == null) {
+      return;
+    }
+    List<List<Object>> paths = new ArrayList<>(lifecycle.ignoreChanges());
+    if (lifecycle.ignoreAll()) {
+      attributes.keySet().stream().filter(k -> !k.equals("id")).forEach(k -> paths.add(List.of(k)));
+    }
+    for (List<Object> path : paths) {
+      String attribute = String.valueOf(path.get(0));
+      // the plan already holds the value to keep at every ignored path
+      unknown.remove(attribute);
+      if (action.after().containsKey(attribute)) {
+        attributes.put(attribute, action.after().get(attribute));
+      } else {
+        attributes.remove(attribute);
+      }
+    }
+  }
+
+  private List<ProvisionerStep> destroySteps(
+      PlannedAction action,
+      InstanceKey key,
+      Diagnostics diagnostics,
+      Set<String> sensitive,
+      List<Map<String, Object>> connections) {
+    ResourceDecl resource = model.resourceDecl(action.address());
+    List<ProvisionerDecl> provisioners;
+    Optional<BlockDecl> connection;
+    if (resource != null) {
+      provisioners = resource.provisioners();
+      connection = resource.connection();
+    } else {
+      Optional<RemovedBlock> removed = model.removedBlock(action.resourceAddress());
+      if (removed.isEmpty()) {
+        return List.of();
+      }
+      provisioners = removed.get().provisioners();
+      connection = removed.get().connection();
+    }
+    EvalContext ctx = model.destroyContext(selfOf(action.before()), key);
+    List<ProvisionerStep> steps = new ArrayList<>();
+    for (ProvisionerDecl p : provisioners) {
+      if (p.runsAtDestroy()) {
+        step(p, connection, ctx, diagnostics, sensitive, steps, connections);
+      }
+    }
+    return steps;
+  }
+
+  /**
+   * Checks the postconditions of an instance against its attributes after apply. An empty result
+   * means every postcondition holds; the planner-service calls this when the state service recorded
+   * the instance and fails the run with the diagnostics otherwise.
+   */
+  public Diagnostics checkPostconditions(String address, Map<String, Object> attributes) {
+    return checkPostconditions(address, attributes, Map.of());
+  }
+
+  /** As {@link #checkPostconditions(String, Map)}, with the other instances applied in the run. */
+  public Diagnostics checkPostconditions(
+      String address, Map<String, Object> attributes, Map<String, Map<String, Object>> applied) {
+    Diagnostics diagnostics = new Diagnostics();
+    ResourceDecl resource = model.resourceDecl(address);
+    if (resource == null) {
+      return diagnostics;
+    }
+    Map<String, Value> objects = objects(applied);
+    Value self = Value.of(attributes == null ? Map.of() : attributes);
+    objects.put(address, self);
+    EvalContext ctx = model.contextFor(objects, prior, self, address);
+    if (!model.checkConditions(
+        model.lifecycle(resource.address()).postconditions(),
+        "postcondition",
+        address,
+        ctx,
+        diagnostics)) {
+      diagnostics.error(
+          "Postcondition not known",
+          "A postcondition of " + address + " is still unknown after the instance was applied.",
+          null);
+    }
+    return diagnostics;
   }
 
   private static Value selfOf(Map<String, Object> attributes) {
@@ -111,61 +254,59 @@ public final class ApplyContext {
     return objects;
   }
 
-  private List<ProvisionerStep> steps(
-      ResourceDecl resource,
-      String when,
-      Value self,
-      Map<String, Map<String, Object>> applied,
+  private void step(
+      ProvisionerDecl p,
+      Optional<BlockDecl> resourceConnection,
+      EvalContext ctx,
       Diagnostics diagnostics,
-      List<String> sensitive) {
-    EvalContext ctx = model.contextFor(objects(applied), prior, self);
-    List<ProvisionerStep> steps = new ArrayList<>();
-    for (ProvisionerDecl p : resource.provisioners()) {
-      if (!p.when().equals(when)) {
-        continue;
+      Set<String> sensitive,
+      List<ProvisionerStep> steps,
+      List<Map<String, Object>> connections) {
+    Map<String, Value> args = new LinkedHashMap<>();
+    boolean stepSensitive = false;
+    Diagnostics local = new Diagnostics();
+    for (Map.Entry<String, AttributeDecl> a : p.attributes().entrySet()) {
+      EvalResult result = model.evaluateExpression(a.getValue().expr(), ctx);
+      local.addAll(result.diagnostics());
+      Value value = result.value();
+      if (value.containsSensitive()) {
+        stepSensitive = true;
+        ConfigModel.collectSensitive(value, sensitive);
       }
-      Map<String, Value> args = new LinkedHashMap<>();
-      boolean stepSensitive = false;
-      for (Map.Entry<String, AttributeDecl> a : p.attributes().entrySet()) {
-        EvalResult result = model.evaluateExpression(a.getValue().expr(), ctx);
-        diagnostics.addAll(result.diagnostics());
+      args.put(a.getKey(), value.unmarkDeep());
+    }
+    Map<String, Object> connection = new LinkedHashMap<>();
+    Optional<BlockDecl> block = p.connection().or(() -> resourceConnection);
+    if (block.isPresent()) {
+      for (AttributeDecl a : block.get().attributes().values()) {
+        EvalResult result = model.evaluateExpression(a.expr(), ctx);
+        local.addAll(result.diagnostics());
         Value value = result.value();
-        if (value.containsSensitive()) {
-          stepSensitive = true;
-          collectSensitive(value, sensitive);
+        if (value.isWhollyKnown() && !value.isNull()) {
+          if (SECRET_CONNECTION_ARGUMENTS.contains(a.name())) {
+            value = value.mark(true);
+          }
+          ConfigModel.collectSensitive(value, sensitive);
+          connection.put(a.name(), value.unmarkDeep().toJava());
         }
-        args.put(a.getKey(), value.unmarkDeep());
-      }
-      if (diagnostics.hasErrors()) {
-        continue;
-      }
-      steps.add(
-          new ProvisionerStep(
-              p.type(),
-              p.when(),
-              p.onFailure(),
-              string(args.get("command")),
-              stringList(args.get("interpreter")),
-              stringMap(args.get("environment")),
-              string(args.get("working_dir")),
-              args.containsKey("quiet") && "true".equals(string(args.get("quiet"))),
-              stepSensitive));
-    }
-    return steps;
-  }
-
-  private static void collectSensitive(Value value, List<String> out) {
-    if (value.isSensitive() && value.isWhollyKnown() && !value.isNull()) {
-      String text = value.unmarkDeep().asString();
-      if (!text.isEmpty()) {
-        out.add(text);
       }
     }
-    switch (value) {
-      case Value.ListValue l -> l.elements().forEach(e -> collectSensitive(e, out));
-      case Value.ObjectValue o -> o.attributes().values().forEach(e -> collectSensitive(e, out));
-      default -> {}
+    diagnostics.addAll(local);
+    if (local.hasErrors()) {
+      return;
     }
+    steps.add(
+        new ProvisionerStep(
+            p.type(),
+            p.when(),
+            p.onFailure(),
+            string(args.get("command")),
+            stringList(args.get("interpreter")),
+            stringMap(args.get("environment")),
+            string(args.get("working_dir")),
+            args.containsKey("quiet") && "true".equals(string(args.get("quiet"))),
+            stepSensitive));
+    connections.add(connection);
   }
 
   private static String string(Value v) {

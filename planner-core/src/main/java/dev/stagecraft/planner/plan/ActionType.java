@@ -10,7 +10,11 @@ public enum ActionType {
   DELETE_THEN_CREATE(List.of("delete", "create"), 'R'),
   CREATE_THEN_DELETE(List.of("create", "delete"), 'r'),
   DELETE(List.of("delete"), '-'),
-  FORGET(List.of("forget"), '.');
+  FORGET(List.of("forget"), '.'),
+  /**
+   * Replace with {@code lifecycle { destroy = false }}: forget the old object, create a new one.
+   */
+  FORGET_THEN_CREATE(List.of("forget", "create"), 'F');
 
   private final List<String> terraformActions;
   private final char code;
@@ -35,11 +39,18 @@ public enum ActionType {
       case CREATE_THEN_DELETE -> "+/-";
       case DELETE -> "-";
       case FORGET -> ".";
+      case FORGET_THEN_CREATE -> "./+";
     };
   }
 
+  /** Any of the three replace orders (the old object leaves state, a new one is created). */
   public boolean isReplace() {
-    return this == DELETE_THEN_CREATE || this == CREATE_THEN_DELETE;
+    return this == DELETE_THEN_CREATE || this == CREATE_THEN_DELETE || this == FORGET_THEN_CREATE;
+  }
+
+  /** True when the old object is forgotten (left in place, removed from state). */
+  public boolean forgets() {
+    return this == FORGET || this == FORGET_THEN_CREATE;
   }
 
   /** True when the new object is created (create and both replace orders). */
@@ -47,8 +58,9 @@ public enum ActionType {
     return this == CREATE || isReplace();
   }
 
+  /** True when the old object is destroyed (delete and the two destroying replace orders). */
   public boolean deletes() {
-    return this == DELETE || isReplace();
+    return this == DELETE || this == DELETE_THEN_CREATE || this == CREATE_THEN_DELETE;
   }
 
   /** The name an executor receives in {@code ActionDispatched.action}. */
@@ -57,7 +69,7 @@ public enum ActionType {
       case NO_OP -> "no-op";
       case CREATE -> "create";
       case UPDATE -> "update";
-      case DELETE_THEN_CREATE, CREATE_THEN_DELETE -> "replace";
+      case DELETE_THEN_CREATE, CREATE_THEN_DELETE, FORGET_THEN_CREATE -> "replace";
       case DELETE -> "delete";
       case FORGET -> "forget";
     };

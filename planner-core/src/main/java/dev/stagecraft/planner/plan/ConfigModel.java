@@ -1,11 +1,15 @@
 package dev.stagecraft.planner.plan;
 
 import dev.stagecraft.language.config.AttributeDecl;
+import dev.stagecraft.language.config.BlockDecl;
 import dev.stagecraft.language.config.Configuration;
+import dev.stagecraft.language.config.LocalDecl;
+import dev.stagecraft.language.config.OutputDecl;
 import dev.stagecraft.language.config.ProvisionerDecl;
 import dev.stagecraft.language.config.ResourceDecl;
 import dev.stagecraft.language.config.VariableDecl;
 import dev.stagecraft.language.diag.Diagnostics;
+import dev.stagecraft.language.diag.SourceRange;
 import dev.stagecraft.language.eval.EvalContext;
 import dev.stagecraft.language.eval.EvalResult;
 import dev.stagecraft.language.eval.Evaluator;
@@ -20,21 +24,36 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 /**
- * A configuration analysed for planning: input variable values, the resource dependency graph (from
- * references and {@code depends_on}), its order, and expression evaluation against planned or
- * applied values. Built once per plan; immutable afterwards.
+ * A configuration analysed for planning: input variable values, lifecycle settings, {@code removed}
+ * blocks, the dependency graph of resources and local values (from references, {@code depends_on}
+ * and {@code replace_triggered_by}), its order, the effective {@code create_before_destroy} of
+ * every resource, and expression evaluation against planned or applied values. Everything is
+ * checked in one pass, so one plan reports every problem.
+ *
+ * <p>Built once per plan; the instance keys of each resource are recorded while planning expands
+ * {@code count} and {@code for_each} ({@link #recordExpansion}), and read-only afterwards, when the
+ * model is shared by the {@link dev.stagecraft.planner.apply.ApplyContext}.
  */
 public final class ConfigModel {
   private static final Evaluator EVALUATOR = new Evaluator();
+  private static final String LOCAL_PREFIX = "local.";
 
   private final Configuration config;
   private final Map<String, ResourceDecl> resources = new LinkedHashMap<>();
+  private final Map<String, ResourceDecl> disabled = new LinkedHashMap<>();
+  private final Map<String, Lifecycle> lifecycles = new LinkedHashMap<>();
+  private final Map<String, LocalDecl> locals = new LinkedHashMap<>();
+  private final Map<String, RemovedBlock> removed = new LinkedHashMap<>();
   private final Map<String, Value> variables = new LinkedHashMap<>();
   private final Set<String> sensitiveValues = new LinkedHashSet<>();
   private final DependencyGraph graph = new DependencyGraph();
+  private final Set<String> createBeforeDestroy = new LinkedHashSet<>();
+  private final Map<String, List<InstanceKey>> expansions = new LinkedHashMap<>();
+  private final Map<String, InstanceKey> instanceKeys = new LinkedHashMap<>();
   private final String workspace;
   private final Path baseDir;
   private List<String> order = List.of();
@@ -50,11 +69,56 @@ public final class ConfigModel {
     ConfigModel model = new ConfigModel(config, request.workspace(), request.baseDir());
     model.resolveVariables(request.variables(), diagnostics, validateOnly);
     for (ResourceDecl r : config.resources()) {
-      model.resources.put(r.address(), r);
-      model.graph.addNode(r.address());
+      Lifecycle lifecycle = Lifecycle.parse(r.lifecycle(), ResourceKind.of(r.type()), diagnostics);
+      model.lifecycles.put(r.address(), lifecycle);
+      if (lifecycle.enabled()) {
+        model.resources.put(r.address(), r);
+        model.graph.addNode(r.address());
+      } else {
+        model.disabled.put(r.address(), r);
+      }
+    }
+    for (LocalDecl l : config.locals()) {
+      model.locals.put(l.name(), l);
+      model.graph.addNode(LOCAL_PREFIX + l.name());
+    }
+    for (BlockDecl b : config.removed()) {
+      RemovedBlock rb = RemovedBlock.parse(b, diagnostics);
+      if (rb == null) {
+        continue;
+      }
+      if (model.resources.containsKey(rb.from()) || model.disabled.containsKey(rb.from())) {
+        diagnostics.error(
+            "Removed resource block still exists",
+            "This removed block refers to "
+                + rb.from()
+                + ", which is still declared in the configuration. Remove the resource block to"
+                + " remove the resource, or remove this removed block to keep it.",
+            rb.fromRange());
+        continue;
+      }
+      if (model.removed.containsKey(rb.from())) {
+        diagnostics.error(
+            "Duplicate removed block",
+            "Another removed block already refers to " + rb.from() + ".",
+            rb.fromRange());
+        continue;
+      }
+      model.removed.put(rb.from(), rb);
+      model.checkDestroyTimeReferences(rb.provisioners(), rb.connection(), diagnostics);
     }
     for (ResourceDecl r : config.resources()) {
       model.checkReferences(r, diagnostics);
+    }
+    for (LocalDecl l : config.locals()) {
+      for (Traversal t : l.expr().traversals()) {
+        model.checkReference(LOCAL_PREFIX + l.name(), t, Scope.PLAIN, diagnostics);
+      }
+    }
+    for (OutputDecl o : config.outputs()) {
+      for (Traversal t : o.value().traversals()) {
+        model.checkReference(null, t, Scope.PLAIN, diagnostics);
+      }
     }
     model
         .graph
@@ -63,15 +127,56 @@ public final class ConfigModel {
             cycle ->
                 diagnostics.error(
                     "Cycle: " + String.join(", ", cycle.subList(0, cycle.size() - 1)),
-                    "The resources "
+                    "The blocks "
                         + String.join(" → ", cycle)
                         + " depend on each other, so none can be planned first. Remove one of"
-                        + " the references or depends_on entries that close the cycle.",
-                    model.resources.get(cycle.get(0)).range()));
+                        + " the references, depends_on or replace_triggered_by entries that"
+                        + " close the cycle.",
+                    model.rangeOf(cycle.get(0))));
     if (!diagnostics.hasErrors()) {
       model.order = model.graph.topologicalOrder();
+      model.propagateCreateBeforeDestroy(diagnostics);
     }
     return model;
+  }
+
+  private SourceRange rangeOf(String node) {
+    if (node.startsWith(LOCAL_PREFIX)
+        && locals.containsKey(node.substring(LOCAL_PREFIX.length()))) {
+      return locals.get(node.substring(LOCAL_PREFIX.length())).range();
+    }
+    ResourceDecl r = resources.get(node);
+    return r == null ? null : r.range();
+  }
+
+  /**
+   * {@code create_before_destroy} propagates to everything a resource that has it depends on (seed
+   * 001); it cannot be turned off there, so an explicit false on such a dependency is overridden
+   * (with a warning).
+   */
+  private void propagateCreateBeforeDestroy(Diagnostics diagnostics) {
+    for (ResourceDecl r : resources.values()) {
+      if (lifecycles.get(r.address()).createBeforeDestroyConfigured()) {
+        createBeforeDestroy.add(r.address());
+        for (String dep : resourceDependencies(r.address())) {
+          Lifecycle depLifecycle = lifecycles.get(dep);
+          if (Boolean.FALSE.equals(depLifecycle.createBeforeDestroy())
+              && createBeforeDestroy.add(dep)) {
+            diagnostics.warning(
+                "create_before_destroy cannot be turned off",
+                dep
+                    + " sets create_before_destroy = false, but "
+                    + r.address()
+                    + " depends on it and sets create_before_destroy = true, so it is enabled"
+                    + " for "
+                    + dep
+                    + " too (turning it off would create a cycle in the graph).",
+                depLifecycle.createBeforeDestroyRange());
+          }
+          createBeforeDestroy.add(dep);
+        }
+      }
+    }
   }
 
   private void resolveVariables(
@@ -112,89 +217,267 @@ public final class ConfigModel {
       }
       if (v.sensitive()) {
         value = value.mark(true);
-        if (value.isWhollyKnown() && !value.isNull()) {
-          sensitiveValues.add(value.unmarkDeep().asString());
-        }
+        collectSensitive(value, sensitiveValues);
       }
       variables.put(v.name(), value);
     }
   }
 
-  private void checkReferences(ResourceDecl r, Diagnostics diagnostics) {
-    for (Traversal t : referencesOf(r)) {
-      checkReference(r, t, diagnostics, false);
-    }
-    for (Traversal t : r.dependsOn()) {
-      checkReference(r, t, diagnostics, true);
+  /** Adds every known string inside a sensitive value to {@code out}. */
+  public static void collectSensitive(Value value, Set<String> out) {
+    collect(value, false, out);
+  }
+
+  private static void collect(Value value, boolean marked, Set<String> out) {
+    boolean sensitive = marked || value.isSensitive();
+    switch (value) {
+      case Value.ListValue l -> l.elements().forEach(e -> collect(e, sensitive, out));
+      case Value.ObjectValue o -> o.attributes().values().forEach(e -> collect(e, sensitive, out));
+      default -> {
+        if (sensitive && value.isWhollyKnown() && !value.isNull()) {
+          String text = value.unmarkDeep().asString();
+          if (!text.isEmpty()) {
+            out.add(text);
+          }
+        }
+      }
     }
   }
 
-  private void checkReference(
-      ResourceDecl from, Traversal t, Diagnostics diagnostics, boolean explicit) {
-    if (t.variableName().isPresent()) {
-      String name = t.variableName().get();
-      if (!config.variables().containsKey(name)) {
-        diagnostics.error(
-            "Reference to undeclared input variable",
-            "An input variable with the name \""
-                + name
-                + "\" has not been declared. This variable can be declared with a variable \""
-                + name
-                + "\" {} block.",
-            t.range());
+  /** Where {@code count}, {@code each} and {@code self} may be used. */
+  private record Scope(boolean count, boolean each, boolean self) {
+    static final Scope PLAIN = new Scope(false, false, false);
+  }
+
+  private void checkReferences(ResourceDecl r, Diagnostics diagnostics) {
+    String from = lifecycles.get(r.address()).enabled() ? r.address() : null;
+    boolean counted = r.count().isPresent();
+    boolean each = r.forEach().isPresent();
+    Scope args = new Scope(counted, each, false);
+    Scope withSelf = new Scope(counted, each, true);
+    r.count().ifPresent(e -> check(from, e, Scope.PLAIN, diagnostics));
+    r.forEach().ifPresent(e -> check(from, e, Scope.PLAIN, diagnostics));
+    r.attributes().values().forEach(a -> check(from, a.expr(), args, diagnostics));
+    for (ProvisionerDecl p : r.provisioners()) {
+      if (p.runsAtDestroy()) {
+        continue;
       }
-      return;
+      p.attributes().values().forEach(a -> check(from, a.expr(), withSelf, diagnostics));
+      p.connection()
+          .ifPresent(
+              c ->
+                  c.attributes()
+                      .values()
+                      .forEach(a -> check(from, a.expr(), withSelf, diagnostics)));
     }
-    if (t.isResourceReference()) {
-      String target = t.resourceAddress().orElseThrow();
-      if (!resources.containsKey(target)) {
+    boolean connectionUsedAtCreate =
+        r.provisioners().stream().anyMatch(p -> !p.runsAtDestroy() && p.connection().isEmpty());
+    if (connectionUsedAtCreate) {
+      r.connection()
+          .ifPresent(
+              c ->
+                  c.attributes()
+                      .values()
+                      .forEach(a -> check(from, a.expr(), withSelf, diagnostics)));
+    }
+    checkDestroyTimeReferences(
+        r.provisioners().stream().filter(ProvisionerDecl::runsAtDestroy).toList(),
+        r.connection(),
+        diagnostics);
+    for (Traversal t : r.dependsOn()) {
+      if (!t.isResourceReference()) {
         diagnostics.error(
-            "Reference to undeclared resource",
-            "A managed resource \""
-                + t.root()
-                + "\" \""
-                + t.firstAttribute().orElse("")
-                + "\" has not been declared in the root module.",
+            "Invalid depends_on reference",
+            "depends_on may only list resources, such as stateful_provisioning.name.",
             t.range());
-        return;
+        continue;
       }
-      if (target.equals(from.address())) {
+      checkReference(from, t, args, diagnostics);
+    }
+    Lifecycle lifecycle = lifecycles.get(r.address());
+    for (Lifecycle.Condition c : lifecycle.preconditions()) {
+      check(from, c.condition(), args, diagnostics);
+      check(from, c.errorMessage(), args, diagnostics);
+    }
+    for (Lifecycle.Condition c : lifecycle.postconditions()) {
+      check(from, c.condition(), withSelf, diagnostics);
+      check(from, c.errorMessage(), withSelf, diagnostics);
+    }
+    for (Lifecycle.Trigger t : lifecycle.replaceTriggeredBy()) {
+      if (t.key() != null) {
+        check(null, t.key(), args, diagnostics);
+      }
+      if (t.resourceAddress().equals(r.address())) {
         diagnostics.error(
             "Self-referential block",
-            "Configuration for "
-                + target
-                + " may not refer to itself. Inside provisioner and connection blocks use"
-                + " self.ATTRIBUTE instead.",
+            "replace_triggered_by of " + r.address() + " may not refer to the resource itself.",
             t.range());
-        return;
+      } else if (resources.containsKey(t.resourceAddress())) {
+        if (from != null) {
+          graph.addEdge(from, t.resourceAddress());
+        }
+      } else if (!disabled.containsKey(t.resourceAddress())) {
+        diagnostics.error(
+            "Reference to undeclared resource",
+            "replace_triggered_by refers to "
+                + t.resourceAddress()
+                + ", which is not declared in the root module.",
+            t.range());
       }
-      graph.addEdge(from.address(), target);
-      return;
-    }
-    if (explicit) {
-      diagnostics.error(
-          "Invalid depends_on reference",
-          "depends_on may only list resources, such as stateful_provisioning.name.",
-          t.range());
     }
   }
 
-  /** Every reference in a resource's arguments, provisioners and connections. */
-  static List<Traversal> referencesOf(ResourceDecl r) {
-    List<Traversal> out = new ArrayList<>();
-    r.attributes().values().forEach(a -> out.addAll(a.expr().traversals()));
-    for (ProvisionerDecl p : r.provisioners()) {
-      p.attributes().values().forEach(a -> out.addAll(a.expr().traversals()));
-      p.connection()
-          .ifPresent(c -> c.attributes().values().forEach(a -> out.addAll(a.expr().traversals())));
+  /**
+   * Destroy-time provisioners run when the rest of the configuration may be gone: they and their
+   * connections may reference only {@code self}, {@code count.index} and {@code each.key}.
+   */
+  private void checkDestroyTimeReferences(
+      List<ProvisionerDecl> provisioners,
+      Optional<BlockDecl> resourceConnection,
+      Diagnostics diagnostics) {
+    List<Expression> expressions = new ArrayList<>();
+    for (ProvisionerDecl p : provisioners) {
+      p.attributes().values().forEach(a -> expressions.add(a.expr()));
+      Optional<BlockDecl> connection = p.connection().or(() -> resourceConnection);
+      connection.ifPresent(c -> c.attributes().values().forEach(a -> expressions.add(a.expr())));
     }
-    r.connection()
-        .ifPresent(c -> c.attributes().values().forEach(a -> out.addAll(a.expr().traversals())));
-    return out.stream().filter(t -> !"self".equals(t.root())).toList();
+    Set<SourceRange> reported = new LinkedHashSet<>();
+    for (Expression e : expressions) {
+      for (Traversal t : e.traversals()) {
+        String ref = t.toString();
+        boolean allowed =
+            t.root().equals("self") || ref.equals("count.index") || ref.equals("each.key");
+        if (!allowed && reported.add(t.range())) {
+          diagnostics.error(
+              "Invalid reference from destroy provisioner",
+              "Destroy-time provisioners and their connection configurations may only reference"
+                  + " attributes of the related resource, via 'self', 'count.index', or"
+                  + " 'each.key'. References to other resources during the destroy phase can"
+                  + " cause dependency cycles and interact poorly with create_before_destroy.",
+              t.range());
+        }
+      }
+    }
   }
 
+  private void check(String from, Expression e, Scope scope, Diagnostics diagnostics) {
+    for (Traversal t : e.traversals()) {
+      checkReference(from, t, scope, diagnostics);
+    }
+  }
+
+  private void checkReference(String from, Traversal t, Scope scope, Diagnostics diagnostics) {
+    switch (t.root()) {
+      case "var" -> {
+        String name = t.firstAttribute().orElse("");
+        if (!config.variables().containsKey(name)) {
+          diagnostics.error(
+              "Reference to undeclared input variable",
+              "An input variable with the name \""
+                  + name
+                  + "\" has not been declared. This variable can be declared with a variable \""
+                  + name
+                  + "\" {} block.",
+              t.range());
+        }
+      }
+      case "local" -> {
+        String name = t.firstAttribute().orElse("");
+        if (!locals.containsKey(name)) {
+          diagnostics.error(
+              "Reference to undeclared local value",
+              "A local value with the name \"" + name + "\" has not been declared.",
+              t.range());
+        } else if (from != null) {
+          graph.addEdge(from, LOCAL_PREFIX + name);
+        }
+      }
+      case "count" -> {
+        if (!scope.count()) {
+          diagnostics.error(
+              "Reference to \"count\" in non-counted context",
+              "The \"count\" object can only be used in resource blocks, and only when the"
+                  + " \"count\" argument is set.",
+              t.range());
+        } else if (!"index".equals(t.firstAttribute().orElse(null))) {
+          diagnostics.error(
+              "Invalid \"count\" attribute",
+              "The \"count\" object has only the attribute \"index\".",
+              t.range());
+        }
+      }
+      case "each" -> {
+        String attr = t.firstAttribute().orElse("");
+        if (!scope.each()) {
+          diagnostics.error(
+              "Reference to \"each\" in context without for_each",
+              "The \"each\" object can be used only in resource blocks, and only when the"
+                  + " \"for_each\" argument is set.",
+              t.range());
+        } else if (!attr.equals("key") && !attr.equals("value")) {
+          diagnostics.error(
+              "Invalid \"each\" attribute",
+              "The \"each\" object has only the attributes \"key\" and \"value\".",
+              t.range());
+        }
+      }
+      case "self" -> {
+        if (!scope.self()) {
+          diagnostics.error(
+              "Invalid \"self\" reference",
+              "The \"self\" object is available only in provisioner and connection blocks and in"
+                  + " postconditions, where it refers to the resource instance itself.",
+              t.range());
+        }
+      }
+      case "path", "terraform" -> {}
+      default -> {
+        if (!t.isResourceReference()) {
+          return;
+        }
+        String target = t.resourceAddress().orElseThrow();
+        if (disabled.containsKey(target)) {
+          return;
+        }
+        if (!resources.containsKey(target)) {
+          diagnostics.error(
+              "Reference to undeclared resource",
+              "A managed resource \""
+                  + t.root()
+                  + "\" \""
+                  + t.firstAttribute().orElse("")
+                  + "\" has not been declared in the root module.",
+              t.range());
+          return;
+        }
+        if (target.equals(from)) {
+          diagnostics.error(
+              "Self-referential block",
+              "Configuration for "
+                  + target
+                  + " may not refer to itself. Inside provisioner and connection blocks use"
+                  + " self.ATTRIBUTE instead.",
+              t.range());
+          return;
+        }
+        if (from != null) {
+          graph.addEdge(from, target);
+        }
+      }
+    }
+  }
+
+  /** Resources and local values ({@code local.NAME}) in dependency order. */
   List<String> order() {
     return order;
+  }
+
+  static boolean isLocalNode(String node) {
+    return node.startsWith(LOCAL_PREFIX);
+  }
+
+  LocalDecl local(String node) {
+    return locals.get(node.substring(LOCAL_PREFIX.length()));
   }
 
   ResourceDecl resource(String address) {
@@ -205,35 +488,87 @@ public final class ConfigModel {
     return resources.containsKey(address);
   }
 
+  /** The declaration of a resource with {@code enabled = false}, or null. */
+  ResourceDecl disabledResource(String address) {
+    return disabled.get(address);
+  }
+
+  /** The lifecycle of a declared resource (enabled or not), or the default. */
+  public Lifecycle lifecycle(String resourceAddress) {
+    return lifecycles.getOrDefault(resourceAddress, Lifecycle.DEFAULT);
+  }
+
+  public Optional<RemovedBlock> removedBlock(String resourceAddress) {
+    return Optional.ofNullable(removed.get(resourceAddress));
+  }
+
+  Configuration config() {
+    return config;
+  }
+
   DependencyGraph graph() {
     return graph;
   }
 
-  /** Every resource this one depends on, directly or not, as recorded in state. */
+  /** The effective {@code create_before_destroy} of a configured resource. */
+  public boolean createBeforeDestroy(String resourceAddress) {
+    return createBeforeDestroy.contains(resourceAddress);
+  }
+
+  /** Every resource this one depends on, directly or through others and local values. */
+  List<String> resourceDependencies(String address) {
+    return graph.transitiveDependenciesOf(address).stream()
+        .filter(n -> !isLocalNode(n))
+        .sorted()
+        .toList();
+  }
+
+  /** Every resource this one depends on, as recorded in state. */
   List<String> dependencies(String address) {
-    return graph.transitiveDependenciesOf(address).stream().sorted().toList();
+    return resourceDependencies(address);
   }
 
   public Set<String> sensitiveValues() {
     return sensitiveValues;
   }
 
+  /** Records the instances planning found for a resource (count / for_each expanded). */
+  void recordExpansion(String resourceAddress, List<InstanceKey> keys) {
+    expansions.put(resourceAddress, List.copyOf(keys));
+    for (InstanceKey k : keys) {
+      instanceKeys.put(resourceAddress + k.suffix(), k);
+    }
+  }
+
+  /** The key of an instance planned from configuration, or the one written in its address. */
+  public InstanceKey instanceKey(String address) {
+    return instanceKeys.getOrDefault(address, InstanceKey.parse(address));
+  }
+
   /**
-   * An evaluation context where resources resolve to {@code objects} (planned or applied values),
-   * falling back to prior state, and {@code self} to the given value.
+   * An evaluation context where resource instances resolve to {@code objects} (planned or applied
+   * values, by instance address), falling back to prior state and then to unknown; counted
+   * resources are lists of instances and {@code for_each} resources maps. {@code count} and {@code
+   * each} come from {@code key}, {@code self} from the given value (when not null).
    */
-  EvalContext context(Map<String, Value> objects, PriorState prior, Value self) {
+  SimpleEvalContext context(
+      Map<String, Value> objects,
+      Map<String, Value> localValues,
+      PriorState prior,
+      Value self,
+      InstanceKey key) {
     SimpleEvalContext ctx = SimpleEvalContext.empty();
     for (var v : variables.entrySet()) {
       ctx = ctx.withVariable(v.getKey(), v.getValue());
     }
+    for (var l : localValues.entrySet()) {
+      ctx = ctx.withLocal(l.getKey(), l.getValue());
+    }
     for (ResourceDecl r : resources.values()) {
-      Value value = objects.get(r.address());
-      if (value == null) {
-        value =
-            prior.instance(r.address()).map(i -> Value.of(i.attributes())).orElse(Value.unknown());
-      }
-      ctx = ctx.withAttribute(r.type(), r.name(), value);
+      ctx = ctx.withAttribute(r.type(), r.name(), resourceValue(r, objects, prior));
+    }
+    for (ResourceDecl r : disabled.values()) {
+      ctx = ctx.withAttribute(r.type(), r.name(), Value.NULL);
     }
     Path dir = baseDir == null ? Path.of(".") : baseDir;
     ctx =
@@ -246,10 +581,83 @@ public final class ConfigModel {
                         "cwd", Value.string(dir.toString()))))
             .withRoot("terraform", Value.object(Map.of("workspace", Value.string(workspace))))
             .withBaseDirectory(dir);
+    ctx = withKey(ctx, key);
     if (self != null) {
       ctx = ctx.withRoot("self", self);
     }
     return ctx;
+  }
+
+  private static SimpleEvalContext withKey(SimpleEvalContext ctx, InstanceKey key) {
+    if (key == null || key.key() == null) {
+      return ctx;
+    }
+    if (key.key() instanceof Integer i) {
+      return ctx.withRoot("count", Value.object(Map.of("index", Value.number(i))));
+    }
+    Value value = key.eachValue() == null ? Value.string((String) key.key()) : key.eachValue();
+    return ctx.withRoot(
+        "each", Value.object(Map.of("key", Value.string((String) key.key()), "value", value)));
+  }
+
+  /**
+   * The context of destroy-time provisioners: only {@code self}, {@code count.index} and {@code
+   * each.key}, because the rest of the configuration may be gone when they run.
+   */
+  public EvalContext destroyContext(Value self, InstanceKey key) {
+    SimpleEvalContext ctx =
+        SimpleEvalContext.empty()
+            .withRoot("self", self)
+            .withBaseDirectory(baseDir == null ? Path.of(".") : baseDir);
+    if (key != null && key.key() instanceof String s) {
+      ctx = ctx.withRoot("each", Value.object(Map.of("key", Value.string(s))));
+      return ctx;
+    }
+    return withKey(ctx, key);
+  }
+
+  private Value resourceValue(ResourceDecl r, Map<String, Value> objects, PriorState prior) {
+    List<InstanceKey> keys = expansions.get(r.address());
+    boolean repeated = r.count().isPresent() || r.forEach().isPresent();
+    if (keys == null) {
+      return repeated ? Value.unknown() : instanceValue(r.address(), objects, prior);
+    }
+    if (r.count().isPresent()) {
+      List<Value> list = new ArrayList<>();
+      keys.forEach(k -> list.add(instanceValue(r.address() + k.suffix(), objects, prior)));
+      return Value.list(list);
+    }
+    if (r.forEach().isPresent()) {
+      Map<String, Value> map = new LinkedHashMap<>();
+      keys.forEach(
+          k -> map.put((String) k.key(), instanceValue(r.address() + k.suffix(), objects, prior)));
+      return Value.object(map);
+    }
+    return instanceValue(r.address(), objects, prior);
+  }
+
+  private static Value instanceValue(String address, Map<String, Value> objects, PriorState prior) {
+    Value value = objects.get(address);
+    if (value != null) {
+      return value;
+    }
+    return prior.instance(address).map(i -> Value.of(i.attributes())).orElse(Value.unknown());
+  }
+
+  /** Evaluates every local value in dependency order against the given objects. */
+  public Map<String, Value> evaluateLocals(
+      Map<String, Value> objects, PriorState prior, Diagnostics diagnostics) {
+    Map<String, Value> values = new LinkedHashMap<>();
+    for (String node : order) {
+      if (isLocalNode(node)) {
+        LocalDecl l = local(node);
+        EvalResult result =
+            EVALUATOR.evaluate(l.expr(), context(objects, values, prior, null, null));
+        diagnostics.addAll(result.diagnostics());
+        values.put(l.name(), result.value());
+      }
+    }
+    return values;
   }
 
   /** Evaluates the resource type's arguments; null when any failed (diagnostics added). */
@@ -280,12 +688,15 @@ public final class ConfigModel {
 
   /** The declaration of a configured resource, or null. */
   public ResourceDecl resourceDecl(String address) {
-    return resources.get(address);
+    return resources.get(InstanceKey.resourceOf(address));
   }
 
-  /** See {@link #context}. */
-  public EvalContext contextFor(Map<String, Value> objects, PriorState prior, Value self) {
-    return context(objects, prior, self);
+  /** See {@link #context}; for the instance at {@code address}. */
+  public EvalContext contextFor(
+      Map<String, Value> objects, PriorState prior, Value self, String address) {
+    Diagnostics ignored = new Diagnostics();
+    return context(
+        objects, evaluateLocals(objects, prior, ignored), prior, self, instanceKey(address));
   }
 
   /** See {@link #evaluateAttributes}. */
@@ -301,5 +712,47 @@ public final class ConfigModel {
   /** Computed attributes that follow from the others ({@code terraform_data.output}). */
   public void finishAttributes(ResourceDecl r, Map<String, Object> attributes) {
     ResourceKind.of(r.type()).mirrorOnUpdate(attributes);
+  }
+
+  /**
+   * Checks conditions; a false one adds an error with its {@code error_message} and the address, an
+   * unknown one is skipped (and reported by the return value).
+   *
+   * @return true when every condition was known
+   */
+  public boolean checkConditions(
+      List<Lifecycle.Condition> conditions,
+      String kind,
+      String address,
+      EvalContext ctx,
+      Diagnostics diagnostics) {
+    boolean allKnown = true;
+    for (Lifecycle.Condition c : conditions) {
+      EvalResult result = EVALUATOR.evaluate(c.condition(), ctx);
+      if (result.hasErrors()) {
+        diagnostics.addAll(result.diagnostics());
+        continue;
+      }
+      Value value = result.value();
+      if (!value.isWhollyKnown()) {
+        allKnown = false;
+        continue;
+      }
+      boolean holds = !value.isNull() && "true".equals(value.unmarkDeep().asString().toLowerCase());
+      if (!holds) {
+        EvalResult message = EVALUATOR.evaluate(c.errorMessage(), ctx);
+        String text =
+            message.hasErrors() || !message.value().isWhollyKnown()
+                ? "(error message could not be evaluated)"
+                : message.value().isSensitive()
+                    ? "(sensitive value)"
+                    : message.value().unmarkDeep().asString();
+        diagnostics.error(
+            "Resource " + kind + " failed",
+            text + "\n\nThis was checked by the " + kind + " of " + address + ".",
+            c.condition().range());
+      }
+    }
+    return allKnown;
   }
 }

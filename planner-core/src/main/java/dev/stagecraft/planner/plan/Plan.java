@@ -5,22 +5,44 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
  * A plan is a value: the ordered actions for every instance of the configuration and the state,
  * plus the state it was computed against. Approving a plan means applying exactly these actions;
  * when the workspace's serial moved since {@link #priorSerial()}, the plan is stale.
+ *
+ * @param priorState the v4 state document the plan was computed against, with sensitive values
+ *     redacted (null when planned against a state built in code)
+ * @param outputChanges the root module outputs, by name order
  */
 public record Plan(
     String workspace,
     long priorSerial,
     String priorLineage,
     boolean destroy,
-    List<PlannedAction> actions) {
+    List<PlannedAction> actions,
+    Map<String, Object> priorState,
+    List<OutputChange> outputChanges) {
 
   public Plan {
     actions = List.copyOf(actions);
+    outputChanges = outputChanges == null ? List.of() : List.copyOf(outputChanges);
+  }
+
+  /** A plan without prior state document or outputs. */
+  public Plan(
+      String workspace,
+      long priorSerial,
+      String priorLineage,
+      boolean destroy,
+      List<PlannedAction> actions) {
+    this(workspace, priorSerial, priorLineage, destroy, actions, null, List.of());
+  }
+
+  public Optional<OutputChange> output(String name) {
+    return outputChanges.stream().filter(o -> o.name().equals(name)).findFirst();
   }
 
   public boolean hasChanges() {
@@ -48,7 +70,7 @@ public record Plan(
   }
 
   public int toForget() {
-    return (int) actions.stream().filter(a -> a.action() == ActionType.FORGET).count();
+    return (int) actions.stream().filter(a -> a.action().forgets()).count();
   }
 
   /** SHA-256 of the plan's JSON representation: what an approval names. */

@@ -7,14 +7,19 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
  * Terraform's JSON plan representation ({@code terraform show -json}) of a {@link Plan}: {@code
  * format_version}, {@code resource_changes[]} with {@code change.actions}, {@code before}, {@code
- * after}, {@code after_unknown}, {@code replace_paths} and {@code action_reason}. Stagecraft's own
- * fields (workspace, prior serial and lineage, the order constraints) are under {@code stagecraft}.
- * Keys are sorted so the same plan always renders to the same bytes (its digest).
+ * after}, {@code after_unknown}, {@code replace_paths} and {@code action_reason}; {@code
+ * output_changes}; {@code prior_state} (the v4 document planned against). Sensitive values are
+ * never written: a sensitive attribute is left out of {@code before}/{@code after} and named in
+ * {@code before_sensitive}/{@code after_sensitive}; a sensitive output has null values and {@code
+ * after_sensitive: true}. Stagecraft's own fields (workspace, prior serial and lineage, the order
+ * constraints, the lifecycle flags that go to state) are under {@code stagecraft}. Keys are sorted
+ * so the same plan always renders to the same bytes (its digest).
  */
 public final class PlanJson {
   public static final String FORMAT_VERSION = "1.2";
@@ -40,7 +45,12 @@ public final class PlanJson {
       changes.add(resourceChange(a));
     }
     root.put("resource_changes", changes);
-    root.put("output_changes", Map.of());
+    Map<String, Object> outputs = new TreeMap<>();
+    plan.outputChanges().forEach(o -> outputs.put(o.name(), outputChange(o)));
+    root.put("output_changes", outputs);
+    if (plan.priorState() != null) {
+      root.put("prior_state", plan.priorState());
+    }
     root.put("errored", false);
     Map<String, Object> ours = new LinkedHashMap<>();
     ours.put("workspace", plan.workspace());
@@ -50,6 +60,23 @@ public final class PlanJson {
     Map<String, Object> waits = new TreeMap<>();
     plan.actions().forEach(a -> waits.put(a.address(), a.waitFor()));
     ours.put("wait_for", waits);
+    Map<String, Object> lifecycle = new TreeMap<>();
+    plan.actions()
+        .forEach(
+            a -> {
+              if (a.createBeforeDestroy() || a.skipDestroy()) {
+                lifecycle.put(
+                    a.address(),
+                    Map.of(
+                        "create_before_destroy",
+                        a.createBeforeDestroy(),
+                        "skip_destroy",
+                        a.skipDestroy()));
+              }
+            });
+    if (!lifecycle.isEmpty()) {
+      ours.put("lifecycle", lifecycle);
+    }
     root.put("stagecraft", ours);
     return root;
   }
@@ -67,13 +94,15 @@ public final class PlanJson {
     rc.put("provider_name", "stagecraft.dev/builtin/stagecraft");
     Map<String, Object> change = new LinkedHashMap<>();
     change.put("actions", a.action().terraformActions());
-    change.put("before", a.before());
-    change.put("after", a.after());
+    change.put("before", redacted(a.before(), a.sensitivePaths()));
+    change.put("after", redacted(a.after(), a.sensitivePaths()));
     Map<String, Object> unknown = new TreeMap<>();
     a.afterUnknown().forEach(k -> unknown.put(k, true));
     change.put("after_unknown", unknown);
-    change.put("before_sensitive", Map.of());
-    change.put("after_sensitive", Map.of());
+    Map<String, Object> sensitive = new TreeMap<>();
+    a.sensitivePaths().forEach(k -> sensitive.put(k, true));
+    change.put("before_sensitive", a.before() == null ? false : sensitive);
+    change.put("after_sensitive", a.after() == null ? false : sensitive);
     if (!a.replacePaths().isEmpty()) {
       change.put("replace_paths", a.replacePaths().stream().sorted().map(List::of).toList());
     }
@@ -82,6 +111,27 @@ public final class PlanJson {
       rc.put("action_reason", a.reason().terraformName());
     }
     return rc;
+  }
+
+  /** Sensitive attributes are left out; {@code *_sensitive} says which. */
+  private static Map<String, Object> redacted(Map<String, Object> values, Set<String> sensitive) {
+    if (values == null || sensitive.isEmpty()) {
+      return values;
+    }
+    Map<String, Object> out = new LinkedHashMap<>(values);
+    out.keySet().removeAll(sensitive);
+    return out;
+  }
+
+  private static Map<String, Object> outputChange(OutputChange o) {
+    Map<String, Object> change = new LinkedHashMap<>();
+    change.put("actions", o.actions());
+    change.put("before", o.before());
+    change.put("after", o.after());
+    change.put("after_unknown", o.afterUnknown());
+    change.put("before_sensitive", o.sensitive());
+    change.put("after_sensitive", o.sensitive());
+    return change;
   }
 
   private static Object index(String address) {

@@ -18,7 +18,14 @@ public final class PlanRenderer {
 
   public static String render(Plan plan) {
     StringBuilder out = new StringBuilder();
+    List<OutputChange> outputs =
+        plan.outputChanges().stream().filter(OutputChange::isChange).toList();
     if (!plan.hasChanges()) {
+      if (!outputs.isEmpty()) {
+        out.append("Changes to Outputs:\n");
+        outputs.forEach(o -> out.append(outputLine(o)).append('\n'));
+        out.append('\n');
+      }
       out.append("No changes. Your infrastructure matches the configuration.\n");
       return out.toString();
     }
@@ -28,7 +35,25 @@ public final class PlanRenderer {
       out.append('\n');
     }
     out.append(summary(plan)).append('\n');
+    if (!outputs.isEmpty()) {
+      out.append("\nChanges to Outputs:\n");
+      outputs.forEach(o -> out.append(outputLine(o)).append('\n'));
+    }
     return out.toString();
+  }
+
+  private static String outputLine(OutputChange o) {
+    String action = o.actions().get(0);
+    String after =
+        o.sensitive()
+            ? Redaction.SENSITIVE
+            : o.afterUnknown() ? UNKNOWN : o.after() == null ? "null" : literal(o.after());
+    String before = o.sensitive() ? Redaction.SENSITIVE : literal(o.before());
+    return switch (action) {
+      case "create" -> "  + " + o.name() + " = " + after;
+      case "delete" -> "  - " + o.name() + " = " + before + " -> null";
+      default -> "  ~ " + o.name() + " = " + before + " -> " + after;
+    };
   }
 
   /** {@code Plan: N to add, N to change, N to destroy.} (plus forgets when there are any). */
@@ -72,13 +97,23 @@ public final class PlanRenderer {
   }
 
   private static String headline(PlannedAction a) {
+    String because = a.reason() == null ? "" : "\n  # " + a.reason().because(a.address());
     return switch (a.action()) {
       case CREATE -> "will be created";
       case UPDATE -> "will be updated in-place";
       case DELETE -> a.reason() == null ? "will be destroyed" : a.reason().humanText(a.address());
-      case DELETE_THEN_CREATE, CREATE_THEN_DELETE ->
+      case DELETE_THEN_CREATE ->
           a.reason() == null ? "must be replaced" : a.reason().humanText(a.address());
-      case FORGET -> "will be removed from the state (forgotten), but will not be destroyed";
+      case CREATE_THEN_DELETE ->
+          (a.reason() == null ? "must be replaced" : a.reason().humanText(a.address()))
+              + "\n  # (create_before_destroy: the new object is created before the old one is"
+              + " destroyed)";
+      case FORGET_THEN_CREATE ->
+          (a.reason() == null ? "must be replaced" : a.reason().humanText(a.address()))
+              + "\n  # (lifecycle destroy = false: the old object is forgotten, not destroyed)";
+      case FORGET ->
+          "will be removed from the state, but will not be destroyed"
+              + (because.endsWith("# ") ? "" : because);
       case NO_OP -> "is unchanged";
     };
   }
@@ -89,25 +124,30 @@ public final class PlanRenderer {
     boolean unknownAfter = a.afterUnknown().contains(key);
     boolean hasAfter = unknownAfter || (a.after() != null && a.after().get(key) != null);
     String forces = a.replacePaths().contains(key) ? " # forces replacement" : "";
+    boolean sensitive = a.sensitivePaths().contains(key);
     Object before = hasBefore ? a.before().get(key) : null;
-    String after = unknownAfter ? UNKNOWN : hasAfter ? literal(a.after().get(key)) : null;
+    String after =
+        unknownAfter
+            ? UNKNOWN
+            : hasAfter ? (sensitive ? Redaction.SENSITIVE : literal(a.after().get(key))) : null;
+    String beforeText = sensitive ? Redaction.SENSITIVE : literal(before);
     return switch (a.action()) {
       case CREATE -> hasAfter ? "      + " + padded + " = " + after : null;
-      case DELETE, FORGET -> hasBefore ? "      - " + padded + " = " + literal(before) : null;
+      case DELETE, FORGET -> hasBefore ? "      - " + padded + " = " + beforeText : null;
       default -> {
         if (!hasBefore && hasAfter) {
           yield "      + " + padded + " = " + after + forces;
         }
         if (hasBefore && !hasAfter) {
-          yield "      - " + padded + " = " + literal(before) + " -> null" + forces;
+          yield "      - " + padded + " = " + beforeText + " -> null" + forces;
         }
         if (!hasBefore) {
           yield null;
         }
         if (!unknownAfter && Objects.equals(before, a.after().get(key))) {
-          yield "        " + padded + " = " + literal(before);
+          yield "        " + padded + " = " + beforeText;
         }
-        yield "      ~ " + padded + " = " + literal(before) + " -> " + after + forces;
+        yield "      ~ " + padded + " = " + beforeText + " -> " + after + forces;
       }
     };
   }

@@ -7,12 +7,21 @@ import java.util.Set;
 /**
  * What the plan does to one resource instance.
  *
+ * @param address the instance address: {@code type.name}, {@code type.name[0]} or {@code
+ *     type.name["key"]}
  * @param before attributes in prior state ({@code null} when creating)
  * @param after planned attributes ({@code null} when deleting or forgetting); attributes named in
  *     {@code afterUnknown} are not known until apply and absent from {@code after}
  * @param replacePaths attributes whose change forces replacement
  * @param waitFor addresses whose actions must be recorded before this one may start
- * @param dependencies addresses this instance depends on, recorded in state
+ * @param dependencies resource addresses this instance depends on, recorded in state
+ * @param createBeforeDestroy the effective {@code create_before_destroy} (configured, or propagated
+ *     from a dependent that has it; for instances no longer configured, the value in state): goes
+ *     to state with the instance ({@code ActionDispatched.createBeforeDestroy})
+ * @param skipDestroy {@code lifecycle { destroy = false }} in effect: goes to state with the
+ *     instance ({@code ActionDispatched.skipDestroy}) so that a later removal forgets it
+ * @param sensitivePaths top-level attributes whose value is (or contains) a sensitive value: never
+ *     rendered in clear in the plan text or JSON
  */
 public record PlannedAction(
     String address,
@@ -25,16 +34,78 @@ public record PlannedAction(
     Set<String> afterUnknown,
     Set<String> replacePaths,
     List<String> waitFor,
-    List<String> dependencies) {
+    List<String> dependencies,
+    boolean createBeforeDestroy,
+    boolean skipDestroy,
+    Set<String> sensitivePaths) {
 
   public PlannedAction {
     afterUnknown = afterUnknown == null ? Set.of() : Set.copyOf(afterUnknown);
     replacePaths = replacePaths == null ? Set.of() : Set.copyOf(replacePaths);
     waitFor = waitFor == null ? List.of() : List.copyOf(waitFor);
     dependencies = dependencies == null ? List.of() : List.copyOf(dependencies);
+    sensitivePaths = sensitivePaths == null ? Set.of() : Set.copyOf(sensitivePaths);
+  }
+
+  /** Without lifecycle flags or sensitive attributes. */
+  public PlannedAction(
+      String address,
+      String type,
+      String name,
+      ActionType action,
+      ActionReason reason,
+      Map<String, Object> before,
+      Map<String, Object> after,
+      Set<String> afterUnknown,
+      Set<String> replacePaths,
+      List<String> waitFor,
+      List<String> dependencies) {
+    this(
+        address,
+        type,
+        name,
+        action,
+        reason,
+        before,
+        after,
+        afterUnknown,
+        replacePaths,
+        waitFor,
+        dependencies,
+        false,
+        false,
+        Set.of());
   }
 
   public boolean isChange() {
     return action != ActionType.NO_OP;
+  }
+
+  /** {@code type.name} without the instance key. */
+  public String resourceAddress() {
+    return type + "." + name;
+  }
+
+  /** The instance key: null, an Integer ({@code count}) or a String ({@code for_each}). */
+  public Object index() {
+    return InstanceKey.parse(address).key();
+  }
+
+  public PlannedAction withWaitFor(List<String> newWaitFor) {
+    return new PlannedAction(
+        address,
+        type,
+        name,
+        action,
+        reason,
+        before,
+        after,
+        afterUnknown,
+        replacePaths,
+        newWaitFor,
+        dependencies,
+        createBeforeDestroy,
+        skipDestroy,
+        sensitivePaths);
   }
 }

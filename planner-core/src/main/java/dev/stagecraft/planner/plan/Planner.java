@@ -1,13 +1,18 @@
 package dev.stagecraft.planner.plan;
 
+import dev.stagecraft.language.config.BlockDecl;
 import dev.stagecraft.language.config.ConfigLoader;
 import dev.stagecraft.language.config.Configuration;
 import dev.stagecraft.language.config.LoadResult;
+import dev.stagecraft.language.config.OutputDecl;
 import dev.stagecraft.language.config.ResourceDecl;
 import dev.stagecraft.language.diag.Diagnostics;
+import dev.stagecraft.language.eval.EvalContext;
+import dev.stagecraft.language.eval.EvalResult;
 import dev.stagecraft.language.eval.Value;
 import dev.stagecraft.planner.apply.ApplyContext;
 import dev.stagecraft.planner.graph.DependencyGraph;
+import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -20,16 +25,17 @@ import java.util.Set;
 
 /**
  * Compares a configuration with the workspace's prior state and gives every resource instance
- * exactly one action with a reason (design §4). Pure: the same request and state give the same
- * plan. Every problem is returned as a diagnostic with its source position; nothing is thrown for
- * user input.
+ * exactly one action with a reason (design §4, seeds 000–002). Pure: the same request and state
+ * give the same plan. Every problem is returned as a diagnostic with its source position; nothing
+ * is thrown for user input.
  */
 public final class Planner {
   private Planner() {}
 
   /**
    * Checks a configuration without state or variable values (like {@code terraform validate}):
-   * syntax, references, cycles, and every argument that can be evaluated.
+   * syntax, references, cycles, lifecycle and removed blocks, and every argument that can be
+   * evaluated.
    */
   public static Diagnostics validate(Map<String, String> files, java.nio.file.Path baseDir) {
     Diagnostics diagnostics = new Diagnostics();
@@ -41,13 +47,7 @@ public final class Planner {
     PlanRequest request = new PlanRequest("default", files, Map.of(), List.of(), false, baseDir);
     ConfigModel model = ConfigModel.analyze(loaded.config(), request, diagnostics, true);
     if (!diagnostics.hasErrors()) {
-      Map<String, Value> planned = new LinkedHashMap<>();
-      for (String address : model.order()) {
-        ResourceDecl resource = model.resource(address);
-        model.evaluateAttributes(
-            resource, model.context(planned, PriorState.empty(), null), diagnostics);
-        planned.put(address, Value.unknown());
-      }
+      new Planning(model, PriorState.empty(), request, diagnostics, true).walkConfiguration();
     }
     return diagnostics;
   }
@@ -64,138 +64,713 @@ public final class Planner {
     if (diagnostics.hasErrors()) {
       return new PlanResult(null, diagnostics, request.files(), null);
     }
-    List<PlannedAction> actions = new ArrayList<>();
-    Map<String, Value> planned = new LinkedHashMap<>();
-    Set<String> changed = new LinkedHashSet<>();
-    if (!request.destroy()) {
-      for (String address : model.order()) {
-        ResourceDecl resource = model.resource(address);
-        Optional<PriorInstance> before = prior.instance(address);
-        Map<String, Value> evaluated =
-            model.evaluateAttributes(resource, model.context(planned, prior, null), diagnostics);
-        if (evaluated == null) {
-          continue;
-        }
-        ResourceKind kind = ResourceKind.of(resource.type());
-        PlannedAction action =
-            decide(
-                address,
-                resource,
-                kind,
-                evaluated,
-                before,
-                request.replace().contains(address),
-                model.dependencies(address));
-        actions.add(action);
-        if (action.isChange()) {
-          changed.add(address);
-        }
-        planned.put(address, kind.plannedObject(action, evaluated));
-      }
-    }
+    Plan plan = new Planning(model, prior, request, diagnostics, false).plan();
     if (diagnostics.hasErrors()) {
       return new PlanResult(null, diagnostics, request.files(), null);
     }
-    actions = withCreateOrder(actions, model, changed);
-    actions.addAll(orphanDeletes(prior, model, request.destroy()));
-    Plan plan =
-        new Plan(request.workspace(), prior.serial(), prior.lineage(), request.destroy(), actions);
     return new PlanResult(
         plan, diagnostics, request.files(), new ApplyContext(model, prior, request.files()));
   }
 
-  private static PlannedAction decide(
-      String address,
-      ResourceDecl resource,
-      ResourceKind kind,
-      Map<String, Value> evaluated,
-      Optional<PriorInstance> prior,
-      boolean replaceRequested,
-      List<String> dependencies) {
-    Map<String, Object> after = new LinkedHashMap<>();
-    Set<String> unknown = new LinkedHashSet<>();
-    evaluated.forEach(
-        (name, value) -> {
-          if (!value.isWhollyKnown()) {
-            unknown.add(name);
-          } else if (!value.isNull()) {
-            after.put(name, value.unmarkDeep().toJava());
+  /** One planning pass. Not thread-safe; used once. */
+  private static final class Planning {
+    private final ConfigModel model;
+    private final PriorState prior;
+    private final PlanRequest request;
+    private final Diagnostics diagnostics;
+    private final boolean validateOnly;
+    private final Map<String, Value> objects = new LinkedHashMap<>();
+    private final Map<String, Value> localValues = new LinkedHashMap<>();
+    private final Map<String, PlannedAction> actions = new LinkedHashMap<>();
+
+    Planning(
+        ConfigModel model,
+        PriorState prior,
+        PlanRequest request,
+        Diagnostics diagnostics,
+        boolean validateOnly) {
+      this.model = model;
+      this.prior = prior;
+      this.request = request;
+      this.diagnostics = diagnostics;
+      this.validateOnly = validateOnly;
+    }
+
+    Plan plan() {
+      if (!request.destroy()) {
+        walkConfiguration();
+        if (diagnostics.hasErrors()) {
+          return null;
+        }
+        removedInstancesOfConfiguredResources();
+      }
+      instancesWithoutConfiguration();
+      warnAboutUnmatchedReplaceRequests();
+      checkPreventDestroy();
+      if (diagnostics.hasErrors()) {
+        return null;
+      }
+      List<PlannedAction> ordered = withOrder();
+      List<OutputChange> outputs = outputChanges();
+      if (diagnostics.hasErrors()) {
+        return null;
+      }
+      return new Plan(
+          request.workspace(),
+          prior.serial(),
+          prior.lineage(),
+          request.destroy(),
+          ordered,
+          Redaction.scrub(prior.document(), model.sensitiveValues()),
+          outputs);
+    }
+
+    /** Local values and resources in dependency order. */
+    void walkConfiguration() {
+      for (String node : model.order()) {
+        if (ConfigModel.isLocalNode(node)) {
+          var local = model.local(node);
+          EvalResult result =
+              model.evaluateExpression(
+                  local.expr(), model.context(objects, localValues, prior, null, null));
+          diagnostics.addAll(result.diagnostics());
+          localValues.put(local.name(), result.value());
+        } else {
+          planResource(model.resource(node));
+        }
+      }
+    }
+
+    private void planResource(ResourceDecl r) {
+      EvalContext base = model.context(objects, localValues, prior, null, null);
+      List<InstanceKey> keys = expand(r, base);
+      if (keys == null) {
+        if (validateOnly) {
+          // count or for_each unknown without variable values: check the arguments once
+          model.evaluateAttributes(
+              r,
+              model
+                  .context(objects, localValues, prior, null, null)
+                  .withRoot("count", Value.object(Map.of("index", Value.unknown())))
+                  .withRoot(
+                      "each",
+                      Value.object(Map.of("key", Value.unknown(), "value", Value.unknown()))),
+              diagnostics);
+        }
+        return;
+      }
+      model.recordExpansion(r.address(), keys);
+      ResourceKind kind = ResourceKind.of(r.type());
+      Lifecycle lifecycle = model.lifecycle(r.address());
+      for (InstanceKey key : keys) {
+        String address = r.address() + key.suffix();
+        EvalContext ctx = model.context(objects, localValues, prior, null, key);
+        Map<String, Value> evaluated = model.evaluateAttributes(r, ctx, diagnostics);
+        if (evaluated == null) {
+          continue;
+        }
+        if (validateOnly) {
+          objects.put(address, Value.unknown());
+          continue;
+        }
+        // unknown conditions are checked again by the ApplyContext when the values are known
+        model.checkConditions(lifecycle.preconditions(), "precondition", address, ctx, diagnostics);
+        Decision decision =
+            decide(
+                address,
+                r,
+                kind,
+                lifecycle,
+                evaluated,
+                prior.instance(address),
+                request.replace().contains(address),
+                triggered(lifecycle, ctx));
+        actions.put(address, decision.action());
+        Value self = kind.plannedObject(decision.action(), decision.planned());
+        objects.put(address, self);
+        model.checkConditions(
+            lifecycle.postconditions(),
+            "postcondition",
+            address,
+            model.context(objects, localValues, prior, self, key),
+            diagnostics);
+      }
+    }
+
+    /** The instance keys of a resource; null when they cannot be known (diagnostic added). */
+    private List<InstanceKey> expand(ResourceDecl r, EvalContext ctx) {
+      if (r.count().isPresent()) {
+        EvalResult result = model.evaluateExpression(r.count().get(), ctx);
+        diagnostics.addAll(result.diagnostics());
+        if (result.hasErrors()) {
+          return null;
+        }
+        Value v = result.value();
+        if (!v.isWhollyKnown()) {
+          if (!validateOnly) {
+            diagnostics.error(
+                "Invalid count argument",
+                "The \"count\" value depends on values that cannot be determined until apply, so"
+                    + " Stagecraft cannot predict how many instances will be created. Use a value"
+                    + " known at plan time (a literal, variable or local value).",
+                r.count().get().range());
           }
-        });
-    if (prior.isEmpty()) {
-      unknown.add("id");
+          return null;
+        }
+        BigDecimal n = null;
+        if (v instanceof Value.NumberValue num) {
+          n = num.value();
+        }
+        if (n == null || n.signum() < 0 || n.stripTrailingZeros().scale() > 0) {
+          diagnostics.error(
+              "Invalid count argument",
+              "The given \"count\" argument value is unsuitable: it must be a whole number, zero"
+                  + " or more.",
+              r.count().get().range());
+          return null;
+        }
+        List<InstanceKey> keys = new ArrayList<>();
+        for (int i = 0; i < n.intValue(); i++) {
+          keys.add(InstanceKey.index(i));
+        }
+        return keys;
+      }
+      if (r.forEach().isPresent()) {
+        EvalResult result = model.evaluateExpression(r.forEach().get(), ctx);
+        diagnostics.addAll(result.diagnostics());
+        if (result.hasErrors()) {
+          return null;
+        }
+        Value v = result.value();
+        var range = r.forEach().get().range();
+        if (!v.isWhollyKnown()) {
+          if (!validateOnly) {
+            diagnostics.error(
+                "Invalid for_each argument",
+                "The \"for_each\" value depends on values that cannot be determined until apply,"
+                    + " so Stagecraft cannot predict how many instances will be created. Use keys"
+                    + " known at plan time.",
+                range);
+          }
+          return null;
+        }
+        if (v.containsSensitive()) {
+          diagnostics.error(
+              "Invalid for_each argument",
+              "Sensitive values, or values derived from sensitive values, cannot be used as"
+                  + " for_each arguments: the keys would appear in instance addresses.",
+              range);
+          return null;
+        }
+        List<InstanceKey> keys = new ArrayList<>();
+        switch (v) {
+          case Value.ObjectValue o ->
+              new java.util.TreeMap<>(o.attributes())
+                  .forEach((k, value) -> keys.add(InstanceKey.each(k, value)));
+          case Value.ListValue l -> {
+            Set<String> seen = new java.util.TreeSet<>();
+            for (Value e : l.elements()) {
+              if (!(e instanceof Value.StringValue s)) {
+                diagnostics.error(
+                    "Invalid for_each argument",
+                    "The given \"for_each\" argument value is unsuitable: a set must contain"
+                        + " strings only.",
+                    range);
+                return null;
+              }
+              seen.add(s.value());
+            }
+            seen.forEach(k -> keys.add(InstanceKey.each(k, Value.string(k))));
+          }
+          default -> {
+            diagnostics.error(
+                "Invalid for_each argument",
+                "The given \"for_each\" argument value is unsuitable: the \"for_each\" argument"
+                    + " must be a map, or set of strings, and you have provided a value of type "
+                    + v.typeName()
+                    + ".",
+                range);
+            return null;
+          }
+        }
+        return keys;
+      }
+      return List.of(InstanceKey.NONE);
+    }
+
+    private record Decision(PlannedAction action, Map<String, Value> planned) {}
+
+    private Decision decide(
+        String address,
+        ResourceDecl resource,
+        ResourceKind kind,
+        Lifecycle lifecycle,
+        Map<String, Value> evaluated,
+        Optional<PriorInstance> prior,
+        boolean replaceRequested,
+        boolean triggered) {
+      Map<String, Object> after = new LinkedHashMap<>();
+      Set<String> unknown = new LinkedHashSet<>();
+      Set<String> sensitive = new LinkedHashSet<>();
+      evaluated.forEach(
+          (name, value) -> {
+            if (value.containsSensitive()) {
+              sensitive.add(name);
+            }
+            if (!value.isWhollyKnown()) {
+              unknown.add(name);
+            } else if (!value.isNull()) {
+              after.put(name, value.unmarkDeep().toJava());
+            }
+          });
+      boolean cbd = model.createBeforeDestroy(resource.address());
+      boolean skipDestroy = lifecycle.skipDestroy();
+      List<String> dependencies = model.dependencies(resource.address());
+      if (prior.isEmpty()) {
+        // ignore_changes is considered at create: the configured values are used
+        unknown.add("id");
+        return new Decision(
+            new PlannedAction(
+                address,
+                resource.type(),
+                resource.name(),
+                ActionType.CREATE,
+                null,
+                null,
+                after,
+                unknown,
+                Set.of(),
+                List.of(),
+                dependencies,
+                cbd,
+                skipDestroy,
+                sensitive),
+            evaluated);
+      }
+      PriorInstance before = prior.get();
+      sensitive.addAll(
+          Redaction.attributesContaining(before.attributes(), model.sensitiveValues()));
+      // ignore_changes: the prior value stands in for the configured one at update/replace
+      // decisions
+      Map<String, Object> kept = new LinkedHashMap<>(after);
+      Set<String> keptUnknown = new LinkedHashSet<>(unknown);
+      Set<String> ignored = new LinkedHashSet<>();
+      if (lifecycle.ignoreAll()) {
+        for (String attribute : kind.arguments()) {
+          IgnoreChanges.apply(after, unknown, before.attributes(), List.of(attribute));
+          ignored.add(attribute);
+        }
+      } else {
+        for (List<Object> path : lifecycle.ignoreChanges()) {
+          IgnoreChanges.apply(after, unknown, before.attributes(), path);
+          ignored.add((String) path.get(0));
+        }
+      }
+      Set<String> forcing = new LinkedHashSet<>();
+      for (String attribute : kind.replacingAttributes()) {
+        if (changed(attribute, after, unknown, before)) {
+          forcing.add(attribute);
+        }
+      }
+      ActionReason reason = null;
+      if (before.tainted()) {
+        reason = ActionReason.REPLACE_BECAUSE_TAINTED;
+      } else if (replaceRequested) {
+        reason = ActionReason.REPLACE_BY_REQUEST;
+      } else if (!forcing.isEmpty()) {
+        reason = ActionReason.REPLACE_BECAUSE_CANNOT_UPDATE;
+      } else if (triggered) {
+        reason = ActionReason.REPLACE_BY_TRIGGERS;
+      }
+      if (reason != null) {
+        // the replacement is a create: configured values, ignore_changes not applied
+        Set<String> newUnknown = new LinkedHashSet<>(keptUnknown);
+        newUnknown.add("id");
+        ActionType type =
+            skipDestroy
+                ? ActionType.FORGET_THEN_CREATE
+                : cbd ? ActionType.CREATE_THEN_DELETE : ActionType.DELETE_THEN_CREATE;
+        return new Decision(
+            new PlannedAction(
+                address,
+                resource.type(),
+                resource.name(),
+                type,
+                reason,
+                before.attributes(),
+                kept,
+                newUnknown,
+                forcing,
+                List.of(),
+                dependencies,
+                cbd,
+                skipDestroy,
+                sensitive),
+            evaluated);
+      }
+      after.put("id", before.attributes().get("id"));
+      kind.mirrorOnUpdate(after);
+      boolean updated = false;
+      for (String attribute : kind.updatableAttributes()) {
+        if (changed(attribute, after, unknown, before)) {
+          updated = true;
+        }
+      }
+      Map<String, Value> planned = new LinkedHashMap<>(evaluated);
+      for (String attribute : ignored) {
+        Value v = unknown.contains(attribute) ? Value.unknown() : Value.of(after.get(attribute));
+        planned.put(attribute, evaluated.get(attribute).isSensitive() ? v.mark(true) : v);
+      }
+      return new Decision(
+          new PlannedAction(
+              address,
+              resource.type(),
+              resource.name(),
+              updated ? ActionType.UPDATE : ActionType.NO_OP,
+              null,
+              before.attributes(),
+              after,
+              unknown,
+              Set.of(),
+              List.of(),
+              dependencies,
+              cbd,
+              skipDestroy,
+              sensitive),
+          planned);
+    }
+
+    private static boolean changed(
+        String attribute, Map<String, Object> after, Set<String> unknown, PriorInstance before) {
+      return unknown.contains(attribute)
+          || !Objects.equals(
+              normalize(after.get(attribute)), normalize(before.attributes().get(attribute)));
+    }
+
+    /**
+     * {@code replace_triggered_by} (seed 001): a whole resource fires when any of its instances is
+     * planned for update or replace, an instance when it is, an attribute when its value changes.
+     */
+    private boolean triggered(Lifecycle lifecycle, EvalContext ctx) {
+      for (Lifecycle.Trigger t : lifecycle.replaceTriggeredBy()) {
+        ResourceDecl target = model.resource(t.resourceAddress());
+        if (target == null) {
+          continue;
+        }
+        List<String> instances = new ArrayList<>();
+        if (t.key() != null) {
+          EvalResult key = model.evaluateExpression(t.key(), ctx);
+          diagnostics.addAll(key.diagnostics());
+          if (key.hasErrors() || !key.value().isWhollyKnown()) {
+            continue;
+          }
+          Value k = key.value().unmarkDeep();
+          Object instanceKey =
+              k instanceof Value.NumberValue n ? (Object) n.value().intValue() : k.asString();
+          instances.add(t.resourceAddress() + InstanceKey.suffixOf(instanceKey));
+        } else {
+          actions.keySet().stream()
+              .filter(a -> InstanceKey.resourceOf(a).equals(t.resourceAddress()))
+              .forEach(instances::add);
+        }
+        for (String instance : instances) {
+          PlannedAction action = actions.get(instance);
+          if (action == null) {
+            continue;
+          }
+          if (t.attributePath().isEmpty()) {
+            if (action.action() == ActionType.UPDATE || action.action().isReplace()) {
+              return true;
+            }
+            continue;
+          }
+          String attribute = String.valueOf(t.attributePath().get(0));
+          Object beforeValue = IgnoreChanges.get(action.before(), t.attributePath()).orElse(null);
+          boolean afterUnknown = action.afterUnknown().contains(attribute);
+          Object afterValue = IgnoreChanges.get(action.after(), t.attributePath()).orElse(null);
+          if (action.before() != null
+              && (afterUnknown || !Objects.equals(normalize(beforeValue), normalize(afterValue)))) {
+            return true;
+          }
+        }
+      }
+      return false;
+    }
+
+    /** Instances in state that {@code count} / {@code for_each} no longer produce. */
+    private void removedInstancesOfConfiguredResources() {
+      for (String node : model.order()) {
+        ResourceDecl r = model.resource(node);
+        if (r == null) {
+          continue;
+        }
+        for (PriorInstance i : prior.instancesOf(r.address())) {
+          if (actions.containsKey(i.address())) {
+            continue;
+          }
+          Object key = InstanceKey.parse(i.address()).key();
+          ActionReason reason =
+              key instanceof Integer && r.count().isPresent()
+                  ? ActionReason.DELETE_BECAUSE_COUNT_INDEX
+                  : key instanceof String && r.forEach().isPresent()
+                      ? ActionReason.DELETE_BECAUSE_EACH_KEY
+                      : ActionReason.DELETE_BECAUSE_WRONG_REPETITION;
+          actions.put(
+              i.address(),
+              removal(
+                  i,
+                  reason,
+                  model.lifecycle(r.address()).skipDestroy(),
+                  model.createBeforeDestroy(r.address())));
+        }
+      }
+    }
+
+    /**
+     * Instances whose resource is not (or no longer, or not enabled) in configuration, and every
+     * instance when destroying: destroyed, or forgotten when {@code destroy = false} is in effect
+     * (from the resource's lifecycle, a {@code removed} block, or — when neither says — state).
+     */
+    private void instancesWithoutConfiguration() {
+      List<PriorInstance> orphans =
+          prior.instances().values().stream()
+              .filter(i -> !actions.containsKey(i.address()))
+              .filter(i -> request.destroy() || !model.hasResource(i.resourceAddress()))
+              .sorted(Comparator.comparing(PriorInstance::address))
+              .toList();
+      for (PriorInstance i : orphans) {
+        String resource = i.resourceAddress();
+        boolean enabled = model.hasResource(resource);
+        Lifecycle lifecycle =
+            enabled || model.disabledResource(resource) != null ? model.lifecycle(resource) : null;
+        Optional<RemovedBlock> removed = model.removedBlock(resource);
+        boolean skip;
+        if (enabled) {
+          skip = lifecycle.skipDestroy();
+        } else if (lifecycle != null && lifecycle.destroy() != null) {
+          skip = lifecycle.skipDestroy();
+        } else if (removed.isPresent() && removed.get().destroy() != null) {
+          skip = !removed.get().destroy();
+        } else {
+          skip = i.skipDestroy();
+        }
+        boolean cbd = enabled ? model.createBeforeDestroy(resource) : i.createBeforeDestroy();
+        ActionReason reason =
+            request.destroy() ? null : ActionReason.DELETE_BECAUSE_NO_RESOURCE_CONFIG;
+        actions.put(i.address(), removal(i, reason, skip, cbd));
+      }
+    }
+
+    private PlannedAction removal(
+        PriorInstance i, ActionReason reason, boolean skipDestroy, boolean cbd) {
       return new PlannedAction(
-          address,
-          resource.type(),
-          resource.name(),
-          ActionType.CREATE,
+          i.address(),
+          i.type(),
+          i.name(),
+          skipDestroy ? ActionType.FORGET : ActionType.DELETE,
+          reason,
+          i.attributes(),
           null,
-          null,
-          after,
-          unknown,
+          Set.of(),
           Set.of(),
           List.of(),
-          dependencies);
+          i.dependencies(),
+          cbd,
+          skipDestroy,
+          Redaction.attributesContaining(i.attributes(), model.sensitiveValues()));
     }
-    PriorInstance before = prior.get();
-    Set<String> forcing = new LinkedHashSet<>();
-    for (String attribute : kind.replacingAttributes()) {
-      if (unknown.contains(attribute)
-          || !Objects.equals(
-              normalize(after.get(attribute)), normalize(before.attributes().get(attribute)))) {
-        forcing.add(attribute);
+
+    private void warnAboutUnmatchedReplaceRequests() {
+      for (String address : request.replace()) {
+        PlannedAction a = actions.get(address);
+        if (a == null || !a.action().isReplace() && a.action() != ActionType.CREATE) {
+          if (a == null || a.action() != ActionType.DELETE) {
+            diagnostics.warning(
+                "Replace target not found",
+                "-replace="
+                    + address
+                    + " names no instance that is in both the configuration and the state, so"
+                    + " nothing is replaced because of it. Instance addresses look like"
+                    + " type.name, type.name[0] or type.name[\"key\"].",
+                null);
+          }
+        }
       }
     }
-    ActionReason reason = null;
-    if (before.tainted()) {
-      reason = ActionReason.REPLACE_BECAUSE_TAINTED;
-    } else if (replaceRequested) {
-      reason = ActionReason.REPLACE_BY_REQUEST;
-    } else if (!forcing.isEmpty()) {
-      reason = ActionReason.REPLACE_BECAUSE_CANNOT_UPDATE;
-    }
-    if (reason != null) {
-      Set<String> newUnknown = new LinkedHashSet<>(unknown);
-      newUnknown.add("id");
-      return new PlannedAction(
-          address,
-          resource.type(),
-          resource.name(),
-          ActionType.DELETE_THEN_CREATE,
-          reason,
-          before.attributes(),
-          after,
-          newUnknown,
-          forcing,
-          List.of(),
-          dependencies);
-    }
-    after.put("id", before.attributes().get("id"));
-    kind.mirrorOnUpdate(after);
-    boolean updated = false;
-    for (String attribute : kind.updatableAttributes()) {
-      if (unknown.contains(attribute)
-          || !Objects.equals(
-              normalize(after.get(attribute)), normalize(before.attributes().get(attribute)))) {
-        updated = true;
+
+    /**
+     * {@code prevent_destroy} (seed 001): the whole plan is rejected if any action would destroy a
+     * protected instance (delete or a destroying replace), while the argument is in configuration.
+     * A forget destroys nothing, so it is allowed.
+     */
+    private void checkPreventDestroy() {
+      for (PlannedAction a : actions.values()) {
+        if (!a.action().deletes()) {
+          continue;
+        }
+        String resource = a.resourceAddress();
+        if (!model.hasResource(resource) && model.disabledResource(resource) == null) {
+          continue;
+        }
+        Lifecycle lifecycle = model.lifecycle(resource);
+        if (lifecycle.preventDestroy()) {
+          diagnostics.error(
+              "Instance cannot be destroyed",
+              "Resource instance "
+                  + a.address()
+                  + " has lifecycle.prevent_destroy set, but the plan calls for it to be destroyed"
+                  + " ("
+                  + String.join(", ", a.action().terraformActions())
+                  + "). To avoid this error and continue with the plan, either disable"
+                  + " lifecycle.prevent_destroy or change the configuration so that the instance"
+                  + " is not destroyed.",
+              lifecycle.preventDestroyRange());
+        }
       }
     }
-    return new PlannedAction(
-        address,
-        resource.type(),
-        resource.name(),
-        updated ? ActionType.UPDATE : ActionType.NO_OP,
-        null,
-        before.attributes(),
-        after,
-        unknown,
-        Set.of(),
-        List.of(),
-        dependencies);
+
+    /**
+     * Ordering (design §4): a create, update or replace waits for the creates, updates and replaces
+     * of every instance of every resource it depends on (directly, through local values, {@code
+     * depends_on} or {@code replace_triggered_by}); a delete or forget waits for every action on an
+     * instance that depended on it in state, so dependents are changed or destroyed first.
+     */
+    private List<PlannedAction> withOrder() {
+      Map<String, List<String>> waits = new LinkedHashMap<>();
+      for (PlannedAction a : actions.values()) {
+        if (!a.isChange()) {
+          continue;
+        }
+        Set<String> waitFor = new java.util.TreeSet<>();
+        if (isRemoval(a)) {
+          for (PlannedAction b : actions.values()) {
+            if (b != a
+                && b.isChange()
+                && prior
+                    .instance(b.address())
+                    .map(p -> p.dependencies().contains(a.resourceAddress()))
+                    .orElse(false)) {
+              waitFor.add(b.address());
+            }
+          }
+        } else {
+          Set<String> deps = new LinkedHashSet<>(model.resourceDependencies(a.resourceAddress()));
+          for (PlannedAction b : actions.values()) {
+            if (b.isChange() && !isRemoval(b) && deps.contains(b.resourceAddress())) {
+              waitFor.add(b.address());
+            }
+          }
+        }
+        waits.put(a.address(), new ArrayList<>(waitFor));
+      }
+      DependencyGraph graph = new DependencyGraph();
+      waits.forEach(
+          (from, tos) -> {
+            graph.addNode(from);
+            tos.forEach(to -> graph.addEdge(from, to));
+          });
+      Optional<List<String>> cycle = graph.findCycle();
+      if (cycle.isPresent()) {
+        // dependencies recorded in state form a cycle: destroy those instances without order
+        diagnostics.warning(
+            "Cycle in recorded dependencies",
+            "The dependencies recorded in state for "
+                + String.join(" → ", cycle.get())
+                + " form a cycle; their destroys are not ordered among each other.",
+            null);
+        for (String node : cycle.get()) {
+          PlannedAction a = actions.get(node);
+          if (a != null && isRemoval(a)) {
+            waits.get(node).removeIf(w -> isRemoval(actions.get(w)));
+          }
+        }
+      }
+      List<PlannedAction> out = new ArrayList<>();
+      for (PlannedAction a : actions.values()) {
+        out.add(a.isChange() ? a.withWaitFor(waits.get(a.address())) : a);
+      }
+      return out;
+    }
+
+    private static boolean isRemoval(PlannedAction a) {
+      return a.action() == ActionType.DELETE || a.action() == ActionType.FORGET;
+    }
+
+    /** Root module outputs: evaluated against the planned values, sensitive ones redacted. */
+    private List<OutputChange> outputChanges() {
+      Map<String, Map<String, Object>> priorOutputs = prior.outputs();
+      List<OutputChange> out = new ArrayList<>();
+      Set<String> configured = new LinkedHashSet<>();
+      if (!request.destroy()) {
+        List<OutputDecl> outputs = new ArrayList<>(model.config().outputs());
+        outputs.sort(Comparator.comparing(OutputDecl::name));
+        EvalContext ctx = model.context(objects, localValues, prior, null, null);
+        for (OutputDecl o : outputs) {
+          configured.add(o.name());
+          for (BlockDecl pc : o.preconditions()) {
+            model.checkConditions(
+                Lifecycle.conditionsOf(pc), "precondition", "output." + o.name(), ctx, diagnostics);
+          }
+          EvalResult result = model.evaluateExpression(o.value(), ctx);
+          diagnostics.addAll(result.diagnostics());
+          if (result.hasErrors()) {
+            continue;
+          }
+          Value v = result.value();
+          if (v.containsSensitive() && !o.sensitive()) {
+            diagnostics.error(
+                "Output refers to sensitive values",
+                "To reduce the risk of accidentally exporting sensitive data that was intended to"
+                    + " be only internal, Stagecraft requires that any root module output"
+                    + " containing sensitive data be explicitly marked as sensitive: add"
+                    + " sensitive = true to output \""
+                    + o.name()
+                    + "\".",
+                o.range());
+            continue;
+          }
+          boolean sensitive = o.sensitive();
+          Map<String, Object> before = priorOutputs.get(o.name());
+          Object beforeValue = before == null ? null : before.get("value");
+          boolean known = v.isWhollyKnown();
+          Object afterValue = known && !v.isNull() ? v.unmarkDeep().toJava() : null;
+          String action =
+              before == null
+                  ? "create"
+                  : !known || !Objects.equals(normalize(beforeValue), normalize(afterValue))
+                      ? "update"
+                      : "no-op";
+          boolean beforeSensitive = before != null && Boolean.TRUE.equals(before.get("sensitive"));
+          out.add(
+              new OutputChange(
+                  o.name(),
+                  List.of(action),
+                  sensitive || beforeSensitive ? null : beforeValue,
+                  sensitive ? null : afterValue,
+                  !known,
+                  sensitive || beforeSensitive));
+        }
+      }
+      priorOutputs.forEach(
+          (name, before) -> {
+            if (!configured.contains(name)) {
+              boolean sensitive = Boolean.TRUE.equals(before.get("sensitive"));
+              out.add(
+                  new OutputChange(
+                      name,
+                      List.of("delete"),
+                      sensitive ? null : before.get("value"),
+                      null,
+                      false,
+                      sensitive));
+            }
+          });
+      return out;
+    }
   }
 
   /** State stores absent maps as null and numbers as JSON numbers; compare by meaning. */
-  private static Object normalize(Object value) {
+  static Object normalize(Object value) {
     if (value instanceof Map<?, ?> map && map.isEmpty()) {
       return null;
     }
@@ -211,85 +786,5 @@ public final class Planner {
       return list.stream().map(Planner::normalize).toList();
     }
     return value;
-  }
-
-  /** Creates, updates and replaces wait for every changing resource they depend on. */
-  private static List<PlannedAction> withCreateOrder(
-      List<PlannedAction> actions, ConfigModel model, Set<String> changed) {
-    List<PlannedAction> out = new ArrayList<>();
-    for (PlannedAction a : actions) {
-      if (!a.isChange()) {
-        out.add(a);
-        continue;
-      }
-      List<String> waitFor =
-          model.graph().transitiveDependenciesOf(a.address()).stream()
-              .filter(changed::contains)
-              .sorted()
-              .toList();
-      out.add(
-          new PlannedAction(
-              a.address(),
-              a.type(),
-              a.name(),
-              a.action(),
-              a.reason(),
-              a.before(),
-              a.after(),
-              a.afterUnknown(),
-              a.replacePaths(),
-              waitFor,
-              a.dependencies()));
-    }
-    return out;
-  }
-
-  /**
-   * Instances in state without configuration are destroyed; a destroy waits for the destroys of
-   * everything that depends on it (reverse dependency order).
-   */
-  private static List<PlannedAction> orphanDeletes(
-      PriorState prior, ConfigModel model, boolean destroyAll) {
-    List<PriorInstance> orphans =
-        prior.instances().values().stream()
-            .filter(i -> destroyAll || !model.hasResource(i.address()))
-            .sorted(Comparator.comparing(PriorInstance::address))
-            .toList();
-    Set<String> orphanAddresses = new LinkedHashSet<>();
-    orphans.forEach(o -> orphanAddresses.add(o.address()));
-    DependencyGraph reverse = new DependencyGraph();
-    for (PriorInstance o : orphans) {
-      reverse.addNode(o.address());
-      for (String dep : o.dependencies()) {
-        if (orphanAddresses.contains(dep)) {
-          // the dependency's destroy waits for this (its dependent's) destroy
-          reverse.addEdge(dep, o.address());
-        }
-      }
-    }
-    List<String> order =
-        reverse.findCycle().isPresent() ? List.copyOf(orphanAddresses) : reverse.topologicalOrder();
-    List<PlannedAction> out = new ArrayList<>();
-    for (String address : order) {
-      PriorInstance o = prior.instances().get(address);
-      List<String> waitFor =
-          reverse.findCycle().isPresent()
-              ? List.of()
-              : reverse.dependenciesOf(address).stream().sorted().toList();
-      out.add(
-          new PlannedAction(
-              address,
-              o.type(),
-              o.name(),
-              ActionType.DELETE,
-              destroyAll ? null : ActionReason.DELETE_BECAUSE_NO_RESOURCE_CONFIG,
-              o.attributes(),
-              null,
-              Set.of(),
-              Set.of(),
-              waitFor,
-              o.dependencies()));
-    }
-    return out;
   }
 }

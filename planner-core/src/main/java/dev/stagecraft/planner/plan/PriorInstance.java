@@ -3,17 +3,43 @@ package dev.stagecraft.planner.plan;
 import java.util.List;
 import java.util.Map;
 
-/** One resource instance as recorded in the workspace's state before planning. */
+/**
+ * One resource instance as recorded in the workspace's state before planning.
+ *
+ * @param dependencies resource addresses ({@code type.name}) this instance depended on when applied
+ * @param createBeforeDestroy v4 instance {@code create_before_destroy}: the effective value when it
+ *     was applied
+ * @param skipDestroy v4 instance {@code skip_destroy} (Stagecraft's documented extension, from
+ *     {@code lifecycle { destroy = false }}): a later removal forgets the instance
+ */
 public record PriorInstance(
     String address,
     String type,
     String name,
     Map<String, Object> attributes,
     List<String> dependencies,
-    boolean tainted) {
+    boolean tainted,
+    boolean createBeforeDestroy,
+    boolean skipDestroy) {
 
   public PriorInstance {
     attributes = attributes == null ? Map.of() : attributes;
     dependencies = dependencies == null ? List.of() : List.copyOf(dependencies);
+  }
+
+  /** Without lifecycle flags (both false). */
+  public PriorInstance(
+      String address,
+      String type,
+      String name,
+      Map<String, Object> attributes,
+      List<String> dependencies,
+      boolean tainted) {
+    this(address, type, name, attributes, dependencies, tainted, false, false);
+  }
+
+  /** {@code type.name} without the instance key. */
+  public String resourceAddress() {
+    return type + "." + name;
   }
 }

@@ -10,21 +10,57 @@ import java.util.Optional;
 
 /**
  * The workspace's state as the planner sees it: serial, lineage and instances by address, read from
- * Terraform state format v4.
+ * Terraform state format v4, and the v4 document itself (for the plan's {@code prior_state} and the
+ * prior values of outputs).
+ *
+ * @param document the v4 document as given (maps, lists and scalars), or null
  */
-public record PriorState(long serial, String lineage, Map<String, PriorInstance> instances) {
+public record PriorState(
+    long serial,
+    String lineage,
+    Map<String, PriorInstance> instances,
+    Map<String, Object> document) {
   private static final ObjectMapper MAPPER = new ObjectMapper();
 
   public PriorState {
     instances = Map.copyOf(instances);
   }
 
+  /** A state built in code, without a v4 document. */
+  public PriorState(long serial, String lineage, Map<String, PriorInstance> instances) {
+    this(serial, lineage, instances, null);
+  }
+
   public static PriorState empty() {
-    return new PriorState(0, null, Map.of());
+    return new PriorState(0, null, Map.of(), null);
   }
 
   public Optional<PriorInstance> instance(String address) {
     return Optional.ofNullable(instances.get(address));
+  }
+
+  /** Instances of the resource {@code type.name}, by address. */
+  public List<PriorInstance> instancesOf(String resourceAddress) {
+    return instances.values().stream()
+        .filter(i -> i.resourceAddress().equals(resourceAddress))
+        .sorted(java.util.Comparator.comparing(PriorInstance::address))
+        .toList();
+  }
+
+  /** Root outputs recorded in state: name → {@code {value, type, sensitive}}. */
+  @SuppressWarnings("unchecked")
+  public Map<String, Map<String, Object>> outputs() {
+    if (document == null || !(document.get("outputs") instanceof Map<?, ?> outputs)) {
+      return Map.of();
+    }
+    Map<String, Map<String, Object>> out = new LinkedHashMap<>();
+    outputs.forEach(
+        (k, v) -> {
+          if (v instanceof Map<?, ?> m) {
+            out.put(String.valueOf(k), (Map<String, Object>) m);
+          }
+        });
+    return out;
   }
 
   /** Reads a Terraform v4 state document; {@code null} or blank means an empty state. */
@@ -58,13 +94,23 @@ public record PriorState(long serial, String lineage, Map<String, PriorInstance>
         instance.path("dependencies").forEach(d -> dependencies.add(d.asText()));
         boolean tainted = "tainted".equals(instance.path("status").asText(""));
         instances.put(
-            address, new PriorInstance(address, type, name, attributes, dependencies, tainted));
+            address,
+            new PriorInstance(
+                address,
+                type,
+                name,
+                attributes,
+                dependencies,
+                tainted,
+                instance.path("create_before_destroy").asBoolean(false),
+                instance.path("skip_destroy").asBoolean(false)));
       }
     }
     return new PriorState(
         root.path("serial").asLong(0),
         root.hasNonNull("lineage") ? root.get("lineage").asText() : null,
-        instances);
+        instances,
+        root.isObject() ? MAPPER.convertValue(root, LinkedHashMap.class) : null);
   }
 
   private static String indexSuffix(JsonNode key) {

@@ -59,4 +59,47 @@ class ApplyContextTest {
     assertThat(step.when()).isEqualTo("create");
     assertThat(resolution.sensitiveValues()).contains("hunter2");
   }
+
+  @Test
+  void resolvesCountedInstancesWithCountIndexAndAppliedSiblingsAsAList() {
+    String config =
+        """
+        resource "stateful_provisioning" "web" {
+          count     = 2
+          state_key = "w${count.index}"
+        }
+        locals {
+          ids = join(",", stateful_provisioning.web[*].id)
+        }
+        resource "stateful_provisioning" "lb" {
+          state_key = "v1"
+          provisioner "local-exec" {
+            command = "register ${local.ids}"
+          }
+        }
+        """;
+    PlanResult result =
+        Planner.plan(
+            new PlanRequest("default", Map.of("main.tf", config), Map.of(), List.of(), false, null),
+            PriorState.empty());
+    assertThat(result.hasErrors()).as(result.renderDiagnostics()).isFalse();
+    Map<String, Map<String, Object>> applied = new LinkedHashMap<>();
+    ActionResolution web1 =
+        result
+            .applyContext()
+            .resolve(
+                result.plan().action("stateful_provisioning.web[1]").orElseThrow(),
+                applied,
+                () -> "i1");
+    assertThat(web1.attributes()).containsEntry("state_key", "w1").containsEntry("id", "i1");
+    applied.put("stateful_provisioning.web[0]", Map.of("id", "i0", "state_key", "w0"));
+    applied.put("stateful_provisioning.web[1]", web1.attributes());
+    ActionResolution lb =
+        result
+            .applyContext()
+            .resolve(
+                result.plan().action("stateful_provisioning.lb").orElseThrow(), applied, () -> "x");
+    assertThat(lb.hasErrors()).as(lb.renderDiagnostics()).isFalse();
+    assertThat(lb.steps()).extracting(ProvisionerStep::command).containsExactly("register i0,i1");
+  }
 }

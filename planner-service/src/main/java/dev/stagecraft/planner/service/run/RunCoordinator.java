@@ -1,5 +1,6 @@
 package dev.stagecraft.planner.service.run;
 
+import dev.stagecraft.language.diag.Diagnostics;
 import dev.stagecraft.planner.apply.ActionResolution;
 import dev.stagecraft.planner.apply.ApplySchedule;
 import dev.stagecraft.planner.plan.PlanRenderer;
@@ -231,9 +232,23 @@ public final class RunCoordinator implements AutoCloseable {
       if (run.schedule.status(recorded.address()) != ApplySchedule.Status.DISPATCHED) {
         return;
       }
-      if ("succeeded".equals(recorded.outcome())) {
+      Diagnostics postconditions =
+          "succeeded".equals(recorded.outcome())
+              ? run.planResult
+                  .applyContext()
+                  .checkPostconditions(
+                      recorded.address(),
+                      run.appliedAttributes.getOrDefault(recorded.address(), Map.of()),
+                      run.appliedAttributes)
+              : null;
+      if (postconditions != null && !postconditions.hasErrors()) {
         run.schedule.recordSucceeded(recorded.address());
         run.journal.action(recorded.address(), "complete");
+      } else if (postconditions != null) {
+        // applied and recorded, but its postcondition fails: nothing that depends on it may run
+        run.schedule.recordFailed(recorded.address());
+        run.journal.action(
+            recorded.address(), "failed: " + postconditions.render(run.request.files()).strip());
       } else {
         run.schedule.recordFailed(recorded.address());
         run.journal.action(
@@ -307,7 +322,9 @@ public final class RunCoordinator implements AutoCloseable {
                 action.dependencies(),
                 resolution.steps(),
                 run.fencingToken,
-                resolution.sensitiveValues());
+                resolution.sensitiveValues(),
+                action.createBeforeDestroy(),
+                action.skipDestroy());
         toPublish.add(
             codec.wrapWithId(
                 dispatched.actionId(),

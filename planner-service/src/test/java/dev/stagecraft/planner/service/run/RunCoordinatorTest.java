@@ -165,6 +165,50 @@ class RunCoordinatorTest {
   }
 
   @Test
+  void aFailingPostconditionFailsTheActionAfterItWasRecorded() throws Exception {
+    String config =
+        """
+        resource "stateful_provisioning" "db" {
+          state_key = "v1"
+          lifecycle {
+            postcondition {
+              condition     = self.id == "never"
+              error_message = "The database id must be never."
+            }
+          }
+        }
+        resource "stateful_provisioning" "app" {
+          state_key = "v1"
+          depends_on = [stateful_provisioning.db]
+        }
+        """;
+    Run run = coordinator.start(request(config, null));
+    await().atMost(Duration.ofSeconds(10)).until(() -> dispatched().size() == 1);
+    record(dispatched().get(0), "succeeded");
+    assertThat(dispatched()).hasSize(1);
+    assertThat(run.summary().status()).isEqualTo("errored");
+    assertThat(run.journal().after(0, Duration.ZERO))
+        .anySatisfy(e -> assertThat(e.message()).contains("The database id must be never."));
+  }
+
+  @Test
+  void carriesTheEffectiveCreateBeforeDestroyIntoTheDispatch() {
+    String config =
+        """
+        resource "stateful_provisioning" "db" {
+          state_key = "v1"
+          lifecycle {
+            create_before_destroy = true
+          }
+        }
+        """;
+    coordinator.start(request(config, null));
+    await().atMost(Duration.ofSeconds(10)).until(() -> dispatched().size() == 1);
+    assertThat(dispatched().get(0).createBeforeDestroy()).isTrue();
+    assertThat(dispatched().get(0).skipDestroy()).isFalse();
+  }
+
+  @Test
   void aRunWithoutChangesEndsPlannedAndFinishedWithoutDispatching() {
     states.json =
         """
