@@ -8,6 +8,7 @@ import dev.stagecraft.language.syntax.Expression;
 import dev.stagecraft.language.syntax.ParseResult;
 import dev.stagecraft.language.syntax.Parser;
 import dev.stagecraft.language.syntax.Traversal;
+import dev.stagecraft.language.types.TypeConstraints;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -80,7 +81,8 @@ public final class ConfigLoader {
   /**
    * Loads a module from its files.
    *
-   * @param files file name → contents; {@code *.tf} files are decoded in name order
+   * @param files file name → contents; {@code *.tf} (native syntax) and {@code *.tf.json} (JSON
+   *     syntax) files are decoded in name order into one model
    */
   public static LoadResult load(Map<String, String> files) {
     Diagnostics d = new Diagnostics();
@@ -89,19 +91,15 @@ public final class ConfigLoader {
       String name = f.getKey();
       SourceRange fileStart = new SourceRange(name, SourcePos.START, SourcePos.START);
       if (name.endsWith(".tf.json")) {
-        d.error(
-            "JSON configuration syntax not supported yet",
-            "The file "
-                + name
-                + " uses the JSON syntax (*.tf.json), which Stagecraft cannot read"
-                + " yet. Convert it to native syntax (*.tf).",
-            fileStart);
+        ParseResult pr = JsonConfig.parse(name, f.getValue());
+        d.addAll(pr.diagnostics());
+        dec.file(pr.body());
         continue;
       }
       if (!name.endsWith(".tf")) {
         d.warning(
             "File ignored",
-            "Only *.tf files are configuration; " + name + " was ignored.",
+            "Only *.tf and *.tf.json files are configuration; " + name + " was ignored.",
             fileStart);
         continue;
       }
@@ -322,7 +320,10 @@ public final class ConfigLoader {
                   a.expr().traversals().get(0).range());
             }
           }
-          case "type" -> type = Optional.of(a.expr());
+          case "type" -> {
+            type = Optional.of(a.expr());
+            d.addAll(TypeConstraints.parse(a.expr()).diagnostics());
+          }
           case "description" -> desc = literalString(a, "description");
           case "sensitive" -> sensitive = literalBool(a, "value for \"sensitive\"");
           case "nullable" -> nullable = literalBool(a, "value for \"nullable\"");

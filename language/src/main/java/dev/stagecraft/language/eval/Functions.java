@@ -15,7 +15,8 @@ public final class Functions {
   /** Names handled by the evaluator directly. */
   public static final Set<String> SPECIAL_FORMS = Set.of("try", "can");
 
-  private static final Functions STANDARD = StandardFunctions.register(new Functions(Map.of()));
+  private static final Functions STANDARD =
+      MoreFunctions.register(StandardFunctions.register(new Functions(Map.of())));
 
   private final Map<String, FunctionDef> defs;
 

@@ -106,7 +106,13 @@ final class StandardFunctions {
         .with(
             FunctionDef.of(
                 "tolist", 1, 1, (a, c) -> a.get(0).isNull() ? Value.NULL : Value.list(list(a, 0))))
-        .with(FunctionDef.of("toset", 1, 1, StandardFunctions::distinct))
+        .with(
+            FunctionDef.of(
+                "toset",
+                1,
+                1,
+                (a, c) ->
+                    a.get(0).isNull() ? Value.NULL : Value.list(MoreFunctions.toSet(list(a, 0)))))
         .with(
             FunctionDef.of(
                 "tomap", 1, 1, (a, c) -> a.get(0).isNull() ? Value.NULL : Value.object(map(a, 0))))

@@ -45,6 +45,7 @@ public final class Lexer {
   private int pos;
   private int line = 1;
   private int col = 1;
+  private int base;
 
   private Lexer(String file, String src, Diagnostics diags) {
     this.file = file;
@@ -55,6 +56,37 @@ public final class Lexer {
   /** Tokenizes {@code src}; the result always ends with an {@link TokenType#EOF} token. */
   public static List<Token> lex(String file, String src, Diagnostics diags) {
     Lexer l = new Lexer(file, src == null ? "" : src, diags);
+    l.run();
+    return l.out;
+  }
+
+  /**
+   * Tokenizes {@code src} as if it started at {@code start} of {@code file} (for expressions
+   * embedded in another syntax, e.g. strings of {@code *.tf.json}).
+   */
+  public static List<Token> lex(String file, String src, SourcePos start, Diagnostics diags) {
+    Lexer l = new Lexer(file, src == null ? "" : src, diags);
+    l.line = start.line();
+    l.col = start.column();
+    l.base = start.offset();
+    l.run();
+    return l.out;
+  }
+
+  /**
+   * Tokenizes {@code src} as a bare template (the whole text is template literal text with {@code
+   * ${}} and {@code %{}} sequences and no escapes other than {@code $${} and {@code %%{}), as
+   * {@code templatefile} and JSON strings are read. The literal tokens are followed by a {@link
+   * TokenType#HEREDOC_END} token of length zero, then EOF.
+   */
+  public static List<Token> lexTemplate(
+      String file, String src, SourcePos start, Diagnostics diags) {
+    Lexer l = new Lexer(file, src == null ? "" : src, diags);
+    l.line = start.line();
+    l.col = start.column();
+    l.base = start.offset();
+    SourcePos p = l.here();
+    l.stack.push(new Mode(Kind.HEREDOC, new SourceRange(file, p, p), null));
     l.run();
     return l.out;
   }
@@ -77,7 +109,7 @@ public final class Lexer {
   }
 
   private SourcePos here() {
-    return new SourcePos(line, col, pos);
+    return new SourcePos(line, col, base + pos);
   }
 
   private boolean eof() {
@@ -106,7 +138,8 @@ public final class Lexer {
 
   private Token emit(TokenType type, SourcePos start) {
     Token t =
-        new Token(type, src.substring(start.offset(), pos), new SourceRange(file, start, here()));
+        new Token(
+            type, src.substring(start.offset() - base, pos), new SourceRange(file, start, here()));
     out.add(t);
     return t;
   }
@@ -423,13 +456,13 @@ public final class Lexer {
   }
 
   private void flushLit(SourcePos litStart) {
-    if (pos > litStart.offset()) {
+    if (base + pos > litStart.offset()) {
       emit(TokenType.TEMPLATE_LIT, litStart);
     }
   }
 
   private void lexHeredoc(Mode m) {
-    if (m.lineStart) {
+    if (m.lineStart && m.marker != null) {
       int j = pos;
       while (at(j) == ' ' || at(j) == '\t') {
         j++;
@@ -449,6 +482,13 @@ public final class Lexer {
     }
     SourcePos litStart = here();
     while (true) {
+      if (eof() && m.marker == null) {
+        flushLit(litStart);
+        stack.pop();
+        SourcePos p = here();
+        out.add(new Token(TokenType.HEREDOC_END, "", new SourceRange(file, p, p)));
+        return;
+      }
       if (eof()) {
         flushLit(litStart);
         diags.error(

@@ -64,9 +64,17 @@ public final class Parser {
 
   /** Parses a standalone expression (for tests, the REPL-like console and variable values). */
   public static ExpressionResult parseExpression(String file, String text) {
+    return parseExpression(file, text, SourcePos.START);
+  }
+
+  /**
+   * Parses a standalone expression whose text starts at {@code start} of {@code file} (e.g. inside
+   * a JSON string), so that ranges point into the enclosing file.
+   */
+  public static ExpressionResult parseExpression(String file, String text, SourcePos start) {
     Diagnostics d = new Diagnostics();
     try {
-      List<Token> toks = Lexer.lex(file, text, d);
+      List<Token> toks = Lexer.lex(file, text, start, d);
       Parser p = new Parser(file, toks, d);
       p.newlines.push(false);
       Expression e = p.parseExpr();
@@ -85,6 +93,32 @@ public final class Parser {
           "Internal parser error",
           "The parser failed unexpectedly (" + e + "). This is a bug; please report it.",
           new SourceRange(file, SourcePos.START, SourcePos.START));
+      return new ExpressionResult(null, d);
+    }
+  }
+
+  /**
+   * Parses {@code text} as a bare string template: literal text with {@code ${...}} interpolations
+   * and {@code %{...}} directives, without quotes or backslash escapes (only {@code $${} and {@code
+   * %%{} escape). This is how {@code templatefile} reads a template file and how {@code *.tf.json}
+   * reads string values. {@code start} is where the text begins in {@code file}.
+   */
+  public static ExpressionResult parseTemplate(String file, String text, SourcePos start) {
+    Diagnostics d = new Diagnostics();
+    try {
+      List<Token> toks = Lexer.lexTemplate(file, text, start, d);
+      Parser p = new Parser(file, toks, d);
+      List<Raw> raws = p.parseTemplateItems(HEREDOC_END, true);
+      Token close = p.next();
+      SourceRange r = new SourceRange(file, start, close.range().end());
+      return new ExpressionResult(new Expression.Template(p.build(raws), false, r), d);
+    } catch (Bail b) {
+      return new ExpressionResult(null, d);
+    } catch (RuntimeException | StackOverflowError e) {
+      d.error(
+          "Internal parser error",
+          "The parser failed unexpectedly (" + e + "). This is a bug; please report it.",
+          new SourceRange(file, start, start));
       return new ExpressionResult(null, d);
     }
   }

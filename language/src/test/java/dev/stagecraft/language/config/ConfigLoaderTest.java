@@ -256,7 +256,7 @@ class ConfigLoaderTest {
             Map.of(
                 "a.tf", "resource \"null_resource\" \"a\" {\n",
                 "b.tf", "module \"m\" {}\n",
-                "c.tf.json", "{}"));
+                "c.tf.json", "{\"resource\": [1]}"));
     assertThat(r.diagnostics().errors())
         .extracting(d -> d.range().file())
         .containsExactly("a.tf", "b.tf", "c.tf.json");

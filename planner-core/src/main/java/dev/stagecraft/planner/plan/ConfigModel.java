@@ -41,6 +41,7 @@ import java.util.Set;
 public final class ConfigModel {
   private static final Evaluator EVALUATOR = new Evaluator();
   private static final String LOCAL_PREFIX = "local.";
+  private SimpleEvalContext baseContext;
 
   private final Configuration config;
   private final Map<String, ResourceDecl> resources = new LinkedHashMap<>();
@@ -523,9 +524,27 @@ public final class ConfigModel {
         .toList();
   }
 
-  /** Every resource this one depends on, as recorded in state. */
+  /**
+   * The resources this one depends on directly (looking through local values), as recorded in
+   * state. Terraform records the transitive closure; the direct ones are enough to order destroys
+   * in reverse, and keep state linear in size for long chains (docs/planning.md).
+   */
   List<String> dependencies(String address) {
-    return resourceDependencies(address);
+    java.util.Set<String> out = new java.util.TreeSet<>();
+    java.util.Set<String> seen = new java.util.HashSet<>();
+    java.util.ArrayDeque<String> queue = new java.util.ArrayDeque<>(graph.dependenciesOf(address));
+    while (!queue.isEmpty()) {
+      String node = queue.poll();
+      if (!seen.add(node)) {
+        continue;
+      }
+      if (isLocalNode(node)) {
+        queue.addAll(graph.dependenciesOf(node));
+      } else {
+        out.add(node);
+      }
+    }
+    return List.copyOf(out);
   }
 
   public Set<String> sensitiveValues() {
@@ -557,35 +576,70 @@ public final class ConfigModel {
       PriorState prior,
       Value self,
       InstanceKey key) {
-    SimpleEvalContext ctx = SimpleEvalContext.empty();
-    for (var v : variables.entrySet()) {
-      ctx = ctx.withVariable(v.getKey(), v.getValue());
+    return context(objects, localValues, prior, self, key, null);
+  }
+
+  /**
+   * Like {@link #context(Map, Map, PriorState, Value, InstanceKey)}, but with only the resources
+   * that {@code forNode} (a resource address or {@code local.NAME}) refers to: every reference adds
+   * a graph edge, so these are all it can resolve. Keeps planning linear in the number of resources
+   * instead of building every resource's value for every evaluation.
+   */
+  SimpleEvalContext context(
+      Map<String, Value> objects,
+      Map<String, Value> localValues,
+      PriorState prior,
+      Value self,
+      InstanceKey key,
+      String forNode) {
+    SimpleEvalContext ctx = baseContext();
+    if (!localValues.isEmpty()) {
+      ctx = ctx.withRoot("local", Value.object(localValues));
     }
-    for (var l : localValues.entrySet()) {
-      ctx = ctx.withLocal(l.getKey(), l.getValue());
-    }
-    for (ResourceDecl r : resources.values()) {
-      ctx = ctx.withAttribute(r.type(), r.name(), resourceValue(r, objects, prior));
+    Map<String, Map<String, Value>> byType = new LinkedHashMap<>();
+    Iterable<String> relevant =
+        forNode == null ? resources.keySet() : graph.dependenciesOf(forNode);
+    for (String address : relevant) {
+      ResourceDecl r = resources.get(address);
+      if (r != null) {
+        byType
+            .computeIfAbsent(r.type(), t -> new LinkedHashMap<>())
+            .put(r.name(), resourceValue(r, objects, prior));
+      }
     }
     for (ResourceDecl r : disabled.values()) {
-      ctx = ctx.withAttribute(r.type(), r.name(), Value.NULL);
+      byType.computeIfAbsent(r.type(), t -> new LinkedHashMap<>()).put(r.name(), Value.NULL);
     }
-    Path dir = baseDir == null ? Path.of(".") : baseDir;
-    ctx =
-        ctx.withRoot(
-                "path",
-                Value.object(
-                    Map.of(
-                        "module", Value.string(dir.toString()),
-                        "root", Value.string(dir.toString()),
-                        "cwd", Value.string(dir.toString()))))
-            .withRoot("terraform", Value.object(Map.of("workspace", Value.string(workspace))))
-            .withBaseDirectory(dir);
+    for (var type : byType.entrySet()) {
+      ctx = ctx.withRoot(type.getKey(), Value.object(type.getValue()));
+    }
     ctx = withKey(ctx, key);
     if (self != null) {
       ctx = ctx.withRoot("self", self);
     }
     return ctx;
+  }
+
+  /** Variables, {@code path.*}, {@code terraform.workspace}: the same for every evaluation. */
+  private SimpleEvalContext baseContext() {
+    if (baseContext == null) {
+      SimpleEvalContext ctx = SimpleEvalContext.empty();
+      if (!variables.isEmpty()) {
+        ctx = ctx.withRoot("var", Value.object(variables));
+      }
+      Path dir = baseDir == null ? Path.of(".") : baseDir;
+      baseContext =
+          ctx.withRoot(
+                  "path",
+                  Value.object(
+                      Map.of(
+                          "module", Value.string(dir.toString()),
+                          "root", Value.string(dir.toString()),
+                          "cwd", Value.string(dir.toString()))))
+              .withRoot("terraform", Value.object(Map.of("workspace", Value.string(workspace))))
+              .withBaseDirectory(dir);
+    }
+    return baseContext;
   }
 
   private static SimpleEvalContext withKey(SimpleEvalContext ctx, InstanceKey key) {
@@ -652,7 +706,7 @@ public final class ConfigModel {
       if (isLocalNode(node)) {
         LocalDecl l = local(node);
         EvalResult result =
-            EVALUATOR.evaluate(l.expr(), context(objects, values, prior, null, null));
+            EVALUATOR.evaluate(l.expr(), context(objects, values, prior, null, null, node));
         diagnostics.addAll(result.diagnostics());
         values.put(l.name(), result.value());
       }
@@ -696,7 +750,14 @@ public final class ConfigModel {
       Map<String, Value> objects, PriorState prior, Value self, String address) {
     Diagnostics ignored = new Diagnostics();
     return context(
-        objects, evaluateLocals(objects, prior, ignored), prior, self, instanceKey(address));
+        objects,
+        evaluateLocals(objects, prior, ignored),
+        prior,
+        self,
+        instanceKey(address),
+        resources.containsKey(InstanceKey.resourceOf(address))
+            ? InstanceKey.resourceOf(address)
+            : null);
   }
 
   /** See {@link #evaluateAttributes}. */

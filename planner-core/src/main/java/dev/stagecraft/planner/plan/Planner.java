@@ -132,7 +132,7 @@ public final class Planner {
           var local = model.local(node);
           EvalResult result =
               model.evaluateExpression(
-                  local.expr(), model.context(objects, localValues, prior, null, null));
+                  local.expr(), model.context(objects, localValues, prior, null, null, node));
           diagnostics.addAll(result.diagnostics());
           localValues.put(local.name(), result.value());
         } else {
@@ -142,7 +142,7 @@ public final class Planner {
     }
 
     private void planResource(ResourceDecl r) {
-      EvalContext base = model.context(objects, localValues, prior, null, null);
+      EvalContext base = model.context(objects, localValues, prior, null, null, r.address());
       List<InstanceKey> keys = expand(r, base);
       if (keys == null) {
         if (validateOnly) {
@@ -150,7 +150,7 @@ public final class Planner {
           model.evaluateAttributes(
               r,
               model
-                  .context(objects, localValues, prior, null, null)
+                  .context(objects, localValues, prior, null, null, r.address())
                   .withRoot("count", Value.object(Map.of("index", Value.unknown())))
                   .withRoot(
                       "each",
@@ -164,7 +164,7 @@ public final class Planner {
       Lifecycle lifecycle = model.lifecycle(r.address());
       for (InstanceKey key : keys) {
         String address = r.address() + key.suffix();
-        EvalContext ctx = model.context(objects, localValues, prior, null, key);
+        EvalContext ctx = model.context(objects, localValues, prior, null, key, r.address());
         Map<String, Value> evaluated = model.evaluateAttributes(r, ctx, diagnostics);
         if (evaluated == null) {
           continue;
@@ -192,7 +192,7 @@ public final class Planner {
             lifecycle.postconditions(),
             "postcondition",
             address,
-            model.context(objects, localValues, prior, self, key),
+            model.context(objects, localValues, prior, self, key, r.address()),
             diagnostics);
       }
     }
@@ -497,6 +497,23 @@ public final class Planner {
       return false;
     }
 
+    private Map<String, List<PriorInstance>> priorByResource;
+
+    /** Prior instances grouped by resource address, in address order (built once). */
+    private Map<String, List<PriorInstance>> priorByResource() {
+      if (priorByResource == null) {
+        priorByResource = new java.util.HashMap<>();
+        prior.instances().values().stream()
+            .sorted(Comparator.comparing(PriorInstance::address))
+            .forEach(
+                i ->
+                    priorByResource
+                        .computeIfAbsent(i.resourceAddress(), k -> new ArrayList<>())
+                        .add(i));
+      }
+      return priorByResource;
+    }
+
     /** Instances in state that {@code count} / {@code for_each} no longer produce. */
     private void removedInstancesOfConfiguredResources() {
       for (String node : model.order()) {
@@ -504,7 +521,7 @@ public final class Planner {
         if (r == null) {
           continue;
         }
-        for (PriorInstance i : prior.instancesOf(r.address())) {
+        for (PriorInstance i : priorByResource().getOrDefault(r.address(), List.of())) {
           if (actions.containsKey(i.address())) {
             continue;
           }
@@ -637,29 +654,42 @@ public final class Planner {
      */
     private List<PlannedAction> withOrder() {
       Map<String, List<String>> waits = new LinkedHashMap<>();
+      // indexes built once, so ordering stays linear in the number of instances
+      Map<String, List<String>> changesOfResource = new java.util.HashMap<>();
+      Map<String, List<String>> priorDependents = new java.util.HashMap<>();
+      for (PlannedAction b : actions.values()) {
+        if (!b.isChange()) {
+          continue;
+        }
+        if (!isRemoval(b)) {
+          changesOfResource
+              .computeIfAbsent(b.resourceAddress(), k -> new ArrayList<>())
+              .add(b.address());
+        }
+        prior
+            .instance(b.address())
+            .ifPresent(
+                p ->
+                    p.dependencies()
+                        .forEach(
+                            d ->
+                                priorDependents
+                                    .computeIfAbsent(d, k -> new ArrayList<>())
+                                    .add(b.address())));
+      }
       for (PlannedAction a : actions.values()) {
         if (!a.isChange()) {
           continue;
         }
         Set<String> waitFor = new java.util.TreeSet<>();
         if (isRemoval(a)) {
-          for (PlannedAction b : actions.values()) {
-            if (b != a
-                && b.isChange()
-                && prior
-                    .instance(b.address())
-                    .map(p -> p.dependencies().contains(a.resourceAddress()))
-                    .orElse(false)) {
-              waitFor.add(b.address());
+          for (String b : priorDependents.getOrDefault(a.resourceAddress(), List.of())) {
+            if (!b.equals(a.address())) {
+              waitFor.add(b);
             }
           }
         } else {
-          Set<String> deps = new LinkedHashSet<>(model.resourceDependencies(a.resourceAddress()));
-          for (PlannedAction b : actions.values()) {
-            if (b.isChange() && !isRemoval(b) && deps.contains(b.resourceAddress())) {
-              waitFor.add(b.address());
-            }
-          }
+          waitFor.addAll(nearestChangingDependencies(a.resourceAddress(), changesOfResource));
         }
         waits.put(a.address(), new ArrayList<>(waitFor));
       }
@@ -688,6 +718,32 @@ public final class Planner {
       List<PlannedAction> out = new ArrayList<>();
       for (PlannedAction a : actions.values()) {
         out.add(a.isChange() ? a.withWaitFor(waits.get(a.address())) : a);
+      }
+      return out;
+    }
+
+    /**
+     * The changes an action on {@code resource} must wait for: those of the resources it depends
+     * on, looking through resources and local values without changes to the nearest ones that
+     * change (which in turn wait for theirs, so the order holds transitively).
+     */
+    private Set<String> nearestChangingDependencies(
+        String resource, Map<String, List<String>> changesOfResource) {
+      Set<String> out = new java.util.TreeSet<>();
+      Set<String> seen = new java.util.HashSet<>();
+      java.util.ArrayDeque<String> queue =
+          new java.util.ArrayDeque<>(model.graph().dependenciesOf(resource));
+      while (!queue.isEmpty()) {
+        String node = queue.poll();
+        if (!seen.add(node)) {
+          continue;
+        }
+        List<String> changes = changesOfResource.get(node);
+        if (changes != null) {
+          out.addAll(changes);
+        } else {
+          queue.addAll(model.graph().dependenciesOf(node));
+        }
       }
       return out;
     }
