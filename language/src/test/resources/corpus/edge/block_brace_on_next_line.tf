@@ -1,0 +1,3 @@
+resource "a" "b"
+{
+}

@@ -1,0 +1,1 @@
+resource 1 "x" {}

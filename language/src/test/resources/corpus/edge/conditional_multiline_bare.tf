@@ -1,0 +1,2 @@
+a = var.c ?
+  "yes" : "no"

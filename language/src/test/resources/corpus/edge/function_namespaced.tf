@@ -1,0 +1,1 @@
+a = provider::terraform::encode_tfvars({})

@@ -1,0 +1,4 @@
+a = <<EOT
+EOT
+b = <<-EOT
+  EOT

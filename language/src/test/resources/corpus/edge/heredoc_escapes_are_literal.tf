@@ -1,0 +1,3 @@
+a = <<EOT
+back\\slash \n $${lit} %%{lit} \"q\"
+EOT

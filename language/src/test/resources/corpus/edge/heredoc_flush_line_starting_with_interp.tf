@@ -1,0 +1,4 @@
+a = <<-EOT
+    foo
+${var.x} bar
+    EOT

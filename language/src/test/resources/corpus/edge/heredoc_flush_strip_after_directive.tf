@@ -1,0 +1,9 @@
+locals {
+  script = <<-EOT
+    start
+    %{ for h in var.hosts ~}
+    ping ${h}
+    %{ endfor ~}
+    done
+    EOT
+}

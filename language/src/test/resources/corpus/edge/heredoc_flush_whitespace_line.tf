@@ -1,0 +1,5 @@
+a = <<-EOT
+    foo
+  
+    bar
+    EOT

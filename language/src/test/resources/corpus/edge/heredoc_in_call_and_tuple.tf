@@ -1,0 +1,10 @@
+a = upper(<<EOT
+hello
+EOT
+)
+b = [
+  <<-EOT
+    x
+  EOT
+  , "y"
+]

@@ -1,0 +1,4 @@
+a = <<EOT
+one
+  ${~ var.x} two
+EOT

@@ -1,0 +1,5 @@
+a = true
+b = false
+c = null
+d = True
+e = NULL

@@ -1,0 +1,1 @@
+a = var.legacy.0.1

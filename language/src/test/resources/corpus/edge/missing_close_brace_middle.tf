@@ -1,0 +1,4 @@
+resource "a" "b" {
+  x = 1
+resource "a" "c" {
+}

@@ -1,0 +1,4 @@
+ünïcode = "ü"
+resource "null_resource" "日本" {
+  名前 = "値"
+}

@@ -1,0 +1,6 @@
+resource "example" "example" {
+# ...normal resource arguments...
+lifecycle {
+# ...lifecycle arguments...
+}
+}

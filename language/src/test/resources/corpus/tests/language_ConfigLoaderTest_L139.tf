@@ -1,0 +1,3 @@
+resource "stateful_provisioning" "app" {
+  stat_key = "x"
+}

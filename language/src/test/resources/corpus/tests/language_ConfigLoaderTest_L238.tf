@@ -1,0 +1,7 @@
+resource "null_resource" "a" {
+  provisioner "local-exec" {
+    command = "x"
+    when = later
+    on_failure = "ignore"
+  }
+}

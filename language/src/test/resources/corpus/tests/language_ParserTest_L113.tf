@@ -1,0 +1,7 @@
+a = <<EOT
+hello ${name}
+EOT
+b = <<-EOT
+    one
+      two
+    EOT

@@ -1,0 +1,2 @@
+resource "stateful_provisioning" "app" {
+  state_key = "x"

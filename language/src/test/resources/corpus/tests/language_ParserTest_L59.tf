@@ -1,0 +1,5 @@
+# hash
+// slashes
+/* block
+   comment */ a = 1 /* inline */
+b = 2 # trailing

@@ -1,0 +1,4 @@
+variable "n" { type = number }
+variable "s" {}
+variable "l" { type = list(string) }
+variable "m" { type = map(number) }

@@ -1,0 +1,4 @@
+resource "stateful_provisioning" "web" {
+  count     = 1
+  state_key = "v1"
+}

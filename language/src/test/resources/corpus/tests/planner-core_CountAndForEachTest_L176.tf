@@ -1,0 +1,4 @@
+resource "stateful_provisioning" "web" {
+  count     = 0
+  state_key = "v1"
+}

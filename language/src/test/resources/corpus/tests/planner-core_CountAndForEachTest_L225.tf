@@ -1,0 +1,3 @@
+resource "stateful_provisioning" "web" {
+  state_key = "v${count.index}"
+}

@@ -1,0 +1,4 @@
+resource "stateful_provisioning" "web" {
+  count     = 2
+  state_key = "v1-${count.index}"
+}

@@ -1,0 +1,4 @@
+resource "stateful_provisioning" "site" {
+  for_each  = { blue = "b1", green = "g1" }
+  state_key = "${each.key}=${each.value}"
+}

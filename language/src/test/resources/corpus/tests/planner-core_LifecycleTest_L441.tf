@@ -1,0 +1,3 @@
+resource "stateful_provisioning" "app" {
+  state_key = "v2"
+}

@@ -1,0 +1,6 @@
+removed {
+  from = stateful_provisioning.app
+  lifecycle {
+    destroy = false
+  }
+}

@@ -1,0 +1,3 @@
+resource "stateful_provisioning" "kept" {
+  state_key = "before-restart"
+}

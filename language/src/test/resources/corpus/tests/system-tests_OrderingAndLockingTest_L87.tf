@@ -1,0 +1,6 @@
+resource "stateful_provisioning" "one" {
+  state_key = "b"
+  provisioner "local-exec" {
+    command = "%s"
+  }
+}
