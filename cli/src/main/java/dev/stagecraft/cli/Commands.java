@@ -4,6 +4,7 @@ import dev.stagecraft.cli.run.ApplyCommand;
 import dev.stagecraft.cli.run.PlanCommand;
 import dev.stagecraft.cli.run.ValidateCommand;
 import dev.stagecraft.cli.state.StateCommand;
+import dev.stagecraft.cli.state.TaintCommand;
 import java.util.Map;
 
 /** The command table. Each command lives in the package of its feature. */
@@ -23,5 +24,7 @@ final class Commands {
     commands.put("state list", new StateCommand(StateCommand.Mode.LIST));
     commands.put("state show", new StateCommand(StateCommand.Mode.SHOW));
     commands.put("state pull", new StateCommand(StateCommand.Mode.PULL));
+    commands.put("taint", new TaintCommand(true));
+    commands.put("untaint", new TaintCommand(false));
   }
 }

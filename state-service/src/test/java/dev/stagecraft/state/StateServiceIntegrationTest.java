@@ -298,6 +298,85 @@ class StateServiceIntegrationTest {
     }
   }
 
+  @Test
+  void taintAndUntaintChangeOnlyTheMarkUnderTheFencingToken() throws Exception {
+    String token = tenantWithToken("taint");
+    executor.publish(finished("taint", "ws", "run-1", "act-1", "create", "succeeded", 1));
+    awaitRecorded("taint", "act-1", 1);
+    assertThat(
+            internal("POST", "/tenants/taint/workspaces/ws/fencing", "{\"token\":3}").statusCode())
+        .isEqualTo(200);
+    String path = "/tenants/taint/workspaces/ws/instances/taint";
+
+    HttpResponse<String> tainted = internal("POST", path, taintBody(APP, true, 3));
+    assertThat(tainted.statusCode()).as(tainted.body()).isEqualTo(200);
+    assertThat(EventCodec.mapper().readTree(tainted.body()).get("serial").asLong()).isEqualTo(2);
+    JsonNode v4 = EventCodec.mapper().readTree(get("/api/v1/workspaces/ws/state", token).body());
+    JsonNode instance = v4.get("resources").get(0).get("instances").get(0);
+    assertThat(instance.get("status").asText()).isEqualTo("tainted");
+    assertThat(instance.get("attributes").get("host").asText()).isEqualTo("10.0.0.1");
+    assertThat(v4.get("serial").asLong()).isEqualTo(2);
+    JsonNode history =
+        EventCodec.mapper().readTree(get("/api/v1/workspaces/ws/state/events", token).body());
+    assertThat(history.get(2).get("type").asText()).isEqualTo("instance_marked_tainted");
+    assertThat(history.get(2).get("actor").asText()).isEqualTo("deployer@taint");
+    assertThat(history.get(2).get("address").asText()).isEqualTo(APP);
+
+    // tainting again succeeds and writes nothing, as Terraform's taint does
+    HttpResponse<String> again = internal("POST", path, taintBody(APP, true, 3));
+    assertThat(EventCodec.mapper().readTree(again.body()).get("serial").asLong()).isEqualTo(2);
+
+    HttpResponse<String> untainted = internal("POST", path, taintBody(APP, false, 3));
+    assertThat(untainted.statusCode()).as(untainted.body()).isEqualTo(200);
+    assertThat(EventCodec.mapper().readTree(untainted.body()).get("serial").asLong()).isEqualTo(3);
+    JsonNode after =
+        EventCodec.mapper()
+            .readTree(internal("GET", "/tenants/taint/workspaces/ws/state", null).body());
+    assertThat(after.get("resources").get(0).get("instances").get(0).has("status")).isFalse();
+
+    HttpResponse<String> notTainted = internal("POST", path, taintBody(APP, false, 3));
+    assertThat(notTainted.statusCode()).isEqualTo(409);
+    assertThat(notTainted.headers().firstValue("content-type"))
+        .hasValue("application/problem+json");
+    JsonNode problem = EventCodec.mapper().readTree(notTainted.body());
+    assertThat(problem.get("type").asText()).endsWith("/not-tainted");
+    assertThat(problem.get("detail").asText()).contains("is not currently tainted");
+
+    HttpResponse<String> unknown =
+        internal("POST", path, taintBody("stateful_provisioning.nope", true, 3));
+    assertThat(unknown.statusCode()).isEqualTo(404);
+    assertThat(EventCodec.mapper().readTree(unknown.body()).get("detail").asText())
+        .isEqualTo("No such resource instance: stateful_provisioning.nope");
+
+    HttpResponse<String> stale = internal("POST", path, taintBody(APP, true, 2));
+    assertThat(stale.statusCode()).isEqualTo(409);
+    assertThat(EventCodec.mapper().readTree(stale.body()).get("type").asText())
+        .endsWith("/stale-fencing-token");
+
+    assertThat(internal("POST", path, "{\"address\":\"" + APP + "\"}").statusCode()).isEqualTo(400);
+    assertThat(internal("POST", path, taintBody("not an address", true, 3)).statusCode())
+        .isEqualTo(400);
+    assertThat(
+            EventCodec.mapper()
+                .readTree(get("/api/v1/workspaces/ws/state/events", token).body())
+                .size())
+        .as("refused requests append nothing")
+        .isEqualTo(4);
+  }
+
+  private static String taintBody(String address, boolean tainted, long fencingToken) {
+    return EventCodec.toJson(
+        Map.of(
+            "address",
+            address,
+            "tainted",
+            tainted,
+            "fencingToken",
+            fencingToken,
+            "actor",
+            "deployer@taint"));
+  }
+
   // --- fixtures -----------------------------------------------------------------------------
 
   private EventEnvelope finished(

@@ -17,6 +17,7 @@ import java.time.Duration;
  */
 public final class ApiClient {
   private static final ObjectMapper MAPPER = new ObjectMapper();
+  private static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(60);
   private final HttpClient http =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
   private final String address;
@@ -72,14 +73,21 @@ public final class ApiClient {
   }
 
   public JsonNode post(String url, Object body) throws IOException, InterruptedException {
+    return post(url, body, DEFAULT_TIMEOUT);
+  }
+
+  /** POST that may take up to {@code timeout} (say, while the server waits for a lock). */
+  public JsonNode post(String url, Object body, Duration timeout)
+      throws IOException, InterruptedException {
     return send(
         authorized(url)
+            .timeout(timeout)
             .header("Content-Type", "application/json")
             .POST(HttpRequest.BodyPublishers.ofString(MAPPER.writeValueAsString(body))));
   }
 
   private HttpRequest.Builder authorized(String url) {
-    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(60));
+    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url)).timeout(DEFAULT_TIMEOUT);
     if (token != null && !token.isBlank()) {
       b.header("Authorization", "Bearer " + token);
     }

@@ -229,6 +229,7 @@ public final class ApplyContext {
     Map<String, Value> objects = objects(applied);
     Value self = Value.of(attributes == null ? Map.of() : attributes);
     objects.put(address, self);
+    model.invalidateResourceValue(dev.stagecraft.planner.plan.InstanceKey.resourceOf(address));
     EvalContext ctx = model.contextFor(objects, prior, self, address);
     if (!model.checkConditions(
         model.lifecycle(resource.address()).postconditions(),

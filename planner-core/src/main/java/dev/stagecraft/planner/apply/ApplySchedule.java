@@ -26,6 +26,7 @@ public final class ApplySchedule {
 
   private final Map<String, PlannedAction> actions = new LinkedHashMap<>();
   private final Map<String, Status> status = new LinkedHashMap<>();
+  private final Map<String, List<String>> instancesOfResource = new LinkedHashMap<>();
   private final int parallelism;
 
   public ApplySchedule(Plan plan, int parallelism) {
@@ -36,6 +37,11 @@ public final class ApplySchedule {
     for (PlannedAction a : plan.changes()) {
       actions.put(a.address(), a);
       status.put(a.address(), Status.PENDING);
+      if (!a.address().equals(a.resourceAddress())) {
+        instancesOfResource
+            .computeIfAbsent(a.resourceAddress(), k -> new ArrayList<>())
+            .add(a.address());
+      }
     }
   }
 
@@ -56,9 +62,34 @@ public final class ApplySchedule {
   }
 
   private boolean waitsAreOver(PlannedAction a) {
-    // addresses without an action in this plan (no-op) are already satisfied
-    return a.waitFor().stream()
-        .allMatch(w -> !status.containsKey(w) || status.get(w) == Status.SUCCEEDED);
+    return a.waitFor().stream().allMatch(w -> statusOfWait(w) == Status.SUCCEEDED);
+  }
+
+  /**
+   * The status of what a wait names: an instance address, or the address of a repeated resource
+   * (count / for_each), which stands for all of its instances changed by this plan. Addresses
+   * without an action in this plan (no-op) are already satisfied.
+   */
+  private Status statusOfWait(String w) {
+    Status direct = status.get(w);
+    if (direct != null) {
+      return direct;
+    }
+    List<String> instances = instancesOfResource.get(w);
+    if (instances == null) {
+      return Status.SUCCEEDED;
+    }
+    Status aggregate = Status.SUCCEEDED;
+    for (String i : instances) {
+      Status s = status.get(i);
+      if (s == Status.FAILED || s == Status.SKIPPED) {
+        return Status.FAILED;
+      }
+      if (s != Status.SUCCEEDED) {
+        aggregate = Status.PENDING;
+      }
+    }
+    return aggregate;
   }
 
   public void recordSucceeded(String address) {
@@ -74,7 +105,8 @@ public final class ApplySchedule {
       for (PlannedAction a : actions.values()) {
         if (status.get(a.address()) == Status.PENDING
             && a.waitFor().stream()
-                .anyMatch(w -> status.get(w) == Status.FAILED || status.get(w) == Status.SKIPPED)) {
+                .anyMatch(
+                    w -> statusOfWait(w) == Status.FAILED || statusOfWait(w) == Status.SKIPPED)) {
           status.put(a.address(), Status.SKIPPED);
           changed = true;
         }

@@ -604,7 +604,7 @@ public final class ConfigModel {
       if (r != null) {
         byType
             .computeIfAbsent(r.type(), t -> new LinkedHashMap<>())
-            .put(r.name(), resourceValue(r, objects, prior));
+            .put(r.name(), cachedResourceValue(r, objects, prior));
       }
     }
     for (ResourceDecl r : disabled.values()) {
@@ -668,6 +668,34 @@ public final class ConfigModel {
       return ctx;
     }
     return withKey(ctx, key);
+  }
+
+  private final Map<String, Value> resourceValues = new java.util.HashMap<>();
+  private Map<String, Value> resourceValuesOf;
+
+  /**
+   * The value of a resource (a list or map of instances when repeated), built once per objects map
+   * and kept until an instance of the resource changes ({@link #invalidateResourceValue}): the
+   * instances of a for_each resource that all refer to another for_each resource then share one
+   * value instead of rebuilding it each.
+   */
+  private synchronized Value cachedResourceValue(
+      ResourceDecl r, Map<String, Value> objects, PriorState prior) {
+    if (resourceValuesOf != objects) {
+      resourceValues.clear();
+      resourceValuesOf = objects;
+    }
+    Value cached = resourceValues.get(r.address());
+    if (cached == null) {
+      cached = resourceValue(r, objects, prior);
+      resourceValues.put(r.address(), cached);
+    }
+    return cached;
+  }
+
+  /** Forgets the cached value of a resource after one of its instances changed. */
+  public synchronized void invalidateResourceValue(String resourceAddress) {
+    resourceValues.remove(resourceAddress);
   }
 
   private Value resourceValue(ResourceDecl r, Map<String, Value> objects, PriorState prior) {

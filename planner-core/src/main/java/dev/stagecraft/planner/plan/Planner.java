@@ -171,6 +171,7 @@ public final class Planner {
         }
         if (validateOnly) {
           objects.put(address, Value.unknown());
+          model.invalidateResourceValue(r.address());
           continue;
         }
         // unknown conditions are checked again by the ApplyContext when the values are known
@@ -188,6 +189,7 @@ public final class Planner {
         actions.put(address, decision.action());
         Value self = kind.plannedObject(decision.action(), decision.planned());
         objects.put(address, self);
+        model.invalidateResourceValue(r.address());
         model.checkConditions(
             lifecycle.postconditions(),
             "postcondition",
@@ -740,7 +742,13 @@ public final class Planner {
         }
         List<String> changes = changesOfResource.get(node);
         if (changes != null) {
-          out.addAll(changes);
+          // one instance: its address; several (count / for_each): the resource's address,
+          // which the apply schedule reads as "all of its changed instances"
+          if (changes.size() == 1) {
+            out.addAll(changes);
+          } else {
+            out.add(node);
+          }
         } else {
           queue.addAll(model.graph().dependenciesOf(node));
         }

@@ -64,6 +64,58 @@ class ApplyScheduleTest {
     assertThat(s.hasFailures()).isTrue();
   }
 
+  static PlannedAction web(int index) {
+    return new PlannedAction(
+        "stateful_provisioning.web[" + index + "]",
+        "stateful_provisioning",
+        "web",
+        ActionType.CREATE,
+        null,
+        null,
+        Map.of(),
+        Set.of("id"),
+        Set.of(),
+        List.of(),
+        List.of());
+  }
+
+  static PlannedAction lb() {
+    return new PlannedAction(
+        "stateful_provisioning.lb",
+        "stateful_provisioning",
+        "lb",
+        ActionType.CREATE,
+        null,
+        null,
+        Map.of(),
+        Set.of("id"),
+        Set.of(),
+        List.of("stateful_provisioning.web"),
+        List.of());
+  }
+
+  @Test
+  void aWaitForARepeatedResourceWaitsForAllOfItsChangedInstances() {
+    ApplySchedule s = new ApplySchedule(plan(web(0), web(1), lb()), 10);
+    assertThat(s.takeReady())
+        .extracting(PlannedAction::address)
+        .containsExactly("stateful_provisioning.web[0]", "stateful_provisioning.web[1]");
+    s.recordSucceeded("stateful_provisioning.web[0]");
+    assertThat(s.takeReady()).isEmpty();
+    s.recordSucceeded("stateful_provisioning.web[1]");
+    assertThat(s.takeReady())
+        .extracting(PlannedAction::address)
+        .containsExactly("stateful_provisioning.lb");
+  }
+
+  @Test
+  void aFailedInstanceSkipsWhatWaitsForItsResource() {
+    ApplySchedule s = new ApplySchedule(plan(web(0), web(1), lb()), 10);
+    s.takeReady();
+    s.recordFailed("stateful_provisioning.web[1]");
+    assertThat(s.status("stateful_provisioning.lb")).isEqualTo(ApplySchedule.Status.SKIPPED);
+  }
+
   @Test
   void ignoresADuplicateResult() {
     ApplySchedule s = new ApplySchedule(plan(create("a")), 10);

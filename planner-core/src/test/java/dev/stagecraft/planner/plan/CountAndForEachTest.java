@@ -91,8 +91,8 @@ class CountAndForEachTest {
     PlannedAction lb = plan.action("stateful_provisioning.lb").orElseThrow();
     assertThat(lb.after()).containsEntry("state_key", "w0,w1");
     assertThat(lb.after().get("tags").toString()).contains("first=w0");
-    assertThat(lb.waitFor())
-        .containsExactly("stateful_provisioning.web[0]", "stateful_provisioning.web[1]");
+    // a repeated resource is waited for as a whole: all of its changed instances
+    assertThat(lb.waitFor()).containsExactly("stateful_provisioning.web");
     assertThat(lb.dependencies()).containsExactly("stateful_provisioning.web");
   }
 

@@ -348,7 +348,7 @@ class LifecycleTest {
                 row("stateful_provisioning.each[1]", DELETE_THEN_CREATE, REPLACE_BY_TRIGGERS),
                 row("stateful_provisioning.attr", DELETE_THEN_CREATE, REPLACE_BY_TRIGGERS));
     assertThat(plan.action("stateful_provisioning.each[1]").orElseThrow().waitFor())
-        .contains("stateful_provisioning.db[1]");
+        .contains("stateful_provisioning.db");
     assertThat(PlanRenderer.render(plan))
         .contains("will be replaced due to changes in replace_triggered_by");
   }

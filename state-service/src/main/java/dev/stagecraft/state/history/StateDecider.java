@@ -3,6 +3,7 @@ package dev.stagecraft.state.history;
 import dev.stagecraft.schemas.action.ActionFinished;
 import dev.stagecraft.state.history.Decision.Outcome;
 import dev.stagecraft.state.history.StateEvent.InstanceRemoved;
+import dev.stagecraft.state.history.StateEvent.InstanceTaintChanged;
 import dev.stagecraft.state.history.StateEvent.InstanceWritten;
 import dev.stagecraft.state.history.StateEvent.LineageAssigned;
 import dev.stagecraft.state.history.StateEvent.RemoveKind;
@@ -21,6 +22,12 @@ import java.util.function.Supplier;
  *   <li>failed create/replace → instance written tainted, serial + 1, {@code failed};
  *   <li>failed update/delete/forget → instance kept as it was, {@code failed}.
  * </ul>
+ *
+ * <p>And how a hand-made taint change ({@code stagecraft taint} / {@code untaint}) does ({@link
+ * #decideTaint}): a stale fencing token, an invalid address or an address not in the state →
+ * refused; taint → the instance's mark set, serial + 1 (nothing when it is tainted already, as
+ * Terraform's {@code taint} succeeds then too); untaint of a tainted instance → mark cleared,
+ * serial + 1; untaint of one that is not tainted → refused, as in Terraform.
  *
  * <p>Pure function of its inputs plus the injected lineage id generator; not thread-safe only in
  * the sense that the generator must be.
@@ -87,6 +94,68 @@ public final class StateDecider {
                   + action
                   + "'; expected create, update, replace, delete or forget");
     };
+  }
+
+  /**
+   * Decides a request to mark the instance at {@code address} tainted ({@code tainted = true}) or
+   * to clear its mark, made by a holder of the workspace lock with {@code fencingToken}.
+   *
+   * @param newestFencingToken the newest token the state service has seen for the workspace
+   */
+  public TaintDecision decideTaint(
+      String address,
+      boolean tainted,
+      long fencingToken,
+      WorkspaceState current,
+      long newestFencingToken) {
+    if (fencingToken < newestFencingToken) {
+      return refused(
+          current,
+          TaintDecision.Rejection.STALE_FENCING_TOKEN,
+          "fencing token "
+              + fencingToken
+              + " is older than the newest token "
+              + newestFencingToken
+              + " seen for this workspace: the caller lost the workspace lock; acquire it again");
+    }
+    InstanceAddress parsed;
+    try {
+      parsed = InstanceAddress.parse(address);
+    } catch (IllegalArgumentException e) {
+      return refused(current, TaintDecision.Rejection.INVALID_ADDRESS, e.getMessage());
+    }
+    if (!"managed".equals(parsed.mode())) {
+      return refused(
+          current,
+          TaintDecision.Rejection.INVALID_ADDRESS,
+          "resource instance " + parsed + " cannot be tainted: only managed resources can be");
+    }
+    String canonical = parsed.toString();
+    InstanceState instance = current.instances().get(canonical);
+    if (instance == null) {
+      return refused(
+          current,
+          TaintDecision.Rejection.NO_SUCH_INSTANCE,
+          "No such resource instance: " + canonical);
+    }
+    if (instance.tainted() == tainted) {
+      if (tainted) {
+        return new TaintDecision(List.of(), null, null, current.serial());
+      }
+      return refused(
+          current,
+          TaintDecision.Rejection.NOT_TAINTED,
+          "Resource instance "
+              + canonical
+              + " is not currently tainted, and so it cannot be untainted.");
+    }
+    return new TaintDecision(
+        List.of(new InstanceTaintChanged(canonical, tainted)), null, null, current.serial() + 1);
+  }
+
+  private static TaintDecision refused(
+      WorkspaceState current, TaintDecision.Rejection rejection, String error) {
+    return new TaintDecision(List.of(), rejection, error, current.serial());
   }
 
   private static InstanceWritten written(ActionFinished result, boolean tainted, WriteKind kind) {

@@ -75,6 +75,24 @@ public sealed interface StateEvent {
     FORGOTTEN
   }
 
+  /**
+   * An instance was marked tainted by hand ({@code stagecraft taint}: the next plan replaces it) or
+   * its taint mark was cleared ({@code stagecraft untaint}). Only the mark changes; attributes and
+   * dependencies stay as they were. Folded onto an address that is not in the state, it changes no
+   * instance (the decider never produces that).
+   */
+  record InstanceTaintChanged(String address, boolean tainted) implements StateEvent {
+    public InstanceTaintChanged {
+      Objects.requireNonNull(address, "address");
+    }
+
+    /** {@code instance_marked_tainted} or {@code instance_untainted}. */
+    @Override
+    public String typeName() {
+      return tainted ? "instance_marked_tainted" : "instance_untainted";
+    }
+  }
+
   /** An instance was removed from the state. */
   record InstanceRemoved(String address, RemoveKind kind) implements StateEvent {
     public InstanceRemoved {

@@ -45,6 +45,15 @@ public record WorkspaceState(long serial, String lineage, Map<String, InstanceSt
                 w.address(), w.resourceType(), w.attributes(), w.dependencies(), w.tainted()));
         yield new WorkspaceState(serial + 1, lineage, next);
       }
+      case StateEvent.InstanceTaintChanged t -> {
+        Map<String, InstanceState> next = new TreeMap<>(instances);
+        next.computeIfPresent(
+            t.address(),
+            (address, i) ->
+                new InstanceState(
+                    address, i.resourceType(), i.attributes(), i.dependencies(), t.tainted()));
+        yield new WorkspaceState(serial + 1, lineage, next);
+      }
       case StateEvent.InstanceRemoved r -> {
         Map<String, InstanceState> next = new TreeMap<>(instances);
         next.remove(r.address());

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.stagecraft.schemas.action.ActionFinished;
 import dev.stagecraft.state.history.Decision.Outcome;
 import dev.stagecraft.state.history.StateEvent.InstanceRemoved;
+import dev.stagecraft.state.history.StateEvent.InstanceTaintChanged;
 import dev.stagecraft.state.history.StateEvent.InstanceWritten;
 import dev.stagecraft.state.history.StateEvent.LineageAssigned;
 import dev.stagecraft.state.history.StateEvent.RemoveKind;
@@ -170,5 +171,132 @@ class StateDeciderTest {
 
     assertThat(d.outcome()).isEqualTo(Outcome.REJECTED);
     assertThat(d.error()).contains("invalid instance address");
+  }
+
+  // --- taint / untaint ----------------------------------------------------------------------
+
+  private static WorkspaceState taintedApp() {
+    return given(new LineageAssigned("l"), existing(), new InstanceTaintChanged(APP, true));
+  }
+
+  @Test
+  void taintMarksTheInstanceAndBumpsTheSerial() {
+    WorkspaceState current = given(new LineageAssigned("l"), existing());
+
+    TaintDecision d = decider.decideTaint(APP, true, 4, current, 4);
+
+    assertThat(d.accepted()).isTrue();
+    assertThat(d.events()).containsExactly(new InstanceTaintChanged(APP, true));
+    assertThat(d.serial()).isEqualTo(2);
+    WorkspaceState after = current.apply(d.events().get(0));
+    assertThat(after.serial()).isEqualTo(2);
+    assertThat(after.instances().get(APP))
+        .isEqualTo(
+            new InstanceState(APP, "stateful_provisioning", Map.of("id", "i-0"), List.of(), true));
+  }
+
+  @Test
+  void taintingATaintedInstanceSucceedsWithoutWriting() {
+    TaintDecision d = decider.decideTaint(APP, true, 1, taintedApp(), 1);
+
+    assertThat(d.accepted()).isTrue();
+    assertThat(d.events()).isEmpty();
+    assertThat(d.serial()).isEqualTo(2);
+  }
+
+  @Test
+  void untaintClearsTheMarkAndBumpsTheSerial() {
+    WorkspaceState current = taintedApp();
+
+    TaintDecision d = decider.decideTaint(APP, false, 1, current, 1);
+
+    assertThat(d.events()).containsExactly(new InstanceTaintChanged(APP, false));
+    assertThat(d.serial()).isEqualTo(3);
+    assertThat(current.apply(d.events().get(0)).instances().get(APP).tainted()).isFalse();
+  }
+
+  @Test
+  void untaintClearsTheMarkLeftByAFailedCreate() {
+    WorkspaceState current = WorkspaceState.EMPTY;
+    for (StateEvent e : decider.decide(result("create", "failed", 1), current, 0).events()) {
+      current = current.apply(e);
+    }
+
+    TaintDecision d = decider.decideTaint(APP, false, 1, current, 1);
+
+    assertThat(d.accepted()).isTrue();
+    assertThat(current.apply(d.events().get(0)).instances().get(APP).tainted()).isFalse();
+  }
+
+  @Test
+  void refusesUntaintOfAnInstanceThatIsNotTainted() {
+    WorkspaceState current = given(new LineageAssigned("l"), existing());
+
+    TaintDecision d = decider.decideTaint(APP, false, 1, current, 1);
+
+    assertThat(d.rejection()).isEqualTo(TaintDecision.Rejection.NOT_TAINTED);
+    assertThat(d.events()).isEmpty();
+    assertThat(d.serial()).isEqualTo(1);
+    assertThat(d.error())
+        .isEqualTo(
+            "Resource instance "
+                + APP
+                + " is not currently tainted, and"
+                + " so it cannot be untainted.");
+  }
+
+  @Test
+  void refusesTaintOfAnAddressNotInTheState() {
+    WorkspaceState current = given(new LineageAssigned("l"), existing());
+
+    TaintDecision d = decider.decideTaint("stateful_provisioning.other", true, 1, current, 1);
+
+    assertThat(d.rejection()).isEqualTo(TaintDecision.Rejection.NO_SUCH_INSTANCE);
+    assertThat(d.error()).isEqualTo("No such resource instance: stateful_provisioning.other");
+    assertThat(d.events()).isEmpty();
+  }
+
+  @Test
+  void refusesTaintOfAnEmptyWorkspace() {
+    TaintDecision d = decider.decideTaint(APP, true, 1, WorkspaceState.EMPTY, 0);
+
+    assertThat(d.rejection()).isEqualTo(TaintDecision.Rejection.NO_SUCH_INSTANCE);
+    assertThat(d.serial()).isZero();
+  }
+
+  @Test
+  void rejectsTaintWithStaleFencingToken() {
+    WorkspaceState current = given(new LineageAssigned("l"), existing());
+
+    TaintDecision d = decider.decideTaint(APP, true, 4, current, 5);
+
+    assertThat(d.rejection()).isEqualTo(TaintDecision.Rejection.STALE_FENCING_TOKEN);
+    assertThat(d.events()).isEmpty();
+    assertThat(d.error()).contains("fencing token 4").contains("newest token 5");
+  }
+
+  @Test
+  void refusesTaintOfAnInvalidAddressOrADataResource() {
+    WorkspaceState current = given(new LineageAssigned("l"), existing());
+
+    assertThat(decider.decideTaint("not an address", true, 1, current, 1).rejection())
+        .isEqualTo(TaintDecision.Rejection.INVALID_ADDRESS);
+    TaintDecision data = decider.decideTaint("data.x.y", true, 1, current, 1);
+    assertThat(data.rejection()).isEqualTo(TaintDecision.Rejection.INVALID_ADDRESS);
+    assertThat(data.error()).contains("only managed resources");
+  }
+
+  @Test
+  void findsAnIndexedInstanceByItsCanonicalAddress() {
+    String keyed = "stateful_provisioning.app[\"blue\"]";
+    WorkspaceState current =
+        given(
+            new LineageAssigned("l"),
+            new InstanceWritten(
+                keyed, "stateful_provisioning", Map.of(), List.of(), false, WriteKind.CREATED));
+
+    TaintDecision d = decider.decideTaint(keyed, true, 1, current, 1);
+
+    assertThat(d.events()).containsExactly(new InstanceTaintChanged(keyed, true));
   }
 }

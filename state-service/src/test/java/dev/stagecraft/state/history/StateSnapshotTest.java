@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.stagecraft.state.history.StateEvent.InstanceRemoved;
+import dev.stagecraft.state.history.StateEvent.InstanceTaintChanged;
 import dev.stagecraft.state.history.StateEvent.InstanceWritten;
 import dev.stagecraft.state.history.StateEvent.LineageAssigned;
 import dev.stagecraft.state.history.StateEvent.RemoveKind;
@@ -129,6 +130,8 @@ class StateSnapshotTest {
         events.add(
             new InstanceRemoved(
                 address, random.nextBoolean() ? RemoveKind.DELETED : RemoveKind.FORGOTTEN));
+      } else if (kind < 4) {
+        events.add(new InstanceTaintChanged(address, random.nextBoolean()));
       } else {
         List<String> dependencies = new ArrayList<>();
         for (int d = random.nextInt(3); d > 0; d--) {

@@ -5,6 +5,7 @@ import dev.stagecraft.planner.service.adapter.clients.HttpWorkspaceStates;
 import dev.stagecraft.planner.service.adapter.clients.InternalHttp;
 import dev.stagecraft.planner.service.adapter.clients.TokenVerifier;
 import dev.stagecraft.planner.service.run.EventOutbox;
+import dev.stagecraft.planner.service.run.InstanceTainter;
 import dev.stagecraft.planner.service.run.RunCoordinator;
 import dev.stagecraft.platform.kafka.EventConsumer;
 import dev.stagecraft.platform.kafka.EventPublisher;
@@ -26,10 +27,12 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
+import java.util.function.Supplier;
 
 /**
  * Wires the planner: Kafka publisher and listeners, the HTTP clients of the lock and state
- * services, and the run coordinator. Shutdown order: listeners, coordinator, then the producer.
+ * services, the run coordinator and the instance tainter. Shutdown order: listeners, coordinator,
+ * then the producer.
  */
 @Factory
 public class PlannerBeans {
@@ -53,9 +56,27 @@ public class PlannerBeans {
   }
 
   @Singleton
+  InstanceTainter instanceTainter(PlannerSettings settings) {
+    return new InstanceTainter(
+        new HttpWorkspaceLocks(new InternalHttp(settings.getLockUrl(), settings.getServiceToken())),
+        new HttpWorkspaceStates(
+            new InternalHttp(settings.getStateUrl(), settings.getServiceToken())),
+        randomIds());
+  }
+
+  /** Random 16-hex-digit ids (run ids, lock holders). */
+  private static Supplier<String> randomIds() {
+    SecureRandom random = new SecureRandom();
+    return () -> {
+      byte[] bytes = new byte[8];
+      random.nextBytes(bytes);
+      return HexFormat.of().formatHex(bytes);
+    };
+  }
+
+  @Singleton
   @Bean(preDestroy = "close")
   RunCoordinator runCoordinator(PlannerSettings settings, EventPublisher publisher) {
-    SecureRandom random = new SecureRandom();
     return new RunCoordinator(
         new HttpWorkspaceLocks(new InternalHttp(settings.getLockUrl(), settings.getServiceToken())),
         new HttpWorkspaceStates(
@@ -63,11 +84,7 @@ public class PlannerBeans {
         events -> publishBatch(publisher, events),
         EventCodec.forSource("/stagecraft/planner-service"),
         Clock.systemUTC(),
-        () -> {
-          byte[] bytes = new byte[8];
-          random.nextBytes(bytes);
-          return HexFormat.of().formatHex(bytes);
-        });
+        randomIds());
   }
 
   /** Sends every event without waiting, then waits once until the broker committed them all. */

@@ -12,4 +12,41 @@ public interface WorkspaceStates {
    * @throws IllegalStateException when the state service already saw a newer token
    */
   void registerFencingToken(String tenant, String workspace, long token);
+
+  /**
+   * Marks the instance at {@code address} tainted ({@code tainted = true}) or clears the mark, as
+   * the holder of the workspace lock with {@code fencingToken}. Marking a tainted instance again
+   * succeeds without a change; clearing a mark is not idempotent (a retry after a lost answer is
+   * told {@link Refusal#NOT_TAINTED}).
+   *
+   * @param actor who asked, stored with the state event
+   * @throws IllegalStateException when the state service saw a newer fencing token (the lock was
+   *     lost) or failed
+   */
+  TaintChange changeTaint(
+      String tenant,
+      String workspace,
+      String address,
+      boolean tainted,
+      long fencingToken,
+      String actor);
+
+  /** The answer to {@link #changeTaint}: the new serial, or why nothing was changed. */
+  sealed interface TaintChange permits TaintChanged, TaintRefused {}
+
+  /** Done; {@code serial} is the state's serial afterwards. */
+  record TaintChanged(long serial) implements TaintChange {}
+
+  /** Nothing changed; {@code detail} is the state service's explanation. */
+  record TaintRefused(Refusal refusal, String detail) implements TaintChange {}
+
+  /** Why a taint change was refused: expected outcomes of user input, not failures. */
+  enum Refusal {
+    /** Not an instance address of a managed resource. */
+    INVALID_ADDRESS,
+    /** The state has no instance at the address. */
+    NO_SUCH_INSTANCE,
+    /** Untaint of an instance that is not tainted. */
+    NOT_TAINTED
+  }
 }

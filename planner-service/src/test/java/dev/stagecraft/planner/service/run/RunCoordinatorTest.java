@@ -223,8 +223,11 @@ class RunCoordinatorTest {
     assertThat(locks.released).hasSize(1);
   }
 
+  /** Grants with growing tokens after {@code queuedAnswers} "queued"; records who asked. */
   static final class FakeLocks implements WorkspaceLocks {
     final List<String> released = Collections.synchronizedList(new ArrayList<>());
+    final List<String> holders = Collections.synchronizedList(new ArrayList<>());
+    final List<String> infos = Collections.synchronizedList(new ArrayList<>());
     volatile int queuedAnswers;
     volatile long lastToken;
     volatile String lastLockId;
@@ -233,6 +236,8 @@ class RunCoordinatorTest {
     @Override
     public synchronized Acquisition acquire(
         String tenant, String workspace, String holder, int lease, int wait, String info) {
+      holders.add(holder);
+      infos.add(info);
       if (queuedAnswers > 0) {
         queuedAnswers--;
         return new Queued(1);
@@ -253,10 +258,43 @@ class RunCoordinatorTest {
     }
   }
 
+  /**
+   * The state service in memory: a read answer, the registered fencing tokens, and instances by
+   * address with their taint mark (changed as the state service would).
+   */
   static final class FakeStates implements WorkspaceStates {
     final List<Long> registeredTokens = new CopyOnWriteArrayList<>();
+    final Map<String, Boolean> tainted = new java.util.concurrent.ConcurrentHashMap<>();
+    final List<String> taintCalls = new CopyOnWriteArrayList<>();
     volatile long serial;
     volatile String json;
+    volatile RuntimeException failure;
+
+    @Override
+    public synchronized TaintChange changeTaint(
+        String tenant,
+        String workspace,
+        String address,
+        boolean taint,
+        long fencingToken,
+        String actor) {
+      taintCalls.add(address + " " + taint + " token " + fencingToken + " by " + actor);
+      if (failure != null) {
+        throw failure;
+      }
+      Boolean current = tainted.get(address);
+      if (current == null) {
+        return new TaintRefused(Refusal.NO_SUCH_INSTANCE, "No such resource instance: " + address);
+      }
+      if (!taint && !current) {
+        return new TaintRefused(Refusal.NOT_TAINTED, address + " is not currently tainted");
+      }
+      if (current != taint) {
+        tainted.put(address, taint);
+        serial++;
+      }
+      return new TaintChanged(serial);
+    }
 
     @Override
     public String read(String tenant, String workspace) {

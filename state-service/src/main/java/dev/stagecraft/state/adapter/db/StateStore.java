@@ -12,6 +12,7 @@ import dev.stagecraft.state.history.Decision;
 import dev.stagecraft.state.history.StateDecider;
 import dev.stagecraft.state.history.StateEvent;
 import dev.stagecraft.state.history.StateSnapshot;
+import dev.stagecraft.state.history.TaintDecision;
 import dev.stagecraft.state.history.WorkspaceState;
 import jakarta.inject.Singleton;
 import java.sql.Connection;
@@ -82,6 +83,12 @@ public final class StateStore {
 
   private record WorkspaceKey(String tenant, String workspace) {}
 
+  /**
+   * Where appended events come from: their ids are {@code eventIdPrefix#1}, {@code #2}, ...; run,
+   * action and actor are stored with each (any may be null).
+   */
+  private record Origin(String eventIdPrefix, String runId, String actionId, String actor) {}
+
   private final DataSource dataSource;
   private final Clock clock;
   private final StateDecider decider;
@@ -132,28 +139,19 @@ public final class StateStore {
         if (decision.outcome() != Decision.Outcome.REJECTED && finished.fencingToken() > newest) {
           advance(c, tenant, workspace, finished.fencingToken());
         }
-        long sequence = head;
-        WorkspaceState state = current.state();
-        int index = 0;
-        for (StateEvent event : decision.events()) {
-          // fold what the database stored (jsonb), so the cache equals a fold read back later
-          state =
-              state.apply(
-                  append(
-                      c,
-                      tenant,
-                      workspace,
-                      ++sequence,
-                      source.id() + "#" + ++index,
-                      finished,
-                      event,
-                      now));
-        }
-        long snapshotSequence = current.snapshotSequence();
-        if (sequence - snapshotSequence >= SNAPSHOT_INTERVAL) {
-          writeSnapshot(c, tenant, workspace, sequence, state, now);
-          snapshotSequence = sequence;
-        }
+        Folded after =
+            appendAll(
+                c,
+                tenant,
+                workspace,
+                current,
+                decision.events(),
+                new Origin(
+                    source.id(),
+                    finished.runId(),
+                    finished.actionId(),
+                    finished.executorId() == null ? null : "executor:" + finished.executorId()),
+                now);
         StateRecorded recorded =
             new StateRecorded(
                 finished.runId(),
@@ -187,7 +185,7 @@ public final class StateStore {
             EventCodec.toJson(envelope),
             now);
         c.commit();
-        remember(tenant, workspace, new Folded(sequence, state, snapshotSequence));
+        remember(tenant, workspace, after);
         return new Recorded(envelope, false);
       } catch (SQLException | RuntimeException e) {
         c.rollback();
@@ -214,6 +212,61 @@ public final class StateStore {
         advance(c, tenant, workspace, token);
         c.commit();
         return Optional.empty();
+      } catch (SQLException | RuntimeException e) {
+        c.rollback();
+        throw e;
+      }
+    }
+  }
+
+  /**
+   * Marks the instance at {@code address} tainted or clears the mark, in one transaction with the
+   * same locking as {@link #record}: lock the workspace, fold, {@link StateDecider#decideTaint
+   * decide}, append, snapshot when due. A fencing token newer than the newest seen becomes the
+   * newest (as for a recorded action).
+   *
+   * <p>Not idempotent by an id: marking a tainted instance again changes nothing, but clearing a
+   * mark twice is refused the second time ({@link TaintDecision.Rejection#NOT_TAINTED}).
+   *
+   * @param actor who asked (stored with the event), or null
+   * @return the decision; nothing was written unless it was accepted with events
+   */
+  public TaintDecision changeTaint(
+      String tenant,
+      String workspace,
+      String address,
+      boolean tainted,
+      long fencingToken,
+      String actor)
+      throws SQLException {
+    try (Connection c = dataSource.getConnection()) {
+      c.setAutoCommit(false);
+      try {
+        long newest = lockWorkspace(c, tenant, workspace);
+        long head = headSequence(c, tenant, workspace);
+        Folded current = fold(c, tenant, workspace, head);
+        TaintDecision decision =
+            decider.decideTaint(address, tainted, fencingToken, current.state(), newest);
+        if (!decision.accepted()) {
+          c.rollback();
+          remember(tenant, workspace, current);
+          return decision;
+        }
+        if (fencingToken > newest) {
+          advance(c, tenant, workspace, fencingToken);
+        }
+        Folded after =
+            appendAll(
+                c,
+                tenant,
+                workspace,
+                current,
+                decision.events(),
+                new Origin("taint-" + UUID.randomUUID(), null, null, actor),
+                clock.instant());
+        c.commit();
+        remember(tenant, workspace, after);
+        return decision;
       } catch (SQLException | RuntimeException e) {
         c.rollback();
         throw e;
@@ -394,6 +447,44 @@ public final class StateStore {
     }
   }
 
+  /**
+   * Appends {@code events} after {@code current} (whose sequence is the head read under the
+   * workspace lock), adds a snapshot when due, and returns the fold after them.
+   */
+  private static Folded appendAll(
+      Connection c,
+      String tenant,
+      String workspace,
+      Folded current,
+      List<StateEvent> events,
+      Origin origin,
+      Instant now)
+      throws SQLException {
+    long sequence = current.sequence();
+    WorkspaceState state = current.state();
+    int index = 0;
+    for (StateEvent event : events) {
+      // fold what the database stored (jsonb), so the cache equals a fold read back later
+      state =
+          state.apply(
+              append(
+                  c,
+                  tenant,
+                  workspace,
+                  ++sequence,
+                  origin.eventIdPrefix() + "#" + ++index,
+                  origin,
+                  event,
+                  now));
+    }
+    long snapshotSequence = current.snapshotSequence();
+    if (sequence - snapshotSequence >= SNAPSHOT_INTERVAL) {
+      writeSnapshot(c, tenant, workspace, sequence, state, now);
+      snapshotSequence = sequence;
+    }
+    return new Folded(sequence, state, snapshotSequence);
+  }
+
   /** Appends {@code event} and returns it as stored (read back from its jsonb payload). */
   private static StateEvent append(
       Connection c,
@@ -401,7 +492,7 @@ public final class StateStore {
       String workspace,
       long sequence,
       String eventId,
-      ActionFinished finished,
+      Origin origin,
       StateEvent event,
       Instant now)
       throws SQLException {
@@ -415,9 +506,9 @@ public final class StateStore {
                 workspace,
                 sequence,
                 eventId,
-                finished.runId(),
-                finished.actionId(),
-                finished.executorId() == null ? null : "executor:" + finished.executorId(),
+                origin.runId(),
+                origin.actionId(),
+                origin.actor(),
                 event.typeName(),
                 event.address(),
                 toJson(event),
@@ -480,6 +571,8 @@ public final class StateStore {
           case "instance_created", "instance_updated", "instance_replaced", "instance_tainted" ->
               StateEvent.InstanceWritten.class;
           case "instance_deleted", "instance_forgotten" -> StateEvent.InstanceRemoved.class;
+          case "instance_marked_tainted", "instance_untainted" ->
+              StateEvent.InstanceTaintChanged.class;
           default -> throw new IllegalStateException("unknown stored state event type " + type);
         };
     try {

@@ -6,6 +6,7 @@ import dev.stagecraft.servicekit.http.Names;
 import dev.stagecraft.servicekit.http.Problem;
 import dev.stagecraft.state.adapter.db.StateStore;
 import dev.stagecraft.state.adapter.db.TenantStore;
+import dev.stagecraft.state.history.TaintDecision;
 import dev.stagecraft.state.history.TerraformStateV4;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.HttpHeaders;
@@ -125,5 +126,55 @@ public class InternalStateController {
               + "': the lock was lost; acquire it again");
     }
     return Json.respond(HttpStatus.OK, Map.of("token", token.asLong()));
+  }
+
+  /**
+   * Marks an instance tainted or clears the mark (stagecraft taint/untaint), for a holder of the
+   * workspace lock. 200 {@code {"serial":N}}; 400 invalid address; 404 no such instance; 409 stale
+   * fencing token (type {@code .../stale-fencing-token}) or untaint of an instance that is not
+   * tainted (type {@code .../not-tainted}).
+   */
+  @Post("/tenants/{tenant}/workspaces/{ws}/instances/taint")
+  public HttpResponse<String> taint(
+      @Header(HttpHeaders.AUTHORIZATION) @Nullable String authorization,
+      String tenant,
+      String ws,
+      @Body @Nullable String body)
+      throws SQLException {
+    auth.requireService(authorization);
+    Names.check("tenant", tenant);
+    Names.check("workspace", ws);
+    JsonNode json = Json.object(body);
+    String address = Json.requiredText(json, "address");
+    JsonNode tainted = json.get("tainted");
+    if (tainted == null || !tainted.isBoolean()) {
+      throw Problem.badRequest("field 'tainted' is required and must be true or false");
+    }
+    JsonNode token = json.get("fencingToken");
+    if (token == null
+        || !token.canConvertToLong()
+        || !token.isIntegralNumber()
+        || token.asLong() < 0) {
+      throw Problem.badRequest(
+          "field 'fencingToken' is required and must be a non-negative integer: the token of the"
+              + " workspace lock the caller holds");
+    }
+    String actor = json.hasNonNull("actor") ? json.get("actor").asText() : null;
+    TaintDecision decision =
+        states.changeTaint(tenant, ws, address, tainted.asBoolean(), token.asLong(), actor);
+    if (decision.accepted()) {
+      return Json.respond(HttpStatus.OK, Map.of("serial", decision.serial()));
+    }
+    throw switch (decision.rejection()) {
+      case INVALID_ADDRESS -> Problem.badRequest(decision.error());
+      case NO_SUCH_INSTANCE -> Problem.notFound(decision.error());
+      case NOT_TAINTED -> conflict("Not tainted", decision.error());
+      case STALE_FENCING_TOKEN -> conflict("Stale fencing token", decision.error());
+    };
+  }
+
+  /** A 409 whose type tells the caller which conflict it is. */
+  private static Problem conflict(String title, String detail) {
+    return new Problem(Problem.typeFor(title), 409, title, detail, null);
   }
 }

@@ -13,6 +13,7 @@ import dev.stagecraft.schemas.state.StateRecorded;
 import dev.stagecraft.servicekit.db.Databases;
 import dev.stagecraft.servicekit.db.Sql;
 import dev.stagecraft.state.history.StateSnapshot;
+import dev.stagecraft.state.history.TaintDecision;
 import dev.stagecraft.state.history.WorkspaceState;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -185,6 +186,49 @@ class StateStoreTest {
           .isInstanceOf(SQLException.class)
           .hasMessageContaining("append-only");
     }
+  }
+
+  @Test
+  void taintChangesAreFoldedCachedAndSnapshottedLikeRecordedActions() throws Exception {
+    StateStore store = newStore();
+    recordActions(store, "marks", 0, 10); // head 11
+    for (int i = 0; i < 89; i++) { // head 100: the 89th change is due for a snapshot
+      TaintDecision d =
+          store.changeTaint(TENANT, "marks", address(i % 10), i / 10 % 2 == 0, 1, "tester");
+      assertThat(d.accepted()).as("change %d: %s", i, d.error()).isTrue();
+    }
+
+    List<StateStore.StoredEvent> history = store.history(TENANT, "marks");
+    assertThat(history).hasSize(100);
+    assertThat(history.get(11).type()).isEqualTo("instance_marked_tainted");
+    assertThat(history.get(11).actor()).isEqualTo("tester");
+    assertThat(history.get(21).type()).isEqualTo("instance_untainted");
+    assertThat(snapshotSequences("marks")).containsExactly(100L);
+    WorkspaceState full = fold(history);
+    assertThat(snapshotAt("marks", 100)).isEqualTo(full);
+    assertThat(store.currentState(TENANT, "marks")).isEqualTo(full);
+    assertThat(newStore().currentState(TENANT, "marks")).isEqualTo(full);
+    assertThat(full.instances().get(address(8)).tainted())
+        .isTrue(); // last changed by change 88: taint
+    assertThat(full.instances().get(address(9)).tainted())
+        .isFalse(); // last changed by change 79: untaint
+  }
+
+  @Test
+  void aRefusedTaintChangeWritesNothing() throws Exception {
+    StateStore store = newStore();
+    recordActions(store, "refused", 0, 1);
+    assertThat(store.advanceFencing(TENANT, "refused", 9)).isEmpty();
+
+    assertThat(store.changeTaint(TENANT, "refused", address(0), true, 8, null).rejection())
+        .isEqualTo(TaintDecision.Rejection.STALE_FENCING_TOKEN);
+    assertThat(store.changeTaint(TENANT, "refused", address(0), false, 9, null).rejection())
+        .isEqualTo(TaintDecision.Rejection.NOT_TAINTED);
+    assertThat(store.changeTaint(TENANT, "refused", address(5), true, 9, null).rejection())
+        .isEqualTo(TaintDecision.Rejection.NO_SUCH_INSTANCE);
+
+    assertThat(store.history(TENANT, "refused")).hasSize(2);
+    assertThat(newStore().currentState(TENANT, "refused").serial()).isEqualTo(1);
   }
 
   // --- fixtures -----------------------------------------------------------------------------

@@ -2,8 +2,10 @@ package dev.stagecraft.planner.service.adapter.clients;
 
 import static dev.stagecraft.planner.service.adapter.clients.HttpWorkspaceLocks.enc;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.stagecraft.planner.service.run.WorkspaceStates;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.Map;
 
 /** {@link WorkspaceStates} over state-service's internal HTTP API (docs/internal-api.md). */
@@ -37,6 +39,47 @@ public final class HttpWorkspaceStates implements WorkspaceStates {
     }
     if (r.status() >= 300) {
       throw new IllegalStateException("state-service answered " + r.status() + ": " + r.body());
+    }
+  }
+
+  @Override
+  public TaintChange changeTaint(
+      String tenant,
+      String workspace,
+      String address,
+      boolean tainted,
+      long fencingToken,
+      String actor) {
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("address", address);
+    body.put("tainted", tainted);
+    body.put("fencingToken", fencingToken);
+    body.put("actor", actor);
+    InternalHttp.Response r =
+        http.post(path(tenant, workspace) + "/instances/taint", body, Duration.ofSeconds(30));
+    JsonNode json = jsonOrNull(r);
+    String detail = json == null ? r.body() : json.path("detail").asText(r.body());
+    return switch (r.status()) {
+      case 200 -> new TaintChanged(json.get("serial").asLong());
+      case 400 -> new TaintRefused(Refusal.INVALID_ADDRESS, detail);
+      case 404 -> new TaintRefused(Refusal.NO_SUCH_INSTANCE, detail);
+      case 409 -> {
+        if (json != null && json.path("type").asText("").endsWith("/not-tainted")) {
+          yield new TaintRefused(Refusal.NOT_TAINTED, detail);
+        }
+        throw new IllegalStateException(
+            "the state service refused fencing token " + fencingToken + ": " + detail);
+      }
+      default ->
+          throw new IllegalStateException("state-service answered " + r.status() + ": " + r.body());
+    };
+  }
+
+  private static JsonNode jsonOrNull(InternalHttp.Response r) {
+    try {
+      return r.json();
+    } catch (IllegalStateException e) {
+      return null; // not JSON (say, a proxy's error page): reported with the raw body
     }
   }
 

@@ -184,7 +184,7 @@ public class RunsController {
    * The public API's problem documents: typed by title (a page under stagecraft.dev) and without
    * {@code WWW-Authenticate}, since the API takes a bearer token or basic auth alike.
    */
-  private static HttpResponse<String> problem(HttpStatus status, String title, String detail) {
+  static HttpResponse<String> problem(HttpStatus status, String title, String detail) {
     return problem(status, title, detail, null);
   }
 
@@ -194,7 +194,7 @@ public class RunsController {
         .response();
   }
 
-  private static HttpResponse<String> unauthorized() {
+  static HttpResponse<String> unauthorized() {
     return problem(
         HttpStatus.UNAUTHORIZED,
         "Unauthorized",
