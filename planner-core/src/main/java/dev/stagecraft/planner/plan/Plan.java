@@ -73,12 +73,24 @@ public record Plan(
     return (int) actions.stream().filter(a -> a.action().forgets()).count();
   }
 
-  /** SHA-256 of the plan's JSON representation: what an approval names. */
+  /**
+   * SHA-256 of what the plan does: its JSON representation without the copy of the prior state (the
+   * state is identified by serial and lineage instead). An empty workspace has no lineage yet, so
+   * for serial 0 the lineage is left out too: two plans of the same changes against the same empty
+   * workspace must have the same digest, or a saved plan could never be applied.
+   */
   public String digest() {
+    Map<String, Object> document = new java.util.LinkedHashMap<>(PlanJson.toMap(this));
+    document.remove("prior_state");
+    if (priorSerial == 0 && document.get("stagecraft") instanceof Map<?, ?> ours) {
+      Map<Object, Object> copy = new java.util.LinkedHashMap<>(ours);
+      copy.remove("prior_lineage");
+      document.put("stagecraft", copy);
+    }
     try {
       byte[] hash =
           MessageDigest.getInstance("SHA-256")
-              .digest(PlanJson.render(this).getBytes(StandardCharsets.UTF_8));
+              .digest(PlanJson.canonical(document).getBytes(StandardCharsets.UTF_8));
       return HexFormat.of().formatHex(hash);
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException(e);

@@ -28,6 +28,15 @@ public final class PlanJson {
 
   private PlanJson() {}
 
+  /** Any JSON-able map rendered with sorted keys (the form digests are computed over). */
+  static String canonical(Map<String, Object> document) {
+    try {
+      return MAPPER.writeValueAsString(document);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
   public static String render(Plan plan) {
     try {
       return MAPPER.writeValueAsString(toMap(plan));

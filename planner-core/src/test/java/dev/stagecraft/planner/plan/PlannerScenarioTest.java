@@ -238,6 +238,22 @@ class PlannerScenarioTest {
   }
 
   @Test
+  void theDigestOfAPlanAgainstAnEmptyWorkspaceDoesNotDependOnItsNotYetPersistedLineage() {
+    String emptyA = "{\"version\":4,\"serial\":0,\"lineage\":\"aaa\",\"resources\":[]}";
+    String emptyB = "{\"version\":4,\"serial\":0,\"lineage\":\"bbb\",\"resources\":[]}";
+    PlanResult a =
+        plan(SEED_EXAMPLE, Map.of("revision_to_deploy", "r1"), PriorState.fromV4Json(emptyA));
+    PlanResult b =
+        plan(SEED_EXAMPLE, Map.of("revision_to_deploy", "r1"), PriorState.fromV4Json(emptyB));
+    assertThat(a.plan().digest()).isEqualTo(b.plan().digest());
+    PriorState withLineage = new PriorState(3, "one", stateWith(app("r1", false)).instances());
+    PriorState otherLineage = new PriorState(3, "two", stateWith(app("r1", false)).instances());
+    assertThat(plan(SEED_EXAMPLE, Map.of("revision_to_deploy", "r2"), withLineage).plan().digest())
+        .isNotEqualTo(
+            plan(SEED_EXAMPLE, Map.of("revision_to_deploy", "r2"), otherLineage).plan().digest());
+  }
+
+  @Test
   void samePlanHasTheSameDigest() {
     PlanResult a =
         plan(SEED_EXAMPLE, Map.of("revision_to_deploy", "r2"), stateWith(app("r1", false)));
