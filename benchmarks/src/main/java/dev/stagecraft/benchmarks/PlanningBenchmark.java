@@ -68,9 +68,12 @@ public final class PlanningBenchmark {
           b.append("  ]\n}\n");
         }
         case FOR_EACH -> {
-          b.append("locals {\n  keys = toset([for i in range(")
-              .append(n / 2)
-              .append(") : \"k${i}\"])\n}\n");
+          // Terraform's range() stops at 1,024 values: list the keys literally
+          b.append("locals {\n  keys = toset([\n");
+          for (int i = 0; i < n / 2; i++) {
+            b.append("    \"k").append(i).append("\",\n");
+          }
+          b.append("  ])\n}\n");
           b.append(
               """
               resource "stateful_provisioning" "a" {
