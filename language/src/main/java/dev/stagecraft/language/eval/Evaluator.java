@@ -674,21 +674,37 @@ public final class Evaluator {
 
     // ---------------------------------------------------------------- functions
 
+    private static final String CORE_NAMESPACE = "core::";
+
     private Value call(Expression.FunctionCall fc, Map<String, Value> scope) {
-      if (fc.name().equals("try")) {
+      // as in Terraform, the built-in functions are also reachable as core::NAME
+      String bare =
+          fc.name().startsWith(CORE_NAMESPACE)
+                  && !fc.name().substring(CORE_NAMESPACE.length()).contains("::")
+              ? fc.name().substring(CORE_NAMESPACE.length())
+              : fc.name();
+      if (bare.equals("try")) {
         return tryForm(fc, scope);
       }
-      if (fc.name().equals("can")) {
+      if (bare.equals("can")) {
         return canForm(fc, scope);
       }
       Optional<FunctionDef> def = functions.get(fc.name());
+      if (def.isEmpty() && !bare.equals(fc.name())) {
+        def = functions.get(bare);
+      }
       if (def.isEmpty()) {
         for (Expression a : fc.args()) {
           eval(a, scope);
         }
         return error(
             "Call to unknown function",
-            "There is no function named \"" + fc.name() + "\".",
+            fc.name().contains("::")
+                ? "There is no function named \""
+                    + fc.name()
+                    + "\". Provider-defined functions (provider::NAME::FUNCTION) are not supported;"
+                    + " the built-in functions may be called with or without the core:: prefix."
+                : "There is no function named \"" + fc.name() + "\".",
             fc.nameRange());
       }
       FunctionDef f = def.get();

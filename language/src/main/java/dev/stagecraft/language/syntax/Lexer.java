@@ -215,7 +215,14 @@ public final class Lexer {
       case '(' -> single(TokenType.LPAREN, start);
       case ')' -> single(TokenType.RPAREN, start);
       case ',' -> single(TokenType.COMMA, start);
-      case ':' -> single(TokenType.COLON, start);
+      case ':' -> {
+        if (n == ':') {
+          advance(2);
+          emit(TokenType.DOUBLE_COLON, start);
+        } else {
+          single(TokenType.COLON, start);
+        }
+      }
       case '?' -> single(TokenType.QUESTION, start);
       case '+' -> single(TokenType.PLUS, start);
       case '-' -> single(TokenType.MINUS, start);

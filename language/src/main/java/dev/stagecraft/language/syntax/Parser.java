@@ -6,6 +6,7 @@ import dev.stagecraft.language.diag.Diagnostics;
 import dev.stagecraft.language.diag.SourcePos;
 import dev.stagecraft.language.diag.SourceRange;
 import java.math.BigDecimal;
+import java.text.BreakIterator;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -111,7 +112,7 @@ public final class Parser {
       List<Raw> raws = p.parseTemplateItems(HEREDOC_END, true);
       Token close = p.next();
       SourceRange r = new SourceRange(file, start, close.range().end());
-      return new ExpressionResult(new Expression.Template(p.build(raws), false, r), d);
+      return new ExpressionResult(new Expression.Template(p.build(raws, false), false, r), d);
     } catch (Bail b) {
       return new ExpressionResult(null, d);
     } catch (RuntimeException | StackOverflowError e) {
@@ -336,7 +337,11 @@ public final class Parser {
     if (peek().type() == LBRACE) {
       Token open = next();
       enter();
-      Body body = parseBody(open);
+      TokenType first = peek().type();
+      Body body =
+          first == NEWLINE || first == EOF || first == RBRACE
+              ? parseBody(open)
+              : parseSingleAttrBody(open);
       depth--;
       SourceRange range = name.range().to(last.range());
       expectItemEnd("block");
@@ -366,11 +371,117 @@ public final class Parser {
         bad.range());
   }
 
+  /**
+   * The body of a one-line block, {@code b { x = 1 }}: as in HCL, content on the line of the
+   * opening brace makes it a single-line block, which holds exactly one argument (no nested block)
+   * and closes on the same line. On error the block is skipped up to its closing brace.
+   */
+  private Body parseSingleAttrBody(Token open) {
+    Token name = peek();
+    Token after = peekAt(1);
+    if (name.type() != IDENT || after.type() != EQUAL) {
+      if (name.type() == IDENT
+          && (after.type() == OQUOTE || after.type() == LBRACE || after.type() == IDENT)) {
+        diags.error(
+            "Argument definition required",
+            "A single-line block definition can contain only a single argument. If you meant to"
+                + " define argument \""
+                + name.text()
+                + "\", use an equals sign to assign it a value. To define a nested block, place it"
+                + " on a line of its own within its parent block.",
+            name.range().to(after.range()));
+      } else {
+        diags.error(
+            "Argument or block definition required",
+            "An argument or block definition is required here, but found "
+                + (name.type() == IDENT ? after : name).describe()
+                + ". To set an argument, write name = value.",
+            name.range());
+      }
+      return skipToClose(open);
+    }
+    next();
+    next();
+    int savedNl = newlines.size();
+    Expression e;
+    try {
+      e = parseExpr();
+    } catch (Bail b) {
+      // the error is reported; skip the rest of this block, as parseBody would
+      while (newlines.size() > savedNl) {
+        newlines.pop();
+      }
+      return skipToClose(open);
+    }
+    Body.Attribute attr =
+        new Body.Attribute(name.text(), e, name.range(), name.range().to(e.range()));
+    Token t = peek();
+    switch (t.type()) {
+      case RBRACE -> {
+        Token close = next();
+        return new Body(List.of(attr), open.range().to(close.range()));
+      }
+      case EOF -> {
+        diags.error(
+            "Unclosed configuration block",
+            "There is no closing brace for this block before the end of the file. Add a \"}\" to"
+                + " close it; this may also be caused by incorrect brace nesting elsewhere in the"
+                + " file.",
+            open.range());
+        return new Body(List.of(attr), open.range().to(last.range()));
+      }
+      case COMMA ->
+          diags.error(
+              "Invalid single-argument block definition",
+              "Single-line block syntax can include only one argument definition. To define"
+                  + " multiple arguments, use the multi-line block syntax with one argument"
+                  + " definition per line.",
+              t.range());
+      case NEWLINE ->
+          diags.error(
+              "Invalid single-argument block definition",
+              "An argument definition on the same line as its containing block creates a"
+                  + " single-line block definition, which must also be closed on the same line."
+                  + " Place the block's closing brace immediately after the argument definition.",
+              t.range());
+      default ->
+          diags.error(
+              "Invalid single-argument block definition",
+              "A single-line block definition must end with a closing brace immediately after its"
+                  + " single argument definition, but found "
+                  + t.describe()
+                  + ".",
+              t.range());
+    }
+    return skipToClose(open);
+  }
+
+  /** Skips past the "}" matching {@code open} (or to the end of the file). */
+  private Body skipToClose(Token open) {
+    int d = 0;
+    while (true) {
+      Token t = toks.get(pos);
+      if (t.type() == EOF) {
+        break;
+      }
+      pos++;
+      last = t;
+      if (t.type() == LBRACE) {
+        d++;
+      } else if (t.type() == RBRACE && d-- == 0) {
+        break;
+      }
+    }
+    return new Body(List.of(), open.range().to(last.range()));
+  }
+
   private void expectItemEnd(String what) {
     Token t = peek();
     switch (t.type()) {
       case NEWLINE -> next();
-      case EOF, RBRACE -> {}
+      case EOF -> {}
+      // as in HCL, "}" too: a multi-line block's "}" goes on its own line (b {\n x = 1 } is
+      // invalid)
       default ->
           throw fail(
               "Missing newline after " + what,
@@ -538,24 +649,21 @@ public final class Parser {
 
   private List<Traversal.Step> legacyIndex(Token dot, Token num) {
     List<Traversal.Step> steps = new ArrayList<>();
-    String[] parts = num.text().split("\\.");
-    int col = num.start().column();
-    int off = num.start().offset();
-    SourceRange prev = dot.range();
-    for (String p : parts) {
-      if (p.isEmpty() || !p.chars().allMatch(Character::isDigit)) {
-        throw fail(
-            "Invalid legacy index",
-            "A legacy index (.0) must be a whole number; use brackets, e.g. [0].",
-            num.range());
-      }
-      SourcePos s = new SourcePos(num.start().line(), col, off);
-      SourcePos en = new SourcePos(num.start().line(), col + p.length(), off + p.length());
-      steps.add(new Traversal.Key(new BigDecimal(p), prev.to(new SourceRange(file, s, en))));
-      col += p.length() + 1;
-      off += p.length() + 1;
-      prev = new SourceRange(file, en, en);
+    int dot2 = num.text().indexOf('.');
+    if (dot2 >= 0) {
+      // x.0.1 lexes as x . 0.1: HCL rejects chained legacy indexes rather than guessing
+      throw fail(
+          "Invalid legacy index syntax",
+          "When using the legacy index syntax, chaining two indexes together is not permitted. Use"
+              + " the proper index syntax instead, like ["
+              + num.text().substring(0, dot2)
+              + "]["
+              + num.text().substring(dot2 + 1)
+              + "].",
+          num.range());
     }
+    // any other number token is the index, as in HCL (x.1e0 is x[1])
+    steps.add(new Traversal.Key(new BigDecimal(num.text()), dot.range().to(num.range())));
     return steps;
   }
 
@@ -641,7 +749,7 @@ public final class Parser {
           }
           default -> {}
         }
-        if (peek().type() == LPAREN) {
+        if (peek().type() == LPAREN || peek().type() == DOUBLE_COLON) {
           return parseCall(t);
         }
         return new Expression.ScopeTraversal(
@@ -679,7 +787,36 @@ public final class Parser {
     }
   }
 
-  private Expression parseCall(Token name) {
+  private Expression parseCall(Token first) {
+    // a namespaced name (provider::aws::arn_parse, core::upper) is kept as one string with "::"
+    StringBuilder fullName = new StringBuilder(first.text());
+    SourceRange nameRange = first.range();
+    while (peek().type() == DOUBLE_COLON) {
+      next();
+      Token part = peek();
+      if (part.type() != IDENT) {
+        throw fail(
+            "Missing function name",
+            "Function scope resolution symbol :: must be followed by a function name in this"
+                + " scope, but found "
+                + part.describe()
+                + ".",
+            part.range());
+      }
+      next();
+      fullName.append("::").append(part.text());
+      nameRange = nameRange.to(part.range());
+    }
+    if (peek().type() != LPAREN) {
+      throw fail(
+          "Missing open parenthesis",
+          "Function selector must be followed by an open parenthesis to begin the function call,"
+              + " but found "
+              + peek().describe()
+              + ".",
+          peek().range());
+    }
+    Token name = new Token(IDENT, fullName.toString(), nameRange);
     Token open = next();
     newlines.push(false);
     List<Expression> args = new ArrayList<>();
@@ -725,7 +862,8 @@ public final class Parser {
   private Expression parseTuple() {
     Token open = next();
     newlines.push(false);
-    if (isKeyword(peek(), "for") && peekAt(1).type() == IDENT) {
+    // as in HCL, "for" right after the bracket always starts a for expression
+    if (isKeyword(peek(), "for")) {
       return parseFor(open, false);
     }
     List<Expression> elems = new ArrayList<>();
@@ -757,7 +895,9 @@ public final class Parser {
   private Expression parseObject() {
     Token open = next();
     newlines.push(false);
-    boolean isFor = isKeyword(peek(), "for") && peekAt(1).type() == IDENT;
+    // as in HCL, "for" right after the brace always starts a for expression: { for = 1 } is an
+    // invalid for expression, not an object with the key "for" (write { "for" = 1 } for that)
+    boolean isFor = isKeyword(peek(), "for");
     if (isFor) {
       return parseFor(open, true);
     }
@@ -890,7 +1030,7 @@ public final class Parser {
     SourceRange range();
   }
 
-  private record RLit(StringBuilder text, SourceRange range, boolean lineStart) implements Raw {}
+  private record RLit(StringBuilder text, SourceRange range) implements Raw {}
 
   private record RInterp(Expression expr, SourceRange range, boolean stripL, boolean stripR)
       implements Raw {}
@@ -917,7 +1057,7 @@ public final class Parser {
     Token open = next();
     List<Raw> raws = parseTemplateItems(CQUOTE, false);
     Token close = next();
-    return new Expression.Template(build(raws), false, open.range().to(close.range()));
+    return new Expression.Template(build(raws, false), false, open.range().to(close.range()));
   }
 
   private Expression parseHeredoc() {
@@ -925,15 +1065,11 @@ public final class Parser {
     boolean flush = open.text().startsWith("<<-");
     List<Raw> raws = parseTemplateItems(HEREDOC_END, true);
     Token close = next();
-    if (flush) {
-      dedent(raws);
-    }
-    return new Expression.Template(build(raws), true, open.range().to(close.range()));
+    return new Expression.Template(build(raws, flush), true, open.range().to(close.range()));
   }
 
   private List<Raw> parseTemplateItems(TokenType end, boolean heredoc) {
     List<Raw> raws = new ArrayList<>();
-    boolean lineStart = true;
     while (true) {
       Token t = peek();
       if (t.type() == end || t.type() == EOF) {
@@ -943,9 +1079,7 @@ public final class Parser {
         case TEMPLATE_LIT -> {
           next();
           String text = heredoc ? decodeHeredoc(t.text()) : decodeQuoted(t);
-          raws.add(new RLit(new StringBuilder(text), t.range(), heredoc && lineStart));
-          lineStart = t.text().endsWith("\n");
-          continue;
+          raws.add(new RLit(new StringBuilder(text), t.range()));
         }
         case TEMPLATE_INTERP -> {
           Token o = next();
@@ -964,14 +1098,6 @@ public final class Parser {
                 "Unexpected " + t.describe() + " inside a string template.",
                 t.range());
       }
-      if (heredoc && lineStart) {
-        raws.add(
-            new RLit(
-                new StringBuilder(),
-                new SourceRange(file, t.start(), t.start()),
-                true)); // marks a line starting with a non-literal: indentation 0
-      }
-      lineStart = false;
     }
     return raws;
   }
@@ -1054,69 +1180,143 @@ public final class Parser {
         c.text().startsWith("~"));
   }
 
-  private static boolean isBlank(char c) {
-    return c == ' ' || c == '\t';
+  /**
+   * Go's {@code unicode.IsSpace}, which HCL uses for strip markers and heredoc indentation: ASCII
+   * {@code \t \n \v \f \r} and space, U+0085, U+00A0 and the other Unicode White_Space characters.
+   */
+  private static boolean isSpace(int c) {
+    return switch (c) {
+      case '\t',
+          '\n',
+          0x0B,
+          '\f',
+          '\r',
+          ' ',
+          0x85,
+          0xA0,
+          0x1680,
+          0x2028,
+          0x2029,
+          0x202F,
+          0x205F,
+          0x3000 ->
+          true;
+      default -> c >= 0x2000 && c <= 0x200A;
+    };
   }
 
-  private void dedent(List<Raw> raws) {
+  private static int leadingSpaces(CharSequence s) {
+    int i = 0;
+    while (i < s.length()) {
+      int c = Character.codePointAt(s, i);
+      if (!isSpace(c)) {
+        break;
+      }
+      i += Character.charCount(c);
+    }
+    return i;
+  }
+
+  private static int trailingSpaces(CharSequence s) {
+    int i = s.length();
+    while (i > 0) {
+      int c = Character.codePointBefore(s, i);
+      if (!isSpace(c)) {
+        break;
+      }
+      i -= Character.charCount(c);
+    }
+    return s.length() - i;
+  }
+
+  /**
+   * Strips the whitespace the {@code ~} markers ask for: only from the directly adjacent literal.
+   */
+  private static void applyStripMarkers(List<Raw> raws) {
+    for (int i = 0; i < raws.size(); i++) {
+      Raw r = raws.get(i);
+      boolean stripL = r instanceof RInterp ri ? ri.stripL() : r instanceof RDir d && d.stripL();
+      boolean stripR = r instanceof RInterp ri ? ri.stripR() : r instanceof RDir d && d.stripR();
+      if (stripL && i > 0 && raws.get(i - 1) instanceof RLit l) {
+        l.text().setLength(l.text().length() - trailingSpaces(l.text()));
+      }
+      if (stripR && i + 1 < raws.size() && raws.get(i + 1) instanceof RLit l) {
+        l.text().delete(0, leadingSpaces(l.text()));
+      }
+    }
+  }
+
+  /**
+   * The {@code <<-} rule, as HCL applies it after the strip markers: a part is line-leading if it
+   * is first or the literal before it ends with a newline. Each line-leading literal counts its
+   * leading whitespace (in characters), except a whitespace-only line ending with a newline, which
+   * is neither counted nor trimmed; a line-leading interpolation or directive counts as 0. The
+   * smallest count is removed from every counted literal.
+   */
+  private static void dedent(List<Raw> raws) {
     int min = Integer.MAX_VALUE;
+    boolean lineStart = true;
+    List<RLit> adjust = new ArrayList<>();
     for (Raw r : raws) {
-      if (r instanceof RLit l && l.lineStart()) {
-        String s = l.text().toString();
-        int n = 0;
-        while (n < s.length() && isBlank(s.charAt(n))) {
-          n++;
+      if (lineStart) {
+        lineStart = false;
+        if (r instanceof RLit l) {
+          String s = l.text().toString();
+          int lead = leadingSpaces(s);
+          if (!(lead == s.length() && s.endsWith("\n"))) {
+            adjust.add(l);
+            min = Math.min(min, graphemes(s, lead, Integer.MAX_VALUE));
+          }
+        } else {
+          min = 0;
         }
-        boolean blankLine = n == s.length() || s.charAt(n) == '\n' || s.charAt(n) == '\r';
-        if (s.isEmpty() || !blankLine) {
-          min = Math.min(min, n);
-        }
+      }
+      if (r instanceof RLit l
+          && l.text().length() > 0
+          && l.text().charAt(l.text().length() - 1) == '\n') {
+        lineStart = true;
       }
     }
     if (min == Integer.MAX_VALUE || min == 0) {
       return;
     }
-    for (Raw r : raws) {
-      if (r instanceof RLit l && l.lineStart()) {
-        int n = 0;
-        while (n < min && n < l.text().length() && isBlank(l.text().charAt(n))) {
-          n++;
-        }
-        l.text().delete(0, n);
-      }
+    for (RLit l : adjust) {
+      String s = l.text().toString();
+      l.text().delete(0, graphemeEnd(s, min));
     }
   }
 
-  private List<TemplatePart> build(List<Raw> raws) {
-    // apply strip markers to neighbouring literals
-    for (int i = 0; i < raws.size(); i++) {
-      Raw r = raws.get(i);
-      boolean stripL = r instanceof RInterp ri ? ri.stripL() : r instanceof RDir d && d.stripL();
-      boolean stripR = r instanceof RInterp ri ? ri.stripR() : r instanceof RDir d && d.stripR();
-      if (stripL) {
-        for (int j = i - 1; j >= 0 && raws.get(j) instanceof RLit l; j--) {
-          int k = l.text().length();
-          while (k > 0 && Character.isWhitespace(l.text().charAt(k - 1))) {
-            k--;
-          }
-          l.text().setLength(k);
-          if (k > 0) {
-            break;
-          }
-        }
+  /** The number of grapheme clusters in {@code s[0, end)}. */
+  private static int graphemes(String s, int end, int limit) {
+    BreakIterator it = BreakIterator.getCharacterInstance();
+    it.setText(s);
+    int n = 0;
+    int b = it.first();
+    while (n < limit && (b = it.next()) != BreakIterator.DONE && b <= end) {
+      n++;
+    }
+    return n;
+  }
+
+  /** The index after the first {@code count} grapheme clusters of {@code s}. */
+  private static int graphemeEnd(String s, int count) {
+    BreakIterator it = BreakIterator.getCharacterInstance();
+    it.setText(s);
+    int b = 0;
+    for (int i = 0; i < count; i++) {
+      int nb = it.next();
+      if (nb == BreakIterator.DONE) {
+        break;
       }
-      if (stripR) {
-        for (int j = i + 1; j < raws.size() && raws.get(j) instanceof RLit l; j++) {
-          int k = 0;
-          while (k < l.text().length() && Character.isWhitespace(l.text().charAt(k))) {
-            k++;
-          }
-          l.text().delete(0, k);
-          if (l.text().length() > 0) {
-            break;
-          }
-        }
-      }
+      b = nb;
+    }
+    return b;
+  }
+
+  private List<TemplatePart> build(List<Raw> raws, boolean flush) {
+    applyStripMarkers(raws);
+    if (flush) {
+      dedent(raws);
     }
     int[] idx = {0};
     List<TemplatePart> parts = seq(raws, idx, null);
@@ -1142,14 +1342,14 @@ public final class Parser {
       switch (r) {
         case RLit l -> {
           idx[0]++;
-          if (l.text().length() > 0) {
-            if (!out.isEmpty() && out.get(out.size() - 1) instanceof TemplatePart.Literal prev) {
-              out.set(
-                  out.size() - 1,
-                  new TemplatePart.Literal(prev.text() + l.text(), prev.range().to(l.range())));
-            } else {
-              out.add(new TemplatePart.Literal(l.text().toString(), l.range()));
-            }
+          // a literal emptied by strip markers or dedent stays a part (HCL keeps it), so " ${~x~} "
+          // is a string template, not a bare ${x}
+          if (!out.isEmpty() && out.get(out.size() - 1) instanceof TemplatePart.Literal prev) {
+            out.set(
+                out.size() - 1,
+                new TemplatePart.Literal(prev.text() + l.text(), prev.range().to(l.range())));
+          } else {
+            out.add(new TemplatePart.Literal(l.text().toString(), l.range()));
           }
         }
         case RInterp i -> {

@@ -32,6 +32,8 @@ public enum TokenType {
   BANG,
   QUESTION,
   COLON,
+  /** {@code ::}, the function namespace separator ({@code provider::p::f(...)}). */
+  DOUBLE_COLON,
   FATARROW,
   /** Opening {@code "} of a quoted template. */
   OQUOTE,

@@ -222,6 +222,28 @@ class EvaluatorTest {
   }
 
   @Test
+  void namespacedFunctionsOtherThanCoreAreUnknownFunctionsWithTheirPosition() {
+    Diagnostic d = err("1 + provider::terraform::encode_tfvars({})");
+    assertThat(d.summary()).isEqualTo("Call to unknown function");
+    assertThat(d.detail()).contains("\"provider::terraform::encode_tfvars\"");
+    assertThat(d.range().toString()).isEqualTo("expr.tf:1:5");
+    assertThat(d.range().end().column()).isEqualTo(39);
+    // the built-in functions are also reachable with Terraform's core:: prefix
+    assertThat(ok("core::upper(var.name)")).isEqualTo("WEB");
+    assertThat(ok("core::try(var.nosuch, \"fallback\")")).isEqualTo("fallback");
+    assertThat(err("core::nosuch(1)").summary()).isEqualTo("Call to unknown function");
+  }
+
+  @Test
+  void stripMarkersThatEmptyEveryLiteralStillMakeAStringTemplate() {
+    assertThat(ok("\" ${~1~} \"")).isEqualTo("1");
+    assertThat(ok("\"${~1~}\"")).isEqualTo(n("1"));
+    assertThat(err("\" ${~ var.xs ~} \"").summary())
+        .isEqualTo("Invalid template interpolation value");
+    assertThat(ok("\"${~ var.xs ~}\"")).isEqualTo(List.of("a", "b", "c"));
+  }
+
+  @Test
   void convertsJavaValuesBothWays() {
     Value v = Value.of(Map.of("a", List.of(1, "x", true), "b", Map.of()));
     assertThat(v.toJava()).isEqualTo(Map.of("a", List.of(n("1"), "x", true), "b", Map.of()));

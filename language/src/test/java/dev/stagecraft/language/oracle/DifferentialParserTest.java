@@ -42,41 +42,7 @@ class DifferentialParserTest {
   private static final int GENERATED_MUTATED = 72;
 
   /** Corpus id → why our parser still differs from HCL there. Keep each reason to one line. */
-  static final Map<String, String> KNOWN_DIFFERENCES =
-      Map.ofEntries(
-          known(
-              "corpus/edge/block_one_line_attr_newline_close.tf",
-              "`b { x = 1` + newline + `}`: HCL requires a one-line block to close on its line"),
-          known(
-              "corpus/edge/block_one_line_nested_block.tf",
-              "`b { c {} }`: HCL allows only a single argument in a one-line block, no block"),
-          known(
-              "corpus/edge/object_key_keywords.tf",
-              "`{ for = 1 }`: HCL reads `{ for` as a for expression and rejects it; ours: key"),
-          known(
-              "corpus/edge/legacy_index_chained.tf",
-              "`var.legacy.0.1`: HCL rejects two chained legacy indexes; ours accepts"),
-          known(
-              "corpus/edge/function_namespaced.tf",
-              "`provider::terraform::encode_tfvars({})`: namespaced calls not supported yet"),
-          known(
-              "corpus/edge/template_strip_around_single_literal.tf",
-              "`\" ${~1~} \"` is a string \"1\" in HCL (empty literals kept); ours unwraps to 1"),
-          known(
-              "corpus/edge/heredoc_strip_left_crosses_line.tf",
-              "`${~` in a heredoc strips only its own line's spaces in HCL; ours eats the newline"),
-          known(
-              "corpus/edge/heredoc_flush_interp_strip_left.tf",
-              "`<<-` + `${~` at line start: HCL strips first, then the empty lead makes indent 0"),
-          known(
-              "corpus/edge/heredoc_flush_strip_after_directive.tf",
-              "`<<-` + `~}`: HCL strips first; the next line is then not line-leading: no dedent"),
-          known(
-              "corpus/edge/heredoc_flush_strip_before_directive.tf",
-              "`<<-` + `%{~`: HCL strips first, then the empty lead makes the indent 0"),
-          known(
-              "corpus/edge/heredoc_flush_whitespace_line.tf",
-              "`<<-`: HCL leaves a whitespace-only line unchanged; ours removes its spaces"));
+  static final Map<String, String> KNOWN_DIFFERENCES = Map.ofEntries();
 
   private static Map.Entry<String, String> known(String id, String reason) {
     return Map.entry(id, reason);

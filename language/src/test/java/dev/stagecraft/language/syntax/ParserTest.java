@@ -106,6 +106,68 @@ class ParserTest {
     assertThat(((TemplatePart.Literal) t.parts().get(2)).text()).isEqualTo("b");
   }
 
+  private static String heredocText(String src) {
+    Expression.Template t = (Expression.Template) expr(src);
+    StringBuilder sb = new StringBuilder();
+    for (TemplatePart p : t.parts()) {
+      sb.append(
+          p instanceof TemplatePart.Literal l
+              ? l.text()
+              : "<" + p.getClass().getSimpleName() + ">");
+    }
+    return sb.toString();
+  }
+
+  @Test
+  void stripMarkerEmptiedLiteralsStayPartsSoTheTemplateIsNotASingleInterpolation() {
+    Expression.Template t = (Expression.Template) expr("\" ${~1~} \"");
+    assertThat(t.parts())
+        .hasExactlyElementsOfTypes(
+            TemplatePart.Literal.class,
+            TemplatePart.Interpolation.class,
+            TemplatePart.Literal.class);
+    assertThat(((TemplatePart.Literal) t.parts().get(0)).text()).isEmpty();
+    assertThat(((Expression.Template) expr("\"${~1~}\"")).parts()).hasSize(1);
+  }
+
+  @Test
+  void heredocStripMarkerStripsOnlyTheDirectlyAdjacentLineToken() {
+    // each heredoc line is its own literal: "${~" strips "  " but not the newline before it
+    assertThat(heredocText("<<EOT\none\n  ${~ x} two\nEOT\n"))
+        .isEqualTo("one\n<Interpolation> two\n");
+    assertThat(heredocText("<<EOT\n${x ~}\n\n  two\nEOT\n")).isEqualTo("<Interpolation>\n  two\n");
+  }
+
+  @Test
+  void flushHeredocAppliesStripMarkersBeforeComputingTheIndentation() {
+    // "${~" empties the line's leading literal: that line then has indentation 0
+    assertThat(heredocText("<<-EOT\n    one\n    ${~ x}\n    two\n  EOT\n"))
+        .isEqualTo("    one\n<Interpolation>\n    two\n");
+    // "~}" empties the newline after it: the next line is no longer line-leading
+    assertThat(heredocText("<<-EOT\n    a\n    %{ if c ~}\n    b\n    %{ endif }\n    EOT\n"))
+        .isEqualTo("a\n<If>\n");
+    Expression.Template t =
+        (Expression.Template)
+            expr("<<-EOT\n    a\n    %{ if c ~}\n    b\n    %{ endif }\n    EOT\n");
+    TemplatePart.If i = (TemplatePart.If) t.parts().get(1);
+    assertThat(((TemplatePart.Literal) i.thenParts().get(0)).text()).isEqualTo("    b\n");
+  }
+
+  @Test
+  void flushHeredocLineStartingWithAnInterpolationHasIndentationZero() {
+    assertThat(heredocText("<<-EOT\n    a\n${x}\n    b\n    EOT\n"))
+        .isEqualTo("    a\n<Interpolation>\n    b\n");
+  }
+
+  @Test
+  void flushHeredocLeavesWhitespaceOnlyLinesUncountedAndUntrimmed() {
+    assertThat(heredocText("<<-EOT\n    foo\n  \n\n    bar\n    EOT\n"))
+        .isEqualTo("foo\n  \n\nbar\n");
+    // a whitespace-only line without its newline (followed by an interpolation) does count
+    assertThat(heredocText("<<-EOT\n    foo\n  ${x}\n    EOT\n"))
+        .isEqualTo("  foo\n<Interpolation>\n");
+  }
+
   @Test
   void parsesHeredocsWithInterpolationAndIndentedHeredocsDedent() {
     Body b =
@@ -164,6 +226,24 @@ class ParserTest {
   }
 
   @Test
+  void parsesNamespacedFunctionNames() {
+    Expression.FunctionCall f =
+        (Expression.FunctionCall) expr("provider::terraform::encode_tfvars({})");
+    assertThat(f.name()).isEqualTo("provider::terraform::encode_tfvars");
+    assertThat(f.nameRange().end().column()).isEqualTo(35);
+    assertThat(f.args()).hasSize(1);
+    // "::" is one token, spaces around it are allowed as in HCL
+    assertThat(((Expression.FunctionCall) expr("core :: upper(\"a\")")).name())
+        .isEqualTo("core::upper");
+    assertThat(Parser.parseExpression("e.tf", "x::y").diagnostics().errors())
+        .extracting(Diagnostic::summary)
+        .containsExactly("Missing open parenthesis");
+    assertThat(Parser.parseExpression("e.tf", "x::(1)").diagnostics().errors())
+        .extracting(Diagnostic::summary)
+        .containsExactly("Missing function name");
+  }
+
+  @Test
   void respectsOperatorPrecedence() {
     Expression.Binary b = (Expression.Binary) expr("1 + 2 * 3 == 7 || !false && x > 1");
     assertThat(b.op()).isEqualTo(Expression.BinaryOp.OR);
@@ -193,6 +273,71 @@ class ParserTest {
     Expression.ObjectCons o = (Expression.ObjectCons) b.attribute("o").orElseThrow().expr();
     assertThat(o.items()).hasSize(4);
     assertThat(o.items().get(3).key()).isInstanceOf(Expression.Parens.class);
+  }
+
+  @Test
+  void forRightAfterAnOpeningBracketOrBraceAlwaysStartsAForExpression() {
+    assertThat(Parser.parseExpression("e.tf", "{ for = 1 }").diagnostics().errors())
+        .extracting(Diagnostic::summary)
+        .containsExactly("Invalid 'for' expression");
+    assertThat(Parser.parseExpression("e.tf", "[for]").diagnostics().errors())
+        .extracting(Diagnostic::summary)
+        .containsExactly("Invalid 'for' expression");
+    assertThat(expr("{\n  for x in xs : x => x\n}")).isInstanceOf(Expression.ForExpr.class);
+    // quoted, "for" is an ordinary key
+    assertThat(((Expression.ObjectCons) expr("{ \"for\" = 1 }")).items()).hasSize(1);
+  }
+
+  @Test
+  void chainedLegacyIndexesAreRejected() {
+    List<Diagnostic> errs = errors("a = var.legacy.0.1\n");
+    assertThat(errs).extracting(Diagnostic::summary).containsExactly("Invalid legacy index syntax");
+    assertThat(errs.get(0).detail()).contains("[0][1]");
+    assertThat(errors("a = var.legacy[*].0.1\n"))
+        .extracting(Diagnostic::summary)
+        .containsExactly("Invalid legacy index syntax");
+    assertThat(((Expression.ScopeTraversal) expr("var.legacy.0.id")).traversal().toString())
+        .isEqualTo("var.legacy[0].id");
+  }
+
+  @Test
+  void singleLineBlockMustCloseOnItsOwnLine() {
+    List<Diagnostic> errs = errors("b { x = 1\n}\nc = 2\n");
+    assertThat(errs)
+        .extracting(Diagnostic::summary)
+        .containsExactly("Invalid single-argument block definition");
+    assertThat(errs.get(0).detail()).contains("closed on the same line");
+    assertThat(errors("b { x = 1, y = 2 }\n"))
+        .extracting(Diagnostic::summary)
+        .containsExactly("Invalid single-argument block definition");
+    // an error inside the one-line block is reported once; parsing resumes after its "}"
+    assertThat(errors("b { x = }\nc = 1\nd = \n"))
+        .extracting(Diagnostic::summary)
+        .containsExactly("Invalid expression", "Invalid expression");
+    Body ok = parseOk("b { x = 1 }\nc \"l\" {}\n");
+    assertThat(ok.blocks().get(0).body().attributes()).hasSize(1);
+  }
+
+  @Test
+  void multiLineBlockClosesOnItsOwnLineAfterTheLastItem() {
+    assertThat(errors("d {\n  y = 2 }\n"))
+        .extracting(Diagnostic::summary)
+        .containsExactly("Missing newline after argument");
+    assertThat(errors("d {\n  c {} }\n"))
+        .extracting(Diagnostic::summary)
+        .containsExactly("Missing newline after block");
+  }
+
+  @Test
+  void singleLineBlockHoldsOnlyOneArgumentNotANestedBlock() {
+    List<Diagnostic> errs = errors("b { c {} }\nd = 1\n");
+    assertThat(errs)
+        .extracting(Diagnostic::summary)
+        .containsExactly("Argument definition required");
+    assertThat(errs.get(0).detail()).contains("only a single argument");
+    assertThat(errors("b { c \"l\" {} }\n"))
+        .extracting(Diagnostic::summary)
+        .containsExactly("Argument definition required");
   }
 
   @Test

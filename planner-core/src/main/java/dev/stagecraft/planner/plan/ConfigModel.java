@@ -8,6 +8,7 @@ import dev.stagecraft.language.config.OutputDecl;
 import dev.stagecraft.language.config.ProvisionerDecl;
 import dev.stagecraft.language.config.ResourceDecl;
 import dev.stagecraft.language.config.VariableDecl;
+import dev.stagecraft.language.config.VariableValues;
 import dev.stagecraft.language.diag.Diagnostics;
 import dev.stagecraft.language.diag.SourceRange;
 import dev.stagecraft.language.eval.EvalContext;
@@ -195,25 +196,26 @@ public final class ConfigModel {
             null);
       }
     }
+    // raw -var / tfvars text becomes a value of the declared type (VariableValues applies the
+    // type constraint, defaults, optional() attributes, nullable, sensitive and validation)
+    Map<String, Value> values = new LinkedHashMap<>();
     for (VariableDecl v : config.variables().values()) {
-      Value value;
       if (given.containsKey(v.name())) {
-        value = Value.string(given.get(v.name()));
-      } else if (v.defaultValue().isPresent()) {
-        EvalResult result = EVALUATOR.evaluate(v.defaultValue().get(), SimpleEvalContext.empty());
-        diagnostics.addAll(result.diagnostics());
-        value = result.value();
-      } else if (validateOnly) {
+        VariableValues.ValueOrError parsed = VariableValues.parseCliValue(v, given.get(v.name()));
+        diagnostics.addAll(parsed.diagnostics());
+        values.put(v.name(), parsed.value());
+      } else if (validateOnly && v.required()) {
         // validate checks the configuration, not the values it will be given
-        value = Value.unknown();
-      } else {
-        diagnostics.error(
-            "No value for required variable",
-            "The root module input variable \""
-                + v.name()
-                + "\" is not set, and has no default value. Use a -var or -var-file command line"
-                + " argument to provide a value for this variable.",
-            v.range());
+        values.put(v.name(), Value.unknown());
+      }
+    }
+    VariableValues.Resolved resolved = VariableValues.resolve(config, values);
+    resolved.diagnostics().list().stream()
+        .filter(d -> d.isError() || !"Value for undeclared variable".equals(d.summary()))
+        .forEach(diagnostics::add);
+    for (VariableDecl v : config.variables().values()) {
+      Value value = resolved.values().get(v.name());
+      if (value == null) {
         continue;
       }
       if (v.sensitive()) {
@@ -330,7 +332,8 @@ public final class ConfigModel {
 
   /**
    * Destroy-time provisioners run when the rest of the configuration may be gone: they and their
-   * connections may reference only {@code self}, {@code count.index} and {@code each.key}.
+   * connections may reference only {@code self}, {@code count.index} and {@code each.key} — and, as
+   * Terraform allows, {@code path.*} and {@code terraform.*}, which do not depend on it.
    */
   private void checkDestroyTimeReferences(
       List<ProvisionerDecl> provisioners,
@@ -347,7 +350,11 @@ public final class ConfigModel {
       for (Traversal t : e.traversals()) {
         String ref = t.toString();
         boolean allowed =
-            t.root().equals("self") || ref.equals("count.index") || ref.equals("each.key");
+            t.root().equals("self")
+                || t.root().equals("path")
+                || t.root().equals("terraform")
+                || ref.equals("count.index")
+                || ref.equals("each.key");
         if (!allowed && reported.add(t.range())) {
           diagnostics.error(
               "Invalid reference from destroy provisioner",
@@ -659,10 +666,7 @@ public final class ConfigModel {
    * each.key}, because the rest of the configuration may be gone when they run.
    */
   public EvalContext destroyContext(Value self, InstanceKey key) {
-    SimpleEvalContext ctx =
-        SimpleEvalContext.empty()
-            .withRoot("self", self)
-            .withBaseDirectory(baseDir == null ? Path.of(".") : baseDir);
+    SimpleEvalContext ctx = baseContext().withRoot("self", self);
     if (key != null && key.key() instanceof String s) {
       ctx = ctx.withRoot("each", Value.object(Map.of("key", Value.string(s))));
       return ctx;

@@ -185,7 +185,7 @@ class RemovedAndDestroyTimeTest {
   }
 
   @Test
-  void destroyTimeProvisionersMayReferenceOnlySelfCountIndexAndEachKey() {
+  void destroyTimeProvisionersMayReferenceOnlySelfCountIndexEachKeyPathAndTerraform() {
     PlanResult result =
         Scenario.config(
                 """
@@ -203,7 +203,7 @@ class RemovedAndDestroyTimeTest {
                   from = stateful_provisioning.old
                   provisioner "local-exec" {
                     when    = destroy
-                    command = "bye ${terraform.workspace}"
+                    command = "bye ${terraform.workspace} ${path.module} ${var.who}"
                   }
                 }
                 """)
@@ -214,6 +214,6 @@ class RemovedAndDestroyTimeTest {
             org.assertj.core.groups.Tuple.tuple(
                 "Invalid reference from destroy provisioner", "main.tf:8:27"),
             org.assertj.core.groups.Tuple.tuple(
-                "Invalid reference from destroy provisioner", "main.tf:15:22"));
+                "Invalid reference from destroy provisioner", "main.tf:15:60"));
   }
 }

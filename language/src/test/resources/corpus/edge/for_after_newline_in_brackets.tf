@@ -1,0 +1,6 @@
+a = {
+  for x in xs : x => x
+}
+b = [
+  for x in xs : x
+]

@@ -1,0 +1,4 @@
+[web]
+%{ for h in hosts ~}
+${h} ansible_user=${user}
+%{ endfor ~}

@@ -1,0 +1,3 @@
+#!/bin/sh
+echo "configuring node $1"
+yum install -y chrony

@@ -1,0 +1,1 @@
+db_password = "s3cr3t-for-tests"

@@ -1,0 +1,2 @@
+admin_password   = "correct-horse-battery"
+db_root_password = "staple-for-tests"

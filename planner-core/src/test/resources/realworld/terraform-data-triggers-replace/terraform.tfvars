@@ -1,0 +1,1 @@
+app_version = "2.4.1"

@@ -1,0 +1,4 @@
+environment = "prod"
+http_port   = 8443
+replicas    = 3
+enable_tls  = true
