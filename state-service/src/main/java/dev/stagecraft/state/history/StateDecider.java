@@ -17,8 +17,12 @@ import java.util.function.Supplier;
  *
  * <ul>
  *   <li>a fencing token older than the newest seen → nothing written, {@code rejected};
- *   <li>succeeded create/replace/update → instance written, serial + 1;
- *   <li>succeeded delete/forget → instance removed, serial + 1 (nothing when already absent);
+ *   <li>succeeded create/replace/update → instance written (attributes, dependencies and the
+ *       lifecycle flags {@code createBeforeDestroy}/{@code skipDestroy} of the result, absent =
+ *       false), serial + 1; a replace overwrites the old object whether it was destroyed first,
+ *       created first or only forgotten ({@code ["forget","create"]});
+ *   <li>succeeded delete/forget → instance removed, serial + 1 (nothing when already absent); a
+ *       forget is recorded as {@code instance_forgotten}, nothing else is written;
  *   <li>failed create/replace → instance written tainted, serial + 1, {@code failed};
  *   <li>failed update/delete/forget → instance kept as it was, {@code failed}.
  * </ul>
@@ -165,7 +169,9 @@ public final class StateDecider {
         result.attributes(),
         result.dependencies(),
         tainted,
-        kind);
+        kind,
+        Boolean.TRUE.equals(result.createBeforeDestroy()),
+        Boolean.TRUE.equals(result.skipDestroy()));
   }
 
   private Decision write(WorkspaceState current, StateEvent change, Outcome outcome, String error) {

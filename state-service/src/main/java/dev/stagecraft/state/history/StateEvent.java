@@ -42,14 +42,26 @@ public sealed interface StateEvent {
     TAINTED
   }
 
-  /** An instance was created, updated or replaced (or left tainted by a failed create). */
+  /**
+   * An instance was created, updated or replaced (or left tainted by a failed create). The event
+   * carries the whole instance: a write replaces whatever the state held at the address.
+   *
+   * @param createBeforeDestroy the instance's effective {@code create_before_destroy}, as the
+   *     planner dispatched it (v4 instance {@code create_before_destroy})
+   * @param skipDestroy {@code lifecycle { destroy = false }} was in effect (v4 instance {@code
+   *     skip_destroy}, Stagecraft's extension): a later removal of the resource forgets it
+   *     <p>Both fields were added later: events stored before them have neither, and read as false
+   *     (the JSON mapper defaults a missing boolean), which is what those runs meant.
+   */
   record InstanceWritten(
       String address,
       String resourceType,
       Map<String, Object> attributes,
       List<String> dependencies,
       boolean tainted,
-      WriteKind kind)
+      WriteKind kind,
+      boolean createBeforeDestroy,
+      boolean skipDestroy)
       implements StateEvent {
     public InstanceWritten {
       Objects.requireNonNull(address, "address");
@@ -59,6 +71,17 @@ public sealed interface StateEvent {
               ? Map.of()
               : java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(attributes));
       dependencies = dependencies == null ? List.of() : List.copyOf(dependencies);
+    }
+
+    /** Without lifecycle flags (both false). */
+    public InstanceWritten(
+        String address,
+        String resourceType,
+        Map<String, Object> attributes,
+        List<String> dependencies,
+        boolean tainted,
+        WriteKind kind) {
+      this(address, resourceType, attributes, dependencies, tainted, kind, false, false);
     }
 
     @Override

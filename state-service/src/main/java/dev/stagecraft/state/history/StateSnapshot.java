@@ -16,9 +16,9 @@ import java.util.TreeMap;
  * a fold can start there instead of at the first event. The history stays the truth; a snapshot in
  * a format this code does not know is simply not used (see {@link #FORMAT}).
  *
- * <p>Wire form: {@code {"format":1,"serial":7,"lineage":"…","instances":[{"address":…,
- * "resourceType":…,"attributes":{…},"dependencies":[…],"tainted":false}]}}, instances sorted by
- * address.
+ * <p>Wire form: {@code {"format":2,"serial":7,"lineage":"…","instances":[{"address":…,
+ * "resourceType":…,"attributes":{…},"dependencies":[…],"tainted":false,
+ * "createBeforeDestroy":false,"skipDestroy":false}]}}, instances sorted by address.
  */
 public final class StateSnapshot {
   /**
@@ -26,7 +26,12 @@ public final class StateSnapshot {
    * other format (and folds from an older one or from the first event), so a change of the form is
    * a new number, never an edit of this one.
    */
-  public static final int FORMAT = 1;
+  public static final int FORMAT = 2;
+
+  // Format 1 had no createBeforeDestroy/skipDestroy. It is not read: a format-1 snapshot written
+  // by an older instance after a newer one recorded the flags would have dropped them, so such
+  // snapshots are skipped and the fold starts from an older snapshot or the first event (the
+  // store then writes a format-2 snapshot with its next write).
 
   private StateSnapshot() {}
 
@@ -40,6 +45,8 @@ public final class StateSnapshot {
       json.put("attributes", copy(instance.attributes()));
       json.put("dependencies", copy(instance.dependencies()));
       json.put("tainted", instance.tainted());
+      json.put("createBeforeDestroy", instance.createBeforeDestroy());
+      json.put("skipDestroy", instance.skipDestroy());
       instances.add(json);
     }
     Map<String, Object> snapshot = new LinkedHashMap<>();
@@ -82,7 +89,9 @@ public final class StateSnapshot {
               text(json.get("resourceType"), "resourceType"),
               attributes,
               Collections.unmodifiableList(dependencies),
-              Boolean.TRUE.equals(json.get("tainted"))));
+              bool(json.get("tainted"), "tainted"),
+              bool(json.get("createBeforeDestroy"), "createBeforeDestroy"),
+              bool(json.get("skipDestroy"), "skipDestroy")));
     }
     return new WorkspaceState(
         number(snapshot.get("serial"), "serial"),
@@ -126,6 +135,13 @@ public final class StateSnapshot {
       return (String) value;
     }
     throw new IllegalArgumentException("state snapshot field '" + field + "' is not a string");
+  }
+
+  private static boolean bool(Object value, String field) {
+    if (value instanceof Boolean b) {
+      return b;
+    }
+    throw new IllegalArgumentException("state snapshot field '" + field + "' is not a boolean");
   }
 
   private static long number(Object value, String field) {

@@ -9,7 +9,8 @@ import java.util.Map;
 /**
  * Renders a {@link WorkspaceState} as a Terraform state v4 document (as plain maps and lists, in
  * Terraform's key order, ready for any JSON writer). Instances are grouped into resources by
- * module, mode, type and name; {@code count}/{@code for_each} instances carry {@code index_key}.
+ * module, mode, type and name; {@code count}/{@code for_each} instances carry {@code index_key};
+ * {@code create_before_destroy} and {@code skip_destroy} appear (as {@code true}) only when set.
  */
 public final class TerraformStateV4 {
   public static final String TERRAFORM_VERSION = "stagecraft-0.1.0";
@@ -60,6 +61,14 @@ public final class TerraformStateV4 {
         json.put("attributes", instance.attributes());
         json.put("sensitive_attributes", List.of());
         json.put("dependencies", instance.dependencies());
+        // Omitted when false, as Terraform omits create_before_destroy; skip_destroy is our
+        // extension (lifecycle { destroy = false }), read back by the planner's PriorState.
+        if (instance.createBeforeDestroy()) {
+          json.put("create_before_destroy", true);
+        }
+        if (instance.skipDestroy()) {
+          json.put("skip_destroy", true);
+        }
         instances.add(json);
       }
       resource.put("instances", instances);

@@ -42,16 +42,18 @@ public record WorkspaceState(long serial, String lineage, Map<String, InstanceSt
         next.put(
             w.address(),
             new InstanceState(
-                w.address(), w.resourceType(), w.attributes(), w.dependencies(), w.tainted()));
+                w.address(),
+                w.resourceType(),
+                w.attributes(),
+                w.dependencies(),
+                w.tainted(),
+                w.createBeforeDestroy(),
+                w.skipDestroy()));
         yield new WorkspaceState(serial + 1, lineage, next);
       }
       case StateEvent.InstanceTaintChanged t -> {
         Map<String, InstanceState> next = new TreeMap<>(instances);
-        next.computeIfPresent(
-            t.address(),
-            (address, i) ->
-                new InstanceState(
-                    address, i.resourceType(), i.attributes(), i.dependencies(), t.tainted()));
+        next.computeIfPresent(t.address(), (address, i) -> i.withTainted(t.tainted()));
         yield new WorkspaceState(serial + 1, lineage, next);
       }
       case StateEvent.InstanceRemoved r -> {

@@ -120,6 +120,184 @@ class StateDeciderTest {
   }
 
   @Test
+  void forgetRemovesOnlyThatInstanceAndWritesNothingElse() {
+    WorkspaceState current =
+        given(
+            new LineageAssigned("l"),
+            new InstanceWritten(
+                APP,
+                "stateful_provisioning",
+                Map.of("id", "i-0"),
+                List.of(),
+                false,
+                WriteKind.CREATED,
+                false,
+                true),
+            new InstanceWritten(
+                "stateful_provisioning.db",
+                "stateful_provisioning",
+                Map.of("id", "i-db"),
+                List.of(),
+                false,
+                WriteKind.CREATED));
+
+    Decision d = decider.decide(flagged("forget", "succeeded", null, null), current, 1);
+
+    assertThat(d.outcome()).isEqualTo(Outcome.SUCCEEDED);
+    assertThat(d.events()).containsExactly(new InstanceRemoved(APP, RemoveKind.FORGOTTEN));
+    assertThat(d.serial()).isEqualTo(current.serial() + 1);
+    WorkspaceState after = current.apply(d.events().get(0));
+    assertThat(after.instances()).containsOnlyKeys("stateful_provisioning.db");
+    assertThat(after.instances().get("stateful_provisioning.db"))
+        .isEqualTo(current.instances().get("stateful_provisioning.db"));
+    assertThat(after.lineage()).isEqualTo("l");
+  }
+
+  // --- lifecycle flags ------------------------------------------------------------------------
+
+  private static ActionFinished flagged(
+      String action, String outcome, Boolean createBeforeDestroy, Boolean skipDestroy) {
+    return new ActionFinished(
+        "run-2",
+        "act-2",
+        APP,
+        "stateful_provisioning",
+        action,
+        outcome,
+        null,
+        outcome.equals("failed") ? "step 1 exited with 2" : null,
+        Map.of("id", "i-2"),
+        List.of("stateful_provisioning.db"),
+        1,
+        "exec-1",
+        createBeforeDestroy,
+        skipDestroy);
+  }
+
+  @Test
+  void recordsCreateBeforeDestroyAndSkipDestroyOfTheResult() {
+    Decision d =
+        decider.decide(flagged("create", "succeeded", true, true), WorkspaceState.EMPTY, 0);
+
+    InstanceWritten written = (InstanceWritten) d.events().get(1);
+    assertThat(written.createBeforeDestroy()).isTrue();
+    assertThat(written.skipDestroy()).isTrue();
+    InstanceState instance = WorkspaceState.fold(d.events()).instances().get(APP);
+    assertThat(instance.createBeforeDestroy()).isTrue();
+    assertThat(instance.skipDestroy()).isTrue();
+  }
+
+  @Test
+  void resultWithoutLifecycleFlagsRecordsThemFalse() {
+    // an executor older than the flags sends neither (null)
+    Decision d = decider.decide(result("create", "succeeded", 1), WorkspaceState.EMPTY, 0);
+
+    InstanceState instance = WorkspaceState.fold(d.events()).instances().get(APP);
+    assertThat(instance.createBeforeDestroy()).isFalse();
+    assertThat(instance.skipDestroy()).isFalse();
+  }
+
+  @Test
+  void laterWriteReplacesTheFlagsOfTheEarlierOne() {
+    WorkspaceState current =
+        given(
+            new LineageAssigned("l"),
+            new InstanceWritten(
+                APP,
+                "stateful_provisioning",
+                Map.of("id", "i-0"),
+                List.of(),
+                false,
+                WriteKind.CREATED,
+                true,
+                true));
+
+    Decision d = decider.decide(flagged("replace", "succeeded", false, null), current, 1);
+
+    InstanceState instance = current.apply(d.events().get(0)).instances().get(APP);
+    assertThat(instance.createBeforeDestroy()).isFalse();
+    assertThat(instance.skipDestroy()).isFalse();
+  }
+
+  @Test
+  void failedCbdReplaceKeepsTheFlagsOnTheTaintedInstance() {
+    WorkspaceState current = given(new LineageAssigned("l"), existing());
+
+    Decision d = decider.decide(flagged("replace", "failed", true, false), current, 1);
+
+    InstanceState instance = current.apply(d.events().get(0)).instances().get(APP);
+    assertThat(instance.tainted()).isTrue();
+    assertThat(instance.createBeforeDestroy()).isTrue();
+  }
+
+  @Test
+  void forgetThenCreateReplaceOverwritesTheInstance() {
+    // ["forget","create"]: the executor reports one succeeded "replace" with skipDestroy
+    WorkspaceState current =
+        given(
+            new LineageAssigned("l"),
+            new InstanceWritten(
+                APP,
+                "stateful_provisioning",
+                Map.of("id", "i-0", "state_key", "r1"),
+                List.of(),
+                false,
+                WriteKind.CREATED,
+                false,
+                true));
+
+    Decision d = decider.decide(flagged("replace", "succeeded", false, true), current, 1);
+
+    assertThat(d.outcome()).isEqualTo(Outcome.SUCCEEDED);
+    assertThat(d.events())
+        .containsExactly(
+            new InstanceWritten(
+                APP,
+                "stateful_provisioning",
+                Map.of("id", "i-2"),
+                List.of("stateful_provisioning.db"),
+                false,
+                WriteKind.REPLACED,
+                false,
+                true));
+    WorkspaceState after = current.apply(d.events().get(0));
+    assertThat(after.serial()).isEqualTo(2);
+    assertThat(after.instances()).containsOnlyKeys(APP);
+    assertThat(after.instances().get(APP))
+        .isEqualTo(
+            new InstanceState(
+                APP,
+                "stateful_provisioning",
+                Map.of("id", "i-2"),
+                List.of("stateful_provisioning.db"),
+                false,
+                false,
+                true));
+  }
+
+  @Test
+  void taintChangeKeepsTheLifecycleFlags() {
+    WorkspaceState current =
+        given(
+            new LineageAssigned("l"),
+            new InstanceWritten(
+                APP,
+                "stateful_provisioning",
+                Map.of("id", "i-0"),
+                List.of(),
+                false,
+                WriteKind.CREATED,
+                true,
+                true),
+            new InstanceTaintChanged(APP, true));
+
+    InstanceState instance = current.instances().get(APP);
+    assertThat(instance.tainted()).isTrue();
+    assertThat(instance.createBeforeDestroy()).isTrue();
+    assertThat(instance.skipDestroy()).isTrue();
+  }
+
+  @Test
   void failedCreateWritesTaintedInstance() {
     Decision d = decider.decide(result("create", "failed", 1), WorkspaceState.EMPTY, 0);
 

@@ -55,14 +55,18 @@ class StateSnapshotTest {
                     attributes,
                     List.of("stateful_provisioning.db", "module.m.stateful_provisioning.x"),
                     true,
-                    WriteKind.TAINTED),
+                    WriteKind.TAINTED,
+                    true,
+                    false),
                 new InstanceWritten(
                     "stateful_provisioning.db",
                     "stateful_provisioning",
                     Map.of(),
                     List.of(),
                     false,
-                    WriteKind.CREATED)));
+                    WriteKind.CREATED,
+                    false,
+                    true)));
 
     WorkspaceState restored = StateSnapshot.fromSnapshot(StateSnapshot.toSnapshot(state));
 
@@ -71,6 +75,11 @@ class StateSnapshotTest {
     assertThat(restored.lineage()).isEqualTo("lineage-1");
     InstanceState app = restored.instances().get("stateful_provisioning.app[\"k\"]");
     assertThat(app.tainted()).isTrue();
+    assertThat(app.createBeforeDestroy()).isTrue();
+    assertThat(app.skipDestroy()).isFalse();
+    InstanceState db = restored.instances().get("stateful_provisioning.db");
+    assertThat(db.createBeforeDestroy()).isFalse();
+    assertThat(db.skipDestroy()).isTrue();
     assertThat(app.resourceType()).isNull();
     assertThat(app.attributes().keySet()).containsExactly("z", "a", "nested");
     assertThat(app.dependencies())
@@ -92,6 +101,19 @@ class StateSnapshotTest {
     assertThatThrownBy(() -> StateSnapshot.fromSnapshot(snapshot))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("format");
+  }
+
+  @Test
+  void refusesAFormatOneSnapshotWhichHasNoLifecycleFlags() {
+    Map<String, Object> snapshot = new LinkedHashMap<>();
+    snapshot.put("format", 1);
+    snapshot.put("serial", 1);
+    snapshot.put("lineage", "l");
+    snapshot.put("instances", List.of());
+
+    assertThatThrownBy(() -> StateSnapshot.fromSnapshot(snapshot))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("format 1");
   }
 
   // --- generators ---------------------------------------------------------------------------
@@ -144,7 +166,9 @@ class StateSnapshotTest {
                 randomObject(random, 0),
                 dependencies,
                 random.nextBoolean(),
-                WriteKind.values()[random.nextInt(WriteKind.values().length)]));
+                WriteKind.values()[random.nextInt(WriteKind.values().length)],
+                random.nextBoolean(),
+                random.nextBoolean()));
       }
     }
     return events;

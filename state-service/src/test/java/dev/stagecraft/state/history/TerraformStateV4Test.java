@@ -73,4 +73,54 @@ class TerraformStateV4Test {
         .singleElement()
         .satisfies(i -> assertThat(i).containsEntry("index_key", "b"));
   }
+
+  @Test
+  @SuppressWarnings("unchecked")
+  void rendersLifecycleFlagsOnlyWhenTrue() {
+    WorkspaceState state =
+        WorkspaceState.fold(
+            List.of(
+                new LineageAssigned("l-1"),
+                new InstanceWritten(
+                    "stateful_provisioning.cbd",
+                    "stateful_provisioning",
+                    Map.of("id", "a"),
+                    List.of(),
+                    false,
+                    WriteKind.CREATED,
+                    true,
+                    false),
+                new InstanceWritten(
+                    "stateful_provisioning.kept",
+                    "stateful_provisioning",
+                    Map.of("id", "b"),
+                    List.of(),
+                    false,
+                    WriteKind.CREATED,
+                    false,
+                    true),
+                write("stateful_provisioning.plain", false)));
+
+    List<Map<String, Object>> resources =
+        (List<Map<String, Object>>) TerraformStateV4.render(state, "unused").get("resources");
+
+    Map<String, Map<String, Object>> byName = new java.util.HashMap<>();
+    for (Map<String, Object> resource : resources) {
+      byName.put(
+          (String) resource.get("name"),
+          ((List<Map<String, Object>>) resource.get("instances")).get(0));
+    }
+    assertThat(byName.get("cbd"))
+        .containsEntry("create_before_destroy", true)
+        .doesNotContainKey("skip_destroy");
+    assertThat(byName.get("kept"))
+        .containsEntry("skip_destroy", true)
+        .doesNotContainKey("create_before_destroy");
+    assertThat(byName.get("plain"))
+        .doesNotContainKey("create_before_destroy")
+        .doesNotContainKey("skip_destroy");
+    // Terraform's key order: create_before_destroy follows dependencies
+    assertThat(byName.get("cbd").keySet())
+        .containsSubsequence("dependencies", "create_before_destroy");
+  }
 }
