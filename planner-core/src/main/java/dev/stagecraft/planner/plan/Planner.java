@@ -222,6 +222,13 @@ public final class Planner {
         BigDecimal n = null;
         if (v instanceof Value.NumberValue num) {
           n = num.value();
+        } else if (v instanceof Value.StringValue str) {
+          // count converts to a number as in Terraform: "2" is 2
+          try {
+            n = new BigDecimal(str.asString().strip());
+          } catch (NumberFormatException e) {
+            n = null;
+          }
         }
         if (n == null || n.signum() < 0 || n.stripTrailingZeros().scale() > 0) {
           diagnostics.error(

@@ -250,4 +250,30 @@ class CountAndForEachTest {
                 .hasErrors())
         .isFalse();
   }
+
+  @Test
+  void countConvertsANumericStringToANumberAsTerraformDoes() {
+    PlanResult result =
+        Planner.plan(
+            new PlanRequest(
+                "default",
+                java.util.Map.of(
+                    "main.tf",
+                    """
+                    variable "n" {}
+                    resource "stateful_provisioning" "p" {
+                      count     = var.n
+                      state_key = "x"
+                    }
+                    """),
+                java.util.Map.of("n", "2"),
+                java.util.List.of(),
+                false,
+                null),
+            PriorState.empty());
+    assertThat(result.hasErrors()).as(result.renderDiagnostics()).isFalse();
+    assertThat(result.plan().actions())
+        .extracting(PlannedAction::address)
+        .containsExactly("stateful_provisioning.p[0]", "stateful_provisioning.p[1]");
+  }
 }
