@@ -127,8 +127,8 @@ public final class PlanningBenchmark {
     Map<String, String> files = Map.of("main.tf", shape.config(n));
     PlanRequest request = new PlanRequest("bench", files, Map.of(), List.of(), false, null);
     PriorState state = state(request, stateKind);
-    // warm-up
-    for (int i = 0; i < 2; i++) {
+    // warm-up: let the JIT compile the planner before measuring
+    for (int i = 0; i < 5; i++) {
       ConfigLoader.load(files);
       check(Planner.plan(request, state));
     }
@@ -169,6 +169,8 @@ public final class PlanningBenchmark {
   static double median(int runs, Supplier<?> work) {
     List<Long> times = new ArrayList<>();
     for (int i = 0; i < runs; i++) {
+      // start every run from a collected heap, so a run does not pay for the previous one's garbage
+      System.gc();
       long t0 = System.nanoTime();
       work.get();
       times.add(System.nanoTime() - t0);

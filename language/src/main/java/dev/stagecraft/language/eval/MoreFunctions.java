@@ -865,6 +865,17 @@ final class MoreFunctions {
    * other element types keep their first-seen order.
    */
   static List<Value> toSet(List<Value> in) {
+    // strings and numbers (the usual sets): sorted and deduplicated in O(n log n)
+    if (in.stream().allMatch(v -> v instanceof Value.StringValue)) {
+      java.util.TreeMap<String, Value> byText = new java.util.TreeMap<>();
+      in.forEach(v -> byText.putIfAbsent(((Value.StringValue) v).value(), v));
+      return new ArrayList<>(byText.values());
+    }
+    if (in.stream().allMatch(v -> v instanceof Value.NumberValue)) {
+      java.util.TreeMap<java.math.BigDecimal, Value> byNumber = new java.util.TreeMap<>();
+      in.forEach(v -> byNumber.putIfAbsent(((Value.NumberValue) v).value(), v));
+      return new ArrayList<>(byNumber.values());
+    }
     List<Value> out = new ArrayList<>();
     for (Value v : in) {
       if (out.stream().noneMatch(x -> Conversions.valuesEqual(x, v))) {
