@@ -10,7 +10,6 @@ import dev.stagecraft.cli.run.ApiClient;
 import dev.stagecraft.cli.stack.StackLocator;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -34,20 +33,9 @@ public final class StateCommand implements Command {
 
   @Override
   public int run(CliContext ctx, List<String> args) throws Exception {
-    String workspace = "default";
-    List<String> positional = new ArrayList<>();
-    for (int i = 0; i < args.size(); i++) {
-      String a = args.get(i);
-      if (a.startsWith("-workspace=")) {
-        workspace = a.substring("-workspace=".length());
-      } else if (a.equals("-workspace") && i + 1 < args.size()) {
-        workspace = args.get(++i);
-      } else if (a.startsWith("-")) {
-        throw new UsageException("unknown option " + a);
-      } else {
-        positional.add(a);
-      }
-    }
+    WorkspaceArgs parsed = WorkspaceArgs.parse(args);
+    String workspace = parsed.workspace();
+    List<String> positional = parsed.positional();
     if (mode == Mode.SHOW && positional.size() != 1) {
       throw new UsageException("state show needs exactly one address");
     }

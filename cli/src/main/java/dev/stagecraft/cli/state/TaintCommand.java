@@ -8,7 +8,6 @@ import dev.stagecraft.cli.stack.StackLocator;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -32,20 +31,9 @@ public final class TaintCommand implements Command {
 
   @Override
   public int run(CliContext ctx, List<String> args) throws Exception {
-    String workspace = "default";
-    List<String> positional = new ArrayList<>();
-    for (int i = 0; i < args.size(); i++) {
-      String a = args.get(i);
-      if (a.startsWith("-workspace=")) {
-        workspace = a.substring("-workspace=".length());
-      } else if (a.equals("-workspace") && i + 1 < args.size()) {
-        workspace = args.get(++i);
-      } else if (a.startsWith("-")) {
-        throw new UsageException("unknown option " + a);
-      } else {
-        positional.add(a);
-      }
-    }
+    WorkspaceArgs parsed = WorkspaceArgs.parse(args);
+    String workspace = parsed.workspace();
+    List<String> positional = parsed.positional();
     if (positional.size() != 1) {
       throw new UsageException(
           (taint ? "taint" : "untaint") + " needs exactly one resource instance address");
