@@ -13,6 +13,15 @@ import java.util.Map;
  * @param command the command line, run by {@code interpreter} (default {@code /bin/sh -c})
  * @param sensitive true when {@code command} or {@code environment} contain a sensitive value; the
  *     event then still carries the value (the executor must run it) but it must never be logged
+ * @param connection for {@code remote-exec} and {@code file}: where to connect
+ * @param inline {@code remote-exec}: commands run in one remote shell session
+ * @param scripts {@code remote-exec}: the contents of {@code script}/{@code scripts} (read by the
+ *     planner), uploaded and run in order
+ * @param destination {@code file}: remote path
+ * @param content {@code file}: text to write ({@code content}, or a single {@code source} file)
+ * @param files {@code file} with a {@code source} directory: relative path → base64 content
+ * @param timeoutSeconds per-step limit (Stagecraft's {@code timeout}); 0 = none
+ * @param retries how often a step marked safe to retry is retried on transient failures
  */
 @JsonInclude(JsonInclude.Include.NON_EMPTY)
 public record ProvisionerStep(
@@ -24,10 +33,52 @@ public record ProvisionerStep(
     Map<String, String> environment,
     String workingDir,
     boolean quiet,
-    boolean sensitive) {
+    boolean sensitive,
+    SshConnection connection,
+    List<String> inline,
+    List<String> scripts,
+    String destination,
+    String content,
+    Map<String, String> files,
+    int timeoutSeconds,
+    int retries) {
+
+  /** A {@code local-exec} step (no connection, no remote fields). */
+  public ProvisionerStep(
+      String type,
+      String when,
+      String onFailure,
+      String command,
+      List<String> interpreter,
+      Map<String, String> environment,
+      String workingDir,
+      boolean quiet,
+      boolean sensitive) {
+    this(
+        type,
+        when,
+        onFailure,
+        command,
+        interpreter,
+        environment,
+        workingDir,
+        quiet,
+        sensitive,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        0,
+        0);
+  }
 
   public ProvisionerStep {
     interpreter = interpreter == null ? List.of() : List.copyOf(interpreter);
     environment = environment == null ? Map.of() : Map.copyOf(environment);
+    inline = inline == null ? List.of() : List.copyOf(inline);
+    scripts = scripts == null ? List.of() : List.copyOf(scripts);
+    files = files == null ? Map.of() : Map.copyOf(files);
   }
 }
