@@ -38,9 +38,20 @@ public final class ConfigLoader {
 
   public static final Map<String, Set<String>> PROVISIONER_ARGUMENTS =
       Map.of(
-          "local-exec", Set.of("command", "environment", "working_dir", "interpreter", "quiet"),
-          "remote-exec", Set.of("inline", "script", "scripts"),
-          "file", Set.of("source", "content", "destination"));
+          // timeout and retries are Stagecraft's (per-step limit, retries of steps safe to retry)
+          "local-exec",
+          Set.of(
+              "command",
+              "environment",
+              "working_dir",
+              "interpreter",
+              "quiet",
+              "timeout",
+              "retries"),
+          "remote-exec",
+          Set.of("inline", "script", "scripts", "timeout", "retries"),
+          "file",
+          Set.of("source", "content", "destination", "timeout", "retries"));
 
   public static final Set<String> CONNECTION_ARGUMENTS =
       Set.of(

@@ -26,6 +26,34 @@ public interface EvalContext {
     return Path.of(".");
   }
 
+  /**
+   * True when file functions may read only below {@link #baseDirectory()} (a server evaluating a
+   * tenant's configuration must never read its own files); false for the CLI, which, like
+   * Terraform, reads any path the user gives.
+   */
+  default boolean fileAccessConfined() {
+    return false;
+  }
+
+  /**
+   * Resolves a path given in the configuration against {@link #baseDirectory()}.
+   *
+   * @throws IllegalArgumentException when access is confined and the path leaves the base directory
+   *     (absolute paths, {@code ..})
+   */
+  default Path resolvePath(String path) {
+    Path base = baseDirectory().toAbsolutePath().normalize();
+    Path resolved = base.resolve(path).normalize();
+    if (fileAccessConfined() && !resolved.startsWith(base)) {
+      throw new IllegalArgumentException(
+          "\""
+              + path
+              + "\" is outside the configuration directory; on the server a configuration may"
+              + " only read the files uploaded with it");
+    }
+    return resolved;
+  }
+
   /** Clock for {@code timestamp()}. */
   default Clock clock() {
     return Clock.systemUTC();

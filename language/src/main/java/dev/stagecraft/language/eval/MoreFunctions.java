@@ -177,8 +177,8 @@ final class MoreFunctions {
 
   private static Path path(List<Value> a, int i, EvalContext c) {
     try {
-      return c.baseDirectory().resolve(str(a, i)).normalize();
-    } catch (java.nio.file.InvalidPathException e) {
+      return c.resolvePath(str(a, i));
+    } catch (IllegalArgumentException e) {
       throw new FunctionException(i, "invalid path: " + e.getMessage());
     }
   }
@@ -224,6 +224,7 @@ final class MoreFunctions {
     SimpleEvalContext ctx =
         SimpleEvalContext.empty()
             .withBaseDirectory(c.baseDirectory())
+            .withFileAccessConfined(c.fileAccessConfined())
             .withClock(c.clock())
             .withUuids(c.uuids());
     for (Map.Entry<String, Value> e : vars.entrySet()) {

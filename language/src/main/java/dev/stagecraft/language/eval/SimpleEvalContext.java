@@ -15,13 +15,30 @@ public final class SimpleEvalContext implements EvalContext {
   private final Path baseDir;
   private final Clock clock;
   private final Supplier<UUID> uuids;
+  private final boolean confined;
 
   private SimpleEvalContext(
       Map<String, Value> roots, Path baseDir, Clock clock, Supplier<UUID> uuids) {
+    this(roots, baseDir, clock, uuids, false);
+  }
+
+  private SimpleEvalContext(
+      Map<String, Value> roots, Path baseDir, Clock clock, Supplier<UUID> uuids, boolean confined) {
     this.roots = Map.copyOf(roots);
     this.baseDir = baseDir;
     this.clock = clock;
     this.uuids = uuids;
+    this.confined = confined;
+  }
+
+  /** File functions may read only below the base directory (see EvalContext). */
+  public SimpleEvalContext withFileAccessConfined(boolean confined) {
+    return new SimpleEvalContext(roots, baseDir, clock, uuids, confined);
+  }
+
+  @Override
+  public boolean fileAccessConfined() {
+    return confined;
   }
 
   public static SimpleEvalContext empty() {
@@ -32,7 +49,7 @@ public final class SimpleEvalContext implements EvalContext {
   public SimpleEvalContext withRoot(String name, Value value) {
     Map<String, Value> m = new HashMap<>(roots);
     m.put(name, value);
-    return new SimpleEvalContext(m, baseDir, clock, uuids);
+    return new SimpleEvalContext(m, baseDir, clock, uuids, confined);
   }
 
   /** Adds an input variable ({@code var.name}). */
@@ -56,15 +73,15 @@ public final class SimpleEvalContext implements EvalContext {
   }
 
   public SimpleEvalContext withBaseDirectory(Path dir) {
-    return new SimpleEvalContext(roots, dir, clock, uuids);
+    return new SimpleEvalContext(roots, dir, clock, uuids, confined);
   }
 
   public SimpleEvalContext withClock(Clock c) {
-    return new SimpleEvalContext(roots, baseDir, c, uuids);
+    return new SimpleEvalContext(roots, baseDir, c, uuids, confined);
   }
 
   public SimpleEvalContext withUuids(Supplier<UUID> u) {
-    return new SimpleEvalContext(roots, baseDir, clock, u);
+    return new SimpleEvalContext(roots, baseDir, clock, u, confined);
   }
 
   @Override

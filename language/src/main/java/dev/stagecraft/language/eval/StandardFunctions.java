@@ -664,8 +664,8 @@ final class StandardFunctions {
 
   private static Path resolve(List<Value> a, EvalContext c) {
     try {
-      return c.baseDirectory().resolve(str(a, 0)).normalize();
-    } catch (java.nio.file.InvalidPathException e) {
+      return c.resolvePath(str(a, 0));
+    } catch (IllegalArgumentException e) {
       throw new FunctionException(0, "invalid path: " + e.getMessage());
     }
   }

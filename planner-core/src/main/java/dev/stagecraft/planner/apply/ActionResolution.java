@@ -10,8 +10,10 @@ import java.util.Map;
  * provisioner steps with every expression evaluated (destroy-time steps first for a
  * destroy-then-create replace), and the values to redact from its output.
  *
- * @param connections the evaluated {@code connection} of each step (the provisioner's own, else the
- *     resource's or removed block's; empty when there is none), parallel to {@code steps}
+ * @param connections the evaluated {@code connection} arguments of each step (the resource's or
+ *     removed block's, masked by the provisioner's own of the same name, as in Terraform; empty
+ *     when there is none), parallel to {@code steps}; {@code key_file} stays a path here (the
+ *     step's {@link dev.stagecraft.schemas.action.SshConnection} carries the key read from it)
  */
 public record ActionResolution(
     Map<String, Object> attributes,

@@ -1,12 +1,10 @@
 package dev.stagecraft.planner.apply;
 
-import dev.stagecraft.language.config.AttributeDecl;
 import dev.stagecraft.language.config.BlockDecl;
 import dev.stagecraft.language.config.ProvisionerDecl;
 import dev.stagecraft.language.config.ResourceDecl;
 import dev.stagecraft.language.diag.Diagnostics;
 import dev.stagecraft.language.eval.EvalContext;
-import dev.stagecraft.language.eval.EvalResult;
 import dev.stagecraft.language.eval.Value;
 import dev.stagecraft.planner.plan.ActionType;
 import dev.stagecraft.planner.plan.ConfigModel;
@@ -28,14 +26,13 @@ import java.util.function.Supplier;
 /**
  * Resolves planned actions at dispatch time, when the values that were unknown at plan time (ids of
  * resources created earlier in the run) are known: final attributes with the new {@code id}, and
- * provisioner steps with every expression evaluated. Also checks the conditions that could not be
- * decided at plan time: preconditions (in {@link #resolve}) and postconditions ({@link
- * #checkPostconditions}, after the instance is applied). Immutable; safe to share.
+ * provisioner steps with every expression evaluated ({@code remote-exec} and {@code file} steps
+ * complete with their SSH connection and the files they name, read relative to the configuration
+ * directory: see {@link StepResolver}). Also checks the conditions that could not be decided at
+ * plan time: preconditions (in {@link #resolve}) and postconditions ({@link #checkPostconditions},
+ * after the instance is applied). Immutable; safe to share.
  */
 public final class ApplyContext {
-  private static final Set<String> SECRET_CONNECTION_ARGUMENTS =
-      Set.of("password", "private_key", "bastion_password", "bastion_private_key");
-
   private final ConfigModel model;
   private final PriorState prior;
   private final Map<String, String> sources;
@@ -263,70 +260,12 @@ public final class ApplyContext {
       Set<String> sensitive,
       List<ProvisionerStep> steps,
       List<Map<String, Object>> connections) {
-    Map<String, Value> args = new LinkedHashMap<>();
-    boolean stepSensitive = false;
-    Diagnostics local = new Diagnostics();
-    for (Map.Entry<String, AttributeDecl> a : p.attributes().entrySet()) {
-      EvalResult result = model.evaluateExpression(a.getValue().expr(), ctx);
-      local.addAll(result.diagnostics());
-      Value value = result.value();
-      if (value.containsSensitive()) {
-        stepSensitive = true;
-        ConfigModel.collectSensitive(value, sensitive);
-      }
-      args.put(a.getKey(), value.unmarkDeep());
-    }
-    Map<String, Object> connection = new LinkedHashMap<>();
-    Optional<BlockDecl> block = p.connection().or(() -> resourceConnection);
-    if (block.isPresent()) {
-      for (AttributeDecl a : block.get().attributes().values()) {
-        EvalResult result = model.evaluateExpression(a.expr(), ctx);
-        local.addAll(result.diagnostics());
-        Value value = result.value();
-        if (value.isWhollyKnown() && !value.isNull()) {
-          if (SECRET_CONNECTION_ARGUMENTS.contains(a.name())) {
-            value = value.mark(true);
-          }
-          ConfigModel.collectSensitive(value, sensitive);
-          connection.put(a.name(), value.unmarkDeep().toJava());
-        }
-      }
-    }
-    diagnostics.addAll(local);
-    if (local.hasErrors()) {
-      return;
-    }
-    steps.add(
-        new ProvisionerStep(
-            p.type(),
-            p.when(),
-            p.onFailure(),
-            string(args.get("command")),
-            stringList(args.get("interpreter")),
-            stringMap(args.get("environment")),
-            string(args.get("working_dir")),
-            args.containsKey("quiet") && "true".equals(string(args.get("quiet"))),
-            stepSensitive));
-    connections.add(connection);
-  }
-
-  private static String string(Value v) {
-    return v == null || v.isNull() ? null : v.asString();
-  }
-
-  private static List<String> stringList(Value v) {
-    if (v instanceof Value.ListValue l) {
-      return l.elements().stream().map(Value::asString).toList();
-    }
-    return List.of();
-  }
-
-  private static Map<String, String> stringMap(Value v) {
-    Map<String, String> out = new LinkedHashMap<>();
-    if (v instanceof Value.ObjectValue o) {
-      o.attributes().forEach((k, e) -> out.put(k, e.isNull() ? "" : e.asString()));
-    }
-    return out;
+    StepResolver.resolve(model, p, resourceConnection, ctx, diagnostics, sensitive)
+        .ifPresent(
+            r -> {
+              steps.add(r.step());
+              connections.add(r.connection());
+            });
   }
 
   /** For tests and callers that must know which values get redacted. */

@@ -44,6 +44,9 @@ public final class ConfigModel {
   private static final String LOCAL_PREFIX = "local.";
   private SimpleEvalContext baseContext;
 
+  /** The (empty, never created) directory file functions see when planning on a server. */
+  static final Path NO_FILES = Path.of("/nonexistent/stagecraft-uploaded-files");
+
   private final Configuration config;
   private final Map<String, ResourceDecl> resources = new LinkedHashMap<>();
   private final Map<String, ResourceDecl> disabled = new LinkedHashMap<>();
@@ -634,17 +637,21 @@ public final class ConfigModel {
       if (!variables.isEmpty()) {
         ctx = ctx.withRoot("var", Value.object(variables));
       }
-      Path dir = baseDir == null ? Path.of(".") : baseDir;
+      // Without a base directory (a server that received only the configuration files), file
+      // functions may read nothing: they are confined to a directory that holds no files, so a
+      // tenant's configuration can never read the service's own files.
+      String shown = baseDir == null ? "." : baseDir.toString();
       baseContext =
           ctx.withRoot(
                   "path",
                   Value.object(
                       Map.of(
-                          "module", Value.string(dir.toString()),
-                          "root", Value.string(dir.toString()),
-                          "cwd", Value.string(dir.toString()))))
+                          "module", Value.string(shown),
+                          "root", Value.string(shown),
+                          "cwd", Value.string(shown))))
               .withRoot("terraform", Value.object(Map.of("workspace", Value.string(workspace))))
-              .withBaseDirectory(dir);
+              .withBaseDirectory(baseDir == null ? NO_FILES : baseDir)
+              .withFileAccessConfined(baseDir == null);
     }
     return baseContext;
   }

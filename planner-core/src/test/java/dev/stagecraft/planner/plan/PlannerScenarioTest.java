@@ -254,6 +254,18 @@ class PlannerScenarioTest {
   }
 
   @Test
+  void onAServerFileFunctionsCannotReadTheServicesOwnFiles() {
+    PlanResult result =
+        plan(
+            "resource \"null_resource\" \"leak\" {\n"
+                + "  triggers = { passwd = file(\"/etc/passwd\") }\n}\n",
+            Map.of(),
+            PriorState.empty());
+    assertThat(result.hasErrors()).isTrue();
+    assertThat(result.renderDiagnostics()).contains("outside the configuration directory");
+  }
+
+  @Test
   void samePlanHasTheSameDigest() {
     PlanResult a =
         plan(SEED_EXAMPLE, Map.of("revision_to_deploy", "r2"), stateWith(app("r1", false)));

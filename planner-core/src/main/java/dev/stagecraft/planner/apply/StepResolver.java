@@ -1,0 +1,626 @@
+package dev.stagecraft.planner.apply;
+
+import dev.stagecraft.language.config.AttributeDecl;
+import dev.stagecraft.language.config.BlockDecl;
+import dev.stagecraft.language.config.ProvisionerDecl;
+import dev.stagecraft.language.diag.Diagnostics;
+import dev.stagecraft.language.diag.SourceRange;
+import dev.stagecraft.language.eval.EvalContext;
+import dev.stagecraft.language.eval.EvalResult;
+import dev.stagecraft.language.eval.Value;
+import dev.stagecraft.planner.plan.ConfigModel;
+import dev.stagecraft.schemas.action.ProvisionerStep;
+import dev.stagecraft.schemas.action.SshConnection;
+import java.io.IOException;
+import java.math.BigDecimal;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.stream.Stream;
+
+/**
+ * Builds one {@link ProvisionerStep} at dispatch time: evaluates the provisioner's arguments and
+ * its connection (the provisioner's own, else the resource's), reads the files it names ({@code
+ * script}, {@code scripts}, {@code source}, {@code key_file}) relative to the configuration
+ * directory, and records every secret (passwords, private keys) in the action's sensitive values.
+ * One instance per step; not thread-safe.
+ */
+final class StepResolver {
+  static final Set<String> SECRET_CONNECTION_ARGUMENTS =
+      Set.of("password", "private_key", "bastion_password", "bastion_private_key");
+
+  /** Lines of a multi-line secret at least this long are redacted on their own too. */
+  private static final int SECRET_LINE_MIN_LENGTH = 16;
+
+  private static final int DEFAULT_SSH_PORT = 22;
+  private static final String DEFAULT_SSH_USER = "root";
+  private static final int DEFAULT_CONNECTION_TIMEOUT_SECONDS = 300;
+
+  /** A resolved step and the evaluated connection attributes it came with (empty when none). */
+  record Resolved(ProvisionerStep step, Map<String, Object> connection) {}
+
+  private final ConfigModel model;
+  private final ProvisionerDecl provisioner;
+  private final EvalContext ctx;
+  private final Set<String> sensitive;
+  private final Diagnostics diagnostics = new Diagnostics();
+  private final String where;
+
+  private StepResolver(
+      ConfigModel model, ProvisionerDecl provisioner, EvalContext ctx, Set<String> sensitive) {
+    this.model = model;
+    this.provisioner = provisioner;
+    this.ctx = ctx;
+    this.sensitive = sensitive;
+    this.where = "the " + provisioner.type() + " provisioner";
+  }
+
+  /**
+   * Resolves {@code p}; adds its diagnostics to {@code diagnostics} and returns empty when any is
+   * an error.
+   */
+  static Optional<Resolved> resolve(
+      ConfigModel model,
+      ProvisionerDecl p,
+      Optional<BlockDecl> resourceConnection,
+      EvalContext ctx,
+      Diagnostics diagnostics,
+      Set<String> sensitive) {
+    StepResolver r = new StepResolver(model, p, ctx, sensitive);
+    Optional<Resolved> resolved = r.resolve(resourceConnection);
+    diagnostics.addAll(r.diagnostics);
+    return r.diagnostics.hasErrors() ? Optional.empty() : resolved;
+  }
+
+  private Optional<Resolved> resolve(Optional<BlockDecl> resourceConnection) {
+    Arguments args = new Arguments(provisioner.attributes(), false);
+    boolean stepSensitive = args.sensitive;
+    // as Terraform: the provisioner's connection arguments mask the resource's of the same name
+    Map<String, AttributeDecl> connectionDecls = new LinkedHashMap<>();
+    resourceConnection.ifPresent(b -> connectionDecls.putAll(b.attributes()));
+    provisioner.connection().ifPresent(b -> connectionDecls.putAll(b.attributes()));
+    Optional<BlockDecl> connectionBlock = provisioner.connection().or(() -> resourceConnection);
+    Map<String, Object> connection = new LinkedHashMap<>();
+    Arguments conn = new Arguments(connectionDecls, true);
+    conn.values.forEach((name, value) -> connection.put(name, value.toJava()));
+    if (diagnostics.hasErrors()) {
+      return Optional.empty();
+    }
+    int timeoutSeconds = args.seconds("timeout", 0);
+    int retries = args.wholeNumber("retries", 0, 0, Integer.MAX_VALUE);
+    ProvisionerStep step =
+        switch (provisioner.type()) {
+          case "local-exec" ->
+              new ProvisionerStep(
+                  provisioner.type(),
+                  provisioner.when(),
+                  provisioner.onFailure(),
+                  args.string("command"),
+                  args.strings("interpreter"),
+                  args.stringMap("environment"),
+                  args.string("working_dir"),
+                  "true".equals(args.string("quiet")),
+                  stepSensitive,
+                  null,
+                  null,
+                  null,
+                  null,
+                  null,
+                  null,
+                  timeoutSeconds,
+                  retries);
+          case "remote-exec" -> {
+            SshConnection ssh = ssh(connectionBlock, conn);
+            List<String> inline = null;
+            List<String> scripts = null;
+            if (exactlyOne(args, "inline", "script", "scripts")) {
+              if (args.has("inline")) {
+                inline = args.strings("inline");
+              } else if (args.has("script")) {
+                String path = args.string("script");
+                scripts = new ArrayList<>();
+                if (path != null) {
+                  scripts.add(readText(path, args.decl("script"), "script"));
+                }
+              } else {
+                scripts = new ArrayList<>();
+                for (String path : args.strings("scripts")) {
+                  scripts.add(readText(path, args.decl("scripts"), "script"));
+                }
+              }
+            }
+            if (diagnostics.hasErrors()) {
+              yield null;
+            }
+            yield new ProvisionerStep(
+                provisioner.type(),
+                provisioner.when(),
+                provisioner.onFailure(),
+                null,
+                null,
+                null,
+                null,
+                false,
+                stepSensitive,
+                ssh,
+                inline,
+                scripts,
+                null,
+                null,
+                null,
+                timeoutSeconds,
+                retries);
+          }
+          case "file" -> {
+            SshConnection ssh = ssh(connectionBlock, conn);
+            String content = null;
+            Map<String, String> files = null;
+            if (exactlyOne(args, "content", "source")) {
+              if (args.has("content")) {
+                content = args.string("content");
+              } else {
+                String source = args.string("source");
+                if (source != null) {
+                  Path path = path(source, args.decl("source"));
+                  if (path != null && Files.isDirectory(path)) {
+                    files = directory(source, path, args.decl("source"));
+                  } else if (path != null) {
+                    content = readText(source, args.decl("source"), "source file");
+                  }
+                }
+              }
+            }
+            String destination = args.string("destination");
+            if (destination == null || destination.isEmpty()) {
+              diagnostics.error(
+                  "Missing required argument",
+                  "The argument \"destination\" is required in " + where + ".",
+                  args.has("destination") ? args.decl("destination").range() : provisioner.range());
+            }
+            if (diagnostics.hasErrors()) {
+              yield null;
+            }
+            yield new ProvisionerStep(
+                provisioner.type(),
+                provisioner.when(),
+                provisioner.onFailure(),
+                null,
+                null,
+                null,
+                null,
+                false,
+                stepSensitive,
+                ssh,
+                null,
+                null,
+                destination,
+                content,
+                files,
+                timeoutSeconds,
+                retries);
+          }
+          default -> {
+            diagnostics.error(
+                "Unsupported provisioner type",
+                "The provisioner type \"" + provisioner.type() + "\" is not supported.",
+                provisioner.range());
+            yield null;
+          }
+        };
+    return step == null ? Optional.empty() : Optional.of(new Resolved(step, connection));
+  }
+
+  private boolean exactlyOne(Arguments args, String... names) {
+    long n = Stream.of(names).filter(args::has).count();
+    if (n == 1) {
+      return true;
+    }
+    diagnostics.error(
+        n == 0 ? "Missing required argument" : "Conflicting arguments",
+        where + " requires exactly one of: " + String.join(", ", names) + ".",
+        provisioner.range());
+    return false;
+  }
+
+  // ------------------------------------------------------------------ connection
+
+  /** The SSH connection of a remote-exec or file step; null (with an error) when incomplete. */
+  private SshConnection ssh(Optional<BlockDecl> block, Arguments conn) {
+    if (block.isEmpty()) {
+      diagnostics.error(
+          "Missing connection",
+          where
+              + " needs a connection block, in the provisioner or in the resource (connection {"
+              + " type = \"ssh\", host = ... }).",
+          provisioner.range());
+      return null;
+    }
+    SourceRange blockRange = block.get().range();
+    String type = conn.string("type");
+    if (type != null && !type.equals("ssh")) {
+      diagnostics.error(
+          "Unsupported connection type",
+          "The connection type \"" + type + "\" is not supported; the only type is \"ssh\".",
+          conn.decl("type").range());
+    }
+    String host = conn.string("host");
+    if (host == null || host.isEmpty()) {
+      diagnostics.error(
+          "Missing connection host",
+          "The connection of "
+              + where
+              + " has no \"host\" (or it is null or empty): set host = \"...\" in the connection"
+              + " block.",
+          conn.has("host") ? conn.decl("host").range() : blockRange);
+    }
+    int port = conn.wholeNumber("port", DEFAULT_SSH_PORT, 1, 65535);
+    String user = orDefault(conn.string("user"), DEFAULT_SSH_USER);
+    String password = conn.string("password");
+    String privateKey = conn.string("private_key");
+    String keyFile = conn.string("key_file");
+    if (keyFile != null) {
+      if (privateKey != null) {
+        diagnostics.error(
+            "Conflicting connection arguments",
+            "A connection accepts only one of private_key (the key text) and key_file (its path).",
+            conn.decl("key_file").range());
+      } else {
+        privateKey = readText(keyFile, conn.decl("key_file"), "key file");
+        addSecret(privateKey);
+      }
+    }
+    secretLines(privateKey);
+    String certificate = conn.string("certificate");
+    String hostKey = conn.string("host_key");
+    int timeout = conn.seconds("timeout", DEFAULT_CONNECTION_TIMEOUT_SECONDS);
+    List<SshConnection.Bastion> bastions = new ArrayList<>();
+    String bastionHost = conn.string("bastion_host");
+    if (conn.has("bastion_certificate") && conn.string("bastion_certificate") != null) {
+      diagnostics.error(
+          "Unsupported connection argument",
+          "bastion_certificate is not supported yet: authenticate to the bastion with"
+              + " bastion_private_key or bastion_password.",
+          conn.decl("bastion_certificate").range());
+    }
+    if (bastionHost != null && !bastionHost.isEmpty()) {
+      String bastionKey = orDefault(conn.string("bastion_private_key"), privateKey);
+      secretLines(bastionKey);
+      bastions.add(
+          new SshConnection.Bastion(
+              bastionHost,
+              conn.wholeNumber("bastion_port", port, 1, 65535),
+              orDefault(conn.string("bastion_user"), user),
+              orDefault(conn.string("bastion_password"), password),
+              bastionKey,
+              conn.string("bastion_host_key")));
+    } else {
+      for (String name :
+          List.of(
+              "bastion_port",
+              "bastion_user",
+              "bastion_password",
+              "bastion_private_key",
+              "bastion_host_key")) {
+        if (conn.values.containsKey(name)) {
+          diagnostics.warning(
+              "Bastion argument without bastion_host",
+              name + " has no effect without bastion_host in the same connection block.",
+              conn.decl(name).range());
+        }
+      }
+    }
+    if (diagnostics.hasErrors()) {
+      return null;
+    }
+    return new SshConnection(
+        host, port, user, password, privateKey, certificate, hostKey, timeout, bastions);
+  }
+
+  private static String orDefault(String value, String dflt) {
+    return value == null ? dflt : value;
+  }
+
+  private void addSecret(String secret) {
+    if (secret != null && !secret.isEmpty()) {
+      sensitive.add(secret);
+    }
+  }
+
+  /**
+   * Output is redacted line by line, so each long line of a multi-line secret (the body of a PEM
+   * key) is a sensitive value of its own.
+   */
+  private void secretLines(String secret) {
+    if (secret == null || secret.indexOf('\n') < 0) {
+      return;
+    }
+    for (String line : secret.split("\\R")) {
+      String l = line.strip();
+      if (l.length() >= SECRET_LINE_MIN_LENGTH && !l.startsWith("-----")) {
+        sensitive.add(l);
+      }
+    }
+  }
+
+  // ------------------------------------------------------------------ files
+
+  private Path path(String path, AttributeDecl decl) {
+    try {
+      return ctx.resolvePath(path);
+    } catch (IllegalArgumentException e) {
+      diagnostics.error(
+          "Invalid path", "\"" + path + "\" is not a valid path: " + e.getMessage(), decl.range());
+      return null;
+    }
+  }
+
+  /** The UTF-8 text of {@code path} (relative to the configuration directory). */
+  private String readText(String path, AttributeDecl decl, String what) {
+    Path file = path(path, decl);
+    if (file == null) {
+      return null;
+    }
+    if (!Files.isRegularFile(file)) {
+      diagnostics.error(
+          "No such file",
+          "The "
+              + what
+              + " \""
+              + path
+              + "\" does not exist (relative to "
+              + ctx.baseDirectory()
+              + "); check the path.",
+          decl.range());
+      return null;
+    }
+    try {
+      return StandardCharsets.UTF_8
+          .newDecoder()
+          .onMalformedInput(CodingErrorAction.REPORT)
+          .onUnmappableCharacter(CodingErrorAction.REPORT)
+          .decode(java.nio.ByteBuffer.wrap(Files.readAllBytes(file)))
+          .toString();
+    } catch (CharacterCodingException e) {
+      diagnostics.error(
+          "Not a text file",
+          "The "
+              + what
+              + " \""
+              + path
+              + "\" is not UTF-8 text"
+              + (what.equals("source file")
+                  ? "; to upload binary files, put them in a directory and use it as the source."
+                  : "."),
+          decl.range());
+    } catch (IOException e) {
+      diagnostics.error(
+          "Cannot read file",
+          "The " + what + " \"" + path + "\" cannot be read: " + e.getMessage(),
+          decl.range());
+    }
+    return null;
+  }
+
+  /**
+   * Every regular file under {@code dir} by relative path ({@code /}-separated) → base64 content.
+   * As Terraform's file provisioner: a source ending in {@code /} uploads the directory's contents
+   * into the destination, otherwise the directory itself (its name prefixes every path).
+   */
+  private Map<String, String> directory(String source, Path dir, AttributeDecl decl) {
+    String prefix = "";
+    if (!source.endsWith("/")) {
+      Path name = Path.of(source).normalize().getFileName();
+      if (name != null && !name.toString().isEmpty() && !name.toString().equals("..")) {
+        prefix = name + "/";
+      }
+    }
+    Map<String, String> files = new TreeMap<>();
+    try (Stream<Path> walk = Files.walk(dir)) {
+      for (Path f : walk.filter(Files::isRegularFile).sorted().toList()) {
+        StringBuilder relative = new StringBuilder(prefix);
+        Path rel = dir.relativize(f);
+        for (int i = 0; i < rel.getNameCount(); i++) {
+          relative.append(i == 0 ? "" : "/").append(rel.getName(i));
+        }
+        files.put(relative.toString(), Base64.getEncoder().encodeToString(Files.readAllBytes(f)));
+      }
+    } catch (IOException | java.io.UncheckedIOException e) {
+      diagnostics.error(
+          "Cannot read directory",
+          "The source directory \"" + source + "\" cannot be read: " + e.getMessage(),
+          decl.range());
+      return null;
+    }
+    if (files.isEmpty()) {
+      diagnostics.error(
+          "Empty source directory",
+          "The source directory \"" + source + "\" holds no files, so there is nothing to upload.",
+          decl.range());
+    }
+    return files;
+  }
+
+  // ------------------------------------------------------------------ arguments
+
+  /** Evaluated arguments of a block (unmarked; secrets recorded), with typed accessors. */
+  private final class Arguments {
+    final Map<String, AttributeDecl> decls;
+    final Map<String, Value> values = new LinkedHashMap<>();
+    final Set<String> sensitiveNames = new java.util.HashSet<>();
+    boolean sensitive;
+
+    Arguments(Map<String, AttributeDecl> decls, boolean connection) {
+      this.decls = decls;
+      for (AttributeDecl a : decls.values()) {
+        EvalResult result = model.evaluateExpression(a.expr(), ctx);
+        diagnostics.addAll(result.diagnostics());
+        if (result.hasErrors()) {
+          continue;
+        }
+        Value value = result.value();
+        if (!value.isWhollyKnown()) {
+          diagnostics.error(
+              "Value not known at apply",
+              "The argument \""
+                  + a.name()
+                  + "\" depends on a value that is still unknown when "
+                  + where
+                  + " runs.",
+              a.range());
+          continue;
+        }
+        if (value.isNull()) {
+          continue;
+        }
+        if (connection && SECRET_CONNECTION_ARGUMENTS.contains(a.name())) {
+          value = value.mark(true);
+        }
+        if (value.containsSensitive()) {
+          sensitive = true;
+          sensitiveNames.add(a.name());
+          ConfigModel.collectSensitive(value, StepResolver.this.sensitive);
+        }
+        values.put(a.name(), value.unmarkDeep());
+      }
+    }
+
+    boolean has(String name) {
+      return decls.containsKey(name);
+    }
+
+    AttributeDecl decl(String name) {
+      return decls.get(name);
+    }
+
+    /** The value for a message: never a sensitive one. */
+    private String render(String name) {
+      return sensitiveNames.contains(name) ? Value.SENSITIVE_TEXT : values.get(name).render();
+    }
+
+    private void invalid(String name, String expected) {
+      diagnostics.error(
+          "Invalid argument value",
+          "The argument \""
+              + name
+              + "\" must be "
+              + expected
+              + "; found "
+              + values.get(name).typeName()
+              + ".",
+          decls.get(name).range());
+    }
+
+    /** A primitive as text; null when absent or null. */
+    String string(String name) {
+      Value v = values.get(name);
+      if (v == null) {
+        return null;
+      }
+      if (v instanceof Value.ListValue || v instanceof Value.ObjectValue) {
+        invalid(name, "a string");
+        return null;
+      }
+      return v.asString();
+    }
+
+    List<String> strings(String name) {
+      Value v = values.get(name);
+      if (v == null) {
+        return List.of();
+      }
+      if (v instanceof Value.ListValue l) {
+        List<String> out = new ArrayList<>();
+        for (Value e : l.elements()) {
+          if (e.isNull() || e instanceof Value.ListValue || e instanceof Value.ObjectValue) {
+            invalid(name, "a list of strings");
+            return List.of();
+          }
+          out.add(e.asString());
+        }
+        return out;
+      }
+      invalid(name, "a list of strings");
+      return List.of();
+    }
+
+    Map<String, String> stringMap(String name) {
+      Map<String, String> out = new LinkedHashMap<>();
+      if (values.get(name) instanceof Value.ObjectValue o) {
+        o.attributes().forEach((k, e) -> out.put(k, e.isNull() ? "" : e.asString()));
+      } else if (values.containsKey(name)) {
+        invalid(name, "a map of strings");
+      }
+      return out;
+    }
+
+    /** A whole number (or a numeric string) in [min, max]; {@code dflt} when absent or null. */
+    int wholeNumber(String name, int dflt, int min, int max) {
+      Value v = values.get(name);
+      if (v == null) {
+        return dflt;
+      }
+      BigDecimal n = null;
+      if (v instanceof Value.NumberValue num) {
+        n = num.value();
+      } else if (v instanceof Value.StringValue s) {
+        try {
+          n = new BigDecimal(s.value().strip());
+        } catch (NumberFormatException e) {
+          n = null;
+        }
+      }
+      if (n == null
+          || n.stripTrailingZeros().scale() > 0
+          || n.compareTo(BigDecimal.valueOf(min)) < 0
+          || n.compareTo(BigDecimal.valueOf(max)) > 0) {
+        diagnostics.error(
+            "Invalid argument value",
+            "The argument \""
+                + name
+                + "\" must be a whole number from "
+                + min
+                + " to "
+                + max
+                + "; found "
+                + render(name)
+                + ".",
+            decls.get(name).range());
+        return dflt;
+      }
+      return n.intValueExact();
+    }
+
+    /** A duration string ({@code "30s"}, {@code "5m"}, {@code "2m30s"}) in whole seconds. */
+    int seconds(String name, int dflt) {
+      Value v = values.get(name);
+      if (v == null) {
+        return dflt;
+      }
+      OptionalLong seconds =
+          v instanceof Value.StringValue s ? Durations.seconds(s.value()) : OptionalLong.empty();
+      if (seconds.isEmpty()) {
+        diagnostics.error(
+            "Invalid duration",
+            "The argument \""
+                + name
+                + "\" must be a duration such as \"30s\", \"5m\" or \"1h30m\"; found "
+                + render(name)
+                + ".",
+            decls.get(name).range());
+        return dflt;
+      }
+      return (int) seconds.getAsLong();
+    }
+  }
+}
