@@ -13,7 +13,7 @@ import com.tngtech.archunit.lang.ArchRule;
 class ArchitectureTest {
 
   @ArchTest
-  static final ArchRule stepLogicImportsNoFrameworkKafkaOrAdapter =
+  static final ArchRule stepLogicImportsNoFrameworkKafkaSshOrAdapter =
       noClasses()
           .that()
           .resideInAPackage("dev.stagecraft.executor.step..")
@@ -27,5 +27,8 @@ class ArchitectureTest {
               "org.apache.kafka..",
               "com.fasterxml.jackson..",
               "dev.stagecraft.platform..",
+              "net.schmizz..",
+              "com.hierynomus..",
+              "org.apache.sshd..",
               "dev.stagecraft.executor.adapter..");
 }

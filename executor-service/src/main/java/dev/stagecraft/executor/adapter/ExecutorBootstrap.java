@@ -1,5 +1,6 @@
 package dev.stagecraft.executor.adapter;
 
+import dev.stagecraft.executor.adapter.ssh.SshjRemoteConnector;
 import dev.stagecraft.executor.step.ActionRunner;
 import dev.stagecraft.platform.kafka.EventConsumer;
 import dev.stagecraft.platform.kafka.EventPublisher;
@@ -64,7 +65,10 @@ public final class ExecutorBootstrap implements AutoCloseable {
     publisher = new EventPublisher(settings, executorId);
     handler =
         new DispatchedActionHandler(
-            new ActionRunner(Path.of("").toAbsolutePath()), publisher, executorId, concurrency);
+            new ActionRunner(Path.of("").toAbsolutePath(), new SshjRemoteConnector()),
+            publisher,
+            executorId,
+            concurrency);
     consumer =
         new EventConsumer(
                 settings,

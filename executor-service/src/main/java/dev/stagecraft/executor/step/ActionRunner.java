@@ -11,13 +11,13 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Deque;
+import java.util.HexFormat;
 import java.util.List;
+import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.TimeUnit;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
+import java.util.function.Supplier;
 
 /**
  * Carries out one dispatched action: runs the provisioners that apply to it, in order, and reports
@@ -28,8 +28,9 @@ import org.slf4j.LoggerFactory;
  *       when = destroy}; {@code replace} first the destroy-time steps (of the old object), then the
  *       create-time ones; {@code update} and {@code forget} run nothing. The planner includes only
  *       the steps that must run (e.g. no destroy-time steps in a create-before-destroy replace).
- *   <li>Only {@code local-exec} is supported. When a step that would run has another type, the
- *       action fails before any step ran, so nothing half-happens.
+ *   <li>{@code local-exec} runs here; {@code remote-exec} and {@code file} run over SSH/SFTP
+ *       through the {@link RemoteConnector} port (see {@link RemoteSteps}). When a step that would
+ *       run has another type, the action fails before any step ran, so nothing half-happens.
  *   <li>A failing step with {@code on_failure = continue} is logged and the next step runs; with
  *       {@code fail} (the default) the action stops and fails.
  *   <li>Every line and every error passes through a {@link Redactor} built from the action's {@code
@@ -47,18 +48,43 @@ import org.slf4j.LoggerFactory;
 public final class ActionRunner {
   public static final List<String> DEFAULT_INTERPRETER = List.of("/bin/sh", "-c");
   static final String LOCAL_EXEC = "local-exec";
-  private static final int TAIL_LINES = 10;
+  private static final Set<String> SUPPORTED =
+      Set.of(LOCAL_EXEC, RemoteSteps.REMOTE_EXEC, RemoteSteps.FILE);
   private static final Duration KILL_GRACE = Duration.ofSeconds(5);
-  private static final Logger LOG = LoggerFactory.getLogger(ActionRunner.class);
 
   private final Path workingDirectory;
+  private final RemoteConnector connector;
+  private final Supplier<String> scriptPaths;
+
+  /** A runner without SSH: {@code remote-exec} and {@code file} steps fail to connect. */
+  public ActionRunner(Path workingDirectory) {
+    this(workingDirectory, RemoteConnector.UNAVAILABLE);
+  }
 
   /**
    * @param workingDirectory the executor's working directory: relative {@code working_dir} values
    *     are resolved against it, and commands without one run in it
+   * @param connector opens the SSH sessions of {@code remote-exec} and {@code file} steps
    */
-  public ActionRunner(Path workingDirectory) {
+  public ActionRunner(Path workingDirectory, RemoteConnector connector) {
+    this(workingDirectory, connector, ActionRunner::randomScriptPath);
+  }
+
+  /**
+   * @param scriptPaths names the remote file each {@code remote-exec} script is uploaded to
+   */
+  ActionRunner(Path workingDirectory, RemoteConnector connector, Supplier<String> scriptPaths) {
     this.workingDirectory = workingDirectory.toAbsolutePath();
+    this.connector = connector;
+    this.scriptPaths = scriptPaths;
+  }
+
+  /** {@code /tmp/stagecraft-<16 random hex digits>.sh}: unguessable, so no other user races it. */
+  private static String randomScriptPath() {
+    UUID id = UUID.randomUUID();
+    return "/tmp/stagecraft-"
+        + HexFormat.of().toHexDigits(id.getMostSignificantBits() ^ id.getLeastSignificantBits())
+        + ".sh";
   }
 
   public ActionResult run(ActionDispatched action, OutputSink sink) {
@@ -80,26 +106,33 @@ public final class ActionRunner {
     }
     for (int i : steps) {
       String type = action.provisioners().get(i).type();
-      if (!LOCAL_EXEC.equals(type)) {
+      if (!SUPPORTED.contains(type)) {
         return out.fail(
             null,
             "provisioner " + type + " is not supported by this executor yet (step " + i + ")");
       }
     }
-    for (int i : steps) {
-      ProvisionerStep step = action.provisioners().get(i);
-      if (Thread.currentThread().isInterrupted()) {
-        return out.fail(null, "interrupted before step " + i + " (" + step.type() + ") ran");
+    try (RemoteSteps remote = new RemoteSteps(connector, out, scriptPaths)) {
+      for (int i : steps) {
+        ProvisionerStep step = action.provisioners().get(i);
+        if (Thread.currentThread().isInterrupted()) {
+          return out.fail(null, "interrupted before step " + i + " (" + step.type() + ") ran");
+        }
+        ActionResult result =
+            switch (step.type()) {
+              case RemoteSteps.REMOTE_EXEC -> remote.remoteExec(i, step);
+              case RemoteSteps.FILE -> remote.file(i, step);
+              default -> runLocalExec(i, step, out);
+            };
+        if (result.isSucceeded()) {
+          continue;
+        }
+        if ("continue".equals(step.onFailure()) && !Thread.currentThread().isInterrupted()) {
+          out.line(i, LogStream.SYSTEM, "Error ignored (on_failure = continue): " + result.error());
+          continue;
+        }
+        return ActionResult.failed(result.exitCode(), result.error());
       }
-      ActionResult result = runLocalExec(i, step, out);
-      if (result.isSucceeded()) {
-        continue;
-      }
-      if ("continue".equals(step.onFailure()) && !Thread.currentThread().isInterrupted()) {
-        out.line(i, LogStream.SYSTEM, "Error ignored (on_failure = continue): " + result.error());
-        continue;
-      }
-      return ActionResult.failed(result.exitCode(), result.error());
     }
     return ActionResult.succeeded();
   }
@@ -208,64 +241,6 @@ public final class ActionRunner {
     } catch (InterruptedException e) {
       process.descendants().forEach(ProcessHandle::destroyForcibly);
       process.destroyForcibly();
-    }
-  }
-
-  /**
-   * The redacting, serializing front of an action's sink; also keeps the last lines of command
-   * output for error messages. Guarded by its own monitor.
-   */
-  private static final class ActionOutput {
-    private final OutputSink sink;
-    private final Redactor redactor;
-    private final Deque<String> tail = new ArrayDeque<>();
-
-    ActionOutput(OutputSink sink, Redactor redactor) {
-      this.sink = sink;
-      this.redactor = redactor;
-    }
-
-    synchronized void output(int step, LogStream stream, String line) {
-      String redacted = redactor.redact(line);
-      tail.addLast(redacted);
-      if (tail.size() > TAIL_LINES) {
-        tail.removeFirst();
-      }
-      deliver(step, stream, redacted);
-    }
-
-    synchronized void line(int step, LogStream stream, String line) {
-      deliver(step, stream, redactor.redact(line));
-    }
-
-    private void deliver(int step, LogStream stream, String redacted) {
-      try {
-        sink.line(step, stream, redacted);
-      } catch (RuntimeException e) {
-        // Keep draining the command's output: a stuck pipe would block the command forever.
-        LOG.warn("output sink failed; line dropped", e);
-      }
-    }
-
-    synchronized void startStep() {
-      tail.clear();
-    }
-
-    synchronized String tailDescription() {
-      return tail.isEmpty() ? " No output." : " Last output:\n" + String.join("\n", tail);
-    }
-
-    /** A failure of one step: reported on the sink, returned redacted. */
-    ActionResult stepFailed(int step, Integer exitCode, String error) {
-      String redacted = redactor.redact(error);
-      int end = redacted.indexOf('\n');
-      line(step, LogStream.SYSTEM, "Error: " + (end < 0 ? redacted : redacted.substring(0, end)));
-      return ActionResult.failed(exitCode, redacted);
-    }
-
-    /** A failure of the action as a whole (before any step ran). */
-    ActionResult fail(Integer exitCode, String error) {
-      return stepFailed(OutputSink.ACTION, exitCode, error);
     }
   }
 }

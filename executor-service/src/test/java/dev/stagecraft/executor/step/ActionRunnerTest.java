@@ -195,15 +195,13 @@ class ActionRunnerTest {
   @Test
   void failsClearlyOnUnsupportedProvisionerWithoutRunningAnyStep() {
     ActionResult result =
-        runner.run(action("create", localExec("touch ran"), provisioner("remote-exec")), sink);
+        runner.run(action("create", localExec("touch ran"), provisioner("chef")), sink);
 
     assertThat(result.outcome()).isEqualTo(Outcome.FAILED);
     assertThat(result.exitCode()).isNull();
-    assertThat(result.error())
-        .contains("provisioner remote-exec is not supported by this executor yet");
+    assertThat(result.error()).contains("provisioner chef is not supported by this executor yet");
     assertThat(sink.of(LogStream.SYSTEM))
-        .containsExactly(
-            "Error: provisioner remote-exec is not supported by this executor yet (step 1)");
+        .containsExactly("Error: provisioner chef is not supported by this executor yet (step 1)");
     assertThat(dir.resolve("ran")).doesNotExist();
   }
 

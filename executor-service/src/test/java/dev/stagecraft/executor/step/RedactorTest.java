@@ -37,4 +37,15 @@ class RedactorTest {
     assertThat(redactor.redact("abc a.c")).isEqualTo("abc (sensitive value)");
     assertThat(redactor.redact(null)).isNull();
   }
+
+  @Test
+  void hidesEachLongLineOfAMultiLineValueSoAPrintedKeyNeverShowsLineByLine() {
+    String key = "-----BEGIN KEY-----\nAAAAB3NzaC1yc2EAAAADAQAB\nQUJD\n-----END KEY-----\n";
+    Redactor redactor = new Redactor(List.of(key));
+
+    assertThat(redactor.redact("AAAAB3NzaC1yc2EAAAADAQAB")).isEqualTo("(sensitive value)");
+    assertThat(redactor.redact("x " + key + " y")).isEqualTo("x (sensitive value) y");
+    // Short lines are too common to hide.
+    assertThat(redactor.redact("QUJD")).isEqualTo("QUJD");
+  }
 }

@@ -1,0 +1,223 @@
+package dev.stagecraft.executor.adapter.ssh;
+
+import dev.stagecraft.executor.step.LogStream;
+import dev.stagecraft.executor.step.RemoteSession;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.EnumSet;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import net.schmizz.sshj.SSHClient;
+import net.schmizz.sshj.connection.channel.direct.Session;
+import net.schmizz.sshj.sftp.FileAttributes;
+import net.schmizz.sshj.sftp.OpenMode;
+import net.schmizz.sshj.sftp.RemoteFile;
+import net.schmizz.sshj.sftp.Response;
+import net.schmizz.sshj.sftp.SFTPClient;
+import net.schmizz.sshj.sftp.SFTPException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@link RemoteSession} on one sshj connection (and the bastion connection it tunnels through, if
+ * any).
+ *
+ * <p><b>Killing a command.</b> Closing an SSH channel does not stop a command that runs without a
+ * terminal (it only loses its pipes). So every command is prefixed with {@code echo stagecraft-pid
+ * $$ >&2}: sshd starts the user's shell as a session and process-group leader, so that pid names
+ * the group of everything the command started. On timeout or interrupt the runner sends {@code kill
+ * -KILL -- -<pid>} on a second channel, then closes the first. The marker line is consumed, never
+ * reported.
+ *
+ * <p>Concurrency: one command at a time (the runner's steps run in sequence); each command gets two
+ * virtual reader threads, which call the line sink concurrently.
+ */
+final class SshjRemoteSession implements RemoteSession {
+  private static final Logger LOG = LoggerFactory.getLogger(SshjRemoteSession.class);
+  private static final String PID_MARKER = "stagecraft-pid ";
+  private static final Pattern PID_LINE = Pattern.compile("stagecraft-pid (\\d+)");
+  private static final Duration EXIT_STATUS_WAIT = Duration.ofSeconds(5);
+  private static final Duration KILL_WAIT = Duration.ofSeconds(5);
+  private static final int CHUNK = 32 * 1024;
+
+  private final SSHClient client;
+  private final SSHClient bastion;
+  private SFTPClient sftp; // guarded by this
+
+  SshjRemoteSession(SSHClient client, SSHClient bastion) {
+    this.client = client;
+    this.bastion = bastion;
+  }
+
+  @Override
+  public int exec(String command, LineSink output, Duration timeout)
+      throws IOException, InterruptedException, TimeoutException {
+    long deadline = timeout == null ? Long.MAX_VALUE : System.nanoTime() + timeout.toNanos();
+    Session session = client.startSession();
+    try {
+      Session.Command cmd = session.exec("echo " + PID_MARKER + "$$ >&2; " + command);
+      String[] pid = new String[1];
+      Thread stdout = pump(cmd.getInputStream(), LogStream.STDOUT, output, null);
+      Thread stderr = pump(cmd.getErrorStream(), LogStream.STDERR, output, pid);
+      try {
+        if (!joinUntil(stdout, deadline) || !joinUntil(stderr, deadline)) {
+          kill(pidOf(pid));
+          throw new TimeoutException("command timed out");
+        }
+      } catch (InterruptedException e) {
+        kill(pidOf(pid));
+        throw e;
+      }
+      cmd.join(EXIT_STATUS_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+      Integer status = cmd.getExitStatus();
+      if (status == null) {
+        throw new IOException(
+            "the command ended without an exit status"
+                + (cmd.getExitSignal() == null
+                    ? ""
+                    : " (killed by signal " + cmd.getExitSignal() + ")"));
+      }
+      return status;
+    } finally {
+      try {
+        session.close();
+      } catch (IOException | RuntimeException e) {
+        LOG.debug("closing the command channel failed", e);
+      }
+    }
+  }
+
+  private static String pidOf(String[] pid) {
+    synchronized (pid) {
+      return pid[0];
+    }
+  }
+
+  private static boolean joinUntil(Thread thread, long deadline) throws InterruptedException {
+    if (deadline == Long.MAX_VALUE) {
+      thread.join();
+      return true;
+    }
+    long left = deadline - System.nanoTime();
+    return left > 0 && thread.join(Duration.ofNanos(left));
+  }
+
+  /**
+   * Reads lines to the sink until end of stream; with {@code pid} set, the first marker line is
+   * taken as the command's process group and not reported.
+   */
+  private static Thread pump(InputStream in, LogStream stream, LineSink output, String[] pid) {
+    return Thread.ofVirtual()
+        .name("remote-exec-" + stream.wireName())
+        .start(
+            () -> {
+              boolean wantPid = pid != null;
+              try (BufferedReader reader =
+                  new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = reader.readLine()) != null) {
+                  if (wantPid) {
+                    Matcher m = PID_LINE.matcher(line);
+                    if (m.matches()) {
+                      synchronized (pid) {
+                        pid[0] = m.group(1);
+                      }
+                      wantPid = false;
+                      continue;
+                    }
+                  }
+                  output.line(stream, line);
+                }
+              } catch (IOException e) {
+                // The channel closed (command killed, connection lost): nothing more to read.
+              }
+            });
+  }
+
+  /**
+   * Kills the command's process group over a second channel. Runs even when the caller was
+   * interrupted (the flag is restored afterwards); failures are logged, the channel is closed by
+   * the caller regardless.
+   */
+  private void kill(String pid) {
+    if (pid == null) {
+      return;
+    }
+    boolean interrupted = Thread.interrupted();
+    try (Session session = client.startSession()) {
+      Session.Command kill = session.exec("kill -KILL -- -" + pid + " 2>/dev/null");
+      kill.join(KILL_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (IOException | RuntimeException e) {
+      LOG.warn("could not kill remote process group {}: {}", pid, e.toString());
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  @Override
+  public void upload(String path, byte[] content, int mode) throws IOException {
+    SFTPClient files = sftp();
+    int slash = path.lastIndexOf('/');
+    if (slash > 0) {
+      files.mkdirs(path.substring(0, slash));
+    }
+    try (RemoteFile file =
+        files.open(
+            path,
+            EnumSet.of(OpenMode.WRITE, OpenMode.CREAT, OpenMode.TRUNC),
+            new FileAttributes.Builder().withPermissions(mode).build())) {
+      for (int offset = 0; offset < content.length; offset += CHUNK) {
+        file.write(offset, content, offset, Math.min(CHUNK, content.length - offset));
+      }
+    }
+    // The mode given at creation is subject to the server's umask and ignored for existing files.
+    files.chmod(path, mode);
+  }
+
+  @Override
+  public void remove(String path) throws IOException {
+    try {
+      sftp().rm(path);
+    } catch (SFTPException e) {
+      if (e.getStatusCode() != Response.StatusCode.NO_SUCH_FILE) {
+        throw e;
+      }
+    }
+  }
+
+  private synchronized SFTPClient sftp() throws IOException {
+    if (sftp == null) {
+      sftp = client.newSFTPClient();
+    }
+    return sftp;
+  }
+
+  @Override
+  public void close() {
+    synchronized (this) {
+      closeQuietly(sftp);
+      sftp = null;
+    }
+    closeQuietly(client);
+    closeQuietly(bastion);
+  }
+
+  private static void closeQuietly(AutoCloseable closeable) {
+    if (closeable == null) {
+      return;
+    }
+    try {
+      closeable.close();
+    } catch (Exception e) {
+      LOG.debug("closing the SSH connection failed", e);
+    }
+  }
+}
