@@ -34,6 +34,13 @@ final class Configs {
       ctx.err().println(NO_FILES.formatted(ctx.workingDir()));
       return null;
     }
+    Map<String, String> supportFiles;
+    try {
+      supportFiles = ConfigDirectory.readSupportFiles(ctx.workingDir());
+    } catch (ConfigDirectory.TooLargeException e) {
+      ctx.err().println("Error: " + e.getMessage());
+      return null;
+    }
     Configuration config = ConfigLoader.load(files).config();
     Map<String, String> variables = options.allVariables(ctx, config.variables().keySet());
     Set<String> sensitive = new TreeSet<>();
@@ -49,11 +56,19 @@ final class Configs {
     if (!diagnostics.isEmpty()) {
       ctx.err().print(diagnostics.render(files));
     }
-    return diagnostics.hasErrors() ? null : new Checked(files, variables, sensitive);
+    return diagnostics.hasErrors() ? null : new Checked(files, supportFiles, variables, sensitive);
   }
 
-  /** A configuration that passed the local checks, with every variable value resolved. */
-  record Checked(Map<String, String> files, Map<String, String> variables, Set<String> sensitive) {
+  /**
+   * A configuration that passed the local checks, with every variable value resolved.
+   *
+   * @param supportFiles the directory's other files (relative path → base64), sent with it
+   */
+  record Checked(
+      Map<String, String> files,
+      Map<String, String> supportFiles,
+      Map<String, String> variables,
+      Set<String> sensitive) {
 
     /** Names of the sensitive variables that have a value in this invocation. */
     Set<String> givenSensitive() {
@@ -71,17 +86,19 @@ final class Configs {
   }
 
   static Map<String, Object> body(RunOptions options, Checked config, boolean destroy) {
-    return body(options, config.files(), config.variables(), destroy);
+    return body(options, config, config.variables(), destroy);
   }
 
+  /**
+   * The plan or run request: the configuration files, the supporting files (so {@code file()} and
+   * provisioners find them on the server; saved plans hold them too), variables and options.
+   */
   static Map<String, Object> body(
-      RunOptions options,
-      Map<String, String> files,
-      Map<String, String> variables,
-      boolean destroy) {
+      RunOptions options, Checked config, Map<String, String> variables, boolean destroy) {
     Map<String, Object> body = new LinkedHashMap<>();
     body.put("workspace", options.workspace);
-    body.put("files", files);
+    body.put("files", config.files());
+    body.put("supportFiles", config.supportFiles());
     body.put("variables", variables);
     body.put("destroy", destroy);
     body.put("replace", options.replace);

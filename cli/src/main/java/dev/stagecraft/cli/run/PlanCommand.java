@@ -31,7 +31,7 @@ public final class PlanCommand implements Command {
       // environment or the automatic variable files again
       SavedPlan.write(
           ctx.workingDir().resolve(options.out),
-          Configs.body(options, config.files(), config.nonSensitiveVariables(), false),
+          Configs.body(options, config, config.nonSensitiveVariables(), false),
           result,
           config.givenSensitive());
     }

@@ -191,7 +191,7 @@ final class MoreFunctions {
           "no file exists at \""
               + str(a, 0)
               + "\" (relative to "
-              + c.baseDirectory()
+              + (c.fileAccessConfined() ? "the configuration directory" : c.baseDirectory())
               + "); check the path.");
     }
     try {

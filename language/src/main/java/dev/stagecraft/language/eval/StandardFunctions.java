@@ -678,7 +678,7 @@ final class StandardFunctions {
           "no file exists at \""
               + str(a, 0)
               + "\" (relative to "
-              + c.baseDirectory()
+              + (c.fileAccessConfined() ? "the configuration directory" : c.baseDirectory())
               + "); check the path, or use fileexists() to guard.");
     }
     try {

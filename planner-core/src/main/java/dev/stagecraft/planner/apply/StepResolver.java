@@ -379,7 +379,7 @@ final class StepResolver {
               + " \""
               + path
               + "\" does not exist (relative to "
-              + ctx.baseDirectory()
+              + (ctx.fileAccessConfined() ? "the configuration directory" : ctx.baseDirectory())
               + "); check the path.",
           decl.range());
       return null;

@@ -61,17 +61,20 @@ public final class ConfigModel {
   private final Map<String, InstanceKey> instanceKeys = new LinkedHashMap<>();
   private final String workspace;
   private final Path baseDir;
+  private final boolean confineFiles;
   private List<String> order = List.of();
 
-  private ConfigModel(Configuration config, String workspace, Path baseDir) {
+  private ConfigModel(Configuration config, String workspace, Path baseDir, boolean confineFiles) {
     this.config = config;
     this.workspace = workspace;
     this.baseDir = baseDir;
+    this.confineFiles = confineFiles || baseDir == null;
   }
 
   static ConfigModel analyze(
       Configuration config, PlanRequest request, Diagnostics diagnostics, boolean validateOnly) {
-    ConfigModel model = new ConfigModel(config, request.workspace(), request.baseDir());
+    ConfigModel model =
+        new ConfigModel(config, request.workspace(), request.baseDir(), request.confineFiles());
     model.resolveVariables(request.variables(), diagnostics, validateOnly);
     for (ResourceDecl r : config.resources()) {
       Lifecycle lifecycle = Lifecycle.parse(r.lifecycle(), ResourceKind.of(r.type()), diagnostics);
@@ -637,10 +640,11 @@ public final class ConfigModel {
       if (!variables.isEmpty()) {
         ctx = ctx.withRoot("var", Value.object(variables));
       }
-      // Without a base directory (a server that received only the configuration files), file
-      // functions may read nothing: they are confined to a directory that holds no files, so a
-      // tenant's configuration can never read the service's own files.
-      String shown = baseDir == null ? "." : baseDir.toString();
+      // On a server, file functions are confined: to the private directory holding the uploaded
+      // files, or, without one, to a directory that holds no files, so a tenant's configuration
+      // can never read the service's own files. path.* then show "." so the server's directory
+      // never appears in plans (and the plan digest does not depend on where it was planned).
+      String shown = confineFiles ? "." : baseDir.toString();
       baseContext =
           ctx.withRoot(
                   "path",
@@ -651,7 +655,7 @@ public final class ConfigModel {
                           "cwd", Value.string(shown))))
               .withRoot("terraform", Value.object(Map.of("workspace", Value.string(workspace))))
               .withBaseDirectory(baseDir == null ? NO_FILES : baseDir)
-              .withFileAccessConfined(baseDir == null);
+              .withFileAccessConfined(confineFiles);
     }
     return baseContext;
   }

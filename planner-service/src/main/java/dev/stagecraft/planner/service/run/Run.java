@@ -28,6 +28,9 @@ public final class Run {
   String planText;
   ApplySchedule schedule;
 
+  /** The uploaded files, written out while the run plans and applies; deleted when it ends. */
+  java.nio.file.Path filesDir;
+
   Run(String id, RunRequest request, Instant createdAt, RunJournal journal) {
     this.id = id;
     this.request = request;

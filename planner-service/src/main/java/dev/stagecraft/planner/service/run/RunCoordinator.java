@@ -17,6 +17,7 @@ import dev.stagecraft.schemas.action.ActionStarted;
 import dev.stagecraft.schemas.envelope.EventEnvelope;
 import dev.stagecraft.schemas.run.RunTransitioned;
 import dev.stagecraft.schemas.state.StateRecorded;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.util.Collection;
 import java.util.List;
@@ -54,6 +55,7 @@ public final class RunCoordinator implements AutoCloseable {
   private final EventCodec codec;
   private final Clock clock;
   private final Supplier<String> ids;
+  private final UploadedFiles uploads;
   private final ScheduledExecutorService heartbeats =
       Executors.newSingleThreadScheduledExecutor(
           r -> {
@@ -70,6 +72,21 @@ public final class RunCoordinator implements AutoCloseable {
       EventCodec codec,
       Clock clock,
       Supplier<String> ids) {
+    this(locks, states, outbox, codec, clock, ids, UploadedFiles.inTempDirectory());
+  }
+
+  /**
+   * @param uploads where each run writes the files it was uploaded with
+   */
+  public RunCoordinator(
+      WorkspaceLocks locks,
+      WorkspaceStates states,
+      EventOutbox outbox,
+      EventCodec codec,
+      Clock clock,
+      Supplier<String> ids,
+      UploadedFiles uploads) {
+    this.uploads = uploads;
     this.locks = locks;
     this.states = states;
     this.outbox = outbox;
@@ -78,13 +95,21 @@ public final class RunCoordinator implements AutoCloseable {
     this.ids = ids;
   }
 
+  /** Where plans and runs write the files they were uploaded with. */
+  public UploadedFiles uploads() {
+    return uploads;
+  }
+
   /** Creates the run and starts it in the background; returns at once. */
   public Run start(RunRequest request) {
     String id = "run-" + ids.get();
-    Run run = new Run(id, request, clock.instant(), new RunJournal(clock));
+    // the run keeps its request for its whole life in memory; the supporting files only until
+    // they are written to the run's directory
+    Run run = new Run(id, request.withoutSupportFiles(), clock.instant(), new RunJournal(clock));
+    Map<String, byte[]> supportFiles = request.supportFiles();
     runs.put(id, run);
     transition(run, RunStatus.PENDING, null);
-    Thread.ofVirtual().name("run-" + id).start(() -> execute(run));
+    Thread.ofVirtual().name("run-" + id).start(() -> execute(run, supportFiles));
     return run;
   }
 
@@ -97,12 +122,22 @@ public final class RunCoordinator implements AutoCloseable {
     return runs.values().stream().filter(r -> r.request.tenant().equals(tenant)).toList();
   }
 
-  private void execute(Run run) {
+  private void execute(Run run, Map<String, byte[]> supportFiles) {
     RunRequest req = run.request;
     try {
       acquireLock(run);
       states.registerFencingToken(req.tenant(), req.workspace(), run.fencingToken);
       transition(run, RunStatus.PLANNING, null);
+      // the apply context reads provisioner files (script, source, key_file) when it dispatches,
+      // so the directory lives until the run ends (finish deletes it)
+      Path dir = uploads.materialise(req.tenant(), req.files(), supportFiles);
+      synchronized (run) {
+        if (run.status.isTerminal()) {
+          UploadedFiles.delete(dir);
+          return;
+        }
+        run.filesDir = dir;
+      }
       PriorState prior = PriorState.fromV4Json(states.read(req.tenant(), req.workspace()));
       PlanResult result =
           Planner.plan(
@@ -112,7 +147,8 @@ public final class RunCoordinator implements AutoCloseable {
                   req.variables(),
                   req.replace(),
                   req.destroy(),
-                  null),
+                  dir,
+                  true),
               prior);
       synchronized (run) {
         run.planResult = result;
@@ -390,6 +426,17 @@ public final class RunCoordinator implements AutoCloseable {
       }
     }
     transition(run, status, message);
+    deleteFiles(run);
+  }
+
+  /** Deletes the run's uploaded files; nothing reads them once the run is terminal. */
+  private static void deleteFiles(Run run) {
+    Path dir;
+    synchronized (run) {
+      dir = run.filesDir;
+      run.filesDir = null;
+    }
+    UploadedFiles.delete(dir);
   }
 
   private void transition(Run run, RunStatus status, String message) {
@@ -421,5 +468,6 @@ public final class RunCoordinator implements AutoCloseable {
   @Override
   public void close() {
     heartbeats.shutdownNow();
+    runs.values().forEach(RunCoordinator::deleteFiles);
   }
 }

@@ -7,6 +7,8 @@ import java.util.Map;
  * A request to plan and apply a configuration on a workspace.
  *
  * @param files configuration files by name ({@code main.tf} → text)
+ * @param supportFiles the other files of the configuration directory (relative path → content),
+ *     read by {@code file()} and provisioners; paths already checked ({@link UploadedFiles#decode})
  * @param variables input variables as given on the command line ({@code -var}), raw strings
  * @param expectedSerial when set, the run is refused if the state's serial differs (an approved
  *     plan must not be applied to a state that moved)
@@ -17,6 +19,7 @@ public record RunRequest(
     String tenant,
     String workspace,
     Map<String, String> files,
+    Map<String, byte[]> supportFiles,
     Map<String, String> variables,
     boolean destroy,
     List<String> replace,
@@ -27,7 +30,49 @@ public record RunRequest(
 
   public RunRequest {
     files = Map.copyOf(files);
+    supportFiles = supportFiles == null ? Map.of() : Map.copyOf(supportFiles);
     variables = variables == null ? Map.of() : Map.copyOf(variables);
     replace = replace == null ? List.of() : List.copyOf(replace);
+  }
+
+  /** A request without supporting files. */
+  public RunRequest(
+      String tenant,
+      String workspace,
+      Map<String, String> files,
+      Map<String, String> variables,
+      boolean destroy,
+      List<String> replace,
+      Long expectedSerial,
+      String expectedDigest,
+      String requestedBy,
+      int parallelism) {
+    this(
+        tenant,
+        workspace,
+        files,
+        Map.of(),
+        variables,
+        destroy,
+        replace,
+        expectedSerial,
+        expectedDigest,
+        requestedBy,
+        parallelism);
+  }
+
+  /** The same request without its supporting files (which a run needs only until written). */
+  RunRequest withoutSupportFiles() {
+    return new RunRequest(
+        tenant,
+        workspace,
+        files,
+        variables,
+        destroy,
+        replace,
+        expectedSerial,
+        expectedDigest,
+        requestedBy,
+        parallelism);
   }
 }

@@ -8,6 +8,11 @@ import dev.stagecraft.schemas.action.ActionDispatched;
 import dev.stagecraft.schemas.envelope.EventEnvelope;
 import dev.stagecraft.schemas.run.RunTransitioned;
 import dev.stagecraft.schemas.state.StateRecorded;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -18,6 +23,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /** The run lifecycle against in-memory lock and state ports and a recording outbox. */
@@ -41,6 +47,7 @@ class RunCoordinatorTest {
   final FakeLocks locks = new FakeLocks();
   final FakeStates states = new FakeStates();
   final List<EventEnvelope> published = new CopyOnWriteArrayList<>();
+  final Path uploadRoot = newTempDirectory();
   final RunCoordinator coordinator =
       new RunCoordinator(
           locks,
@@ -48,7 +55,22 @@ class RunCoordinatorTest {
           events -> events.forEach(e -> published.add(e.envelope())),
           new EventCodec("/test", clock, () -> "e" + ids.incrementAndGet()),
           clock,
-          () -> "id" + ids.incrementAndGet());
+          () -> "id" + ids.incrementAndGet(),
+          new UploadedFiles(uploadRoot));
+
+  static Path newTempDirectory() {
+    try {
+      return Files.createTempDirectory("run-coordinator-test");
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  @AfterEach
+  void deleteUploadRoot() {
+    coordinator.close();
+    UploadedFiles.delete(uploadRoot);
+  }
 
   RunRequest request(String config, Long expectedSerial) {
     return new RunRequest(
@@ -221,6 +243,93 @@ class RunCoordinatorTest {
     assertThat(run.summary().status()).isEqualTo("planned_and_finished");
     assertThat(dispatched()).isEmpty();
     assertThat(locks.released).hasSize(1);
+  }
+
+  @Test
+  void supportFilesAreWrittenForTheRunReadAtDispatchAndDeletedWhenItEnds() throws Exception {
+    String config =
+        """
+        resource "stateful_provisioning" "db" {
+          state_key = file("message.txt")
+        }
+        resource "stateful_provisioning" "app" {
+          state_key  = filemd5("scripts/deploy.sh")
+          depends_on = [stateful_provisioning.db]
+          connection {
+            host = "h"
+          }
+          provisioner "remote-exec" {
+            script = "scripts/deploy.sh"
+          }
+        }
+        """;
+    Run run =
+        coordinator.start(
+            new RunRequest(
+                "acme",
+                "prod",
+                Map.of("main.tf", config),
+                Map.of(
+                    "message.txt",
+                    "hello".getBytes(StandardCharsets.UTF_8),
+                    "scripts/deploy.sh",
+                    "#!/bin/sh\necho deploy\n".getBytes(StandardCharsets.UTF_8)),
+                Map.of(),
+                false,
+                List.of(),
+                null,
+                null,
+                "tester",
+                10));
+    await().atMost(Duration.ofSeconds(10)).until(() -> dispatched().size() == 1);
+    assertThat(run.request().supportFiles()).as("not kept in memory").isEmpty();
+    Path dir;
+    synchronized (run) {
+      dir = run.filesDir;
+    }
+    assertThat(dir).startsWith(uploadRoot.resolve("acme"));
+    assertThat(dir.resolve("scripts/deploy.sh")).hasContent("#!/bin/sh\necho deploy");
+    assertThat(dir.resolve("main.tf")).exists();
+    assertThat(dispatched().get(0).attributes()).containsEntry("state_key", "hello");
+    assertThat(run.summary().planText()).doesNotContain(dir.toString());
+    record(dispatched().get(0), "succeeded");
+    // the dependent's script is read when it is dispatched, after the first action was recorded
+    assertThat(dispatched()).hasSize(2);
+    assertThat(dispatched().get(1).provisioners().get(0).scripts())
+        .containsExactly("#!/bin/sh\necho deploy\n");
+    assertThat(dir).exists();
+    record(dispatched().get(1), "succeeded");
+    assertThat(run.summary().status()).isEqualTo("applied");
+    assertThat(dir).doesNotExist();
+    try (var left = Files.list(uploadRoot.resolve("acme"))) {
+      assertThat(left).isEmpty();
+    }
+  }
+
+  @Test
+  void theFilesOfARunThatFailsToPlanAreDeletedToo() throws Exception {
+    Run run =
+        coordinator.start(
+            new RunRequest(
+                "acme",
+                "prod",
+                Map.of(
+                    "main.tf",
+                    "resource \"null_resource\" \"a\" {\n  triggers = { x = file(\"../x\") }\n}\n"),
+                Map.of("x", new byte[] {1}),
+                Map.of(),
+                false,
+                List.of(),
+                null,
+                null,
+                "tester",
+                10));
+    await().atMost(Duration.ofSeconds(10)).until(() -> run.summary().terminal());
+    assertThat(run.summary().status()).isEqualTo("errored");
+    assertThat(run.summary().message()).contains("outside the configuration directory");
+    try (var left = Files.list(uploadRoot.resolve("acme"))) {
+      assertThat(left).isEmpty();
+    }
   }
 
   /** Grants with growing tokens after {@code queuedAnswers} "queued"; records who asked. */

@@ -14,6 +14,7 @@ import dev.stagecraft.planner.service.run.Run;
 import dev.stagecraft.planner.service.run.RunCoordinator;
 import dev.stagecraft.planner.service.run.RunEvent;
 import dev.stagecraft.planner.service.run.RunRequest;
+import dev.stagecraft.planner.service.run.UploadedFiles;
 import dev.stagecraft.servicekit.http.Problem;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.HttpRequest;
@@ -27,6 +28,7 @@ import io.micronaut.http.annotation.Post;
 import io.micronaut.http.annotation.QueryValue;
 import io.micronaut.scheduling.TaskExecutors;
 import io.micronaut.scheduling.annotation.ExecuteOn;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -60,6 +62,7 @@ public class RunsController {
   public record RunBody(
       String workspace,
       Map<String, String> files,
+      @Nullable Map<String, String> supportFiles,
       @Nullable Map<String, String> variables,
       @Nullable Boolean destroy,
       @Nullable List<String> replace,
@@ -77,9 +80,25 @@ public class RunsController {
     if (invalid != null) {
       return invalid;
     }
+    Map<String, byte[]> supportFiles;
+    try {
+      supportFiles = UploadedFiles.decode(body.files(), body.supportFiles());
+    } catch (UploadedFiles.InvalidUpload e) {
+      return invalidFiles(e);
+    }
     PriorState prior =
         PriorState.fromV4Json(states.read(principal.get().tenant(), body.workspace()));
-    PlanResult result = Planner.plan(planRequest(body), prior);
+    PlanResult result;
+    Path dir = null;
+    try {
+      dir = coordinator.uploads().materialise(principal.get().tenant(), body.files(), supportFiles);
+      result = Planner.plan(planRequest(body, dir), prior);
+    } catch (UploadedFiles.InvalidUpload e) {
+      return invalidFiles(e);
+    } finally {
+      // nothing reads the files after a plan: only a run's apply context does, later
+      UploadedFiles.delete(dir);
+    }
     if (result.hasErrors()) {
       return diagnostics(result);
     }
@@ -109,8 +128,23 @@ public class RunsController {
     if (invalid != null) {
       return invalid;
     }
+    Map<String, byte[]> supportFiles;
+    try {
+      supportFiles = UploadedFiles.decode(body.files(), body.supportFiles());
+    } catch (UploadedFiles.InvalidUpload e) {
+      return invalidFiles(e);
+    }
     // fail fast on configuration errors, before queueing for the lock
-    PlanResult check = Planner.plan(planRequest(body), PriorState.empty());
+    PlanResult check;
+    Path dir = null;
+    try {
+      dir = coordinator.uploads().materialise(principal.get().tenant(), body.files(), supportFiles);
+      check = Planner.plan(planRequest(body, dir), PriorState.empty());
+    } catch (UploadedFiles.InvalidUpload e) {
+      return invalidFiles(e);
+    } finally {
+      UploadedFiles.delete(dir);
+    }
     if (check.diagnostics().hasErrors()) {
       return diagnostics(check);
     }
@@ -120,6 +154,7 @@ public class RunsController {
                 principal.get().tenant(),
                 body.workspace(),
                 body.files(),
+                supportFiles,
                 body.variables(),
                 Boolean.TRUE.equals(body.destroy()),
                 body.replace(),
@@ -206,14 +241,20 @@ public class RunsController {
     return problem(HttpStatus.NOT_FOUND, "Not Found", "There is no run " + id + ".");
   }
 
-  private static PlanRequest planRequest(RunBody body) {
+  /** Planned with the uploaded files in {@code dir}, and file access confined to it. */
+  private static PlanRequest planRequest(RunBody body, Path dir) {
     return new PlanRequest(
         body.workspace(),
         body.files(),
         body.variables(),
         body.replace(),
         Boolean.TRUE.equals(body.destroy()),
-        null);
+        dir,
+        true);
+  }
+
+  private static HttpResponse<?> invalidFiles(UploadedFiles.InvalidUpload e) {
+    return problem(HttpStatus.BAD_REQUEST, "Invalid files", e.getMessage());
   }
 
   private static HttpResponse<?> validate(RunBody body) {
