@@ -1,9 +1,12 @@
 package dev.stagecraft.cli;
 
+import dev.stagecraft.cli.knownhosts.KnownHostsCommand;
 import dev.stagecraft.cli.run.ApplyCommand;
 import dev.stagecraft.cli.run.PlanCommand;
 import dev.stagecraft.cli.run.ValidateCommand;
+import dev.stagecraft.cli.state.ForceUnlockCommand;
 import dev.stagecraft.cli.state.StateCommand;
+import dev.stagecraft.cli.state.StateVersionsCommand;
 import dev.stagecraft.cli.state.TaintCommand;
 import java.util.Map;
 
@@ -24,7 +27,16 @@ final class Commands {
     commands.put("state list", new StateCommand(StateCommand.Mode.LIST));
     commands.put("state show", new StateCommand(StateCommand.Mode.SHOW));
     commands.put("state pull", new StateCommand(StateCommand.Mode.PULL));
+    commands.put("state versions", new StateVersionsCommand(StateVersionsCommand.Mode.VERSIONS));
+    commands.put("state diff", new StateVersionsCommand(StateVersionsCommand.Mode.DIFF));
+    commands.put("state rollback", new StateVersionsCommand(StateVersionsCommand.Mode.ROLLBACK));
+    commands.put("state push", new StateVersionsCommand(StateVersionsCommand.Mode.PUSH));
+    commands.put("force-unlock", new ForceUnlockCommand());
+    commands.put("cancel", new dev.stagecraft.cli.run.CancelCommand());
     commands.put("taint", new TaintCommand(true));
     commands.put("untaint", new TaintCommand(false));
+    commands.put("known-hosts list", new KnownHostsCommand(KnownHostsCommand.Mode.LIST));
+    commands.put("known-hosts add", new KnownHostsCommand(KnownHostsCommand.Mode.ADD));
+    commands.put("known-hosts remove", new KnownHostsCommand(KnownHostsCommand.Mode.REMOVE));
   }
 }

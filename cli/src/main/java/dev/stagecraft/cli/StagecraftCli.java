@@ -63,8 +63,8 @@ public final class StagecraftCli {
       return 1;
     }
     String name = args.remove(0);
-    if (name.equals("state") && !args.isEmpty()) {
-      name = "state " + args.remove(0);
+    if ((name.equals("state") || name.equals("known-hosts")) && !args.isEmpty()) {
+      name = name + " " + args.remove(0);
     }
     Command command = commands.get(name);
     if (command == null) {

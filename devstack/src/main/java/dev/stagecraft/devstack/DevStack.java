@@ -2,6 +2,7 @@ package dev.stagecraft.devstack;
 
 import dev.stagecraft.platform.kafka.KafkaSettings;
 import dev.stagecraft.platform.kafka.TopicBootstrap;
+import dev.stagecraft.schemas.seal.SecretsKeyring;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
@@ -83,6 +84,7 @@ public final class DevStack implements AutoCloseable {
               postgres.jdbcUrl(), postgres.user(), postgres.password());
     }
     String serviceToken = serviceToken();
+    String secretsKeys = secretsKeys();
 
     Map<StackService, Integer> ports = new EnumMap<>(StackService.class);
     for (StackService s : StackService.values()) {
@@ -98,7 +100,7 @@ public final class DevStack implements AutoCloseable {
                   options.javaCommand(),
                   jar(s),
                   ports.get(s),
-                  serviceEnv(s, ports, serviceToken),
+                  serviceEnv(s, ports, serviceToken, secretsKeys),
                   layout.serviceLog(s));
           services.add(p);
           started.add(p);
@@ -296,7 +298,10 @@ public final class DevStack implements AutoCloseable {
   }
 
   private Map<String, String> serviceEnv(
-      StackService service, Map<StackService, Integer> ports, String serviceToken) {
+      StackService service,
+      Map<StackService, Integer> ports,
+      String serviceToken,
+      String secretsKeys) {
     Map<String, String> env = new LinkedHashMap<>();
     env.put("STAGECRAFT_PORT", Integer.toString(ports.get(service)));
     env.put("STAGECRAFT_KAFKA", kafka.bootstrapServers());
@@ -309,12 +314,24 @@ public final class DevStack implements AutoCloseable {
     }
     if (service == StackService.PLANNER || service == StackService.LOCK) {
       env.put("STAGECRAFT_STATE_URL", url(ports.get(StackService.STATE)));
+    }
+    if (service == StackService.PLANNER
+        || service == StackService.LOCK
+        || service == StackService.STATE) {
+      // the state service takes workspace locks for the Terraform HTTP backend
       env.put("STAGECRAFT_LOCK_URL", url(ports.get(StackService.LOCK)));
+    }
+    if (service == StackService.PLANNER || service == StackService.EXECUTOR) {
+      // dispatched actions are sealed; without the keyring these refuse to start
+      env.put(SecretsKeyring.ENV, secretsKeys);
+      env.put("STAGECRAFT_SECRETS_REQUIRED", "true");
     }
     if (service == StackService.PLANNER) {
       env.put("STAGECRAFT_PUBLIC_STATE_URL", url(ports.get(StackService.STATE)));
       env.put("STAGECRAFT_PUBLIC_LOCK_URL", url(ports.get(StackService.LOCK)));
     }
+    // extra settings (e.g. a short action lease in tests); each service ignores the others'
+    env.putAll(options.serviceSettings());
     return env;
   }
 
@@ -340,6 +357,24 @@ public final class DevStack implements AutoCloseable {
     String token = HexFormat.of().formatHex(bytes);
     StackFiles.writeString(file, token + "\n", true);
     return token;
+  }
+
+  /**
+   * The keyring that seals dispatched actions: one random AES-256 key generated at the first start,
+   * kept in secrets-keys (0600). To rotate, put a new {@code kid:key} in front of the file's line.
+   */
+  private String secretsKeys() throws IOException {
+    Path file = layout.secretsKeysFile();
+    if (Files.isRegularFile(file)) {
+      String kept = Files.readString(file).strip();
+      if (!kept.isEmpty()) {
+        SecretsKeyring.parse(kept); // a hand-edited file that is wrong fails here, clearly
+        return kept;
+      }
+    }
+    String keys = SecretsKeyring.generateEntry("dev1");
+    StackFiles.writeString(file, keys + "\n", true);
+    return keys;
   }
 
   private static String url(int port) {

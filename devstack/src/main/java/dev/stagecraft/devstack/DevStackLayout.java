@@ -11,6 +11,7 @@ import java.nio.file.Path;
  * pg-runtime/        unpacked PostgreSQL binaries
  * logs/&lt;svc&gt;.log     one log per service; logs/devstack.log for a detached supervisor
  * service-token      shared secret for /internal/** (0600, reused across restarts)
+ * secrets-keys       STAGECRAFT_SECRETS_KEYS of planner and executor: kid:base64key (0600, reused)
  * credentials.json   the dev tenant's admin API token (0600)
  * stack.json         endpoints and pids while a supervisor runs (removed on shutdown)
  * supervisor.lock    held by the running supervisor
@@ -45,6 +46,11 @@ public record DevStackLayout(Path dataDir) {
 
   public Path serviceTokenFile() {
     return dataDir.resolve("service-token");
+  }
+
+  /** The keyring that seals dispatched actions ({@code STAGECRAFT_SECRETS_KEYS}). */
+  public Path secretsKeysFile() {
+    return dataDir.resolve("secrets-keys");
   }
 
   public Path credentialsFile() {

@@ -17,6 +17,8 @@ import java.util.Map;
  * @param postgresPort preferred port of the embedded PostgreSQL (0: any)
  * @param externalDb PostgreSQL to use instead of the embedded one, or null
  * @param javaCommand the {@code java} executable that runs the services
+ * @param serviceSettings extra {@code STAGECRAFT_*} environment variables given to every service
+ *     (e.g. {@code STAGECRAFT_PLANNER_ACTION_LEASE=5s} in tests); empty by default
  */
 public record DevStackOptions(
     Path dataDir,
@@ -28,7 +30,38 @@ public record DevStackOptions(
     ExternalDatabase externalDb,
     String javaCommand,
     Duration healthTimeout,
-    PrintStream out) {
+    PrintStream out,
+    Map<String, String> serviceSettings) {
+
+  public DevStackOptions {
+    serviceSettings = serviceSettings == null ? Map.of() : Map.copyOf(serviceSettings);
+  }
+
+  /** Without extra service settings. */
+  public DevStackOptions(
+      Path dataDir,
+      Path repoDir,
+      Path stagecraftHome,
+      Map<StackService, Integer> ports,
+      int kafkaPort,
+      int postgresPort,
+      ExternalDatabase externalDb,
+      String javaCommand,
+      Duration healthTimeout,
+      PrintStream out) {
+    this(
+        dataDir,
+        repoDir,
+        stagecraftHome,
+        ports,
+        kafkaPort,
+        postgresPort,
+        externalDb,
+        javaCommand,
+        healthTimeout,
+        out,
+        Map.of());
+  }
 
   /** A PostgreSQL server given by {@code STAGECRAFT_DB_URL} and friends. */
   public record ExternalDatabase(String url, String user, String password) {}

@@ -2,8 +2,12 @@ package dev.stagecraft.schemas;
 
 import dev.stagecraft.schemas.action.ActionDispatched;
 import dev.stagecraft.schemas.action.ActionFinished;
+import dev.stagecraft.schemas.action.ActionHeartbeat;
 import dev.stagecraft.schemas.action.ActionLog;
 import dev.stagecraft.schemas.action.ActionStarted;
+import dev.stagecraft.schemas.action.ActionStep;
+import dev.stagecraft.schemas.control.RunCancelRequested;
+import dev.stagecraft.schemas.lock.LockForceUnlocked;
 import dev.stagecraft.schemas.run.RunTransitioned;
 import dev.stagecraft.schemas.state.StateRecorded;
 import java.util.Arrays;
@@ -23,6 +27,12 @@ public enum EventType {
   ACTION_STARTED(
       "dev.stagecraft.action.started", Topics.ACTION_EVENTS, ActionStarted.class, "action-started"),
   ACTION_LOG("dev.stagecraft.action.log", Topics.ACTION_EVENTS, ActionLog.class, "action-log"),
+  ACTION_STEP("dev.stagecraft.action.step", Topics.ACTION_EVENTS, ActionStep.class, "action-step"),
+  ACTION_HEARTBEAT(
+      "dev.stagecraft.action.heartbeat",
+      Topics.ACTION_EVENTS,
+      ActionHeartbeat.class,
+      "action-heartbeat"),
   ACTION_FINISHED(
       "dev.stagecraft.action.finished",
       Topics.ACTION_EVENTS,
@@ -34,7 +44,17 @@ public enum EventType {
       "dev.stagecraft.run.transitioned",
       Topics.RUN_EVENTS,
       RunTransitioned.class,
-      "run-transitioned");
+      "run-transitioned"),
+  RUN_CANCEL_REQUESTED(
+      "dev.stagecraft.run.cancel-requested",
+      Topics.CONTROL,
+      RunCancelRequested.class,
+      "run-cancel-requested"),
+  LOCK_FORCE_UNLOCKED(
+      "dev.stagecraft.lock.force-unlocked",
+      Topics.LOCK_EVENTS,
+      LockForceUnlocked.class,
+      "lock-force-unlocked");
 
   public static final String SCHEMA_VERSION = "1";
 

@@ -18,7 +18,20 @@ public final class Topics {
   /** Planner → anyone (CLI, bots): run lifecycle transitions. Key: tenant/workspace. */
   public static final String RUN_EVENTS = "stagecraft.run-events";
 
-  public static final List<String> ALL = List.of(ACTIONS, ACTION_EVENTS, STATE_EVENTS, RUN_EVENTS);
+  /**
+   * Planner → every executor instance (one consumer group per instance, from the latest offset):
+   * requests to stop a run's running actions. Key: tenant/workspace.
+   */
+  public static final String CONTROL = "stagecraft.control";
+
+  /**
+   * State-service → anyone (auditors, bots): workspace lock events with an audit value, such as a
+   * force-unlock (who, why). Key: tenant/workspace.
+   */
+  public static final String LOCK_EVENTS = "stagecraft.lock-events";
+
+  public static final List<String> ALL =
+      List.of(ACTIONS, ACTION_EVENTS, STATE_EVENTS, RUN_EVENTS, CONTROL, LOCK_EVENTS);
 
   private Topics() {}
 }

@@ -5,10 +5,16 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.stagecraft.schemas.action.ActionDispatched;
 import dev.stagecraft.schemas.action.ActionFinished;
+import dev.stagecraft.schemas.action.ActionHeartbeat;
 import dev.stagecraft.schemas.action.ActionLog;
 import dev.stagecraft.schemas.action.ActionStarted;
+import dev.stagecraft.schemas.action.ActionStep;
+import dev.stagecraft.schemas.action.LearnedHostKey;
 import dev.stagecraft.schemas.action.ProvisionerStep;
+import dev.stagecraft.schemas.action.SshConnection;
+import dev.stagecraft.schemas.control.RunCancelRequested;
 import dev.stagecraft.schemas.envelope.EventEnvelope;
+import dev.stagecraft.schemas.lock.LockForceUnlocked;
 import dev.stagecraft.schemas.run.RunTransitioned;
 import dev.stagecraft.schemas.state.StateRecorded;
 import java.nio.charset.StandardCharsets;
@@ -55,6 +61,20 @@ class EventContractTest {
             List.of()),
         new ActionStarted("r1", "r1/a", "stateful_provisioning.app", "executor-1"),
         new ActionLog("r1", "r1/a", "stateful_provisioning.app", 0, "stdout", "hi"),
+        new ActionStep(
+            "r1",
+            "r1/a",
+            "stateful_provisioning.app",
+            "executor-1",
+            ActionStep.stepId("r1/a", 0),
+            0,
+            "remote-exec",
+            "deploy@10.0.0.5:22",
+            ActionStep.STARTED,
+            null),
+        new ActionHeartbeat(
+            "r1", "r1/a", "stateful_provisioning.app", "executor-1", 0, "local-exec", null),
+        new RunCancelRequested("r1", "canceled by alice"),
         new ActionFinished(
             "r1",
             "r1/a",
@@ -69,7 +89,9 @@ class EventContractTest {
             7,
             "executor-1"),
         new StateRecorded("r1", "r1/a", "stateful_provisioning.app", "succeeded", null, 3, "123"),
-        new RunTransitioned("r1", "applied", null));
+        new RunTransitioned("r1", "applied", null),
+        new LockForceUnlocked(
+            "5c1a", "terraform:5c1a", 4, "api-token:ab12", "holder crashed", "rest"));
   }
 
   @Test
@@ -110,6 +132,36 @@ class EventContractTest {
   }
 
   @Test
+  void anInterruptedOrCanceledOutcomeIsPartOfTheContract() {
+    for (String outcome : List.of(ActionFinished.INTERRUPTED, ActionFinished.CANCELED, "lost")) {
+      ActionFinished finished =
+          new ActionFinished(
+              "r1",
+              "r1/a",
+              "x.a",
+              "x",
+              "create",
+              outcome,
+              null,
+              "why",
+              Map.of(),
+              List.of(),
+              7,
+              "executor-1");
+      List<String> errors =
+          validator.validate(
+              new String(
+                  EventCodec.encode(codec.wrap("acme", "prod", "r1", 1, "x.a", finished)),
+                  StandardCharsets.UTF_8));
+      if (outcome.equals("lost")) {
+        assertThat(errors).as(outcome).isNotEmpty();
+      } else {
+        assertThat(errors).as(outcome).isEmpty();
+      }
+    }
+  }
+
+  @Test
   void rejectsAnEventThatViolatesItsSchema() {
     EventEnvelope envelope =
         codec.wrap("acme", "prod", "r1", 1, "s", new RunTransitioned("r1", "exploded", null));
@@ -126,5 +178,107 @@ class EventContractTest {
             () -> EventCodec.decode("{\"id\":\"x\",\"type\":\"t\",\"tenant\":\"a\"}".getBytes()))
         .isInstanceOf(EventCodec.MalformedEventException.class)
         .hasMessageContaining("no data");
+  }
+
+  @Test
+  void hostKeysTravelInDispatchAndFinishAndValidate() {
+    String key = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIKqo";
+    SshConnection connection =
+        new SshConnection(
+                "10.0.0.5",
+                22,
+                "deploy",
+                null,
+                null,
+                null,
+                null,
+                30,
+                List.of(new SshConnection.Bastion("jump", 2222, "ops", null, null, null)))
+            .withKnownHostKeys(List.of(key + " first use in workspace prod"));
+    connection =
+        connection.withBastions(
+            List.of(connection.bastions().getFirst().withKnownHostKeys(List.of(key))));
+    ProvisionerStep step =
+        new ProvisionerStep(
+            "remote-exec",
+            "create",
+            "fail",
+            null,
+            null,
+            null,
+            null,
+            false,
+            false,
+            connection,
+            List.of("true"),
+            null,
+            null,
+            null,
+            null,
+            0,
+            0);
+    ActionDispatched dispatched =
+        new ActionDispatched(
+            "r1", "r1/a", "x.a", "x", "create", Map.of(), List.of(), List.of(step), 7, List.of());
+    ActionFinished finished =
+        new ActionFinished(
+            "r1",
+            "r1/a",
+            "x.a",
+            "x",
+            "create",
+            "succeeded",
+            null,
+            null,
+            Map.of(),
+            List.of(),
+            7,
+            "executor-1",
+            false,
+            false,
+            List.of(new LearnedHostKey("jump", 2222, key, "SHA256:abc")));
+    for (Object data : List.of(dispatched, finished)) {
+      byte[] bytes = EventCodec.encode(codec.wrap("acme", "prod", "r1", 1, "x.a", data));
+      assertThat(EventCodec.data(EventCodec.decode(bytes), data.getClass())).isEqualTo(data);
+      assertThat(validator.validate(new String(bytes, StandardCharsets.UTF_8))).isEmpty();
+    }
+    String json = new String(EventCodec.encode(codec.wrap("a", "w", "r", 1, "s", finished)));
+    assertThat(json)
+        .contains(
+            "\"learnedHostKeys\":[{\"host\":\"jump\",\"port\":2222,\"publicKey\":\""
+                + key
+                + "\",\"fingerprint\":\"SHA256:abc\"}]");
+  }
+
+  @Test
+  void rejectsALearnedHostKeyWithoutAFingerprint() {
+    String json =
+        new String(
+                EventCodec.encode(
+                    codec.wrap(
+                        "acme",
+                        "prod",
+                        "r1",
+                        1,
+                        "x.a",
+                        new ActionFinished(
+                            "r1",
+                            "r1/a",
+                            "x.a",
+                            "x",
+                            "create",
+                            "succeeded",
+                            null,
+                            null,
+                            Map.of(),
+                            List.of(),
+                            7,
+                            "executor-1",
+                            false,
+                            false,
+                            List.of(new LearnedHostKey("h", 22, "ssh-ed25519 AAAA", null))))),
+                StandardCharsets.UTF_8)
+            .replace(",\"fingerprint\":null", "");
+    assertThat(validator.validate(json)).isNotEmpty();
   }
 }

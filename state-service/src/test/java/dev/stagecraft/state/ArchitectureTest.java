@@ -37,6 +37,26 @@ class ArchitectureTest {
   }
 
   @Test
+  void hostKeyDomainImportsNoFrameworkOrInfrastructure() {
+    noClasses()
+        .that()
+        .resideInAPackage("dev.stagecraft.state.hostkey..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage(
+            "io.micronaut..",
+            "jakarta..",
+            "java.sql..",
+            "javax.sql..",
+            "org.apache.kafka..",
+            "com.fasterxml..",
+            "dev.stagecraft.platform..",
+            "dev.stagecraft.servicekit..",
+            "dev.stagecraft.state.adapter..")
+        .check(classes);
+  }
+
+  @Test
   void domainDoesNotDependOnAdapters() {
     noClasses()
         .that()

@@ -377,6 +377,102 @@ class StateServiceIntegrationTest {
             "deployer@taint"));
   }
 
+  @Test
+  void recordsHostKeysLearnedOnFirstUseAndManagesKnownHostsPerTenant() throws Exception {
+    String key = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl";
+    String other =
+        "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBzJhYqN8yzL9w9rdQO6Sxb7L8mMLBkH3kUkO3W9JbgA";
+    ActionFinished learned =
+        new ActionFinished(
+            "run-hk",
+            "act-hk",
+            APP,
+            "stateful_provisioning",
+            "create",
+            "succeeded",
+            null,
+            null,
+            Map.of("id", "i-1"),
+            List.of(),
+            1,
+            "exec-1",
+            false,
+            false,
+            List.of(
+                new dev.stagecraft.schemas.action.LearnedHostKey(
+                    "10.0.0.9", 2222, key, "SHA256:ignored-recomputed")));
+    executor.publish(executorCodec.wrap("hk", "prod", "run-hk", 3, APP, learned));
+    awaitRecorded("hk", "act-hk", 1);
+
+    JsonNode keys =
+        EventCodec.mapper()
+            .readTree(internal("GET", "/tenants/hk/workspaces/prod/host-keys", null).body())
+            .get("keys");
+    assertThat(keys).hasSize(1);
+    assertThat(keys.get(0).get("host").asText()).isEqualTo("10.0.0.9");
+    assertThat(keys.get(0).get("port").asInt()).isEqualTo(2222);
+    assertThat(keys.get(0).get("publicKey").asText()).isEqualTo(key);
+    assertThat(keys.get(0).get("fingerprint").asText())
+        .startsWith("SHA256:")
+        .isNotEqualTo("SHA256:ignored-recomputed");
+    assertThat(keys.get(0).get("origin").asText())
+        .isEqualTo("first use in workspace prod (run run-hk)");
+
+    HttpResponse<String> added =
+        internal(
+            "POST",
+            "/tenants/hk/known-hosts",
+            "{\"host\":\"Jump.example\",\"publicKey\":\"" + other + " ops\",\"actor\":\"a\"}");
+    assertThat(added.statusCode()).as(added.body()).isEqualTo(201);
+    assertThat(
+            internal(
+                    "POST",
+                    "/tenants/hk/known-hosts",
+                    "{\"host\":\"jump.example\",\"port\":22,\"publicKey\":\"" + other + "\"}")
+                .statusCode())
+        .isEqualTo(200);
+    HttpResponse<String> bad =
+        internal("POST", "/tenants/hk/known-hosts", "{\"host\":\"j\",\"publicKey\":\"nope\"}");
+    assertThat(bad.statusCode()).isEqualTo(400);
+    assertThat(bad.body()).contains("publicKey must be");
+    assertThat(
+            EventCodec.mapper()
+                .readTree(internal("GET", "/tenants/hk/workspaces/prod/host-keys", null).body())
+                .get("keys"))
+        .hasSize(2);
+
+    // another tenant sees nothing and removes nothing
+    assertThat(internal("GET", "/tenants/other/workspaces/prod/host-keys", null).body())
+        .isEqualTo("{\"keys\":[]}");
+    assertThat(
+            internal("DELETE", "/tenants/other/known-hosts?host=jump.example&port=22", null).body())
+        .isEqualTo("{\"removed\":[]}");
+    assertThat(
+            internal(
+                    "DELETE",
+                    "/tenants/other/workspaces/prod/host-keys?host=10.0.0.9&port=2222",
+                    null)
+                .body())
+        .isEqualTo("{\"removed\":[]}");
+
+    assertThat(
+            EventCodec.mapper()
+                .readTree(
+                    internal(
+                            "DELETE",
+                            "/tenants/hk/workspaces/prod/host-keys?host=10.0.0.9&port=2222&actor=me",
+                            null)
+                        .body())
+                .get("removed"))
+        .hasSize(1);
+    assertThat(
+            EventCodec.mapper()
+                .readTree(internal("GET", "/tenants/hk/workspaces/prod/host-keys", null).body())
+                .get("keys"))
+        .singleElement()
+        .satisfies(k -> assertThat(k.get("source").asText()).isEqualTo("known-hosts"));
+  }
+
   // --- fixtures -----------------------------------------------------------------------------
 
   private EventEnvelope finished(

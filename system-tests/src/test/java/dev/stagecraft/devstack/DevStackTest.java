@@ -60,6 +60,10 @@ class DevStackTest {
       assertThat(pointer.dataDir()).isEqualTo(info.dataDir());
       assertThat(Files.getPosixFilePermissions(data.resolve("service-token")))
           .isEqualTo(PosixFilePermissions.fromString("rw-------"));
+      assertThat(Files.getPosixFilePermissions(data.resolve("secrets-keys")))
+          .isEqualTo(PosixFilePermissions.fromString("rw-------"));
+      assertThat(Files.readString(data.resolve("secrets-keys")))
+          .matches("dev1:[A-Za-z0-9+/=]{44}\\n");
       for (StackService s : StackService.values()) {
         assertThat(data.resolve("logs").resolve(s.artifactId() + ".log")).isNotEmptyFile();
       }
@@ -95,6 +99,7 @@ class DevStackTest {
     Path home = tmp.resolve("home");
     String clusterId;
     String serviceToken;
+    String secretsKeys;
     String devToken;
     try (DevStack stack = DevStack.start(SystemTestRepo.options(data, home));
         Connection c = connect(stack.info().postgres())) {
@@ -102,6 +107,7 @@ class DevStackTest {
       c.createStatement().execute("insert into devstack_marker values ('kept')");
       clusterId = clusterId(data);
       serviceToken = Files.readString(data.resolve("service-token"));
+      secretsKeys = Files.readString(data.resolve("secrets-keys"));
       devToken = stack.credentials().map(DevCredentials::token).orElse(null);
     }
     try (DevStack stack = DevStack.start(SystemTestRepo.options(data, home));
@@ -111,6 +117,7 @@ class DevStackTest {
       assertThat(rs.getString(1)).isEqualTo("kept");
       assertThat(clusterId(data)).isEqualTo(clusterId);
       assertThat(Files.readString(data.resolve("service-token"))).isEqualTo(serviceToken);
+      assertThat(Files.readString(data.resolve("secrets-keys"))).isEqualTo(secretsKeys);
       // Once the state service issues tokens, the kept one must still be the dev tenant's token.
       assertThat(stack.credentials().map(DevCredentials::token).orElse(null)).isEqualTo(devToken);
     }

@@ -88,6 +88,7 @@ class EventContractEndToEndTest {
             "dev.stagecraft.action.dispatched",
             "dev.stagecraft.action.started",
             "dev.stagecraft.action.log",
+            "dev.stagecraft.action.step",
             "dev.stagecraft.action.finished",
             "dev.stagecraft.state.recorded",
             "dev.stagecraft.run.transitioned");

@@ -27,14 +27,30 @@ final class SharedStack {
   final Path root;
   final Path dataDir;
   final Path home;
+  private final Map<String, String> serviceSettings;
   private DevStack stack;
 
   private SharedStack(Path root) throws Exception {
+    this(root, Map.of());
+  }
+
+  private SharedStack(Path root, Map<String, String> serviceSettings) throws Exception {
     this.root = root;
     this.dataDir = root.resolve("data");
     this.home = root.resolve("home");
+    this.serviceSettings = serviceSettings;
     start();
     Runtime.getRuntime().addShutdownHook(new Thread(this::stop));
+  }
+
+  /**
+   * A stack of its own (not shared), for a test that kills its services or needs other settings
+   * ({@code STAGECRAFT_*} variables given to every service). The caller stops it.
+   */
+  static SharedStack dedicated(String name, Map<String, String> serviceSettings) throws Exception {
+    Path target = Path.of("target").toAbsolutePath();
+    Files.createDirectories(target);
+    return new SharedStack(Files.createTempDirectory(target, name + "-"), serviceSettings);
   }
 
   static synchronized SharedStack get() throws Exception {
@@ -59,7 +75,8 @@ final class SharedStack {
                 null,
                 DevStackOptions.currentJava(),
                 Duration.ofSeconds(120),
-                new PrintStream(OutputStreamSink.INSTANCE, true, StandardCharsets.UTF_8)));
+                new PrintStream(OutputStreamSink.INSTANCE, true, StandardCharsets.UTF_8),
+                serviceSettings));
   }
 
   /** Stops everything and starts it again on the same data directory. */

@@ -3,12 +3,10 @@ package dev.stagecraft.systemtest;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.stagecraft.devstack.DevStackLayout;
 import dev.stagecraft.schemas.EventCodec;
 import dev.stagecraft.schemas.Topics;
 import dev.stagecraft.schemas.envelope.EventEnvelope;
 import dev.stagecraft.systemtest.SharedStack.CliResult;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashSet;
@@ -25,41 +23,18 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.Test;
 
-/** Independent actions of one run are spread over every executor of the consumer group. */
+/**
+ * Independent actions of one run are spread over every executor of the consumer group (killing one
+ * of two mid-run: {@link ExecutorCrashTest}).
+ */
 class TwoExecutorsTest {
 
   @Test
   void independentActionsOfOneRunAreSharedByTwoExecutorProcesses() throws Exception {
     SharedStack stack = SharedStack.get();
     String kafka = stack.stack().info().kafka();
-    String serviceToken =
-        Files.readString(new DevStackLayout(stack.dataDir).serviceTokenFile()).strip();
-    Path repo = SharedStack.repoRoot();
-    Path jar = repo.resolve("executor-service/target/executor-service-app.jar");
-    Path log = stack.root.resolve("executor-2.log");
-    ProcessBuilder builder =
-        new ProcessBuilder(
-                List.of(
-                    ProcessHandle.current().info().command().orElse("java"),
-                    "-Xmx256m",
-                    "-jar",
-                    jar.toString()))
-            .redirectErrorStream(true)
-            .redirectOutput(log.toFile());
-    builder.environment().keySet().removeIf(k -> k.startsWith("STAGECRAFT_"));
-    builder
-        .environment()
-        .putAll(
-            Map.of(
-                "STAGECRAFT_PORT",
-                "0",
-                "STAGECRAFT_KAFKA",
-                kafka,
-                "STAGECRAFT_SERVICE_TOKEN",
-                serviceToken,
-                "STAGECRAFT_INSTANCE_ID",
-                "second-executor"));
-    Process second = builder.start();
+    // with the stack's keyring: dispatches are sealed
+    ExecutorProcess second = ExecutorProcess.start(stack, "second-executor", Map.of());
     try (Admin admin = Admin.create(Map.of("bootstrap.servers", kafka))) {
       await()
           .atMost(Duration.ofSeconds(90))
@@ -78,7 +53,7 @@ class TwoExecutorsTest {
               });
 
       StringBuilder config = new StringBuilder();
-      for (int i = 0; i < 20; i++) {
+      for (int i = 0; i < 40; i++) {
         config.append(
             """
             resource "stateful_provisioning" "step%d" {
@@ -93,7 +68,7 @@ class TwoExecutorsTest {
       Path dir = stack.configDir("two-executors", config.toString());
       CliResult result = stack.cli(dir, "apply", "-workspace=two-executors", "-auto-approve");
       assertThat(result.exitCode()).as(result.all()).isZero();
-      assertThat(result.out()).contains("Resources: 20 added");
+      assertThat(result.out()).contains("Resources: 40 added");
 
       Set<String> executors = new HashSet<>();
       Properties p = new Properties();
@@ -118,8 +93,7 @@ class TwoExecutorsTest {
       }
       assertThat(executors).hasSize(2).contains("second-executor");
     } finally {
-      second.destroy();
-      second.onExit().get();
+      second.close();
     }
   }
 }

@@ -86,6 +86,28 @@ public final class ApiClient {
             .POST(HttpRequest.BodyPublishers.ofString(MAPPER.writeValueAsString(body))));
   }
 
+  /** POST of a raw JSON document, with its {@code Content-MD5} (base64), as uploads are sent. */
+  public JsonNode postDocument(String url, byte[] document)
+      throws IOException, InterruptedException {
+    String md5;
+    try {
+      md5 =
+          java.util.Base64.getEncoder()
+              .encodeToString(java.security.MessageDigest.getInstance("MD5").digest(document));
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+    return send(
+        authorized(url)
+            .header("Content-Type", "application/json")
+            .header("Content-MD5", md5)
+            .POST(HttpRequest.BodyPublishers.ofByteArray(document)));
+  }
+
+  public JsonNode delete(String url) throws IOException, InterruptedException {
+    return send(authorized(url).DELETE());
+  }
+
   private HttpRequest.Builder authorized(String url) {
     HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url)).timeout(DEFAULT_TIMEOUT);
     if (token != null && !token.isBlank()) {

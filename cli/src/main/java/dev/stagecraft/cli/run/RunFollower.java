@@ -77,6 +77,10 @@ final class RunFollower {
         ctx.err().println();
         ctx.err().println("Error: " + message);
       }
+      case "canceled" -> {
+        ctx.err().println();
+        ctx.err().println("Canceled: " + message);
+      }
       default -> {}
     }
   }

@@ -33,7 +33,20 @@ public final class StateCommand implements Command {
 
   @Override
   public int run(CliContext ctx, List<String> args) throws Exception {
-    WorkspaceArgs parsed = WorkspaceArgs.parse(args);
+    String version = null;
+    List<String> rest = new java.util.ArrayList<>();
+    for (String a : args) {
+      if (mode == Mode.PULL && a.startsWith("-version=")) {
+        version = a.substring("-version=".length());
+        if (!version.matches("\\d+")) {
+          throw new UsageException(
+              "-version must be a state serial (see stagecraft state versions)");
+        }
+      } else {
+        rest.add(a);
+      }
+    }
+    WorkspaceArgs parsed = WorkspaceArgs.parse(rest);
     String workspace = parsed.workspace();
     List<String> positional = parsed.positional();
     if (mode == Mode.SHOW && positional.size() != 1) {
@@ -48,7 +61,8 @@ public final class StateCommand implements Command {
               api.api("state")
                   + "/workspaces/"
                   + URLEncoder.encode(workspace, StandardCharsets.UTF_8)
-                  + "/state");
+                  + "/state"
+                  + (version == null ? "" : "/versions/" + version));
     } catch (ApiClient.ApiException e) {
       ctx.err().println("Error: " + e.getMessage());
       return 1;
@@ -136,7 +150,8 @@ public final class StateCommand implements Command {
     return switch (mode) {
       case LIST -> "state list               List the instances in the workspace's state";
       case SHOW -> "state show ADDR          Show one instance's attributes";
-      case PULL -> "state pull               Print the state (Terraform v4 JSON)";
+      case PULL ->
+          "state pull [-version=N]  Print the state, or version N of it (Terraform v4 JSON)";
     };
   }
 }

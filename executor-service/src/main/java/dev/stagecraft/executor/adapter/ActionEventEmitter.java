@@ -7,10 +7,15 @@ import dev.stagecraft.platform.kafka.EventPublisher;
 import dev.stagecraft.schemas.EventCodec;
 import dev.stagecraft.schemas.action.ActionDispatched;
 import dev.stagecraft.schemas.action.ActionFinished;
+import dev.stagecraft.schemas.action.ActionHeartbeat;
 import dev.stagecraft.schemas.action.ActionLog;
 import dev.stagecraft.schemas.action.ActionStarted;
+import dev.stagecraft.schemas.action.ActionStep;
+import dev.stagecraft.schemas.action.LearnedHostKey;
 import dev.stagecraft.schemas.envelope.EventEnvelope;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -18,6 +23,11 @@ import org.slf4j.LoggerFactory;
  * Publishes the events of one action on {@code stagecraft.action-events}: started, one log event
  * per output line, finished. All are keyed tenant/workspace (taken from the dispatch envelope), so
  * they stay in order on one partition; {@code sequence} counts up from 1 per action.
+ *
+ * <p>Between started and finished it also records each provisioner step ({@code action.step},
+ * started and ended) and, when {@link #heartbeat} is called, sends {@code action.heartbeat} naming
+ * the step running now. Step records and heartbeats are sent without waiting for the broker: they
+ * report progress, the claim is {@code action.started} (docs/adr/0007).
  *
  * <p>Concurrency: every method takes this object's monitor, so a sequence number is assigned and
  * handed to the producer in one step and the partition order equals the sequence order.
@@ -33,6 +43,11 @@ final class ActionEventEmitter implements OutputSink {
   private final String executorId;
   private final String runId;
   private long sequence; // guarded by this
+  private Integer currentStep; // guarded by this; null between steps
+  private String currentStepType; // guarded by this
+  private String currentStepTarget; // guarded by this
+  private String canceledBecause; // guarded by this; set when the run was canceled
+  private final List<LearnedHostKey> learnedHostKeys = new ArrayList<>(); // guarded by this
 
   ActionEventEmitter(
       EventCodec codec,
@@ -69,6 +84,81 @@ final class ActionEventEmitter implements OutputSink {
     }
   }
 
+  /** Records that a step starts ({@code action.step}, sent without waiting). */
+  @Override
+  public synchronized void stepStarted(int step, String type, String target) {
+    currentStep = step;
+    currentStepType = type;
+    currentStepTarget = target;
+    sendStep(step, type, target, ActionStep.STARTED, null);
+  }
+
+  /** Records that a step ended ({@code action.step}, sent without waiting). */
+  @Override
+  public synchronized void stepEnded(int step, boolean succeeded, String error) {
+    sendStep(
+        step,
+        currentStepType,
+        currentStepTarget,
+        succeeded ? ActionStep.SUCCEEDED : ActionStep.FAILED,
+        error);
+    currentStep = null;
+  }
+
+  private void sendStep(int step, String type, String target, String status, String error) {
+    try {
+      publisher.send(
+          next(
+              new ActionStep(
+                  runId,
+                  action.actionId(),
+                  action.address(),
+                  executorId,
+                  ActionStep.stepId(action.actionId(), step),
+                  step,
+                  type,
+                  target,
+                  status,
+                  error)),
+          dispatch.workspaceKey());
+    } catch (RuntimeException e) {
+      LOG.warn("could not send a step record of action {}: {}", action.actionId(), e.toString());
+    }
+  }
+
+  /**
+   * Sends {@code action.heartbeat} with the step running now, without waiting. Called by the
+   * handler's heartbeat timer while the action runs.
+   */
+  synchronized void heartbeat() {
+    try {
+      publisher.send(
+          next(
+              new ActionHeartbeat(
+                  runId,
+                  action.actionId(),
+                  action.address(),
+                  executorId,
+                  currentStep,
+                  currentStep == null ? null : currentStepType,
+                  currentStep == null ? null : currentStepTarget)),
+          dispatch.workspaceKey());
+    } catch (RuntimeException e) {
+      LOG.warn("could not send a heartbeat of action {}: {}", action.actionId(), e.toString());
+    }
+  }
+
+  /** Marks the action canceled: its {@code action.finished} then says {@code canceled}. */
+  synchronized void canceled(String reason) {
+    canceledBecause = reason;
+  }
+
+  /** Remembers a host key accepted on first use; it travels in {@code action.finished}. */
+  @Override
+  public synchronized void hostKeyLearned(LearnedHostKey key) {
+    learnedHostKeys.add(key);
+  }
+
   /**
    * Publishes {@code action.finished}, retrying with backoff until the broker committed it: the
    * result is what the state service and the planner wait for. Gives up only when the thread is
@@ -83,15 +173,20 @@ final class ActionEventEmitter implements OutputSink {
                 action.address(),
                 action.resourceType(),
                 action.action(),
-                result.isSucceeded() ? ActionFinished.SUCCEEDED : ActionFinished.FAILED,
+                result.isSucceeded()
+                    ? ActionFinished.SUCCEEDED
+                    : canceledBecause != null ? ActionFinished.CANCELED : ActionFinished.FAILED,
                 result.exitCode(),
-                result.error(),
+                result.isSucceeded() || canceledBecause == null
+                    ? result.error()
+                    : "canceled (" + canceledBecause + "): " + result.error(),
                 action.attributes(),
                 action.dependencies(),
                 action.fencingToken(),
                 executorId,
                 action.createBeforeDestroy(),
-                action.skipDestroy()));
+                action.skipDestroy(),
+                learnedHostKeys));
     Duration backoff = Duration.ofMillis(500);
     while (true) {
       try {

@@ -2,12 +2,17 @@ package dev.stagecraft.executor.adapter;
 
 import dev.stagecraft.executor.step.ActionResult;
 import dev.stagecraft.executor.step.ActionRunner;
+import dev.stagecraft.executor.step.RunConnectionPool;
+import dev.stagecraft.executor.step.RunConnections;
 import dev.stagecraft.platform.kafka.EventConsumer;
 import dev.stagecraft.platform.kafka.EventPublisher;
 import dev.stagecraft.schemas.EventCodec;
 import dev.stagecraft.schemas.EventCodec.MalformedEventException;
 import dev.stagecraft.schemas.action.ActionDispatched;
+import dev.stagecraft.schemas.action.DispatchSealing;
 import dev.stagecraft.schemas.envelope.EventEnvelope;
+import dev.stagecraft.schemas.seal.SecretsKeyring;
+import dev.stagecraft.schemas.seal.UnsealException;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -27,7 +32,19 @@ import org.slf4j.LoggerFactory;
  * action.started} is published, and {@code action.started} is published, synchronously, before the
  * first command runs: a redelivery to <em>another</em> instance (after a rebalance or a crash) is
  * therefore never silent, it shows as a second {@code action.started} with a different executor id.
- * Durable claims and crash recovery are not done yet (see README).
+ *
+ * <p><b>Claim before run</b> (docs/adr/0007). After {@code action.started} is committed, the
+ * handler commits the dispatch's offset synchronously ({@link EventConsumer#commitThroughCurrent})
+ * and runs the action only if that commit succeeded. A crash before the commit means redelivery,
+ * but nothing had run; after it the dispatch is never delivered again, to any executor. If the
+ * commit fails (the partition moved to another executor), the action is not run here and not
+ * remembered: its new owner runs it. A dispatch older than {@code dispatchExpiry} (by its envelope
+ * time) is not run at all: the planner has given up on it or is about to (its dispatch lease is
+ * longer).
+ *
+ * <p><b>Liveness.</b> While actions run, a timer sends each one's {@code action.heartbeat} every
+ * {@code heartbeatInterval}; the planner declares an action interrupted when they stop. {@link
+ * #cancel} interrupts the running actions of a run; they are reported {@code canceled}.
  *
  * <p><b>Concurrency.</b> {@link #handle} runs on the consumer's poll thread. It blocks only to
  * publish {@code action.started} and, when {@code concurrency} actions are already running, to wait
@@ -40,10 +57,15 @@ final class DispatchedActionHandler implements EventConsumer.Handler {
   private static final Logger LOG = LoggerFactory.getLogger(DispatchedActionHandler.class);
   private static final Duration PERMIT_POLL = Duration.ofMillis(200);
   private static final Duration AFTER_INTERRUPT = Duration.ofSeconds(30);
+  static final Duration DEFAULT_HEARTBEAT_INTERVAL = Duration.ofSeconds(2);
+  static final Duration DEFAULT_DISPATCH_EXPIRY = Duration.ofMinutes(5);
+  static final int REMEMBERED_CANCELS = 10_000;
 
   private final ActionRunner runner;
+  private RunConnectionPool connections; // null: every action connects on its own
   private final EventPublisher publisher;
   private final String executorId;
+  private final SecretsKeyring secrets;
   private final EventCodec codec = EventCodec.forSource(SOURCE);
   private final Semaphore permits;
   private final ExecutorService workers = Executors.newVirtualThreadPerTaskExecutor();
@@ -58,12 +80,118 @@ final class DispatchedActionHandler implements EventConsumer.Handler {
       };
   private volatile boolean closing;
 
+  /** An action running on a worker thread. */
+  private record Running(String runId, ActionEventEmitter events, Thread thread) {}
+
+  private final Map<String, Running> running = new java.util.concurrent.ConcurrentHashMap<>();
+  private final Map<String, String> canceledRuns = // guarded by itself; run id → reason
+      new LinkedHashMap<>() {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, String> eldest) {
+          return size() > REMEMBERED_CANCELS;
+        }
+      };
+  private final java.util.concurrent.ScheduledExecutorService heartbeats =
+      Executors.newSingleThreadScheduledExecutor(
+          r -> {
+            Thread t = new Thread(r, "action-heartbeats");
+            t.setDaemon(true);
+            return t;
+          });
+  private volatile java.util.function.BooleanSupplier claim = () -> true;
+  private volatile Duration dispatchExpiry = DEFAULT_DISPATCH_EXPIRY;
+  private volatile java.time.Clock clock = java.time.Clock.systemUTC();
+
   DispatchedActionHandler(
       ActionRunner runner, EventPublisher publisher, String executorId, int concurrency) {
+    this(runner, publisher, executorId, concurrency, SecretsKeyring.none());
+  }
+
+  /**
+   * @param secrets opens sealed dispatches (see {@link DispatchSealing}); a dispatch it cannot open
+   *     is reported failed without running anything
+   */
+  DispatchedActionHandler(
+      ActionRunner runner,
+      EventPublisher publisher,
+      String executorId,
+      int concurrency,
+      SecretsKeyring secrets) {
+    this.secrets = secrets;
     this.runner = runner;
     this.publisher = publisher;
     this.executorId = executorId;
     this.permits = new Semaphore(concurrency);
+  }
+
+  /**
+   * Runs every action with a lease of {@code pool} for its tenant and run, so that the actions of a
+   * run share SSH connections (see {@link RunConnectionPool}); without it each action connects on
+   * its own. Call before the consumer starts.
+   */
+  DispatchedActionHandler shareConnectionsThrough(RunConnectionPool pool) {
+    this.connections = pool;
+    return this;
+  }
+
+  /**
+   * How this handler claims a dispatch before running it: normally {@link
+   * EventConsumer#commitThroughCurrent} of the consumer that calls {@link #handle} (true =
+   * claimed). Call before the consumer starts.
+   */
+  DispatchedActionHandler claimWith(java.util.function.BooleanSupplier claim) {
+    this.claim = claim;
+    return this;
+  }
+
+  /**
+   * Starts the heartbeat timer and sets how old a dispatch may be when it is taken. Call once,
+   * before the consumer starts.
+   *
+   * @param heartbeatInterval how often each running action sends {@code action.heartbeat}
+   * @param dispatchExpiry a dispatch whose envelope time is older is not run (must be shorter than
+   *     the planner's {@code stagecraft.planner.dispatch-lease})
+   */
+  DispatchedActionHandler withLiveness(
+      Duration heartbeatInterval, Duration dispatchExpiry, java.time.Clock clock) {
+    this.dispatchExpiry = dispatchExpiry;
+    this.clock = clock;
+    heartbeats.scheduleAtFixedRate(
+        () -> running.values().forEach(r -> r.events().heartbeat()),
+        heartbeatInterval.toMillis(),
+        heartbeatInterval.toMillis(),
+        TimeUnit.MILLISECONDS);
+    return this;
+  }
+
+  /**
+   * Stops the running actions of {@code runId} on this executor: each is marked canceled and its
+   * thread interrupted (the runner kills its command); dispatches of the run that arrive later are
+   * not run. Idempotent; any thread.
+   *
+   * @return how many running actions were interrupted
+   */
+  int cancel(String runId, String reason) {
+    synchronized (canceledRuns) {
+      canceledRuns.put(runId, reason == null ? "canceled" : reason);
+    }
+    int interrupted = 0;
+    for (Running r : running.values()) {
+      if (r.runId().equals(runId)) {
+        r.events().canceled(reason == null ? "canceled" : reason);
+        r.thread().interrupt();
+        interrupted++;
+      }
+    }
+    return interrupted;
+  }
+
+  private String canceledBecause(String runId) {
+    synchronized (canceledRuns) {
+      return canceledRuns.get(runId);
+    }
   }
 
   @Override
@@ -89,29 +217,76 @@ final class DispatchedActionHandler implements EventConsumer.Handler {
       forget(action.actionId());
       throw e;
     }
+    String runId = action.runId() != null ? action.runId() : event.runid();
+    if (event.time() != null && event.time().plus(dispatchExpiry).isBefore(clock.instant())) {
+      permits.release();
+      LOG.warn(
+          "action {} of run {} not run: dispatched at {}, longer ago than the dispatch expiry {}"
+              + " (the planner gives up on it)",
+          action.actionId(),
+          runId,
+          event.time(),
+          dispatchExpiry);
+      return;
+    }
+    if (runId != null && canceledBecause(runId) != null) {
+      permits.release();
+      LOG.info("action {} not run: run {} was canceled", action.actionId(), runId);
+      return;
+    }
     ActionEventEmitter events = new ActionEventEmitter(codec, publisher, event, action, executorId);
     try {
       events.started();
-      workers.execute(() -> runAndReport(action, events));
+      if (!claim.getAsBoolean()) {
+        // Not claimed: another executor owns the dispatch now and runs it; nothing ran here.
+        LOG.warn("action {} not run here: its dispatch could not be claimed", action.actionId());
+        permits.release();
+        forget(action.actionId());
+        return;
+      }
+      workers.execute(() -> runAndReport(event, action, events));
     } catch (RuntimeException e) {
-      // Nothing ran: the offset stays uncommitted and the dispatch can be delivered again.
+      // Nothing ran, and (started could not be published) the dispatch was not claimed: the
+      // offset stays uncommitted and the dispatch can be delivered again.
       permits.release();
       forget(action.actionId());
       throw e;
     }
   }
 
-  private void runAndReport(ActionDispatched action, ActionEventEmitter events) {
+  private void runAndReport(
+      EventEnvelope event, ActionDispatched action, ActionEventEmitter events) {
+    String runId = action.runId() != null ? action.runId() : event.runid();
+    running.put(action.actionId(), new Running(runId, events, Thread.currentThread()));
     try {
+      String canceled = runId == null ? null : canceledBecause(runId);
+      if (canceled != null) {
+        // canceled between the claim and now: the runner stops before the first step
+        events.canceled(canceled);
+        Thread.currentThread().interrupt();
+      }
       ActionResult result;
       try {
-        result = runner.run(action, events);
+        ActionDispatched opened =
+            DispatchSealing.open(action, secrets, event.tenant(), event.workspace());
+        // The lease ends with the action: the run's SSH connections may close after its last one.
+        try (RunConnections lease =
+            connections == null ? null : connections.open(event.tenant(), action.runId())) {
+          result = lease == null ? runner.run(opened, events) : runner.run(opened, events, lease);
+        }
+      } catch (UnsealException e) {
+        // permanent: redelivery would not help; the message names no secret
+        LOG.error("action {} not run: {}", action.actionId(), e.getMessage());
+        result =
+            ActionResult.failed(
+                null, "cannot open the sealed provisioners of this action: " + e.getMessage());
       } catch (RuntimeException e) {
         LOG.error("action {} failed unexpectedly", action.actionId(), e);
         result = ActionResult.failed(null, "executor error: " + e.getClass().getSimpleName());
       }
       // A forced shutdown interrupts the runner; the result must still be published.
       boolean interrupted = Thread.interrupted();
+      running.remove(action.actionId()); // no more heartbeats; finished says the rest
       events.finished(result);
       LOG.info(
           "action {} ({} {}) {}",
@@ -123,6 +298,7 @@ final class DispatchedActionHandler implements EventConsumer.Handler {
         Thread.currentThread().interrupt();
       }
     } finally {
+      running.remove(action.actionId());
       permits.release();
     }
   }
@@ -163,11 +339,16 @@ final class DispatchedActionHandler implements EventConsumer.Handler {
    */
   boolean awaitRunning(Duration grace) throws InterruptedException {
     workers.shutdown();
-    if (workers.awaitTermination(grace.toMillis(), TimeUnit.MILLISECONDS)) {
-      return true;
+    try {
+      // heartbeats go on while the running actions finish, or the planner would declare them lost
+      if (workers.awaitTermination(grace.toMillis(), TimeUnit.MILLISECONDS)) {
+        return true;
+      }
+      LOG.warn("actions still running after {}; interrupting them", grace);
+      workers.shutdownNow();
+      return workers.awaitTermination(AFTER_INTERRUPT.toMillis(), TimeUnit.MILLISECONDS);
+    } finally {
+      heartbeats.shutdownNow();
     }
-    LOG.warn("actions still running after {}; interrupting them", grace);
-    workers.shutdownNow();
-    return workers.awaitTermination(AFTER_INTERRUPT.toMillis(), TimeUnit.MILLISECONDS);
   }
 }

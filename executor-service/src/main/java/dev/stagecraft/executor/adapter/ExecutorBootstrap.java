@@ -2,11 +2,14 @@ package dev.stagecraft.executor.adapter;
 
 import dev.stagecraft.executor.adapter.ssh.SshjRemoteConnector;
 import dev.stagecraft.executor.step.ActionRunner;
+import dev.stagecraft.executor.step.RunConnectionPool;
 import dev.stagecraft.platform.kafka.EventConsumer;
 import dev.stagecraft.platform.kafka.EventPublisher;
 import dev.stagecraft.platform.kafka.KafkaSettings;
 import dev.stagecraft.platform.kafka.TopicBootstrap;
+import dev.stagecraft.platform.secrets.SecretsSetting;
 import dev.stagecraft.schemas.Topics;
+import dev.stagecraft.schemas.seal.SecretsKeyring;
 import io.micronaut.context.annotation.Context;
 import io.micronaut.context.annotation.Value;
 import jakarta.annotation.PostConstruct;
@@ -22,7 +25,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Wires the executor to Kafka when the application context starts and takes it down, in order, when
  * the context closes: stop polling, let running actions finish (bounded by {@code
- * stagecraft.executor.shutdown-grace}), flush and close the producer.
+ * stagecraft.executor.shutdown-grace}), close the pooled SSH connections, flush and close the
+ * producer.
  *
  * <p>Concurrency: {@link #start} and {@link #close} are called by the context, once each, on one
  * thread; the consumer and the actions run on their own threads.
@@ -36,15 +40,35 @@ public final class ExecutorBootstrap implements AutoCloseable {
   private final String executorId;
   private final int concurrency;
   private final Duration shutdownGrace;
+  private final SecretsKeyring secrets;
+  private final RunConnectionPool connections;
   private EventPublisher publisher;
   private DispatchedActionHandler handler;
   private EventConsumer consumer;
+  private EventConsumer control;
+
+  /** How often a running action sends {@code action.heartbeat}. */
+  @Value("${stagecraft.executor.heartbeat-interval:2s}")
+  Duration heartbeatInterval;
+
+  /** A dispatch older than this (by its envelope time) is not run; shorter than the planner's. */
+  @Value("${stagecraft.executor.dispatch-expiry:5m}")
+  Duration dispatchExpiry;
+
+  /** How soon the group notices a dead executor and moves its partitions to the others. */
+  @Value("${stagecraft.executor.session-timeout:10s}")
+  Duration sessionTimeout;
 
   ExecutorBootstrap(
       @Value("${stagecraft.kafka}") String bootstrapServers,
       @Value("${stagecraft.instance-id:}") String instanceId,
       @Value("${stagecraft.executor.concurrency:16}") int concurrency,
-      @Value("${stagecraft.executor.shutdown-grace:30s}") Duration shutdownGrace) {
+      @Value("${stagecraft.executor.shutdown-grace:30s}") Duration shutdownGrace,
+      @Value("${stagecraft.secrets-keys:}") String secretsKeys,
+      @Value("${stagecraft.secrets-required:false}") boolean secretsRequired,
+      @Value("${stagecraft.executor.ssh-idle-timeout:30s}") Duration sshIdleTimeout,
+      @Value("${stagecraft.executor.ssh-run-linger:5s}") Duration sshRunLinger,
+      @Value("${stagecraft.executor.ssh-max-sessions:10}") int sshMaxSessions) {
     if (concurrency < 1) {
       throw new IllegalArgumentException(
           "STAGECRAFT_EXECUTOR_CONCURRENCY must be at least 1, got " + concurrency);
@@ -57,6 +81,15 @@ public final class ExecutorBootstrap implements AutoCloseable {
             : instanceId;
     this.concurrency = concurrency;
     this.shutdownGrace = shutdownGrace;
+    this.secrets = SecretsSetting.keyring(secretsKeys, secretsRequired, "executor");
+    this.connections =
+        new RunConnectionPool(
+            new SshjRemoteConnector(), sshIdleTimeout, sshRunLinger, sshMaxSessions);
+  }
+
+  /** The keyring that opens sealed dispatches (for {@code /health}). */
+  public SecretsKeyring secrets() {
+    return secrets;
   }
 
   @PostConstruct
@@ -65,26 +98,63 @@ public final class ExecutorBootstrap implements AutoCloseable {
     publisher = new EventPublisher(settings, executorId);
     handler =
         new DispatchedActionHandler(
-            new ActionRunner(Path.of("").toAbsolutePath(), new SshjRemoteConnector()),
-            publisher,
+                new ActionRunner(Path.of("").toAbsolutePath(), new SshjRemoteConnector()),
+                publisher,
+                executorId,
+                concurrency,
+                secrets)
+            .shareConnectionsThrough(connections);
+    handler.withLiveness(heartbeatInterval, dispatchExpiry, java.time.Clock.systemUTC());
+    EventConsumer actions =
+        new EventConsumer(
+            settings,
+            GROUP,
             executorId,
-            concurrency);
-    consumer =
+            "earliest",
+            sessionTimeout,
+            List.of(Topics.ACTIONS),
+            publisher,
+            handler);
+    // claim = commit the dispatch's offset before running it (docs/adr/0007)
+    handler.claimWith(actions::commitThroughCurrent);
+    consumer = actions.start();
+    // cancels concern the actions running now: every instance reads them all, from the latest
+    control =
         new EventConsumer(
                 settings,
-                GROUP,
-                executorId,
-                "earliest",
-                List.of(Topics.ACTIONS),
+                GROUP + "-control-" + executorId + "-" + java.util.UUID.randomUUID(),
+                executorId + "-control",
+                "latest",
+                List.of(Topics.CONTROL),
                 publisher,
-                handler)
+                this::onControl)
             .start();
+    try {
+      if (!control.awaitAssignment(Duration.ofSeconds(60))) {
+        LOG.warn(
+            "executor {} did not join {} within 60 s; cancels may be missed",
+            executorId,
+            Topics.CONTROL);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
     LOG.info(
         "executor {} consuming {} (group {}), up to {} actions at once",
         executorId,
         Topics.ACTIONS,
         GROUP,
         concurrency);
+  }
+
+  private void onControl(dev.stagecraft.schemas.envelope.EventEnvelope event) {
+    if (dev.stagecraft.schemas.EventType.RUN_CANCEL_REQUESTED.type().equals(event.type())) {
+      var cancel =
+          dev.stagecraft.schemas.EventCodec.data(
+              event, dev.stagecraft.schemas.control.RunCancelRequested.class);
+      int stopped = handler.cancel(cancel.runId(), cancel.reason());
+      LOG.info("run {} canceled: stopping {} running action(s) here", cancel.runId(), stopped);
+    }
   }
 
   /** The id this executor reports in {@code action.started} and {@code action.finished}. */
@@ -101,6 +171,7 @@ public final class ExecutorBootstrap implements AutoCloseable {
     LOG.info("executor {} stopping: no new actions, waiting for running ones", executorId);
     handler.beginShutdown();
     consumer.close();
+    control.close();
     try {
       if (!handler.awaitRunning(shutdownGrace)) {
         LOG.error("executor {} stopped with actions still running", executorId);
@@ -108,6 +179,7 @@ public final class ExecutorBootstrap implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
+    connections.close();
     publisher.flush();
     publisher.close();
     consumer = null;

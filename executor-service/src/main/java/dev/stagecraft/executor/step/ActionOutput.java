@@ -44,6 +44,33 @@ final class ActionOutput {
     }
   }
 
+  /** Hands a host key accepted on first use to the sink (public keys are not secret). */
+  synchronized void hostKeyLearned(dev.stagecraft.schemas.action.LearnedHostKey key) {
+    try {
+      sink.hostKeyLearned(key);
+    } catch (RuntimeException e) {
+      LOG.warn("output sink failed; learned host key of {}:{} dropped", key.host(), key.port(), e);
+    }
+  }
+
+  /** Reports a step's start to the sink; a failing sink never stops the step. */
+  synchronized void stepStarted(int step, String type, String target) {
+    try {
+      sink.stepStarted(step, type, target);
+    } catch (RuntimeException e) {
+      LOG.warn("output sink failed to record the start of step {}", step, e);
+    }
+  }
+
+  /** Reports a step's end to the sink; a failing sink never stops the action. */
+  synchronized void stepEnded(int step, ActionResult result) {
+    try {
+      sink.stepEnded(step, result.isSucceeded(), result.error());
+    } catch (RuntimeException e) {
+      LOG.warn("output sink failed to record the end of step {}", step, e);
+    }
+  }
+
   synchronized void startStep() {
     tail.clear();
   }

@@ -2,6 +2,7 @@ package dev.stagecraft.executor.step;
 
 import dev.stagecraft.schemas.action.ActionDispatched;
 import dev.stagecraft.schemas.action.ProvisionerStep;
+import dev.stagecraft.schemas.action.SshConnection;
 import java.io.BufferedReader;
 import java.io.File;
 import java.io.IOException;
@@ -88,6 +89,15 @@ public final class ActionRunner {
   }
 
   public ActionResult run(ActionDispatched action, OutputSink sink) {
+    return run(action, sink, connector);
+  }
+
+  /**
+   * As {@link #run(ActionDispatched, OutputSink)}, with the SSH sessions of this action opened
+   * through {@code connector} (the executor passes the action's {@link RunConnections} lease, so
+   * that the actions of a run share connections) instead of the runner's own connector.
+   */
+  public ActionResult run(ActionDispatched action, OutputSink sink, RemoteConnector connector) {
     Redactor redactor = new Redactor(action.sensitiveValues());
     ActionOutput out = new ActionOutput(sink, redactor);
     List<String> phases = phasesOf(action.action());
@@ -118,12 +128,14 @@ public final class ActionRunner {
         if (Thread.currentThread().isInterrupted()) {
           return out.fail(null, "interrupted before step " + i + " (" + step.type() + ") ran");
         }
+        out.stepStarted(i, step.type(), targetOf(step));
         ActionResult result =
             switch (step.type()) {
               case RemoteSteps.REMOTE_EXEC -> remote.remoteExec(i, step);
               case RemoteSteps.FILE -> remote.file(i, step);
               default -> runLocalExec(i, step, out);
             };
+        out.stepEnded(i, result);
         if (result.isSucceeded()) {
           continue;
         }
@@ -135,6 +147,18 @@ public final class ActionRunner {
       }
     }
     return ActionResult.succeeded();
+  }
+
+  /** {@code user@host:port} of a step that runs over SSH; {@code null} for a local step. */
+  static String targetOf(ProvisionerStep step) {
+    if (LOCAL_EXEC.equals(step.type()) || step.connection() == null) {
+      return null;
+    }
+    SshConnection c = step.connection();
+    return (c.user() == null ? "" : c.user() + "@")
+        + c.host()
+        + ":"
+        + (c.port() > 0 ? c.port() : 22);
   }
 
   /**
@@ -199,7 +223,8 @@ public final class ActionRunner {
           index,
           null,
           name
-              + " was interrupted (the executor is shutting down); the command was killed and its"
+              + " was interrupted (the run was canceled or the executor is shutting down); the command"
+              + " was killed and its"
               + " effect is unknown");
     }
     if (exit != 0) {

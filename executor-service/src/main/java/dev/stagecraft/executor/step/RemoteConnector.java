@@ -11,8 +11,16 @@ import java.util.function.Consumer;
  * <p>An implementation retries refused or unanswered connections with backoff until the
  * connection's {@code timeoutSeconds} (default {@value #DEFAULT_TIMEOUT_SECONDS}) have passed, then
  * fails with an {@link IOException} whose message ends in {@code timeout - last error: ...}. A host
- * key that does not match the pinned {@code hostKey} fails at once ({@link
- * HostKeyMismatchException}) and nothing is run. Must be safe to call from many threads at once.
+ * key that does not match the pinned {@code hostKey}, or else none of the {@code knownHostKeys},
+ * fails at once ({@link HostKeyMismatchException}), before authentication, and nothing is run. A
+ * key accepted because none was pinned or known is reported by {@link
+ * RemoteSession#learnedHostKeys()}. Must be safe to call from many threads at once.
+ *
+ * <p><b>Transient or permanent.</b> Refused, reset, unreachable and unanswered connections are
+ * transient: retried until the timeout, then a plain {@link IOException}. Failures that retrying
+ * cannot fix — a rejected host key, rejected credentials ({@link AuthenticationFailedException}),
+ * an unreadable key — are {@link PermanentConnectionException}s, thrown at once; callers must not
+ * retry them either.
  */
 public interface RemoteConnector {
   int DEFAULT_TIMEOUT_SECONDS = 300;
@@ -34,8 +42,32 @@ public interface RemoteConnector {
   RemoteSession connect(SshConnection connection, Consumer<String> notices)
       throws IOException, InterruptedException;
 
-  /** The host presented a key other than the pinned one: permanent, never retried. */
-  final class HostKeyMismatchException extends IOException {
+  /** A connection failure that retrying cannot fix; never retried. */
+  class PermanentConnectionException extends IOException {
+    private static final long serialVersionUID = 1L;
+
+    public PermanentConnectionException(String message) {
+      super(message);
+    }
+  }
+
+  /**
+   * The server rejected every credential offered (wrong key, password or user): permanent, never
+   * retried. The message names {@code user@host:port} and the methods tried, never a secret.
+   */
+  final class AuthenticationFailedException extends PermanentConnectionException {
+    private static final long serialVersionUID = 1L;
+
+    public AuthenticationFailedException(String message) {
+      super(message);
+    }
+  }
+
+  /**
+   * The host presented a key other than the pinned or known one(s): permanent, never retried. The
+   * message names the host:port, the expected and offered fingerprints and how to fix it.
+   */
+  final class HostKeyMismatchException extends PermanentConnectionException {
     private static final long serialVersionUID = 1L;
 
     public HostKeyMismatchException(String message) {

@@ -1,6 +1,5 @@
 package dev.stagecraft.executor.step;
 
-import dev.stagecraft.executor.step.RemoteConnector.HostKeyMismatchException;
 import dev.stagecraft.schemas.action.ProvisionerStep;
 import dev.stagecraft.schemas.action.SshConnection;
 import java.io.IOException;
@@ -33,6 +32,14 @@ import org.slf4j.LoggerFactory;
  *       without them.
  *   <li>A step's {@code timeoutSeconds} bounds the time its commands run (not the connection, which
  *       has its own timeout); when it is exceeded the command is killed and the step fails.
+ *   <li>A step with {@code retries = N} (the user's statement that running it again is safe) is run
+ *       again, up to N more times, after a <em>transient</em> failure only: the connection could
+ *       not be established (within its timeout), or it was lost while the step ran ({@link
+ *       RemoteSession.ConnectionLostException}). Never after a non-zero exit status, a step
+ *       timeout, an interrupt, or a permanent connection failure (rejected host key or
+ *       credentials). The pause before retry k is {@code 2^(k-1)} s, at most {@value
+ *       #MAX_RETRY_PAUSE_SECONDS} s; each retry is announced as a system line ({@code retry 2/3
+ *       after connection lost: ...}).
  * </ul>
  *
  * <p>Not thread-safe: one instance per action run, used by the thread that runs the action.
@@ -44,16 +51,33 @@ final class RemoteSteps implements AutoCloseable {
   private static final int SCRIPT_MODE = 0700;
   private static final int FILE_MODE = 0644;
   private static final Logger LOG = LoggerFactory.getLogger(RemoteSteps.class);
+  static final long MAX_RETRY_PAUSE_SECONDS = 30;
+
+  /** Waits between the attempts of a step; the real one sleeps, tests record. */
+  @FunctionalInterface
+  interface RetryPause {
+    void pause(Duration duration) throws InterruptedException;
+  }
 
   private final RemoteConnector connector;
   private final ActionOutput out;
   private final Supplier<String> scriptPaths;
+  private final RetryPause retryPause;
   private final Map<SshConnection, RemoteSession> sessions = new LinkedHashMap<>();
 
   RemoteSteps(RemoteConnector connector, ActionOutput out, Supplier<String> scriptPaths) {
+    this(connector, out, scriptPaths, duration -> Thread.sleep(duration));
+  }
+
+  RemoteSteps(
+      RemoteConnector connector,
+      ActionOutput out,
+      Supplier<String> scriptPaths,
+      RetryPause retryPause) {
     this.connector = connector;
     this.out = out;
     this.scriptPaths = scriptPaths;
+    this.retryPause = retryPause;
   }
 
   ActionResult remoteExec(int index, ProvisionerStep step) {
@@ -154,36 +178,90 @@ final class RemoteSteps implements AutoCloseable {
     if (connection == null || connection.host() == null || connection.host().isBlank()) {
       return out.stepFailed(index, null, name + " has no connection host");
     }
-    out.startStep();
-    try {
-      return work.run(session(index, connection));
-    } catch (TimeoutException e) {
-      return out.stepFailed(
-          index,
-          null,
-          name
-              + " timed out after "
-              + step.timeoutSeconds()
-              + " s; the command was killed and its effect is unknown."
-              + out.tailDescription());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return out.stepFailed(
-          index,
-          null,
-          name
-              + " was interrupted (the executor is shutting down); the command was killed and its"
-              + " effect is unknown");
-    } catch (HostKeyMismatchException e) {
-      return out.stepFailed(index, null, name + ": " + e.getMessage());
-    } catch (IOException e) {
-      // A broken connection must not be reused by the next step.
-      RemoteSession broken = sessions.remove(connection);
-      if (broken != null) {
-        broken.close();
+    int retries = Math.max(0, step.retries());
+    for (int attempt = 0; ; attempt++) {
+      boolean connected = false;
+      String transientFailure;
+      IOException failure;
+      out.startStep();
+      try {
+        RemoteSession session = session(index, connection);
+        connected = true;
+        return work.run(session);
+      } catch (TimeoutException
+          | InterruptedException
+          | RemoteConnector.PermanentConnectionException e) {
+        return failed(index, step, name, e, attempt);
+      } catch (IOException e) {
+        // A broken connection must not be reused by the next step (or attempt).
+        RemoteSession broken = sessions.remove(connection);
+        if (broken != null) {
+          broken.close();
+        }
+        failure = e;
+        transientFailure =
+            !connected
+                ? "connection could not be established"
+                : e instanceof RemoteSession.ConnectionLostException ? "connection lost" : null;
       }
-      return out.stepFailed(index, null, name + ": " + e.getMessage());
+      if (transientFailure == null || attempt >= retries) {
+        return failed(index, step, name, failure, attempt);
+      }
+      Duration pause = retryPause(attempt + 1);
+      out.line(
+          index,
+          LogStream.SYSTEM,
+          "retry "
+              + (attempt + 1)
+              + "/"
+              + retries
+              + " after "
+              + transientFailure
+              + ": "
+              + failure.getMessage()
+              + " (in "
+              + pause.toSeconds()
+              + " s)");
+      try {
+        retryPause.pause(pause);
+      } catch (InterruptedException e) {
+        return failed(index, step, name, e, attempt);
+      }
     }
+  }
+
+  /** {@code 2^(retry-1)} seconds, at most {@link #MAX_RETRY_PAUSE_SECONDS}. */
+  static Duration retryPause(int retry) {
+    return Duration.ofSeconds(Math.min(MAX_RETRY_PAUSE_SECONDS, 1L << Math.min(retry - 1, 20)));
+  }
+
+  /** The step's failure after {@code retried} retries. */
+  private ActionResult failed(
+      int index, ProvisionerStep step, String name, Exception failure, int retried) {
+    String gaveUp =
+        retried == 0 ? "" : " (gave up after " + retried + (retried == 1 ? " retry)" : " retries)");
+    return switch (failure) {
+      case TimeoutException e ->
+          out.stepFailed(
+              index,
+              null,
+              name
+                  + " timed out after "
+                  + step.timeoutSeconds()
+                  + " s; the command was killed and its effect is unknown."
+                  + out.tailDescription());
+      case InterruptedException e -> {
+        Thread.currentThread().interrupt();
+        yield out.stepFailed(
+            index,
+            null,
+            name
+                + " was interrupted (the executor is shutting down); the command was killed and"
+                + " its effect is unknown");
+      }
+      // rejected host key or credentials, a lost or unreachable connection, an SFTP error
+      default -> out.stepFailed(index, null, name + ": " + failure.getMessage() + gaveUp);
+    };
   }
 
   private RemoteSession session(int index, SshConnection connection)
@@ -199,10 +277,14 @@ final class RemoteSteps implements AutoCloseable {
     out.line(index, LogStream.SYSTEM, "  Password: " + present(connection.password()));
     out.line(index, LogStream.SYSTEM, "  Private key: " + present(connection.privateKey()));
     out.line(index, LogStream.SYSTEM, "  Host key pinned: " + present(connection.hostKey()));
+    if (!present(connection.hostKey())) {
+      out.line(index, LogStream.SYSTEM, "  Known host keys: " + connection.knownHostKeys().size());
+    }
     for (SshConnection.Bastion bastion : connection.bastions()) {
       out.line(index, LogStream.SYSTEM, "  Bastion: " + bastion.user() + "@" + bastion.host());
     }
     session = connector.connect(connection, notice -> out.line(index, LogStream.SYSTEM, notice));
+    session.learnedHostKeys().forEach(out::hostKeyLearned);
     out.line(index, LogStream.SYSTEM, "Connected!");
     sessions.put(connection, session);
     return session;

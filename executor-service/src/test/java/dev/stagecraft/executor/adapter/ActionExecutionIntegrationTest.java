@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.stagecraft.devstack.EmbeddedKafka;
+import dev.stagecraft.executor.step.ActionRunner;
 import dev.stagecraft.platform.kafka.EventPublisher;
 import dev.stagecraft.platform.kafka.KafkaSettings;
 import dev.stagecraft.schemas.EventCodec;
@@ -13,6 +14,7 @@ import dev.stagecraft.schemas.EventType;
 import dev.stagecraft.schemas.Topics;
 import dev.stagecraft.schemas.action.ActionDispatched;
 import dev.stagecraft.schemas.action.ProvisionerStep;
+import dev.stagecraft.schemas.control.RunCancelRequested;
 import dev.stagecraft.schemas.envelope.EventEnvelope;
 import io.micronaut.context.ApplicationContext;
 import io.micronaut.runtime.server.EmbeddedServer;
@@ -30,8 +32,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.stream.Stream;
+import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -66,7 +72,8 @@ class ActionExecutionIntegrationTest {
             Map.of(
                 "stagecraft.kafka", kafka.bootstrapServers(),
                 "stagecraft.instance-id", "executor-it",
-                "stagecraft.executor.concurrency", "4"));
+                "stagecraft.executor.concurrency", "4",
+                "stagecraft.executor.heartbeat-interval", "200ms"));
     planner = new EventPublisher(new KafkaSettings(kafka.bootstrapServers()), "test-planner");
   }
 
@@ -126,7 +133,26 @@ class ActionExecutionIntegrationTest {
     assertThat(mine.getFirst().type()).isEqualTo(EventType.ACTION_STARTED.type());
     assertThat(mine.getLast().type()).isEqualTo(EventType.ACTION_FINISHED.type());
     assertThat(mine.subList(1, mine.size() - 1))
-        .allMatch(e -> e.type().equals(EventType.ACTION_LOG.type()));
+        .allMatch(
+            e ->
+                e.type().equals(EventType.ACTION_LOG.type())
+                    || e.type().equals(EventType.ACTION_STEP.type())
+                    || e.type().equals(EventType.ACTION_HEARTBEAT.type()));
+    // the step is recorded as started before its first line and as ended after its last
+    List<String> stepRecords =
+        mine.stream()
+            .filter(e -> e.type().equals(EventType.ACTION_STEP.type()))
+            .map(e -> e.data().get("stepId").asText() + " " + e.data().get("status").asText())
+            .toList();
+    assertThat(stepRecords)
+        .containsExactly(action.actionId() + "#0 started", action.actionId() + "#0 succeeded");
+    int stepStarted = indexOfStep(mine, "started");
+    int stepEnded = indexOfStep(mine, "succeeded");
+    assertThat(mine.subList(0, stepStarted))
+        .noneMatch(e -> e.type().equals(EventType.ACTION_LOG.type()));
+    assertThat(mine.subList(stepEnded, mine.size()))
+        .noneMatch(e -> e.type().equals(EventType.ACTION_LOG.type()));
+
     assertThat(mine.stream().mapToLong(EventEnvelope::sequence))
         .containsExactlyElementsOf(
             java.util.stream.LongStream.rangeClosed(1, mine.size()).boxed().toList());
@@ -143,6 +169,7 @@ class ActionExecutionIntegrationTest {
 
     List<String> lines =
         mine.subList(1, mine.size() - 1).stream()
+            .filter(e -> e.type().equals(EventType.ACTION_LOG.type()))
             .map(e -> e.data().get("stream").asText() + ": " + e.data().get("line").asText())
             .toList();
     assertThat(lines.getFirst()).startsWith("system: Executing: [\"/bin/sh\" \"-c\" ");
@@ -198,6 +225,106 @@ class ActionExecutionIntegrationTest {
         .hasSize(1);
   }
 
+  @Test
+  void claimsTheDispatchBeforeRunningSendsHeartbeatsAndStopsTheCommandWhenTheRunIsCanceled()
+      throws Exception {
+    Path started = work.resolve("started");
+    Path done = work.resolve("done");
+    ActionDispatched action =
+        dispatched(
+            "create", step("touch '" + started + "'; sleep 600; touch '" + done + "'"), List.of());
+    RecordMetadata where =
+        planner
+            .send(
+                plannerCodec.wrap(TENANT, WORKSPACE, action.runId(), 1, action.address(), action),
+                "run-d")
+            .get();
+
+    await().atMost(WAIT).until(() -> Files.exists(started));
+    // the command runs, so its dispatch was committed for the executors' group before it started
+    try (Admin admin = Admin.create(Map.of("bootstrap.servers", kafka.bootstrapServers()))) {
+      OffsetAndMetadata committed =
+          admin
+              .listConsumerGroupOffsets("executors")
+              .partitionsToOffsetAndMetadata()
+              .get()
+              .get(new TopicPartition(where.topic(), where.partition()));
+      assertThat(committed).isNotNull();
+      assertThat(committed.offset()).isGreaterThan(where.offset());
+    }
+    // it reports that it is alive, naming the step it runs
+    await()
+        .atMost(WAIT)
+        .pollInSameThread()
+        .until(
+            () -> {
+              pollEvents();
+              return eventsOf(action.actionId()).stream()
+                      .filter(e -> e.type().equals(EventType.ACTION_HEARTBEAT.type()))
+                      .filter(e -> e.data().get("step").asInt() == 0)
+                      .filter(e -> e.data().get("stepType").asText().equals("local-exec"))
+                      .count()
+                  >= 2;
+            });
+
+    planner.publish(
+        plannerCodec.wrap(
+            TENANT,
+            WORKSPACE,
+            action.runId(),
+            2,
+            action.runId(),
+            new RunCancelRequested(action.runId(), "canceled by deployer@acme")));
+    // within the wait only if the command was killed (it sleeps for 600 s)
+    JsonNode finished = awaitFinished(action.actionId()).getLast().data();
+
+    assertThat(finished.get("outcome").asText()).isEqualTo("canceled");
+    assertThat(finished.get("error").asText()).startsWith("canceled (canceled by deployer@acme)");
+    assertThat(done).doesNotExist();
+  }
+
+  @Test
+  void aDispatchWhoseClaimFailsOrThatExpiredIsNotRun() throws Exception {
+    Path counter = work.resolve("claim-counter");
+    ActionDispatched action =
+        dispatched("create", step("echo ran >> '" + counter + "'"), List.of());
+    EventEnvelope envelope =
+        plannerCodec.wrap(TENANT, WORKSPACE, action.runId(), 1, action.address(), action);
+
+    DispatchedActionHandler unclaimed =
+        new DispatchedActionHandler(new ActionRunner(work), planner, "claim-test", 1)
+            .claimWith(() -> false);
+    unclaimed.handle(envelope);
+    assertThat(unclaimed.awaitRunning(WAIT)).isTrue();
+    assertThat(counter).as("not claimed: not run").doesNotExist();
+
+    DispatchedActionHandler late =
+        new DispatchedActionHandler(new ActionRunner(work), planner, "expiry-test", 1)
+            .claimWith(() -> true)
+            .withLiveness(
+                Duration.ofSeconds(1),
+                Duration.ofMinutes(5),
+                java.time.Clock.fixed(
+                    envelope.time().plus(Duration.ofMinutes(6)), java.time.ZoneOffset.UTC));
+    late.handle(envelope);
+    assertThat(late.awaitRunning(WAIT)).isTrue();
+    assertThat(counter).as("expired: not run").doesNotExist();
+
+    // the same dispatch, claimed and fresh, does run: the two above would have run it
+    DispatchedActionHandler claimed =
+        new DispatchedActionHandler(new ActionRunner(work), planner, "claimed-test", 1)
+            .claimWith(() -> true);
+    claimed.handle(envelope);
+    assertThat(claimed.awaitRunning(WAIT)).isTrue();
+    assertThat(Files.readAllLines(counter)).containsExactly("ran");
+  }
+
+  private void pollEvents() {
+    for (ConsumerRecord<String, byte[]> record : events.poll(Duration.ofMillis(200))) {
+      received.add(EventCodec.decode(record.value()));
+    }
+  }
+
   private ActionDispatched dispatched(
       String kind, ProvisionerStep step, List<String> sensitiveValues) {
     return new ActionDispatched(
@@ -244,6 +371,16 @@ class ActionExecutionIntegrationTest {
                   .anyMatch(e -> e.type().equals(EventType.ACTION_FINISHED.type()));
             });
     return eventsOf(actionId);
+  }
+
+  private static int indexOfStep(List<EventEnvelope> events, String status) {
+    for (int i = 0; i < events.size(); i++) {
+      if (events.get(i).type().equals(EventType.ACTION_STEP.type())
+          && events.get(i).data().get("status").asText().equals(status)) {
+        return i;
+      }
+    }
+    throw new AssertionError("no step record " + status);
   }
 
   private List<EventEnvelope> eventsOf(String actionId) {

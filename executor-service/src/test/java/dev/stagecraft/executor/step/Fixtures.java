@@ -40,6 +40,13 @@ final class Fixtures {
   /** Records every line as "stream: line", in the order the sink received them. */
   static final class RecordingSink implements OutputSink {
     final List<String> lines = Collections.synchronizedList(new ArrayList<>());
+    final List<dev.stagecraft.schemas.action.LearnedHostKey> learned =
+        Collections.synchronizedList(new ArrayList<>());
+
+    @Override
+    public void hostKeyLearned(dev.stagecraft.schemas.action.LearnedHostKey key) {
+      learned.add(key);
+    }
 
     @Override
     public void line(int step, LogStream stream, String line) {

@@ -298,9 +298,72 @@ class RemoteProvisionersTest {
 
     assertThat(result.outcome()).isEqualTo(Outcome.FAILED);
     assertThat(result.error())
-        .contains("step 0 (remote-exec): host key of", "does not match the pinned host_key");
+        .contains(
+            "step 0 (remote-exec): host key changed for " + SSHD.host() + ":" + SSHD.port(),
+            "(pinned host_key) was expected",
+            "nothing was run");
     assertThat(marker).doesNotExist();
     assertThat(scriptPaths).isEmpty();
+    assertThat(sink.learned).isEmpty();
+  }
+
+  @Test
+  void runsNothingWhenTheKeyRecordedOnFirstUseNoLongerMatches() throws Exception {
+    Path marker = dir.resolve("ran");
+    SshConnection recorded =
+        connection(null)
+            .withKnownHostKeys(List.of(SSHD.otherHostKey() + " first use in workspace prod"));
+
+    ActionResult result =
+        runner.run(
+            create(List.of(), remoteExec(recorded, List.of("touch " + marker), List.of(), 0)),
+            sink);
+
+    assertThat(result.outcome()).isEqualTo(Outcome.FAILED);
+    assertThat(result.error())
+        .contains(
+            "host key changed for " + SSHD.host() + ":" + SSHD.port(),
+            "(first use in workspace prod) was expected",
+            "stagecraft known-hosts remove -workspace=prod " + SSHD.host() + ":" + SSHD.port(),
+            "nothing was run");
+    assertThat(marker).doesNotExist();
+    assertThat(scriptPaths).isEmpty();
+    assertThat(sink.learned).isEmpty();
+  }
+
+  @Test
+  void reportsTheHostKeyItTrustedOnFirstUseToTheSink() throws Exception {
+    Path marker = dir.resolve("ran");
+
+    ActionResult result =
+        runner.run(
+            create(
+                List.of(), remoteExec(connection(null), List.of("touch " + marker), List.of(), 0)),
+            sink);
+
+    assertThat(result.outcome()).isEqualTo(Outcome.SUCCEEDED);
+    assertThat(marker).exists();
+    assertThat(sink.learned)
+        .singleElement()
+        .satisfies(
+            key -> {
+              assertThat(key.host()).isEqualTo(SSHD.host());
+              assertThat(key.port()).isEqualTo(SSHD.port());
+              assertThat(key.publicKey()).isEqualTo(SSHD.hostKey());
+              assertThat(key.fingerprint()).startsWith("SHA256:");
+            });
+  }
+
+  @Test
+  void learnsNothingFromAHostWhoseKeyIsKnown() throws Exception {
+    SshConnection known =
+        connection(null).withKnownHostKeys(List.of(SSHD.hostKey() + " tenant known hosts"));
+
+    ActionResult result =
+        runner.run(create(List.of(), remoteExec(known, List.of("true"), List.of(), 0)), sink);
+
+    assertThat(result.outcome()).isEqualTo(Outcome.SUCCEEDED);
+    assertThat(sink.learned).isEmpty();
   }
 
   @Test

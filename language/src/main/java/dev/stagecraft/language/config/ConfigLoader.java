@@ -74,7 +74,9 @@ public final class ConfigLoader {
           "bastion_password",
           "bastion_private_key",
           "bastion_certificate",
-          "bastion_host_key");
+          "bastion_host_key",
+          // Stagecraft's: more hops than bastion_* can describe (list of objects, nearest first)
+          "bastions");
 
   public static final Set<String> LIFECYCLE_ARGUMENTS =
       Set.of(

@@ -42,6 +42,27 @@ public final class LockService {
   public AcquireResult acquire(
       String tenant, String workspace, String holder, Duration lease, Duration wait, String info)
       throws SQLException, InterruptedException {
+    return acquire(tenant, workspace, holder, lease, wait, info, true);
+  }
+
+  /**
+   * Tries to acquire; with {@code enqueue = false} it answers at once and never joins the queue
+   * ({@link AcquireResult.Refused}), else it waits up to {@code wait} while queued.
+   */
+  public AcquireResult acquire(
+      String tenant,
+      String workspace,
+      String holder,
+      Duration lease,
+      Duration wait,
+      String info,
+      boolean enqueue)
+      throws SQLException, InterruptedException {
+    if (!enqueue) {
+      return store
+          .decide(tenant, workspace, s -> decider.acquire(s, holder, lease, info, false))
+          .result();
+    }
     long deadline = System.nanoTime() + wait.toNanos();
     while (true) {
       AcquireResult result =
@@ -71,6 +92,24 @@ public final class LockService {
     if (store.decide(tenant, workspace, s -> decider.release(s, lockId)).result()) {
       wakeWaiters();
     }
+  }
+
+  /**
+   * Force-unlock of {@code lockId} by {@code actor} for {@code reason} (audited).
+   *
+   * @return the released lease, or empty when {@code lockId} does not hold the lock
+   */
+  public java.util.Optional<dev.stagecraft.lock.lease.LockLease> forceRelease(
+      String tenant, String workspace, String lockId, String actor, String reason)
+      throws SQLException {
+    var released =
+        store
+            .decide(tenant, workspace, s -> decider.forceRelease(s, lockId, actor, reason))
+            .result();
+    if (released.isPresent()) {
+      wakeWaiters();
+    }
+    return released;
   }
 
   /** The lock as it stands now (an overdue lease shows as free; nothing is written). */

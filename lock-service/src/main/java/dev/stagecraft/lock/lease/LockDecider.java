@@ -49,6 +49,14 @@ public final class LockDecider {
      * @param position 1 = next in line
      */
     record Queued(int position) implements AcquireResult {}
+
+    /**
+     * Not granted and not queued: the caller asked not to wait in line ({@code enqueue = false}).
+     *
+     * @param held the current lease, or null when the lock is free but others queue ahead
+     * @param queueLength how many holders wait in line
+     */
+    record Refused(LockLease held, int queueLength) implements AcquireResult {}
   }
 
   /** Result of a heartbeat. */
@@ -61,6 +69,17 @@ public final class LockDecider {
 
   public Decision<AcquireResult> acquire(
       WorkspaceLock current, String holder, Duration lease, String info) {
+    return acquire(current, holder, lease, info, true);
+  }
+
+  /**
+   * Acquires the lock for {@code holder}; when it cannot be granted now, the holder joins the queue
+   * ({@code enqueue}) or is {@link AcquireResult.Refused refused} without any trace in the queue
+   * (for clients that never ask again, such as Terraform over the HTTP backend: a queue entry they
+   * leave behind would block the runs behind it until it is abandoned).
+   */
+  public Decision<AcquireResult> acquire(
+      WorkspaceLock current, String holder, Duration lease, String info, boolean enqueue) {
     Instant now = clock.instant();
     LockLease held = current.current();
     if (held != null && held.holder().equals(holder) && !held.expiredAt(now)) {
@@ -81,6 +100,10 @@ public final class LockDecider {
               info);
       events.add(new LockEvent.Acquired(granted));
       return new Decision<>(events, new AcquireResult.Granted(granted));
+    }
+    if (!enqueue) {
+      return new Decision<>(
+          events, new AcquireResult.Refused(state.current(), state.queue().size()));
     }
     if (state.indexOf(holder).isPresent()) {
       events.add(new LockEvent.StillWaiting(holder, now));
@@ -121,6 +144,26 @@ public final class LockDecider {
     }
     return new Decision<>(
         List.of(new LockEvent.Released(lockId, held.holder(), held.fencingToken())), true);
+  }
+
+  /**
+   * Force-unlock: releases the lock held as {@code lockId} whoever holds it, recording who forced
+   * it and why. Refused (empty result, no events) when {@code lockId} does not hold the lock now —
+   * a force-unlock names the lock it means, so it can never release a lock taken after the caller
+   * looked.
+   *
+   * @return the released lease, or empty
+   */
+  public Decision<java.util.Optional<LockLease>> forceRelease(
+      WorkspaceLock current, String lockId, String actor, String reason) {
+    LockLease held = current.current();
+    if (held == null || !held.lockId().equals(lockId) || held.expiredAt(clock.instant())) {
+      return new Decision<>(List.of(), java.util.Optional.empty());
+    }
+    return new Decision<>(
+        List.of(
+            new LockEvent.ForceReleased(lockId, held.holder(), held.fencingToken(), actor, reason)),
+        java.util.Optional.of(held));
   }
 
   /** Expires an overdue lease and drops abandoned queue entries. */

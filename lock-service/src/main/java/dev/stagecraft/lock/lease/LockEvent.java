@@ -38,6 +38,18 @@ public sealed interface LockEvent {
     }
   }
 
+  /**
+   * Someone other than the holder released the lock (force-unlock), saying who and why. Applied
+   * like {@link Released}; audited with the actor and the reason.
+   */
+  record ForceReleased(String lockId, String holder, long fencingToken, String actor, String reason)
+      implements LockEvent {
+    @Override
+    public String typeName() {
+      return "force_released";
+    }
+  }
+
   /** The lease ran out without a heartbeat; the lock is free for the head of the queue. */
   record Expired(String lockId, String holder, long fencingToken) implements LockEvent {
     @Override

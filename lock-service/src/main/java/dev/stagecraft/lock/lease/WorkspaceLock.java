@@ -49,6 +49,7 @@ public record WorkspaceLock(LockLease current, long lastFencingToken, List<Queue
               lastFencingToken,
               queue);
       case LockEvent.Released r -> new WorkspaceLock(null, lastFencingToken, queue);
+      case LockEvent.ForceReleased f -> new WorkspaceLock(null, lastFencingToken, queue);
       case LockEvent.Expired e -> new WorkspaceLock(null, lastFencingToken, queue);
       case LockEvent.Enqueued e -> {
         List<QueuedHolder> next = new ArrayList<>(queue);

@@ -184,4 +184,49 @@ class LockDeciderTest {
     assertThat(d.result().current()).isNull();
     assertThat(d.result().lastFencingToken()).isEqualTo(1);
   }
+
+  @Test
+  void refusesWithoutQueueingWhenTheCallerAsksNotToWaitInLine() {
+    LockLease held = granted(acquire("run-a"));
+
+    Decision<AcquireResult> d = decider.acquire(lock, "terraform:x", LEASE, "{}", false);
+
+    assertThat(d.result()).isEqualTo(new AcquireResult.Refused(held, 0));
+    assertThat(lock.applyAll(d.events()).queue()).isEmpty();
+    release(held.lockId());
+    assertThat(granted(decider.acquire(lock, "terraform:x", LEASE, "{}", false).result()))
+        .extracting(LockLease::fencingToken)
+        .isEqualTo(2L);
+  }
+
+  @Test
+  void forceReleaseFreesTheNamedLockAndRecordsWhoAndWhy() {
+    LockLease held = granted(acquire("run-a"));
+    acquire("run-b");
+
+    Decision<java.util.Optional<LockLease>> d =
+        decider.forceRelease(lock, held.lockId(), "api-token:ab", "runner crashed");
+    lock = lock.applyAll(d.events());
+
+    assertThat(d.result()).contains(held);
+    assertThat(d.events())
+        .containsExactly(
+            new LockEvent.ForceReleased(
+                held.lockId(), "run-a", held.fencingToken(), "api-token:ab", "runner crashed"));
+    assertThat(granted(acquire("run-b")).fencingToken()).isEqualTo(held.fencingToken() + 1);
+  }
+
+  @Test
+  void forceReleaseOfALockThatNoLongerHoldsChangesNothing() {
+    LockLease first = granted(acquire("run-a"));
+    release(first.lockId());
+    LockLease second = granted(acquire("run-b"));
+
+    Decision<java.util.Optional<LockLease>> d =
+        decider.forceRelease(lock, first.lockId(), "api-token:ab", "stale id");
+
+    assertThat(d.result()).isEmpty();
+    assertThat(d.events()).isEmpty();
+    assertThat(lock.current()).isEqualTo(second);
+  }
 }

@@ -40,6 +40,15 @@ final class StepResolver {
   static final Set<String> SECRET_CONNECTION_ARGUMENTS =
       Set.of("password", "private_key", "bastion_password", "bastion_private_key");
 
+  /**
+   * The attributes of one {@code bastions} entry; the secret ones are {@link
+   * #SECRET_HOP_ATTRIBUTES}.
+   */
+  static final List<String> HOP_ATTRIBUTES =
+      List.of("host", "port", "user", "password", "private_key", "host_key");
+
+  static final Set<String> SECRET_HOP_ATTRIBUTES = Set.of("password", "private_key");
+
   /** Lines of a multi-line secret at least this long are redacted on their own too. */
   private static final int SECRET_LINE_MIN_LENGTH = 16;
 
@@ -293,7 +302,18 @@ final class StepResolver {
               + " bastion_private_key or bastion_password.",
           conn.decl("bastion_certificate").range());
     }
-    if (bastionHost != null && !bastionHost.isEmpty()) {
+    if (conn.values.containsKey("bastions")) {
+      if (bastionHost != null && !bastionHost.isEmpty()) {
+        diagnostics.error(
+            "Conflicting connection arguments",
+            "A connection accepts only one of bastion_host (a single hop, with bastion_*) and"
+                + " bastions (a list of hops, nearest first): move the bastion_* hop into bastions"
+                + " as its first entry, or remove bastions.",
+            conn.decl("bastions").range());
+      } else {
+        bastions.addAll(hops(conn, port, user, password, privateKey));
+      }
+    } else if (bastionHost != null && !bastionHost.isEmpty()) {
       String bastionKey = orDefault(conn.string("bastion_private_key"), privateKey);
       secretLines(bastionKey);
       bastions.add(
@@ -325,6 +345,133 @@ final class StepResolver {
     }
     return new SshConnection(
         host, port, user, password, privateKey, certificate, hostKey, timeout, bastions);
+  }
+
+  /**
+   * The {@code bastions} list: objects {@code {host, port, user, password, private_key, host_key}},
+   * nearest first. As for {@code bastion_*}, port, user and credentials default to the
+   * connection's; {@code host} is required. Errors point at the {@code bastions} argument.
+   */
+  private List<SshConnection.Bastion> hops(
+      Arguments conn, int port, String user, String password, String privateKey) {
+    SourceRange range = conn.decl("bastions").range();
+    if (!(conn.values.get("bastions") instanceof Value.ListValue list)) {
+      diagnostics.error(
+          "Invalid argument value",
+          "The argument \"bastions\" must be a list of objects such as [{ host = \"jump1\", user"
+              + " = \"ops\" }, { host = \"jump2\" }] (nearest hop first); found "
+              + conn.values.get("bastions").typeName()
+              + ".",
+          range);
+      return List.of();
+    }
+    List<SshConnection.Bastion> hops = new ArrayList<>();
+    for (int i = 0; i < list.elements().size(); i++) {
+      String what = "bastions[" + i + "]";
+      if (!(list.elements().get(i) instanceof Value.ObjectValue hop)) {
+        diagnostics.error(
+            "Invalid argument value",
+            what
+                + " must be an object with the attributes "
+                + String.join(", ", HOP_ATTRIBUTES)
+                + "; found "
+                + list.elements().get(i).typeName()
+                + ".",
+            range);
+        continue;
+      }
+      for (String name : hop.attributes().keySet()) {
+        if (!HOP_ATTRIBUTES.contains(name)) {
+          diagnostics.error(
+              "Unsupported bastion attribute",
+              what
+                  + " has an attribute \""
+                  + name
+                  + "\", which a hop does not accept; the attributes are "
+                  + String.join(", ", HOP_ATTRIBUTES)
+                  + ".",
+              range);
+        }
+      }
+      String host = hopString(hop, "host", what, range);
+      if (host == null || host.isEmpty()) {
+        diagnostics.error(
+            "Missing bastion host",
+            what + " has no \"host\" (or it is null or empty): every hop needs host = \"...\".",
+            range);
+      }
+      String portText = hopString(hop, "port", what, range);
+      int hopPort = port;
+      if (portText != null) {
+        try {
+          hopPort = Integer.parseInt(portText.strip());
+        } catch (NumberFormatException e) {
+          hopPort = -1;
+        }
+        if (hopPort < 1 || hopPort > 65535) {
+          diagnostics.error(
+              "Invalid argument value",
+              what + ".port must be a whole number from 1 to 65535; found " + portText + ".",
+              range);
+          hopPort = port;
+        }
+      }
+      String hopKey = orDefault(hopString(hop, "private_key", what, range), privateKey);
+      secretLines(hopKey);
+      hops.add(
+          new SshConnection.Bastion(
+              host,
+              hopPort,
+              orDefault(hopString(hop, "user", what, range), user),
+              orDefault(hopString(hop, "password", what, range), password),
+              hopKey,
+              hopString(hop, "host_key", what, range)));
+    }
+    return hops;
+  }
+
+  /**
+   * A primitive attribute of a hop as text; null when absent or null; an error when not primitive.
+   */
+  private String hopString(Value.ObjectValue hop, String name, String what, SourceRange range) {
+    Value v = hop.get(name);
+    if (v == null || v.isNull()) {
+      return null;
+    }
+    if (v instanceof Value.ListValue || v instanceof Value.ObjectValue) {
+      diagnostics.error(
+          "Invalid argument value",
+          what
+              + "."
+              + name
+              + " must be "
+              + (name.equals("port") ? "a number" : "a string")
+              + "; found "
+              + v.typeName()
+              + ".",
+          range);
+      return null;
+    }
+    return v.asString();
+  }
+
+  /** {@code bastions} with the secret attributes of each hop marked sensitive. */
+  private static Value markHopSecrets(Value bastions) {
+    if (!(bastions instanceof Value.ListValue list)) {
+      return bastions;
+    }
+    List<Value> hops = new ArrayList<>();
+    for (Value element : list.elements()) {
+      if (element instanceof Value.ObjectValue hop) {
+        Map<String, Value> attributes = new LinkedHashMap<>();
+        hop.attributes()
+            .forEach((k, v) -> attributes.put(k, v.mark(SECRET_HOP_ATTRIBUTES.contains(k))));
+        hops.add(new Value.ObjectValue(attributes, hop.isSensitive()));
+      } else {
+        hops.add(element);
+      }
+    }
+    return new Value.ListValue(hops, list.isSensitive());
   }
 
   private static String orDefault(String value, String dflt) {
@@ -485,6 +632,9 @@ final class StepResolver {
         }
         if (connection && SECRET_CONNECTION_ARGUMENTS.contains(a.name())) {
           value = value.mark(true);
+        }
+        if (connection && a.name().equals("bastions")) {
+          value = markHopSecrets(value);
         }
         if (value.containsSensitive()) {
           sensitive = true;

@@ -30,6 +30,11 @@ import org.slf4j.LoggerFactory;
  * how in their Javadoc). A record that is not an envelope, or that the handler rejects with {@link
  * MalformedEventException}, goes to {@link #DEAD_LETTER_TOPIC} with the reason in the {@code
  * stagecraft-error} header, and the loop keeps going.
+ *
+ * <p>A handler that must not act on a record before its offset is durable (an executor about to run
+ * an action: a redelivery would run it again) calls {@link #commitThroughCurrent()} from inside
+ * {@link Handler#handle}; see there. A commit that fails because the group rebalanced (this member
+ * lost the partition) is logged and the loop goes on: the new owner gets the records again.
  */
 public final class EventConsumer implements AutoCloseable {
   public static final String DEAD_LETTER_TOPIC = "stagecraft.dead-letter";
@@ -49,6 +54,11 @@ public final class EventConsumer implements AutoCloseable {
   private final CountDownLatch stopped = new CountDownLatch(1);
   private final CountDownLatch assigned = new CountDownLatch(1);
   private final java.util.Set<TopicPartition> retrying = new java.util.HashSet<>();
+  // poll-thread state for commitThroughCurrent: the batch's handled offsets, the record in hand,
+  // and partitions whose claim commit failed (their remaining records are left to the new owner)
+  private final Map<TopicPartition, OffsetAndMetadata> done = new HashMap<>();
+  private final java.util.Set<TopicPartition> lost = new java.util.HashSet<>();
+  private ConsumerRecord<String, byte[]> current;
   private volatile boolean running = true;
 
   public EventConsumer(
@@ -59,7 +69,37 @@ public final class EventConsumer implements AutoCloseable {
       Collection<String> topics,
       EventPublisher deadLetters,
       Handler handler) {
-    this.consumer = new KafkaConsumer<>(settings.consumer(groupId, clientId, offsetReset));
+    this(settings.consumer(groupId, clientId, offsetReset), topics, deadLetters, handler, clientId);
+  }
+
+  /**
+   * A consumer whose group evicts it {@code sessionTimeout} after its process died (see {@link
+   * KafkaSettings#consumer(String, String, String, Duration)}).
+   */
+  public EventConsumer(
+      KafkaSettings settings,
+      String groupId,
+      String clientId,
+      String offsetReset,
+      Duration sessionTimeout,
+      Collection<String> topics,
+      EventPublisher deadLetters,
+      Handler handler) {
+    this(
+        settings.consumer(groupId, clientId, offsetReset, sessionTimeout),
+        topics,
+        deadLetters,
+        handler,
+        clientId);
+  }
+
+  private EventConsumer(
+      java.util.Properties properties,
+      Collection<String> topics,
+      EventPublisher deadLetters,
+      Handler handler,
+      String clientId) {
+    this.consumer = new KafkaConsumer<>(properties);
     this.deadLetters = deadLetters;
     this.handler = handler;
     consumer.subscribe(
@@ -102,29 +142,80 @@ public final class EventConsumer implements AutoCloseable {
     return assigned.await(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
   }
 
+  /**
+   * Commits, synchronously, the offset just past the record being handled (and those of the records
+   * handled before it in this batch), so it is never delivered again to this group. For a handler
+   * that must claim a record before acting on it. Call only from {@link Handler#handle}, on the
+   * poll thread; the {@link #beforeCommit} hook runs first.
+   *
+   * @return true when the broker committed it; false when the commit failed (the group rebalanced
+   *     and another member owns the partition now, or the broker did not answer): the handler must
+   *     then not act on the record and must not remember it as handled. The record is delivered
+   *     again, to the partition's new owner or, if it is still this consumer's, to this one after
+   *     the batch; this consumer skips the partition's other records of the batch
+   */
+  public boolean commitThroughCurrent() {
+    if (Thread.currentThread() != thread || current == null) {
+      throw new IllegalStateException("commitThroughCurrent is for a handler on the poll thread");
+    }
+    TopicPartition partition = new TopicPartition(current.topic(), current.partition());
+    Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>(done);
+    offsets.put(partition, new OffsetAndMetadata(current.offset() + 1));
+    beforeCommit.run();
+    try {
+      consumer.commitSync(offsets);
+      done.clear();
+      return true;
+    } catch (org.apache.kafka.common.KafkaException e) {
+      // Rebalanced away (CommitFailed, RebalanceInProgress) or the broker did not answer in time:
+      // either way the record is not known to be claimed, so it must not be acted on here.
+      LOG.warn("could not commit {} (partition reassigned?): {}", origin(current), e.toString());
+      lost.add(partition);
+      return false;
+    }
+  }
+
   private void loop() {
     try {
       while (running) {
         ConsumerRecords<String, byte[]> records = consumer.poll(Duration.ofMillis(500));
-        Map<TopicPartition, OffsetAndMetadata> done = new HashMap<>();
+        done.clear();
+        lost.clear();
         for (ConsumerRecord<String, byte[]> record : records) {
           TopicPartition partition = new TopicPartition(record.topic(), record.partition());
-          if (retrying.contains(partition)) {
+          if (retrying.contains(partition) || lost.contains(partition)) {
             continue;
           }
           try {
+            current = record;
             dispatch(record);
-            done.put(partition, new OffsetAndMetadata(record.offset() + 1));
+            if (!lost.contains(partition)) {
+              done.put(partition, new OffsetAndMetadata(record.offset() + 1));
+            } else if (consumer.assignment().contains(partition)) {
+              // still ours (the commit timed out): deliver the unclaimed record again
+              consumer.seek(partition, record.offset());
+            }
           } catch (Exception e) {
             // transient failure (database or broker down): redeliver from this record, later
             LOG.warn("handling {} failed, will retry: {}", origin(record), e.toString(), e);
             retrying.add(partition);
-            consumer.seek(partition, record.offset());
+            if (consumer.assignment().contains(partition)) {
+              consumer.seek(partition, record.offset());
+            }
+          } finally {
+            current = null;
           }
         }
         if (!done.isEmpty()) {
           beforeCommit.run();
-          consumer.commitSync(done);
+          try {
+            consumer.commitSync(done);
+          } catch (org.apache.kafka.clients.consumer.CommitFailedException
+              | org.apache.kafka.common.errors.RebalanceInProgressException e) {
+            // the group moved these partitions: their new owner gets the records again
+            LOG.warn("offsets {} not committed: {}", done, e.toString());
+          }
+          done.clear();
         }
         if (!retrying.isEmpty()) {
           retrying.clear();

@@ -1,5 +1,6 @@
 package dev.stagecraft.schemas.action;
 
+import dev.stagecraft.schemas.seal.SealedBox;
 import java.util.List;
 import java.util.Map;
 
@@ -21,6 +22,9 @@ import java.util.Map;
  *     state (null: false)
  * @param skipDestroy {@code lifecycle { destroy = false }}: recorded in state, so that a later
  *     removal forgets the instance instead of destroying it (null: false)
+ * @param sealed when the planner has a secrets key: {@code provisioners} and {@code
+ *     sensitiveValues} sealed together (AES-256-GCM, bound to tenant, workspace and action id; see
+ *     {@link DispatchSealing}), and both clear fields are empty. Null: they travel in clear.
  */
 public record ActionDispatched(
     String runId,
@@ -34,7 +38,8 @@ public record ActionDispatched(
     long fencingToken,
     List<String> sensitiveValues,
     Boolean createBeforeDestroy,
-    Boolean skipDestroy) {
+    Boolean skipDestroy,
+    SealedBox sealed) {
 
   /** Without lifecycle flags (both false). */
   public ActionDispatched(
@@ -60,7 +65,57 @@ public record ActionDispatched(
         fencingToken,
         sensitiveValues,
         null,
+        null,
         null);
+  }
+
+  /** Not sealed ({@code sealed} null). */
+  public ActionDispatched(
+      String runId,
+      String actionId,
+      String address,
+      String resourceType,
+      String action,
+      Map<String, Object> attributes,
+      List<String> dependencies,
+      List<ProvisionerStep> provisioners,
+      long fencingToken,
+      List<String> sensitiveValues,
+      Boolean createBeforeDestroy,
+      Boolean skipDestroy) {
+    this(
+        runId,
+        actionId,
+        address,
+        resourceType,
+        action,
+        attributes,
+        dependencies,
+        provisioners,
+        fencingToken,
+        sensitiveValues,
+        createBeforeDestroy,
+        skipDestroy,
+        null);
+  }
+
+  /** This dispatch with other provisioners, sensitive values and sealed box. */
+  public ActionDispatched withSecrets(
+      List<ProvisionerStep> provisioners, List<String> sensitiveValues, SealedBox sealed) {
+    return new ActionDispatched(
+        runId,
+        actionId,
+        address,
+        resourceType,
+        action,
+        attributes,
+        dependencies,
+        provisioners,
+        fencingToken,
+        sensitiveValues,
+        createBeforeDestroy,
+        skipDestroy,
+        sealed);
   }
 
   public ActionDispatched {

@@ -7,11 +7,16 @@ import java.util.Map;
  * An executor finished an action. Carries what the state service needs to record the outcome
  * without reading the dispatch event again.
  *
- * @param outcome {@code succeeded} or {@code failed}
+ * @param outcome {@code succeeded}, {@code failed}, {@code interrupted} (published by the planner
+ *     when the executor stopped reporting) or {@code canceled}; all but {@code succeeded} are
+ *     recorded like a failure
  * @param exitCode exit code of the failing step, if it was a command
  * @param error a redacted, human-readable reason when failed
  * @param createBeforeDestroy copied from the dispatch, recorded in state
  * @param skipDestroy copied from the dispatch, recorded in state
+ * @param learnedHostKeys host keys accepted on first use during this action (no key was pinned or
+ *     known for their host:port); the state service records them for the workspace. Empty when
+ *     none; absent in events of executors older than this field.
  */
 public record ActionFinished(
     String runId,
@@ -27,7 +32,42 @@ public record ActionFinished(
     long fencingToken,
     String executorId,
     Boolean createBeforeDestroy,
-    Boolean skipDestroy) {
+    Boolean skipDestroy,
+    List<LearnedHostKey> learnedHostKeys) {
+
+  /** Without learned host keys. */
+  public ActionFinished(
+      String runId,
+      String actionId,
+      String address,
+      String resourceType,
+      String action,
+      String outcome,
+      Integer exitCode,
+      String error,
+      Map<String, Object> attributes,
+      List<String> dependencies,
+      long fencingToken,
+      String executorId,
+      Boolean createBeforeDestroy,
+      Boolean skipDestroy) {
+    this(
+        runId,
+        actionId,
+        address,
+        resourceType,
+        action,
+        outcome,
+        exitCode,
+        error,
+        attributes,
+        dependencies,
+        fencingToken,
+        executorId,
+        createBeforeDestroy,
+        skipDestroy,
+        List.of());
+  }
 
   /** Without lifecycle flags (both false). */
   public ActionFinished(
@@ -63,9 +103,19 @@ public record ActionFinished(
   public static final String SUCCEEDED = "succeeded";
   public static final String FAILED = "failed";
 
+  /**
+   * The executor stopped reporting while the action ran (no heartbeat for the action lease); the
+   * planner published this on its behalf. A step may have partly run; it is not run again.
+   */
+  public static final String INTERRUPTED = "interrupted";
+
+  /** The run was canceled while the action ran; its running command was stopped. */
+  public static final String CANCELED = "canceled";
+
   public ActionFinished {
     attributes = attributes == null ? Map.of() : attributes;
     dependencies = dependencies == null ? List.of() : List.copyOf(dependencies);
+    learnedHostKeys = learnedHostKeys == null ? List.of() : List.copyOf(learnedHostKeys);
   }
 
   public boolean succeeded() {

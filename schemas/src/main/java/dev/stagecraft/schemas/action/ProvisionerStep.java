@@ -74,6 +74,28 @@ public record ProvisionerStep(
         0);
   }
 
+  /** The same step with another connection (the planner attaches known host keys so). */
+  public ProvisionerStep withConnection(SshConnection other) {
+    return new ProvisionerStep(
+        type,
+        when,
+        onFailure,
+        command,
+        interpreter,
+        environment,
+        workingDir,
+        quiet,
+        sensitive,
+        other,
+        inline,
+        scripts,
+        destination,
+        content,
+        files,
+        timeoutSeconds,
+        retries);
+  }
+
   public ProvisionerStep {
     interpreter = interpreter == null ? List.of() : List.copyOf(interpreter);
     environment = environment == null ? Map.of() : Map.copyOf(environment);

@@ -14,6 +14,11 @@ import java.util.List;
  *     executor verifies with known hosts or trust on first use
  * @param timeoutSeconds how long to keep retrying the connection (Terraform's default 5 minutes)
  * @param bastions the hops to go through, nearest first
+ * @param knownHostKeys keys the planner knows for this {@code host:port} ({@code ssh-ed25519
+ *     AAAA... [comment]}): the tenant's known hosts and the key trusted on first use in the
+ *     workspace. The comment, when present, says where the key comes from and is shown in a
+ *     mismatch error. Without a {@code hostKey} the host must offer one of them; when empty the
+ *     executor trusts the offered key on first use and reports it in {@code action.finished}.
  */
 @JsonInclude(JsonInclude.Include.NON_EMPTY)
 public record SshConnection(
@@ -25,14 +30,96 @@ public record SshConnection(
     String certificate,
     String hostKey,
     int timeoutSeconds,
-    List<Bastion> bastions) {
+    List<Bastion> bastions,
+    List<String> knownHostKeys) {
 
   public SshConnection {
     bastions = bastions == null ? List.of() : List.copyOf(bastions);
+    knownHostKeys = knownHostKeys == null ? List.of() : List.copyOf(knownHostKeys);
   }
 
-  /** One jump host. */
+  /** Without known host keys. */
+  public SshConnection(
+      String host,
+      int port,
+      String user,
+      String password,
+      String privateKey,
+      String certificate,
+      String hostKey,
+      int timeoutSeconds,
+      List<Bastion> bastions) {
+    this(
+        host,
+        port,
+        user,
+        password,
+        privateKey,
+        certificate,
+        hostKey,
+        timeoutSeconds,
+        bastions,
+        List.of());
+  }
+
+  /** The same connection with {@code keys} as its known host keys (the bastions unchanged). */
+  public SshConnection withKnownHostKeys(List<String> keys) {
+    return new SshConnection(
+        host,
+        port,
+        user,
+        password,
+        privateKey,
+        certificate,
+        hostKey,
+        timeoutSeconds,
+        bastions,
+        keys);
+  }
+
+  /** The same connection with other bastions. */
+  public SshConnection withBastions(List<Bastion> hops) {
+    return new SshConnection(
+        host,
+        port,
+        user,
+        password,
+        privateKey,
+        certificate,
+        hostKey,
+        timeoutSeconds,
+        hops,
+        knownHostKeys);
+  }
+
+  /**
+   * One jump host.
+   *
+   * @param knownHostKeys as {@link SshConnection#knownHostKeys}, for this hop's {@code host:port}
+   */
   @JsonInclude(JsonInclude.Include.NON_EMPTY)
   public record Bastion(
-      String host, int port, String user, String password, String privateKey, String hostKey) {}
+      String host,
+      int port,
+      String user,
+      String password,
+      String privateKey,
+      String hostKey,
+      List<String> knownHostKeys) {
+
+    public Bastion {
+      knownHostKeys = knownHostKeys == null ? List.of() : List.copyOf(knownHostKeys);
+    }
+
+    /** Without known host keys. */
+    public Bastion(
+        String host, int port, String user, String password, String privateKey, String hostKey) {
+      this(host, port, user, password, privateKey, hostKey, List.of());
+    }
+
+    /** The same hop with {@code keys} as its known host keys. */
+    public Bastion withKnownHostKeys(List<String> keys) {
+      return new Bastion(host, port, user, password, privateKey, hostKey, keys);
+    }
+  }
 }

@@ -25,6 +25,10 @@ import java.util.function.Supplier;
  *       forget is recorded as {@code instance_forgotten}, nothing else is written;
  *   <li>failed create/replace → instance written tainted, serial + 1, {@code failed};
  *   <li>failed update/delete/forget → instance kept as it was, {@code failed}.
+ *   <li>{@code interrupted} (the executor stopped reporting mid-action; published by the planner)
+ *       and {@code canceled} are failures: a create/replace whose steps were cut is written
+ *       tainted, a delete leaves the instance in state (the next destroy runs its destroy-time
+ *       steps again, knowingly). Only the first outcome of an action counts (see StateStore).
  * </ul>
  *
  * <p>And how a hand-made taint change ({@code stagecraft taint} / {@code untaint}) does ({@link
@@ -60,7 +64,10 @@ public final class StateDecider {
       return rejected(current, e.getMessage());
     }
     boolean succeeded = result.succeeded();
-    if (!succeeded && !ActionFinished.FAILED.equals(result.outcome())) {
+    if (!succeeded
+        && !ActionFinished.FAILED.equals(result.outcome())
+        && !ActionFinished.INTERRUPTED.equals(result.outcome())
+        && !ActionFinished.CANCELED.equals(result.outcome())) {
       return rejected(current, "unknown action outcome '" + result.outcome() + "'");
     }
     String action = result.action() == null ? "" : result.action();

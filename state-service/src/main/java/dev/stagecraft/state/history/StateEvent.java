@@ -116,6 +116,86 @@ public sealed interface StateEvent {
     }
   }
 
+  /** Why a whole state document replaced the workspace's state. */
+  enum ReplaceKind {
+    /** {@code stagecraft state push}, the REST push or a POST over the Terraform HTTP backend. */
+    PUSHED,
+    /** A rollback to an older version: that version's document with a new serial. */
+    ROLLED_BACK
+  }
+
+  /**
+   * A whole Terraform v4 state document replaced the workspace's state (push, import, rollback).
+   * The document is stored as it was accepted (validated by {@link TerraformStateValidator}); the
+   * state after it is {@link TerraformStateV4#parse parsed} from it, with everything Stagecraft
+   * does not model kept as {@link StateExtras}, so a pull gives the document back. Its {@code
+   * serial} and {@code lineage} become the workspace's.
+   *
+   * @param rolledBackFrom for a rollback, the serial of the version restored; else null
+   */
+  record StateReplaced(Map<String, Object> document, ReplaceKind kind, Long rolledBackFrom)
+      implements StateEvent {
+    public StateReplaced {
+      Objects.requireNonNull(document, "document");
+      Objects.requireNonNull(kind, "kind");
+    }
+
+    /** {@code state_pushed} or {@code state_rolled_back}. */
+    @Override
+    public String typeName() {
+      return kind == ReplaceKind.PUSHED ? "state_pushed" : "state_rolled_back";
+    }
+
+    @Override
+    public String address() {
+      return null;
+    }
+  }
+
+  /**
+   * The workspace's state was deleted (Terraform's HTTP backend {@code DELETE}): it reads as empty
+   * from now on — no lineage, no instances — while the serial stays, so versions keep growing.
+   * Nothing is physically deleted; older versions stay readable.
+   */
+  record StateDeleted(String reason) implements StateEvent {
+    @Override
+    public String typeName() {
+      return "state_deleted";
+    }
+
+    @Override
+    public String address() {
+      return null;
+    }
+  }
+
+  /**
+   * The workspace lock was forced open by someone other than its holder. Changes no state (the
+   * serial stays); recorded so the history says who forced it and why.
+   *
+   * @param lockId the lock id as the caller named it
+   * @param holder who held it
+   * @param fencingToken the released lease's token
+   * @param reason why, as the caller said
+   */
+  record LockForceUnlocked(String lockId, String holder, long fencingToken, String reason)
+      implements StateEvent {
+    public LockForceUnlocked {
+      Objects.requireNonNull(lockId, "lockId");
+      Objects.requireNonNull(reason, "reason");
+    }
+
+    @Override
+    public String typeName() {
+      return "lock_force_unlocked";
+    }
+
+    @Override
+    public String address() {
+      return null;
+    }
+  }
+
   /** An instance was removed from the state. */
   record InstanceRemoved(String address, RemoveKind kind) implements StateEvent {
     public InstanceRemoved {

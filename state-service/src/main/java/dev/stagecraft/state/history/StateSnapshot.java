@@ -18,7 +18,9 @@ import java.util.TreeMap;
  *
  * <p>Wire form: {@code {"format":2,"serial":7,"lineage":"…","instances":[{"address":…,
  * "resourceType":…,"attributes":{…},"dependencies":[…],"tainted":false,
- * "createBeforeDestroy":false,"skipDestroy":false}]}}, instances sorted by address.
+ * "createBeforeDestroy":false,"skipDestroy":false}],"extras":{"top":{…}|null,"resources":{…},
+ * "instances":{…}}}}, instances sorted by address; {@code extras} is the state's {@link
+ * StateExtras} (what a pushed document held beyond the model).
  */
 public final class StateSnapshot {
   /**
@@ -26,8 +28,10 @@ public final class StateSnapshot {
    * other format (and folds from an older one or from the first event), so a change of the form is
    * a new number, never an edit of this one.
    */
-  public static final int FORMAT = 2;
+  public static final int FORMAT = 3;
 
+  // Format 3 added "extras" (pushed documents). Format 2 snapshots are not read: one written by an
+  // older instance after a push would have lost the pushed document's extras.
   // Format 1 had no createBeforeDestroy/skipDestroy. It is not read: a format-1 snapshot written
   // by an older instance after a newer one recorded the flags would have dropped them, so such
   // snapshots are skipped and the fold starts from an older snapshot or the first event (the
@@ -54,6 +58,23 @@ public final class StateSnapshot {
     snapshot.put("serial", state.serial());
     snapshot.put("lineage", state.lineage());
     snapshot.put("instances", instances);
+    Map<String, Object> extras = new LinkedHashMap<>();
+    extras.put("top", copy(state.extras().top()));
+    // a list, not an object: the order of resources is kept (jsonb does not keep key order)
+    List<Object> resources = new ArrayList<>();
+    state
+        .extras()
+        .resources()
+        .forEach(
+            (address, fields) -> {
+              Map<String, Object> entry = new LinkedHashMap<>();
+              entry.put("address", address);
+              entry.put("fields", copy(fields));
+              resources.add(entry);
+            });
+    extras.put("resources", resources);
+    extras.put("instances", copy(state.extras().instances()));
+    snapshot.put("extras", extras);
     return snapshot;
   }
 
@@ -93,10 +114,38 @@ public final class StateSnapshot {
               bool(json.get("createBeforeDestroy"), "createBeforeDestroy"),
               bool(json.get("skipDestroy"), "skipDestroy")));
     }
+    Map<?, ?> extras = map(snapshot.get("extras"), "extras");
+    Object top = extras.get("top");
     return new WorkspaceState(
         number(snapshot.get("serial"), "serial"),
         text(snapshot.get("lineage"), "lineage"),
-        instances);
+        instances,
+        new StateExtras(
+            top == null ? null : objects(map(top, "extras.top")),
+            resourceExtras(list(extras.get("resources"), "extras.resources")),
+            nested(map(extras.get("instances"), "extras.instances"))));
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Map<String, Object> objects(Map<?, ?> map) {
+    return (Map<String, Object>) copy(map);
+  }
+
+  private static Map<String, Map<String, Object>> resourceExtras(List<?> list) {
+    Map<String, Map<String, Object>> out = new LinkedHashMap<>();
+    for (Object item : list) {
+      Map<?, ?> entry = map(item, "extras.resources entry");
+      out.put(
+          text(entry.get("address"), "extras.resources address"),
+          objects(map(entry.get("fields"), "extras.resources fields")));
+    }
+    return out;
+  }
+
+  private static Map<String, Map<String, Object>> nested(Map<?, ?> map) {
+    Map<String, Map<String, Object>> out = new LinkedHashMap<>();
+    map.forEach((k, v) -> out.put(String.valueOf(k), objects(map(v, "extras entry"))));
+    return out;
   }
 
   /** A deep, unmodifiable copy that keeps key order, null values and every leaf as it is. */

@@ -8,9 +8,11 @@ import java.util.Map;
 
 /**
  * Renders a {@link WorkspaceState} as a Terraform state v4 document (as plain maps and lists, in
- * Terraform's key order, ready for any JSON writer). Instances are grouped into resources by
- * module, mode, type and name; {@code count}/{@code for_each} instances carry {@code index_key};
- * {@code create_before_destroy} and {@code skip_destroy} appear (as {@code true}) only when set.
+ * Terraform's key order, ready for any JSON writer), and {@link #parse parses} a pushed document
+ * into one. A state that was pushed renders its {@link StateExtras} back, so a pull gives the
+ * pushed document (same JSON semantics). Instances are grouped into resources by module, mode, type
+ * and name; {@code count}/{@code for_each} instances carry {@code index_key}; {@code
+ * create_before_destroy} and {@code skip_destroy} appear (as {@code true}) only when set.
  */
 public final class TerraformStateV4 {
   public static final String TERRAFORM_VERSION = "stagecraft-0.1.0";
@@ -22,13 +24,24 @@ public final class TerraformStateV4 {
    * @param lineageWhenEmpty the lineage shown for a workspace without state (not persisted)
    */
   public static Map<String, Object> render(WorkspaceState state, String lineageWhenEmpty) {
+    StateExtras extras = state.extras();
     Map<String, Object> doc = new LinkedHashMap<>();
     doc.put("version", 4);
-    doc.put("terraform_version", TERRAFORM_VERSION);
+    if (extras.top() == null) {
+      doc.put("terraform_version", TERRAFORM_VERSION);
+    }
     doc.put("serial", state.serial());
     doc.put("lineage", state.lineage() == null ? lineageWhenEmpty : state.lineage());
-    doc.put("outputs", Map.of());
+    if (extras.top() == null) {
+      doc.put("outputs", Map.of());
+    } else {
+      extras.top().forEach((k, v) -> doc.putIfAbsent(k, v));
+    }
     Map<String, List<Map.Entry<InstanceAddress, InstanceState>>> groups = new LinkedHashMap<>();
+    // resources of a pushed document first, in its order (also those without a current instance)
+    for (String resource : extras.resources().keySet()) {
+      groups.put(resource, new ArrayList<>());
+    }
     for (InstanceState instance : state.instances().values()) {
       InstanceAddress address = InstanceAddress.parse(instance.address());
       groups
@@ -36,46 +49,170 @@ public final class TerraformStateV4 {
           .add(Map.entry(address, instance));
     }
     List<Map<String, Object>> resources = new ArrayList<>();
-    for (List<Map.Entry<InstanceAddress, InstanceState>> group : groups.values()) {
+    for (Map.Entry<String, List<Map.Entry<InstanceAddress, InstanceState>>> entry :
+        groups.entrySet()) {
+      List<Map.Entry<InstanceAddress, InstanceState>> group = entry.getValue();
       group.sort(Comparator.comparing(e -> e.getKey().indexKey(), TerraformStateV4::compareKeys));
-      InstanceAddress first = group.get(0).getKey();
+      Map<String, Object> resourceExtras = extras.resources().get(entry.getKey());
       Map<String, Object> resource = new LinkedHashMap<>();
-      if (first.module() != null) {
-        resource.put("module", first.module());
+      if (resourceExtras != null) {
+        resource.putAll(resourceExtras);
+      } else {
+        InstanceAddress first = group.get(0).getKey();
+        if (first.module() != null) {
+          resource.put("module", first.module());
+        }
+        resource.put("mode", first.mode());
+        resource.put("type", first.type());
+        resource.put("name", first.name());
+        resource.put("provider", PROVIDER);
       }
-      resource.put("mode", first.mode());
-      resource.put("type", first.type());
-      resource.put("name", first.name());
-      resource.put("provider", PROVIDER);
-      List<Map<String, Object>> instances = new ArrayList<>();
-      for (Map.Entry<InstanceAddress, InstanceState> entry : group) {
-        InstanceState instance = entry.getValue();
-        Map<String, Object> json = new LinkedHashMap<>();
-        if (entry.getKey().indexKey() != null) {
-          json.put("index_key", entry.getKey().indexKey());
-        }
-        if (instance.tainted()) {
-          json.put("status", "tainted");
-        }
-        json.put("schema_version", 0);
-        json.put("attributes", instance.attributes());
-        json.put("sensitive_attributes", List.of());
-        json.put("dependencies", instance.dependencies());
-        // Omitted when false, as Terraform omits create_before_destroy; skip_destroy is our
-        // extension (lifecycle { destroy = false }), read back by the planner's PriorState.
-        if (instance.createBeforeDestroy()) {
-          json.put("create_before_destroy", true);
-        }
-        if (instance.skipDestroy()) {
-          json.put("skip_destroy", true);
-        }
-        instances.add(json);
+      List<Object> instances = new ArrayList<>();
+      for (Map.Entry<InstanceAddress, InstanceState> item : group) {
+        instances.add(
+            renderInstance(
+                item.getKey(), item.getValue(), extras.instances().get(item.getValue().address())));
+      }
+      if (resourceExtras != null && resourceExtras.get("instances") instanceof List<?> deposed) {
+        instances.addAll(deposed);
       }
       resource.put("instances", instances);
       resources.add(resource);
     }
     doc.put("resources", resources);
     return doc;
+  }
+
+  /**
+   * One current instance object: Stagecraft's defaults, or — for an instance from a pushed document
+   * — its pushed fields with the modelled ones (index key, status, attributes, dependencies,
+   * lifecycle flags) taken from the state.
+   */
+  private static Map<String, Object> renderInstance(
+      InstanceAddress address, InstanceState instance, Map<String, Object> extras) {
+    Map<String, Object> json = new LinkedHashMap<>();
+    if (extras == null) {
+      if (address.indexKey() != null) {
+        json.put("index_key", address.indexKey());
+      }
+      if (instance.tainted()) {
+        json.put("status", "tainted");
+      }
+      json.put("schema_version", 0);
+      json.put("attributes", instance.attributes());
+      json.put("sensitive_attributes", List.of());
+      json.put("dependencies", instance.dependencies());
+      // Omitted when false, as Terraform omits create_before_destroy; skip_destroy is our
+      // extension (lifecycle { destroy = false }), read back by the planner's PriorState.
+      if (instance.createBeforeDestroy()) {
+        json.put("create_before_destroy", true);
+      }
+      if (instance.skipDestroy()) {
+        json.put("skip_destroy", true);
+      }
+      return json;
+    }
+    json.putAll(extras);
+    if (address.indexKey() != null) {
+      json.put("index_key", address.indexKey());
+    }
+    if (instance.tainted()) {
+      json.put("status", "tainted");
+    } else {
+      json.remove("status");
+    }
+    json.put("attributes", instance.attributes());
+    if (!instance.dependencies().isEmpty() || extras.containsKey("dependencies")) {
+      json.put("dependencies", instance.dependencies());
+    }
+    flag(json, "create_before_destroy", instance.createBeforeDestroy());
+    flag(json, "skip_destroy", instance.skipDestroy());
+    return json;
+  }
+
+  /** Sets a boolean field when true; when false keeps an explicit {@code false}, else omits. */
+  private static void flag(Map<String, Object> json, String field, boolean value) {
+    if (value) {
+      json.put(field, true);
+    } else if (json.containsKey(field)) {
+      json.put(field, false);
+    }
+  }
+
+  /**
+   * The state a Terraform v4 document describes: serial, lineage, current instances by address
+   * (deposed objects are kept verbatim in the extras), and everything else as {@link StateExtras}.
+   * The document must have passed {@link TerraformStateValidator}.
+   */
+  public static WorkspaceState parse(Map<String, Object> document) {
+    Map<String, Object> top = new LinkedHashMap<>(document);
+    top.remove("resources");
+    long serial = ((Number) document.get("serial")).longValue();
+    String lineage = (String) document.get("lineage");
+    Map<String, InstanceState> instances = new java.util.TreeMap<>();
+    Map<String, Map<String, Object>> resourceExtras = new LinkedHashMap<>();
+    Map<String, Map<String, Object>> instanceExtras = new LinkedHashMap<>();
+    Object resources = document.get("resources");
+    for (Object item : resources instanceof List<?> l ? l : List.of()) {
+      Map<?, ?> resource = (Map<?, ?>) item;
+      String module = (String) resource.get("module");
+      String mode = resource.get("mode") == null ? "managed" : (String) resource.get("mode");
+      String type = (String) resource.get("type");
+      String name = (String) resource.get("name");
+      Map<String, Object> extras = copyOf(resource);
+      List<Object> deposed = new ArrayList<>();
+      String resourceAddress = null;
+      for (Object o : resource.get("instances") instanceof List<?> l ? l : List.of()) {
+        Map<?, ?> object = (Map<?, ?>) o;
+        if (object.get("deposed") != null) {
+          deposed.add(object);
+          continue;
+        }
+        Object key = indexKey(object.get("index_key"));
+        InstanceAddress address = new InstanceAddress(module, mode, type, name, key);
+        resourceAddress = address.resourceAddress();
+        @SuppressWarnings("unchecked")
+        Map<String, Object> attributes =
+            object.get("attributes") instanceof Map<?, ?> m
+                ? (Map<String, Object>) m
+                : new LinkedHashMap<>();
+        List<String> dependencies = new ArrayList<>();
+        if (object.get("dependencies") instanceof List<?> deps) {
+          deps.forEach(d -> dependencies.add((String) d));
+        }
+        instances.put(
+            address.toString(),
+            new InstanceState(
+                address.toString(),
+                type,
+                attributes,
+                dependencies,
+                "tainted".equals(object.get("status")),
+                Boolean.TRUE.equals(object.get("create_before_destroy")),
+                Boolean.TRUE.equals(object.get("skip_destroy"))));
+        Map<String, Object> objectExtras = copyOf(object);
+        objectExtras.remove("attributes");
+        instanceExtras.put(address.toString(), objectExtras);
+      }
+      extras.put("instances", deposed);
+      if (resourceAddress == null) {
+        resourceAddress = new InstanceAddress(module, mode, type, name, null).resourceAddress();
+      }
+      resourceExtras.put(resourceAddress, extras);
+    }
+    return new WorkspaceState(
+        serial, lineage, instances, new StateExtras(top, resourceExtras, instanceExtras));
+  }
+
+  /** JSON numbers as index keys are whole numbers (count): held as Long like parsed addresses. */
+  private static Object indexKey(Object key) {
+    return key instanceof Number n ? (Object) n.longValue() : key;
+  }
+
+  private static Map<String, Object> copyOf(Map<?, ?> map) {
+    Map<String, Object> copy = new LinkedHashMap<>();
+    map.forEach((k, v) -> copy.put(String.valueOf(k), v));
+    return copy;
   }
 
   private static int compareKeys(Object a, Object b) {

@@ -11,13 +11,22 @@ import java.util.TreeMap;
  * @param serial how many state-changing records were made (Terraform's {@code serial})
  * @param lineage null until the first write
  * @param instances by address, sorted
+ * @param extras what a pushed document held beyond this model ({@link StateExtras#NONE} when
+ *     nothing was pushed)
  */
-public record WorkspaceState(long serial, String lineage, Map<String, InstanceState> instances) {
+public record WorkspaceState(
+    long serial, String lineage, Map<String, InstanceState> instances, StateExtras extras) {
 
   public static final WorkspaceState EMPTY = new WorkspaceState(0, null, Map.of());
 
   public WorkspaceState {
     instances = Collections.unmodifiableMap(new TreeMap<>(instances));
+    extras = extras == null ? StateExtras.NONE : extras;
+  }
+
+  /** A state without extras. */
+  public WorkspaceState(long serial, String lineage, Map<String, InstanceState> instances) {
+    this(serial, lineage, instances, StateExtras.NONE);
   }
 
   public static WorkspaceState fold(List<StateEvent> events) {
@@ -33,10 +42,18 @@ public record WorkspaceState(long serial, String lineage, Map<String, InstanceSt
     return lineage == null;
   }
 
-  /** The state after {@code event}. Instance changes bump the serial; the lineage does not. */
+  /**
+   * The state after {@code event}. Instance changes bump the serial; the lineage does not; a
+   * replaced document brings its own serial and lineage; a deletion empties the state but keeps the
+   * serial; a force-unlock changes nothing.
+   */
   public WorkspaceState apply(StateEvent event) {
     return switch (event) {
-      case StateEvent.LineageAssigned l -> new WorkspaceState(serial, l.lineage(), instances);
+      case StateEvent.LineageAssigned l ->
+          new WorkspaceState(serial, l.lineage(), instances, extras);
+      case StateEvent.StateReplaced r -> TerraformStateV4.parse(r.document());
+      case StateEvent.StateDeleted d -> new WorkspaceState(serial, null, Map.of());
+      case StateEvent.LockForceUnlocked f -> this;
       case StateEvent.InstanceWritten w -> {
         Map<String, InstanceState> next = new TreeMap<>(instances);
         next.put(
@@ -49,17 +66,19 @@ public record WorkspaceState(long serial, String lineage, Map<String, InstanceSt
                 w.tainted(),
                 w.createBeforeDestroy(),
                 w.skipDestroy()));
-        yield new WorkspaceState(serial + 1, lineage, next);
+        yield new WorkspaceState(
+            serial + 1, lineage, next, extras.withoutInstance(w.address(), next));
       }
       case StateEvent.InstanceTaintChanged t -> {
         Map<String, InstanceState> next = new TreeMap<>(instances);
         next.computeIfPresent(t.address(), (address, i) -> i.withTainted(t.tainted()));
-        yield new WorkspaceState(serial + 1, lineage, next);
+        yield new WorkspaceState(serial + 1, lineage, next, extras);
       }
       case StateEvent.InstanceRemoved r -> {
         Map<String, InstanceState> next = new TreeMap<>(instances);
         next.remove(r.address());
-        yield new WorkspaceState(serial + 1, lineage, next);
+        yield new WorkspaceState(
+            serial + 1, lineage, next, extras.withoutInstance(r.address(), next));
       }
     };
   }

@@ -320,6 +320,43 @@ class StateDeciderTest {
   }
 
   @Test
+  void interruptedOrCanceledCreateWritesTaintedInstanceWithTheReason() {
+    for (String outcome : List.of(ActionFinished.INTERRUPTED, ActionFinished.CANCELED)) {
+      ActionFinished cut =
+          new ActionFinished(
+              "run-1",
+              "act-1",
+              APP,
+              "stateful_provisioning",
+              "create",
+              outcome,
+              null,
+              "step 0 (local-exec) on the executor host was interrupted",
+              Map.of("id", "i-1"),
+              List.of(),
+              1,
+              "exec-1");
+
+      Decision d = decider.decide(cut, WorkspaceState.EMPTY, 0);
+
+      assertThat(d.outcome()).as(outcome).isEqualTo(Outcome.FAILED);
+      assertThat(d.error()).contains("step 0 (local-exec) on the executor host was interrupted");
+      InstanceWritten written = (InstanceWritten) d.events().get(1);
+      assertThat(written.tainted()).as(outcome).isTrue();
+    }
+  }
+
+  @Test
+  void interruptedDeleteKeepsInstance() {
+    WorkspaceState current = given(new LineageAssigned("l"), existing());
+
+    Decision d = decider.decide(result("delete", ActionFinished.INTERRUPTED, 1), current, 1);
+
+    assertThat(d.outcome()).isEqualTo(Outcome.FAILED);
+    assertThat(d.events()).isEmpty();
+  }
+
+  @Test
   void failedDeleteKeepsInstance() {
     WorkspaceState current = given(new LineageAssigned("l"), existing());
 

@@ -2,6 +2,7 @@ package dev.stagecraft.executor.adapter.ssh;
 
 import dev.stagecraft.executor.step.RemoteConnector;
 import dev.stagecraft.executor.step.RemoteSession;
+import dev.stagecraft.schemas.action.LearnedHostKey;
 import dev.stagecraft.schemas.action.SshConnection;
 import java.io.IOException;
 import java.time.Duration;
@@ -13,9 +14,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import net.schmizz.keepalive.KeepAliveProvider;
+import net.schmizz.keepalive.KeepAliveRunner;
 import net.schmizz.sshj.DefaultConfig;
 import net.schmizz.sshj.SSHClient;
 import net.schmizz.sshj.connection.channel.direct.DirectConnection;
+import net.schmizz.sshj.userauth.UserAuthException;
 import net.schmizz.sshj.userauth.method.AuthMethod;
 import net.schmizz.sshj.userauth.method.AuthPassword;
 import net.schmizz.sshj.userauth.method.AuthPublickey;
@@ -25,26 +28,33 @@ import net.schmizz.sshj.userauth.password.PasswordUtils;
  * {@link RemoteConnector} on sshj.
  *
  * <ul>
- *   <li><b>Retry.</b> A refused, reset or unanswered connection and a failed authentication (the
- *       key may not be installed yet while a machine boots) are retried with exponential backoff
+ *   <li><b>Retry.</b> A refused, reset or unanswered connection is retried with exponential backoff
  *       (250 ms doubling up to 10 s) until the connection timeout. Each attempt runs on its own
  *       virtual thread and is abandoned (its socket closed) when the deadline passes, so a server
  *       that accepts TCP but never speaks SSH cannot hold the caller longer than the timeout.
- *   <li><b>Host keys.</b> A pinned {@code hostKey} must match exactly (type and key); a mismatch
- *       fails at once, without retry and before authentication. Without a pin the key is accepted
- *       and its fingerprint reported through {@code notices} (trust on first use; recording it in
- *       state is not done yet).
- *   <li><b>Keep-alive.</b> {@code keepalive@openssh.com} every {@value #KEEP_ALIVE_SECONDS} s;
- *       after 5 unanswered ones sshj drops the connection, so a dead peer fails the step instead of
- *       hanging it.
- *   <li><b>Bastion.</b> One hop: the bastion is connected and authenticated first, then the target
- *       is reached through a {@code direct-tcpip} channel of the bastion.
+ *   <li><b>Fail fast.</b> Rejected credentials ({@link AuthenticationFailedException}: "tried
+ *       publickey, password"), an unreadable key and a rejected host key are permanent: thrown at
+ *       once, never retried until the timeout.
+ *   <li><b>Host keys</b> (target and every bastion, see {@link HostKeyCheck}): a pinned {@code
+ *       hostKey} must match; else one of the {@code knownHostKeys} must; a mismatch fails at once,
+ *       without retry and before authentication. When neither is set the key is accepted on first
+ *       use, announced through {@code notices} and reported by {@link
+ *       RemoteSession#learnedHostKeys()} so that the state service records it.
+ *   <li><b>Keep-alive.</b> {@code keepalive@openssh.com} every {@value #KEEP_ALIVE_SECONDS} s on
+ *       every hop; after {@value #KEEP_ALIVE_MAX_UNANSWERED} unanswered ones sshj drops the
+ *       connection, so a dead peer fails the step within about 20 s instead of hanging it (the
+ *       session then reports {@link RemoteSession.ConnectionLostException}).
+ *   <li><b>Bastions.</b> Any number of hops, nearest first: each hop is connected, its host key
+ *       checked and authenticated, and the next one (finally the target) is reached through a
+ *       {@code direct-tcpip} channel of the previous one. The session closes them in reverse order;
+ *       a failed attempt closes whatever it opened the same way.
  * </ul>
  *
  * <p>Thread-safe and stateless: every call builds its own clients.
  */
 public final class SshjRemoteConnector implements RemoteConnector {
   static final int KEEP_ALIVE_SECONDS = 5;
+  static final int KEEP_ALIVE_MAX_UNANSWERED = 3;
   private static final int DEFAULT_PORT = 22;
   private static final String DEFAULT_USER = "root";
   private static final Duration FIRST_BACKOFF = Duration.ofMillis(250);
@@ -59,15 +69,31 @@ public final class SshjRemoteConnector implements RemoteConnector {
     return config;
   }
 
+  private final int keepAliveSeconds;
+  private final int keepAliveMaxUnanswered;
+
+  /**
+   * Keep-alive every {@value #KEEP_ALIVE_SECONDS} s, {@value #KEEP_ALIVE_MAX_UNANSWERED} missed.
+   */
+  public SshjRemoteConnector() {
+    this(KEEP_ALIVE_SECONDS, KEEP_ALIVE_MAX_UNANSWERED);
+  }
+
+  /**
+   * @param keepAliveSeconds seconds between keep-alive requests (at least 1)
+   * @param keepAliveMaxUnanswered unanswered keep-alives after which a connection counts as lost
+   */
+  public SshjRemoteConnector(int keepAliveSeconds, int keepAliveMaxUnanswered) {
+    if (keepAliveSeconds < 1 || keepAliveMaxUnanswered < 1) {
+      throw new IllegalArgumentException("keep-alive interval and count must be at least 1");
+    }
+    this.keepAliveSeconds = keepAliveSeconds;
+    this.keepAliveMaxUnanswered = keepAliveMaxUnanswered;
+  }
+
   @Override
   public RemoteSession connect(SshConnection connection, Consumer<String> notices)
       throws IOException, InterruptedException {
-    if (connection.bastions().size() > 1) {
-      throw new IOException(
-          "only one bastion hop is supported yet (this connection has "
-              + connection.bastions().size()
-              + ")");
-    }
     if (connection.certificate() != null && !connection.certificate().isBlank()) {
       throw new IOException("certificate authentication is not supported yet");
     }
@@ -81,7 +107,7 @@ public final class SshjRemoteConnector implements RemoteConnector {
       if (left <= 0) {
         break;
       }
-      Attempt attempt = new Attempt(connection, left);
+      Attempt attempt = new Attempt(connection, left, keepAliveSeconds, keepAliveMaxUnanswered);
       CompletableFuture<SshjRemoteSession> future = new CompletableFuture<>();
       Thread.ofVirtual()
           .name("ssh-connect-" + connection.host())
@@ -96,6 +122,7 @@ public final class SshjRemoteConnector implements RemoteConnector {
       try {
         SshjRemoteSession session = future.get(left, TimeUnit.NANOSECONDS);
         attempt.notices.forEach(notices);
+        session.learned(attempt.learned);
         return session;
       } catch (TimeoutException e) {
         attempt.abort();
@@ -106,11 +133,9 @@ public final class SshjRemoteConnector implements RemoteConnector {
         throw e;
       } catch (ExecutionException e) {
         Throwable cause = e.getCause();
-        if (cause instanceof HostKeyMismatchException mismatch) {
-          throw mismatch;
-        }
-        if (cause instanceof PermanentConnectException permanent) {
-          throw new IOException(permanent.getMessage(), permanent);
+        if (cause instanceof PermanentConnectionException permanent) {
+          // host key mismatch, rejected credentials, unreadable key: retrying cannot help
+          throw permanent;
         }
         lastError = describe(cause);
       }
@@ -151,77 +176,97 @@ public final class SshjRemoteConnector implements RemoteConnector {
     return user == null || user.isBlank() ? DEFAULT_USER : user;
   }
 
-  /** A failure retrying cannot fix (unreadable key, no credentials, bad host_key format). */
-  private static final class PermanentConnectException extends IOException {
-    private static final long serialVersionUID = 1L;
-
-    PermanentConnectException(String message) {
-      super(message);
-    }
-  }
-
   /** One connection attempt; {@link #abort} may be called from another thread. */
   private static final class Attempt {
     private final SshConnection connection;
     private final long budgetNanos;
+    private final int keepAliveSeconds;
+    private final int keepAliveMaxUnanswered;
     private final List<String> notices = new ArrayList<>();
+    private final List<LearnedHostKey> learned = new ArrayList<>();
     private final List<SSHClient> clients = new ArrayList<>(); // guarded by itself
     private volatile boolean aborted;
 
-    Attempt(SshConnection connection, long budgetNanos) {
+    Attempt(
+        SshConnection connection,
+        long budgetNanos,
+        int keepAliveSeconds,
+        int keepAliveMaxUnanswered) {
       this.connection = connection;
       this.budgetNanos = budgetNanos;
+      this.keepAliveSeconds = keepAliveSeconds;
+      this.keepAliveMaxUnanswered = keepAliveMaxUnanswered;
     }
 
     String where() {
       return connection.host() + ":" + portOf(connection.port());
     }
 
+    /**
+     * Connects hop by hop (nearest bastion first), then the target through the last hop. On failure
+     * everything opened so far is closed, last opened first.
+     */
     SshjRemoteSession call() throws IOException {
-      SSHClient bastion = null;
+      List<SSHClient> hops = new ArrayList<>();
       SSHClient target = null;
       try {
-        String host = connection.host();
-        int port = portOf(connection.port());
-        if (!connection.bastions().isEmpty()) {
-          SshConnection.Bastion hop = connection.bastions().getFirst();
-          bastion = newClient();
-          HostKeyCheck bastionKey = hostKeyCheck(hop.hostKey(), "bastion host_key");
-          bastion.addHostKeyVerifier(bastionKey);
+        List<SshConnection.Bastion> bastions = connection.bastions();
+        SSHClient previous = null;
+        for (int i = 0; i < bastions.size(); i++) {
+          SshConnection.Bastion hop = bastions.get(i);
+          String what = bastions.size() == 1 ? "bastion" : "bastion " + (i + 1);
           String hopHost = hop.host();
           int hopPort = portOf(hop.port());
-          SSHClient hopClient = bastion;
-          handshake(
-              bastion, bastionKey, hopHost, hopPort, () -> hopClient.connect(hopHost, hopPort));
-          authenticate(bastion, userOf(hop.user()), hop.password(), hop.privateKey());
-          target = newClient();
-          HostKeyCheck targetKey = hostKeyCheck(connection.hostKey(), "host_key");
-          target.addHostKeyVerifier(targetKey);
-          SSHClient via = bastion;
-          SSHClient to = target;
-          handshake(
-              target,
-              targetKey,
-              host,
-              port,
-              () -> {
-                DirectConnection tunnel = via.newDirectConnection(host, port);
-                to.connectVia(tunnel);
-              });
-        } else {
-          target = newClient();
-          HostKeyCheck targetKey = hostKeyCheck(connection.hostKey(), "host_key");
-          target.addHostKeyVerifier(targetKey);
-          SSHClient to = target;
-          handshake(target, targetKey, host, port, () -> to.connect(host, port));
+          SSHClient client = newClient();
+          hops.add(client);
+          HostKeyCheck hopKey = hostKeyCheck(() -> HostKeyCheck.forBastion(hop, hopPort), what);
+          client.addHostKeyVerifier(hopKey);
+          connectThrough(previous, client, hopKey, hopHost, hopPort);
+          authenticate(
+              client, userOf(hop.user()), hop.password(), hop.privateKey(), hopHost, hopPort, what);
+          previous = client;
         }
+        String host = connection.host();
+        int port = portOf(connection.port());
+        target = newClient();
+        HostKeyCheck targetKey =
+            hostKeyCheck(() -> HostKeyCheck.forTarget(connection, port), "connection");
+        target.addHostKeyVerifier(targetKey);
+        connectThrough(previous, target, targetKey, host, port);
         authenticate(
-            target, userOf(connection.user()), connection.password(), connection.privateKey());
-        return new SshjRemoteSession(target, bastion);
+            target,
+            userOf(connection.user()),
+            connection.password(),
+            connection.privateKey(),
+            host,
+            port,
+            null);
+        return new SshjRemoteSession(target, hops, userOf(connection.user()) + "@" + where());
       } catch (IOException | RuntimeException e) {
         closeQuietly(target);
-        closeQuietly(bastion);
+        for (SSHClient hop : hops.reversed()) {
+          closeQuietly(hop);
+        }
         throw e;
+      }
+    }
+
+    /** Connects {@code client} directly, or through a direct-tcpip channel of {@code via}. */
+    private void connectThrough(
+        SSHClient via, SSHClient client, HostKeyCheck check, String host, int port)
+        throws IOException {
+      if (via == null) {
+        handshake(client, check, host, port, () -> client.connect(host, port));
+      } else {
+        handshake(
+            client,
+            check,
+            host,
+            port,
+            () -> {
+              DirectConnection tunnel = via.newDirectConnection(host, port);
+              client.connectVia(tunnel);
+            });
       }
     }
 
@@ -237,42 +282,37 @@ public final class SshjRemoteConnector implements RemoteConnector {
         connect.run();
       } catch (IOException e) {
         if (check.rejected()) {
-          throw new HostKeyMismatchException(
-              "host key of "
-                  + host
-                  + ":"
-                  + port
-                  + " does not match the pinned host_key: expected "
-                  + check.expected()
-                  + ", got "
-                  + check.seen()
-                  + " (the host key changed, or this is not the host you meant); nothing was run");
+          throw new HostKeyMismatchException(check.mismatchMessage());
         }
         throw e;
       }
-      if (!check.pinned()) {
+      LearnedHostKey firstUse = check.learned();
+      if (firstUse != null) {
+        learned.add(firstUse);
         notices.add(
-            "Warning: no host_key set for "
+            "Warning: no host_key set and no key known for "
                 + host
                 + ":"
                 + port
                 + "; trusting its key "
                 + check.seen()
-                + " on first use");
+                + " on first use (recorded for this workspace; later runs require it)");
       }
     }
 
-    private static HostKeyCheck hostKeyCheck(String pinned, String what)
-        throws PermanentConnectException {
+    private static HostKeyCheck hostKeyCheck(
+        java.util.function.Supplier<HostKeyCheck> check, String where)
+        throws PermanentConnectionException {
       try {
-        return new HostKeyCheck(pinned);
+        return check.get();
       } catch (IllegalArgumentException e) {
-        throw new PermanentConnectException(what + ": " + e.getMessage());
+        throw new PermanentConnectionException(where + ": " + e.getMessage());
       }
     }
 
     private SSHClient newClient() throws IOException {
       SSHClient client = new SSHClient(CONFIG);
+      client.setSocketFactory(NoDelaySocketFactory.INSTANCE);
       client.setConnectTimeout(
           (int)
               Math.max(
@@ -280,7 +320,10 @@ public final class SshjRemoteConnector implements RemoteConnector {
                   Math.min(
                       TimeUnit.NANOSECONDS.toMillis(budgetNanos), MAX_TCP_CONNECT.toMillis())));
       // Must be set before connect: sshj starts the keep-alive thread on connect when enabled.
-      client.getConnection().getKeepAlive().setKeepAliveInterval(KEEP_ALIVE_SECONDS);
+      if (client.getConnection().getKeepAlive() instanceof KeepAliveRunner runner) {
+        runner.setMaxAliveCount(keepAliveMaxUnanswered);
+      }
+      client.getConnection().getKeepAlive().setKeepAliveInterval(keepAliveSeconds);
       synchronized (clients) {
         if (aborted) {
           throw new IOException("connection attempt abandoned");
@@ -290,26 +333,65 @@ public final class SshjRemoteConnector implements RemoteConnector {
       return client;
     }
 
-    private static void authenticate(SSHClient client, String user, String password, String key)
+    /**
+     * Authenticates with the key and/or password. A rejection while the transport is still up is
+     * permanent ({@link AuthenticationFailedException}); a transport that died meanwhile is a
+     * plain, transient {@link IOException}.
+     *
+     * @param hop "bastion", "bastion 2", ... or null for the target (for messages)
+     */
+    private static void authenticate(
+        SSHClient client,
+        String user,
+        String password,
+        String key,
+        String host,
+        int port,
+        String hop)
         throws IOException {
+      String prefix = hop == null ? "" : hop + ": ";
       List<AuthMethod> methods = new ArrayList<>();
+      List<String> tried = new ArrayList<>();
       if (key != null && !key.isBlank()) {
         try {
           methods.add(new AuthPublickey(client.loadKeys(key, null, null)));
+          tried.add("publickey");
         } catch (IOException | RuntimeException e) {
-          throw new PermanentConnectException(
-              "private_key could not be read as an OpenSSH or PEM private key ("
+          throw new PermanentConnectionException(
+              prefix
+                  + "private_key could not be read as an OpenSSH or PEM private key ("
                   + e.getClass().getSimpleName()
                   + ")");
         }
       }
       if (password != null && !password.isEmpty()) {
         methods.add(new AuthPassword(PasswordUtils.createOneOff(password.toCharArray())));
+        tried.add("password");
       }
       if (methods.isEmpty()) {
-        throw new PermanentConnectException("the connection has neither private_key nor password");
+        throw new PermanentConnectionException(
+            prefix + "the connection has neither private_key nor password");
       }
-      client.auth(user, methods);
+      try {
+        client.auth(user, methods);
+      } catch (UserAuthException e) {
+        if (!client.getTransport().isRunning()) {
+          throw e; // the connection broke during authentication: transient
+        }
+        throw new AuthenticationFailedException(
+            prefix
+                + "authentication failed for "
+                + user
+                + "@"
+                + host
+                + ":"
+                + port
+                + " (tried "
+                + String.join(", ", tried)
+                + ") — check private_key/password/user"
+                + (hop == null ? "" : " of the " + hop)
+                + "; not retried: a rejected credential stays rejected");
+      }
     }
 
     /** Closes the clients of an attempt that ran out of time, which unblocks its thread. */

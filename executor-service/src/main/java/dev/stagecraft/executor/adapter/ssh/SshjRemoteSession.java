@@ -2,6 +2,7 @@ package dev.stagecraft.executor.adapter.ssh;
 
 import dev.stagecraft.executor.step.LogStream;
 import dev.stagecraft.executor.step.RemoteSession;
+import dev.stagecraft.schemas.action.LearnedHostKey;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -9,6 +10,7 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.regex.Matcher;
@@ -35,8 +37,10 @@ import org.slf4j.LoggerFactory;
  * -KILL -- -<pid>} on a second channel, then closes the first. The marker line is consumed, never
  * reported.
  *
- * <p>Concurrency: one command at a time (the runner's steps run in sequence); each command gets two
- * virtual reader threads, which call the line sink concurrently.
+ * <p>Concurrency: thread-safe. The connection pool shares one session between actions, so several
+ * commands may run at once, each on its own channel; uploads share one SFTP channel, whose requests
+ * sshj multiplexes. Each command gets two virtual reader threads, which call the line sink
+ * concurrently.
  */
 final class SshjRemoteSession implements RemoteSession {
   private static final Logger LOG = LoggerFactory.getLogger(SshjRemoteSession.class);
@@ -47,16 +51,87 @@ final class SshjRemoteSession implements RemoteSession {
   private static final int CHUNK = 32 * 1024;
 
   private final SSHClient client;
-  private final SSHClient bastion;
+  private final List<SSHClient> hops;
+  private final String where;
+  private volatile String lostBecause;
   private SFTPClient sftp; // guarded by this
+  private volatile List<LearnedHostKey> learned = List.of();
 
-  SshjRemoteSession(SSHClient client, SSHClient bastion) {
+  /**
+   * @param client the target's connection
+   * @param hops the bastion connections it tunnels through, nearest first (closed after it, in
+   *     reverse order)
+   * @param where {@code user@host:port} of the target, for messages
+   */
+  SshjRemoteSession(SSHClient client, List<SSHClient> hops, String where) {
     this.client = client;
-    this.bastion = bastion;
+    this.hops = List.copyOf(hops);
+    this.where = where;
+    // sshj reports why the transport died (keep-alives unanswered, EOF, reset) here.
+    client
+        .getTransport()
+        .setDisconnectListener(
+            (reason, message) -> {
+              if (lostBecause == null) {
+                lostBecause = message == null || message.isBlank() ? reason.toString() : message;
+              }
+            });
+  }
+
+  /**
+   * Whether the transport is gone: a failure now is a lost connection, not the command's. sshj
+   * reports the disconnect before it fails the channels, but marks the transport closed only after,
+   * hence both checks.
+   */
+  private boolean isLost() {
+    return lostBecause != null || !client.getTransport().isRunning();
+  }
+
+  private ConnectionLostException lost(String during, Throwable cause) {
+    String why = lostBecause;
+    if (why == null && cause != null && cause.getMessage() != null) {
+      why = cause.getMessage();
+    }
+    ConnectionLostException e =
+        new ConnectionLostException(
+            "connection to "
+                + where
+                + " lost "
+                + during
+                + (why == null ? "" : " (" + why + ")")
+                + "; its effect is unknown");
+    if (cause != null) {
+      e.initCause(cause);
+    }
+    return e;
+  }
+
+  /** Set by the connector before it hands the session out. */
+  void learned(List<LearnedHostKey> keys) {
+    learned = List.copyOf(keys);
+  }
+
+  @Override
+  public List<LearnedHostKey> learnedHostKeys() {
+    return learned;
   }
 
   @Override
   public int exec(String command, LineSink output, Duration timeout)
+      throws IOException, InterruptedException, TimeoutException {
+    try {
+      return run(command, output, timeout);
+    } catch (ConnectionLostException e) {
+      throw e;
+    } catch (IOException e) {
+      if (isLost()) {
+        throw lost("while the command ran", e);
+      }
+      throw e;
+    }
+  }
+
+  private int run(String command, LineSink output, Duration timeout)
       throws IOException, InterruptedException, TimeoutException {
     long deadline = timeout == null ? Long.MAX_VALUE : System.nanoTime() + timeout.toNanos();
     Session session = client.startSession();
@@ -76,6 +151,9 @@ final class SshjRemoteSession implements RemoteSession {
       }
       cmd.join(EXIT_STATUS_WAIT.toMillis(), TimeUnit.MILLISECONDS);
       Integer status = cmd.getExitStatus();
+      if (status == null && isLost()) {
+        throw lost("while the command ran", null);
+      }
       if (status == null) {
         throw new IOException(
             "the command ended without an exit status"
@@ -164,6 +242,17 @@ final class SshjRemoteSession implements RemoteSession {
 
   @Override
   public void upload(String path, byte[] content, int mode) throws IOException {
+    try {
+      write(path, content, mode);
+    } catch (IOException e) {
+      if (isLost()) {
+        throw lost("while writing " + path, e);
+      }
+      throw e;
+    }
+  }
+
+  private void write(String path, byte[] content, int mode) throws IOException {
     SFTPClient files = sftp();
     int slash = path.lastIndexOf('/');
     if (slash > 0) {
@@ -201,13 +290,22 @@ final class SshjRemoteSession implements RemoteSession {
   }
 
   @Override
+  public boolean isOpen() {
+    return client.isConnected()
+        && client.isAuthenticated()
+        && hops.stream().allMatch(SSHClient::isConnected);
+  }
+
+  @Override
   public void close() {
     synchronized (this) {
       closeQuietly(sftp);
       sftp = null;
     }
     closeQuietly(client);
-    closeQuietly(bastion);
+    for (SSHClient hop : hops.reversed()) {
+      closeQuietly(hop);
+    }
   }
 
   private static void closeQuietly(AutoCloseable closeable) {

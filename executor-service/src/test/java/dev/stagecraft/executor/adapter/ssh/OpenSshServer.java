@@ -27,9 +27,28 @@ public final class OpenSshServer implements BeforeAllCallback, AfterAllCallback 
   static final String SSHD = "/usr/sbin/sshd";
   private static final String MISSING = " is missing: run dev/test, which installs openssh-server";
 
+  private final String listenAddress;
+  private final java.util.function.Supplier<List<String>> extraConfig;
   private Path dir;
   private Process process;
   private int port;
+
+  /** On 127.0.0.1 with the default configuration. */
+  public OpenSshServer() {
+    this("127.0.0.1", List::of);
+  }
+
+  /**
+   * @param listenAddress the only loopback address it listens on (any of 127.0.0.0/8)
+   * @param extraConfig sshd_config lines that take precedence over the defaults (e.g. {@code
+   *     PermitOpen}), asked for when the server starts (so they may name the port of a server
+   *     registered earlier); {@code %PORT%} is replaced by this server's port
+   */
+  public OpenSshServer(
+      String listenAddress, java.util.function.Supplier<List<String>> extraConfig) {
+    this.listenAddress = listenAddress;
+    this.extraConfig = extraConfig;
+  }
 
   @Override
   public void beforeAll(ExtensionContext context) throws Exception {
@@ -52,22 +71,29 @@ public final class OpenSshServer implements BeforeAllCallback, AfterAllCallback 
       port = free.getLocalPort();
     }
     Path config = dir.resolve("sshd_config");
-    Files.write(
-        config,
-        List.of(
-            "Port " + port,
-            "ListenAddress 127.0.0.1",
-            "HostKey " + dir.resolve("host_ed25519"),
-            "PidFile " + dir.resolve("sshd.pid"),
-            "AuthorizedKeysFile " + dir.resolve("authorized_keys"),
-            "PubkeyAuthentication yes",
-            "PasswordAuthentication no",
-            "KbdInteractiveAuthentication no",
-            "UsePAM no",
-            "StrictModes no",
-            "PermitRootLogin yes",
-            "AllowTcpForwarding yes",
-            "Subsystem sftp internal-sftp"));
+    List<String> lines =
+        new java.util.ArrayList<>(
+            List.of(
+                "Port " + port,
+                "ListenAddress " + listenAddress,
+                "HostKey " + dir.resolve("host_ed25519"),
+                "PidFile " + dir.resolve("sshd.pid"),
+                "AuthorizedKeysFile " + dir.resolve("authorized_keys"),
+                "PubkeyAuthentication yes",
+                "PasswordAuthentication no",
+                "KbdInteractiveAuthentication no",
+                "UsePAM no",
+                "StrictModes no",
+                "PermitRootLogin yes",
+                "Subsystem sftp internal-sftp"));
+    // sshd takes the first value it reads for most keywords: extra lines go before the defaults
+    // they override, so AllowTcpForwarding (a default) comes last.
+    List<String> extra = extraConfig.get();
+    lines.addAll(0, extra.stream().map(l -> l.replace("%PORT%", Integer.toString(port))).toList());
+    if (extra.stream().noneMatch(line -> line.startsWith("AllowTcpForwarding"))) {
+      lines.add("AllowTcpForwarding yes");
+    }
+    Files.write(config, lines);
     process =
         new ProcessBuilder(SSHD, "-D", "-e", "-f", config.toString())
             .redirectErrorStream(true)
@@ -83,7 +109,7 @@ public final class OpenSshServer implements BeforeAllCallback, AfterAllCallback 
                     "sshd exited: " + Files.readString(dir.resolve("sshd.log")));
               }
               try (Socket socket = new Socket()) {
-                socket.connect(new InetSocketAddress("127.0.0.1", port), 1000);
+                socket.connect(new InetSocketAddress(listenAddress, port), 1000);
                 return true;
               }
             });
@@ -131,7 +157,12 @@ public final class OpenSshServer implements BeforeAllCallback, AfterAllCallback 
   }
 
   public String host() {
-    return "127.0.0.1";
+    return listenAddress;
+  }
+
+  /** What sshd logged so far (its stderr, with {@code LogLevel} as configured). */
+  public String log() throws IOException {
+    return Files.readString(dir.resolve("sshd.log"));
   }
 
   public int port() {
@@ -145,6 +176,11 @@ public final class OpenSshServer implements BeforeAllCallback, AfterAllCallback 
   /** The OpenSSH ed25519 private key text of the authorized client key. */
   public String ed25519Key() throws IOException {
     return Files.readString(dir.resolve("client_ed25519"));
+  }
+
+  /** An OpenSSH ed25519 private key that is not authorized (a wrong key). */
+  public String unauthorizedKey() throws IOException {
+    return Files.readString(dir.resolve("other_ed25519"));
   }
 
   /** The PEM ({@code BEGIN RSA PRIVATE KEY}) text of the authorized RSA client key. */

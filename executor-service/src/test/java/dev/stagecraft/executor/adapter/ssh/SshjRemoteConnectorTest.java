@@ -103,7 +103,8 @@ class SshjRemoteConnectorTest {
       assertThat(notices)
           .singleElement()
           .asString()
-          .contains("no host_key set", "ssh-ed25519 " + fingerprint, "on first use");
+          .contains(
+              "no host_key set and no key known", "ssh-ed25519 " + fingerprint, "on first use");
     }
   }
 
@@ -115,8 +116,112 @@ class SshjRemoteConnectorTest {
 
     assertThat(failureOf(connecting))
         .isInstanceOf(HostKeyMismatchException.class)
-        .hasMessageContaining("does not match the pinned host_key")
+        .hasMessageContaining("host key changed for " + SSHD.host() + ":" + SSHD.port())
+        .hasMessageContaining(
+            "the host offered ssh-ed25519 " + HostKeyCheck.fingerprint(blob(SSHD.hostKey())))
+        .hasMessageContaining(
+            "ssh-ed25519 "
+                + HostKeyCheck.fingerprint(blob(SSHD.otherHostKey()))
+                + " (pinned host_key) was expected")
+        .hasMessageContaining("pin it: host_key = \"" + SSHD.hostKey() + "\"")
         .hasMessageContaining("nothing was run");
+  }
+
+  private static String blob(String publicKey) {
+    return publicKey.split(" ")[1];
+  }
+
+  @Test
+  void acceptsAHostWhoseKeyIsAmongTheKnownKeysAndLearnsNothing() throws Exception {
+    SshConnection known =
+        connection(SSHD.ed25519Key(), null, 30)
+            .withKnownHostKeys(
+                List.of(
+                    SSHD.otherHostKey() + " tenant known hosts",
+                    SSHD.hostKey() + " tenant known hosts"));
+    try (RemoteSession session = connector.connect(known, notices::add)) {
+      assertThat(session.exec("true", recording(), null)).isZero();
+      assertThat(session.learnedHostKeys()).isEmpty();
+      assertThat(notices).isEmpty();
+    }
+  }
+
+  @Test
+  void refusesAHostWhoseKeyIsNotAmongTheKnownKeysWithoutRetrying() throws Exception {
+    SshConnection known =
+        connection(SSHD.ed25519Key(), null, 600)
+            .withKnownHostKeys(List.of(SSHD.otherHostKey() + " first use in workspace prod"));
+
+    assertThat(failureOf(connectAsync(known)))
+        .isInstanceOf(HostKeyMismatchException.class)
+        .hasMessageContaining("host key changed for " + SSHD.host() + ":" + SSHD.port())
+        .hasMessageContaining(
+            "the host offered ssh-ed25519 " + HostKeyCheck.fingerprint(blob(SSHD.hostKey())))
+        .hasMessageContaining(
+            "ssh-ed25519 "
+                + HostKeyCheck.fingerprint(blob(SSHD.otherHostKey()))
+                + " (first use in workspace prod) was expected")
+        .hasMessageContaining(
+            "`stagecraft known-hosts remove -workspace=prod "
+                + SSHD.host()
+                + ":"
+                + SSHD.port()
+                + "`")
+        .hasMessageContaining("nothing was run");
+  }
+
+  @Test
+  void aPinnedHostKeyWinsOverKnownKeys() throws Exception {
+    SshConnection pinnedAndKnown =
+        connection(SSHD.ed25519Key(), SSHD.hostKey(), 30)
+            .withKnownHostKeys(List.of(SSHD.otherHostKey() + " tenant known hosts"));
+    try (RemoteSession session = connector.connect(pinnedAndKnown, notices::add)) {
+      assertThat(session.exec("true", recording(), null)).isZero();
+      assertThat(session.learnedHostKeys()).isEmpty();
+    }
+  }
+
+  @Test
+  void reportsTheKeyOfAnUnknownHostAsLearned() throws Exception {
+    try (RemoteSession session =
+        connector.connect(connection(SSHD.ed25519Key(), null, 30), notices::add)) {
+      assertThat(session.learnedHostKeys())
+          .singleElement()
+          .satisfies(
+              key -> {
+                assertThat(key.host()).isEqualTo(SSHD.host());
+                assertThat(key.port()).isEqualTo(SSHD.port());
+                assertThat(key.publicKey()).isEqualTo(SSHD.hostKey());
+                assertThat(key.fingerprint())
+                    .isEqualTo(HostKeyCheck.fingerprint(blob(SSHD.hostKey())));
+              });
+    }
+  }
+
+  @Test
+  void learnsTheKeysOfAnUnknownBastionAndTargetAndEnforcesKnownBastionKeys() throws Exception {
+    SshConnection.Bastion hop =
+        new SshConnection.Bastion(
+            SSHD.host(), SSHD.port(), SSHD.user(), null, SSHD.rsaPemKey(), null);
+    SshConnection viaUnknown = connection(SSHD.ed25519Key(), null, 30).withBastions(List.of(hop));
+    try (RemoteSession session = connector.connect(viaUnknown, notices::add)) {
+      assertThat(session.learnedHostKeys())
+          .extracting(k -> k.host() + ":" + k.port() + " " + k.publicKey())
+          .containsExactly(
+              SSHD.host() + ":" + SSHD.port() + " " + SSHD.hostKey(),
+              SSHD.host() + ":" + SSHD.port() + " " + SSHD.hostKey());
+    }
+
+    SshConnection viaChangedBastion =
+        connection(SSHD.ed25519Key(), SSHD.hostKey(), 600)
+            .withBastions(
+                List.of(
+                    hop.withKnownHostKeys(
+                        List.of(SSHD.otherHostKey() + " first use in workspace prod"))));
+    assertThat(failureOf(connectAsync(viaChangedBastion)))
+        .isInstanceOf(HostKeyMismatchException.class)
+        .hasMessageContaining("host key changed for " + SSHD.host() + ":" + SSHD.port())
+        .hasMessageContaining("(first use in workspace prod) was expected");
   }
 
   @Test
@@ -237,8 +342,9 @@ class SshjRemoteConnectorTest {
           connectAsync(
               new SshConnection(
                   "127.0.0.1", server.getPort(), "deploy", "wrong", null, null, null, 2, null));
+      // rejected credentials are permanent: reported at once, not retried until the timeout
       assertThat(failureOf(wrong))
-          .hasMessageContaining("timeout - last error:")
+          .hasMessageContaining("authentication failed for deploy@127.0.0.1:")
           .hasMessageNotContaining("wrong");
     } finally {
       server.stop(true);

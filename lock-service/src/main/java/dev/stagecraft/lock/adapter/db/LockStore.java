@@ -181,17 +181,22 @@ public final class LockStore {
     }
   }
 
-  /** Records acquired, released, expired, enqueued and abandoned events (not heartbeats). */
+  /**
+   * Records acquired, released, force-released (with actor and reason), expired, enqueued and
+   * abandoned events (not heartbeats).
+   */
   private void audit(Connection c, String tenant, String workspace, List<LockEvent> events)
       throws SQLException {
     try (PreparedStatement ps =
         c.prepareStatement(
             "INSERT INTO lock.lock_events (tenant, workspace, type, lock_id, holder,"
-                + " fencing_token, at) VALUES (?, ?, ?, ?, ?, ?, ?)")) {
+                + " fencing_token, at, actor, reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
       boolean any = false;
       for (LockEvent event : events) {
         String lockId = null;
         Long token = null;
+        String actor = null;
+        String reason = null;
         switch (event) {
           case LockEvent.Acquired a -> {
             lockId = a.lease().lockId();
@@ -200,6 +205,12 @@ public final class LockStore {
           case LockEvent.Released r -> {
             lockId = r.lockId();
             token = r.fencingToken();
+          }
+          case LockEvent.ForceReleased f -> {
+            lockId = f.lockId();
+            token = f.fencingToken();
+            actor = f.actor();
+            reason = f.reason();
           }
           case LockEvent.Expired e -> {
             lockId = e.lockId();
@@ -225,6 +236,8 @@ public final class LockStore {
           ps.setLong(6, token);
         }
         ps.setTimestamp(7, Timestamp.from(clock.instant()));
+        ps.setString(8, actor);
+        ps.setString(9, reason);
         ps.addBatch();
         any = true;
       }

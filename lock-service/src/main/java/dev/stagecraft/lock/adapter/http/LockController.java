@@ -57,6 +57,11 @@ public class LockController {
     long leaseSeconds = seconds(json, "leaseSeconds", 30, 1, MAX_LEASE_SECONDS);
     long waitSeconds = seconds(json, "waitSeconds", 0, 0, MAX_WAIT_SECONDS);
     String info = json.hasNonNull("info") ? json.get("info").asText() : null;
+    JsonNode queue = json.get("queue");
+    if (queue != null && !queue.isNull() && !queue.isBoolean()) {
+      throw Problem.badRequest("field 'queue' must be true or false");
+    }
+    boolean enqueue = queue == null || queue.isNull() || queue.asBoolean();
     AcquireResult result =
         locks.acquire(
             tenant,
@@ -64,7 +69,8 @@ public class LockController {
             holder,
             Duration.ofSeconds(leaseSeconds),
             Duration.ofSeconds(waitSeconds),
-            info);
+            info,
+            enqueue);
     return switch (result) {
       case AcquireResult.Granted g -> {
         Map<String, Object> out = new LinkedHashMap<>();
@@ -75,6 +81,11 @@ public class LockController {
       }
       case AcquireResult.Queued q ->
           Json.respond(HttpStatus.ACCEPTED, Map.of("queued", true, "position", q.position()));
+      case AcquireResult.Refused r -> {
+        Map<String, Object> out = lease(r.held());
+        out.put("queueLength", r.queueLength());
+        yield Json.respond(HttpStatus.valueOf(423), out);
+      }
     };
   }
 
@@ -109,6 +120,54 @@ public class LockController {
     return Json.respond(HttpStatus.OK, Map.of("released", lockId));
   }
 
+  /**
+   * Force-unlock: releases the lock held as {@code lockId}, whoever holds it, auditing {@code
+   * actor} and {@code reason} (both required). 200 with the released lease; 409 when {@code lockId}
+   * does not hold the lock (released, expired or another lock now).
+   */
+  @Post("/{lockId}/force-release")
+  public HttpResponse<String> forceRelease(
+      @Header(HttpHeaders.AUTHORIZATION) @Nullable String authorization,
+      String tenant,
+      String ws,
+      String lockId,
+      @Body @Nullable String body)
+      throws SQLException {
+    auth.require(authorization);
+    check(tenant, ws);
+    JsonNode json = Json.object(body);
+    String actor = Json.requiredText(json, "actor");
+    String reason = Json.requiredText(json, "reason");
+    if (reason.isBlank()) {
+      throw Problem.badRequest("field 'reason' must say why the lock is forced open");
+    }
+    LockLease released =
+        locks
+            .forceRelease(tenant, ws, lockId, actor, reason)
+            .orElseThrow(
+                () ->
+                    Problem.conflict(
+                        "lock "
+                            + lockId
+                            + " does not hold workspace '"
+                            + ws
+                            + "' (already released, expired, or another lock holds it now):"
+                            + " look up the current lock id with GET .../lock"));
+    return Json.respond(HttpStatus.OK, lease(released));
+  }
+
+  /** A lease as JSON (all fields null when {@code lease} is null). */
+  private static Map<String, Object> lease(LockLease lease) {
+    Map<String, Object> out = new LinkedHashMap<>();
+    out.put("holder", lease == null ? null : lease.holder());
+    out.put("lockId", lease == null ? null : lease.lockId());
+    out.put("fencingToken", lease == null ? null : lease.fencingToken());
+    out.put("acquiredAt", lease == null ? null : lease.acquiredAt().toString());
+    out.put("leaseExpiresAt", lease == null ? null : lease.leaseExpiresAt().toString());
+    out.put("info", lease == null ? null : lease.info());
+    return out;
+  }
+
   @Get
   public HttpResponse<String> show(
       @Header(HttpHeaders.AUTHORIZATION) @Nullable String authorization, String tenant, String ws)
@@ -117,12 +176,7 @@ public class LockController {
     check(tenant, ws);
     WorkspaceLock lock = locks.view(tenant, ws);
     LockLease lease = lock.current();
-    Map<String, Object> out = new LinkedHashMap<>();
-    out.put("holder", lease == null ? null : lease.holder());
-    out.put("lockId", lease == null ? null : lease.lockId());
-    out.put("fencingToken", lease == null ? null : lease.fencingToken());
-    out.put("leaseExpiresAt", lease == null ? null : lease.leaseExpiresAt().toString());
-    out.put("info", lease == null ? null : lease.info());
+    Map<String, Object> out = lease(lease);
     out.put("queue", lock.queue().stream().map(QueuedHolder::holder).toList());
     return Json.respond(HttpStatus.OK, out);
   }

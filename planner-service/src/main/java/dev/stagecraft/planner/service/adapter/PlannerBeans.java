@@ -1,5 +1,6 @@
 package dev.stagecraft.planner.service.adapter;
 
+import dev.stagecraft.planner.service.adapter.clients.HttpKnownHosts;
 import dev.stagecraft.planner.service.adapter.clients.HttpWorkspaceLocks;
 import dev.stagecraft.planner.service.adapter.clients.HttpWorkspaceStates;
 import dev.stagecraft.planner.service.adapter.clients.InternalHttp;
@@ -7,15 +8,19 @@ import dev.stagecraft.planner.service.adapter.clients.TokenVerifier;
 import dev.stagecraft.planner.service.run.EventOutbox;
 import dev.stagecraft.planner.service.run.InstanceTainter;
 import dev.stagecraft.planner.service.run.RunCoordinator;
+import dev.stagecraft.planner.service.run.UploadedFiles;
 import dev.stagecraft.platform.kafka.EventConsumer;
 import dev.stagecraft.platform.kafka.EventPublisher;
 import dev.stagecraft.platform.kafka.KafkaSettings;
 import dev.stagecraft.platform.kafka.TopicBootstrap;
+import dev.stagecraft.platform.secrets.SecretsSetting;
 import dev.stagecraft.schemas.EventCodec;
 import dev.stagecraft.schemas.Topics;
+import dev.stagecraft.schemas.seal.SecretsKeyring;
 import io.micronaut.context.annotation.Bean;
 import io.micronaut.context.annotation.Context;
 import io.micronaut.context.annotation.Factory;
+import io.micronaut.context.annotation.Value;
 import jakarta.annotation.PreDestroy;
 import jakarta.inject.Singleton;
 import java.security.SecureRandom;
@@ -56,6 +61,11 @@ public class PlannerBeans {
   }
 
   @Singleton
+  HttpKnownHosts knownHosts(PlannerSettings settings) {
+    return new HttpKnownHosts(new InternalHttp(settings.getStateUrl(), settings.getServiceToken()));
+  }
+
+  @Singleton
   InstanceTainter instanceTainter(PlannerSettings settings) {
     return new InstanceTainter(
         new HttpWorkspaceLocks(new InternalHttp(settings.getLockUrl(), settings.getServiceToken())),
@@ -74,17 +84,45 @@ public class PlannerBeans {
     };
   }
 
+  /**
+   * The keys that seal dispatched actions ({@code STAGECRAFT_SECRETS_KEYS}). Without any the
+   * planner starts only when {@code STAGECRAFT_SECRETS_REQUIRED} is not true, warns loudly and says
+   * so on {@code /health}.
+   */
+  @Singleton
+  SecretsKeyring secretsKeyring(
+      @Value("${stagecraft.secrets-keys:}") String keys,
+      @Value("${stagecraft.secrets-required:false}") boolean required) {
+    return SecretsSetting.keyring(keys, required, "planner");
+  }
+
   @Singleton
   @Bean(preDestroy = "close")
-  RunCoordinator runCoordinator(PlannerSettings settings, EventPublisher publisher) {
+  RunCoordinator runCoordinator(
+      PlannerSettings settings,
+      EventPublisher publisher,
+      SecretsKeyring secrets,
+      @Value("${stagecraft.planner.action-lease:15s}") Duration actionLease,
+      @Value("${stagecraft.planner.dispatch-lease:10m}") Duration dispatchLease) {
+    if (actionLease.isNegative() || actionLease.isZero()) {
+      throw new IllegalArgumentException(
+          "STAGECRAFT_PLANNER_ACTION_LEASE must be positive (e.g. 15s), got " + actionLease);
+    }
+    // check a few times per lease, so an interruption is reported within about 1.2 leases
+    Duration checkEvery =
+        Duration.ofMillis(Math.max(200, Math.min(1000, actionLease.toMillis() / 5)));
     return new RunCoordinator(
-        new HttpWorkspaceLocks(new InternalHttp(settings.getLockUrl(), settings.getServiceToken())),
-        new HttpWorkspaceStates(
-            new InternalHttp(settings.getStateUrl(), settings.getServiceToken())),
-        events -> publishBatch(publisher, events),
-        EventCodec.forSource("/stagecraft/planner-service"),
-        Clock.systemUTC(),
-        randomIds());
+            new HttpWorkspaceLocks(
+                new InternalHttp(settings.getLockUrl(), settings.getServiceToken())),
+            new HttpWorkspaceStates(
+                new InternalHttp(settings.getStateUrl(), settings.getServiceToken())),
+            events -> publishBatch(publisher, events),
+            EventCodec.forSource("/stagecraft/planner-service"),
+            Clock.systemUTC(),
+            randomIds(),
+            UploadedFiles.inTempDirectory(),
+            secrets)
+        .withLeases(actionLease, dispatchLease, checkEvery);
   }
 
   /** Sends every event without waiting, then waits once until the broker committed them all. */

@@ -28,6 +28,19 @@ public final class Run {
   String planText;
   ApplySchedule schedule;
 
+  /** Dispatched actions not recorded yet, with their liveness (docs/adr/0007). */
+  final InFlightActions inFlight = new InFlightActions();
+
+  /** Why actions were cut (interrupted, never started), by address, for the run's message. */
+  final Map<String, String> cutShort = new LinkedHashMap<>();
+
+  /** Who canceled the run while it applied; non-null = dispatch nothing more. */
+  String cancelRequestedBy;
+
+  /** Host keys to enforce, read when the run starts, attached to every dispatched connection. */
+  dev.stagecraft.planner.apply.KnownHostKeys knownHostKeys =
+      dev.stagecraft.planner.apply.KnownHostKeys.NONE;
+
   /** The uploaded files, written out while the run plans and applies; deleted when it ends. */
   java.nio.file.Path filesDir;
 

@@ -1,7 +1,22 @@
 package dev.stagecraft.planner.service.run;
 
+import dev.stagecraft.planner.apply.KnownHostKeys;
+
 /** Port to state-service. */
 public interface WorkspaceStates {
+
+  /**
+   * The host keys a run of the workspace must enforce: the keys trusted on first use in it and the
+   * tenant's known hosts (active ones). Read once when a run starts. The default knows none (every
+   * unpinned host is then trusted on first use): for test doubles only; the HTTP adapter implements
+   * it.
+   *
+   * @throws IllegalStateException when the state service cannot answer (the run fails rather than
+   *     trust hosts it should have checked)
+   */
+  default KnownHostKeys knownHostKeys(String tenant, String workspace) {
+    return KnownHostKeys.NONE;
+  }
 
   /** The current state as Terraform v4 JSON (serial 0 and no resources when empty). */
   String read(String tenant, String workspace);

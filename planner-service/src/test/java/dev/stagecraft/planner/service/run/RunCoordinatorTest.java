@@ -245,6 +245,54 @@ class RunCoordinatorTest {
     assertThat(locks.released).hasSize(1);
   }
 
+  static final String REMOTE =
+      """
+      resource "stateful_provisioning" "app" {
+        state_key = "v1"
+        connection {
+          host         = "WEB.example"
+          user         = "deploy"
+          password     = "pw"
+          bastion_host = "jump"
+          bastion_port = 2222
+        }
+        provisioner "remote-exec" {
+          inline = ["true"]
+        }
+      }
+      """;
+
+  @Test
+  void attachesTheWorkspacesKnownHostKeysToEachDispatchedConnectionAndBastion() {
+    states.hostKeys =
+        dev.stagecraft.planner.apply.KnownHostKeys.builder()
+            .add("web.example", 22, "ssh-ed25519 AAAAweb first use in workspace prod")
+            .add("jump", 2222, "ssh-ed25519 AAAAjump tenant known hosts")
+            .add("other", 22, "ssh-ed25519 AAAAother tenant known hosts")
+            .build();
+
+    coordinator.start(request(REMOTE, null));
+    await().atMost(Duration.ofSeconds(10)).until(() -> dispatched().size() == 1);
+
+    var connection = dispatched().get(0).provisioners().get(0).connection();
+    assertThat(connection.knownHostKeys())
+        .containsExactly("ssh-ed25519 AAAAweb first use in workspace prod");
+    assertThat(connection.bastions().get(0).knownHostKeys())
+        .containsExactly("ssh-ed25519 AAAAjump tenant known hosts");
+  }
+
+  @Test
+  void aRunWhoseKnownHostKeysCannotBeReadFailsInsteadOfTrustingEveryHost() {
+    states.hostKeysFailure = new IllegalStateException("state-service answered 503");
+
+    Run run = coordinator.start(request(REMOTE, null));
+    await().atMost(Duration.ofSeconds(10)).until(() -> run.summary().terminal());
+
+    assertThat(run.summary().status()).isEqualTo("errored");
+    assertThat(dispatched()).isEmpty();
+    assertThat(locks.released).hasSize(1);
+  }
+
   @Test
   void supportFilesAreWrittenForTheRunReadAtDispatchAndDeletedWhenItEnds() throws Exception {
     String config =
@@ -403,6 +451,19 @@ class RunCoordinatorTest {
         serial++;
       }
       return new TaintChanged(serial);
+    }
+
+    volatile dev.stagecraft.planner.apply.KnownHostKeys hostKeys =
+        dev.stagecraft.planner.apply.KnownHostKeys.NONE;
+    volatile RuntimeException hostKeysFailure;
+
+    @Override
+    public dev.stagecraft.planner.apply.KnownHostKeys knownHostKeys(
+        String tenant, String workspace) {
+      if (hostKeysFailure != null) {
+        throw hostKeysFailure;
+      }
+      return hostKeys;
     }
 
     @Override

@@ -9,10 +9,12 @@ import dev.stagecraft.schemas.envelope.EventEnvelope;
 import dev.stagecraft.schemas.state.StateRecorded;
 import dev.stagecraft.servicekit.db.Sql;
 import dev.stagecraft.state.history.Decision;
+import dev.stagecraft.state.history.DocumentDecider;
 import dev.stagecraft.state.history.StateDecider;
 import dev.stagecraft.state.history.StateEvent;
 import dev.stagecraft.state.history.StateSnapshot;
 import dev.stagecraft.state.history.TaintDecision;
+import dev.stagecraft.state.history.TerraformStateV4;
 import dev.stagecraft.state.history.WorkspaceState;
 import jakarta.inject.Singleton;
 import java.sql.Connection;
@@ -57,6 +59,10 @@ public final class StateStore {
   public static final String SOURCE = "/stagecraft/state-service";
   private static final ObjectMapper JSON = EventCodec.mapper();
   private static final TypeReference<Map<String, Object>> JSON_OBJECT = new TypeReference<>() {};
+  private static final ObjectMapper CANONICAL =
+      new ObjectMapper()
+          .configure(
+              com.fasterxml.jackson.databind.SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS, true);
 
   /** A write adds a snapshot once this many events were appended since the newest one. */
   static final int SNAPSHOT_INTERVAL = 100;
@@ -116,7 +122,8 @@ public final class StateStore {
   /**
    * Records an executor's action result in one transaction: lock the workspace, skip when already
    * recorded, fold (cache, or newest snapshot + the events after it), decide, append, snapshot when
-   * due, remember the outcome.
+   * due, record the host keys learned on first use (unless rejected; see {@link HostKeyStore}),
+   * remember the outcome.
    */
   public Recorded record(EventEnvelope source, ActionFinished finished) throws SQLException {
     String tenant = source.tenant();
@@ -138,6 +145,11 @@ public final class StateStore {
         Instant now = clock.instant();
         if (decision.outcome() != Decision.Outcome.REJECTED && finished.fencingToken() > newest) {
           advance(c, tenant, workspace, finished.fencingToken());
+        }
+        if (decision.outcome() != Decision.Outcome.REJECTED) {
+          // Host keys accepted on first use by this action; a stale writer's are not trusted.
+          HostKeyStore.recordFirstUse(
+              c, tenant, workspace, finished.runId(), finished.learnedHostKeys(), now);
         }
         Folded after =
             appendAll(
@@ -271,6 +283,173 @@ public final class StateStore {
         c.rollback();
         throw e;
       }
+    }
+  }
+
+  /**
+   * A state version: the state after an event that changed the serial.
+   *
+   * @param digest SHA-256 (hex) of the version's v4 document in canonical JSON (keys sorted)
+   */
+  public record Version(
+      long serial,
+      long sequence,
+      Instant time,
+      String type,
+      String runId,
+      String actor,
+      String digest) {}
+
+  /**
+   * Makes a whole-document change (push, rollback, delete) in one transaction with the same locking
+   * as {@link #record}: lock the workspace, fold, decide with the newest fencing token, append,
+   * snapshot when due. A fencing token newer than the newest seen becomes the newest when the
+   * change is accepted.
+   *
+   * @param decide the decision, given the current state and the newest fencing token
+   * @param fencingToken the writer's token; a write made without holding the lock passes the newest
+   *     token seen, which is not stale but advances nothing
+   * @param actor who asked (stored with the events)
+   * @return the outcome; nothing was written unless it was accepted with events
+   */
+  public DocumentDecider.Outcome changeDocument(
+      String tenant,
+      String workspace,
+      long fencingToken,
+      String runId,
+      String actor,
+      java.util.function.BiFunction<WorkspaceState, Long, DocumentDecider.Outcome> decide)
+      throws SQLException {
+    try (Connection c = dataSource.getConnection()) {
+      c.setAutoCommit(false);
+      try {
+        long newest = lockWorkspace(c, tenant, workspace);
+        long head = headSequence(c, tenant, workspace);
+        Folded current = fold(c, tenant, workspace, head);
+        DocumentDecider.Outcome outcome = decide.apply(current.state(), newest);
+        if (!outcome.accepted() || outcome.events().isEmpty()) {
+          c.rollback();
+          remember(tenant, workspace, current);
+          return outcome;
+        }
+        if (fencingToken > newest) {
+          advance(c, tenant, workspace, fencingToken);
+        }
+        Folded after =
+            appendAll(
+                c,
+                tenant,
+                workspace,
+                current,
+                outcome.events(),
+                new Origin("document-" + UUID.randomUUID(), runId, null, actor),
+                clock.instant());
+        c.commit();
+        remember(tenant, workspace, after);
+        return outcome;
+      } catch (SQLException | RuntimeException e) {
+        c.rollback();
+        throw e;
+      }
+    }
+  }
+
+  /**
+   * Records in the workspace's history that its lock was forced open (who, why); changes no state.
+   */
+  public void recordForceUnlock(
+      String tenant, String workspace, StateEvent.LockForceUnlocked event, String actor)
+      throws SQLException {
+    try (Connection c = dataSource.getConnection()) {
+      c.setAutoCommit(false);
+      try {
+        lockWorkspace(c, tenant, workspace);
+        long head = headSequence(c, tenant, workspace);
+        Folded current = fold(c, tenant, workspace, head);
+        Folded after =
+            appendAll(
+                c,
+                tenant,
+                workspace,
+                current,
+                List.of(event),
+                new Origin("force-unlock-" + UUID.randomUUID(), null, null, actor),
+                clock.instant());
+        c.commit();
+        remember(tenant, workspace, after);
+      } catch (SQLException | RuntimeException e) {
+        c.rollback();
+        throw e;
+      }
+    }
+  }
+
+  /** The newest fencing token seen for the workspace (0 when none). */
+  public long newestFencingToken(String tenant, String workspace) throws SQLException {
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement ps =
+            Sql.prepare(
+                c,
+                "SELECT newest_token FROM state.fencing WHERE tenant = ? AND workspace = ?",
+                tenant,
+                workspace);
+        ResultSet rs = ps.executeQuery()) {
+      return rs.next() ? rs.getLong(1) : 0;
+    }
+  }
+
+  /**
+   * Every version of the workspace's state, oldest first: the state after each event that changed
+   * the serial. Folds the whole history (one pass).
+   */
+  public List<Version> versions(String tenant, String workspace) throws SQLException {
+    List<Version> versions = new ArrayList<>();
+    WorkspaceState state = WorkspaceState.EMPTY;
+    for (StoredEvent e : history(tenant, workspace)) {
+      WorkspaceState next = state.apply(e.event());
+      if (next.serial() != state.serial() || e.event() instanceof StateEvent.StateReplaced) {
+        versions.add(
+            new Version(
+                next.serial(),
+                e.sequence(),
+                e.time(),
+                e.type(),
+                e.runId(),
+                e.actor(),
+                digest(TerraformStateV4.render(next, next.lineage()))));
+      }
+      state = next;
+    }
+    return versions;
+  }
+
+  /**
+   * The state as it was at version {@code serial} (the newest version with that serial, should a
+   * forced push or a push after a deletion have repeated one), or empty when there is none.
+   */
+  public Optional<WorkspaceState> version(String tenant, String workspace, long serial)
+      throws SQLException {
+    WorkspaceState state = WorkspaceState.EMPTY;
+    WorkspaceState found = null;
+    for (StoredEvent e : history(tenant, workspace)) {
+      WorkspaceState next = state.apply(e.event());
+      if ((next.serial() != state.serial() || e.event() instanceof StateEvent.StateReplaced)
+          && next.serial() == serial) {
+        found = next;
+      }
+      state = next;
+    }
+    return Optional.ofNullable(found);
+  }
+
+  /** SHA-256 (hex) of a JSON value written with sorted keys. */
+  public static String digest(Object json) {
+    try {
+      byte[] bytes = CANONICAL.writeValueAsBytes(json);
+      return java.util.HexFormat.of()
+          .formatHex(java.security.MessageDigest.getInstance("SHA-256").digest(bytes));
+    } catch (JsonProcessingException | java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException("cannot digest a state document", e);
     }
   }
 
@@ -573,6 +752,9 @@ public final class StateStore {
           case "instance_deleted", "instance_forgotten" -> StateEvent.InstanceRemoved.class;
           case "instance_marked_tainted", "instance_untainted" ->
               StateEvent.InstanceTaintChanged.class;
+          case "state_pushed", "state_rolled_back" -> StateEvent.StateReplaced.class;
+          case "state_deleted" -> StateEvent.StateDeleted.class;
+          case "lock_force_unlocked" -> StateEvent.LockForceUnlocked.class;
           default -> throw new IllegalStateException("unknown stored state event type " + type);
         };
     try {

@@ -14,8 +14,18 @@ import javax.sql.DataSource;
 /** Tenants and API tokens. Tokens are stored only as SHA-256 hashes. */
 @Singleton
 public final class TenantStore {
-  /** Who a valid API token belongs to. */
-  public record Principal(String tenant, String role) {}
+  /**
+   * Who a valid API token belongs to.
+   *
+   * @param actor how history and events name the token's user: {@code api-token:} and the first 12
+   *     hex digits of the token's hash (never the token)
+   */
+  public record Principal(String tenant, String role, String actor) {
+    /** Admins and deployers may change state and locks; readers only read. */
+    public boolean mayWrite() {
+      return "admin".equals(role) || "deployer".equals(role);
+    }
+  }
 
   private final DataSource dataSource;
   private final Clock clock;
@@ -63,6 +73,32 @@ public final class TenantStore {
     return token;
   }
 
+  /**
+   * Revokes a token (from now on it is refused everywhere); idempotent.
+   *
+   * @return false when no such token exists
+   */
+  public boolean revoke(String token) throws SQLException {
+    if (token == null || token.isEmpty()) {
+      return false;
+    }
+    try (Connection c = dataSource.getConnection()) {
+      Sql.update(
+          c,
+          "UPDATE state.api_tokens SET revoked_at = coalesce(revoked_at, ?) WHERE token_hash = ?",
+          clock.instant(),
+          TokenHash.sha256(token));
+      try (PreparedStatement ps =
+              Sql.prepare(
+                  c,
+                  "SELECT 1 FROM state.api_tokens WHERE token_hash = ?",
+                  TokenHash.sha256(token));
+          ResultSet rs = ps.executeQuery()) {
+        return rs.next();
+      }
+    }
+  }
+
   /** The tenant and role of a token that exists and is not revoked. */
   public Optional<Principal> verify(String token) throws SQLException {
     if (token == null || token.isEmpty()) {
@@ -77,7 +113,11 @@ public final class TenantStore {
                 TokenHash.sha256(token));
         ResultSet rs = ps.executeQuery()) {
       return rs.next()
-          ? Optional.of(new Principal(rs.getString(1), rs.getString(2)))
+          ? Optional.of(
+              new Principal(
+                  rs.getString(1),
+                  rs.getString(2),
+                  "api-token:" + TokenHash.sha256(token).substring(0, 12)))
           : Optional.empty();
     }
   }

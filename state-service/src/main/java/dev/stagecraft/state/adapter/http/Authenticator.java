@@ -25,6 +25,51 @@ public final class Authenticator {
     service.require(authorization);
   }
 
+  /**
+   * For the Terraform HTTP backend ({@code /tf/**}): HTTP basic auth whose password is an API token
+   * (the user name is not checked; Terraform's {@code username}/{@code password} settings), or a
+   * bearer token as for {@code /api/**}.
+   */
+  public Principal requireBackendToken(String authorization) throws SQLException {
+    String token = ServiceAuth.bearer(authorization);
+    if (token == null && authorization != null) {
+      String value = authorization.trim();
+      if (value.regionMatches(true, 0, "Basic ", 0, 6)) {
+        try {
+          String decoded =
+              new String(
+                  java.util.Base64.getDecoder().decode(value.substring(6).trim()),
+                  java.nio.charset.StandardCharsets.UTF_8);
+          int colon = decoded.indexOf(':');
+          token = colon < 0 ? null : decoded.substring(colon + 1);
+        } catch (IllegalArgumentException e) {
+          token = null;
+        }
+      }
+    }
+    return tenants
+        .verify(token)
+        .orElseThrow(
+            () ->
+                Problem.unauthorized(
+                    "send a valid API token as the password of HTTP basic auth (backend \"http\""
+                        + " settings username = \"stagecraft\", password = the token, or"
+                        + " TF_HTTP_PASSWORD); the token is unknown, revoked or missing"));
+  }
+
+  /** A principal allowed to change state and locks (admin or deployer), else 403. */
+  public static Principal requireWriter(Principal principal) {
+    if (!principal.mayWrite()) {
+      throw new Problem(
+          403,
+          "Forbidden",
+          "the token's role '"
+              + principal.role()
+              + "' may only read; use a deployer or admin token to change state or locks");
+    }
+    return principal;
+  }
+
   /** For {@code /api/**}: a valid, unrevoked API token; its tenant is the only one visible. */
   public Principal requireApiToken(String authorization) throws SQLException {
     return tenants

@@ -87,6 +87,20 @@ public class InternalStateController {
         .orElseThrow(() -> Problem.unauthorized("the token is unknown or revoked"));
   }
 
+  /** Revokes an API token ({@code {"token":"sc_…"}}): 200, or 404 when it is unknown. */
+  @Post("/tokens/revoke")
+  public HttpResponse<String> revoke(
+      @Header(HttpHeaders.AUTHORIZATION) @Nullable String authorization,
+      @Body @Nullable String body)
+      throws SQLException {
+    auth.requireService(authorization);
+    String token = Json.requiredText(Json.object(body), "token");
+    if (!tenants.revoke(token)) {
+      throw Problem.notFound("no such token");
+    }
+    return Json.respond(HttpStatus.OK, Map.of("revoked", true));
+  }
+
   @Get("/tenants/{tenant}/workspaces/{ws}/state")
   public HttpResponse<String> state(
       @Header(HttpHeaders.AUTHORIZATION) @Nullable String authorization, String tenant, String ws)

@@ -3,6 +3,7 @@ package dev.stagecraft.planner.service.adapter.clients;
 import static dev.stagecraft.planner.service.adapter.clients.HttpWorkspaceLocks.enc;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.stagecraft.planner.apply.KnownHostKeys;
 import dev.stagecraft.planner.service.run.WorkspaceStates;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -26,6 +27,27 @@ public final class HttpWorkspaceStates implements WorkspaceStates {
       return null;
     }
     throw new IllegalStateException("state-service answered " + r.status() + ": " + r.body());
+  }
+
+  @Override
+  public KnownHostKeys knownHostKeys(String tenant, String workspace) {
+    InternalHttp.Response r =
+        http.get(path(tenant, workspace) + "/host-keys", Duration.ofSeconds(30));
+    if (r.status() != 200) {
+      throw new IllegalStateException(
+          "could not read the known host keys: state-service answered "
+              + r.status()
+              + ": "
+              + r.body());
+    }
+    KnownHostKeys.Builder keys = KnownHostKeys.builder();
+    for (JsonNode key : r.json().path("keys")) {
+      keys.add(
+          key.path("host").asText(),
+          key.path("port").asInt(),
+          key.path("publicKey").asText() + " " + key.path("origin").asText());
+    }
+    return keys.build();
   }
 
   @Override

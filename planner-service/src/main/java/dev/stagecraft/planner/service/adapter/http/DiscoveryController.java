@@ -30,6 +30,7 @@ public class DiscoveryController {
     doc.put("runs", self + "/api/v1/runs");
     doc.put("plans", self + "/api/v1/plans");
     doc.put("workspaces", self + "/api/v1/workspaces");
+    doc.put("known_hosts", self + "/api/v1/known-hosts");
     doc.put("state", settings.getPublicStateUrl() + "/api/v1");
     doc.put("locks", settings.getPublicLockUrl() + "/api/v1");
     doc.put("health", self + "/health");

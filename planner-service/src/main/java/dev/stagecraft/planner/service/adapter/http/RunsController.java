@@ -190,6 +190,30 @@ public class RunsController {
         .orElseGet(() -> notFound(id));
   }
 
+  /**
+   * Cancels a run: before it applies it ends {@code canceled} at once; while it applies nothing
+   * more is dispatched, running actions are stopped, and it ends {@code canceled} once they have
+   * reported (202 with the run; follow its events for the end). A terminal run is left as it is.
+   */
+  @Post("/runs/{id}/cancel")
+  public HttpResponse<?> cancel(HttpRequest<?> request, @PathVariable String id) {
+    Optional<Principal> principal = auth.principal(request);
+    if (principal.isEmpty()) {
+      return unauthorized();
+    }
+    if ("reader".equals(principal.get().role())) {
+      return problem(
+          HttpStatus.FORBIDDEN,
+          "Forbidden",
+          "A reader token cannot cancel runs; use a deployer token.");
+    }
+    return coordinator
+        .cancel(
+            principal.get().tenant(), id, principal.get().role() + "@" + principal.get().tenant())
+        .<HttpResponse<?>>map(run -> HttpResponse.accepted().body(run.summary()))
+        .orElseGet(() -> notFound(id));
+  }
+
   @Get("/runs/{id}/events")
   public HttpResponse<?> events(
       HttpRequest<?> request,

@@ -1,0 +1,508 @@
+package dev.stagecraft.benchmarks;
+
+import dev.stagecraft.executor.adapter.ssh.SshjRemoteConnector;
+import dev.stagecraft.executor.step.ActionResult;
+import dev.stagecraft.executor.step.ActionRunner;
+import dev.stagecraft.executor.step.RemoteConnector;
+import dev.stagecraft.executor.step.RemoteSession;
+import dev.stagecraft.executor.step.RunConnectionPool;
+import dev.stagecraft.executor.step.RunConnections;
+import dev.stagecraft.schemas.action.ActionDispatched;
+import dev.stagecraft.schemas.action.ProvisionerStep;
+import dev.stagecraft.schemas.action.SshConnection;
+import java.io.File;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * The executor against baselines run in the same process on the same machine; prints tables for
+ * docs/benchmarks.md. Not a test: it asserts nothing about time.
+ *
+ * <ul>
+ *   <li>{@code ssh [COMMANDS] [ROUNDS]}: COMMANDS sequential {@code true} commands to one loopback
+ *       OpenSSH sshd (started here with its own config) over the executor's pooled connection
+ *       ({@link RunConnectionPool}: each command borrows the connection, opens its own channel and
+ *       gives it back, as a step does), against OpenSSH's client with {@code ControlMaster} on the
+ *       same host, and against a cold sshj connection per command (connect, authenticate, exec,
+ *       close). The first connection of the pool and of the ControlMaster is made before timing and
+ *       reported on its own. Also: the same commands as whole {@code remote-exec} steps through
+ *       {@link ActionRunner} (upload the script over SFTP, run it, remove it), for information.
+ *   <li>{@code local-exec [STEPS] [PARALLELISM] [ROUNDS]}: STEPS actions of one {@code local-exec
+ *       "true"} step through {@link ActionRunner} with the executor's concurrency mechanism (a
+ *       virtual thread per action, at most PARALLELISM at once through a semaphore acquired before
+ *       the action is handed over, as {@code DispatchedActionHandler} does; no Kafka), against a
+ *       bare pool of PARALLELISM platform threads running {@code /bin/sh -c true} with {@link
+ *       ProcessBuilder}.
+ * </ul>
+ *
+ * <p>Each measurement: one warm-up round, then ROUNDS measured rounds; median and p90 over the
+ * rounds, and the ratio of the medians.
+ */
+public final class ExecutorBenchmark {
+  private static final PrintStream OUT = System.out;
+
+  private ExecutorBenchmark() {}
+
+  public static void main(String[] args) throws Exception {
+    String what = args.length > 0 ? args[0] : "";
+    switch (what) {
+      case "ssh" -> ssh(intArg(args, 1, 100), intArg(args, 2, 5));
+      case "local-exec" ->
+          localExec(intArg(args, 1, 1000), intArg(args, 2, 16), intArg(args, 3, 5));
+      default -> {
+        System.err.println(
+            "usage: ExecutorBenchmark ssh [COMMANDS] [ROUNDS]"
+                + " | local-exec [STEPS] [PARALLELISM] [ROUNDS]");
+        System.exit(2);
+      }
+    }
+  }
+
+  private static int intArg(String[] args, int index, int fallback) {
+    return args.length > index ? Integer.parseInt(args[index]) : fallback;
+  }
+
+  /** One round of work; {@link #measure} times it. */
+  @FunctionalInterface
+  interface Round {
+    void run() throws Exception;
+  }
+
+  record Stats(double medianMs, double p90Ms) {}
+
+  static Stats measure(int rounds, Round round) throws Exception {
+    round.run(); // warm-up
+    double[] ms = new double[rounds];
+    for (int i = 0; i < rounds; i++) {
+      long start = System.nanoTime();
+      round.run();
+      ms[i] = (System.nanoTime() - start) / 1e6;
+    }
+    Arrays.sort(ms);
+    return new Stats(percentile(ms, 50), percentile(ms, 90));
+  }
+
+  /** Nearest-rank percentile of sorted values. */
+  static double percentile(double[] sorted, int p) {
+    int rank = (int) Math.ceil(p / 100.0 * sorted.length);
+    return sorted[Math.max(0, Math.min(sorted.length - 1, rank - 1))];
+  }
+
+  private static String row(String name, Stats s, int n) {
+    return String.format(
+        Locale.ROOT,
+        "| %s | %.0f ms | %.0f ms | %.2f ms |",
+        name,
+        s.medianMs(),
+        s.p90Ms(),
+        s.medianMs() / n);
+  }
+
+  // ---------------------------------------------------------------- ssh
+
+  static void ssh(int commands, int rounds) throws Exception {
+    try (Sshd sshd = Sshd.start()) {
+      SshConnection connection =
+          new SshConnection(
+              "127.0.0.1",
+              sshd.port,
+              System.getProperty("user.name"),
+              null,
+              Files.readString(sshd.clientKey),
+              null,
+              sshd.hostKey(),
+              30,
+              null);
+      SshjRemoteConnector sshj = new SshjRemoteConnector();
+      RemoteSession.LineSink discard = (stream, line) -> {};
+
+      // pooled: the first connection is made (and timed) before the rounds
+      RunConnectionPool pool =
+          new RunConnectionPool(sshj, Duration.ofMinutes(10), Duration.ofMinutes(10), 10);
+      RunConnections lease = pool.open("bench", "run-1");
+      long firstPooled = System.nanoTime();
+      lease.connect(connection, n -> {}).close();
+      double firstPooledMs = (System.nanoTime() - firstPooled) / 1e6;
+      Stats pooled =
+          measure(
+              rounds,
+              () -> {
+                for (int i = 0; i < commands; i++) {
+                  try (RemoteSession session = lease.connect(connection, n -> {})) {
+                    check(session.exec("true", discard, null), "pooled");
+                  }
+                }
+              });
+
+      // the same commands as remote-exec steps through the runner, on the same pooled connection
+      ActionRunner runner = new ActionRunner(sshd.dir, RemoteConnector.UNAVAILABLE);
+      ActionDispatched action = remoteExecAction(connection);
+      Stats steps =
+          measure(
+              rounds,
+              () -> {
+                for (int i = 0; i < commands; i++) {
+                  ActionResult result = runner.run(action, (s, st, l) -> {}, lease);
+                  if (!result.isSucceeded()) {
+                    throw new IllegalStateException("remote-exec step failed: " + result.error());
+                  }
+                }
+              });
+      lease.close();
+      pool.close();
+
+      // OpenSSH ControlMaster: the first ssh starts the master (timed on its own)
+      // a short directory: a Unix socket path may not exceed 107 bytes
+      Path controlDir = Files.createTempDirectory(Path.of("/tmp"), "cm");
+      Path control = controlDir.resolve("%C");
+      List<String> ssh =
+          List.of(
+              "ssh",
+              "-F",
+              "/dev/null",
+              "-i",
+              sshd.clientKey.toString(),
+              "-p",
+              Integer.toString(sshd.port),
+              "-o",
+              "BatchMode=yes",
+              "-o",
+              "StrictHostKeyChecking=no",
+              "-o",
+              "UserKnownHostsFile=/dev/null",
+              "-o",
+              "LogLevel=ERROR",
+              "-o",
+              "ControlMaster=auto",
+              "-o",
+              "ControlPath=" + control,
+              "-o",
+              "ControlPersist=60",
+              System.getProperty("user.name") + "@127.0.0.1");
+      long firstMaster = System.nanoTime();
+      runProcess(concat(ssh, "true"));
+      double firstMasterMs = (System.nanoTime() - firstMaster) / 1e6;
+      Stats master =
+          measure(
+              rounds,
+              () -> {
+                for (int i = 0; i < commands; i++) {
+                  runProcess(concat(ssh, "true"));
+                }
+              });
+      runProcess(concat(concat(ssh.subList(0, ssh.size() - 1), "-O"), "exit", ssh.getLast()));
+      Files.deleteIfExists(controlDir);
+
+      // cold: connect, authenticate, exec, close per command
+      Stats cold =
+          measure(
+              rounds,
+              () -> {
+                for (int i = 0; i < commands; i++) {
+                  try (RemoteSession session = sshj.connect(connection, n -> {})) {
+                    check(session.exec("true", discard, null), "cold");
+                  }
+                }
+              });
+
+      OUT.printf(
+          Locale.ROOT,
+          "%d sequential `true` commands to one loopback OpenSSH sshd; median and p90 of %d rounds"
+              + " after 1 warm-up round%n%n",
+          commands,
+          rounds);
+      OUT.println("| | median | p90 | per command (median) |");
+      OUT.println("|---|---|---|---|");
+      OUT.println(row("pooled sshj connection (RunConnectionPool)", pooled, commands));
+      OUT.println(row("OpenSSH ControlMaster (`ssh` per command)", master, commands));
+      OUT.println(row("cold sshj connection per command", cold, commands));
+      OUT.println(row("remote-exec steps through ActionRunner, pooled", steps, commands));
+      OUT.printf(
+          Locale.ROOT,
+          "%nfirst connection (not in the rounds): pool %.0f ms, ControlMaster %.0f ms%n",
+          firstPooledMs,
+          firstMasterMs);
+      OUT.printf(
+          Locale.ROOT,
+          "pooled / ControlMaster: %.2f× (target ≤ 1.0×); cold / pooled: %.1f×;"
+              + " remote-exec step / pooled command: %.1f×%n",
+          pooled.medianMs() / master.medianMs(),
+          cold.medianMs() / pooled.medianMs(),
+          steps.medianMs() / pooled.medianMs());
+    }
+  }
+
+  private static ActionDispatched remoteExecAction(SshConnection connection) {
+    ProvisionerStep step =
+        new ProvisionerStep(
+            "remote-exec",
+            null,
+            null,
+            null,
+            null,
+            null,
+            null,
+            true,
+            false,
+            connection,
+            List.of("true"),
+            null,
+            null,
+            null,
+            null,
+            0,
+            0);
+    return new ActionDispatched(
+        "run-1",
+        "bench",
+        "stateful_provisioning.bench",
+        "stateful_provisioning",
+        "create",
+        Map.of(),
+        List.of(),
+        List.of(step),
+        1,
+        List.of());
+  }
+
+  private static void check(int exit, String what) {
+    if (exit != 0) {
+      throw new IllegalStateException(what + ": `true` exited " + exit);
+    }
+  }
+
+  private static List<String> concat(List<String> head, String... tail) {
+    return Stream.concat(head.stream(), Stream.of(tail)).toList();
+  }
+
+  private static void runProcess(List<String> command) throws IOException, InterruptedException {
+    Process p =
+        new ProcessBuilder(command)
+            .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+            .redirectErrorStream(true)
+            .start();
+    byte[] output = p.getInputStream().readAllBytes();
+    if (p.waitFor() != 0) {
+      throw new IllegalStateException(
+          String.join(" ", command)
+              + " failed: "
+              + new String(output, StandardCharsets.UTF_8).strip());
+    }
+  }
+
+  // ---------------------------------------------------------------- local-exec
+
+  static void localExec(int steps, int parallelism, int rounds) throws Exception {
+    Path dir = Files.createTempDirectory("bench-local-exec");
+    ActionRunner runner = new ActionRunner(dir);
+    ActionDispatched action =
+        new ActionDispatched(
+            "run-1",
+            "bench",
+            "stateful_provisioning.bench",
+            "stateful_provisioning",
+            "create",
+            Map.of(),
+            List.of(),
+            List.of(
+                new ProvisionerStep(
+                    "local-exec", null, null, "true", null, null, null, false, false)),
+            1,
+            List.of());
+
+    Stats ours =
+        measure(
+            rounds,
+            () -> {
+              Semaphore permits = new Semaphore(parallelism);
+              try (ExecutorService workers = Executors.newVirtualThreadPerTaskExecutor()) {
+                List<Future<ActionResult>> results = new ArrayList<>(steps);
+                for (int i = 0; i < steps; i++) {
+                  permits.acquire();
+                  results.add(
+                      workers.submit(
+                          () -> {
+                            try {
+                              return runner.run(action, (s, st, l) -> {});
+                            } finally {
+                              permits.release();
+                            }
+                          }));
+                }
+                for (Future<ActionResult> result : results) {
+                  if (!result.get().isSucceeded()) {
+                    throw new IllegalStateException("local-exec failed: " + result.get().error());
+                  }
+                }
+              }
+            });
+
+    Stats bare =
+        measure(
+            rounds,
+            () -> {
+              ExecutorService pool = Executors.newFixedThreadPool(parallelism);
+              try {
+                List<Future<Integer>> exits = new ArrayList<>(steps);
+                for (int i = 0; i < steps; i++) {
+                  exits.add(
+                      pool.submit(
+                          () -> new ProcessBuilder("/bin/sh", "-c", "true").start().waitFor()));
+                }
+                for (Future<Integer> exit : exits) {
+                  check(exit.get(), "bare ProcessBuilder");
+                }
+              } finally {
+                pool.shutdown();
+                pool.awaitTermination(1, TimeUnit.MINUTES);
+              }
+            });
+
+    OUT.printf(
+        Locale.ROOT,
+        "%d local-exec `true` steps, parallelism %d; median and p90 of %d rounds after 1 warm-up"
+            + " round%n%n",
+        steps,
+        parallelism,
+        rounds);
+    OUT.println("| | median | p90 | per step (median) |");
+    OUT.println("|---|---|---|---|");
+    OUT.println(row("ActionRunner, virtual thread per action + semaphore", ours, steps));
+    OUT.println(row("bare ProcessBuilder pool (platform threads)", bare, steps));
+    OUT.printf(
+        Locale.ROOT,
+        "%nActionRunner / bare: %.2f× (target ≤ 1.25×)%n",
+        ours.medianMs() / bare.medianMs());
+    Files.deleteIfExists(dir);
+  }
+
+  // ---------------------------------------------------------------- sshd
+
+  /**
+   * A real OpenSSH sshd on a free loopback port with its own config, host key and client key under
+   * {@code target/}: a small copy of the executor's test helper {@code OpenSshServer} (test classes
+   * of other modules are not on this module's classpath).
+   */
+  static final class Sshd implements AutoCloseable {
+    final Path dir;
+    final Path clientKey;
+    final int port;
+    private final Process process;
+
+    private Sshd(Path dir, Path clientKey, int port, Process process) {
+      this.dir = dir;
+      this.clientKey = clientKey;
+      this.port = port;
+      this.process = process;
+    }
+
+    static Sshd start() throws Exception {
+      Path sshd = Path.of("/usr/sbin/sshd");
+      if (!Files.isExecutable(sshd)) {
+        throw new IllegalStateException(
+            "/usr/sbin/sshd is missing: apt-get install -y openssh-server");
+      }
+      Files.createDirectories(Path.of("target"));
+      Path dir = Files.createTempDirectory(Path.of("target").toAbsolutePath(), "bench-sshd-");
+      keygen(dir, "host_ed25519");
+      keygen(dir, "client_ed25519");
+      Files.copy(dir.resolve("client_ed25519.pub"), dir.resolve("authorized_keys"));
+      Files.createDirectories(Path.of("/run/sshd"));
+      int port;
+      try (ServerSocket free = new ServerSocket(0)) {
+        port = free.getLocalPort();
+      }
+      Path config = dir.resolve("sshd_config");
+      Files.write(
+          config,
+          List.of(
+              "Port " + port,
+              "ListenAddress 127.0.0.1",
+              "HostKey " + dir.resolve("host_ed25519"),
+              "PidFile " + dir.resolve("sshd.pid"),
+              "AuthorizedKeysFile " + dir.resolve("authorized_keys"),
+              "PubkeyAuthentication yes",
+              "PasswordAuthentication no",
+              "KbdInteractiveAuthentication no",
+              "UsePAM no",
+              "StrictModes no",
+              "PermitRootLogin yes",
+              "MaxStartups 100:30:200",
+              // Debian's bash sources ~/.bashrc when sshd starts it (SSH_SOURCE_BASHRC) unless it
+              // is a nested shell: a slow .bashrc (pyenv init here: ~250 ms) would be a constant
+              // in every variant and hide what is measured.
+              "SetEnv SHLVL=1",
+              "Subsystem sftp internal-sftp"));
+      Process process =
+          new ProcessBuilder(sshd.toString(), "-D", "-e", "-f", config.toString())
+              .redirectErrorStream(true)
+              .redirectOutput(dir.resolve("sshd.log").toFile())
+              .start();
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      while (true) {
+        if (!process.isAlive()) {
+          throw new IllegalStateException(
+              "sshd exited: " + Files.readString(dir.resolve("sshd.log")));
+        }
+        try (Socket socket = new Socket()) {
+          socket.connect(new InetSocketAddress("127.0.0.1", port), 1000);
+          break;
+        } catch (IOException e) {
+          if (System.nanoTime() > deadline) {
+            throw new IllegalStateException("sshd did not listen within 30 s", e);
+          }
+          Thread.sleep(50); // polling for the listener: a harness, not a test
+        }
+      }
+      return new Sshd(dir, dir.resolve("client_ed25519"), port, process);
+    }
+
+    String hostKey() throws IOException {
+      String[] parts = Files.readString(dir.resolve("host_ed25519.pub")).trim().split("\\s+");
+      return parts[0] + " " + parts[1];
+    }
+
+    private static void keygen(Path dir, String name) throws Exception {
+      runProcess(
+          List.of(
+              "ssh-keygen",
+              "-q",
+              "-t",
+              "ed25519",
+              "-N",
+              "",
+              "-C",
+              name,
+              "-f",
+              dir.resolve(name).toString()));
+    }
+
+    @Override
+    public void close() throws Exception {
+      process.destroy();
+      process.waitFor();
+      try (Stream<Path> files = Files.walk(dir)) {
+        files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+      }
+    }
+  }
+}

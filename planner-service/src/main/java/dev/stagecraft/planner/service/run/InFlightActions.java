@@ -1,0 +1,236 @@
+package dev.stagecraft.planner.service.run;
+
+import dev.stagecraft.schemas.action.ActionDispatched;
+import dev.stagecraft.schemas.action.ActionFinished;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The dispatched actions of one run whose outcome is not recorded yet, and what the planner knows
+ * of their liveness: dispatched (no executor took it yet), started by an executor (which sends
+ * heartbeats naming the step it runs), reported ({@code action.finished} seen), or given up on.
+ *
+ * <p>Two leases decide when the planner stops waiting (docs/adr/0007):
+ *
+ * <ul>
+ *   <li>the <b>action lease</b>: a started action from which nothing (heartbeat, step record, log
+ *       line) arrived for that long is {@link #silentFor silent}: its executor died or lost the
+ *       broker. The planner then reports it {@code interrupted} on the executor's behalf.
+ *   <li>the <b>dispatch lease</b>: an action no executor started within it is {@link
+ *       #neverStartedFor abandoned}. Executors refuse dispatches older than their (shorter)
+ *       dispatch expiry, so an abandoned action is not started later.
+ * </ul>
+ *
+ * <p>Plain Java, time passed in. Not thread-safe: guarded by the monitor of the {@link Run} that
+ * owns it.
+ */
+final class InFlightActions {
+
+  /** One dispatched action and its liveness. */
+  static final class Lease {
+    final ActionDispatched dispatch;
+    final Instant dispatchedAt;
+    String executorId;
+    Instant lastSeen;
+    Integer step;
+    String stepType;
+    String stepTarget;
+    boolean reported;
+
+    Lease(ActionDispatched dispatch, Instant dispatchedAt) {
+      this.dispatch = dispatch;
+      this.dispatchedAt = dispatchedAt;
+    }
+
+    boolean started() {
+      return executorId != null;
+    }
+
+    String address() {
+      return dispatch.address();
+    }
+  }
+
+  private final Map<String, Lease> byActionId = new LinkedHashMap<>();
+
+  void dispatched(ActionDispatched dispatch, Instant now) {
+    byActionId.putIfAbsent(dispatch.actionId(), new Lease(dispatch, now));
+  }
+
+  /**
+   * An executor started the action. A second {@code action.started} (the first executor's claim
+   * failed and another took it) makes the newer executor the one whose heartbeats count.
+   */
+  void started(String actionId, String executorId, Instant now) {
+    Lease lease = byActionId.get(actionId);
+    if (lease != null) {
+      lease.executorId = executorId;
+      lease.lastSeen = now;
+    }
+  }
+
+  /** A heartbeat, step record or log line: the executor is alive and runs {@code step}. */
+  void seen(
+      String actionId,
+      String executorId,
+      Integer step,
+      String stepType,
+      String stepTarget,
+      Instant now) {
+    Lease lease = byActionId.get(actionId);
+    if (lease == null) {
+      return;
+    }
+    if (lease.executorId == null) {
+      lease.executorId = executorId; // its action.started is still on the way
+    }
+    lease.lastSeen = now;
+    if (step != null) {
+      lease.step = step;
+      lease.stepType = stepType;
+      lease.stepTarget = stepTarget;
+    }
+  }
+
+  /** A log line: alive, the step unchanged. */
+  void seen(String actionId, Instant now) {
+    Lease lease = byActionId.get(actionId);
+    if (lease != null && lease.started()) {
+      lease.lastSeen = now;
+    }
+  }
+
+  /** {@code action.finished} arrived (from the executor or from this planner): no lease runs. */
+  void reported(String actionId) {
+    Lease lease = byActionId.get(actionId);
+    if (lease != null) {
+      lease.reported = true;
+    }
+  }
+
+  /** Publishing the interrupted outcome failed: report it again at the next check. */
+  void retryReport(String actionId) {
+    Lease lease = byActionId.get(actionId);
+    if (lease != null) {
+      lease.reported = false;
+    }
+  }
+
+  /** The state service recorded the outcome: the action is no longer in flight. */
+  void recorded(String actionId) {
+    byActionId.remove(actionId);
+  }
+
+  /**
+   * Started, unreported actions with no sign of life for longer than {@code lease}; each is
+   * returned once (marked reported).
+   */
+  List<Lease> silentFor(Duration lease, Instant now) {
+    List<Lease> silent = new ArrayList<>();
+    for (Lease l : byActionId.values()) {
+      if (l.started() && !l.reported && l.lastSeen.plus(lease).isBefore(now)) {
+        l.reported = true;
+        silent.add(l);
+      }
+    }
+    return silent;
+  }
+
+  /** Actions no executor started within {@code lease}; removed (the run stops waiting for them). */
+  List<Lease> neverStartedFor(Duration lease, Instant now) {
+    List<Lease> abandoned = new ArrayList<>();
+    for (Iterator<Lease> it = byActionId.values().iterator(); it.hasNext(); ) {
+      Lease l = it.next();
+      if (!l.started() && l.dispatchedAt.plus(lease).isBefore(now)) {
+        it.remove();
+        abandoned.add(l);
+      }
+    }
+    return abandoned;
+  }
+
+  /** Stops waiting for actions no executor started yet (a canceled run); returns them. */
+  List<Lease> dropNotStarted() {
+    List<Lease> dropped = new ArrayList<>();
+    for (Iterator<Lease> it = byActionId.values().iterator(); it.hasNext(); ) {
+      Lease l = it.next();
+      if (!l.started()) {
+        it.remove();
+        dropped.add(l);
+      }
+    }
+    return dropped;
+  }
+
+  /** How many actions are started and still wait for their outcome to be recorded. */
+  int startedUnrecorded() {
+    return (int) byActionId.values().stream().filter(Lease::started).count();
+  }
+
+  boolean isEmpty() {
+    return byActionId.isEmpty();
+  }
+
+  /**
+   * What happened to a silent action, for the user: which step on which host, which executor went
+   * quiet, that the step was not run again, and what happens to the instance.
+   */
+  static String interruptionMessage(Lease lease, Duration actionLease) {
+    StringBuilder m = new StringBuilder();
+    if (lease.step != null) {
+      m.append("step ")
+          .append(lease.step)
+          .append(" (")
+          .append(lease.stepType)
+          .append(") on ")
+          .append(lease.stepTarget == null ? "the executor host" : lease.stepTarget)
+          .append(" was interrupted");
+    } else {
+      m.append("the action was interrupted between steps");
+    }
+    m.append(": executor ")
+        .append(lease.executorId)
+        .append(" stopped reporting (no heartbeat for ")
+        .append(actionLease.toSeconds())
+        .append(" s). ")
+        .append(lease.step != null ? "The step may have partly run; it was not run again. " : "")
+        .append(consequence(lease.dispatch.action()));
+    return m.toString();
+  }
+
+  /** What a cut action means for its instance (see the state service's decider). */
+  static String consequence(String action) {
+    return switch (action == null ? "" : action) {
+      case "create", "replace" -> "The instance is tainted; the next apply replaces it.";
+      case "delete" ->
+          "The instance stays in state; the next apply that removes it runs its destroy-time"
+              + " steps again.";
+      default -> "The instance is kept as it was.";
+    };
+  }
+
+  /** The {@code action.finished} the planner publishes for a silent action. */
+  static ActionFinished interrupted(Lease lease, String error) {
+    ActionDispatched d = lease.dispatch;
+    return new ActionFinished(
+        d.runId(),
+        d.actionId(),
+        d.address(),
+        d.resourceType(),
+        d.action(),
+        ActionFinished.INTERRUPTED,
+        null,
+        error,
+        d.attributes(),
+        d.dependencies(),
+        d.fencingToken(),
+        lease.executorId,
+        d.createBeforeDestroy(),
+        d.skipDestroy());
+  }
+}

@@ -1,0 +1,215 @@
+package dev.stagecraft.schemas.seal;
+
+import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
+import java.security.SecureRandom;
+import java.util.Base64;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.regex.Pattern;
+import javax.crypto.AEADBadTagException;
+import javax.crypto.Cipher;
+import javax.crypto.spec.GCMParameterSpec;
+import javax.crypto.spec.SecretKeySpec;
+
+/**
+ * The AES-256 keys that seal secrets travelling on Kafka (design §8), read from {@code
+ * STAGECRAFT_SECRETS_KEYS}: {@code kid1:base64key,kid0:base64key}. The <em>first</em> key seals;
+ * every key opens, so a rotation adds a new key in front and drops the old one only once no event
+ * sealed with it can still be delivered (docs/operations.md).
+ *
+ * <p>Sealing is AES-256-GCM (JDK provider) with a fresh random 96-bit nonce per box and caller
+ * supplied associated data that binds the box to its context (tenant, workspace, action id): a box
+ * copied into another event does not open.
+ *
+ * <p>Immutable and thread-safe; a {@link Cipher} is created per call.
+ */
+public final class SecretsKeyring {
+  /** The environment variable (and Micronaut property {@code stagecraft.secrets-keys}). */
+  public static final String ENV = "STAGECRAFT_SECRETS_KEYS";
+
+  private static final Pattern KID = Pattern.compile("[A-Za-z0-9._-]{1,64}");
+  private static final int KEY_BYTES = 32;
+  private static final int NONCE_BYTES = 12;
+  private static final int TAG_BITS = 128;
+  private static final SecureRandom RANDOM = new SecureRandom();
+  private static final SecretsKeyring NONE = new SecretsKeyring(new LinkedHashMap<>());
+
+  private final Map<String, SecretKeySpec> keys; // insertion order; first seals
+
+  private SecretsKeyring(Map<String, SecretKeySpec> keys) {
+    this.keys = keys;
+  }
+
+  /** A keyring without keys: {@link #canSeal()} is false and every {@link #open} fails. */
+  public static SecretsKeyring none() {
+    return NONE;
+  }
+
+  /**
+   * Parses {@code kid:base64key[,kid:base64key...]}; blank means {@link #none()}.
+   *
+   * @throws IllegalArgumentException naming the entry and what is wrong with it (never the key)
+   */
+  public static SecretsKeyring parse(String spec) {
+    if (spec == null || spec.isBlank()) {
+      return NONE;
+    }
+    Map<String, SecretKeySpec> keys = new LinkedHashMap<>();
+    String[] entries = spec.split(",", -1);
+    for (int i = 0; i < entries.length; i++) {
+      String entry = entries[i].strip();
+      String where = ENV + " entry " + (i + 1);
+      int colon = entry.indexOf(':');
+      if (colon < 0) {
+        throw new IllegalArgumentException(
+            where + " is not 'kid:base64key'; expected e.g. k2:$(openssl rand -base64 32)");
+      }
+      String kid = entry.substring(0, colon).strip();
+      if (!KID.matcher(kid).matches()) {
+        throw new IllegalArgumentException(
+            where + ": key id must be 1-64 characters of A-Z a-z 0-9 . _ -");
+      }
+      byte[] key;
+      try {
+        key = Base64.getDecoder().decode(entry.substring(colon + 1).strip());
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException(
+            where + " (kid '" + kid + "'): the key is not valid base64");
+      }
+      if (key.length != KEY_BYTES) {
+        throw new IllegalArgumentException(
+            where
+                + " (kid '"
+                + kid
+                + "'): the key must be 32 bytes (AES-256), got "
+                + key.length
+                + "; generate one with `openssl rand -base64 32`");
+      }
+      if (keys.put(kid, new SecretKeySpec(key, "AES")) != null) {
+        throw new IllegalArgumentException(where + ": key id '" + kid + "' appears twice");
+      }
+    }
+    return new SecretsKeyring(keys);
+  }
+
+  /** A fresh random key in the form {@link #parse} reads: {@code kid:base64key}. */
+  public static String generateEntry(String kid) {
+    if (!KID.matcher(kid).matches()) {
+      throw new IllegalArgumentException("invalid key id: " + kid);
+    }
+    byte[] key = new byte[KEY_BYTES];
+    RANDOM.nextBytes(key);
+    return kid + ":" + Base64.getEncoder().encodeToString(key);
+  }
+
+  /** True when there is at least one key, so {@link #seal} works. */
+  public boolean canSeal() {
+    return !keys.isEmpty();
+  }
+
+  /** The key ids, sealing key first. */
+  public List<String> keyIds() {
+    return List.copyOf(keys.keySet());
+  }
+
+  /**
+   * Seals {@code plaintext} with the first key.
+   *
+   * @param associatedData authenticated but not encrypted; the same bytes are needed to open
+   * @throws IllegalStateException when the keyring is empty
+   */
+  public SealedBox seal(byte[] plaintext, byte[] associatedData) {
+    if (!canSeal()) {
+      throw new IllegalStateException("no secrets key configured (" + ENV + ")");
+    }
+    Map.Entry<String, SecretKeySpec> first = keys.entrySet().iterator().next();
+    byte[] nonce = new byte[NONCE_BYTES];
+    RANDOM.nextBytes(nonce);
+    try {
+      Cipher cipher = Cipher.getInstance("AES/GCM/NoPadding");
+      cipher.init(Cipher.ENCRYPT_MODE, first.getValue(), new GCMParameterSpec(TAG_BITS, nonce));
+      cipher.updateAAD(associatedData);
+      byte[] sealed = cipher.doFinal(plaintext);
+      Base64.Encoder b64 = Base64.getEncoder();
+      return new SealedBox(
+          SealedBox.ALG, first.getKey(), b64.encodeToString(nonce), b64.encodeToString(sealed));
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException("AES-GCM is not available in this JDK", e);
+    }
+  }
+
+  /**
+   * Opens a box sealed by {@link #seal} with any key of this keyring.
+   *
+   * @throws UnsealException when the algorithm or key id is unknown, the box is malformed, or the
+   *     ciphertext or associated data do not authenticate (tampered, or sealed for another context)
+   */
+  public byte[] open(SealedBox box, byte[] associatedData) throws UnsealException {
+    Objects.requireNonNull(box, "box");
+    if (!SealedBox.ALG.equals(box.alg())) {
+      throw new UnsealException(
+          "sealed with unsupported algorithm '" + box.alg() + "' (expected " + SealedBox.ALG + ")");
+    }
+    SecretKeySpec key = box.kid() == null ? null : keys.get(box.kid());
+    if (key == null) {
+      throw new UnsealException(
+          "sealed with key id '"
+              + box.kid()
+              + "', which is not in this service's "
+              + ENV
+              + (keys.isEmpty() ? " (none configured)" : " (has " + keys.keySet() + ")")
+              + "; give every planner and executor the same keyring, keeping old keys while"
+              + " events sealed with them can still arrive");
+    }
+    byte[] nonce;
+    byte[] sealed;
+    try {
+      nonce = Base64.getDecoder().decode(box.nonce());
+      sealed = Base64.getDecoder().decode(box.ciphertext());
+    } catch (IllegalArgumentException | NullPointerException e) {
+      throw new UnsealException("sealed box is malformed: nonce or ciphertext is not base64");
+    }
+    if (nonce.length != NONCE_BYTES || sealed.length < TAG_BITS / 8) {
+      throw new UnsealException("sealed box is malformed: wrong nonce or ciphertext length");
+    }
+    try {
+      Cipher cipher = Cipher.getInstance("AES/GCM/NoPadding");
+      cipher.init(Cipher.DECRYPT_MODE, key, new GCMParameterSpec(TAG_BITS, nonce));
+      cipher.updateAAD(associatedData);
+      return cipher.doFinal(sealed);
+    } catch (AEADBadTagException e) {
+      throw new UnsealException(
+          "sealed box does not authenticate with key '"
+              + box.kid()
+              + "': it was tampered with, or sealed for another tenant, workspace or action");
+    } catch (GeneralSecurityException e) {
+      throw new UnsealException("sealed box cannot be opened: " + e.getClass().getSimpleName());
+    }
+  }
+
+  /**
+   * Associated data from context parts: each part's UTF-8 length (4 bytes, big endian) then its
+   * bytes, so {@code ("a/b","c")} and {@code ("a","b/c")} differ. Null parts count as empty.
+   */
+  public static byte[] associatedData(String... parts) {
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    for (String part : parts) {
+      byte[] bytes = (part == null ? "" : part).getBytes(StandardCharsets.UTF_8);
+      int n = bytes.length;
+      out.write(n >>> 24);
+      out.write(n >>> 16);
+      out.write(n >>> 8);
+      out.write(n);
+      out.writeBytes(bytes);
+    }
+    return out.toByteArray();
+  }
+
+  @Override
+  public String toString() {
+    return "SecretsKeyring" + keys.keySet(); // ids only, never key material
+  }
+}

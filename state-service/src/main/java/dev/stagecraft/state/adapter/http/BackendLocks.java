@@ -1,0 +1,310 @@
+package dev.stagecraft.state.adapter.http;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.stagecraft.schemas.lock.LockForceUnlocked;
+import dev.stagecraft.servicekit.http.Problem;
+import dev.stagecraft.state.adapter.db.StateStore;
+import dev.stagecraft.state.adapter.db.TenantStore.Principal;
+import dev.stagecraft.state.adapter.kafka.LockEventPublisher;
+import dev.stagecraft.state.adapter.lock.LockServiceClient;
+import dev.stagecraft.state.adapter.lock.LockServiceClient.Lease;
+import dev.stagecraft.state.history.StateEvent;
+import io.micronaut.context.annotation.Value;
+import io.micronaut.http.HttpResponse;
+import io.micronaut.http.HttpStatus;
+import jakarta.inject.Singleton;
+import java.sql.SQLException;
+import java.util.Optional;
+import java.util.UUID;
+
+/**
+ * Workspace locks as Terraform's HTTP backend and the public API see them, on top of the
+ * lock-service's lock (the one the planner's runs take).
+ *
+ * <p>A lock taken here is held in the lock service by holder {@code terraform:<LockInfo.ID>} with
+ * the LockInfo JSON as its info, so a {@code 423} can give any client the holder's LockInfo as
+ * Terraform wrote it. A lock held by a Stagecraft run is shown as a LockInfo whose {@code ID} is
+ * the lock service's lock id and whose {@code Who} is the run's holder name.
+ *
+ * <p>Lease policy (ADR 0008): Terraform never heartbeats, so a lock taken here gets a long lease
+ * ({@code stagecraft.backend.lock-lease-seconds}, default and maximum 3600 s), renewed by every
+ * state upload under the lock; it ends by UNLOCK, by expiry, or by a force-unlock (lock ID and
+ * reason, audited in the workspace history and published as {@code
+ * dev.stagecraft.lock.force-unlocked}).
+ *
+ * <p>Stateless and thread-safe; every decision is the lock service's (one database transaction
+ * there).
+ */
+@Singleton
+public final class BackendLocks {
+  static final String HOLDER_PREFIX = "terraform:";
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final LockServiceClient locks;
+  private final StateStore states;
+  private final LockEventPublisher events;
+  private final long leaseSeconds;
+
+  public BackendLocks(
+      LockServiceClient locks,
+      StateStore states,
+      LockEventPublisher events,
+      @Value("${stagecraft.backend.lock-lease-seconds:3600}") long leaseSeconds) {
+    this.locks = locks;
+    this.states = states;
+    this.events = events;
+    this.leaseSeconds = Math.max(1, Math.min(3600, leaseSeconds));
+  }
+
+  /** The ID a client names the lock by: Terraform's LockInfo.ID, or the lock service's id. */
+  static String clientId(Lease lease) {
+    return lease.holder() != null && lease.holder().startsWith(HOLDER_PREFIX)
+        ? lease.holder().substring(HOLDER_PREFIX.length())
+        : lease.lockId();
+  }
+
+  /** The holder's LockInfo (Terraform's JSON shape). */
+  static ObjectNode lockInfo(Lease lease, String workspace) {
+    if (lease.holder() != null
+        && lease.holder().startsWith(HOLDER_PREFIX)
+        && lease.info() != null) {
+      try {
+        JsonNode stored = JSON.readTree(lease.info());
+        if (stored instanceof ObjectNode o) {
+          return o;
+        }
+      } catch (java.io.IOException e) {
+        // fall through to the synthesized form
+      }
+    }
+    ObjectNode info = JSON.createObjectNode();
+    info.put("ID", clientId(lease));
+    info.put("Operation", "stagecraft-run");
+    info.put("Info", lease.info() == null ? "" : lease.info());
+    info.put("Who", lease.holder());
+    info.put("Version", "stagecraft");
+    info.put("Created", lease.acquiredAt() == null ? "" : lease.acquiredAt());
+    info.put("Path", workspace);
+    return info;
+  }
+
+  /** 423 with the holder's LockInfo (what Terraform prints as "Lock Info"). */
+  static HttpResponse<String> locked(Lease held, int queueLength, String workspace) {
+    ObjectNode info;
+    if (held != null) {
+      info = lockInfo(held, workspace);
+    } else {
+      info = JSON.createObjectNode();
+      info.put("ID", "");
+      info.put("Operation", "stagecraft-queue");
+      info.put(
+          "Info", queueLength + " Stagecraft run(s) wait for this workspace's lock; retry later");
+      info.put("Who", "stagecraft");
+      info.put("Version", "stagecraft");
+      info.put("Created", "");
+      info.put("Path", workspace);
+    }
+    return HttpResponse.<String>status(HttpStatus.LOCKED)
+        .contentType("application/json")
+        .body(info.toString());
+  }
+
+  /**
+   * LOCK: takes the lock for the LockInfo in {@code body} ({@code ID} required), never queueing.
+   *
+   * @return 200 with the LockInfo, or 423 with the holder's
+   */
+  HttpResponse<String> lock(Principal principal, String workspace, String body) {
+    ObjectNode info = parseLockInfo(body, true);
+    String id = info.path("ID").asText();
+    LockServiceClient.TryLock answer =
+        locks.tryLock(
+            principal.tenant(), workspace, HOLDER_PREFIX + id, leaseSeconds, info.toString());
+    if (answer.granted() == null) {
+      return locked(answer.held(), answer.queueLength(), workspace);
+    }
+    return HttpResponse.<String>ok(info.toString()).contentType("application/json");
+  }
+
+  /** The LockInfo of a request body; generates an ID when {@code requireId} is false and none. */
+  static ObjectNode parseLockInfo(String body, boolean requireId) {
+    JsonNode json;
+    try {
+      json = body == null || body.isBlank() ? JSON.createObjectNode() : JSON.readTree(body);
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      throw Problem.badRequest(
+          "the body must be Terraform's LockInfo JSON ({\"ID\":…,\"Operation\":…,\"Who\":…}): "
+              + e.getOriginalMessage());
+    }
+    if (!(json instanceof ObjectNode info)) {
+      throw Problem.badRequest("the body must be a LockInfo JSON object");
+    }
+    if (!info.path("ID").isTextual() || info.path("ID").asText().isBlank()) {
+      if (requireId) {
+        throw Problem.badRequest(
+            "LockInfo field 'ID' is required: the lock ID the client will send with ?ID= and"
+                + " UNLOCK");
+      }
+      info.put("ID", UUID.randomUUID().toString());
+    }
+    return info;
+  }
+
+  /**
+   * The fencing token a write under {@code id} may use, after renewing its lease: the lease's token
+   * when {@code id} holds the lock; the newest token seen when nobody holds it and no ID was sent
+   * (a write without locking, as Terraform's {@code -lock=false}).
+   *
+   * @throws Problem 423 when locked and no ID was sent, 409 when the ID does not hold the lock
+   */
+  long writeToken(Principal principal, String workspace, String id) throws SQLException {
+    Optional<Lease> lease = locks.current(principal.tenant(), workspace);
+    if (lease.isEmpty()) {
+      if (id != null && !id.isEmpty()) {
+        throw Problem.conflict(
+            "lock ID "
+                + id
+                + " does not hold workspace '"
+                + workspace
+                + "' (it was released, forced open, or its lease expired): lock it again, then"
+                + " retry");
+      }
+      return states.newestFencingToken(principal.tenant(), workspace);
+    }
+    Lease held = lease.get();
+    if (id == null || id.isEmpty()) {
+      throw new Problem(
+          423,
+          "Locked",
+          "workspace '"
+              + workspace
+              + "' is locked by "
+              + held.holder()
+              + " (lock ID "
+              + clientId(held)
+              + "): send ?ID=<lock id> as the holder, or wait until it is unlocked");
+    }
+    if (!id.equals(clientId(held))) {
+      throw Problem.conflict(
+          "lock ID "
+              + id
+              + " is not the holder's: workspace '"
+              + workspace
+              + "' is locked by "
+              + held.holder()
+              + " (lock ID "
+              + clientId(held)
+              + ")");
+    }
+    if (!locks.heartbeat(principal.tenant(), workspace, held.lockId())) {
+      throw Problem.conflict(
+          "the lease of lock " + id + " ran out just now: lock the workspace again, then retry");
+    }
+    return held.fencingToken();
+  }
+
+  /**
+   * UNLOCK. With the holder's LockInfo in the body: a normal release. With an empty body (what
+   * Terraform's {@code force-unlock} sends) or {@code force}: a force-unlock of the lock named by
+   * {@code queryId}, or — for an admin when no ID is given — of whatever holds the lock now.
+   */
+  HttpResponse<String> unlock(
+      Principal principal, String workspace, String body, String queryId, String reason)
+      throws SQLException {
+    boolean empty = body == null || body.isBlank();
+    String id = empty ? queryId : parseLockInfo(body, true).path("ID").asText();
+    Optional<Lease> lease = locks.current(principal.tenant(), workspace);
+    if (lease.isEmpty()) {
+      return HttpResponse.<String>ok("{}").contentType("application/json"); // already free
+    }
+    Lease held = lease.get();
+    if (!empty) {
+      if (!id.equals(clientId(held))) {
+        throw Problem.conflict(
+            "lock ID "
+                + id
+                + " is not the holder's; workspace '"
+                + workspace
+                + "' is locked by "
+                + held.holder()
+                + " (lock ID "
+                + clientId(held)
+                + "): nothing was unlocked");
+      }
+      locks.release(principal.tenant(), workspace, held.lockId());
+      return HttpResponse.<String>ok("{}").contentType("application/json");
+    }
+    if (id == null || id.isEmpty()) {
+      if (!"admin".equals(principal.role())) {
+        throw Problem.conflict(
+            "force-unlock over the HTTP backend needs the lock ID: Terraform does not send it, so"
+                + " add it to the unlock address (TF_HTTP_UNLOCK_ADDRESS=…/lock?ID=<lock id>) or"
+                + " run 'stagecraft force-unlock <lock id> -reason=…'; admins may force without it."
+                + " Current lock ID: "
+                + clientId(held));
+      }
+      id = clientId(held);
+    }
+    forceUnlock(
+        principal,
+        workspace,
+        id,
+        reason == null || reason.isBlank()
+            ? "terraform force-unlock over the HTTP backend"
+            : reason,
+        "terraform-http-backend");
+    return HttpResponse.<String>ok("{}").contentType("application/json");
+  }
+
+  /**
+   * Force-unlock of the lock named {@code id}: released in the lock service (audited there), then
+   * recorded in the workspace history (who, why) and published as {@code
+   * dev.stagecraft.lock.force-unlocked}.
+   *
+   * @throws Problem 404 when nothing holds the lock, 409 when {@code id} is not the holder's
+   */
+  Lease forceUnlock(Principal principal, String workspace, String id, String reason, String via)
+      throws SQLException {
+    Authenticator.requireWriter(principal);
+    if (reason == null || reason.isBlank()) {
+      throw Problem.badRequest("a force-unlock needs a reason: say why the lock is forced open");
+    }
+    Lease held =
+        locks
+            .current(principal.tenant(), workspace)
+            .orElseThrow(
+                () ->
+                    Problem.notFound(
+                        "workspace '" + workspace + "' is not locked: nothing to force-unlock"));
+    if (!id.equals(clientId(held))) {
+      throw Problem.conflict(
+          "lock ID "
+              + id
+              + " is not the holder's (current lock ID "
+              + clientId(held)
+              + ", held by "
+              + held.holder()
+              + "): nothing was unlocked");
+    }
+    Lease released =
+        locks
+            .forceRelease(principal.tenant(), workspace, held.lockId(), principal.actor(), reason)
+            .orElseThrow(
+                () ->
+                    Problem.conflict(
+                        "lock " + id + " was released or expired meanwhile: nothing to force"));
+    states.recordForceUnlock(
+        principal.tenant(),
+        workspace,
+        new StateEvent.LockForceUnlocked(id, released.holder(), released.fencingToken(), reason),
+        principal.actor());
+    events.forceUnlocked(
+        principal.tenant(),
+        workspace,
+        new LockForceUnlocked(
+            id, released.holder(), released.fencingToken(), principal.actor(), reason, via));
+    return released;
+  }
+}

@@ -1,0 +1,137 @@
+package dev.stagecraft.state.adapter.http;
+
+import dev.stagecraft.servicekit.http.Names;
+import dev.stagecraft.state.adapter.db.StateStore;
+import dev.stagecraft.state.adapter.db.TenantStore.Principal;
+import dev.stagecraft.state.history.DocumentDecider;
+import io.micronaut.core.annotation.Nullable;
+import io.micronaut.http.HttpHeaders;
+import io.micronaut.http.HttpResponse;
+import io.micronaut.http.annotation.Body;
+import io.micronaut.http.annotation.Controller;
+import io.micronaut.http.annotation.CustomHttpMethod;
+import io.micronaut.http.annotation.Delete;
+import io.micronaut.http.annotation.Get;
+import io.micronaut.http.annotation.Header;
+import io.micronaut.http.annotation.Post;
+import io.micronaut.http.annotation.QueryValue;
+import io.micronaut.scheduling.TaskExecutors;
+import io.micronaut.scheduling.annotation.ExecuteOn;
+import java.sql.SQLException;
+
+/**
+ * Terraform's HTTP backend ({@code backend "http"}) per workspace, under {@code
+ * /tf/v1/workspaces/{ws}}: {@code GET/POST/DELETE .../state} and {@code LOCK/UNLOCK .../lock}.
+ * Authentication is HTTP basic auth whose password is an API token (or a bearer token); the tenant
+ * comes from the token, so another tenant's workspace is simply not there.
+ *
+ * <ul>
+ *   <li>{@code GET state} → 200 with the v4 JSON and {@code Content-MD5} (base64 MD5 of the body),
+ *       or 204 when the workspace has no state;
+ *   <li>{@code POST state[?ID=lock id]} → checks {@code Content-MD5} when sent (400 on mismatch),
+ *       the JSON and v4 shape (400 with every problem's JSON path), the lock (423 when locked and
+ *       no ID was sent; 409 when the ID is not the holder's), the lineage and serial (409 when the
+ *       lineage differs or the serial goes backwards), the fencing token; 200 when stored;
+ *   <li>{@code DELETE state[?ID=]} → same lock rules; records {@code state_deleted} (nothing is
+ *       physically deleted); 200;
+ *   <li>{@code LOCK lock} with Terraform's LockInfo → 200, or 423 with the holder's LockInfo;
+ *   <li>{@code UNLOCK lock} with the holder's LockInfo → 200; with an empty body (Terraform's
+ *       {@code force-unlock}) a force-unlock of {@code ?ID=} (or of the current lock for an admin),
+ *       with {@code ?reason=}; 409 when the ID is not the holder's.
+ * </ul>
+ *
+ * <p>Reads are open to every role; writes and locks need an admin or deployer token (403).
+ */
+@Controller("/tf/v1/workspaces/{ws}")
+@ExecuteOn(TaskExecutors.BLOCKING)
+public class TerraformBackendController {
+  private final Authenticator auth;
+  private final StateStore states;
+  private final BackendLocks locks;
+
+  public TerraformBackendController(Authenticator auth, StateStore states, BackendLocks locks) {
+    this.auth = auth;
+    this.states = states;
+    this.locks = locks;
+  }
+
+  @Get("/state")
+  public HttpResponse<byte[]> get(
+      @Header(HttpHeaders.AUTHORIZATION) @Nullable String authorization, String ws)
+      throws SQLException {
+    Principal principal = auth.requireBackendToken(authorization);
+    return StateDocuments.respond(
+        states.currentState(principal.tenant(), Names.check("workspace", ws)));
+  }
+
+  @Post("/state")
+  public HttpResponse<String> post(
+      @Header(HttpHeaders.AUTHORIZATION) @Nullable String authorization,
+      @Header("Content-MD5") @Nullable String contentMd5,
+      String ws,
+      @QueryValue("ID") @Nullable String id,
+      @Body @Nullable String body)
+      throws SQLException {
+    Principal principal = Authenticator.requireWriter(auth.requireBackendToken(authorization));
+    Names.check("workspace", ws);
+    byte[] bytes = StateDocuments.utf8(body);
+    StateDocuments.checkContentMd5(contentMd5, bytes);
+    Object document = StateDocuments.parse(bytes);
+    long token = locks.writeToken(principal, ws, id);
+    DocumentDecider.Outcome outcome =
+        states.changeDocument(
+            principal.tenant(),
+            ws,
+            token,
+            null,
+            principal.actor(),
+            (current, newest) -> DocumentDecider.push(document, current, false, token, newest));
+    StateDocuments.requireAccepted(outcome);
+    return HttpResponse.<String>ok("{\"serial\":" + outcome.serial() + "}")
+        .contentType("application/json");
+  }
+
+  @Delete("/state")
+  public HttpResponse<String> delete(
+      @Header(HttpHeaders.AUTHORIZATION) @Nullable String authorization,
+      String ws,
+      @QueryValue("ID") @Nullable String id)
+      throws SQLException {
+    Principal principal = Authenticator.requireWriter(auth.requireBackendToken(authorization));
+    Names.check("workspace", ws);
+    long token = locks.writeToken(principal, ws, id);
+    DocumentDecider.Outcome outcome =
+        states.changeDocument(
+            principal.tenant(),
+            ws,
+            token,
+            null,
+            principal.actor(),
+            (current, newest) ->
+                DocumentDecider.delete(current, token, newest, "DELETE over the HTTP backend"));
+    StateDocuments.requireAccepted(outcome);
+    return HttpResponse.<String>ok("{}").contentType("application/json");
+  }
+
+  @CustomHttpMethod(method = "LOCK", value = "/lock")
+  public HttpResponse<String> lock(
+      @Header(HttpHeaders.AUTHORIZATION) @Nullable String authorization,
+      String ws,
+      @Body @Nullable String body)
+      throws SQLException {
+    Principal principal = Authenticator.requireWriter(auth.requireBackendToken(authorization));
+    return locks.lock(principal, Names.check("workspace", ws), body);
+  }
+
+  @CustomHttpMethod(method = "UNLOCK", value = "/lock")
+  public HttpResponse<String> unlock(
+      @Header(HttpHeaders.AUTHORIZATION) @Nullable String authorization,
+      String ws,
+      @QueryValue("ID") @Nullable String id,
+      @QueryValue("reason") @Nullable String reason,
+      @Body @Nullable String body)
+      throws SQLException {
+    Principal principal = Authenticator.requireWriter(auth.requireBackendToken(authorization));
+    return locks.unlock(principal, Names.check("workspace", ws), body, id, reason);
+  }
+}

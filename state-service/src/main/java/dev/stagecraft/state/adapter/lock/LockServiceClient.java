@@ -1,0 +1,181 @@
+package dev.stagecraft.state.adapter.lock;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.stagecraft.servicekit.http.Problem;
+import io.micronaut.context.annotation.Value;
+import jakarta.inject.Singleton;
+import java.io.IOException;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The lock-service's internal API ({@code /internal/v1/tenants/{t}/workspaces/{ws}/lock}), as the
+ * state service uses it for the Terraform HTTP backend and the public lock endpoints: the very lock
+ * the planner's runs take, so a Terraform client and a Stagecraft run never both write.
+ *
+ * <p>Thread-safe (one shared {@link HttpClient}). A lock-service that cannot be reached is a 503
+ * for the caller: nothing is written without knowing who holds the lock.
+ */
+@Singleton
+public final class LockServiceClient {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  /** A granted lease as the lock service shows it. */
+  public record Lease(
+      String holder,
+      String lockId,
+      long fencingToken,
+      String acquiredAt,
+      String leaseExpiresAt,
+      String info) {}
+
+  /** The answer to a try-lock: granted, or refused with the current lease (null: others queue). */
+  public record TryLock(Lease granted, Lease held, int queueLength) {}
+
+  private final HttpClient http =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  private final String baseUrl;
+  private final String serviceToken;
+
+  public LockServiceClient(
+      @Value("${stagecraft.lock-url}") String baseUrl,
+      @Value("${stagecraft.service-token:}") String serviceToken) {
+    this.baseUrl = baseUrl.endsWith("/") ? baseUrl.substring(0, baseUrl.length() - 1) : baseUrl;
+    this.serviceToken = serviceToken;
+  }
+
+  /** The current lease of the workspace's lock, or empty when it is free. */
+  public Optional<Lease> current(String tenant, String workspace) {
+    JsonNode body = call("GET", url(tenant, workspace, ""), null, 200).body();
+    return body.path("lockId").isTextual() ? Optional.of(lease(body)) : Optional.empty();
+  }
+
+  /** Takes the lock now or answers who holds it; never joins the queue. */
+  public TryLock tryLock(
+      String tenant, String workspace, String holder, long leaseSeconds, String info) {
+    Map<String, Object> request = new LinkedHashMap<>();
+    request.put("holder", holder);
+    request.put("leaseSeconds", leaseSeconds);
+    request.put("waitSeconds", 0);
+    request.put("info", info);
+    request.put("queue", false);
+    Reply reply = call("POST", url(tenant, workspace, ""), request, 200, 423);
+    if (reply.status() == 200) {
+      // the grant carries no holder/info: they are ours
+      JsonNode b = reply.body();
+      return new TryLock(
+          new Lease(
+              holder,
+              b.path("lockId").asText(),
+              b.path("fencingToken").asLong(),
+              null,
+              b.path("leaseExpiresAt").asText(),
+              info),
+          null,
+          0);
+    }
+    JsonNode b = reply.body();
+    return new TryLock(
+        null, b.path("lockId").isTextual() ? lease(b) : null, b.path("queueLength").asInt());
+  }
+
+  /** Renews the lease; false when it is lost. */
+  public boolean heartbeat(String tenant, String workspace, String lockId) {
+    return call("POST", url(tenant, workspace, "/" + enc(lockId) + "/heartbeat"), null, 200, 410)
+            .status()
+        == 200;
+  }
+
+  /** Releases the lock held as {@code lockId} (idempotent). */
+  public void release(String tenant, String workspace, String lockId) {
+    call("DELETE", url(tenant, workspace, "/" + enc(lockId)), null, 200);
+  }
+
+  /** Force-unlock with audit; empty when {@code lockId} does not hold the lock. */
+  public Optional<Lease> forceRelease(
+      String tenant, String workspace, String lockId, String actor, String reason) {
+    Reply reply =
+        call(
+            "POST",
+            url(tenant, workspace, "/" + enc(lockId) + "/force-release"),
+            Map.of("actor", actor, "reason", reason),
+            200,
+            409);
+    return reply.status() == 200 ? Optional.of(lease(reply.body())) : Optional.empty();
+  }
+
+  private static Lease lease(JsonNode b) {
+    return new Lease(
+        b.path("holder").asText(null),
+        b.path("lockId").asText(null),
+        b.path("fencingToken").asLong(),
+        b.path("acquiredAt").asText(null),
+        b.path("leaseExpiresAt").asText(null),
+        b.path("info").isNull() ? null : b.path("info").asText(null));
+  }
+
+  private record Reply(int status, JsonNode body) {}
+
+  private Reply call(String method, String url, Object body, int... expected) {
+    try {
+      HttpRequest.Builder request =
+          HttpRequest.newBuilder(URI.create(url))
+              .timeout(Duration.ofSeconds(10))
+              .header("Authorization", "Bearer " + serviceToken)
+              .header("Content-Type", "application/json");
+      request.method(
+          method,
+          body == null
+              ? HttpRequest.BodyPublishers.noBody()
+              : HttpRequest.BodyPublishers.ofByteArray(JSON.writeValueAsBytes(body)));
+      HttpResponse<byte[]> response =
+          http.send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
+      for (int status : expected) {
+        if (response.statusCode() == status) {
+          byte[] bytes = response.body();
+          return new Reply(
+              status, bytes.length == 0 ? JSON.createObjectNode() : JSON.readTree(bytes));
+        }
+      }
+      throw unavailable(
+          "the lock service answered "
+              + response.statusCode()
+              + " to "
+              + method
+              + " "
+              + url.substring(baseUrl.length()));
+    } catch (IOException e) {
+      throw unavailable("the lock service cannot be reached (" + e.getMessage() + ")");
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw unavailable("interrupted while asking the lock service");
+    }
+  }
+
+  private static Problem unavailable(String detail) {
+    return new Problem(503, "Service Unavailable", detail + "; nothing was changed, retry later");
+  }
+
+  private String url(String tenant, String workspace, String suffix) {
+    return baseUrl
+        + "/internal/v1/tenants/"
+        + enc(tenant)
+        + "/workspaces/"
+        + enc(workspace)
+        + "/lock"
+        + suffix;
+  }
+
+  private static String enc(String s) {
+    return URLEncoder.encode(s, StandardCharsets.UTF_8).replace("+", "%20");
+  }
+}

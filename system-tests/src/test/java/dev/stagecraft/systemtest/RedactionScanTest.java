@@ -1,0 +1,293 @@
+package dev.stagecraft.systemtest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.stagecraft.platform.kafka.KafkaSettings;
+import dev.stagecraft.schemas.EventCodec;
+import dev.stagecraft.systemtest.SharedStack.CliResult;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.UUID;
+import java.util.stream.Stream;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.header.Header;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Issue 4's redaction test: a sensitive variable, used in a {@code local-exec} command that echoes
+ * it (directly and through its environment), in a sensitive output and in a stateful attribute
+ * derived from it, goes through plan (human, {@code -json}, {@code -out}), apply of the saved plan,
+ * {@code state pull} and {@code state show}. Then everything the system wrote is read back — every
+ * record of every {@code stagecraft.*} topic as raw bytes (dead letters included), the saved plan
+ * and the configuration directory, every CLI output, every run's journal from the events endpoint,
+ * every row of every table of the database (current state and every state event), and every service
+ * log file — and none may contain the value in clear or in base64. {@code (sensitive value)} must
+ * show where the value would have been, so the test also fails if output vanished.
+ */
+class RedactionScanTest {
+  static SharedStack stack;
+
+  static final String CONFIG =
+      """
+      variable "secret" {
+        type      = string
+        sensitive = true
+      }
+      variable "rev" {
+        default = "r1"
+      }
+      resource "stateful_provisioning" "app" {
+        state_key = "${var.rev}-${sha256(var.secret)}"
+        provisioner "local-exec" {
+          command     = "echo direct=${var.secret}; echo via-env=$SCAN_SECRET"
+          environment = { SCAN_SECRET = var.secret }
+        }
+      }
+      output "the_secret" {
+        value     = var.secret
+        sensitive = true
+      }
+      """;
+
+  @BeforeAll
+  static void start() throws Exception {
+    stack = SharedStack.get();
+  }
+
+  @Test
+  void aSensitiveValueNeverAppearsInClearInAnyLogEventRecordPlanStateOrOutput() throws Exception {
+    byte[] random = new byte[12];
+    new SecureRandom().nextBytes(random);
+    String secret = "scanme" + HexFormat.of().formatHex(random);
+    Path dir = stack.configDir("redaction-scan", CONFIG);
+    String ws = "-workspace=redaction-scan";
+    Map<String, String> env = Map.of("TF_VAR_secret", secret);
+    Map<String, String> scanned = new LinkedHashMap<>();
+
+    CliResult plan = stack.cliWith(dir, env, null, "plan", ws);
+    assertThat(plan.exitCode()).as(plan.all()).isZero();
+    assertThat(plan.out()).contains("the_secret").contains("(sensitive value)");
+    CliResult planJson = stack.cliWith(dir, env, null, "plan", ws, "-json");
+    assertThat(planJson.exitCode()).as(planJson.all()).isZero();
+    JsonNode jsonPlan = EventCodec.mapper().readTree(planJson.out());
+    assertThat(jsonPlan.at("/output_changes/the_secret/after_sensitive").asBoolean())
+        .as(planJson.out())
+        .isTrue();
+    CliResult saved = stack.cliWith(dir, env, null, "plan", ws, "-out=scan.plan");
+    assertThat(saved.exitCode()).as(saved.all()).isZero();
+    CliResult apply = stack.cliWith(dir, env, null, "apply", ws, "scan.plan");
+    assertThat(apply.exitCode()).as(apply.all()).isZero();
+    assertThat(apply.all())
+        .contains("direct=(sensitive value)")
+        .contains("via-env=(sensitive value)");
+    CliResult pull = stack.cli(dir, "state", "pull", ws);
+    assertThat(pull.exitCode()).as(pull.all()).isZero();
+    assertThat(pull.out()).contains("stateful_provisioning").contains(sha256Hex(secret));
+    CliResult show = stack.cli(dir, "state", "show", ws, "stateful_provisioning.app");
+    assertThat(show.exitCode()).as(show.all()).isZero();
+    assertThat(show.out()).contains("state_key");
+
+    record(scanned, "cli plan", plan);
+    record(scanned, "cli plan -json", planJson);
+    record(scanned, "cli plan -out", saved);
+    record(scanned, "cli apply", apply);
+    record(scanned, "cli state pull", pull);
+    record(scanned, "cli state show", show);
+    try (Stream<Path> files = Files.walk(dir)) {
+      for (Path f : files.filter(Files::isRegularFile).toList()) {
+        scanned.put("file " + f, Files.readString(f));
+      }
+    }
+    assertThat(scanned).containsKey("file " + dir.resolve("scan.plan"));
+    JsonNode health = EventCodec.mapper().readTree(get(HttpClient.newHttpClient(), "/health"));
+    assertThat(health.at("/details/secrets/details/sealing").asText())
+        .as("the dev stack's planner seals dispatches: %s", health)
+        .isEqualTo("on");
+    String journals = runJournals();
+    assertThat(journals).contains("direct=(sensitive value)").contains("via-env=(sensitive value)");
+    scanned.put("run journals", journals);
+    List<String> records = allKafkaRecords();
+    assertThat(records).anyMatch(r -> r.contains("dev.stagecraft.action.dispatched"));
+    assertThat(records).anyMatch(r -> r.contains("direct=(sensitive value)"));
+    for (int i = 0; i < records.size(); i++) {
+      String r = records.get(i);
+      java.util.regex.Matcher type =
+          java.util.regex.Pattern.compile("\"type\":\"([^\"]+)\"").matcher(r);
+      scanned.put(
+          "kafka #"
+              + i
+              + " "
+              + r.substring(0, r.indexOf(' '))
+              + (type.find() ? " " + type.group(1) : ""),
+          r);
+    }
+    scanned.put("database", databaseRows());
+    try (Stream<Path> logs = Files.walk(stack.dataDir.resolve("logs"))) {
+      for (Path log : logs.filter(Files::isRegularFile).toList()) {
+        scanned.put("log " + log.getFileName(), Files.readString(log));
+      }
+    }
+    assertThat(scanned.keySet()).anyMatch(k -> k.equals("log executor-service.log"));
+
+    String b64 = Base64.getEncoder().encodeToString(secret.getBytes(StandardCharsets.UTF_8));
+    String b64Url =
+        Base64.getUrlEncoder()
+            .withoutPadding()
+            .encodeToString(secret.getBytes(StandardCharsets.UTF_8));
+    List<String> leaks = new ArrayList<>();
+    scanned.forEach(
+        (where, text) -> {
+          if (text.contains(secret)) {
+            leaks.add(where + ": clear text");
+          }
+          if (text.contains(b64.substring(0, b64.length() - 4)) || text.contains(b64Url)) {
+            leaks.add(where + ": base64");
+          }
+        });
+    assertThat(leaks).as("places holding the secret").isEmpty();
+  }
+
+  private static void record(Map<String, String> scanned, String what, CliResult result) {
+    scanned.put(what + " stdout", result.out());
+    scanned.put(what + " stderr", result.err());
+  }
+
+  private static String sha256Hex(String s) throws Exception {
+    return HexFormat.of()
+        .formatHex(
+            java.security.MessageDigest.getInstance("SHA-256")
+                .digest(s.getBytes(StandardCharsets.UTF_8)));
+  }
+
+  /** Every run of the dev tenant with its whole journal. */
+  private static String runJournals() throws Exception {
+    HttpClient http = HttpClient.newHttpClient();
+    StringBuilder all = new StringBuilder();
+    JsonNode runs = EventCodec.mapper().readTree(get(http, "/api/v1/runs"));
+    assertThat(runs.size()).isPositive();
+    for (JsonNode run : runs) {
+      String id = run.get("id").asText();
+      all.append(get(http, "/api/v1/runs/" + id)).append('\n');
+      all.append(get(http, "/api/v1/runs/" + id + "/events?after=0&wait=0")).append('\n');
+    }
+    return all.toString();
+  }
+
+  private static String get(HttpClient http, String path) throws Exception {
+    HttpResponse<String> response =
+        http.send(
+            HttpRequest.newBuilder(URI.create(stack.plannerUrl() + path))
+                .header("Authorization", "Bearer " + stack.token())
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    assertThat(response.statusCode()).as(path + ": " + response.body()).isEqualTo(200);
+    return response.body();
+  }
+
+  /** Every record (key, value, headers) of every stagecraft.* topic, from the beginning. */
+  private static List<String> allKafkaRecords() throws Exception {
+    String bootstrap = stack.stack().info().kafka();
+    Set<String> topics;
+    Properties adminProps = new Properties();
+    adminProps.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    try (Admin admin = Admin.create(adminProps)) {
+      topics = admin.listTopics().names().get();
+    }
+    List<String> ours = topics.stream().filter(t -> t.startsWith("stagecraft.")).toList();
+    assertThat(ours).contains("stagecraft.actions", "stagecraft.dead-letter");
+    List<String> out = new ArrayList<>();
+    Properties props =
+        new KafkaSettings(bootstrap)
+            .consumer("redaction-scan-" + UUID.randomUUID(), "redaction-scan", "earliest");
+    props.put("isolation.level", "read_uncommitted");
+    try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(props)) {
+      List<TopicPartition> partitions = new ArrayList<>();
+      for (String topic : ours) {
+        consumer
+            .partitionsFor(topic)
+            .forEach(p -> partitions.add(new TopicPartition(topic, p.partition())));
+      }
+      consumer.assign(partitions);
+      consumer.seekToBeginning(partitions);
+      Map<TopicPartition, Long> end = consumer.endOffsets(partitions);
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .pollInSameThread()
+          .pollInterval(Duration.ZERO)
+          .until(
+              () -> {
+                for (ConsumerRecord<String, byte[]> r : consumer.poll(Duration.ofMillis(200))) {
+                  StringBuilder text = new StringBuilder(r.topic()).append(' ');
+                  text.append(r.key()).append(' ');
+                  for (Header h : r.headers()) {
+                    text.append(h.key())
+                        .append('=')
+                        .append(
+                            h.value() == null ? "" : new String(h.value(), StandardCharsets.UTF_8))
+                        .append(' ');
+                  }
+                  if (r.value() != null) {
+                    text.append(new String(r.value(), StandardCharsets.UTF_8));
+                  }
+                  out.add(text.toString());
+                }
+                return partitions.stream().allMatch(p -> consumer.position(p) >= end.get(p));
+              });
+    }
+    return out;
+  }
+
+  /** Every row of every table outside PostgreSQL's own schemas, as text. */
+  private static String databaseRows() throws Exception {
+    StringBuilder all = new StringBuilder();
+    try (Connection c =
+            DriverManager.getConnection(stack.stack().info().postgres(), "postgres", "postgres");
+        Statement s = c.createStatement()) {
+      List<String> tables = new ArrayList<>();
+      try (ResultSet rs =
+          s.executeQuery(
+              "select table_schema, table_name from information_schema.tables"
+                  + " where table_type = 'BASE TABLE'"
+                  + " and table_schema not in ('pg_catalog', 'information_schema')")) {
+        while (rs.next()) {
+          tables.add("\"" + rs.getString(1) + "\".\"" + rs.getString(2) + "\"");
+        }
+      }
+      assertThat(tables).anyMatch(t -> t.startsWith("\"state\"."));
+      for (String table : tables) {
+        try (ResultSet rs = s.executeQuery("select t::text from " + table + " t")) {
+          while (rs.next()) {
+            all.append(table).append(' ').append(rs.getString(1)).append('\n');
+          }
+        }
+      }
+    }
+    return all.toString();
+  }
+}
