@@ -10,19 +10,16 @@ import dev.stagecraft.executor.step.RunConnections;
 import dev.stagecraft.schemas.action.ActionDispatched;
 import dev.stagecraft.schemas.action.ProvisionerStep;
 import dev.stagecraft.schemas.action.SshConnection;
+import dev.stagecraft.sshtestkit.OpenSshServer;
 import java.io.File;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -119,15 +116,26 @@ public final class ExecutorBenchmark {
 
   // ---------------------------------------------------------------- ssh
 
+  /**
+   * The kit's OpenSSH sshd, tuned for measuring: many concurrent handshakes allowed, and no {@code
+   * ~/.bashrc}: Debian's bash sources it when sshd starts it (SSH_SOURCE_BASHRC) unless it is a
+   * nested shell, and a slow one (pyenv init here: ~250 ms) would be a constant in every variant
+   * and hide what is measured.
+   */
+  private static OpenSshServer benchmarkSshd() {
+    return new OpenSshServer(
+        "127.0.0.1", () -> List.of("MaxStartups 100:30:200", "SetEnv SHLVL=1"));
+  }
+
   static void ssh(int commands, int rounds) throws Exception {
-    try (Sshd sshd = Sshd.start()) {
+    try (OpenSshServer sshd = benchmarkSshd().start()) {
       SshConnection connection =
           new SshConnection(
               "127.0.0.1",
-              sshd.port,
-              System.getProperty("user.name"),
+              sshd.port(),
+              sshd.user(),
               null,
-              Files.readString(sshd.clientKey),
+              sshd.ed25519Key(),
               null,
               sshd.hostKey(),
               30,
@@ -154,7 +162,7 @@ public final class ExecutorBenchmark {
               });
 
       // the same commands as remote-exec steps through the runner, on the same pooled connection
-      ActionRunner runner = new ActionRunner(sshd.dir, RemoteConnector.UNAVAILABLE);
+      ActionRunner runner = new ActionRunner(sshd.dir(), RemoteConnector.UNAVAILABLE);
       ActionDispatched action = remoteExecAction(connection);
       Stats steps =
           measure(
@@ -180,9 +188,9 @@ public final class ExecutorBenchmark {
               "-F",
               "/dev/null",
               "-i",
-              sshd.clientKey.toString(),
+              sshd.clientKeyFile().toString(),
               "-p",
-              Integer.toString(sshd.port),
+              Integer.toString(sshd.port()),
               "-o",
               "BatchMode=yes",
               "-o",
@@ -393,116 +401,5 @@ public final class ExecutorBenchmark {
         "%nActionRunner / bare: %.2f× (target ≤ 1.25×)%n",
         ours.medianMs() / bare.medianMs());
     Files.deleteIfExists(dir);
-  }
-
-  // ---------------------------------------------------------------- sshd
-
-  /**
-   * A real OpenSSH sshd on a free loopback port with its own config, host key and client key under
-   * {@code target/}: a small copy of the executor's test helper {@code OpenSshServer} (test classes
-   * of other modules are not on this module's classpath).
-   */
-  static final class Sshd implements AutoCloseable {
-    final Path dir;
-    final Path clientKey;
-    final int port;
-    private final Process process;
-
-    private Sshd(Path dir, Path clientKey, int port, Process process) {
-      this.dir = dir;
-      this.clientKey = clientKey;
-      this.port = port;
-      this.process = process;
-    }
-
-    static Sshd start() throws Exception {
-      Path sshd = Path.of("/usr/sbin/sshd");
-      if (!Files.isExecutable(sshd)) {
-        throw new IllegalStateException(
-            "/usr/sbin/sshd is missing: apt-get install -y openssh-server");
-      }
-      Files.createDirectories(Path.of("target"));
-      Path dir = Files.createTempDirectory(Path.of("target").toAbsolutePath(), "bench-sshd-");
-      keygen(dir, "host_ed25519");
-      keygen(dir, "client_ed25519");
-      Files.copy(dir.resolve("client_ed25519.pub"), dir.resolve("authorized_keys"));
-      Files.createDirectories(Path.of("/run/sshd"));
-      int port;
-      try (ServerSocket free = new ServerSocket(0)) {
-        port = free.getLocalPort();
-      }
-      Path config = dir.resolve("sshd_config");
-      Files.write(
-          config,
-          List.of(
-              "Port " + port,
-              "ListenAddress 127.0.0.1",
-              "HostKey " + dir.resolve("host_ed25519"),
-              "PidFile " + dir.resolve("sshd.pid"),
-              "AuthorizedKeysFile " + dir.resolve("authorized_keys"),
-              "PubkeyAuthentication yes",
-              "PasswordAuthentication no",
-              "KbdInteractiveAuthentication no",
-              "UsePAM no",
-              "StrictModes no",
-              "PermitRootLogin yes",
-              "MaxStartups 100:30:200",
-              // Debian's bash sources ~/.bashrc when sshd starts it (SSH_SOURCE_BASHRC) unless it
-              // is a nested shell: a slow .bashrc (pyenv init here: ~250 ms) would be a constant
-              // in every variant and hide what is measured.
-              "SetEnv SHLVL=1",
-              "Subsystem sftp internal-sftp"));
-      Process process =
-          new ProcessBuilder(sshd.toString(), "-D", "-e", "-f", config.toString())
-              .redirectErrorStream(true)
-              .redirectOutput(dir.resolve("sshd.log").toFile())
-              .start();
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-      while (true) {
-        if (!process.isAlive()) {
-          throw new IllegalStateException(
-              "sshd exited: " + Files.readString(dir.resolve("sshd.log")));
-        }
-        try (Socket socket = new Socket()) {
-          socket.connect(new InetSocketAddress("127.0.0.1", port), 1000);
-          break;
-        } catch (IOException e) {
-          if (System.nanoTime() > deadline) {
-            throw new IllegalStateException("sshd did not listen within 30 s", e);
-          }
-          Thread.sleep(50); // polling for the listener: a harness, not a test
-        }
-      }
-      return new Sshd(dir, dir.resolve("client_ed25519"), port, process);
-    }
-
-    String hostKey() throws IOException {
-      String[] parts = Files.readString(dir.resolve("host_ed25519.pub")).trim().split("\\s+");
-      return parts[0] + " " + parts[1];
-    }
-
-    private static void keygen(Path dir, String name) throws Exception {
-      runProcess(
-          List.of(
-              "ssh-keygen",
-              "-q",
-              "-t",
-              "ed25519",
-              "-N",
-              "",
-              "-C",
-              name,
-              "-f",
-              dir.resolve(name).toString()));
-    }
-
-    @Override
-    public void close() throws Exception {
-      process.destroy();
-      process.waitFor();
-      try (Stream<Path> files = Files.walk(dir)) {
-        files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-      }
-    }
   }
 }

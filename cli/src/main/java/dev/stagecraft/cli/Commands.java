@@ -3,6 +3,7 @@ package dev.stagecraft.cli;
 import dev.stagecraft.cli.knownhosts.KnownHostsCommand;
 import dev.stagecraft.cli.run.ApplyCommand;
 import dev.stagecraft.cli.run.PlanCommand;
+import dev.stagecraft.cli.run.RunsCommand;
 import dev.stagecraft.cli.run.ValidateCommand;
 import dev.stagecraft.cli.state.ForceUnlockCommand;
 import dev.stagecraft.cli.state.StateCommand;
@@ -33,6 +34,9 @@ final class Commands {
     commands.put("state push", new StateVersionsCommand(StateVersionsCommand.Mode.PUSH));
     commands.put("force-unlock", new ForceUnlockCommand());
     commands.put("cancel", new dev.stagecraft.cli.run.CancelCommand());
+    commands.put("runs list", new RunsCommand(RunsCommand.Mode.LIST));
+    commands.put("runs show", new RunsCommand(RunsCommand.Mode.SHOW));
+    commands.put("runs logs", new RunsCommand(RunsCommand.Mode.LOGS));
     commands.put("taint", new TaintCommand(true));
     commands.put("untaint", new TaintCommand(false));
     commands.put("known-hosts list", new KnownHostsCommand(KnownHostsCommand.Mode.LIST));

@@ -63,7 +63,8 @@ public final class StagecraftCli {
       return 1;
     }
     String name = args.remove(0);
-    if ((name.equals("state") || name.equals("known-hosts")) && !args.isEmpty()) {
+    if ((name.equals("state") || name.equals("known-hosts") || name.equals("runs"))
+        && !args.isEmpty()) {
       name = name + " " + args.remove(0);
     }
     Command command = commands.get(name);

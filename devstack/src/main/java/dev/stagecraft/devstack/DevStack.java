@@ -42,6 +42,7 @@ public final class DevStack implements AutoCloseable {
   private FileLock lock;
   private EmbeddedKafka kafka;
   private EmbeddedPostgresServer postgres;
+  private int stoppedPostgresPort;
   private DevStackOptions.ExternalDatabase database;
   private StackInfo info;
   private DevCredentials credentials;
@@ -151,6 +152,53 @@ public final class DevStack implements AutoCloseable {
   /** The dev tenant's token, or empty when the state service could not issue one. */
   public Optional<DevCredentials> credentials() {
     return Optional.ofNullable(credentials);
+  }
+
+  /**
+   * Stops the embedded PostgreSQL (fast shutdown: open sessions are ended) and starts it again on
+   * the same data directory and port, leaving Kafka and the services running, as an operator's
+   * database restart would. For failure tests; the services must reconnect by themselves.
+   *
+   * <p>Concurrency: not to be called concurrently with itself, {@link #stopPostgres}, {@link
+   * #startPostgres} or {@link #close}.
+   *
+   * @throws IllegalStateException when the stack uses an external database
+   */
+  public void restartPostgres() throws IOException {
+    stopPostgres();
+    startPostgres();
+  }
+
+  /**
+   * Stops the embedded PostgreSQL only (fast shutdown); {@link #startPostgres} brings it back on
+   * the same data directory and port. Same concurrency rule as {@link #restartPostgres}.
+   *
+   * @throws IllegalStateException when the stack uses an external database or it is stopped
+   */
+  public void stopPostgres() throws IOException {
+    if (postgres == null) {
+      throw new IllegalStateException(
+          stoppedPostgresPort != 0
+              ? "PostgreSQL is already stopped"
+              : "this stack uses an external database (STAGECRAFT_DB_URL): restart it yourself");
+    }
+    stoppedPostgresPort = postgres.port();
+    postgres.close();
+    postgres = null;
+  }
+
+  /**
+   * Starts the embedded PostgreSQL stopped by {@link #stopPostgres} again, on the same data
+   * directory and port. Same concurrency rule as {@link #restartPostgres}.
+   *
+   * @throws IllegalStateException when it was not stopped by {@link #stopPostgres}
+   */
+  public void startPostgres() throws IOException {
+    if (postgres != null || stoppedPostgresPort == 0) {
+      throw new IllegalStateException("PostgreSQL was not stopped by stopPostgres()");
+    }
+    postgres = EmbeddedPostgresServer.start(layout.postgresDir(), stoppedPostgresPort);
+    stoppedPostgresPort = 0;
   }
 
   /** Pids of the service processes, in start order. */
@@ -307,7 +355,10 @@ public final class DevStack implements AutoCloseable {
     env.put("STAGECRAFT_KAFKA", kafka.bootstrapServers());
     env.put("STAGECRAFT_SERVICE_TOKEN", serviceToken);
     env.put("STAGECRAFT_INSTANCE_ID", "dev-" + service.key());
-    if (service == StackService.STATE || service == StackService.LOCK) {
+    if (service == StackService.STATE
+        || service == StackService.LOCK
+        || service == StackService.PLANNER) {
+      // each owns its own schema in the same server (planner: runs, workspaces, configurations)
       env.put("STAGECRAFT_DB_URL", database.url());
       env.put("STAGECRAFT_DB_USER", database.user());
       env.put("STAGECRAFT_DB_PASSWORD", database.password());

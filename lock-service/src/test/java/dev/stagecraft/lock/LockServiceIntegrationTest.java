@@ -4,25 +4,44 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.stagecraft.devstack.EmbeddedKafka;
 import dev.stagecraft.devstack.EmbeddedPostgresServer;
 import dev.stagecraft.schemas.EventCodec;
+import dev.stagecraft.schemas.EventSchemaValidator;
+import dev.stagecraft.schemas.Topics;
+import dev.stagecraft.schemas.envelope.EventEnvelope;
 import io.micronaut.context.ApplicationContext;
 import io.micronaut.runtime.server.EmbeddedServer;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.Statement;
+import java.sql.Timestamp;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -36,8 +55,12 @@ import org.junit.jupiter.api.TestInstance;
 class LockServiceIntegrationTest {
   private static final String SERVICE_TOKEN = "test-service-token";
 
+  /** The expiry sweep interval of both instances (the documented default). */
+  private static final Duration SWEEP_INTERVAL = Duration.ofMillis(250);
+
   private Path dir;
   private EmbeddedPostgresServer postgres;
+  private EmbeddedKafka kafka;
   private EmbeddedServer first;
   private EmbeddedServer second;
   private final HttpClient http = HttpClient.newHttpClient();
@@ -46,6 +69,10 @@ class LockServiceIntegrationTest {
   void start() throws Exception {
     dir = Files.createTempDirectory("lock-it");
     postgres = EmbeddedPostgresServer.start(dir.resolve("pg").resolve("data"), 0);
+    kafka = EmbeddedKafka.start(dir.resolve("kafka"), 0);
+    try (Admin admin = Admin.create(Map.of("bootstrap.servers", kafka.bootstrapServers()))) {
+      admin.createTopics(List.of(new NewTopic(Topics.LOCK_EVENTS, 1, (short) 1))).all().get();
+    }
     first = startInstance("lock-1");
     second = startInstance("lock-2");
   }
@@ -54,6 +81,10 @@ class LockServiceIntegrationTest {
     return ApplicationContext.run(
         EmbeddedServer.class,
         Map.of(
+            "stagecraft.kafka-bootstrap",
+            kafka.bootstrapServers(),
+            "stagecraft.lock.sweep-interval",
+            SWEEP_INTERVAL.toMillis() + "ms",
             "micronaut.server.port",
             -1,
             "stagecraft.db.url",
@@ -77,6 +108,9 @@ class LockServiceIntegrationTest {
     }
     if (postgres != null) {
       postgres.close();
+    }
+    if (kafka != null) {
+      kafka.close();
     }
     if (dir != null) {
       try (var paths = Files.walk(dir)) {
@@ -191,7 +225,341 @@ class LockServiceIntegrationTest {
     assertThat(json(bad).get("detail").asText()).contains("holder");
   }
 
+  @Test
+  void anExpiredLeaseIsReleasedWithoutAnyCallerAndPublishedAsAnEvent() throws Exception {
+    JsonNode a = json(acquire(first, "ws-sweep", "run-silent", 1, 0));
+    String lockId = a.get("lockId").asText();
+
+    // nobody calls: only the sweep can record the expiry
+    await().atMost(Duration.ofSeconds(10)).until(() -> auditTypes("ws-sweep").contains("expired"));
+    try (Connection c = database();
+        Statement s = c.createStatement();
+        ResultSet rs =
+            s.executeQuery("SELECT count(*) FROM lock.locks WHERE workspace = 'ws-sweep'")) {
+      rs.next();
+      assertThat(rs.getInt(1)).as("the expired lock row is gone").isZero();
+    }
+
+    List<EventEnvelope> events =
+        lockEvents(e -> lockId.equals(e.subject()), Duration.ofSeconds(20));
+    assertThat(events).hasSize(1);
+    EventEnvelope event = events.get(0);
+    assertThat(event.type()).isEqualTo("dev.stagecraft.lock.lease-expired");
+    assertThat(event.tenant()).isEqualTo("acme");
+    assertThat(event.workspace()).isEqualTo("ws-sweep");
+    assertThat(event.data().get("holder").asText()).isEqualTo("run-silent");
+    assertThat(event.data().get("fencingToken").asLong()).isEqualTo(a.get("fencingToken").asLong());
+    assertThat(new EventSchemaValidator().validate(new String(EventCodec.encode(event)))).isEmpty();
+    assertThat(heartbeat(first, "ws-sweep", lockId).statusCode()).isEqualTo(410);
+  }
+
+  /**
+   * A separate process (bash + curl) takes the lock with a 2 s lease and heartbeats every 0.5 s; a
+   * run queues behind it; the process group is killed with SIGKILL. The queued run must be granted
+   * within lease + 1 s of the kill, by the server's own timestamp of the grant.
+   */
+  @Test
+  void killingTheHolderWithSigkillFreesTheLockWithinLeasePlusOneSecond() throws Exception {
+    int leaseSeconds = 2;
+    String ws = "ws-kill9";
+    String base = "http://127.0.0.1:" + second.getPort() + "/internal/v1/tenants/acme/workspaces/";
+    String auth = "Authorization: Bearer " + SERVICE_TOKEN;
+    String script =
+        String.join(
+            "\n",
+            "set -e",
+            "id=$(curl -sS -X POST -H '"
+                + auth
+                + "' -H 'Content-Type: application/json'"
+                + " -d '{\"holder\":\"crashy\",\"leaseSeconds\":"
+                + leaseSeconds
+                + "}'"
+                + " "
+                + base
+                + ws
+                + "/lock | sed -E 's/.*\"lockId\":\"([^\"]+)\".*/\\1/')",
+            "echo \"$id\"",
+            "while true; do",
+            "  curl -sS -o /dev/null -X POST -H '"
+                + auth
+                + "' "
+                + base
+                + ws
+                + "/lock/$id/heartbeat",
+            "  sleep 0.5",
+            "done");
+    Process holder = new ProcessBuilder("setsid", "bash", "-c", script).start();
+    try {
+      BufferedReader out =
+          new BufferedReader(
+              new InputStreamReader(holder.getInputStream(), StandardCharsets.UTF_8));
+      CompletableFuture<String> firstLine = CompletableFuture.supplyAsync(() -> readLine(out));
+      String lockId = firstLine.get(20, TimeUnit.SECONDS);
+      assertThat(json(show(first, ws)).get("lockId").asText()).isEqualTo(lockId);
+      Instant firstExpiry = Instant.parse(json(show(first, ws)).get("leaseExpiresAt").asText());
+
+      CompletableFuture<HttpResponse<String>> queued =
+          acquireAsync(first, ws, "run-queued", 30, 30);
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(() -> json(show(first, ws)).get("queue").toString().equals("[\"run-queued\"]"));
+      // the holder is alive: its heartbeats carry the lease past its first expiry
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(() -> Instant.now().isAfter(firstExpiry.plusMillis(200)));
+      assertThat(json(show(first, ws)).get("lockId").asText()).isEqualTo(lockId);
+      assertThat(queued).isNotDone();
+
+      Instant killedAt = Instant.now();
+      Process kill =
+          new ProcessBuilder("kill", "-KILL", "--", "-" + holder.pid()).inheritIO().start();
+      assertThat(kill.waitFor()).isZero();
+      assertThat(holder.waitFor(10, TimeUnit.SECONDS)).isTrue();
+
+      HttpResponse<String> granted = queued.get(30, TimeUnit.SECONDS);
+      assertThat(granted.statusCode()).as(granted.body()).isEqualTo(200);
+      Instant grantedAt = auditTime(ws, "acquired", "run-queued");
+      Duration killToGrant = Duration.between(killedAt, grantedAt);
+      System.out.printf(
+          "kill -9 of the lock holder -> queued run granted: %d ms (lease %d s)%n",
+          killToGrant.toMillis(), leaseSeconds);
+      assertThat(killToGrant)
+          .as("kill -9 of the holder to the queued run's grant (server time)")
+          .isLessThanOrEqualTo(Duration.ofSeconds(leaseSeconds + 1));
+      assertThat(auditTypes(ws)).containsSubsequence("acquired", "enqueued", "expired", "acquired");
+    } finally {
+      holder.destroyForcibly();
+    }
+  }
+
+  @Test
+  void aNewerRequestWithTheSameCoalescingKeyReplacesTheWaitingOne() throws Exception {
+    JsonNode running = json(acquire(first, "ws-coalesce", "run-now", 30, 0));
+    CompletableFuture<HttpResponse<String>> older =
+        http.sendAsync(
+            request(
+                first,
+                "POST",
+                "/tenants/acme/workspaces/ws-coalesce/lock",
+                "{\"holder\":\"run-r1\",\"waitSeconds\":30,\"coalescingKey\":\"apply:prod\"}"),
+            HttpResponse.BodyHandlers.ofString());
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () -> json(show(first, "ws-coalesce")).get("queue").toString().equals("[\"run-r1\"]"));
+    acquire(first, "ws-coalesce", "run-other", 30, 0);
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () ->
+                json(show(first, "ws-coalesce"))
+                    .get("queue")
+                    .toString()
+                    .equals("[\"run-r1\",\"run-other\"]"));
+
+    HttpResponse<String> newer =
+        send(
+            second,
+            "POST",
+            "/tenants/acme/workspaces/ws-coalesce/lock",
+            "{\"holder\":\"run-r2\",\"coalescingKey\":\"apply:prod\"}");
+
+    assertThat(newer.statusCode()).isEqualTo(202);
+    assertThat(json(newer).get("position").asInt()).isEqualTo(1);
+    HttpResponse<String> replaced = older.get(10, java.util.concurrent.TimeUnit.SECONDS);
+    assertThat(replaced.statusCode()).as(replaced.body()).isEqualTo(409);
+    assertThat(json(replaced).get("detail").asText())
+        .contains("replaced by a newer request from 'run-r2'", "apply:prod");
+    assertThat(json(show(first, "ws-coalesce")).get("queue").toString())
+        .isEqualTo("[\"run-r2\",\"run-other\"]");
+    assertThat(auditTypes("ws-coalesce")).contains("superseded");
+    release(first, "ws-coalesce", running.get("lockId").asText());
+    assertThat(acquire(first, "ws-coalesce", "run-r2", 30, 5).statusCode()).isEqualTo(200);
+  }
+
+  @Test
+  void severalWorkspacesAreLockedAllOrNone() throws Exception {
+    JsonNode held = json(acquire(first, "multi-b", "someone", 30, 0));
+
+    HttpResponse<String> refused =
+        send(
+            first,
+            "POST",
+            "/tenants/acme/locks",
+            "{\"holder\":\"multi\",\"workspaces\":[\"multi-c\",\"multi-a\",\"multi-b\"]}");
+    assertThat(refused.statusCode()).as(refused.body()).isEqualTo(423);
+    assertThat(json(refused).get("blocked").get(0).get("workspace").asText()).isEqualTo("multi-b");
+    assertThat(json(show(first, "multi-a")).get("holder").isNull()).isTrue();
+    assertThat(json(show(first, "multi-c")).get("holder").isNull()).isTrue();
+
+    CompletableFuture<HttpResponse<String>> waiting =
+        http.sendAsync(
+            request(
+                second,
+                "POST",
+                "/tenants/acme/locks",
+                "{\"holder\":\"multi\",\"workspaces\":[\"multi-c\",\"multi-a\",\"multi-b\"],"
+                    + "\"waitSeconds\":20}"),
+            HttpResponse.BodyHandlers.ofString());
+    release(first, "multi-b", held.get("lockId").asText());
+    HttpResponse<String> granted = waiting.get(20, java.util.concurrent.TimeUnit.SECONDS);
+    assertThat(granted.statusCode()).as(granted.body()).isEqualTo(200);
+    assertThat(json(granted).get("locks").findValuesAsText("workspace"))
+        .containsExactly("multi-a", "multi-b", "multi-c");
+    for (String ws : List.of("multi-a", "multi-b", "multi-c")) {
+      assertThat(json(show(first, ws)).get("holder").asText()).isEqualTo("multi");
+    }
+  }
+
+  /**
+   * Two holders repeatedly ask for overlapping sets ({a,b,c} and {c,b,d}, listed in different
+   * orders) on two instances: no request fails (a PostgreSQL deadlock would be a 500), each answer
+   * is all (200) or nothing (423), and nobody ever holds a part of its set.
+   */
+  @Test
+  void overlappingMultiWorkspaceRequestsNeverDeadlock() throws Exception {
+    List<List<String>> sets =
+        List.of(List.of("ov-c", "ov-a", "ov-b"), List.of("ov-d", "ov-b", "ov-c"));
+    List<CompletableFuture<List<Integer>>> runs = new ArrayList<>();
+    for (int h = 0; h < 2; h++) {
+      int holder = h;
+      EmbeddedServer server = h == 0 ? first : second;
+      runs.add(
+          CompletableFuture.supplyAsync(
+              () -> {
+                List<Integer> statuses = new ArrayList<>();
+                try {
+                  for (int i = 0; i < 40; i++) {
+                    String body =
+                        EventCodec.mapper()
+                            .writeValueAsString(
+                                Map.of(
+                                    "holder",
+                                    "ov-" + holder,
+                                    "workspaces",
+                                    sets.get(holder),
+                                    "leaseSeconds",
+                                    30,
+                                    "waitSeconds",
+                                    1));
+                    HttpResponse<String> r = send(server, "POST", "/tenants/acme/locks", body);
+                    statuses.add(r.statusCode());
+                    if (r.statusCode() == 200) {
+                      for (JsonNode l : json(r).get("locks")) {
+                        release(server, l.get("workspace").asText(), l.get("lockId").asText());
+                      }
+                    }
+                  }
+                } catch (Exception e) {
+                  throw new IllegalStateException(e);
+                }
+                return statuses;
+              }));
+    }
+    List<Integer> all = new ArrayList<>();
+    for (CompletableFuture<List<Integer>> run : runs) {
+      all.addAll(run.get(120, java.util.concurrent.TimeUnit.SECONDS));
+    }
+    assertThat(all).hasSize(80).allMatch(s -> s == 200 || s == 423);
+    assertThat(all).contains(200);
+    // all-or-nothing in the audit trail: each holder's acquisitions come in complete sets
+    try (Connection c = database();
+        Statement st = c.createStatement();
+        ResultSet rs =
+            st.executeQuery(
+                "SELECT holder, workspace, count(*) FROM lock.lock_events WHERE tenant = 'acme'"
+                    + " AND workspace LIKE 'ov-%' AND type = 'acquired' GROUP BY holder, workspace")) {
+      Map<String, Map<String, Integer>> counts = new java.util.HashMap<>();
+      while (rs.next()) {
+        counts
+            .computeIfAbsent(rs.getString(1), k -> new java.util.HashMap<>())
+            .put(rs.getString(2), rs.getInt(3));
+      }
+      for (int h = 0; h < 2; h++) {
+        Map<String, Integer> mine = counts.getOrDefault("ov-" + h, Map.of());
+        assertThat(mine.keySet()).containsExactlyInAnyOrderElementsOf(sets.get(h));
+        assertThat(new java.util.HashSet<>(mine.values())).hasSize(1);
+      }
+    }
+  }
+
   // --- fixtures -----------------------------------------------------------------------------
+
+  private static String readLine(BufferedReader reader) {
+    try {
+      return reader.readLine();
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  private Connection database() throws Exception {
+    return DriverManager.getConnection(postgres.jdbcUrl(), postgres.user(), postgres.password());
+  }
+
+  /** The audit trail's event types of a workspace, oldest first. */
+  private List<String> auditTypes(String ws) throws Exception {
+    List<String> types = new ArrayList<>();
+    try (Connection c = database();
+        PreparedStatement ps =
+            c.prepareStatement(
+                "SELECT type FROM lock.lock_events WHERE tenant = 'acme' AND workspace = ?"
+                    + " ORDER BY id")) {
+      ps.setString(1, ws);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          types.add(rs.getString(1));
+        }
+      }
+    }
+    return types;
+  }
+
+  private Instant auditTime(String ws, String type, String holder) throws Exception {
+    try (Connection c = database();
+        PreparedStatement ps =
+            c.prepareStatement(
+                "SELECT at FROM lock.lock_events WHERE tenant = 'acme' AND workspace = ?"
+                    + " AND type = ? AND holder = ? ORDER BY id DESC LIMIT 1")) {
+      ps.setString(1, ws);
+      ps.setString(2, type);
+      ps.setString(3, holder);
+      try (ResultSet rs = ps.executeQuery()) {
+        assertThat(rs.next()).as(type + " of " + holder + " in " + ws).isTrue();
+        Timestamp at = rs.getTimestamp(1);
+        return at.toInstant();
+      }
+    }
+  }
+
+  /** Reads stagecraft.lock-events from the start until {@code wanted} matched, or the deadline. */
+  private List<EventEnvelope> lockEvents(
+      java.util.function.Predicate<EventEnvelope> wanted, Duration deadline) {
+    Properties props = new Properties();
+    props.put("bootstrap.servers", kafka.bootstrapServers());
+    props.put("group.id", "lock-it-" + UUID.randomUUID());
+    props.put("auto.offset.reset", "earliest");
+    List<EventEnvelope> found = new ArrayList<>();
+    try (KafkaConsumer<String, byte[]> consumer =
+        new KafkaConsumer<>(props, new StringDeserializer(), new ByteArrayDeserializer())) {
+      consumer.subscribe(List.of(Topics.LOCK_EVENTS));
+      await()
+          .atMost(deadline)
+          .until(
+              () -> {
+                for (ConsumerRecord<String, byte[]> r : consumer.poll(Duration.ofMillis(200))) {
+                  EventEnvelope e = EventCodec.decode(r.value());
+                  if (wanted.test(e)) {
+                    found.add(e);
+                  }
+                }
+                return !found.isEmpty();
+              });
+    }
+    return found;
+  }
+
+  // --- requests -----------------------------------------------------------------------------
 
   private HttpResponse<String> acquire(
       EmbeddedServer server, String ws, String holder, int leaseSeconds, int waitSeconds)

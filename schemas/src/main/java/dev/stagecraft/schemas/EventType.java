@@ -8,6 +8,8 @@ import dev.stagecraft.schemas.action.ActionStarted;
 import dev.stagecraft.schemas.action.ActionStep;
 import dev.stagecraft.schemas.control.RunCancelRequested;
 import dev.stagecraft.schemas.lock.LockForceUnlocked;
+import dev.stagecraft.schemas.lock.LockLeaseExpired;
+import dev.stagecraft.schemas.run.RunRequested;
 import dev.stagecraft.schemas.run.RunTransitioned;
 import dev.stagecraft.schemas.state.StateRecorded;
 import java.util.Arrays;
@@ -45,6 +47,8 @@ public enum EventType {
       Topics.RUN_EVENTS,
       RunTransitioned.class,
       "run-transitioned"),
+  RUN_REQUESTED(
+      "dev.stagecraft.run.requested", Topics.RUN_REQUESTS, RunRequested.class, "run-requested"),
   RUN_CANCEL_REQUESTED(
       "dev.stagecraft.run.cancel-requested",
       Topics.CONTROL,
@@ -54,7 +58,12 @@ public enum EventType {
       "dev.stagecraft.lock.force-unlocked",
       Topics.LOCK_EVENTS,
       LockForceUnlocked.class,
-      "lock-force-unlocked");
+      "lock-force-unlocked"),
+  LOCK_LEASE_EXPIRED(
+      "dev.stagecraft.lock.lease-expired",
+      Topics.LOCK_EVENTS,
+      LockLeaseExpired.class,
+      "lock-lease-expired");
 
   public static final String SCHEMA_VERSION = "1";
 

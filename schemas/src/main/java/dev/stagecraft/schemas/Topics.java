@@ -25,13 +25,39 @@ public final class Topics {
   public static final String CONTROL = "stagecraft.control";
 
   /**
-   * State-service → anyone (auditors, bots): workspace lock events with an audit value, such as a
-   * force-unlock (who, why). Key: tenant/workspace.
+   * State-service and lock-service → anyone (auditors, bots, the planner): workspace lock events
+   * with an audit value, such as a force-unlock (who, why) or an expired lease. Key:
+   * tenant/workspace.
    */
   public static final String LOCK_EVENTS = "stagecraft.lock-events";
 
+  /**
+   * Bots, chat-ops and CI → planner: {@code run.requested} triggers (CloudEvents, structured JSON
+   * mode), each signed with the tenant's trigger secret in the record headers (docs/chatops.md, ADR
+   * 0016). One consumer group across planner instances. Key: free; bots should use the idempotency
+   * key (duplicates then meet on one partition).
+   */
+  public static final String RUN_REQUESTS = "stagecraft.run-requests";
+
+  /**
+   * Planner → planner (compacted, read from the start by every instance): each tenant's trigger
+   * secrets, sealed with the secrets keyring. Key: tenant. Not events: no envelope.
+   */
+  public static final String TRIGGER_SECRETS = "stagecraft.trigger-secrets";
+
   public static final List<String> ALL =
-      List.of(ACTIONS, ACTION_EVENTS, STATE_EVENTS, RUN_EVENTS, CONTROL, LOCK_EVENTS);
+      List.of(
+          ACTIONS,
+          ACTION_EVENTS,
+          STATE_EVENTS,
+          RUN_EVENTS,
+          CONTROL,
+          LOCK_EVENTS,
+          RUN_REQUESTS,
+          TRIGGER_SECRETS);
+
+  /** Topics that keep the latest value per key ({@code cleanup.policy=compact}). */
+  public static final List<String> COMPACTED = List.of(TRIGGER_SECRETS);
 
   private Topics() {}
 }

@@ -15,6 +15,8 @@ import dev.stagecraft.schemas.action.SshConnection;
 import dev.stagecraft.schemas.control.RunCancelRequested;
 import dev.stagecraft.schemas.envelope.EventEnvelope;
 import dev.stagecraft.schemas.lock.LockForceUnlocked;
+import dev.stagecraft.schemas.lock.LockLeaseExpired;
+import dev.stagecraft.schemas.run.RunRequested;
 import dev.stagecraft.schemas.run.RunTransitioned;
 import dev.stagecraft.schemas.state.StateRecorded;
 import java.nio.charset.StandardCharsets;
@@ -90,8 +92,16 @@ class EventContractTest {
             "executor-1"),
         new StateRecorded("r1", "r1/a", "stateful_provisioning.app", "succeeded", null, 3, "123"),
         new RunTransitioned("r1", "applied", null),
+        new RunRequested(
+            "prod",
+            new RunRequested.Configuration(Map.of("main.tf", "# empty"), null),
+            Map.of("revision", "abc"),
+            "deploy app rev abc to prod",
+            "alice",
+            "slack-1234"),
         new LockForceUnlocked(
-            "5c1a", "terraform:5c1a", 4, "api-token:ab12", "holder crashed", "rest"));
+            "5c1a", "terraform:5c1a", 4, "api-token:ab12", "holder crashed", "rest"),
+        new LockLeaseExpired("7d2e", "run-42", 5, Instant.parse("2026-11-21T10:00:01Z")));
   }
 
   @Test
@@ -106,6 +116,23 @@ class EventContractTest {
           .as(decoded.type())
           .isEmpty();
     }
+  }
+
+  @Test
+  void aRunRequestNeedsAnIdempotencyKeyAndSpeaksSnakeCase() {
+    String valid =
+        "{\"specversion\":\"1.0\",\"id\":\"e1\",\"source\":\"/bot\","
+            + "\"type\":\"dev.stagecraft.run.requested\",\"tenant\":\"acme\","
+            + "\"data\":{\"workspace\":\"prod\",\"configuration\":{\"files\":{\"main.tf\":\"\"}},"
+            + "\"requested_by\":\"alice\",\"idempotency_key\":\"k1\"}}";
+    assertThat(validator.validate(valid)).isEmpty();
+    assertThat(
+            EventCodec.data(
+                    EventCodec.decode(valid.getBytes(StandardCharsets.UTF_8)), RunRequested.class)
+                .idempotencyKey())
+        .isEqualTo("k1");
+    assertThat(validator.validate(valid.replace(",\"idempotency_key\":\"k1\"", "")))
+        .anyMatch(e -> e.contains("idempotency_key"));
   }
 
   @Test

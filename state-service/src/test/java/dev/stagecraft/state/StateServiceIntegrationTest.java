@@ -384,23 +384,24 @@ class StateServiceIntegrationTest {
         "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBzJhYqN8yzL9w9rdQO6Sxb7L8mMLBkH3kUkO3W9JbgA";
     ActionFinished learned =
         new ActionFinished(
-            "run-hk",
-            "act-hk",
-            APP,
-            "stateful_provisioning",
-            "create",
-            "succeeded",
-            null,
-            null,
-            Map.of("id", "i-1"),
-            List.of(),
-            1,
-            "exec-1",
-            false,
-            false,
-            List.of(
-                new dev.stagecraft.schemas.action.LearnedHostKey(
-                    "10.0.0.9", 2222, key, "SHA256:ignored-recomputed")));
+                "run-hk",
+                "act-hk",
+                APP,
+                "stateful_provisioning",
+                "create",
+                "succeeded",
+                null,
+                null,
+                Map.of("id", "i-1"),
+                List.of(),
+                1,
+                "exec-1",
+                false,
+                false,
+                List.of(
+                    new dev.stagecraft.schemas.action.LearnedHostKey(
+                        "10.0.0.9", 2222, key, "SHA256:ignored-recomputed")))
+            .provenWith(mintCredential("hk", "prod", "run-hk", 1));
     executor.publish(executorCodec.wrap("hk", "prod", "run-hk", 3, APP, learned));
     awaitRecorded("hk", "act-hk", 1);
 
@@ -475,6 +476,136 @@ class StateServiceIntegrationTest {
 
   // --- fixtures -----------------------------------------------------------------------------
 
+  @Test
+  void runCredentialWorksOnlyWhileItsRunIsActiveAndOnlyForItsWorkspace() throws Exception {
+    tenantWithToken("cred");
+    tenantWithToken("other");
+    assertThat(internal("POST", "/tenants/cred/workspaces/x/fencing", "{\"token\":1}").statusCode())
+        .isEqualTo(200);
+    String credential = mintCredential("cred", "x", "run-c", 1);
+    assertThat(credential).startsWith("scr_");
+    String forY = mintCredential("cred", "y", "run-y", 1);
+
+    // during the run: reads its own workspace, nothing else
+    assertThat(readStateWith("cred", "x", credential).statusCode()).isEqualTo(200);
+    assertThat(readStateWith("cred", "y", credential).statusCode()).isEqualTo(401);
+    assertThat(readStateWith("other", "x", credential).statusCode()).isEqualTo(401);
+    executor.publish(provenFinished("cred", "x", "run-c", "act-1", 1, credential));
+    assertThat(EventCodec.data(awaitRecorded("cred", "act-1", 1).get(0), StateRecorded.class))
+        .extracting(StateRecorded::outcome, StateRecorded::serial)
+        .containsExactly("succeeded", 1L);
+    // a proof made with workspace y's credential does not record a result of run-c in x
+    executor.publish(provenFinished("cred", "x", "run-c", "act-2", 1, forY));
+    StateRecorded foreign =
+        EventCodec.data(awaitRecorded("cred", "act-2", 1).get(0), StateRecorded.class);
+    assertThat(foreign.outcome()).isEqualTo("rejected");
+    assertThat(foreign.error()).contains("does not match");
+
+    // the run ends: the planner revokes; the credential is refused at once
+    assertThat(
+            internal("DELETE", "/tenants/cred/workspaces/x/run-credentials/run-c", null)
+                .statusCode())
+        .isEqualTo(200);
+    HttpResponse<String> after = readStateWith("cred", "x", credential);
+    assertThat(after.statusCode()).isEqualTo(401);
+    assertThat(after.body()).doesNotContain(credential);
+    executor.publish(provenFinished("cred", "x", "run-c", "act-3", 1, credential));
+    StateRecorded late =
+        EventCodec.data(awaitRecorded("cred", "act-3", 1).get(0), StateRecorded.class);
+    assertThat(late.outcome()).isEqualTo("rejected");
+    assertThat(late.error()).contains("revoked");
+    assertThat(late.serial()).isEqualTo(1);
+    // a revoked run gets no new credential
+    assertThat(
+            internal(
+                    "POST",
+                    "/tenants/cred/workspaces/x/run-credentials",
+                    "{\"runId\":\"run-c\",\"fencingToken\":1}")
+                .statusCode())
+        .isEqualTo(409);
+
+    // a newer lock holder supersedes a credential that was never revoked
+    assertThat(readStateWith("cred", "y", forY).statusCode()).isEqualTo(200);
+    assertThat(internal("POST", "/tenants/cred/workspaces/y/fencing", "{\"token\":2}").statusCode())
+        .isEqualTo(200);
+    assertThat(readStateWith("cred", "y", forY).statusCode()).isEqualTo(401);
+  }
+
+  @Test
+  void resultWithoutRunProofIsRejected() throws Exception {
+    tenantWithToken("noproof");
+    mintCredential("noproof", "ws", "run-1", 1);
+    executor.publish(
+        executorCodec.wrap(
+            "noproof",
+            "ws",
+            "run-1",
+            3,
+            APP,
+            new ActionFinished(
+                "run-1",
+                "act-1",
+                APP,
+                "stateful_provisioning",
+                "create",
+                "succeeded",
+                null,
+                null,
+                Map.of("id", "i-1"),
+                List.of(),
+                1,
+                "exec-1")));
+    StateRecorded data =
+        EventCodec.data(awaitRecorded("noproof", "act-1", 1).get(0), StateRecorded.class);
+    assertThat(data.outcome()).isEqualTo("rejected");
+    assertThat(data.error()).contains("no run proof");
+  }
+
+  private HttpResponse<String> readStateWith(String tenant, String workspace, String credential)
+      throws Exception {
+    return http.send(
+        HttpRequest.newBuilder(
+                uri("/internal/v1/tenants/" + tenant + "/workspaces/" + workspace + "/state"))
+            .header("Authorization", "Bearer " + credential)
+            .GET()
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
+  /** Mints the run's state credential as the planner does; null when the state service refuses. */
+  private String mintCredential(String tenant, String workspace, String runId, long fencingToken)
+      throws Exception {
+    HttpResponse<String> r =
+        internal(
+            "POST",
+            "/tenants/" + tenant + "/workspaces/" + workspace + "/run-credentials",
+            "{\"runId\":\"" + runId + "\",\"fencingToken\":" + fencingToken + "}");
+    if (r.statusCode() == 409) {
+      return null;
+    }
+    assertThat(r.statusCode()).as(r.body()).isEqualTo(201);
+    return EventCodec.mapper().readTree(r.body()).get("credential").asText();
+  }
+
+  private EventEnvelope provenFinished(
+      String tenant,
+      String workspace,
+      String runId,
+      String actionId,
+      long fencingToken,
+      String credential) {
+    EventEnvelope plain =
+        finished(tenant, workspace, runId, actionId, "create", "succeeded", fencingToken, null);
+    return executorCodec.wrap(
+        tenant,
+        workspace,
+        runId,
+        3,
+        APP,
+        EventCodec.data(plain, ActionFinished.class).provenWith(credential));
+  }
+
+  /** An executor's result, proven with a credential minted for the run now (as a planner would). */
   private EventEnvelope finished(
       String tenant,
       String workspace,
@@ -482,7 +613,28 @@ class StateServiceIntegrationTest {
       String actionId,
       String action,
       String outcome,
-      long fencingToken) {
+      long fencingToken)
+      throws Exception {
+    return finished(
+        tenant,
+        workspace,
+        runId,
+        actionId,
+        action,
+        outcome,
+        fencingToken,
+        mintCredential(tenant, workspace, runId, fencingToken));
+  }
+
+  private EventEnvelope finished(
+      String tenant,
+      String workspace,
+      String runId,
+      String actionId,
+      String action,
+      String outcome,
+      long fencingToken,
+      String credential) {
     return executorCodec.wrap(
         tenant,
         workspace,
@@ -490,18 +642,19 @@ class StateServiceIntegrationTest {
         3,
         APP,
         new ActionFinished(
-            runId,
-            actionId,
-            APP,
-            "stateful_provisioning",
-            action,
-            outcome,
-            null,
-            null,
-            Map.of("id", "i-1", "host", "10.0.0.1"),
-            List.of("stateful_provisioning.db"),
-            fencingToken,
-            "exec-1"));
+                runId,
+                actionId,
+                APP,
+                "stateful_provisioning",
+                action,
+                outcome,
+                null,
+                null,
+                Map.of("id", "i-1", "host", "10.0.0.1"),
+                List.of("stateful_provisioning.db"),
+                fencingToken,
+                "exec-1")
+            .provenWith(credential));
   }
 
   /** Waits until at least {@code count} state.recorded events for the action arrived. */

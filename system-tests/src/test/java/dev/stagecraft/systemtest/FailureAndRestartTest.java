@@ -72,5 +72,15 @@ class FailureAndRestartTest {
     assertThat(pulled.out()).isEqualTo(before);
     CliResult plan = stack.cli(dir, "plan", "-workspace=restart", "-detailed-exitcode");
     assertThat(plan.exitCode()).as(plan.all()).isZero();
+
+    // the run from before the restart is still listed, and its recorded transitions readable
+    CliResult runs = stack.cli(dir, "runs", "list", "-workspace=restart", "-status=applied");
+    assertThat(runs.exitCode()).as(runs.all()).isZero();
+    String[] rows = runs.out().strip().split("\n");
+    assertThat(rows).as(runs.all()).hasSize(2); // header + the applied run
+    String runId = rows[1].strip().split("\\s+")[0];
+    CliResult logs = stack.cli(dir, "runs", "logs", runId);
+    assertThat(logs.exitCode()).as(logs.all()).isZero();
+    assertThat(logs.out()).contains("Apply complete!").doesNotContain("add -follow");
   }
 }

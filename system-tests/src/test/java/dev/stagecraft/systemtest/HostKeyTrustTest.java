@@ -2,6 +2,7 @@ package dev.stagecraft.systemtest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.stagecraft.sshtestkit.OpenSshServer;
 import dev.stagecraft.systemtest.SharedStack.CliResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,12 +21,12 @@ import org.junit.jupiter.api.Test;
  */
 class HostKeyTrustTest {
   static SharedStack stack;
-  static LocalSshd sshd;
+  static OpenSshServer sshd;
 
   @BeforeAll
   static void start() throws Exception {
     stack = SharedStack.get();
-    sshd = new LocalSshd(stack.root.resolve("host-key-sshd"));
+    sshd = new OpenSshServer().start();
   }
 
   @AfterAll
@@ -72,7 +73,7 @@ class HostKeyTrustTest {
   void aKeyTrustedOnFirstUseIsEnforcedAndAChangedKeyRunsNothing() throws Exception {
     Path markers = Files.createDirectories(stack.root.resolve("host-key-markers"));
     Path dir = stack.configDir("host-key", config(markers));
-    Files.writeString(dir.resolve("client_key"), sshd.clientKey());
+    Files.writeString(dir.resolve("client_key"), sshd.ed25519Key());
     String ws = "-workspace=host-key";
     String where = "127.0.0.1:" + sshd.port();
     String firstKey = sshd.hostKey();

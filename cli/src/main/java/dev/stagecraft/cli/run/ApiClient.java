@@ -108,6 +108,47 @@ public final class ApiClient {
     return send(authorized(url).DELETE());
   }
 
+  /**
+   * Opens a Server-Sent Events stream ({@code Accept: text/event-stream}, no overall timeout: the
+   * stream lasts as long as the run), sending {@code Last-Event-ID} when {@code lastEventId} is not
+   * null. An error answer becomes an {@link ApiException}; the caller closes the body.
+   */
+  public HttpResponse<java.io.InputStream> openEventStream(String url, String lastEventId)
+      throws IOException, InterruptedException {
+    HttpRequest.Builder b =
+        HttpRequest.newBuilder(URI.create(url)).header("Accept", "text/event-stream").GET();
+    if (token != null && !token.isBlank()) {
+      b.header("Authorization", "Bearer " + token);
+    }
+    if (lastEventId != null) {
+      b.header("Last-Event-ID", lastEventId);
+    }
+    HttpRequest built = b.build();
+    HttpResponse<java.io.InputStream> response;
+    try {
+      response = http.send(built, HttpResponse.BodyHandlers.ofInputStream());
+    } catch (ConnectException e) {
+      throw new IOException(
+          "cannot reach the Stagecraft server at "
+              + address
+              + " (is the dev stack running? start it with ./stagecraft up -detach)",
+          e);
+    }
+    if (response.statusCode() >= 400) {
+      byte[] body;
+      try (java.io.InputStream in = response.body()) {
+        body = in.readAllBytes();
+      }
+      JsonNode json = body.length == 0 ? null : MAPPER.readTree(body);
+      String detail =
+          json != null && json.hasNonNull("detail")
+              ? json.get("detail").asText()
+              : "HTTP " + response.statusCode() + " from " + built.uri();
+      throw new ApiException(response.statusCode(), detail, json);
+    }
+    return response;
+  }
+
   private HttpRequest.Builder authorized(String url) {
     HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url)).timeout(DEFAULT_TIMEOUT);
     if (token != null && !token.isBlank()) {

@@ -5,54 +5,118 @@ import dev.stagecraft.cli.CliContext;
 import java.io.IOException;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import sun.misc.Signal;
+import sun.misc.SignalHandler;
 
 /**
  * Follows a run until it ends, printing its transitions and provisioner output the way Terraform
- * prints an apply. Long-polls the run's events, so output appears as soon as it is recorded.
+ * prints an apply. Reads the run's log over Server-Sent Events ({@link RunEventStream}, which
+ * resumes a dropped connection), so output appears as soon as it is recorded.
+ *
+ * <p>Ctrl-C (when {@code cancelOnCtrlC}, as for {@code apply}): the first asks the planner to
+ * cancel the run and keeps following until it ends; the second detaches (exit 130), leaving the run
+ * to the server. The SIGINT handler is installed only while following and the previous one
+ * restored.
  */
 final class RunFollower {
+  /** The exit code after detaching, as a shell reports a command ended by SIGINT. */
+  static final int DETACHED = 130;
+
   private final CliContext ctx;
   private final ApiClient api;
   private final boolean showPlan;
+  private final boolean cancelOnCtrlC;
+  private final AtomicInteger interrupts = new AtomicInteger();
+  private volatile String runId;
+  private volatile RunEventStream stream;
 
   RunFollower(CliContext ctx, ApiClient api, boolean showPlan) {
+    this(ctx, api, showPlan, true);
+  }
+
+  RunFollower(CliContext ctx, ApiClient api, boolean showPlan, boolean cancelOnCtrlC) {
     this.ctx = ctx;
     this.api = api;
     this.showPlan = showPlan;
+    this.cancelOnCtrlC = cancelOnCtrlC;
   }
 
   /** Prints the run's events until it is terminal; returns the CLI exit code. */
   int follow(String runId) throws IOException, InterruptedException {
-    String base = api.api("runs") + "/" + URLEncoder.encode(runId, StandardCharsets.UTF_8);
-    long after = 0;
-    String status = "pending";
-    String lastMessage = null;
-    while (true) {
-      JsonNode page = api.get(base + "/events?after=" + after + "&wait=10");
-      for (JsonNode event : page.path("events")) {
-        after = event.get("sequence").asLong();
-        String kind = event.get("kind").asText();
-        switch (kind) {
-          case "status" -> {
-            status = event.get("status").asText();
-            lastMessage = text(event, "message");
-            printStatus(status, lastMessage);
-          }
-          case "log" ->
-              ctx.out()
-                  .println(event.get("address").asText() + " (local-exec): " + text(event, "line"));
-          case "action" -> printAction(event.get("address").asText(), text(event, "message"));
-          default -> {}
-        }
+    RunEventStream stream = new RunEventStream(api, runId);
+    this.runId = runId;
+    this.stream = stream;
+    Signal sigint = new Signal("INT");
+    SignalHandler previous = null;
+    if (cancelOnCtrlC) {
+      try {
+        previous = Signal.handle(sigint, signal -> onCtrlC());
+      } catch (IllegalArgumentException e) {
+        // the JVM reserves SIGINT (-Xrs): Ctrl-C then simply ends the CLI; the run goes on
       }
-      if (page.path("terminal").asBoolean() && page.path("events").isEmpty()) {
-        break;
+    }
+    String status;
+    try {
+      status = stream.follow(this::print);
+    } finally {
+      if (previous != null) {
+        Signal.handle(sigint, previous);
       }
+    }
+    if (status == null) {
+      return DETACHED;
     }
     return switch (status) {
       case "applied", "planned_and_finished" -> 0;
       default -> 1;
     };
+  }
+
+  /**
+   * What a Ctrl-C does while following: the first cancels the run (it keeps being followed until it
+   * ends), the second detaches. Called on the JVM's signal thread, while {@link #follow} runs.
+   */
+  void onCtrlC() {
+    String runId = this.runId;
+    RunEventStream stream = this.stream;
+    if (interrupts.incrementAndGet() == 1) {
+      ctx.err().println();
+      ctx.err().println("Interrupt received. Canceling run " + runId + "...");
+      ctx.err().println("  (press Ctrl-C again to stop following; the run goes on on the server)");
+      try {
+        api.post(
+            api.api("runs") + "/" + URLEncoder.encode(runId, StandardCharsets.UTF_8) + "/cancel",
+            Map.of());
+      } catch (IOException | RuntimeException e) {
+        ctx.err().println("Error: could not cancel run " + runId + ": " + e.getMessage());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    } else {
+      ctx.err().println();
+      ctx.err()
+          .println(
+              "Stopped following run "
+                  + runId
+                  + "; it goes on on the server. Follow it again with: stagecraft runs logs "
+                  + runId
+                  + " -follow");
+      stream.detach();
+    }
+  }
+
+  /** Prints one journal entry as {@code apply} shows it. */
+  void print(JsonNode event) {
+    switch (event.path("kind").asText()) {
+      case "status" -> printStatus(event.get("status").asText(), text(event, "message"));
+      case "log" ->
+          ctx.out()
+              .println(event.get("address").asText() + " (local-exec): " + text(event, "line"));
+      case "action" -> printAction(event.get("address").asText(), text(event, "message"));
+      default -> {}
+    }
   }
 
   private void printStatus(String status, String message) {

@@ -48,6 +48,7 @@ final class ActionEventEmitter implements OutputSink {
   private String currentStepTarget; // guarded by this
   private String canceledBecause; // guarded by this; set when the run was canceled
   private final List<LearnedHostKey> learnedHostKeys = new ArrayList<>(); // guarded by this
+  private String runCredential; // guarded by this; a secret, only ever turned into a proof
 
   ActionEventEmitter(
       EventCodec codec,
@@ -148,6 +149,14 @@ final class ActionEventEmitter implements OutputSink {
     }
   }
 
+  /**
+   * The run's state credential from the opened dispatch (null when the planner sent none): {@code
+   * action.finished} carries a proof made with it, never the credential (docs/adr/0013).
+   */
+  synchronized void runCredential(String credential) {
+    runCredential = credential;
+  }
+
   /** Marks the action canceled: its {@code action.finished} then says {@code canceled}. */
   synchronized void canceled(String reason) {
     canceledBecause = reason;
@@ -168,25 +177,26 @@ final class ActionEventEmitter implements OutputSink {
     EventEnvelope event =
         next(
             new ActionFinished(
-                runId,
-                action.actionId(),
-                action.address(),
-                action.resourceType(),
-                action.action(),
-                result.isSucceeded()
-                    ? ActionFinished.SUCCEEDED
-                    : canceledBecause != null ? ActionFinished.CANCELED : ActionFinished.FAILED,
-                result.exitCode(),
-                result.isSucceeded() || canceledBecause == null
-                    ? result.error()
-                    : "canceled (" + canceledBecause + "): " + result.error(),
-                action.attributes(),
-                action.dependencies(),
-                action.fencingToken(),
-                executorId,
-                action.createBeforeDestroy(),
-                action.skipDestroy(),
-                learnedHostKeys));
+                    runId,
+                    action.actionId(),
+                    action.address(),
+                    action.resourceType(),
+                    action.action(),
+                    result.isSucceeded()
+                        ? ActionFinished.SUCCEEDED
+                        : canceledBecause != null ? ActionFinished.CANCELED : ActionFinished.FAILED,
+                    result.exitCode(),
+                    result.isSucceeded() || canceledBecause == null
+                        ? result.error()
+                        : "canceled (" + canceledBecause + "): " + result.error(),
+                    action.attributes(),
+                    action.dependencies(),
+                    action.fencingToken(),
+                    executorId,
+                    action.createBeforeDestroy(),
+                    action.skipDestroy(),
+                    learnedHostKeys)
+                .provenWith(runCredential));
     Duration backoff = Duration.ofMillis(500);
     while (true) {
       try {

@@ -269,6 +269,8 @@ final class DispatchedActionHandler implements EventConsumer.Handler {
       try {
         ActionDispatched opened =
             DispatchSealing.open(action, secrets, event.tenant(), event.workspace());
+        // action.finished proves the outcome with the run's state credential (ADR 0013)
+        events.runCredential(opened.runCredential());
         // The lease ends with the action: the run's SSH connections may close after its last one.
         try (RunConnections lease =
             connections == null ? null : connections.open(event.tenant(), action.runId())) {

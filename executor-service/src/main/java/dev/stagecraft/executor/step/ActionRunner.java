@@ -253,19 +253,34 @@ public final class ActionRunner {
 
   /** Terminates the command and everything it started, then forcibly if it does not exit. */
   private static void kill(Process process, Thread... readers) {
-    process.descendants().forEach(ProcessHandle::destroy);
+    // Snapshot the tree first: once the shell is gone its children are re-parented and no longer
+    // its descendants. The shell is stopped before its children, so it cannot go on to its next
+    // command when a child dies (e.g. "sleep 600; echo done" must never print "done").
+    List<ProcessHandle> tree = process.descendants().toList();
     process.destroy();
+    tree.forEach(ProcessHandle::destroy);
     try {
       if (!process.waitFor(KILL_GRACE.toMillis(), TimeUnit.MILLISECONDS)) {
-        process.descendants().forEach(ProcessHandle::destroyForcibly);
         process.destroyForcibly();
       }
+      for (ProcessHandle child : tree) {
+        if (child.isAlive() && !child.onExit().isDone()) {
+          child.onExit().get(KILL_GRACE.toMillis(), TimeUnit.MILLISECONDS);
+        }
+      }
+    } catch (InterruptedException | java.util.concurrent.ExecutionException e) {
+      process.destroyForcibly();
+    } catch (java.util.concurrent.TimeoutException e) {
+      // a child ignored SIGTERM: it is killed below
+    } finally {
+      tree.stream().filter(ProcessHandle::isAlive).forEach(ProcessHandle::destroyForcibly);
+    }
+    try {
       for (Thread reader : readers) {
         reader.join(KILL_GRACE);
       }
     } catch (InterruptedException e) {
-      process.descendants().forEach(ProcessHandle::destroyForcibly);
-      process.destroyForcibly();
+      Thread.currentThread().interrupt();
     }
   }
 }

@@ -72,6 +72,14 @@ public final class RunConnectionPool implements AutoCloseable {
   public static final Duration DEFAULT_RUN_LINGER = Duration.ofSeconds(5);
   public static final int DEFAULT_MAX_SESSIONS = 10;
   static final int CHANNELS_PER_BORROWER = 2;
+
+  /**
+   * Why a connect during shutdown fails. A {@link RemoteConnector.PermanentConnectionException}:
+   * this executor will not open connections again, so a step with {@code retries} must fail at once
+   * (its action is then reported as failed) rather than pause and try again on a pool that is gone.
+   */
+  static final String SHUTTING_DOWN = "the executor is shutting down; no new SSH connections";
+
   private static final Logger LOG = LoggerFactory.getLogger(RunConnectionPool.class);
 
   private final RemoteConnector delegate;
@@ -231,7 +239,7 @@ public final class RunConnectionPool implements AutoCloseable {
     }
     if (fresh.discarded) {
       fresh.discard();
-      throw new IOException("the executor is shutting down; no new SSH connections");
+      throw new RemoteConnector.PermanentConnectionException(SHUTTING_DOWN);
     }
     fresh.notices.forEach(notices);
     return new PooledSession(fresh);
@@ -239,7 +247,7 @@ public final class RunConnectionPool implements AutoCloseable {
 
   private void requireOpen(Run run) throws IOException {
     if (closed || runs.get(run.key) != run) {
-      throw new IOException("the executor is shutting down; no new SSH connections");
+      throw new RemoteConnector.PermanentConnectionException(SHUTTING_DOWN);
     }
   }
 
@@ -354,7 +362,7 @@ public final class RunConnectionPool implements AutoCloseable {
               hop.user(),
               hop.hostKey(),
               hop.knownHostKeys(),
-              digest(hop.password(), hop.privateKey(), null),
+              digest(hop.password(), hop.privateKey(), hop.certificate()),
               List.of()));
     }
     return new ConnectionIdentity(

@@ -4,8 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.stagecraft.devstack.EmbeddedKafka;
-import dev.stagecraft.executor.adapter.ssh.CountingTcpProxy;
-import dev.stagecraft.executor.adapter.ssh.OpenSshServer;
 import dev.stagecraft.platform.kafka.EventPublisher;
 import dev.stagecraft.platform.kafka.KafkaSettings;
 import dev.stagecraft.schemas.EventCodec;
@@ -15,6 +13,8 @@ import dev.stagecraft.schemas.action.ActionDispatched;
 import dev.stagecraft.schemas.action.ProvisionerStep;
 import dev.stagecraft.schemas.action.SshConnection;
 import dev.stagecraft.schemas.envelope.EventEnvelope;
+import dev.stagecraft.sshtestkit.OpenSshServer;
+import dev.stagecraft.sshtestkit.TcpProxy;
 import io.micronaut.context.ApplicationContext;
 import io.micronaut.runtime.server.EmbeddedServer;
 import java.nio.file.Files;
@@ -54,7 +54,7 @@ class SshConnectionReuseIntegrationTest {
   private final EventCodec plannerCodec = EventCodec.forSource("/stagecraft/planner-service");
   private final List<EventEnvelope> received = new ArrayList<>();
   private KafkaConsumer<String, byte[]> events;
-  private CountingTcpProxy proxy;
+  private TcpProxy proxy;
   @TempDir Path work;
 
   @BeforeAll
@@ -95,7 +95,7 @@ class SshConnectionReuseIntegrationTest {
             new KafkaSettings(kafka.bootstrapServers())
                 .consumer("test-" + UUID.randomUUID(), "test-observer", "earliest"));
     events.subscribe(List.of(Topics.ACTION_EVENTS));
-    proxy = new CountingTcpProxy(SSHD.host(), SSHD.port());
+    proxy = new TcpProxy(SSHD.host(), SSHD.port());
   }
 
   @AfterEach

@@ -269,4 +269,32 @@ class ActionRunnerTest {
     assertThat(interrupted.outcome()).isEqualTo(Outcome.FAILED);
     assertThat(interrupted.error()).contains("interrupted");
   }
+
+  @Test
+  void aKilledShellNeverGoesOnToItsNextCommand() throws Exception {
+    Path done = dir.resolve("done-" + System.nanoTime());
+    BlockingQueue<String> lines = new LinkedBlockingQueue<>();
+    AtomicReference<Thread> worker = new AtomicReference<>();
+    CompletableFuture<ActionResult> result =
+        CompletableFuture.supplyAsync(
+            () -> {
+              worker.set(Thread.currentThread());
+              return runner.run(
+                  action("create", localExec("echo started; sleep 600; echo done > " + done)),
+                  (step, stream, line) -> lines.add(line));
+            },
+            threads);
+    assertThat(lines.poll(30, TimeUnit.SECONDS)).startsWith("Executing:");
+    assertThat(lines.poll(30, TimeUnit.SECONDS)).isEqualTo("started");
+
+    worker.get().interrupt();
+
+    assertThat(result.get(30, TimeUnit.SECONDS).outcome()).isEqualTo(Outcome.FAILED);
+    // the shell was stopped before its child: it did not run "echo done", and nothing is left
+    assertThat(done).doesNotExist();
+    assertThat(
+            ProcessHandle.allProcesses()
+                .filter(p -> p.info().commandLine().orElse("").contains(done.toString())))
+        .isEmpty();
+  }
 }

@@ -2,6 +2,7 @@ package dev.stagecraft.executor.step;
 
 import dev.stagecraft.schemas.action.ActionDispatched;
 import dev.stagecraft.schemas.action.ProvisionerStep;
+import dev.stagecraft.schemas.action.SshConnection;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -38,6 +39,39 @@ final class Fixtures {
   }
 
   /** Records every line as "stream: line", in the order the sink received them. */
+  /** A {@code remote-exec} step of {@code inline} commands, nothing else set. */
+  static ProvisionerStep remoteExec(
+      SshConnection connection, List<String> inline, int timeoutSeconds, int retries) {
+    return remoteExec(connection, inline, null, timeoutSeconds, retries);
+  }
+
+  /** A {@code remote-exec} step of {@code inline} commands or uploaded {@code scripts}. */
+  static ProvisionerStep remoteExec(
+      SshConnection connection,
+      List<String> inline,
+      List<String> scripts,
+      int timeoutSeconds,
+      int retries) {
+    return new ProvisionerStep(
+        "remote-exec",
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        false,
+        false,
+        connection,
+        inline,
+        scripts,
+        null,
+        null,
+        null,
+        timeoutSeconds,
+        retries);
+  }
+
   static final class RecordingSink implements OutputSink {
     final List<String> lines = Collections.synchronizedList(new ArrayList<>());
     final List<dev.stagecraft.schemas.action.LearnedHostKey> learned =

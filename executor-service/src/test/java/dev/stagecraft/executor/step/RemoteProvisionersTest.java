@@ -3,13 +3,13 @@ package dev.stagecraft.executor.step;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.stagecraft.executor.adapter.ssh.OpenSshServer;
 import dev.stagecraft.executor.adapter.ssh.SshjRemoteConnector;
 import dev.stagecraft.executor.step.ActionResult.Outcome;
 import dev.stagecraft.executor.step.Fixtures.RecordingSink;
 import dev.stagecraft.schemas.action.ActionDispatched;
 import dev.stagecraft.schemas.action.ProvisionerStep;
 import dev.stagecraft.schemas.action.SshConnection;
+import dev.stagecraft.sshtestkit.OpenSshServer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -68,24 +68,7 @@ class RemoteProvisionersTest {
 
   private static ProvisionerStep remoteExec(
       SshConnection connection, List<String> inline, List<String> scripts, int timeoutSeconds) {
-    return new ProvisionerStep(
-        "remote-exec",
-        null,
-        null,
-        null,
-        null,
-        null,
-        null,
-        false,
-        false,
-        connection,
-        inline,
-        scripts,
-        null,
-        null,
-        null,
-        timeoutSeconds,
-        0);
+    return Fixtures.remoteExec(connection, inline, scripts, timeoutSeconds, 0);
   }
 
   private static ProvisionerStep file(

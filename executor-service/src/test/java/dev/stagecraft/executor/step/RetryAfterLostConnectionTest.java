@@ -3,13 +3,13 @@ package dev.stagecraft.executor.step;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.stagecraft.executor.adapter.ssh.OpenSshServer;
 import dev.stagecraft.executor.adapter.ssh.SshjRemoteConnector;
-import dev.stagecraft.executor.adapter.ssh.TcpProxy;
 import dev.stagecraft.executor.step.Fixtures.RecordingSink;
 import dev.stagecraft.schemas.action.ActionDispatched;
 import dev.stagecraft.schemas.action.ProvisionerStep;
 import dev.stagecraft.schemas.action.SshConnection;
+import dev.stagecraft.sshtestkit.OpenSshServer;
+import dev.stagecraft.sshtestkit.TcpProxy;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -34,25 +34,12 @@ class RetryAfterLostConnectionTest {
   private ActionDispatched action(SshConnection connection, Path marker, int retries) {
     // The first attempt leaves a marker and then blocks; a later one sees it and finishes.
     ProvisionerStep step =
-        new ProvisionerStep(
-            "remote-exec",
-            null,
-            null,
-            null,
-            null,
-            null,
-            null,
-            false,
-            false,
+        Fixtures.remoteExec(
             connection,
             List.of(
                 "echo attempt",
                 "if [ ! -f " + marker + " ]; then touch " + marker + "; sleep 4141; fi",
                 "echo finished"),
-            null,
-            null,
-            null,
-            null,
             600,
             retries);
     return new ActionDispatched(

@@ -3,14 +3,14 @@ package dev.stagecraft.executor.step;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.stagecraft.executor.adapter.ssh.CountingTcpProxy;
-import dev.stagecraft.executor.adapter.ssh.OpenSshServer;
 import dev.stagecraft.executor.adapter.ssh.SshjRemoteConnector;
 import dev.stagecraft.executor.step.ActionResult.Outcome;
 import dev.stagecraft.executor.step.Fixtures.RecordingSink;
 import dev.stagecraft.schemas.action.ActionDispatched;
 import dev.stagecraft.schemas.action.ProvisionerStep;
 import dev.stagecraft.schemas.action.SshConnection;
+import dev.stagecraft.sshtestkit.OpenSshServer;
+import dev.stagecraft.sshtestkit.TcpProxy;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -37,13 +37,13 @@ class RunConnectionPoolOpenSshTest {
   private static final Duration WAIT = Duration.ofSeconds(20);
 
   @TempDir Path dir;
-  private CountingTcpProxy proxy;
+  private TcpProxy proxy;
   private RunConnectionPool pool;
   private ActionRunner runner;
 
   @BeforeEach
   void setUp() throws Exception {
-    proxy = new CountingTcpProxy(SSHD.host(), SSHD.port());
+    proxy = new TcpProxy(SSHD.host(), SSHD.port());
     // The runner's own connector must never be used: every action passes its lease.
     runner = new ActionRunner(dir, RemoteConnector.UNAVAILABLE);
   }
@@ -69,24 +69,8 @@ class RunConnectionPoolOpenSshTest {
   /** An action of {@code runId} whose one remote-exec step appends {@code word} to out.txt. */
   private ActionDispatched action(String runId, String actionId, String word) throws Exception {
     ProvisionerStep step =
-        new ProvisionerStep(
-            "remote-exec",
-            null,
-            null,
-            null,
-            null,
-            null,
-            null,
-            false,
-            false,
-            viaProxy(),
-            List.of("echo " + word + " >> " + dir.resolve("out.txt")),
-            null,
-            null,
-            null,
-            null,
-            0,
-            0);
+        Fixtures.remoteExec(
+            viaProxy(), List.of("echo " + word + " >> " + dir.resolve("out.txt")), 0, 0);
     return new ActionDispatched(
         runId,
         actionId,
@@ -138,7 +122,7 @@ class RunConnectionPoolOpenSshTest {
     assertThat(run("acme", action("run-1", "a", "before")).isSucceeded()).isTrue();
     assertThat(pool.openConnections()).isEqualTo(1);
 
-    proxy.severAll();
+    proxy.sever();
     await().atMost(WAIT).until(() -> pool.openConnections() == 0);
 
     assertThat(run("acme", action("run-1", "b", "after")).isSucceeded()).isTrue();

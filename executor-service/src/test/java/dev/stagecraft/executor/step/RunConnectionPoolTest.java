@@ -95,7 +95,12 @@ class RunConnectionPoolTest {
             host("a").withBastions(List.of(hop.withKnownHostKeys(List.of("ssh-ed25519 CCCC")))),
             host("a")
                 .withBastions(
-                    List.of(new SshConnection.Bastion("jump", 22, "j", "pw", "JKEY", null))));
+                    List.of(new SshConnection.Bastion("jump", 22, "j", "pw", "JKEY", null))),
+            host("a")
+                .withBastions(
+                    List.of(
+                        new SshConnection.Bastion(
+                            "jump", 22, "j", null, "JKEY", "CERT", null, List.of()))));
     try (RunConnections lease = pool.open("acme", "run-1")) {
       for (SshConnection variant : variants) {
         lease.connect(variant, n -> {}).close();
@@ -114,8 +119,8 @@ class RunConnectionPoolTest {
    */
   @Test
   void identityCoversEveryFieldOfTheConnectionBlock() {
-    assertThat(names(SshConnection.class.getRecordComponents()))
-        .containsExactlyInAnyOrder(
+    List<String> hop =
+        List.of(
             "host",
             "port",
             "user",
@@ -123,12 +128,15 @@ class RunConnectionPoolTest {
             "privateKey",
             "certificate",
             "hostKey",
-            "timeoutSeconds",
-            "bastions",
             "knownHostKeys");
     assertThat(names(SshConnection.Bastion.class.getRecordComponents()))
-        .containsExactlyInAnyOrder(
-            "host", "port", "user", "password", "privateKey", "hostKey", "knownHostKeys");
+        .containsExactlyInAnyOrderElementsOf(hop);
+    // the target has what a hop has, plus how long to try and the hops
+    assertThat(names(SshConnection.class.getRecordComponents()))
+        .containsExactlyInAnyOrderElementsOf(
+            java.util.stream.Stream.concat(
+                    hop.stream(), java.util.stream.Stream.of("timeoutSeconds", "bastions"))
+                .toList());
   }
 
   private static Set<String> names(RecordComponent[] components) {
@@ -291,6 +299,33 @@ class RunConnectionPoolTest {
     assertThatThrownBy(() -> lease.connect(host("a"), n -> {}))
         .isInstanceOf(IOException.class)
         .hasMessageContaining("shutting down");
+  }
+
+  @Test
+  void aStepWithRetriesFailsAtOnceWhenThePoolIsShuttingDown() throws Exception {
+    RunConnectionPool pool = pool(LONG, LONG, 10);
+    RunConnections lease = pool.open("acme", "run-1");
+    pool.close();
+    assertThatThrownBy(() -> lease.connect(host("a"), n -> {}))
+        .isInstanceOf(RemoteConnector.PermanentConnectionException.class)
+        .hasMessage(RunConnectionPool.SHUTTING_DOWN);
+
+    List<Duration> pauses = new ArrayList<>();
+    Fixtures.RecordingSink sink = new Fixtures.RecordingSink();
+    ActionResult result;
+    try (RemoteSteps steps =
+        new RemoteSteps(
+            lease,
+            new ActionOutput(sink, new Redactor(List.of())),
+            () -> "/tmp/s.sh",
+            pauses::add)) {
+      result = steps.remoteExec(0, Fixtures.remoteExec(host("a"), List.of("true"), 0, 3));
+    }
+
+    assertThat(result.isSucceeded()).isFalse();
+    assertThat(result.error()).contains("shutting down").doesNotContain("gave up");
+    assertThat(pauses).isEmpty();
+    assertThat(connector.connects.get()).isZero();
   }
 
   @Test

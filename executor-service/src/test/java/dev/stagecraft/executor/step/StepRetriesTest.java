@@ -39,24 +39,7 @@ class StepRetriesTest {
   }
 
   private static ProvisionerStep step(int retries) {
-    return new ProvisionerStep(
-        "remote-exec",
-        null,
-        null,
-        null,
-        null,
-        null,
-        null,
-        false,
-        false,
-        CONNECTION,
-        List.of("systemctl restart app"),
-        null,
-        null,
-        null,
-        null,
-        0,
-        retries);
+    return Fixtures.remoteExec(CONNECTION, List.of("systemctl restart app"), 0, retries);
   }
 
   @Test

@@ -58,6 +58,24 @@ public final class LockService {
       String info,
       boolean enqueue)
       throws SQLException, InterruptedException {
+    return acquire(tenant, workspace, holder, lease, wait, info, enqueue, null);
+  }
+
+  /**
+   * As above, with a coalescing key ({@link LockDecider#acquire(WorkspaceLock, String, Duration,
+   * String, boolean, String)}): a waiter that a newer request replaces stops waiting at its next
+   * re-check with {@link AcquireResult.Superseded}.
+   */
+  public AcquireResult acquire(
+      String tenant,
+      String workspace,
+      String holder,
+      Duration lease,
+      Duration wait,
+      String info,
+      boolean enqueue,
+      String coalescingKey)
+      throws SQLException, InterruptedException {
     if (!enqueue) {
       return store
           .decide(tenant, workspace, s -> decider.acquire(s, holder, lease, info, false))
@@ -66,14 +84,53 @@ public final class LockService {
     long deadline = System.nanoTime() + wait.toNanos();
     while (true) {
       AcquireResult result =
-          store.decide(tenant, workspace, s -> decider.acquire(s, holder, lease, info)).result();
+          store
+              .decide(
+                  tenant,
+                  workspace,
+                  s -> decider.acquire(s, holder, lease, info, true, coalescingKey))
+              .result();
       long remaining = deadline - System.nanoTime();
-      if (result instanceof AcquireResult.Granted || remaining <= 0) {
+      if (!(result instanceof AcquireResult.Queued) || remaining <= 0) {
         return result;
       }
       long millis = Math.max(1, Math.min(RECHECK.toMillis(), remaining / 1_000_000));
       synchronized (releases) {
         releases.wait(millis); // woken by a release in this process, or re-check on timeout
+      }
+    }
+  }
+
+  /**
+   * Acquires the locks of all {@code workspaces} for {@code holder} in one transaction, or none
+   * ({@link LockDecider#acquireAll}); while not all are free it re-tries (never queuing) until
+   * {@code wait} has passed. Row locks are taken in sorted workspace order, so overlapping requests
+   * never deadlock. Not fair: a multi-workspace request does not hold places in the workspaces'
+   * queues, so steady single-workspace traffic can keep it waiting.
+   */
+  public LockDecider.AllOrNothing acquireAll(
+      String tenant,
+      java.util.Collection<String> workspaces,
+      String holder,
+      Duration lease,
+      Duration wait,
+      String info)
+      throws SQLException, InterruptedException {
+    long deadline = System.nanoTime() + wait.toNanos();
+    while (true) {
+      LockDecider.AllOrNothing result =
+          store.decideAll(
+              tenant,
+              workspaces,
+              current -> decider.acquireAll(current, holder, lease, info),
+              r -> java.util.Map.copyOf(r.decisions()));
+      long remaining = deadline - System.nanoTime();
+      if (result.granted() || remaining <= 0) {
+        return result;
+      }
+      long millis = Math.max(1, Math.min(RECHECK.toMillis(), remaining / 1_000_000));
+      synchronized (releases) {
+        releases.wait(millis);
       }
     }
   }
@@ -110,6 +167,27 @@ public final class LockService {
       wakeWaiters();
     }
     return released;
+  }
+
+  /**
+   * Records the expiry of every lease that ran out by now (the audit row that {@link
+   * LeaseExpirySweeper} publishes) and wakes this process's waiters so the queue head takes the
+   * lock at once. Safe to run on every instance at the same time: each expiry is decided under the
+   * workspace's row lock, so it is recorded once.
+   *
+   * @return how many expiries this call recorded
+   */
+  public int expireOverdue() throws SQLException {
+    int expired = 0;
+    for (LockStore.WorkspaceRef ws : store.overdue()) {
+      if (!store.decide(ws.tenant(), ws.workspace(), decider::expire).events().isEmpty()) {
+        expired++;
+      }
+    }
+    if (expired > 0) {
+      wakeWaiters();
+    }
+    return expired;
   }
 
   /** The lock as it stands now (an overdue lease shows as free; nothing is written). */

@@ -57,6 +57,12 @@ public final class LockDecider {
      * @param queueLength how many holders wait in line
      */
     record Refused(LockLease held, int queueLength) implements AcquireResult {}
+
+    /**
+     * The caller's queued request was replaced by a newer request with the same coalescing key: it
+     * is not queued any more and should stop asking (the newer request does the work).
+     */
+    record Superseded(String byHolder, String coalescingKey) implements AcquireResult {}
   }
 
   /** Result of a heartbeat. */
@@ -80,13 +86,47 @@ public final class LockDecider {
    */
   public Decision<AcquireResult> acquire(
       WorkspaceLock current, String holder, Duration lease, String info, boolean enqueue) {
+    return acquire(current, holder, lease, info, enqueue, null);
+  }
+
+  /**
+   * As {@link #acquire(WorkspaceLock, String, Duration, String, boolean)}, with a coalescing key:
+   * when {@code holder} is not queued yet and a queued request has the same key, {@code holder}
+   * takes that request's place (FIFO position kept) and the older one is {@link
+   * AcquireResult.Superseded superseded} — it gets that answer when it asks again. The current
+   * holder of the lock is never replaced. A holder that was superseded gets {@code Superseded} (and
+   * no events) for the queue timeout, whatever it asks.
+   */
+  public Decision<AcquireResult> acquire(
+      WorkspaceLock current,
+      String holder,
+      Duration lease,
+      String info,
+      boolean enqueue,
+      String coalescingKey) {
     Instant now = clock.instant();
     LockLease held = current.current();
     if (held != null && held.holder().equals(holder) && !held.expiredAt(now)) {
       return new Decision<>(List.of(), new AcquireResult.Granted(held)); // a retried request
     }
+    var note = current.supersededNote(holder);
+    if (note.isPresent()) {
+      return new Decision<>(
+          List.of(),
+          new AcquireResult.Superseded(note.get().byHolder(), note.get().coalescingKey()));
+    }
     List<LockEvent> events = new ArrayList<>(housekeeping(current, now, holder));
     WorkspaceLock state = current.applyAll(events);
+    if (enqueue && coalescingKey != null && state.indexOf(holder).isEmpty()) {
+      for (QueuedHolder q : state.queue()) {
+        if (coalescingKey.equals(q.coalescingKey())) {
+          LockEvent replaced = new LockEvent.Superseded(q.holder(), holder, coalescingKey, now);
+          events.add(replaced);
+          state = state.apply(replaced);
+          break;
+        }
+      }
+    }
     boolean headOrEmpty = state.queue().isEmpty() || state.queue().get(0).holder().equals(holder);
     if (state.current() == null && headOrEmpty) {
       LockLease granted =
@@ -108,12 +148,50 @@ public final class LockDecider {
     if (state.indexOf(holder).isPresent()) {
       events.add(new LockEvent.StillWaiting(holder, now));
     } else {
-      events.add(new LockEvent.Enqueued(holder, now));
+      events.add(new LockEvent.Enqueued(holder, now, coalescingKey));
     }
-    int position =
-        state.applyAll(events.subList(events.size() - 1, events.size())).indexOf(holder).getAsInt()
-            + 1;
+    int position = state.apply(events.get(events.size() - 1)).indexOf(holder).getAsInt() + 1;
     return new Decision<>(events, new AcquireResult.Queued(position));
+  }
+
+  /**
+   * Acquires the locks of several workspaces for one holder, all or none: each is decided as a
+   * non-queuing {@link #acquire(WorkspaceLock, String, Duration, String, boolean) acquire}; when
+   * any is not granted, no events are kept for any workspace (nothing is taken, nobody is queued).
+   * The caller must have loaded (and row-locked) the workspaces in the map's order, which is the
+   * fixed order every multi-workspace request uses, so two requests for overlapping sets cannot
+   * deadlock.
+   *
+   * @param current the workspaces' locks, in their fixed (sorted) order
+   * @return per workspace its decision; {@code granted} when every one was granted
+   */
+  public AllOrNothing acquireAll(
+      java.util.SortedMap<String, WorkspaceLock> current,
+      String holder,
+      Duration lease,
+      String info) {
+    java.util.Map<String, Decision<AcquireResult>> decisions = new java.util.LinkedHashMap<>();
+    boolean all = true;
+    for (var e : current.entrySet()) {
+      Decision<AcquireResult> d = acquire(e.getValue(), holder, lease, info, false);
+      decisions.put(e.getKey(), d);
+      all &= d.result() instanceof AcquireResult.Granted;
+    }
+    if (!all) {
+      decisions.replaceAll((ws, d) -> new Decision<>(List.of(), d.result()));
+    }
+    return new AllOrNothing(decisions, all);
+  }
+
+  /**
+   * The outcome of {@link #acquireAll}: per workspace (fixed order) its decision; without {@code
+   * granted}, every decision's event list is empty.
+   */
+  public record AllOrNothing(
+      java.util.Map<String, Decision<AcquireResult>> decisions, boolean granted) {
+    public AllOrNothing {
+      decisions = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(decisions));
+    }
   }
 
   public Decision<HeartbeatResult> heartbeat(WorkspaceLock current, String lockId) {
@@ -181,6 +259,11 @@ public final class LockDecider {
     for (QueuedHolder q : current.queue()) {
       if (!q.holder().equals(caller) && !now.isBefore(q.lastSeenAt().plus(queueTimeout))) {
         events.add(new LockEvent.Abandoned(q.holder()));
+      }
+    }
+    for (SupersededHolder note : current.superseded()) {
+      if (!now.isBefore(note.supersededAt().plus(queueTimeout))) {
+        events.add(new LockEvent.SupersededForgotten(note.holder()));
       }
     }
     return events;

@@ -58,11 +58,40 @@ public sealed interface LockEvent {
     }
   }
 
-  /** A holder joined the end of the queue. */
-  record Enqueued(String holder, Instant at) implements LockEvent {
+  /**
+   * A holder joined the end of the queue.
+   *
+   * @param coalescingKey the request's coalescing key, or null
+   */
+  record Enqueued(String holder, Instant at, String coalescingKey) implements LockEvent {
+    public Enqueued(String holder, Instant at) {
+      this(holder, at, null);
+    }
+
     @Override
     public String typeName() {
       return "enqueued";
+    }
+  }
+
+  /**
+   * A newer request ({@code byHolder}) with the same coalescing key replaced the queued {@code
+   * holder}: it takes the older one's place in the queue, and the older one is told so when it asks
+   * again.
+   */
+  record Superseded(String holder, String byHolder, String coalescingKey, Instant at)
+      implements LockEvent {
+    @Override
+    public String typeName() {
+      return "superseded";
+    }
+  }
+
+  /** A superseded holder's note was kept for the queue timeout and is dropped now. */
+  record SupersededForgotten(String holder) implements LockEvent {
+    @Override
+    public String typeName() {
+      return "superseded_forgotten";
     }
   }
 

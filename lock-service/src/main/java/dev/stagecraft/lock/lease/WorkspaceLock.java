@@ -6,15 +6,30 @@ import java.util.OptionalInt;
 import java.util.stream.IntStream;
 
 /**
- * The lock of one workspace: the current lease (or null), the last fencing token ever issued, and
- * the FIFO queue of waiting holders. Immutable; changed only by {@link #apply}.
+ * The lock of one workspace: the current lease (or null), the last fencing token ever issued, the
+ * FIFO queue of waiting holders, and the holders that newer requests with the same coalescing key
+ * replaced. Immutable; changed only by {@link #apply}.
  */
-public record WorkspaceLock(LockLease current, long lastFencingToken, List<QueuedHolder> queue) {
+public record WorkspaceLock(
+    LockLease current,
+    long lastFencingToken,
+    List<QueuedHolder> queue,
+    List<SupersededHolder> superseded) {
 
   public static final WorkspaceLock FREE = new WorkspaceLock(null, 0, List.of());
 
   public WorkspaceLock {
     queue = List.copyOf(queue);
+    superseded = List.copyOf(superseded);
+  }
+
+  public WorkspaceLock(LockLease current, long lastFencingToken, List<QueuedHolder> queue) {
+    this(current, lastFencingToken, queue, List.of());
+  }
+
+  /** The note left for {@code holder} if a newer request replaced it in the queue. */
+  public java.util.Optional<SupersededHolder> supersededNote(String holder) {
+    return superseded.stream().filter(s -> s.holder().equals(holder)).findFirst();
   }
 
   /** 0-based place of the holder in the queue, if queued. */
@@ -35,7 +50,8 @@ public record WorkspaceLock(LockLease current, long lastFencingToken, List<Queue
   public WorkspaceLock apply(LockEvent event) {
     return switch (event) {
       case LockEvent.Acquired a ->
-          new WorkspaceLock(a.lease(), a.lease().fencingToken(), without(a.lease().holder()));
+          new WorkspaceLock(
+              a.lease(), a.lease().fencingToken(), without(a.lease().holder()), superseded);
       case LockEvent.Renewed r ->
           new WorkspaceLock(
               new LockLease(
@@ -47,14 +63,16 @@ public record WorkspaceLock(LockLease current, long lastFencingToken, List<Queue
                   r.leaseExpiresAt(),
                   current.info()),
               lastFencingToken,
-              queue);
-      case LockEvent.Released r -> new WorkspaceLock(null, lastFencingToken, queue);
-      case LockEvent.ForceReleased f -> new WorkspaceLock(null, lastFencingToken, queue);
-      case LockEvent.Expired e -> new WorkspaceLock(null, lastFencingToken, queue);
+              queue,
+              superseded);
+      case LockEvent.Released r -> new WorkspaceLock(null, lastFencingToken, queue, superseded);
+      case LockEvent.ForceReleased f ->
+          new WorkspaceLock(null, lastFencingToken, queue, superseded);
+      case LockEvent.Expired e -> new WorkspaceLock(null, lastFencingToken, queue, superseded);
       case LockEvent.Enqueued e -> {
         List<QueuedHolder> next = new ArrayList<>(queue);
-        next.add(new QueuedHolder(e.holder(), e.at(), e.at()));
-        yield new WorkspaceLock(current, lastFencingToken, next);
+        next.add(new QueuedHolder(e.holder(), e.at(), e.at(), e.coalescingKey()));
+        yield new WorkspaceLock(current, lastFencingToken, next, superseded);
       }
       case LockEvent.StillWaiting s ->
           new WorkspaceLock(
@@ -64,11 +82,33 @@ public record WorkspaceLock(LockLease current, long lastFencingToken, List<Queue
                   .map(
                       q ->
                           q.holder().equals(s.holder())
-                              ? new QueuedHolder(q.holder(), q.enqueuedAt(), s.at())
+                              ? new QueuedHolder(
+                                  q.holder(), q.enqueuedAt(), s.at(), q.coalescingKey())
                               : q)
-                  .toList());
+                  .toList(),
+              superseded);
       case LockEvent.Abandoned a ->
-          new WorkspaceLock(current, lastFencingToken, without(a.holder()));
+          new WorkspaceLock(current, lastFencingToken, without(a.holder()), superseded);
+      case LockEvent.Superseded s -> {
+        List<QueuedHolder> next =
+            queue.stream()
+                .map(
+                    q ->
+                        q.holder().equals(s.holder())
+                            ? new QueuedHolder(s.byHolder(), s.at(), s.at(), s.coalescingKey())
+                            : q)
+                .toList();
+        List<SupersededHolder> notes = new ArrayList<>(superseded);
+        notes.removeIf(n -> n.holder().equals(s.holder()) || n.holder().equals(s.byHolder()));
+        notes.add(new SupersededHolder(s.holder(), s.byHolder(), s.coalescingKey(), s.at()));
+        yield new WorkspaceLock(current, lastFencingToken, next, notes);
+      }
+      case LockEvent.SupersededForgotten f ->
+          new WorkspaceLock(
+              current,
+              lastFencingToken,
+              queue,
+              superseded.stream().filter(n -> !n.holder().equals(f.holder())).toList());
     };
   }
 

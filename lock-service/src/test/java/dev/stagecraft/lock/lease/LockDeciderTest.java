@@ -229,4 +229,75 @@ class LockDeciderTest {
     assertThat(d.events()).isEmpty();
     assertThat(lock.current()).isEqualTo(second);
   }
+
+  private AcquireResult acquireKeyed(String holder, String key) {
+    Decision<AcquireResult> d = decider.acquire(lock, holder, LEASE, "info", true, key);
+    lock = lock.applyAll(d.events());
+    return d.result();
+  }
+
+  @Test
+  void aNewerRequestWithTheSameCoalescingKeyTakesTheQueuedOnesPlace() {
+    acquire("running");
+    acquireKeyed("deploy-r1", "apply:prod");
+    acquireKeyed("other", "apply:staging");
+
+    assertThat(acquireKeyed("deploy-r2", "apply:prod")).isEqualTo(new Queued(1));
+
+    assertThat(lock.queue()).extracting(QueuedHolder::holder).containsExactly("deploy-r2", "other");
+    assertThat(acquireKeyed("deploy-r1", "apply:prod"))
+        .isEqualTo(new AcquireResult.Superseded("deploy-r2", "apply:prod"));
+    assertThat(acquire("deploy-r1"))
+        .as("a superseded holder is told, not queued again")
+        .isEqualTo(new AcquireResult.Superseded("deploy-r2", "apply:prod"));
+    assertThat(lock.queue()).extracting(QueuedHolder::holder).containsExactly("deploy-r2", "other");
+  }
+
+  @Test
+  void theCurrentHolderIsNeverSupersededAndUnkeyedRequestsNeverCoalesce() {
+    LockLease running = granted(acquireKeyed("r1", "apply:prod"));
+    acquire("plain-1");
+
+    assertThat(acquireKeyed("r2", "apply:prod")).isEqualTo(new Queued(2));
+    assertThat(acquire("plain-2")).isEqualTo(new Queued(3));
+    assertThat(lock.current()).isEqualTo(running);
+    assertThat(lock.queue())
+        .extracting(QueuedHolder::holder)
+        .containsExactly("plain-1", "r2", "plain-2");
+  }
+
+  @Test
+  void aSupersededNoteIsForgottenAfterTheQueueTimeout() {
+    acquire("running");
+    acquireKeyed("old", "k");
+    acquireKeyed("new", "k");
+    clock.advance(Duration.ofSeconds(121));
+
+    Decision<AcquireResult> d = decider.acquire(lock, "someone", LEASE, null);
+
+    assertThat(d.events()).contains(new LockEvent.SupersededForgotten("old"));
+    assertThat(lock.applyAll(d.events()).superseded()).isEmpty();
+  }
+
+  @Test
+  void severalWorkspacesAreTakenAllOrNone() {
+    java.util.SortedMap<String, WorkspaceLock> free = new java.util.TreeMap<>();
+    free.put("a", WorkspaceLock.FREE);
+    free.put("b", WorkspaceLock.FREE);
+    LockDecider.AllOrNothing all = decider.acquireAll(free, "multi", LEASE, null);
+    assertThat(all.granted()).isTrue();
+    assertThat(all.decisions().keySet()).containsExactly("a", "b");
+    assertThat(all.decisions().values())
+        .allSatisfy(d -> assertThat(d.result()).isInstanceOf(Granted.class));
+
+    java.util.SortedMap<String, WorkspaceLock> oneHeld = new java.util.TreeMap<>(free);
+    oneHeld.put(
+        "b",
+        WorkspaceLock.FREE.applyAll(
+            decider.acquire(WorkspaceLock.FREE, "x", LEASE, null).events()));
+    LockDecider.AllOrNothing none = decider.acquireAll(oneHeld, "multi", LEASE, null);
+    assertThat(none.granted()).isFalse();
+    assertThat(none.decisions().values()).allSatisfy(d -> assertThat(d.events()).isEmpty());
+    assertThat(none.decisions().get("b").result()).isInstanceOf(AcquireResult.Refused.class);
+  }
 }

@@ -45,7 +45,7 @@ final class StepResolver {
    * #SECRET_HOP_ATTRIBUTES}.
    */
   static final List<String> HOP_ATTRIBUTES =
-      List.of("host", "port", "user", "password", "private_key", "host_key");
+      List.of("host", "port", "user", "password", "private_key", "certificate", "host_key");
 
   static final Set<String> SECRET_HOP_ATTRIBUTES = Set.of("password", "private_key");
 
@@ -291,17 +291,11 @@ final class StepResolver {
     }
     secretLines(privateKey);
     String certificate = conn.string("certificate");
+    checkCertificate(certificate, privateKey, "certificate", "private_key or key_file", conn);
     String hostKey = conn.string("host_key");
     int timeout = conn.seconds("timeout", DEFAULT_CONNECTION_TIMEOUT_SECONDS);
     List<SshConnection.Bastion> bastions = new ArrayList<>();
     String bastionHost = conn.string("bastion_host");
-    if (conn.has("bastion_certificate") && conn.string("bastion_certificate") != null) {
-      diagnostics.error(
-          "Unsupported connection argument",
-          "bastion_certificate is not supported yet: authenticate to the bastion with"
-              + " bastion_private_key or bastion_password.",
-          conn.decl("bastion_certificate").range());
-    }
     if (conn.values.containsKey("bastions")) {
       if (bastionHost != null && !bastionHost.isEmpty()) {
         diagnostics.error(
@@ -311,11 +305,17 @@ final class StepResolver {
                 + " as its first entry, or remove bastions.",
             conn.decl("bastions").range());
       } else {
-        bastions.addAll(hops(conn, port, user, password, privateKey));
+        bastions.addAll(hops(conn, port, user, password, privateKey, certificate));
       }
     } else if (bastionHost != null && !bastionHost.isEmpty()) {
-      String bastionKey = orDefault(conn.string("bastion_private_key"), privateKey);
+      String ownKey = conn.string("bastion_private_key");
+      String bastionKey = orDefault(ownKey, privateKey);
       secretLines(bastionKey);
+      // A certificate belongs to one key: the connection's certificate goes with its key only.
+      String bastionCertificate =
+          orDefault(conn.string("bastion_certificate"), ownKey == null ? certificate : null);
+      checkCertificate(
+          bastionCertificate, bastionKey, "bastion_certificate", "bastion_private_key", conn);
       bastions.add(
           new SshConnection.Bastion(
               bastionHost,
@@ -323,7 +323,9 @@ final class StepResolver {
               orDefault(conn.string("bastion_user"), user),
               orDefault(conn.string("bastion_password"), password),
               bastionKey,
-              conn.string("bastion_host_key")));
+              bastionCertificate,
+              conn.string("bastion_host_key"),
+              List.of()));
     } else {
       for (String name :
           List.of(
@@ -331,6 +333,7 @@ final class StepResolver {
               "bastion_user",
               "bastion_password",
               "bastion_private_key",
+              "bastion_certificate",
               "bastion_host_key")) {
         if (conn.values.containsKey(name)) {
           diagnostics.warning(
@@ -348,12 +351,58 @@ final class StepResolver {
   }
 
   /**
-   * The {@code bastions} list: objects {@code {host, port, user, password, private_key, host_key}},
-   * nearest first. As for {@code bastion_*}, port, user and credentials default to the
-   * connection's; {@code host} is required. Errors point at the {@code bastions} argument.
+   * An OpenSSH user certificate is the text {@code <type>-cert-v01@openssh.com AAAA...} and needs
+   * the private key it was issued for; errors point at {@code argument}. Null: nothing to check.
+   */
+  private void checkCertificate(
+      String certificate, String key, String argument, String keyArguments, Arguments conn) {
+    if (certificate == null) {
+      return;
+    }
+    SourceRange range = conn.has(argument) ? conn.decl(argument).range() : null;
+    if (range == null) {
+      return; // inherited from the connection's certificate, which was checked there
+    }
+    reportCertificateProblems(certificate, key, argument, keyArguments, range);
+  }
+
+  private void reportCertificateProblems(
+      String certificate, String key, String what, String keyArguments, SourceRange range) {
+    String type = certificate.strip().split("\\s+", 2)[0];
+    if (!type.endsWith("-cert-v01@openssh.com")) {
+      diagnostics.error(
+          "Invalid argument value",
+          what
+              + " must be the text of an OpenSSH user certificate, such as"
+              + " \"ssh-ed25519-cert-v01@openssh.com AAAA...\" (read the *-cert.pub file that"
+              + " ssh-keygen -s writes with file(\"...\")); found text starting with \""
+              + (type.length() > 40 ? type.substring(0, 40) + "..." : type)
+              + "\".",
+          range);
+    } else if (key == null) {
+      diagnostics.error(
+          "Missing private key",
+          what
+              + " needs the private key it was issued for: set "
+              + keyArguments
+              + " in the same connection block.",
+          range);
+    }
+  }
+
+  /**
+   * The {@code bastions} list: objects {@code {host, port, user, password, private_key,
+   * certificate, host_key}}, nearest first. As for {@code bastion_*}, port, user and credentials
+   * default to the connection's (the certificate only when the key does); {@code host} is required.
+   * Errors point at the {@code bastions} argument.
    */
   private List<SshConnection.Bastion> hops(
-      Arguments conn, int port, String user, String password, String privateKey) {
+      Arguments conn,
+      int port,
+      String user,
+      String password,
+      String privateKey,
+      String certificate) {
     SourceRange range = conn.decl("bastions").range();
     if (!(conn.values.get("bastions") instanceof Value.ListValue list)) {
       diagnostics.error(
@@ -416,8 +465,14 @@ final class StepResolver {
           hopPort = port;
         }
       }
-      String hopKey = orDefault(hopString(hop, "private_key", what, range), privateKey);
+      String ownKey = hopString(hop, "private_key", what, range);
+      String hopKey = orDefault(ownKey, privateKey);
       secretLines(hopKey);
+      String ownCertificate = hopString(hop, "certificate", what, range);
+      if (ownCertificate != null) {
+        reportCertificateProblems(
+            ownCertificate, hopKey, what + ".certificate", what + ".private_key", range);
+      }
       hops.add(
           new SshConnection.Bastion(
               host,
@@ -425,7 +480,9 @@ final class StepResolver {
               orDefault(hopString(hop, "user", what, range), user),
               orDefault(hopString(hop, "password", what, range), password),
               hopKey,
-              hopString(hop, "host_key", what, range)));
+              orDefault(ownCertificate, ownKey == null ? certificate : null),
+              hopString(hop, "host_key", what, range),
+              List.of()));
     }
     return hops;
   }

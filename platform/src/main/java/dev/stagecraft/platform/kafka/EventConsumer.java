@@ -46,9 +46,20 @@ public final class EventConsumer implements AutoCloseable {
     void handle(EventEnvelope event) throws Exception;
   }
 
+  /**
+   * Handles one raw record, for a consumer that needs what the envelope does not carry (headers,
+   * the exact bytes a signature covers). The same contract as {@link Handler}: throwing {@link
+   * MalformedEventException} dead-letters the record with the exception's message as the reason;
+   * anything else means "retry later".
+   */
+  @FunctionalInterface
+  public interface RecordHandler {
+    void handle(ConsumerRecord<String, byte[]> record) throws Exception;
+  }
+
   private final KafkaConsumer<String, byte[]> consumer;
   private final EventPublisher deadLetters;
-  private final Handler handler;
+  private final RecordHandler handler;
   private volatile Runnable beforeCommit = () -> {};
   private final Thread thread;
   private final CountDownLatch stopped = new CountDownLatch(1);
@@ -69,7 +80,29 @@ public final class EventConsumer implements AutoCloseable {
       Collection<String> topics,
       EventPublisher deadLetters,
       Handler handler) {
-    this(settings.consumer(groupId, clientId, offsetReset), topics, deadLetters, handler, clientId);
+    this(
+        settings.consumer(groupId, clientId, offsetReset),
+        topics,
+        deadLetters,
+        decoding(handler),
+        clientId);
+  }
+
+  /** A consumer that hands each raw record to {@code handler} (see {@link RecordHandler}). */
+  public static EventConsumer ofRecords(
+      KafkaSettings settings,
+      String groupId,
+      String clientId,
+      String offsetReset,
+      Collection<String> topics,
+      EventPublisher deadLetters,
+      RecordHandler handler) {
+    return new EventConsumer(
+        settings.consumer(groupId, clientId, offsetReset), topics, deadLetters, handler, clientId);
+  }
+
+  private static RecordHandler decoding(Handler handler) {
+    return record -> handler.handle(EventCodec.decode(record.value()));
   }
 
   /**
@@ -89,7 +122,7 @@ public final class EventConsumer implements AutoCloseable {
         settings.consumer(groupId, clientId, offsetReset, sessionTimeout),
         topics,
         deadLetters,
-        handler,
+        decoding(handler),
         clientId);
   }
 
@@ -97,7 +130,7 @@ public final class EventConsumer implements AutoCloseable {
       java.util.Properties properties,
       Collection<String> topics,
       EventPublisher deadLetters,
-      Handler handler,
+      RecordHandler handler,
       String clientId) {
     this.consumer = new KafkaConsumer<>(properties);
     this.deadLetters = deadLetters;
@@ -244,10 +277,8 @@ public final class EventConsumer implements AutoCloseable {
   }
 
   private void dispatch(ConsumerRecord<String, byte[]> record) throws Exception {
-    EventEnvelope event;
     try {
-      event = EventCodec.decode(record.value());
-      handler.handle(event);
+      handler.handle(record);
     } catch (MalformedEventException e) {
       LOG.warn(
           "dead-lettering record {}-{}@{}: {}",

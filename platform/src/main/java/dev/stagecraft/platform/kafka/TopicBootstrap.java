@@ -24,7 +24,12 @@ public final class TopicBootstrap {
       wanted.add(EventConsumer.DEAD_LETTER_TOPIC);
       for (String topic : wanted) {
         if (!existing.contains(topic)) {
-          missing.add(new NewTopic(topic, partitions, replication));
+          NewTopic created = new NewTopic(topic, partitions, replication);
+          if (Topics.COMPACTED.contains(topic)) {
+            // the latest value per key is the record: older ones may go, the latest never
+            created.configs(Map.of("cleanup.policy", "compact"));
+          }
+          missing.add(created);
         }
       }
       if (!missing.isEmpty()) {

@@ -25,6 +25,10 @@ import java.util.Map;
  * @param sealed when the planner has a secrets key: {@code provisioners} and {@code
  *     sensitiveValues} sealed together (AES-256-GCM, bound to tenant, workspace and action id; see
  *     {@link DispatchSealing}), and both clear fields are empty. Null: they travel in clear.
+ * @param runCredential the run's one-off state credential (docs/adr/0013): the executor proves with
+ *     it ({@link RunCredentialProof}) that its {@code action.finished} belongs to a run that is
+ *     still active. A secret: sealed with the provisioners when the planner has a secrets key (then
+ *     null here); null from planners older than this field.
  */
 public record ActionDispatched(
     String runId,
@@ -39,7 +43,40 @@ public record ActionDispatched(
     List<String> sensitiveValues,
     Boolean createBeforeDestroy,
     Boolean skipDestroy,
-    SealedBox sealed) {
+    SealedBox sealed,
+    String runCredential) {
+
+  /** Without a run credential. */
+  public ActionDispatched(
+      String runId,
+      String actionId,
+      String address,
+      String resourceType,
+      String action,
+      Map<String, Object> attributes,
+      List<String> dependencies,
+      List<ProvisionerStep> provisioners,
+      long fencingToken,
+      List<String> sensitiveValues,
+      Boolean createBeforeDestroy,
+      Boolean skipDestroy,
+      SealedBox sealed) {
+    this(
+        runId,
+        actionId,
+        address,
+        resourceType,
+        action,
+        attributes,
+        dependencies,
+        provisioners,
+        fencingToken,
+        sensitiveValues,
+        createBeforeDestroy,
+        skipDestroy,
+        sealed,
+        null);
+  }
 
   /** Without lifecycle flags (both false). */
   public ActionDispatched(
@@ -102,6 +139,15 @@ public record ActionDispatched(
   /** This dispatch with other provisioners, sensitive values and sealed box. */
   public ActionDispatched withSecrets(
       List<ProvisionerStep> provisioners, List<String> sensitiveValues, SealedBox sealed) {
+    return withSecrets(provisioners, sensitiveValues, runCredential, sealed);
+  }
+
+  /** This dispatch with other provisioners, sensitive values, run credential and sealed box. */
+  public ActionDispatched withSecrets(
+      List<ProvisionerStep> provisioners,
+      List<String> sensitiveValues,
+      String runCredential,
+      SealedBox sealed) {
     return new ActionDispatched(
         runId,
         actionId,
@@ -115,7 +161,20 @@ public record ActionDispatched(
         sensitiveValues,
         createBeforeDestroy,
         skipDestroy,
-        sealed);
+        sealed,
+        runCredential);
+  }
+
+  /** This dispatch carrying the run's state credential (in clear until it is sealed). */
+  public ActionDispatched withRunCredential(String runCredential) {
+    return withSecrets(provisioners, sensitiveValues, runCredential, sealed);
+  }
+
+  /** Never prints the run credential (records print every component). */
+  @Override
+  public String toString() {
+    return "ActionDispatched[runId=%s, actionId=%s, address=%s, action=%s, fencingToken=%d, sealed=%s]"
+        .formatted(runId, actionId, address, action, fencingToken, sealed != null);
   }
 
   public ActionDispatched {

@@ -17,6 +17,9 @@ import java.util.Map;
  * @param learnedHostKeys host keys accepted on first use during this action (no key was pinned or
  *     known for their host:port); the state service records them for the workspace. Empty when
  *     none; absent in events of executors older than this field.
+ * @param runProof proof that the reporter holds the run's state credential ({@link
+ *     RunCredentialProof}; not the credential itself): the state service records the outcome only
+ *     while the credential is active for the workspace, else it is {@code rejected}
  */
 public record ActionFinished(
     String runId,
@@ -33,7 +36,71 @@ public record ActionFinished(
     String executorId,
     Boolean createBeforeDestroy,
     Boolean skipDestroy,
-    List<LearnedHostKey> learnedHostKeys) {
+    List<LearnedHostKey> learnedHostKeys,
+    String runProof) {
+
+  /** Without a run proof. */
+  public ActionFinished(
+      String runId,
+      String actionId,
+      String address,
+      String resourceType,
+      String action,
+      String outcome,
+      Integer exitCode,
+      String error,
+      Map<String, Object> attributes,
+      List<String> dependencies,
+      long fencingToken,
+      String executorId,
+      Boolean createBeforeDestroy,
+      Boolean skipDestroy,
+      List<LearnedHostKey> learnedHostKeys) {
+    this(
+        runId,
+        actionId,
+        address,
+        resourceType,
+        action,
+        outcome,
+        exitCode,
+        error,
+        attributes,
+        dependencies,
+        fencingToken,
+        executorId,
+        createBeforeDestroy,
+        skipDestroy,
+        learnedHostKeys,
+        null);
+  }
+
+  /**
+   * This result with the proof computed from the run's state credential (unchanged when {@code
+   * runCredential} is null: the dispatch carried none).
+   */
+  public ActionFinished provenWith(String runCredential) {
+    if (runCredential == null) {
+      return this;
+    }
+    return new ActionFinished(
+        runId,
+        actionId,
+        address,
+        resourceType,
+        action,
+        outcome,
+        exitCode,
+        error,
+        attributes,
+        dependencies,
+        fencingToken,
+        executorId,
+        createBeforeDestroy,
+        skipDestroy,
+        learnedHostKeys,
+        RunCredentialProof.prove(runCredential, runId, actionId, outcome));
+  }
 
   /** Without learned host keys. */
   public ActionFinished(

@@ -9,9 +9,9 @@ import java.util.List;
 
 /**
  * Seals the secret-bearing part of an {@link ActionDispatched} — its {@code provisioners}
- * (commands, environments, SSH passwords and private keys with sensitive values interpolated) and
- * its {@code sensitiveValues} — into {@link ActionDispatched#sealed()}, and opens it again (design
- * §8: secrets never travel in clear on Kafka).
+ * (commands, environments, SSH passwords and private keys with sensitive values interpolated), its
+ * {@code sensitiveValues} and its {@code runCredential} — into {@link ActionDispatched#sealed()},
+ * and opens it again (design §8: secrets never travel in clear on Kafka).
  *
  * <p>The associated data is {@value #CONTEXT}, tenant, workspace and action id (the envelope's
  * {@code tenant} and {@code workspace}, the data's {@code actionId}): a sealed box copied into the
@@ -22,8 +22,18 @@ public final class DispatchSealing {
 
   private DispatchSealing() {}
 
-  /** What is sealed: the two fields that carry secrets. */
-  record Secrets(List<ProvisionerStep> provisioners, List<String> sensitiveValues) {}
+  /**
+   * What is sealed: the fields that carry secrets. {@code runCredential} is absent from boxes
+   * sealed before it existed (then null).
+   */
+  record Secrets(
+      List<ProvisionerStep> provisioners, List<String> sensitiveValues, String runCredential) {
+    /** Never prints the secrets. */
+    @Override
+    public String toString() {
+      return "Secrets[...]";
+    }
+  }
 
   /**
    * The dispatch with {@code provisioners} and {@code sensitiveValues} moved into {@code sealed}
@@ -38,13 +48,16 @@ public final class DispatchSealing {
     try {
       plaintext =
           EventCodec.mapper()
-              .writeValueAsBytes(new Secrets(action.provisioners(), action.sensitiveValues()));
+              .writeValueAsBytes(
+                  new Secrets(
+                      action.provisioners(), action.sensitiveValues(), action.runCredential()));
     } catch (JsonProcessingException e) {
       throw new IllegalStateException("provisioners not serializable", e);
     }
     return action.withSecrets(
         List.of(),
         List.of(),
+        null,
         keyring.seal(plaintext, associatedData(tenant, workspace, action.actionId())));
   }
 
@@ -62,11 +75,14 @@ public final class DispatchSealing {
     if (action.sealed() == null) {
       return action;
     }
-    if (!action.provisioners().isEmpty() || !action.sensitiveValues().isEmpty()) {
+    if (!action.provisioners().isEmpty()
+        || !action.sensitiveValues().isEmpty()
+        || action.runCredential() != null) {
       throw new UnsealException(
           "action "
               + action.actionId()
-              + " carries provisioners or sensitive values both sealed and in clear");
+              + " carries provisioners, sensitive values or its run credential both sealed and in"
+              + " clear");
     }
     byte[] plaintext =
         keyring.open(action.sealed(), associatedData(tenant, workspace, action.actionId()));
@@ -77,7 +93,8 @@ public final class DispatchSealing {
       throw new UnsealException(
           "action " + action.actionId() + ": the sealed part is not a provisioner list");
     }
-    return action.withSecrets(secrets.provisioners(), secrets.sensitiveValues(), null);
+    return action.withSecrets(
+        secrets.provisioners(), secrets.sensitiveValues(), secrets.runCredential(), null);
   }
 
   static byte[] associatedData(String tenant, String workspace, String actionId) {

@@ -10,6 +10,9 @@ import java.util.List;
  * @param password sensitive: listed in the action's {@code sensitiveValues}
  * @param privateKey PEM/OpenSSH private key text (the seed's {@code key_file} is read into it by
  *     the planner); sensitive
+ * @param certificate an OpenSSH user certificate for {@code privateKey} ({@code
+ *     ssh-ed25519-cert-v01@openssh.com AAAA...}, what {@code ssh-keygen -s} writes to {@code
+ *     *-cert.pub}), offered instead of the bare public key; not secret (the key is)
  * @param hostKey the expected host public key ({@code ssh-ed25519 AAAA...}); null means the
  *     executor verifies with known hosts or trust on first use
  * @param timeoutSeconds how long to keep retrying the connection (Terraform's default 5 minutes)
@@ -95,6 +98,7 @@ public record SshConnection(
   /**
    * One jump host.
    *
+   * @param certificate as {@link SshConnection#certificate}, for this hop's {@code privateKey}
    * @param knownHostKeys as {@link SshConnection#knownHostKeys}, for this hop's {@code host:port}
    */
   @JsonInclude(JsonInclude.Include.NON_EMPTY)
@@ -104,6 +108,7 @@ public record SshConnection(
       String user,
       String password,
       String privateKey,
+      String certificate,
       String hostKey,
       List<String> knownHostKeys) {
 
@@ -111,15 +116,27 @@ public record SshConnection(
       knownHostKeys = knownHostKeys == null ? List.of() : List.copyOf(knownHostKeys);
     }
 
-    /** Without known host keys. */
+    /** Without a certificate. */
+    public Bastion(
+        String host,
+        int port,
+        String user,
+        String password,
+        String privateKey,
+        String hostKey,
+        List<String> knownHostKeys) {
+      this(host, port, user, password, privateKey, null, hostKey, knownHostKeys);
+    }
+
+    /** Without a certificate and known host keys. */
     public Bastion(
         String host, int port, String user, String password, String privateKey, String hostKey) {
-      this(host, port, user, password, privateKey, hostKey, List.of());
+      this(host, port, user, password, privateKey, null, hostKey, List.of());
     }
 
     /** The same hop with {@code keys} as its known host keys. */
     public Bastion withKnownHostKeys(List<String> keys) {
-      return new Bastion(host, port, user, password, privateKey, hostKey, keys);
+      return new Bastion(host, port, user, password, privateKey, certificate, hostKey, keys);
     }
   }
 }

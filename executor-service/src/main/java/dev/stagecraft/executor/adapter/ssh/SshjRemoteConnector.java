@@ -6,6 +6,7 @@ import dev.stagecraft.schemas.action.LearnedHostKey;
 import dev.stagecraft.schemas.action.SshConnection;
 import java.io.IOException;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -19,6 +20,7 @@ import net.schmizz.sshj.DefaultConfig;
 import net.schmizz.sshj.SSHClient;
 import net.schmizz.sshj.connection.channel.direct.DirectConnection;
 import net.schmizz.sshj.userauth.UserAuthException;
+import net.schmizz.sshj.userauth.keyprovider.KeyProvider;
 import net.schmizz.sshj.userauth.method.AuthMethod;
 import net.schmizz.sshj.userauth.method.AuthPassword;
 import net.schmizz.sshj.userauth.method.AuthPublickey;
@@ -33,8 +35,12 @@ import net.schmizz.sshj.userauth.password.PasswordUtils;
  *       virtual thread and is abandoned (its socket closed) when the deadline passes, so a server
  *       that accepts TCP but never speaks SSH cannot hold the caller longer than the timeout.
  *   <li><b>Fail fast.</b> Rejected credentials ({@link AuthenticationFailedException}: "tried
- *       publickey, password"), an unreadable key and a rejected host key are permanent: thrown at
- *       once, never retried until the timeout.
+ *       publickey, password"), an unreadable key or certificate, a certificate for another key and
+ *       a rejected host key are permanent: thrown at once, never retried until the timeout.
+ *   <li><b>Certificates.</b> With a {@code certificate} (target or bastion) the private key is
+ *       offered with that OpenSSH user certificate ({@link UserCertificate}); when the server
+ *       refuses it, the error says what the certificate itself suggests (expired, not yet valid,
+ *       the user not among its principals, else an untrusted CA).
  *   <li><b>Host keys</b> (target and every bastion, see {@link HostKeyCheck}): a pinned {@code
  *       hostKey} must match; else one of the {@code knownHostKeys} must; a mismatch fails at once,
  *       without retry and before authentication. When neither is set the key is accepted on first
@@ -94,9 +100,6 @@ public final class SshjRemoteConnector implements RemoteConnector {
   @Override
   public RemoteSession connect(SshConnection connection, Consumer<String> notices)
       throws IOException, InterruptedException {
-    if (connection.certificate() != null && !connection.certificate().isBlank()) {
-      throw new IOException("certificate authentication is not supported yet");
-    }
     int timeoutSeconds =
         connection.timeoutSeconds() > 0 ? connection.timeoutSeconds() : DEFAULT_TIMEOUT_SECONDS;
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutSeconds);
@@ -223,7 +226,14 @@ public final class SshjRemoteConnector implements RemoteConnector {
           client.addHostKeyVerifier(hopKey);
           connectThrough(previous, client, hopKey, hopHost, hopPort);
           authenticate(
-              client, userOf(hop.user()), hop.password(), hop.privateKey(), hopHost, hopPort, what);
+              client,
+              userOf(hop.user()),
+              hop.password(),
+              hop.privateKey(),
+              hop.certificate(),
+              hopHost,
+              hopPort,
+              what);
           previous = client;
         }
         String host = connection.host();
@@ -238,6 +248,7 @@ public final class SshjRemoteConnector implements RemoteConnector {
             userOf(connection.user()),
             connection.password(),
             connection.privateKey(),
+            connection.certificate(),
             host,
             port,
             null);
@@ -334,10 +345,13 @@ public final class SshjRemoteConnector implements RemoteConnector {
     }
 
     /**
-     * Authenticates with the key and/or password. A rejection while the transport is still up is
-     * permanent ({@link AuthenticationFailedException}); a transport that died meanwhile is a
-     * plain, transient {@link IOException}.
+     * Authenticates with the key (with its certificate, when one is given) and/or password. A
+     * rejection while the transport is still up is permanent ({@link
+     * AuthenticationFailedException}); a transport that died meanwhile is a plain, transient {@link
+     * IOException}. An unreadable certificate, or one issued for another key, is permanent too and
+     * fails before anything is offered to the server.
      *
+     * @param certificate an OpenSSH user certificate for {@code key}, or null
      * @param hop "bastion", "bastion 2", ... or null for the target (for messages)
      */
     private static void authenticate(
@@ -345,6 +359,7 @@ public final class SshjRemoteConnector implements RemoteConnector {
         String user,
         String password,
         String key,
+        String certificate,
         String host,
         int port,
         String hop)
@@ -352,10 +367,22 @@ public final class SshjRemoteConnector implements RemoteConnector {
       String prefix = hop == null ? "" : hop + ": ";
       List<AuthMethod> methods = new ArrayList<>();
       List<String> tried = new ArrayList<>();
+      UserCertificate userCertificate = null;
+      if (certificate != null && !certificate.isBlank()) {
+        if (key == null || key.isBlank()) {
+          throw new PermanentConnectionException(
+              prefix
+                  + "a certificate needs the private key it was issued for: set private_key"
+                  + (hop == null ? "" : " of the " + hop)
+                  + " too");
+        }
+        userCertificate = UserCertificate.parse(certificate, prefix);
+      }
       if (key != null && !key.isBlank()) {
+        KeyProvider keys;
         try {
-          methods.add(new AuthPublickey(client.loadKeys(key, null, null)));
-          tried.add("publickey");
+          keys = client.loadKeys(key, null, null);
+          keys.getPrivate(); // parse now: a bad key is a clear error, not a failed login
         } catch (IOException | RuntimeException e) {
           throw new PermanentConnectionException(
               prefix
@@ -363,6 +390,13 @@ public final class SshjRemoteConnector implements RemoteConnector {
                   + e.getClass().getSimpleName()
                   + ")");
         }
+        if (userCertificate != null) {
+          keys = userCertificate.pairedWith(keys, prefix);
+          tried.add("publickey with certificate");
+        } else {
+          tried.add("publickey");
+        }
+        methods.add(new AuthPublickey(keys));
       }
       if (password != null && !password.isEmpty()) {
         methods.add(new AuthPassword(PasswordUtils.createOneOff(password.toCharArray())));
@@ -390,6 +424,9 @@ public final class SshjRemoteConnector implements RemoteConnector {
                 + String.join(", ", tried)
                 + ") — check private_key/password/user"
                 + (hop == null ? "" : " of the " + hop)
+                + (userCertificate == null
+                    ? ""
+                    : "; " + userCertificate.whyRefused(user, Instant.now()))
                 + "; not retried: a rejected credential stays rejected");
       }
     }

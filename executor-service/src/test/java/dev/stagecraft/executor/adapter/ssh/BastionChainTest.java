@@ -8,17 +8,14 @@ import dev.stagecraft.executor.step.RemoteConnector.HostKeyMismatchException;
 import dev.stagecraft.executor.step.RemoteSession;
 import dev.stagecraft.schemas.action.SshConnection;
 import dev.stagecraft.schemas.action.SshConnection.Bastion;
+import dev.stagecraft.sshtestkit.OpenSshServer;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
@@ -90,28 +87,8 @@ class BastionChainTest {
   }
 
   private Throwable failureOf(SshConnection connection) {
-    CompletableFuture<RemoteSession> connecting =
-        CompletableFuture.supplyAsync(
-            () -> {
-              try {
-                return connector.connect(connection, notices::add);
-              } catch (IOException e) {
-                throw new java.io.UncheckedIOException(e);
-              } catch (InterruptedException e) {
-                throw new IllegalStateException(e);
-              }
-            },
-            threads);
-    try {
-      // generous: every failure here is expected long before the connection timeouts used
-      connecting.get(60, TimeUnit.SECONDS).close();
-    } catch (ExecutionException e) {
-      Throwable cause = e.getCause();
-      return cause instanceof java.io.UncheckedIOException u ? u.getCause() : cause;
-    } catch (InterruptedException | TimeoutException e) {
-      throw new AssertionError("connect did not end within 60 s", e);
-    }
-    throw new AssertionError("connect succeeded");
+    return ConnectCalls.failureOf(
+        ConnectCalls.connectAsync(connector, connection, notices::add, threads));
   }
 
   @Test

@@ -7,6 +7,8 @@ import dev.stagecraft.executor.step.RemoteConnector.AuthenticationFailedExceptio
 import dev.stagecraft.executor.step.RemoteSession;
 import dev.stagecraft.executor.step.RemoteSession.ConnectionLostException;
 import dev.stagecraft.schemas.action.SshConnection;
+import dev.stagecraft.sshtestkit.OpenSshServer;
+import dev.stagecraft.sshtestkit.TcpProxy;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;

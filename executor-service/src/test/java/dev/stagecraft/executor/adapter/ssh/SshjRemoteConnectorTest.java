@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import dev.stagecraft.executor.step.RemoteConnector.HostKeyMismatchException;
 import dev.stagecraft.executor.step.RemoteSession;
 import dev.stagecraft.schemas.action.SshConnection;
+import dev.stagecraft.sshtestkit.OpenSshServer;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.Socket;
@@ -15,10 +16,8 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.sshd.server.SshServer;
 import org.apache.sshd.server.keyprovider.SimpleGeneratorHostKeyProvider;
@@ -49,29 +48,11 @@ class SshjRemoteConnectorTest {
   }
 
   private CompletableFuture<RemoteSession> connectAsync(SshConnection connection) {
-    return CompletableFuture.supplyAsync(
-        () -> {
-          try {
-            return connector.connect(connection, notices::add);
-          } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
-          } catch (InterruptedException e) {
-            throw new IllegalStateException(e);
-          }
-        },
-        threads);
+    return ConnectCalls.connectAsync(connector, connection, notices::add, threads);
   }
 
-  private static Throwable failureOf(CompletableFuture<?> future) {
-    try {
-      future.get(60, TimeUnit.SECONDS);
-    } catch (ExecutionException e) {
-      Throwable cause = e.getCause();
-      return cause instanceof java.io.UncheckedIOException u ? u.getCause() : cause;
-    } catch (InterruptedException | TimeoutException e) {
-      throw new AssertionError("connect did not end within 60 s", e);
-    }
-    throw new AssertionError("connect succeeded");
+  private static Throwable failureOf(CompletableFuture<RemoteSession> connecting) {
+    return ConnectCalls.failureOf(connecting);
   }
 
   @Test

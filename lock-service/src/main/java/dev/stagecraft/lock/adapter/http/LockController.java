@@ -62,6 +62,20 @@ public class LockController {
       throw Problem.badRequest("field 'queue' must be true or false");
     }
     boolean enqueue = queue == null || queue.isNull() || queue.asBoolean();
+    String coalescingKey = null;
+    JsonNode key = json.get("coalescingKey");
+    if (key != null && !key.isNull()) {
+      if (!key.isTextual() || key.asText().isBlank() || key.asText().length() > 200) {
+        throw Problem.badRequest(
+            "field 'coalescingKey' must be a non-empty string of at most 200 characters (what the"
+                + " request is for, e.g. \"apply:prod\")");
+      }
+      if (!enqueue) {
+        throw Problem.badRequest(
+            "field 'coalescingKey' only applies to queued requests: drop it or \"queue\": false");
+      }
+      coalescingKey = key.asText();
+    }
     AcquireResult result =
         locks.acquire(
             tenant,
@@ -70,7 +84,8 @@ public class LockController {
             Duration.ofSeconds(leaseSeconds),
             Duration.ofSeconds(waitSeconds),
             info,
-            enqueue);
+            enqueue,
+            coalescingKey);
     return switch (result) {
       case AcquireResult.Granted g -> {
         Map<String, Object> out = new LinkedHashMap<>();
@@ -86,6 +101,19 @@ public class LockController {
         out.put("queueLength", r.queueLength());
         yield Json.respond(HttpStatus.valueOf(423), out);
       }
+      case AcquireResult.Superseded x ->
+          throw new Problem(
+              Problem.typeFor("Superseded"),
+              409,
+              "Superseded",
+              "the queued request of '"
+                  + holder
+                  + "' was replaced by a newer request from '"
+                  + x.byHolder()
+                  + "' with the same coalescing key '"
+                  + x.coalescingKey()
+                  + "': it is no longer queued; stop waiting (the newer request does the work)",
+              null);
     };
   }
 
@@ -186,7 +214,7 @@ public class LockController {
     Names.check("workspace", ws);
   }
 
-  private static long seconds(JsonNode json, String field, long fallback, long min, long max) {
+  static long seconds(JsonNode json, String field, long fallback, long min, long max) {
     JsonNode value = json.get(field);
     if (value == null || value.isNull()) {
       return fallback;

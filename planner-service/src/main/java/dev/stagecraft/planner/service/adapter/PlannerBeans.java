@@ -5,9 +5,11 @@ import dev.stagecraft.planner.service.adapter.clients.HttpWorkspaceLocks;
 import dev.stagecraft.planner.service.adapter.clients.HttpWorkspaceStates;
 import dev.stagecraft.planner.service.adapter.clients.InternalHttp;
 import dev.stagecraft.planner.service.adapter.clients.TokenVerifier;
+import dev.stagecraft.planner.service.adapter.db.RunStore;
 import dev.stagecraft.planner.service.run.EventOutbox;
 import dev.stagecraft.planner.service.run.InstanceTainter;
 import dev.stagecraft.planner.service.run.RunCoordinator;
+import dev.stagecraft.planner.service.run.TenantAdmission;
 import dev.stagecraft.planner.service.run.UploadedFiles;
 import dev.stagecraft.platform.kafka.EventConsumer;
 import dev.stagecraft.platform.kafka.EventPublisher;
@@ -29,6 +31,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
@@ -102,8 +105,13 @@ public class PlannerBeans {
       PlannerSettings settings,
       EventPublisher publisher,
       SecretsKeyring secrets,
+      RunStore runStore,
+      @Value("${stagecraft.planner.approval-timeout:1h}") Duration approvalTimeout,
       @Value("${stagecraft.planner.action-lease:15s}") Duration actionLease,
-      @Value("${stagecraft.planner.dispatch-lease:10m}") Duration dispatchLease) {
+      @Value("${stagecraft.planner.dispatch-lease:10m}") Duration dispatchLease,
+      @Value("${stagecraft.planner.max-active-runs-per-tenant:4}") int perTenantCap,
+      @Value("${stagecraft.planner.tenant-run-caps:}") String tenantCaps,
+      @Value("${stagecraft.planner.max-active-runs:0}") int overallLimit) {
     if (actionLease.isNegative() || actionLease.isZero()) {
       throw new IllegalArgumentException(
           "STAGECRAFT_PLANNER_ACTION_LEASE must be positive (e.g. 15s), got " + actionLease);
@@ -122,7 +130,36 @@ public class PlannerBeans {
             randomIds(),
             UploadedFiles.inTempDirectory(),
             secrets)
-        .withLeases(actionLease, dispatchLease, checkEvery);
+        .withLeases(actionLease, dispatchLease, checkEvery)
+        .withAdmission(new TenantAdmission(perTenantCap, parseTenantCaps(tenantCaps), overallLimit))
+        .withObserver(runStore)
+        .withApprovalTimeout(approvalTimeout);
+  }
+
+  /**
+   * Parses {@code STAGECRAFT_PLANNER_TENANT_RUN_CAPS}: {@code tenant=cap} pairs separated by commas
+   * (e.g. {@code ci=8,sandbox=1}); blank for none.
+   */
+  static Map<String, Integer> parseTenantCaps(String setting) {
+    Map<String, Integer> caps = new java.util.LinkedHashMap<>();
+    if (setting == null || setting.isBlank()) {
+      return caps;
+    }
+    for (String pair : setting.split(",")) {
+      String[] parts = pair.trim().split("=", 2);
+      try {
+        if (parts.length != 2 || parts[0].isBlank()) {
+          throw new NumberFormatException();
+        }
+        caps.put(parts[0].trim(), Integer.parseInt(parts[1].trim()));
+      } catch (NumberFormatException e) {
+        throw new IllegalArgumentException(
+            "STAGECRAFT_PLANNER_TENANT_RUN_CAPS: '"
+                + pair.trim()
+                + "' is not tenant=cap; write e.g. ci=8,sandbox=1");
+      }
+    }
+    return caps;
   }
 
   /** Sends every event without waiting, then waits once until the broker committed them all. */

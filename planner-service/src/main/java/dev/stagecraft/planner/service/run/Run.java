@@ -23,6 +23,10 @@ public final class Run {
   String message;
   String lockId;
   long fencingToken;
+
+  /** The run's one-off state credential while it holds the lock (docs/adr/0013); a secret. */
+  String runCredential;
+
   PlanResult planResult;
   Plan plan;
   String planText;

@@ -48,8 +48,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Concurrency: each run's start-up (lock wait, planning) runs on its own virtual thread; results
  * arrive on Kafka listener threads. Everything touching a run's fields synchronizes on the {@link
- * Run}. Runs live in memory only: after a restart of this planner instance, its unfinished runs are
- * not resumed yet (see planner-service/README.md).
+ * Run}. Runs are driven in memory; a {@link RunObserver} records them (docs/runs.md). After a
+ * restart of this planner instance its unfinished runs are not resumed: the planner marks them
+ * errored at startup.
  */
 public final class RunCoordinator implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(RunCoordinator.class);
@@ -65,6 +66,24 @@ public final class RunCoordinator implements AutoCloseable {
   private final Supplier<String> ids;
   private final UploadedFiles uploads;
   private final SecretsKeyring secrets;
+  private volatile RunObserver observer = RunObserver.NONE;
+
+  /** Runs that wait for approval once planned with changes, by id (docs/runs.md). */
+  private final Map<String, PendingApproval> approvals = new ConcurrentHashMap<>();
+
+  private volatile Duration approvalTimeout = DEFAULT_APPROVAL_TIMEOUT;
+
+  /** How long a plan waits for approval before the run is discarded. */
+  public static final Duration DEFAULT_APPROVAL_TIMEOUT = Duration.ofHours(1);
+
+  private volatile TenantAdmission admission = TenantAdmission.unlimited();
+
+  /** Runs waiting for a slot of {@link #admission}: completed when admitted or ended. */
+  private final Map<String, java.util.concurrent.CompletableFuture<Void>> awaitingAdmission =
+      new ConcurrentHashMap<>();
+
+  private volatile IdempotencyKeys idempotencyKeys = IdempotencyKeys.inMemory();
+  private final Object keyedStarts = new Object();
   private final ScheduledExecutorService heartbeats =
       Executors.newSingleThreadScheduledExecutor(
           r -> {
@@ -137,6 +156,191 @@ public final class RunCoordinator implements AutoCloseable {
     this.ids = ids;
   }
 
+  /**
+   * Limits how many runs each tenant has active at once (fair sharing; see {@link
+   * TenantAdmission}). Call once, before runs start; without it there is no limit.
+   */
+  public RunCoordinator withAdmission(TenantAdmission admission) {
+    this.admission = admission;
+    return this;
+  }
+
+  /**
+   * Waits until the run's tenant has a free slot ({@link TenantAdmission}); until then the run is
+   * {@code queued} with the reason in its message. Returns at once when a slot is free.
+   *
+   * @throws RunEndedException when the run ended (canceled) while it waited
+   */
+  private void awaitAdmission(Run run) throws Exception {
+    String tenant = run.request.tenant();
+    var admitted = new java.util.concurrent.CompletableFuture<Void>();
+    awaitingAdmission.put(run.id, admitted); // before admit: a release may wake it at once
+    Optional<String> waitReason = admission.admit(tenant, run.id);
+    if (waitReason.isPresent()) {
+      transition(run, RunStatus.QUEUED, waitReason.get());
+      admitted.get();
+    }
+    awaitingAdmission.remove(run.id);
+    if (isTerminal(run)) {
+      // ended while it waited (finish already gave back its place): do not keep a slot
+      wakeAdmitted(admission.release(tenant, run.id));
+      throw new RunEndedException();
+    }
+  }
+
+  private void wakeAdmitted(List<String> runIds) {
+    for (String id : runIds) {
+      var waiter = awaitingAdmission.get(id);
+      if (waiter != null) {
+        waiter.complete(null);
+      }
+    }
+  }
+
+  /**
+   * Tells {@code observer} of every transition from now on (the planner records runs with it). Call
+   * once, before runs start.
+   */
+  public RunCoordinator withObserver(RunObserver observer) {
+    this.observer = observer;
+    return this;
+  }
+
+  /**
+   * Sets how long a planned run waits for approval before it is discarded (and approving it is
+   * refused). Call once, before runs start.
+   */
+  public RunCoordinator withApprovalTimeout(Duration timeout) {
+    if (timeout.isNegative() || timeout.isZero()) {
+      throw new IllegalArgumentException("the approval timeout must be positive, got " + timeout);
+    }
+    this.approvalTimeout = timeout;
+    return this;
+  }
+
+  /**
+   * Like {@link #start(RunRequest)}, but a plan with changes is not applied until {@link #approve
+   * approved} with its digest: the run stays {@code planned}, holding the workspace lock (so the
+   * state cannot move under the approved plan), until approved, {@link #discard discarded},
+   * canceled, or the approval timeout passes (then it ends {@code discarded}).
+   */
+  public Run startAwaitingApproval(RunRequest request) {
+    String id = "run-" + ids.get();
+    approvals.put(id, new PendingApproval());
+    return launch(id, request, null);
+  }
+
+  /** What became of an approval or a discard. */
+  public enum ApprovalOutcome {
+    /** Approved: the run applies exactly the plan with that digest (or, for discard: discarded). */
+    DONE,
+    /** This instance has no such run of the tenant. */
+    NOT_FOUND,
+    /** The run is not waiting for approval (not planned yet, auto-applied, or ended). */
+    NOT_AWAITING,
+    /** The digest named is not the digest of the run's plan: approve what was shown, or re-plan. */
+    WRONG_DIGEST,
+    /** The approval came after the approval timeout; the run was discarded. */
+    EXPIRED
+  }
+
+  /**
+   * Approves a planned run's plan, named by its digest (docs/adr/0005): the run goes on to apply
+   * exactly that plan. Refused when the digest differs, when the run is not waiting, or when the
+   * plan is older than the approval timeout (the run is then discarded). Thread-safe; a second
+   * approval of the same run gets {@link ApprovalOutcome#NOT_AWAITING}.
+   */
+  public ApprovalOutcome approve(String tenant, String runId, String planDigest, String by) {
+    Optional<Run> found = find(tenant, runId);
+    if (found.isEmpty()) {
+      return ApprovalOutcome.NOT_FOUND;
+    }
+    Run run = found.get();
+    PendingApproval pending = approvals.get(runId);
+    String digest;
+    synchronized (run) {
+      if (pending == null || pending.plannedAt == null || run.status != RunStatus.PLANNED) {
+        return ApprovalOutcome.NOT_AWAITING;
+      }
+      digest = run.plan.digest();
+    }
+    if (!digest.equals(planDigest)) {
+      return ApprovalOutcome.WRONG_DIGEST;
+    }
+    if (clock.instant().isAfter(pending.plannedAt.plus(approvalTimeout))) {
+      finish(run, RunStatus.DISCARDED, expiredMessage());
+      pending.decision.complete(null);
+      return ApprovalOutcome.EXPIRED;
+    }
+    return pending.decision.complete(by) ? ApprovalOutcome.DONE : ApprovalOutcome.NOT_AWAITING;
+  }
+
+  /**
+   * Discards a run waiting for approval: it ends {@code discarded} and releases the workspace lock.
+   *
+   * @return {@link ApprovalOutcome#DONE}, or why not
+   */
+  public ApprovalOutcome discard(String tenant, String runId, String by) {
+    Optional<Run> found = find(tenant, runId);
+    if (found.isEmpty()) {
+      return ApprovalOutcome.NOT_FOUND;
+    }
+    Run run = found.get();
+    PendingApproval pending = approvals.get(runId);
+    synchronized (run) {
+      if (pending == null || pending.plannedAt == null || run.status != RunStatus.PLANNED) {
+        return ApprovalOutcome.NOT_AWAITING;
+      }
+    }
+    if (!pending.decision.complete(null)) {
+      return ApprovalOutcome.NOT_AWAITING; // approved (or discarded) a moment ago
+    }
+    finish(run, RunStatus.DISCARDED, "Run discarded by " + by + "; nothing was applied.");
+    return ApprovalOutcome.DONE;
+  }
+
+  private String expiredMessage() {
+    return "The plan was not approved within "
+        + approvalTimeout.toString().substring(2).toLowerCase(java.util.Locale.ROOT)
+        + " (the approval timeout); the run was discarded and nothing was applied. Start a new"
+        + " run.";
+  }
+
+  /**
+   * A run's wait for approval: {@code plannedAt} is set just before it turns {@code planned}; the
+   * decision completes with the approver, or with null when the run ends otherwise.
+   */
+  private static final class PendingApproval {
+    final java.util.concurrent.CompletableFuture<String> decision =
+        new java.util.concurrent.CompletableFuture<>();
+    volatile Instant plannedAt;
+  }
+
+  /**
+   * Blocks the run's own (virtual) thread until the plan is approved; the run keeps the lock.
+   *
+   * @return the approver
+   * @throws RunEndedException when it was discarded, canceled or timed out instead
+   */
+  private String awaitApproval(Run run, PendingApproval pending) throws InterruptedException {
+    String approver;
+    try {
+      approver = pending.decision.get(approvalTimeout.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (java.util.concurrent.TimeoutException e) {
+      pending.decision.complete(null);
+      finish(run, RunStatus.DISCARDED, expiredMessage());
+      throw new RunEndedException();
+    } catch (java.util.concurrent.ExecutionException e) {
+      throw new IllegalStateException(e.getCause());
+    } finally {
+      approvals.remove(run.id);
+    }
+    if (approver == null || isTerminal(run)) {
+      throw new RunEndedException();
+    }
+    return approver;
+  }
+
   /** Where plans and runs write the files they were uploaded with. */
   public UploadedFiles uploads() {
     return uploads;
@@ -144,13 +348,78 @@ public final class RunCoordinator implements AutoCloseable {
 
   /** Creates the run and starts it in the background; returns at once. */
   public Run start(RunRequest request) {
-    String id = "run-" + ids.get();
+    return launch("run-" + ids.get(), request, null);
+  }
+
+  /**
+   * Starts a run at most once per (tenant, idempotency key), for triggers that may be delivered or
+   * sent more than once (chat-ops, webhooks; docs/chatops.md). The run id is derived from the
+   * tenant and the key ({@link #runIdFor}), and the key is recorded in {@link #withIdempotencyKeys
+   * the durable key record} before the run starts ("record before the side effect"): a duplicate,
+   * on this instance or after a restart, returns the first run — or, when this instance no longer
+   * holds it in memory, its id — and starts nothing.
+   *
+   * <p>Concurrency: keyed starts of this instance are serialized (a short critical section: one
+   * lookup and, for a new key, one durable write), so two copies arriving at once make one run.
+   *
+   * @param pendingMessage shown with the run's {@code pending} transition (who asked, and why)
+   * @throws RuntimeException when the key could not be recorded: nothing was started, retry later
+   */
+  public KeyedStart start(RunRequest request, String idempotencyKey, String pendingMessage) {
+    String id = runIdFor(request.tenant(), idempotencyKey);
+    synchronized (keyedStarts) {
+      Run existing = runs.get(id);
+      if (existing != null) {
+        return new KeyedStart(id, Optional.of(existing), true);
+      }
+      Optional<String> recorded = idempotencyKeys.runFor(request.tenant(), idempotencyKey);
+      if (recorded.isPresent()) {
+        return new KeyedStart(recorded.get(), find(request.tenant(), recorded.get()), true);
+      }
+      if (!idempotencyKeys.record(request.tenant(), idempotencyKey, id, request.workspace())) {
+        // another planner instance recorded it a moment ago: that one runs it
+        return new KeyedStart(id, find(request.tenant(), id), true);
+      }
+      return new KeyedStart(id, Optional.of(launch(id, request, pendingMessage)), false);
+    }
+  }
+
+  /**
+   * The run id a (tenant, idempotency key) makes: {@code run-} and a name-based (v3) UUID of {@code
+   * "stagecraft-run-request", tenant, key}. Stable across restarts and instances, so a bot can
+   * compute which run its request made.
+   */
+  public static String runIdFor(String tenant, String idempotencyKey) {
+    return "run-"
+        + java.util.UUID.nameUUIDFromBytes(
+            SecretsKeyring.associatedData("stagecraft-run-request", tenant, idempotencyKey));
+  }
+
+  /**
+   * The outcome of a keyed start.
+   *
+   * @param runId the run the key made (now or earlier)
+   * @param run the run, when this instance holds it
+   * @param duplicate true when the key had already made a run: nothing was started
+   */
+  public record KeyedStart(String runId, Optional<Run> run, boolean duplicate) {}
+
+  /**
+   * Where keyed starts record which run each (tenant, idempotency key) made; by default in memory
+   * only. Call once, before runs start.
+   */
+  public RunCoordinator withIdempotencyKeys(IdempotencyKeys keys) {
+    this.idempotencyKeys = keys;
+    return this;
+  }
+
+  private Run launch(String id, RunRequest request, String pendingMessage) {
     // the run keeps its request for its whole life in memory; the supporting files only until
     // they are written to the run's directory
     Run run = new Run(id, request.withoutSupportFiles(), clock.instant(), new RunJournal(clock));
     Map<String, byte[]> supportFiles = request.supportFiles();
     runs.put(id, run);
-    transition(run, RunStatus.PENDING, null);
+    transition(run, RunStatus.PENDING, pendingMessage);
     Thread.ofVirtual().name("run-" + id).start(() -> execute(run, supportFiles));
     return run;
   }
@@ -209,7 +478,7 @@ public final class RunCoordinator implements AutoCloseable {
                   run.id,
                   run.eventSequence.incrementAndGet(),
                   lease.address(),
-                  InFlightActions.interrupted(lease, error)));
+                  InFlightActions.interrupted(lease, error).provenWith(run.runCredential)));
         }
         for (InFlightActions.Lease lease : run.inFlight.neverStartedFor(dispatchLease, now)) {
           String error =
@@ -282,6 +551,10 @@ public final class RunCoordinator implements AutoCloseable {
     }
     if (!applying) {
       finish(run, RunStatus.CANCELED, "Run " + reason + " before it applied anything.");
+      PendingApproval pending = approvals.get(runId);
+      if (pending != null) {
+        pending.decision.complete(null); // wake a run waiting for approval: it ended
+      }
       return found;
     }
     EventEnvelope cancel =
@@ -351,8 +624,10 @@ public final class RunCoordinator implements AutoCloseable {
   private void execute(Run run, Map<String, byte[]> supportFiles) {
     RunRequest req = run.request;
     try {
+      awaitAdmission(run);
       acquireLock(run);
       states.registerFencingToken(req.tenant(), req.workspace(), run.fencingToken);
+      mintRunCredential(run);
       transition(run, RunStatus.PLANNING, null);
       // the apply context reads provisioner files (script, source, key_file) when it dispatches,
       // so the directory lives until the run ends (finish deletes it)
@@ -369,7 +644,8 @@ public final class RunCoordinator implements AutoCloseable {
       synchronized (run) {
         run.knownHostKeys = hostKeys;
       }
-      PriorState prior = PriorState.fromV4Json(states.read(req.tenant(), req.workspace()));
+      PriorState prior =
+          PriorState.fromV4Json(states.read(req.tenant(), req.workspace(), credentialOf(run)));
       PlanResult result =
           Planner.plan(
               new PlanRequest(
@@ -412,21 +688,81 @@ public final class RunCoordinator implements AutoCloseable {
         run.plan = result.plan();
         run.planText = planText;
       }
+      PendingApproval pending = approvals.get(run.id);
+      if (pending != null) {
+        pending.plannedAt = clock.instant();
+      }
       transition(run, RunStatus.PLANNED, planText);
       if (!result.plan().hasChanges()) {
+        approvals.remove(run.id);
         finish(run, RunStatus.PLANNED_AND_FINISHED, "No changes.");
         return;
       }
+      String approvedBy = pending == null ? null : awaitApproval(run, pending);
       synchronized (run) {
         run.schedule = new ApplySchedule(result.plan(), Math.max(1, req.parallelism()));
       }
-      transition(run, RunStatus.APPLYING, PlanRenderer.summary(result.plan()));
+      transition(
+          run,
+          RunStatus.APPLYING,
+          (approvedBy == null ? "" : "Approved by " + approvedBy + ". ")
+              + PlanRenderer.summary(result.plan()));
       dispatchReady(run);
     } catch (RunEndedException e) {
       LOG.info("run {} ended before it applied", run.id);
     } catch (Exception e) {
       LOG.warn("run {} failed: {}", run.id, e.toString(), e);
       finish(run, RunStatus.ERRORED, "Run failed: " + e.getMessage());
+    }
+  }
+
+  /**
+   * Has the state service mint the run's one-off state credential (docs/adr/0013) now that the run
+   * holds the lock. When the run ended meanwhile (canceled), the credential is revoked at once.
+   */
+  private void mintRunCredential(Run run) {
+    RunRequest req = run.request;
+    long token;
+    synchronized (run) {
+      token = run.fencingToken;
+    }
+    String credential = states.mintRunCredential(req.tenant(), req.workspace(), run.id, token);
+    boolean ended;
+    synchronized (run) {
+      ended = run.status.isTerminal();
+      if (!ended) {
+        run.runCredential = credential;
+      }
+    }
+    if (ended && credential != null) {
+      states.revokeRunCredential(req.tenant(), req.workspace(), run.id);
+      throw new RunEndedException();
+    }
+  }
+
+  private static String credentialOf(Run run) {
+    synchronized (run) {
+      return run.runCredential;
+    }
+  }
+
+  /**
+   * Revokes the run's state credential, before its terminal status is announced: whoever sees the
+   * run ended can rely on the credential being refused. A failure is logged; the credential then
+   * dies when the next run of the workspace takes the lock (its fencing token supersedes it).
+   */
+  private void revokeRunCredential(Run run, String credential) {
+    if (credential == null) {
+      return;
+    }
+    try {
+      states.revokeRunCredential(run.request.tenant(), run.request.workspace(), run.id);
+    } catch (RuntimeException e) {
+      LOG.warn(
+          "could not revoke the state credential of run {} (the next lock holder supersedes it):"
+              + " {}",
+          run.id,
+          e.toString());
     }
   }
 
@@ -497,7 +833,12 @@ public final class RunCoordinator implements AutoCloseable {
     }
   }
 
-  private void heartbeat(Run run) {
+  /**
+   * Renews the run's workspace lease; when the lock service says the lease is lost (expired, or
+   * forced open), the run is ended as {@code errored} — nothing more is dispatched and its late
+   * results are refused by fencing. Called by the heartbeat timer; package-private for tests.
+   */
+  void heartbeat(Run run) {
     String lockId;
     synchronized (run) {
       if (run.status.isTerminal() || run.lockId == null) {
@@ -670,6 +1011,7 @@ public final class RunCoordinator implements AutoCloseable {
                 resolution.sensitiveValues(),
                 action.createBeforeDestroy(),
                 action.skipDestroy());
+        dispatched = dispatched.withRunCredential(run.runCredential);
         if (secrets.canSeal()) {
           // design §8: commands, environments and keys with secrets in them never go out in clear
           dispatched =
@@ -732,13 +1074,17 @@ public final class RunCoordinator implements AutoCloseable {
 
   private void finish(Run run, RunStatus status, String message) {
     String lockId;
+    String credential;
     synchronized (run) {
       if (run.status.isTerminal()) {
         return;
       }
       lockId = run.lockId;
       run.lockId = null;
+      credential = run.runCredential;
+      run.runCredential = null;
     }
+    revokeRunCredential(run, credential);
     ScheduledFuture<?> task = heartbeatTasks.remove(run.id);
     if (task != null) {
       task.cancel(false);
@@ -752,6 +1098,12 @@ public final class RunCoordinator implements AutoCloseable {
       }
     }
     transition(run, status, message);
+    // free the run's slot (or its place in line) for the next run of the tenants in turn
+    wakeAdmitted(admission.release(run.request.tenant(), run.id));
+    var waiter = awaitingAdmission.get(run.id);
+    if (waiter != null) {
+      waiter.complete(null); // it waited for a slot: its thread sees the run ended
+    }
     deleteFiles(run);
   }
 
@@ -776,6 +1128,7 @@ public final class RunCoordinator implements AutoCloseable {
       sequence = run.eventSequence.incrementAndGet();
     }
     run.journal.status(status, message);
+    observer.transitioned(run, sequence, status, message, clock.instant());
     EventEnvelope envelope =
         codec.wrap(
             run.request.tenant(),

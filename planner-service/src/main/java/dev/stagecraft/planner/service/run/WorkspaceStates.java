@@ -22,6 +22,37 @@ public interface WorkspaceStates {
   String read(String tenant, String workspace);
 
   /**
+   * The current state, read with the run's state credential instead of the service token (design
+   * §8). The default ignores the credential: for test doubles only; the HTTP adapter implements it.
+   *
+   * @param runCredential the run's credential from {@link #mintRunCredential}, or null to read with
+   *     the service token
+   */
+  default String read(String tenant, String workspace, String runCredential) {
+    return read(tenant, workspace);
+  }
+
+  /**
+   * Mints the one-off state credential of a run that holds the workspace lock with {@code
+   * fencingToken} (docs/adr/0013). The credential is a secret: never log it. The default mints none
+   * (null): for test doubles only.
+   *
+   * @throws IllegalStateException when the state service refuses (stale token) or fails
+   */
+  default String mintRunCredential(
+      String tenant, String workspace, String runId, long fencingToken) {
+    return null;
+  }
+
+  /**
+   * Revokes the run's credential: the state service refuses it from now on. Idempotent. The default
+   * does nothing: for test doubles only.
+   *
+   * @throws IllegalStateException when the state service cannot be reached
+   */
+  default void revokeRunCredential(String tenant, String workspace, String runId) {}
+
+  /**
    * Announces a newly issued fencing token so the state service refuses older writers from now on.
    *
    * @throws IllegalStateException when the state service already saw a newer token

@@ -133,6 +133,20 @@ class RunCoordinatorTest {
   }
 
   @Test
+  void aRunWhoseLockLeaseExpiredIsEndedAndDispatchesNothingMore() {
+    Run run = coordinator.start(request(TWO_STEPS, null));
+    await().atMost(Duration.ofSeconds(10)).until(() -> dispatched().size() == 1);
+    locks.leaseLost = true;
+
+    coordinator.heartbeat(run);
+
+    assertThat(run.summary().status()).isEqualTo("errored");
+    assertThat(run.summary().message()).contains("lease was lost");
+    record(dispatched().get(0), "succeeded");
+    assertThat(dispatched()).as("nothing is dispatched after the lease is lost").hasSize(1);
+  }
+
+  @Test
   void aFailedActionStopsItsDependentsErrorsTheRunAndReleasesTheLock() {
     Run run = coordinator.start(request(TWO_STEPS, null));
     await().atMost(Duration.ofSeconds(10)).until(() -> dispatched().size() == 1);
@@ -404,9 +418,12 @@ class RunCoordinatorTest {
       return new Granted(lastLockId, lastToken);
     }
 
+    /** When set, heartbeats answer that the lease is lost (the lock service's 410). */
+    volatile boolean leaseLost;
+
     @Override
     public boolean heartbeat(String tenant, String workspace, String lockId) {
-      return true;
+      return !leaseLost;
     }
 
     @Override

@@ -84,6 +84,23 @@ public final class StateStore {
   /** The envelope to publish, and whether it was recorded before (a redelivery). */
   public record Recorded(EventEnvelope envelope, boolean duplicate) {}
 
+  /**
+   * Decides, inside the recording transaction (after the workspace row is locked), whether an
+   * action result may be recorded at all; a refusal is recorded as {@code rejected} with its reason
+   * (like a stale fencing token). See {@link RunCredentialStore#refusal}.
+   */
+  @FunctionalInterface
+  public interface OutcomeGate {
+    /** Admits every result: for tests and tools that record results they trust. */
+    OutcomeGate TRUSTED = (c, tenant, workspace, finished) -> Optional.empty();
+
+    /**
+     * @return why the result must not be recorded, or empty to record it
+     */
+    Optional<String> refusal(Connection c, String tenant, String workspace, ActionFinished finished)
+        throws SQLException;
+  }
+
   /** The fold of a workspace's events 1..{@code sequence}, and its newest snapshot's sequence. */
   private record Folded(long sequence, WorkspaceState state, long snapshotSequence) {}
 
@@ -123,9 +140,21 @@ public final class StateStore {
    * Records an executor's action result in one transaction: lock the workspace, skip when already
    * recorded, fold (cache, or newest snapshot + the events after it), decide, append, snapshot when
    * due, record the host keys learned on first use (unless rejected; see {@link HostKeyStore}),
-   * remember the outcome.
+   * remember the outcome. Records without checking the run's credential ({@link
+   * OutcomeGate#TRUSTED}); the Kafka listener uses {@link #record(EventEnvelope, ActionFinished,
+   * OutcomeGate)}.
    */
   public Recorded record(EventEnvelope source, ActionFinished finished) throws SQLException {
+    return record(source, finished, OutcomeGate.TRUSTED);
+  }
+
+  /**
+   * As {@link #record(EventEnvelope, ActionFinished)}, but a result {@code gate} refuses is
+   * recorded {@code rejected} with the gate's reason (nothing appended, no host key learned). A
+   * redelivery of an already recorded result gets its first answer, whatever the gate says now.
+   */
+  public Recorded record(EventEnvelope source, ActionFinished finished, OutcomeGate gate)
+      throws SQLException {
     String tenant = source.tenant();
     String workspace = source.workspace();
     try (Connection c = dataSource.getConnection()) {
@@ -142,6 +171,16 @@ public final class StateStore {
         long head = headSequence(c, tenant, workspace);
         Folded current = fold(c, tenant, workspace, head);
         Decision decision = decider.decide(finished, current.state(), newest);
+        // a result rejected anyway (stale fencing token, invalid) keeps that reason
+        Optional<String> refusal =
+            decision.outcome() == Decision.Outcome.REJECTED
+                ? Optional.empty()
+                : gate.refusal(c, tenant, workspace, finished);
+        if (refusal.isPresent()) {
+          decision =
+              new Decision(
+                  List.of(), Decision.Outcome.REJECTED, refusal.get(), current.state().serial());
+        }
         Instant now = clock.instant();
         if (decision.outcome() != Decision.Outcome.REJECTED && finished.fencingToken() > newest) {
           advance(c, tenant, workspace, finished.fencingToken());
@@ -400,46 +439,153 @@ public final class StateStore {
 
   /**
    * Every version of the workspace's state, oldest first: the state after each event that changed
-   * the serial. Folds the whole history (one pass).
+   * the serial (or replaced the whole document). Read from the version index ({@code
+   * state.state_versions}, written with each such event), so a listing costs one indexed query
+   * whatever the history's length. A workspace whose history predates the index is indexed once, by
+   * its first listing, under the workspace's lock (one fold of its history).
    */
   public List<Version> versions(String tenant, String workspace) throws SQLException {
-    List<Version> versions = new ArrayList<>();
-    WorkspaceState state = WorkspaceState.EMPTY;
-    for (StoredEvent e : history(tenant, workspace)) {
-      WorkspaceState next = state.apply(e.event());
-      if (next.serial() != state.serial() || e.event() instanceof StateEvent.StateReplaced) {
-        versions.add(
-            new Version(
-                next.serial(),
-                e.sequence(),
-                e.time(),
-                e.type(),
-                e.runId(),
-                e.actor(),
-                digest(TerraformStateV4.render(next, next.lineage()))));
+    try (Connection c = dataSource.getConnection()) {
+      if (needsBackfill(c, tenant, workspace)) {
+        backfillVersions(c, tenant, workspace);
       }
-      state = next;
+      List<Version> versions = new ArrayList<>();
+      try (PreparedStatement ps =
+              Sql.prepare(
+                  c,
+                  "SELECT serial, sequence, created_at, type, run_id, actor, digest"
+                      + " FROM state.state_versions WHERE tenant = ? AND workspace = ?"
+                      + " ORDER BY sequence",
+                  tenant,
+                  workspace);
+          ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          versions.add(
+              new Version(
+                  rs.getLong(1),
+                  rs.getLong(2),
+                  rs.getTimestamp(3).toInstant(),
+                  rs.getString(4),
+                  rs.getString(5),
+                  rs.getString(6),
+                  rs.getString(7)));
+        }
+      }
+      return versions;
     }
-    return versions;
   }
 
   /**
    * The state as it was at version {@code serial} (the newest version with that serial, should a
-   * forced push or a push after a deletion have repeated one), or empty when there is none.
+   * forced push or a push after a deletion have repeated one), or empty when there is none. Finds
+   * the version's sequence in the index, then folds from the newest snapshot at or below it.
    */
   public Optional<WorkspaceState> version(String tenant, String workspace, long serial)
       throws SQLException {
-    WorkspaceState state = WorkspaceState.EMPTY;
-    WorkspaceState found = null;
-    for (StoredEvent e : history(tenant, workspace)) {
-      WorkspaceState next = state.apply(e.event());
-      if ((next.serial() != state.serial() || e.event() instanceof StateEvent.StateReplaced)
-          && next.serial() == serial) {
-        found = next;
+    try (Connection c = dataSource.getConnection()) {
+      if (needsBackfill(c, tenant, workspace)) {
+        backfillVersions(c, tenant, workspace);
       }
-      state = next;
+      long sequence;
+      try (PreparedStatement ps =
+              Sql.prepare(
+                  c,
+                  "SELECT max(sequence) FROM state.state_versions"
+                      + " WHERE tenant = ? AND workspace = ? AND serial = ?",
+                  tenant,
+                  workspace,
+                  serial);
+          ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        sequence = rs.getLong(1);
+        if (rs.wasNull()) {
+          return Optional.empty();
+        }
+      }
+      return Optional.of(fold(c, tenant, workspace, sequence).state());
     }
-    return Optional.ofNullable(found);
+  }
+
+  /** Whether an appended event made a version: it changed the serial or replaced the document. */
+  private static boolean makesVersion(
+      WorkspaceState before, WorkspaceState after, StateEvent event) {
+    return after.serial() != before.serial() || event instanceof StateEvent.StateReplaced;
+  }
+
+  private static void indexVersion(Connection c, String tenant, String workspace, Version v)
+      throws SQLException {
+    Sql.update(
+        c,
+        "INSERT INTO state.state_versions (tenant, workspace, sequence, serial, type, run_id,"
+            + " actor, digest, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+            + " ON CONFLICT (tenant, workspace, sequence) DO NOTHING",
+        tenant,
+        workspace,
+        v.sequence(),
+        v.serial(),
+        v.type(),
+        v.runId(),
+        v.actor(),
+        v.digest(),
+        v.time());
+  }
+
+  private static boolean needsBackfill(Connection c, String tenant, String workspace)
+      throws SQLException {
+    try (PreparedStatement ps =
+            Sql.prepare(
+                c,
+                "SELECT 1 FROM state.state_versions_backfill WHERE tenant = ? AND workspace = ?",
+                tenant,
+                workspace);
+        ResultSet rs = ps.executeQuery()) {
+      return rs.next();
+    }
+  }
+
+  /**
+   * Indexes the versions of a history written before the index existed: one fold of the whole
+   * history under the workspace's lock (so no write interleaves), then the workspace leaves the
+   * backfill list. Rows a write already indexed are kept (same content).
+   */
+  private static void backfillVersions(Connection c, String tenant, String workspace)
+      throws SQLException {
+    c.setAutoCommit(false);
+    try {
+      lockWorkspace(c, tenant, workspace);
+      if (needsBackfill(c, tenant, workspace)) {
+        WorkspaceState state = WorkspaceState.EMPTY;
+        for (StoredEvent e : events(c, tenant, workspace, 0, Long.MAX_VALUE)) {
+          WorkspaceState next = state.apply(e.event());
+          if (makesVersion(state, next, e.event())) {
+            indexVersion(
+                c,
+                tenant,
+                workspace,
+                new Version(
+                    next.serial(),
+                    e.sequence(),
+                    e.time(),
+                    e.type(),
+                    e.runId(),
+                    e.actor(),
+                    digest(TerraformStateV4.render(next, next.lineage()))));
+          }
+          state = next;
+        }
+        Sql.update(
+            c,
+            "DELETE FROM state.state_versions_backfill WHERE tenant = ? AND workspace = ?",
+            tenant,
+            workspace);
+      }
+      c.commit();
+    } catch (SQLException | RuntimeException e) {
+      c.rollback();
+      throw e;
+    } finally {
+      c.setAutoCommit(true);
+    }
   }
 
   /** SHA-256 (hex) of a JSON value written with sorted keys. */
@@ -644,6 +790,7 @@ public final class StateStore {
     int index = 0;
     for (StateEvent event : events) {
       // fold what the database stored (jsonb), so the cache equals a fold read back later
+      WorkspaceState before = state;
       state =
           state.apply(
               append(
@@ -655,6 +802,20 @@ public final class StateStore {
                   origin,
                   event,
                   now));
+      if (makesVersion(before, state, event)) {
+        indexVersion(
+            c,
+            tenant,
+            workspace,
+            new Version(
+                state.serial(),
+                sequence,
+                now,
+                event.typeName(),
+                origin.runId(),
+                origin.actor(),
+                digest(TerraformStateV4.render(state, state.lineage()))));
+      }
     }
     long snapshotSequence = current.snapshotSequence();
     if (sequence - snapshotSequence >= SNAPSHOT_INTERVAL) {

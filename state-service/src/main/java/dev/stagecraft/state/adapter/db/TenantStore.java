@@ -99,6 +99,77 @@ public final class TenantStore {
     }
   }
 
+  /** Every tenant's name, sorted. */
+  public java.util.List<String> tenants() throws SQLException {
+    java.util.List<String> out = new java.util.ArrayList<>();
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement ps = Sql.prepare(c, "SELECT tenant FROM state.tenants ORDER BY tenant");
+        ResultSet rs = ps.executeQuery()) {
+      while (rs.next()) {
+        out.add(rs.getString(1));
+      }
+    }
+    return out;
+  }
+
+  /**
+   * A token as listed (never the token nor its whole hash).
+   *
+   * @param id the first 16 hex digits of the token's hash: names the token for revocation
+   */
+  public record TokenInfo(
+      String id,
+      String role,
+      String description,
+      java.time.Instant createdAt,
+      java.time.Instant revokedAt) {}
+
+  /** The tenant's tokens, oldest first, revoked ones included. */
+  public java.util.List<TokenInfo> tokens(String tenant) throws SQLException {
+    java.util.List<TokenInfo> out = new java.util.ArrayList<>();
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement ps =
+            Sql.prepare(
+                c,
+                "SELECT substr(token_hash, 1, 16), role, description, created_at, revoked_at"
+                    + " FROM state.api_tokens WHERE tenant = ? ORDER BY created_at, token_hash",
+                tenant);
+        ResultSet rs = ps.executeQuery()) {
+      while (rs.next()) {
+        java.sql.Timestamp revoked = rs.getTimestamp(5);
+        out.add(
+            new TokenInfo(
+                rs.getString(1),
+                rs.getString(2),
+                rs.getString(3),
+                rs.getTimestamp(4).toInstant(),
+                revoked == null ? null : revoked.toInstant()));
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Revokes the tenant's token named by its {@link TokenInfo#id}; idempotent.
+   *
+   * @return false when the tenant has no token with that id
+   */
+  public boolean revokeById(String tenant, String id) throws SQLException {
+    if (id == null || !id.matches("[0-9a-f]{16}")) {
+      return false;
+    }
+    try (Connection c = dataSource.getConnection()) {
+      return Sql.update(
+              c,
+              "UPDATE state.api_tokens SET revoked_at = coalesce(revoked_at, ?)"
+                  + " WHERE tenant = ? AND substr(token_hash, 1, 16) = ?",
+              clock.instant(),
+              tenant,
+              id)
+          > 0;
+    }
+  }
+
   /** The tenant and role of a token that exists and is not revoked. */
   public Optional<Principal> verify(String token) throws SQLException {
     if (token == null || token.isEmpty()) {

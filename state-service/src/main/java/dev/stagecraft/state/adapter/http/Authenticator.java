@@ -1,27 +1,56 @@
 package dev.stagecraft.state.adapter.http;
 
+import dev.stagecraft.schemas.action.RunCredentialProof;
 import dev.stagecraft.servicekit.http.Problem;
 import dev.stagecraft.servicekit.http.ServiceAuth;
+import dev.stagecraft.state.adapter.db.RunCredentialStore;
 import dev.stagecraft.state.adapter.db.TenantStore;
 import dev.stagecraft.state.adapter.db.TenantStore.Principal;
 import io.micronaut.context.annotation.Value;
 import jakarta.inject.Singleton;
 import java.sql.SQLException;
 
-/** Checks {@code Authorization: Bearer ...} headers: the service token or an API token. */
+/**
+ * Checks {@code Authorization: Bearer ...} headers: the service token, an API token, or a run's
+ * state credential.
+ */
 @Singleton
 public final class Authenticator {
   private final ServiceAuth service;
   private final TenantStore tenants;
+  private final RunCredentialStore runCredentials;
 
   public Authenticator(
-      @Value("${stagecraft.service-token:}") String serviceToken, TenantStore tenants) {
+      @Value("${stagecraft.service-token:}") String serviceToken,
+      TenantStore tenants,
+      RunCredentialStore runCredentials) {
     this.service = new ServiceAuth(serviceToken);
     this.tenants = tenants;
+    this.runCredentials = runCredentials;
   }
 
   /** For {@code /internal/**}: the shared service token, compared in constant time. */
   public void requireService(String authorization) {
+    service.require(authorization);
+  }
+
+  /**
+   * For internal reads of one workspace's state: the service token, or a run's state credential
+   * ({@code scr_...}, docs/adr/0013) that is active for exactly this tenant's workspace. Anything
+   * else — a revoked or superseded credential, one of another workspace — is a 401.
+   */
+  public void requireServiceOrRunCredential(String authorization, String tenant, String workspace)
+      throws SQLException {
+    String presented = ServiceAuth.bearer(authorization);
+    if (presented != null && presented.startsWith(RunCredentialProof.PREFIX)) {
+      if (runCredentials.activeRun(tenant, workspace, presented).isEmpty()) {
+        throw Problem.unauthorized(
+            "the run credential is not active for workspace '"
+                + workspace
+                + "': its run ended, lost the lock, or it belongs to another workspace");
+      }
+      return;
+    }
     service.require(authorization);
   }
 

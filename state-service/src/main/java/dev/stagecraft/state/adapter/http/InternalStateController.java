@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.stagecraft.servicekit.http.Json;
 import dev.stagecraft.servicekit.http.Names;
 import dev.stagecraft.servicekit.http.Problem;
+import dev.stagecraft.state.adapter.db.RunCredentialStore;
 import dev.stagecraft.state.adapter.db.StateStore;
 import dev.stagecraft.state.adapter.db.TenantStore;
 import dev.stagecraft.state.history.TaintDecision;
@@ -14,6 +15,7 @@ import io.micronaut.http.HttpResponse;
 import io.micronaut.http.HttpStatus;
 import io.micronaut.http.annotation.Body;
 import io.micronaut.http.annotation.Controller;
+import io.micronaut.http.annotation.Delete;
 import io.micronaut.http.annotation.Get;
 import io.micronaut.http.annotation.Header;
 import io.micronaut.http.annotation.Post;
@@ -34,11 +36,17 @@ public class InternalStateController {
   private final Authenticator auth;
   private final TenantStore tenants;
   private final StateStore states;
+  private final RunCredentialStore runCredentials;
 
-  public InternalStateController(Authenticator auth, TenantStore tenants, StateStore states) {
+  public InternalStateController(
+      Authenticator auth,
+      TenantStore tenants,
+      StateStore states,
+      RunCredentialStore runCredentials) {
     this.auth = auth;
     this.tenants = tenants;
     this.states = states;
+    this.runCredentials = runCredentials;
   }
 
   @Post("/tenants")
@@ -50,6 +58,37 @@ public class InternalStateController {
     String tenant = Names.check("tenant", Json.requiredText(Json.object(body), "name"));
     tenants.ensureTenant(tenant);
     return Json.respond(HttpStatus.OK, Map.of("tenant", tenant));
+  }
+
+  /** Every tenant: 200 {@code {"tenants":["a","b"]}}. */
+  @Get("/tenants")
+  public HttpResponse<String> listTenants(
+      @Header(HttpHeaders.AUTHORIZATION) @Nullable String authorization) throws SQLException {
+    auth.requireService(authorization);
+    return Json.respond(HttpStatus.OK, Map.of("tenants", tenants.tenants()));
+  }
+
+  /** The tenant's tokens without secrets: 200 {@code {"tokens":[{id, role, ...}]}}. */
+  @Get("/tenants/{tenant}/tokens")
+  public HttpResponse<String> listTokens(
+      @Header(HttpHeaders.AUTHORIZATION) @Nullable String authorization, String tenant)
+      throws SQLException {
+    auth.requireService(authorization);
+    Names.check("tenant", tenant);
+    return Json.respond(HttpStatus.OK, Map.of("tokens", tenants.tokens(tenant)));
+  }
+
+  /** Revokes the tenant's token with this id (a listed id): 200, or 404 when it has none. */
+  @Post("/tenants/{tenant}/tokens/{id}/revoke")
+  public HttpResponse<String> revokeById(
+      @Header(HttpHeaders.AUTHORIZATION) @Nullable String authorization, String tenant, String id)
+      throws SQLException {
+    auth.requireService(authorization);
+    Names.check("tenant", tenant);
+    if (!tenants.revokeById(tenant, id)) {
+      throw Problem.notFound("tenant '" + tenant + "' has no token with id '" + id + "'");
+    }
+    return Json.respond(HttpStatus.OK, Map.of("revoked", true));
   }
 
   @Post("/tenants/{tenant}/tokens")
@@ -101,12 +140,68 @@ public class InternalStateController {
     return Json.respond(HttpStatus.OK, Map.of("revoked", true));
   }
 
+  /**
+   * Mints the state credential of a run that holds the workspace lock ({@code {"runId":..,
+   * "fencingToken":..}}): 201 {@code {"credential":"scr_…"}}, shown only now; 409 when the fencing
+   * token is stale or the run already ended (docs/adr/0013).
+   */
+  @Post("/tenants/{tenant}/workspaces/{ws}/run-credentials")
+  public HttpResponse<String> mintRunCredential(
+      @Header(HttpHeaders.AUTHORIZATION) @Nullable String authorization,
+      String tenant,
+      String ws,
+      @Body @Nullable String body)
+      throws SQLException {
+    auth.requireService(authorization);
+    Names.check("tenant", tenant);
+    Names.check("workspace", ws);
+    JsonNode json = Json.object(body);
+    String runId = Json.requiredText(json, "runId");
+    JsonNode token = json.get("fencingToken");
+    if (token == null
+        || !token.canConvertToLong()
+        || !token.isIntegralNumber()
+        || token.asLong() < 0) {
+      throw Problem.badRequest(
+          "field 'fencingToken' is required and must be a non-negative integer: the token of the"
+              + " workspace lock the run holds");
+    }
+    return switch (runCredentials.mint(tenant, ws, runId, token.asLong())) {
+      case RunCredentialStore.Issued issued ->
+          Json.respond(HttpStatus.CREATED, Map.of("credential", issued.credential()));
+      case RunCredentialStore.Refused refused -> throw Problem.conflict(refused.detail());
+    };
+  }
+
+  /** Revokes a run's state credential (the run ended): 200, idempotent; 404 when it has none. */
+  @Delete("/tenants/{tenant}/workspaces/{ws}/run-credentials/{runId}")
+  public HttpResponse<String> revokeRunCredential(
+      @Header(HttpHeaders.AUTHORIZATION) @Nullable String authorization,
+      String tenant,
+      String ws,
+      String runId)
+      throws SQLException {
+    auth.requireService(authorization);
+    Names.check("tenant", tenant);
+    Names.check("workspace", ws);
+    if (!runCredentials.revoke(tenant, ws, runId)) {
+      throw Problem.notFound(
+          "run '" + runId + "' has no state credential in workspace '" + ws + "'");
+    }
+    return Json.respond(HttpStatus.OK, Map.of("revoked", true));
+  }
+
+  /**
+   * The workspace's current state, for the service token or the workspace's active run credential.
+   */
   @Get("/tenants/{tenant}/workspaces/{ws}/state")
   public HttpResponse<String> state(
       @Header(HttpHeaders.AUTHORIZATION) @Nullable String authorization, String tenant, String ws)
       throws SQLException {
-    auth.requireService(authorization);
-    var state = states.currentState(Names.check("tenant", tenant), Names.check("workspace", ws));
+    Names.check("tenant", tenant);
+    Names.check("workspace", ws);
+    auth.requireServiceOrRunCredential(authorization, tenant, ws);
+    var state = states.currentState(tenant, ws);
     return Json.respond(
         HttpStatus.OK, TerraformStateV4.render(state, UUID.randomUUID().toString()));
   }

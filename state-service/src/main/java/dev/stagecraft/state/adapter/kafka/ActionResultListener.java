@@ -11,6 +11,7 @@ import dev.stagecraft.schemas.EventType;
 import dev.stagecraft.schemas.Topics;
 import dev.stagecraft.schemas.action.ActionFinished;
 import dev.stagecraft.schemas.envelope.EventEnvelope;
+import dev.stagecraft.state.adapter.db.RunCredentialStore;
 import dev.stagecraft.state.adapter.db.StateStore;
 import io.micronaut.context.annotation.Context;
 import io.micronaut.context.annotation.Requires;
@@ -29,7 +30,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Consumes {@code stagecraft.action-events} (group {@code state-service}) and records every {@code
- * action.finished} through {@link StateStore#record}, then publishes the resulting {@code
+ * action.finished} through {@link StateStore#record} — rejected unless proven with the run's active
+ * state credential ({@link RunCredentialStore#refusal}) — then publishes the resulting {@code
  * state.recorded} on {@code stagecraft.state-events} keyed by tenant/workspace.
  *
  * <p>Publishing does not wait for the broker per record: each {@code state.recorded} is sent and
@@ -110,7 +112,8 @@ public final class ActionResultListener {
     long backoffMillis = 100;
     while (true) {
       try {
-        StateStore.Recorded recorded = store.record(event, finished);
+        // only a result proven with its run's active state credential changes state (ADR 0013)
+        StateStore.Recorded recorded = store.record(event, finished, RunCredentialStore::refusal);
         EventEnvelope envelope = recorded.envelope();
         unacknowledged.add(new Sent(envelope, publisher.send(envelope, envelope.workspaceKey())));
         return;

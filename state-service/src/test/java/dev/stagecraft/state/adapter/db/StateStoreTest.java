@@ -117,6 +117,82 @@ class StateStoreTest {
   }
 
   @Test
+  void versionsAreIndexedWhenWrittenAndEqualAFoldOfTheWholeHistory() throws Exception {
+    StateStore store = newStore();
+    recordActions(store, "versions", 0, 120);
+
+    List<StateStore.Version> listed = store.versions(TENANT, "versions");
+    List<StateStore.Version> folded = versionsByFolding(store.history(TENANT, "versions"));
+    assertThat(listed).isEqualTo(folded).hasSize(120);
+    // the listing came from the index written with the events, not from a fold at read time
+    assertThat(count("SELECT count(*) FROM state.state_versions WHERE workspace = 'versions'"))
+        .isEqualTo(120);
+    // a version is the fold up to its event (from the snapshot at 100 for the later ones)
+    List<StateStore.StoredEvent> history = store.history(TENANT, "versions");
+    for (StateStore.Version v : List.of(folded.get(0), folded.get(99), folded.get(119))) {
+      assertThat(newStore().version(TENANT, "versions", v.serial()))
+          .contains(fold(history.subList(0, (int) v.sequence())));
+    }
+    assertThat(store.version(TENANT, "versions", 10_000)).isEmpty();
+  }
+
+  @Test
+  void aHistoryWrittenBeforeTheIndexIsIndexedOnceByItsFirstListing() throws Exception {
+    StateStore store = newStore();
+    recordActions(store, "legacy", 0, 30);
+    List<StateStore.Version> expected = versionsByFolding(store.history(TENANT, "legacy"));
+    // what V5 finds for a history written by an older version: no rows, a backfill marker
+    try (Connection c = dataSource.getConnection()) {
+      Sql.update(c, "DELETE FROM state.state_versions WHERE workspace = 'legacy'");
+      Sql.update(
+          c,
+          "INSERT INTO state.state_versions_backfill (tenant, workspace) VALUES (?, 'legacy')",
+          TENANT);
+    }
+    assertThat(newStore().versions(TENANT, "legacy")).isEqualTo(expected);
+    assertThat(
+            count("SELECT count(*) FROM state.state_versions_backfill WHERE workspace = 'legacy'"))
+        .isZero();
+    recordActions(store, "legacy", 30, 1);
+    assertThat(newStore().versions(TENANT, "legacy"))
+        .isEqualTo(versionsByFolding(store.history(TENANT, "legacy")))
+        .hasSize(31);
+  }
+
+  /** The versions as the store listed them before the index: one fold of the whole history. */
+  private static List<StateStore.Version> versionsByFolding(List<StateStore.StoredEvent> history) {
+    List<StateStore.Version> versions = new ArrayList<>();
+    WorkspaceState state = WorkspaceState.EMPTY;
+    for (StateStore.StoredEvent e : history) {
+      WorkspaceState next = state.apply(e.event());
+      if (next.serial() != state.serial()
+          || e.event() instanceof dev.stagecraft.state.history.StateEvent.StateReplaced) {
+        versions.add(
+            new StateStore.Version(
+                next.serial(),
+                e.sequence(),
+                e.time(),
+                e.type(),
+                e.runId(),
+                e.actor(),
+                StateStore.digest(
+                    dev.stagecraft.state.history.TerraformStateV4.render(next, next.lineage()))));
+      }
+      state = next;
+    }
+    return versions;
+  }
+
+  private long count(String sql) throws SQLException {
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement ps = c.prepareStatement(sql);
+        ResultSet rs = ps.executeQuery()) {
+      rs.next();
+      return rs.getLong(1);
+    }
+  }
+
+  @Test
   void servesTheCachedFoldWithoutReadingTheDatabaseWhileTheHeadIsUnchanged() throws Exception {
     StateStore store = newStore();
     recordActions(store, "cached", 0, 5);

@@ -19,7 +19,15 @@ public final class HttpWorkspaceStates implements WorkspaceStates {
 
   @Override
   public String read(String tenant, String workspace) {
-    InternalHttp.Response r = http.get(path(tenant, workspace) + "/state", Duration.ofSeconds(30));
+    return read(tenant, workspace, null);
+  }
+
+  @Override
+  public String read(String tenant, String workspace, String runCredential) {
+    InternalHttp.Response r =
+        runCredential == null
+            ? http.get(path(tenant, workspace) + "/state", Duration.ofSeconds(30))
+            : http.getAs(runCredential, path(tenant, workspace) + "/state", Duration.ofSeconds(30));
     if (r.status() == 200) {
       return r.body();
     }
@@ -27,6 +35,42 @@ public final class HttpWorkspaceStates implements WorkspaceStates {
       return null;
     }
     throw new IllegalStateException("state-service answered " + r.status() + ": " + r.body());
+  }
+
+  @Override
+  public String mintRunCredential(
+      String tenant, String workspace, String runId, long fencingToken) {
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("runId", runId);
+    body.put("fencingToken", fencingToken);
+    InternalHttp.Response r =
+        http.post(path(tenant, workspace) + "/run-credentials", body, Duration.ofSeconds(10));
+    if (r.status() != 201) {
+      throw new IllegalStateException(
+          "the state service minted no state credential for run "
+              + runId
+              + ": "
+              + r.status()
+              + " "
+              + r.body());
+    }
+    return r.json().get("credential").asText();
+  }
+
+  @Override
+  public void revokeRunCredential(String tenant, String workspace, String runId) {
+    InternalHttp.Response r =
+        http.delete(
+            path(tenant, workspace) + "/run-credentials/" + enc(runId), Duration.ofSeconds(10));
+    if (r.status() != 200 && r.status() != 404) {
+      throw new IllegalStateException(
+          "could not revoke the state credential of run "
+              + runId
+              + ": state-service answered "
+              + r.status()
+              + ": "
+              + r.body());
+    }
   }
 
   @Override

@@ -41,6 +41,20 @@ public final class InternalHttp {
     return send(request(path, timeout).GET().build());
   }
 
+  /**
+   * A GET authenticated with {@code credential} (a run's state credential) instead of the service
+   * token, for endpoints that accept it.
+   */
+  public Response getAs(String credential, String path, Duration timeout) {
+    return send(
+        HttpRequest.newBuilder(URI.create(baseUrl + path))
+            .timeout(timeout)
+            .header("Authorization", "Bearer " + credential)
+            .header("Accept", "application/json")
+            .GET()
+            .build());
+  }
+
   public Response post(String path, Object body, Duration timeout) {
     return send(
         request(path, timeout)

@@ -31,6 +31,7 @@ public class DiscoveryController {
     doc.put("plans", self + "/api/v1/plans");
     doc.put("workspaces", self + "/api/v1/workspaces");
     doc.put("known_hosts", self + "/api/v1/known-hosts");
+    doc.put("run_requests_webhook", self + "/api/v1/hooks/run-requests");
     doc.put("state", settings.getPublicStateUrl() + "/api/v1");
     doc.put("locks", settings.getPublicLockUrl() + "/api/v1");
     doc.put("health", self + "/health");

@@ -10,6 +10,9 @@ import dev.stagecraft.planner.service.adapter.PlannerSettings;
 import dev.stagecraft.planner.service.adapter.clients.HttpWorkspaceStates;
 import dev.stagecraft.planner.service.adapter.clients.InternalHttp;
 import dev.stagecraft.planner.service.adapter.clients.TokenVerifier.Principal;
+import dev.stagecraft.planner.service.adapter.db.ConfigurationVersionStore;
+import dev.stagecraft.planner.service.adapter.db.RunStore;
+import dev.stagecraft.planner.service.adapter.db.WorkspaceStore;
 import dev.stagecraft.planner.service.run.Run;
 import dev.stagecraft.planner.service.run.RunCoordinator;
 import dev.stagecraft.planner.service.run.RunEvent;
@@ -20,9 +23,11 @@ import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.HttpRequest;
 import io.micronaut.http.HttpResponse;
 import io.micronaut.http.HttpStatus;
+import io.micronaut.http.MediaType;
 import io.micronaut.http.annotation.Body;
 import io.micronaut.http.annotation.Controller;
 import io.micronaut.http.annotation.Get;
+import io.micronaut.http.annotation.Header;
 import io.micronaut.http.annotation.PathVariable;
 import io.micronaut.http.annotation.Post;
 import io.micronaut.http.annotation.QueryValue;
@@ -30,7 +35,6 @@ import io.micronaut.scheduling.TaskExecutors;
 import io.micronaut.scheduling.annotation.ExecuteOn;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -40,6 +44,7 @@ import java.util.regex.Pattern;
 /**
  * Runs and plans. {@code POST /api/v1/plans} plans synchronously without changing anything; {@code
  * POST /api/v1/runs} starts a run that plans under the workspace lock and applies. Followers read
+ * {@code GET /api/v1/runs/{id}/logs} (Server-Sent Events, resumable with {@code Last-Event-ID}) or
  * {@code GET /api/v1/runs/{id}/events?after=N} (long poll).
  */
 @Controller("/api/v1")
@@ -49,6 +54,11 @@ public class RunsController {
   private final RunCoordinator coordinator;
   private final ApiAuth auth;
   private final HttpWorkspaceStates states;
+
+  // field-injected: the records of runs, workspaces and configuration versions (adapter/db)
+  @jakarta.inject.Inject RunStore runStore;
+  @jakarta.inject.Inject WorkspaceStore workspaceStore;
+  @jakarta.inject.Inject ConfigurationVersionStore configurationVersions;
 
   public RunsController(RunCoordinator coordinator, ApiAuth auth, PlannerSettings settings) {
     this.coordinator = coordinator;
@@ -68,7 +78,26 @@ public class RunsController {
       @Nullable List<String> replace,
       @Nullable Long expectedSerial,
       @Nullable String expectedDigest,
-      @Nullable Integer parallelism) {}
+      @Nullable Integer parallelism,
+      @Nullable String configurationVersion,
+      @Nullable String message) {
+
+    /** The same request with these files (those of a configuration version). */
+    RunBody withFiles(Map<String, String> configFiles, Map<String, String> support) {
+      return new RunBody(
+          workspace,
+          configFiles,
+          support,
+          variables,
+          destroy,
+          replace,
+          expectedSerial,
+          expectedDigest,
+          parallelism,
+          configurationVersion,
+          message);
+    }
+  }
 
   @Post("/plans")
   public HttpResponse<?> plan(HttpRequest<?> request, @Body RunBody body) {
@@ -112,8 +141,15 @@ public class RunsController {
     return HttpResponse.ok(out);
   }
 
+  /**
+   * Starts a run from inline {@code files} or from a {@code configurationVersion} id (not both),
+   * with {@code variables} and a {@code message}: 201 the run. The run is recorded (planner.runs)
+   * with its variables sealed (docs/runs.md); without {@code parallelism} the workspace's setting
+   * applies.
+   */
   @Post("/runs")
-  public HttpResponse<?> create(HttpRequest<?> request, @Body RunBody body) {
+  public HttpResponse<?> create(HttpRequest<?> request, @Body RunBody body)
+      throws java.sql.SQLException {
     Optional<Principal> principal = auth.principal(request);
     if (principal.isEmpty()) {
       return unauthorized();
@@ -123,6 +159,27 @@ public class RunsController {
           HttpStatus.FORBIDDEN,
           "Forbidden",
           "A reader token cannot start runs; use a deployer token.");
+    }
+    if (body.configurationVersion() != null) {
+      if (body.files() != null && !body.files().isEmpty()) {
+        return problem(
+            HttpStatus.BAD_REQUEST,
+            "Files and configuration version",
+            "The request sends both \"files\" and \"configurationVersion\": send one of them.");
+      }
+      var version =
+          configurationVersions.find(principal.get().tenant(), body.configurationVersion());
+      if (version.isEmpty()) {
+        return problem(
+            HttpStatus.NOT_FOUND,
+            "Not Found",
+            "There is no configuration version "
+                + body.configurationVersion()
+                + ": upload it with POST /api/v1/configuration-versions.");
+      }
+      body =
+          body.withFiles(
+              version.get().content().files(), version.get().content().supportFilesBase64());
     }
     HttpResponse<?> invalid = validate(body);
     if (invalid != null) {
@@ -148,46 +205,156 @@ public class RunsController {
     if (check.diagnostics().hasErrors()) {
       return diagnostics(check);
     }
+    var workspace = workspaceStore.ensure(principal.get().tenant(), body.workspace());
+    RunRequest runRequest =
+        new RunRequest(
+            principal.get().tenant(),
+            body.workspace(),
+            body.files(),
+            supportFiles,
+            body.variables(),
+            Boolean.TRUE.equals(body.destroy()),
+            body.replace(),
+            body.expectedSerial(),
+            body.expectedDigest(),
+            principal.get().role() + "@" + principal.get().tenant(),
+            body.parallelism() == null ? workspace.parallelism() : body.parallelism());
+    // a workspace without auto-apply waits for POST /runs/{id}/approve with the plan's digest
     Run run =
-        coordinator.start(
-            new RunRequest(
-                principal.get().tenant(),
-                body.workspace(),
-                body.files(),
-                supportFiles,
-                body.variables(),
-                Boolean.TRUE.equals(body.destroy()),
-                body.replace(),
-                body.expectedSerial(),
-                body.expectedDigest(),
-                principal.get().role() + "@" + principal.get().tenant(),
-                body.parallelism() == null ? 10 : body.parallelism()));
+        workspace.autoApply()
+            ? coordinator.start(runRequest)
+            : coordinator.startAwaitingApproval(runRequest);
+    try {
+      runStore.describe(
+          principal.get().tenant(),
+          run.id(),
+          body.workspace(),
+          body.message(),
+          body.configurationVersion(),
+          body.variables());
+    } catch (java.sql.SQLException e) {
+      // the run goes on; only its record lacks the message and variable names
+      org.slf4j.LoggerFactory.getLogger(RunsController.class)
+          .warn("could not record the request of run {}: {}", run.id(), e.toString());
+    }
     return HttpResponse.created(run.summary());
   }
 
-  @Get("/runs")
-  public HttpResponse<?> list(HttpRequest<?> request) {
+  /**
+   * The tenant's runs as recorded (they survive restarts), newest first: 200 with a JSON array.
+   * Filters {@code status} and {@code workspace}. Paging by cursor: with {@code size} (1-1000) at
+   * most that many, and when there are more, header {@code X-Next-Cursor} (and {@code Link: <...>;
+   * rel="next"}) names the next page: pass it as {@code cursor}. Without {@code size}, all matching
+   * runs (as before paging existed).
+   */
+  @Get("/runs{?status,workspace,cursor,size}")
+  public HttpResponse<?> list(
+      HttpRequest<?> request,
+      @Nullable @QueryValue String status,
+      @Nullable @QueryValue String workspace,
+      @Nullable @QueryValue String cursor,
+      @Nullable @QueryValue Integer size)
+      throws java.sql.SQLException {
     Optional<Principal> principal = auth.principal(request);
     if (principal.isEmpty()) {
       return unauthorized();
     }
-    return HttpResponse.ok(
-        coordinator.runsOf(principal.get().tenant()).stream()
-            .map(Run::summary)
-            .sorted(Comparator.comparing(Run.RunSummary::createdAt).reversed())
-            .toList());
+    if (status != null
+        && java.util.Arrays.stream(dev.stagecraft.planner.service.run.RunStatus.values())
+            .noneMatch(s -> s.wireName().equals(status))) {
+      return problem(
+          HttpStatus.BAD_REQUEST,
+          "Invalid status",
+          "status '"
+              + status
+              + "' is unknown: use one of pending, queued, planning, planned,"
+              + " planned_and_finished, applying, applied, errored, canceled, discarded.");
+    }
+    if (size != null && (size < 1 || size > 1000)) {
+      return problem(
+          HttpStatus.BAD_REQUEST, "Invalid size", "size must be 1-1000; got " + size + ".");
+    }
+    RunStore.Cursor after;
+    try {
+      after = cursor == null ? null : RunStore.Cursor.decode(cursor);
+    } catch (IllegalArgumentException e) {
+      return problem(HttpStatus.BAD_REQUEST, "Invalid cursor", e.getMessage());
+    }
+    RunStore.Page page =
+        runStore.list(
+            principal.get().tenant(),
+            status,
+            workspace,
+            after,
+            size == null ? Integer.MAX_VALUE : size);
+    var response = HttpResponse.ok(page.items());
+    if (page.nextCursor() != null) {
+      StringBuilder next = new StringBuilder("/api/v1/runs?size=").append(size);
+      if (status != null) {
+        next.append("&status=").append(status);
+      }
+      if (workspace != null) {
+        next.append("&workspace=")
+            .append(java.net.URLEncoder.encode(workspace, java.nio.charset.StandardCharsets.UTF_8));
+      }
+      next.append("&cursor=").append(page.nextCursor());
+      response.header("X-Next-Cursor", page.nextCursor());
+      response.header("Link", "<" + next + ">; rel=\"next\"");
+    }
+    return response;
   }
 
+  /**
+   * A run: live from the coordinator while this instance drives it (with its plan text), else as
+   * recorded. Both carry the recorded fields (message, configuration version, variable names,
+   * transitions).
+   */
   @Get("/runs/{id}")
-  public HttpResponse<?> get(HttpRequest<?> request, @PathVariable String id) {
+  public HttpResponse<?> get(HttpRequest<?> request, @PathVariable String id)
+      throws java.sql.SQLException {
     Optional<Principal> principal = auth.principal(request);
     if (principal.isEmpty()) {
       return unauthorized();
     }
-    return coordinator
-        .find(principal.get().tenant(), id)
-        .<HttpResponse<?>>map(run -> HttpResponse.ok(run.summary()))
-        .orElseGet(() -> notFound(id));
+    String tenant = principal.get().tenant();
+    Optional<RunStore.RunRecord> recorded = runStore.find(tenant, id);
+    Optional<Run> live = coordinator.find(tenant, id);
+    if (recorded.isEmpty() && live.isEmpty()) {
+      return notFound(id);
+    }
+    Map<String, Object> out = new LinkedHashMap<>();
+    if (live.isPresent()) {
+      Run.RunSummary summary = live.get().summary();
+      out.put("id", summary.id());
+      out.put("tenant", summary.tenant());
+      out.put("workspace", summary.workspace());
+      out.put("status", summary.status());
+      out.put("terminal", summary.terminal());
+      out.put("message", summary.message());
+      out.put("planDigest", summary.planDigest());
+      out.put("planText", summary.planText());
+      out.put("createdAt", summary.createdAt());
+    }
+    recorded.ifPresent(
+        r -> {
+          out.putIfAbsent("id", r.id());
+          out.putIfAbsent("tenant", r.tenant());
+          out.putIfAbsent("workspace", r.workspace());
+          out.putIfAbsent("status", r.status());
+          out.putIfAbsent("terminal", r.terminal());
+          out.putIfAbsent("message", r.message());
+          out.putIfAbsent("planDigest", r.planDigest());
+          out.putIfAbsent("createdAt", r.createdAt());
+          out.put("updatedAt", r.updatedAt());
+          out.put("requestMessage", r.requestMessage());
+          out.put("requestedBy", r.requestedBy());
+          out.put("approvedBy", r.approvedBy());
+          out.put("approvedAt", r.approvedAt());
+          out.put("configurationVersion", r.configurationVersion());
+          out.put("variables", r.variables());
+        });
+    out.put("transitions", runStore.transitions(tenant, id));
+    return HttpResponse.ok(out);
   }
 
   /**
@@ -214,6 +381,102 @@ public class RunsController {
         .orElseGet(() -> notFound(id));
   }
 
+  /** The body of an approval: the digest of the plan being approved (as the run shows it). */
+  public record ApproveBody(@Nullable String planDigest) {}
+
+  /**
+   * Approves a planned run's plan, named by its digest: 202 the run, which goes on to apply exactly
+   * that plan. 409 when the digest is not the run's plan's ("stale"), when the run does not wait
+   * for approval, or when the approval timeout passed (the run is then discarded). Deployer or
+   * admin.
+   */
+  @Post("/runs/{id}/approve")
+  public HttpResponse<?> approve(
+      HttpRequest<?> request, @PathVariable String id, @Body @Nullable ApproveBody body)
+      throws java.sql.SQLException {
+    Optional<Principal> principal = auth.principal(request);
+    if (principal.isEmpty()) {
+      return unauthorized();
+    }
+    if ("reader".equals(principal.get().role())) {
+      return problem(
+          HttpStatus.FORBIDDEN,
+          "Forbidden",
+          "A reader token cannot approve runs; use a deployer token.");
+    }
+    if (body == null || body.planDigest() == null || body.planDigest().isBlank()) {
+      return problem(
+          HttpStatus.BAD_REQUEST,
+          "No plan digest",
+          "Name the plan you approve: send {\"planDigest\": \"...\"} with the run's planDigest.");
+    }
+    String tenant = principal.get().tenant();
+    String by = principal.get().role() + "@" + tenant;
+    var outcome = coordinator.approve(tenant, id, body.planDigest(), by);
+    return switch (outcome) {
+      case DONE -> {
+        runStore.approved(tenant, id, by);
+        yield HttpResponse.accepted().body(coordinator.find(tenant, id).orElseThrow().summary());
+      }
+      case NOT_FOUND -> runStore.find(tenant, id).isPresent() ? notAwaiting(id) : notFound(id);
+      case NOT_AWAITING -> notAwaiting(id);
+      case WRONG_DIGEST ->
+          problem(
+              HttpStatus.CONFLICT,
+              "Stale plan",
+              "Plan digest "
+                  + body.planDigest()
+                  + " is not the plan of run "
+                  + id
+                  + " (its planDigest says which is). Review the run's plan and approve that"
+                  + " digest, or start a new run.");
+      case EXPIRED ->
+          problem(
+              HttpStatus.CONFLICT,
+              "Approval expired",
+              "The plan of run "
+                  + id
+                  + " waited longer than the approval timeout (STAGECRAFT_PLANNER_APPROVAL_TIMEOUT);"
+                  + " the run was discarded. Start a new run.");
+    };
+  }
+
+  /** Discards a run waiting for approval: 202 the run (ended {@code discarded}, lock released). */
+  @Post("/runs/{id}/discard")
+  public HttpResponse<?> discard(HttpRequest<?> request, @PathVariable String id)
+      throws java.sql.SQLException {
+    Optional<Principal> principal = auth.principal(request);
+    if (principal.isEmpty()) {
+      return unauthorized();
+    }
+    if ("reader".equals(principal.get().role())) {
+      return problem(
+          HttpStatus.FORBIDDEN,
+          "Forbidden",
+          "A reader token cannot discard runs; use a deployer token.");
+    }
+    String tenant = principal.get().tenant();
+    var outcome = coordinator.discard(tenant, id, principal.get().role() + "@" + tenant);
+    return switch (outcome) {
+      case DONE ->
+          HttpResponse.accepted().body(coordinator.find(tenant, id).orElseThrow().summary());
+      case NOT_FOUND -> runStore.find(tenant, id).isPresent() ? notAwaiting(id) : notFound(id);
+      default -> notAwaiting(id);
+    };
+  }
+
+  private static HttpResponse<?> notAwaiting(String id) {
+    return problem(
+        HttpStatus.CONFLICT,
+        "Not awaiting approval",
+        "Run "
+            + id
+            + " is not waiting for approval (it has not planned yet, applies automatically, or"
+            + " has ended): see its status with GET /api/v1/runs/"
+            + id
+            + ".");
+  }
+
   @Get("/runs/{id}/events")
   public HttpResponse<?> events(
       HttpRequest<?> request,
@@ -227,7 +490,7 @@ public class RunsController {
     }
     Optional<Run> run = coordinator.find(principal.get().tenant(), id);
     if (run.isEmpty()) {
-      return notFound(id);
+      return recordedEvents(principal.get().tenant(), id, after);
     }
     List<RunEvent> events =
         run.get().journal().after(after, Duration.ofSeconds(Math.min(Math.max(wait, 0), 30)));
@@ -237,6 +500,42 @@ public class RunsController {
     out.put("status", summary.status());
     out.put("terminal", summary.terminal());
     return HttpResponse.ok(out);
+  }
+
+  /**
+   * The run's journal as Server-Sent Events ({@code text/event-stream}; see {@link RunLogStream}):
+   * each entry an event whose id is its sequence. A client that reconnects with {@code
+   * Last-Event-ID: N} gets exactly the entries after N; the stream ends after the terminal
+   * transition. Another tenant's run is 404, like a run that does not exist.
+   */
+  @Get(value = "/runs/{id}/logs", produces = MediaType.TEXT_EVENT_STREAM)
+  public HttpResponse<?> logs(
+      HttpRequest<?> request,
+      @PathVariable String id,
+      @Nullable @Header("Last-Event-ID") String lastEventId) {
+    Optional<Principal> principal = auth.principal(request);
+    if (principal.isEmpty()) {
+      return unauthorized();
+    }
+    Optional<Run> run = coordinator.find(principal.get().tenant(), id);
+    if (run.isEmpty()) {
+      return notFound(id);
+    }
+    long after = 0;
+    if (lastEventId != null && !lastEventId.isBlank()) {
+      try {
+        after = Long.parseLong(lastEventId.strip());
+      } catch (NumberFormatException e) {
+        return problem(
+            HttpStatus.BAD_REQUEST,
+            "Invalid Last-Event-ID",
+            "Last-Event-ID must be the id of an event of this stream (a sequence number); got '"
+                + lastEventId
+                + "'. Omit it to read the run's log from the start.");
+      }
+    }
+    return HttpResponse.ok(new RunLogStream(run.get(), after))
+        .contentType(MediaType.TEXT_EVENT_STREAM_TYPE);
   }
 
   /**
@@ -259,6 +558,41 @@ public class RunsController {
         "Unauthorized",
         "A valid API token is required: send it as 'Authorization: Bearer <token>'"
             + " (stagecraft env prints the dev stack's).");
+  }
+
+  /**
+   * The events of a run this planner no longer holds in memory (it ran before a restart, or on
+   * another instance): its recorded transitions. Log lines are not recorded, so only status events
+   * are returned; a run that is not recorded either is 404.
+   */
+  private HttpResponse<?> recordedEvents(String tenant, String id, long after) {
+    Optional<RunStore.RunRecord> recorded;
+    List<RunStore.Transition> transitions;
+    try {
+      recorded = runStore.find(tenant, id);
+      if (recorded.isEmpty()) {
+        return notFound(id);
+      }
+      transitions = runStore.transitions(tenant, id);
+    } catch (java.sql.SQLException e) {
+      return problem(
+          HttpStatus.SERVICE_UNAVAILABLE,
+          "Run records unavailable",
+          "The planner could not read run " + id + " from its database; retry shortly.");
+    }
+    List<RunEvent> events = new java.util.ArrayList<>();
+    for (RunStore.Transition t : transitions) {
+      if (t.sequence() > after) {
+        events.add(
+            new RunEvent(
+                t.sequence(), t.at(), "status", t.status(), null, null, null, t.message()));
+      }
+    }
+    Map<String, Object> out = new LinkedHashMap<>();
+    out.put("events", events);
+    out.put("status", recorded.get().status());
+    out.put("terminal", recorded.get().terminal());
+    return HttpResponse.ok(out);
   }
 
   private static HttpResponse<?> notFound(String id) {

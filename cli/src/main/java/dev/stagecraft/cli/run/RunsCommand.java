@@ -1,0 +1,169 @@
+package dev.stagecraft.cli.run;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.stagecraft.cli.CliContext;
+import dev.stagecraft.cli.Command;
+import dev.stagecraft.cli.UsageException;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * {@code stagecraft runs list [-workspace=W] [-status=S]}, {@code runs show RUN_ID} and {@code runs
+ * logs RUN_ID [-follow]}: the tenant's runs on the server. {@code logs} prints the run's journal as
+ * {@code apply} shows it; with {@code -follow} it keeps reading over Server-Sent Events until the
+ * run ends (resuming a dropped connection) and exits like {@code apply} (0 applied, 1 otherwise).
+ */
+public final class RunsCommand implements Command {
+  /** Which of the three. */
+  public enum Mode {
+    LIST,
+    SHOW,
+    LOGS
+  }
+
+  private final Mode mode;
+
+  public RunsCommand(Mode mode) {
+    this.mode = mode;
+  }
+
+  @Override
+  public int run(CliContext ctx, List<String> args) throws Exception {
+    String workspace = null;
+    String status = null;
+    boolean follow = false;
+    List<String> positional = new ArrayList<>();
+    for (String arg : args) {
+      if (mode == Mode.LIST && arg.startsWith("-workspace=")) {
+        workspace = arg.substring("-workspace=".length());
+      } else if (mode == Mode.LIST && arg.startsWith("-status=")) {
+        status = arg.substring("-status=".length()).toLowerCase(Locale.ROOT);
+      } else if (mode == Mode.LOGS && arg.equals("-follow")) {
+        follow = true;
+      } else if (arg.startsWith("-")) {
+        throw new UsageException("runs " + name() + " has no option " + arg);
+      } else {
+        positional.add(arg);
+      }
+    }
+    if (mode == Mode.LIST ? !positional.isEmpty() : positional.size() != 1) {
+      throw new UsageException(
+          mode == Mode.LIST
+              ? "runs list takes no arguments, only -workspace=NAME and -status=STATUS"
+              : "runs " + name() + " needs exactly one run ID (see stagecraft runs list)");
+    }
+    ApiClient api = Server.client(ctx);
+    try {
+      return switch (mode) {
+        case LIST -> list(ctx, api, workspace, status);
+        case SHOW -> show(ctx, api, positional.getFirst());
+        case LOGS ->
+            follow
+                ? new RunFollower(ctx, api, true, false).follow(positional.getFirst())
+                : logs(ctx, api, positional.getFirst());
+      };
+    } catch (ApiClient.ApiException e) {
+      ctx.err().println("Error: " + e.getMessage());
+      return 1;
+    }
+  }
+
+  private static int list(CliContext ctx, ApiClient api, String workspace, String status)
+      throws Exception {
+    StringBuilder url = new StringBuilder(api.api("runs"));
+    char sep = '?';
+    if (workspace != null) {
+      url.append(sep).append("workspace=").append(enc(workspace));
+      sep = '&';
+    }
+    if (status != null) {
+      url.append(sep).append("status=").append(enc(status));
+    }
+    JsonNode runs = api.get(url.toString());
+    // filtered here as well, so the options hold whatever filters the server applies
+    List<JsonNode> shown = new ArrayList<>();
+    for (JsonNode run : runs.isArray() ? runs : runs.path("runs")) {
+      if ((workspace == null || workspace.equals(run.path("workspace").asText()))
+          && (status == null || status.equals(run.path("status").asText()))) {
+        shown.add(run);
+      }
+    }
+    if (shown.isEmpty()) {
+      ctx.out().println("No runs.");
+      return 0;
+    }
+    ctx.out().printf("%-22s %-20s %-21s %-24s %s%n", "ID", "WORKSPACE", "STATUS", "CREATED", "");
+    for (JsonNode run : shown) {
+      ctx.out()
+          .printf(
+              "%-22s %-20s %-21s %-24s %s%n",
+              run.path("id").asText(),
+              run.path("workspace").asText(),
+              run.path("status").asText(),
+              run.path("createdAt").asText(),
+              firstLine(run.path("message").asText("")))
+          .flush();
+    }
+    return 0;
+  }
+
+  private static int show(CliContext ctx, ApiClient api, String runId) throws Exception {
+    JsonNode run = api.get(api.api("runs") + "/" + enc(runId));
+    ctx.out().println("id:          " + run.path("id").asText());
+    ctx.out().println("workspace:   " + run.path("workspace").asText());
+    ctx.out().println("status:      " + run.path("status").asText());
+    ctx.out().println("created:     " + run.path("createdAt").asText());
+    if (run.hasNonNull("planDigest")) {
+      ctx.out().println("plan digest: " + run.path("planDigest").asText());
+    }
+    if (run.hasNonNull("message")) {
+      ctx.out().println("message:     " + run.path("message").asText());
+    }
+    if (run.hasNonNull("planText")) {
+      ctx.out().println();
+      ctx.out().print(run.path("planText").asText());
+      ctx.out().println();
+    }
+    return 0;
+  }
+
+  /** The journal so far, without waiting (the long-poll endpoint with {@code wait=0}). */
+  private static int logs(CliContext ctx, ApiClient api, String runId) throws Exception {
+    JsonNode page = api.get(api.api("runs") + "/" + enc(runId) + "/events?after=0&wait=0");
+    RunFollower printer = new RunFollower(ctx, api, true, false);
+    for (JsonNode event : page.path("events")) {
+      printer.print(event);
+    }
+    if (!page.path("terminal").asBoolean()) {
+      ctx.out()
+          .println("(run is " + page.path("status").asText() + "; add -follow to keep reading)");
+    }
+    return 0;
+  }
+
+  private String name() {
+    return mode.name().toLowerCase(Locale.ROOT);
+  }
+
+  private static String enc(String s) {
+    return URLEncoder.encode(s, StandardCharsets.UTF_8);
+  }
+
+  private static String firstLine(String s) {
+    int nl = s.indexOf('\n');
+    String line = nl < 0 ? s : s.substring(0, nl);
+    return line.length() > 80 ? line.substring(0, 77) + "..." : line;
+  }
+
+  @Override
+  public String synopsis() {
+    return switch (mode) {
+      case LIST -> "runs list [-workspace=W] [-status=S]  The tenant's runs, newest first";
+      case SHOW -> "runs show RUN_ID          A run: status, message, plan";
+      case LOGS -> "runs logs RUN_ID [-follow]  A run's log; -follow streams it until the run ends";
+    };
+  }
+}

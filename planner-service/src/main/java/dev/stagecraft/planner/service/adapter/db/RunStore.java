@@ -1,0 +1,378 @@
+package dev.stagecraft.planner.service.adapter.db;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.stagecraft.planner.service.run.Run;
+import dev.stagecraft.planner.service.run.RunObserver;
+import dev.stagecraft.planner.service.run.RunStatus;
+import dev.stagecraft.schemas.seal.SealedBox;
+import dev.stagecraft.schemas.seal.SecretsKeyring;
+import dev.stagecraft.servicekit.db.Sql;
+import dev.stagecraft.servicekit.http.Json;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Timestamp;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.stream.Collectors;
+import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The planner's record of runs ({@code planner.runs}, {@code planner.run_transitions}). The
+ * coordinator drives runs in memory and tells this store of every transition; reads of runs (get,
+ * list) come from here, so they survive a restart of the planner.
+ *
+ * <p>Thread-safe (every call takes its own connection). Transitions of one run may arrive
+ * concurrently and out of order: the run's row keeps the one with the highest sequence, the
+ * transitions table keeps them all.
+ */
+public final class RunStore implements RunObserver {
+  private static final Logger LOG = LoggerFactory.getLogger(RunStore.class);
+  private static final String TERMINAL =
+      Arrays.stream(RunStatus.values())
+          .filter(RunStatus::isTerminal)
+          .map(s -> "'" + s.wireName() + "'")
+          .collect(Collectors.joining(", "));
+
+  /**
+   * What the API shows of a recorded run (variables: names only, never values).
+   *
+   * @param message the message of the latest transition (as the live run summary has it)
+   * @param requestMessage the message the run was requested with
+   */
+  public record RunRecord(
+      String id,
+      String tenant,
+      String workspace,
+      String status,
+      boolean terminal,
+      String message,
+      String requestMessage,
+      String planDigest,
+      Instant createdAt,
+      Instant updatedAt,
+      String requestedBy,
+      String approvedBy,
+      Instant approvedAt,
+      String configurationVersion,
+      List<String> variables) {}
+
+  /** A recorded transition. */
+  public record Transition(long sequence, String status, String message, Instant at) {}
+
+  /** One page of runs, newest first; {@code nextCursor} is null on the last page. */
+  public record Page(List<RunRecord> items, String nextCursor) {}
+
+  private final DataSource dataSource;
+  private final Clock clock;
+  private final String instanceId;
+  private final SecretsKeyring secrets;
+
+  public RunStore(DataSource dataSource, Clock clock, String instanceId, SecretsKeyring secrets) {
+    this.dataSource = dataSource;
+    this.clock = clock;
+    this.instanceId = instanceId;
+    this.secrets = secrets;
+  }
+
+  @Override
+  public void transitioned(Run run, long sequence, RunStatus status, String message, Instant at) {
+    Run.RunSummary summary = run.summary();
+    try (Connection c = dataSource.getConnection()) {
+      Sql.update(
+          c,
+          "INSERT INTO planner.runs (tenant, id, workspace, status, status_message, plan_digest,"
+              + " created_at, updated_at, requested_by, instance_id, last_sequence)"
+              + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+              + " ON CONFLICT (id) DO UPDATE SET status = excluded.status,"
+              + " status_message = excluded.status_message,"
+              + " plan_digest = coalesce(excluded.plan_digest, planner.runs.plan_digest),"
+              + " updated_at = excluded.updated_at, last_sequence = excluded.last_sequence"
+              + " WHERE planner.runs.last_sequence < excluded.last_sequence",
+          summary.tenant(),
+          run.id(),
+          summary.workspace(),
+          status.wireName(),
+          message,
+          summary.planDigest(),
+          summary.createdAt(),
+          at,
+          run.request().requestedBy(),
+          instanceId,
+          sequence);
+      Sql.update(
+          c,
+          "INSERT INTO planner.run_transitions (tenant, run_id, sequence, status, message, at)"
+              + " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+          summary.tenant(),
+          run.id(),
+          sequence,
+          status.wireName(),
+          message,
+          at);
+    } catch (SQLException | RuntimeException e) {
+      // the run goes on; only its record lags (reads then show an older status)
+      LOG.warn(
+          "could not record transition {} of run {} to {}: {}",
+          sequence,
+          run.id(),
+          status.wireName(),
+          e.toString());
+    }
+  }
+
+  /**
+   * Adds what only the API knows to a run just started: the requester's message, the configuration
+   * version and the variables. Variable values are stored sealed with the secrets keyring (bound to
+   * tenant, workspace and run); without a keyring only their names are stored (docs/runs.md).
+   */
+  public void describe(
+      String tenant,
+      String runId,
+      String workspace,
+      String message,
+      String configurationVersion,
+      Map<String, String> variables)
+      throws SQLException {
+    Map<String, Object> stored = new LinkedHashMap<>();
+    if (variables != null) {
+      variables.forEach(
+          (name, value) -> {
+            if (secrets.canSeal() && value != null) {
+              SealedBox box =
+                  secrets.seal(
+                      value.getBytes(StandardCharsets.UTF_8),
+                      SecretsKeyring.associatedData(
+                          "run-variable", tenant, workspace, runId, name));
+              stored.put(name, Map.of("sealed", box));
+            } else {
+              stored.put(name, null);
+            }
+          });
+    }
+    try (Connection c = dataSource.getConnection()) {
+      Sql.update(
+          c,
+          "UPDATE planner.runs SET message = ?, configuration_version = ?, variables = ?::jsonb"
+              + " WHERE tenant = ? AND id = ?",
+          message,
+          configurationVersion,
+          Json.write(stored),
+          tenant,
+          runId);
+    }
+  }
+
+  /** Records who approved the run's plan, and when. */
+  public void approved(String tenant, String runId, String approvedBy) throws SQLException {
+    try (Connection c = dataSource.getConnection()) {
+      Sql.update(
+          c,
+          "UPDATE planner.runs SET approved_by = ?, approved_at = ? WHERE tenant = ? AND id = ?",
+          approvedBy,
+          clock.instant(),
+          tenant,
+          runId);
+    }
+  }
+
+  /**
+   * Marks every run this planner instance was driving when it stopped as {@code errored}: runs live
+   * in memory only, so nothing will ever carry them further (docs/runs.md). Called once at startup,
+   * before any run starts.
+   *
+   * @return how many runs were marked
+   */
+  public int failAbandoned() throws SQLException {
+    Instant now = clock.instant();
+    String note =
+        "The planner instance "
+            + instanceId
+            + " restarted while this run was active; the run was stopped and will not resume."
+            + " Steps that were running may or may not have completed: check the workspace's state"
+            + " (stagecraft state list) and start a new run.";
+    int count = 0;
+    try (Connection c = dataSource.getConnection()) {
+      c.setAutoCommit(false);
+      List<String[]> abandoned = new ArrayList<>();
+      try (PreparedStatement ps =
+              Sql.prepare(
+                  c,
+                  "SELECT id, tenant, last_sequence FROM planner.runs WHERE instance_id = ?"
+                      + " AND status NOT IN ("
+                      + TERMINAL
+                      + ") FOR UPDATE",
+                  instanceId);
+          ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          abandoned.add(new String[] {rs.getString(1), rs.getString(2), rs.getString(3)});
+        }
+      }
+      for (String[] run : abandoned) {
+        long sequence = Long.parseLong(run[2]) + 1;
+        Sql.update(
+            c,
+            "UPDATE planner.runs SET status = ?, status_message = ?, updated_at = ?,"
+                + " last_sequence = ? WHERE id = ?",
+            RunStatus.ERRORED.wireName(),
+            note,
+            now,
+            sequence,
+            run[0]);
+        Sql.update(
+            c,
+            "INSERT INTO planner.run_transitions (tenant, run_id, sequence, status, message, at)"
+                + " VALUES (?, ?, ?, ?, ?, ?)",
+            run[1],
+            run[0],
+            sequence,
+            RunStatus.ERRORED.wireName(),
+            note,
+            now);
+        count++;
+      }
+      c.commit();
+    }
+    return count;
+  }
+
+  /** A run of this tenant. */
+  public Optional<RunRecord> find(String tenant, String id) throws SQLException {
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement ps = Sql.prepare(c, SELECT + " WHERE tenant = ? AND id = ?", tenant, id);
+        ResultSet rs = ps.executeQuery()) {
+      return rs.next() ? Optional.of(record(rs)) : Optional.empty();
+    }
+  }
+
+  /** The transitions of a run of this tenant, in order. */
+  public List<Transition> transitions(String tenant, String id) throws SQLException {
+    List<Transition> out = new ArrayList<>();
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement ps =
+            Sql.prepare(
+                c,
+                "SELECT sequence, status, message, at FROM planner.run_transitions"
+                    + " WHERE tenant = ? AND run_id = ? ORDER BY sequence",
+                tenant,
+                id);
+        ResultSet rs = ps.executeQuery()) {
+      while (rs.next()) {
+        out.add(
+            new Transition(
+                rs.getLong(1), rs.getString(2), rs.getString(3), rs.getTimestamp(4).toInstant()));
+      }
+    }
+    return out;
+  }
+
+  /**
+   * A page of the tenant's runs, newest first.
+   *
+   * @param status only runs in this status, or null
+   * @param workspace only runs of this workspace, or null
+   * @param cursor the {@code nextCursor} of the previous page, or null for the first
+   * @param size at most this many ({@link Integer#MAX_VALUE}: all)
+   */
+  public Page list(String tenant, String status, String workspace, Cursor cursor, int size)
+      throws SQLException {
+    StringBuilder sql = new StringBuilder(SELECT).append(" WHERE tenant = ?");
+    List<Object> args = new ArrayList<>(List.of(tenant));
+    if (status != null) {
+      sql.append(" AND status = ?");
+      args.add(status);
+    }
+    if (workspace != null) {
+      sql.append(" AND workspace = ?");
+      args.add(workspace);
+    }
+    if (cursor != null) {
+      sql.append(" AND (created_at, id) < (?, ?)");
+      args.add(cursor.createdAt());
+      args.add(cursor.id());
+    }
+    sql.append(" ORDER BY created_at DESC, id DESC LIMIT ?");
+    args.add(size == Integer.MAX_VALUE ? Long.MAX_VALUE : size + 1L);
+    List<RunRecord> items = new ArrayList<>();
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement ps = Sql.prepare(c, sql.toString(), args.toArray());
+        ResultSet rs = ps.executeQuery()) {
+      while (rs.next()) {
+        items.add(record(rs));
+      }
+    }
+    String next = null;
+    if (size < Integer.MAX_VALUE && items.size() > size) {
+      items = items.subList(0, size);
+      RunRecord last = items.get(size - 1);
+      next = new Cursor(last.createdAt(), last.id()).encode();
+    }
+    return new Page(List.copyOf(items), next);
+  }
+
+  /** The position after a run in the newest-first order: opaque to clients (base64url). */
+  public record Cursor(Instant createdAt, String id) {
+    public String encode() {
+      return java.util.Base64.getUrlEncoder()
+          .withoutPadding()
+          .encodeToString((createdAt.toString() + "|" + id).getBytes(StandardCharsets.UTF_8));
+    }
+
+    /**
+     * @throws IllegalArgumentException when {@code text} is not a cursor this store made
+     */
+    public static Cursor decode(String text) {
+      try {
+        String s =
+            new String(java.util.Base64.getUrlDecoder().decode(text), StandardCharsets.UTF_8);
+        int bar = s.indexOf('|');
+        return new Cursor(Instant.parse(s.substring(0, bar)), s.substring(bar + 1));
+      } catch (RuntimeException e) {
+        throw new IllegalArgumentException(
+            "cursor '" + text + "' is not valid: pass the nextCursor of the previous page");
+      }
+    }
+  }
+
+  private static final String SELECT =
+      "SELECT id, tenant, workspace, status, status_message, message, plan_digest, created_at,"
+          + " updated_at, requested_by, approved_by, approved_at, configuration_version,"
+          + " variables::text FROM planner.runs";
+
+  private static RunRecord record(ResultSet rs) throws SQLException {
+    String status = rs.getString(4);
+    JsonNode variables = Json.object(rs.getString(14));
+    List<String> names = new ArrayList<>();
+    variables.fieldNames().forEachRemaining(names::add);
+    return new RunRecord(
+        rs.getString(1),
+        rs.getString(2),
+        rs.getString(3),
+        status,
+        RunStatus.valueOf(status.toUpperCase(java.util.Locale.ROOT)).isTerminal(),
+        rs.getString(5),
+        rs.getString(6),
+        rs.getString(7),
+        instant(rs.getTimestamp(8)),
+        instant(rs.getTimestamp(9)),
+        rs.getString(10),
+        rs.getString(11),
+        instant(rs.getTimestamp(12)),
+        rs.getString(13),
+        names);
+  }
+
+  private static Instant instant(Timestamp t) {
+    return t == null ? null : t.toInstant();
+  }
+}

@@ -1,0 +1,141 @@
+package dev.stagecraft.planner.service.adapter.db;
+
+import dev.stagecraft.servicekit.db.Sql;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import javax.sql.DataSource;
+
+/**
+ * Workspaces and their settings ({@code planner.workspaces}), per tenant. A run on a workspace that
+ * was never created creates it with the default settings. Thread-safe.
+ */
+public final class WorkspaceStore {
+  /**
+   * A workspace's settings.
+   *
+   * @param autoApply apply a plan with changes without waiting for approval
+   * @param parallelism the default number of actions a run dispatches at once (1-256)
+   * @param coalescing queued runs of the workspace may be coalesced into the newest
+   */
+  public record Workspace(
+      String tenant,
+      String name,
+      boolean autoApply,
+      int parallelism,
+      boolean coalescing,
+      Instant createdAt,
+      Instant updatedAt) {}
+
+  private final DataSource dataSource;
+  private final Clock clock;
+
+  public WorkspaceStore(DataSource dataSource, Clock clock) {
+    this.dataSource = dataSource;
+    this.clock = clock;
+  }
+
+  /**
+   * Creates the workspace with these settings.
+   *
+   * @return false when the tenant already has a workspace of that name (nothing changed)
+   */
+  public boolean create(
+      String tenant, String name, boolean autoApply, int parallelism, boolean coalescing)
+      throws SQLException {
+    Instant now = clock.instant();
+    try (Connection c = dataSource.getConnection()) {
+      return Sql.update(
+              c,
+              "INSERT INTO planner.workspaces (tenant, name, auto_apply, parallelism, coalescing,"
+                  + " created_at, updated_at) VALUES (?, ?, ?::boolean, ?, ?::boolean, ?, ?)"
+                  + " ON CONFLICT DO NOTHING",
+              tenant,
+              name,
+              Boolean.toString(autoApply),
+              parallelism,
+              Boolean.toString(coalescing),
+              now,
+              now)
+          == 1;
+    }
+  }
+
+  /** The workspace, created with the default settings when it does not exist yet. */
+  public Workspace ensure(String tenant, String name) throws SQLException {
+    Optional<Workspace> found = find(tenant, name);
+    if (found.isPresent()) {
+      return found.get();
+    }
+    create(tenant, name, true, 10, false);
+    return find(tenant, name).orElseThrow();
+  }
+
+  public Optional<Workspace> find(String tenant, String name) throws SQLException {
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement ps =
+            Sql.prepare(c, SELECT + " WHERE tenant = ? AND name = ?", tenant, name);
+        ResultSet rs = ps.executeQuery()) {
+      return rs.next() ? Optional.of(workspace(rs)) : Optional.empty();
+    }
+  }
+
+  /** The tenant's workspaces by name. */
+  public List<Workspace> list(String tenant) throws SQLException {
+    List<Workspace> out = new ArrayList<>();
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement ps = Sql.prepare(c, SELECT + " WHERE tenant = ? ORDER BY name", tenant);
+        ResultSet rs = ps.executeQuery()) {
+      while (rs.next()) {
+        out.add(workspace(rs));
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Changes the given settings (null = unchanged).
+   *
+   * @return the workspace after the change, or empty when the tenant has none of that name
+   */
+  public Optional<Workspace> update(
+      String tenant, String name, Boolean autoApply, Integer parallelism, Boolean coalescing)
+      throws SQLException {
+    try (Connection c = dataSource.getConnection()) {
+      Sql.update(
+          c,
+          "UPDATE planner.workspaces SET auto_apply = coalesce(?::boolean, auto_apply),"
+              + " parallelism = coalesce(?::integer, parallelism),"
+              + " coalescing = coalesce(?::boolean, coalescing), updated_at = ?"
+              + " WHERE tenant = ? AND name = ?",
+          autoApply == null ? null : autoApply.toString(),
+          parallelism,
+          coalescing == null ? null : coalescing.toString(),
+          clock.instant(),
+          tenant,
+          name);
+    }
+    return find(tenant, name);
+  }
+
+  private static final String SELECT =
+      "SELECT tenant, name, auto_apply, parallelism, coalescing, created_at, updated_at"
+          + " FROM planner.workspaces";
+
+  private static Workspace workspace(ResultSet rs) throws SQLException {
+    return new Workspace(
+        rs.getString(1),
+        rs.getString(2),
+        rs.getBoolean(3),
+        rs.getInt(4),
+        rs.getBoolean(5),
+        rs.getTimestamp(6).toInstant(),
+        rs.getTimestamp(7).toInstant());
+  }
+}

@@ -1,0 +1,134 @@
+package dev.stagecraft.planner.service.adapter.http;
+
+import dev.stagecraft.planner.service.adapter.db.ConfigurationVersionStore;
+import dev.stagecraft.planner.service.adapter.db.ConfigurationVersionStore.StoredVersion;
+import dev.stagecraft.planner.service.config.ConfigurationContent;
+import dev.stagecraft.planner.service.run.UploadedFiles;
+import io.micronaut.core.annotation.Nullable;
+import io.micronaut.http.HttpRequest;
+import io.micronaut.http.HttpResponse;
+import io.micronaut.http.HttpStatus;
+import io.micronaut.http.MediaType;
+import io.micronaut.http.annotation.Body;
+import io.micronaut.http.annotation.Controller;
+import io.micronaut.http.annotation.Get;
+import io.micronaut.http.annotation.PathVariable;
+import io.micronaut.http.annotation.Post;
+import io.micronaut.scheduling.TaskExecutors;
+import io.micronaut.scheduling.annotation.ExecuteOn;
+import java.io.ByteArrayInputStream;
+import java.sql.SQLException;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * Configuration versions ({@code /api/v1/configuration-versions}): upload the files of a
+ * configuration once — as a JSON map ({@code {"files": {...}, "supportFiles": {...}}}, the shape of
+ * a run request) or as a tar.gz ({@code Content-Type: application/gzip}) — and start runs from its
+ * id. Content-addressed (docs/runs.md): the same files give the same id. Deployer or admin to
+ * upload; any role to read.
+ */
+@Controller("/api/v1/configuration-versions")
+@ExecuteOn(TaskExecutors.BLOCKING)
+public class ConfigurationVersionsController {
+  private final Access access;
+  private final ConfigurationVersionStore versions;
+
+  public ConfigurationVersionsController(Access access, ConfigurationVersionStore versions) {
+    this.access = access;
+    this.versions = versions;
+  }
+
+  /** A configuration as a JSON map: configuration files as text, other files as base64. */
+  public record FilesBody(
+      @Nullable Map<String, String> files, @Nullable Map<String, String> supportFiles) {}
+
+  /** 201 the version (200 when the tenant had these files already). */
+  @Post(consumes = MediaType.APPLICATION_JSON)
+  public HttpResponse<?> createFromJson(HttpRequest<?> request, @Body @Nullable FilesBody body)
+      throws SQLException {
+    Access.Decision d =
+        access.require(request, Access.Role.DEPLOYER, "upload configuration versions");
+    if (d instanceof Access.Refused r) {
+      return r.response();
+    }
+    if (body == null || body.files() == null || body.files().isEmpty()) {
+      return RunsController.problem(
+          HttpStatus.BAD_REQUEST,
+          "No configuration",
+          "The request has no configuration files: send {\"files\": {\"main.tf\": \"...\"}} or a"
+              + " tar.gz with Content-Type: application/gzip.");
+    }
+    ConfigurationContent content;
+    try {
+      content =
+          new ConfigurationContent(
+              body.files(), UploadedFiles.decode(body.files(), body.supportFiles()));
+    } catch (UploadedFiles.InvalidUpload e) {
+      return RunsController.problem(HttpStatus.BAD_REQUEST, "Invalid files", e.getMessage());
+    }
+    return store((Access.Allowed) d, content);
+  }
+
+  /** The same from a gzip-compressed tar archive of the configuration directory. */
+  @Post(consumes = {"application/gzip", "application/x-gzip", "application/x-tar+gzip"})
+  public HttpResponse<?> createFromTarGz(HttpRequest<?> request, @Body byte[] archive)
+      throws SQLException {
+    Access.Decision d =
+        access.require(request, Access.Role.DEPLOYER, "upload configuration versions");
+    if (d instanceof Access.Refused r) {
+      return r.response();
+    }
+    ConfigurationContent content;
+    try {
+      content = ConfigurationContent.fromTarGz(new ByteArrayInputStream(archive));
+      UploadedFiles.decode(content.files(), content.supportFilesBase64());
+    } catch (ConfigurationContent.InvalidArchive | UploadedFiles.InvalidUpload e) {
+      return RunsController.problem(HttpStatus.BAD_REQUEST, "Invalid archive", e.getMessage());
+    }
+    return store((Access.Allowed) d, content);
+  }
+
+  @Get("/{id}")
+  public HttpResponse<?> get(HttpRequest<?> request, @PathVariable String id) throws SQLException {
+    Access.Decision d = access.require(request, Access.Role.READER, "read configuration versions");
+    if (d instanceof Access.Refused r) {
+      return r.response();
+    }
+    return versions
+        .find(((Access.Allowed) d).principal().tenant(), id)
+        .<HttpResponse<?>>map(v -> HttpResponse.ok(view(v, true)))
+        .orElseGet(
+            () ->
+                RunsController.problem(
+                    HttpStatus.NOT_FOUND,
+                    "Not Found",
+                    "There is no configuration version " + id + "."));
+  }
+
+  private HttpResponse<?> store(Access.Allowed caller, ConfigurationContent content)
+      throws SQLException {
+    String tenant = caller.principal().tenant();
+    boolean existed = versions.find(tenant, content.id()).isPresent();
+    StoredVersion stored =
+        versions.store(tenant, content, caller.principal().role() + "@" + tenant);
+    Map<String, Object> view = view(stored, false);
+    return existed ? HttpResponse.ok(view) : HttpResponse.created(view);
+  }
+
+  private static Map<String, Object> view(StoredVersion v, boolean withContent) {
+    Map<String, Object> out = new LinkedHashMap<>();
+    out.put("id", v.id());
+    out.put("sizeBytes", v.sizeBytes());
+    out.put("createdAt", v.createdAt());
+    out.put("createdBy", v.createdBy());
+    out.put(
+        "files",
+        withContent
+            ? new TreeMap<>(v.content().files())
+            : v.content().files().keySet().stream().sorted().toList());
+    out.put("supportFiles", v.content().supportFiles().keySet().stream().sorted().toList());
+    return out;
+  }
+}

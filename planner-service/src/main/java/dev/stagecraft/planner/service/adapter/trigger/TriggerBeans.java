@@ -1,0 +1,148 @@
+package dev.stagecraft.planner.service.adapter.trigger;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.stagecraft.planner.service.adapter.PlannerSettings;
+import dev.stagecraft.planner.service.adapter.db.ConfigurationVersionStore;
+import dev.stagecraft.planner.service.adapter.db.RunRequestKeyStore;
+import dev.stagecraft.planner.service.run.RunCoordinator;
+import dev.stagecraft.planner.service.trigger.RunTrigger;
+import dev.stagecraft.planner.service.trigger.TriggerSignature;
+import dev.stagecraft.platform.kafka.EventConsumer;
+import dev.stagecraft.platform.kafka.EventPublisher;
+import dev.stagecraft.platform.kafka.KafkaSettings;
+import dev.stagecraft.schemas.EventCodec;
+import dev.stagecraft.schemas.EventSchemaValidator;
+import dev.stagecraft.schemas.Topics;
+import dev.stagecraft.schemas.seal.SecretsKeyring;
+import io.micronaut.context.annotation.Bean;
+import io.micronaut.context.annotation.Context;
+import io.micronaut.context.annotation.Factory;
+import io.micronaut.context.annotation.Value;
+import jakarta.annotation.PreDestroy;
+import jakarta.inject.Singleton;
+import java.nio.charset.StandardCharsets;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.header.Header;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Wires run triggers (docs/chatops.md): the trigger secrets (a compacted topic, read in full before
+ * the planner serves), the idempotency keys (the planner's database), the {@link RunTrigger}, and
+ * the listener of {@code stagecraft.run-requests}.
+ */
+@Factory
+public class TriggerBeans {
+  private static final Logger LOG = LoggerFactory.getLogger(TriggerBeans.class);
+  private static final Duration LOAD_TIMEOUT = Duration.ofSeconds(60);
+
+  @Singleton
+  @Bean(preDestroy = "close")
+  KafkaTriggerSecrets triggerSecrets(
+      KafkaSettings kafka,
+      PlannerSettings settings,
+      EventPublisher publisher,
+      SecretsKeyring keyring,
+      @Value("${stagecraft.trigger.secret-grace:24h}") Duration grace) {
+    return new KafkaTriggerSecrets(
+        new CompactedTopicView(
+                kafka, Topics.TRIGGER_SECRETS, settings.getInstanceId() + "-secrets", publisher)
+            .start(LOAD_TIMEOUT),
+        keyring,
+        Clock.systemUTC(),
+        grace);
+  }
+
+  @Singleton
+  RunTrigger runTrigger(
+      RunCoordinator coordinator,
+      KafkaTriggerSecrets secrets,
+      HikariDataSource dataSource,
+      ConfigurationVersionStore versions) {
+    coordinator.withIdempotencyKeys(new RunRequestKeyStore(dataSource, Clock.systemUTC()));
+    return new RunTrigger(
+        coordinator,
+        secrets,
+        new EventSchemaValidator(),
+        Clock.systemUTC(),
+        (tenant, id) -> {
+          try {
+            return versions.find(tenant, id).map(ConfigurationVersionStore.StoredVersion::content);
+          } catch (SQLException e) {
+            throw new IllegalStateException(
+                "could not read configuration version " + id + ": " + e.getMessage(), e);
+          }
+        });
+  }
+
+  /**
+   * Reads {@code stagecraft.run-requests} in one consumer group shared by all planner instances,
+   * from the earliest offset (a request sent while no planner ran is handled when one starts). A
+   * refused trigger goes to {@code stagecraft.dead-letter} with the reason; the loop keeps going.
+   */
+  @Context
+  static final class RunRequestListener {
+    static final String GROUP = "stagecraft-planner-run-requests";
+    private final EventConsumer consumer;
+
+    RunRequestListener(
+        KafkaSettings kafka,
+        PlannerSettings settings,
+        EventPublisher publisher,
+        RunTrigger trigger) {
+      this.consumer =
+          EventConsumer.ofRecords(
+                  kafka,
+                  GROUP,
+                  settings.getInstanceId() + "-run-requests",
+                  "earliest",
+                  List.of(Topics.RUN_REQUESTS),
+                  publisher,
+                  record -> handle(trigger, record))
+              .start();
+      try {
+        if (!consumer.awaitAssignment(LOAD_TIMEOUT)) {
+          throw new IllegalStateException("Kafka did not assign run-request partitions in 60 s");
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted while joining the run-requests group", e);
+      }
+    }
+
+    private static void handle(RunTrigger trigger, ConsumerRecord<String, byte[]> record) {
+      RunTrigger.Outcome outcome =
+          trigger.handle(
+              record.value(),
+              header(record, TriggerSignature.TIMESTAMP_HEADER),
+              header(record, TriggerSignature.SIGNATURE_HEADER),
+              null);
+      switch (outcome) {
+        case RunTrigger.Refused r ->
+            throw new EventCodec.MalformedEventException(
+                r.kind().name().toLowerCase() + ": " + r.reason());
+        case RunTrigger.Accepted a ->
+            LOG.info(
+                "trigger {} of tenant {}: {} {}",
+                a.eventId(),
+                a.tenant(),
+                a.start().duplicate() ? "duplicate of" : "started",
+                a.start().runId());
+      }
+    }
+
+    private static String header(ConsumerRecord<String, byte[]> record, String name) {
+      Header h = record.headers().lastHeader(name);
+      return h == null || h.value() == null ? null : new String(h.value(), StandardCharsets.UTF_8);
+    }
+
+    @PreDestroy
+    void stop() {
+      consumer.close();
+    }
+  }
+}

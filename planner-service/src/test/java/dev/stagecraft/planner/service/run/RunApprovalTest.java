@@ -1,0 +1,179 @@
+package dev.stagecraft.planner.service.run;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.stagecraft.planner.service.run.RunCoordinator.ApprovalOutcome;
+import dev.stagecraft.planner.service.run.RunCoordinatorTest.FakeLocks;
+import dev.stagecraft.planner.service.run.RunCoordinatorTest.FakeStates;
+import dev.stagecraft.schemas.EventCodec;
+import dev.stagecraft.schemas.action.ActionDispatched;
+import dev.stagecraft.schemas.envelope.EventEnvelope;
+import dev.stagecraft.schemas.run.RunTransitioned;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** Runs that wait for approval of their plan's digest (docs/runs.md), with a settable clock. */
+class RunApprovalTest {
+  /** A clock the test moves forward by hand. */
+  static final class MovableClock extends Clock {
+    volatile Instant now = Instant.parse("2026-11-21T10:00:00Z");
+
+    @Override
+    public ZoneId getZone() {
+      return ZoneOffset.UTC;
+    }
+
+    @Override
+    public Clock withZone(ZoneId zone) {
+      return this;
+    }
+
+    @Override
+    public Instant instant() {
+      return now;
+    }
+  }
+
+  final MovableClock clock = new MovableClock();
+  final AtomicInteger ids = new AtomicInteger();
+  final FakeLocks locks = new FakeLocks();
+  final FakeStates states = new FakeStates();
+  final List<EventEnvelope> published = new CopyOnWriteArrayList<>();
+  final Path uploadRoot = RunCoordinatorTest.newTempDirectory();
+  final List<String> observed = new CopyOnWriteArrayList<>();
+  final RunCoordinator coordinator =
+      new RunCoordinator(
+              locks,
+              states,
+              events -> events.forEach(e -> published.add(e.envelope())),
+              new EventCodec("/test", clock, () -> "e" + ids.incrementAndGet()),
+              clock,
+              () -> "id" + ids.incrementAndGet(),
+              new UploadedFiles(uploadRoot))
+          .withApprovalTimeout(Duration.ofMinutes(30))
+          .withObserver((run, seq, status, message, at) -> observed.add(seq + ":" + status));
+
+  @AfterEach
+  void cleanUp() {
+    coordinator.close();
+    UploadedFiles.delete(uploadRoot);
+  }
+
+  RunRequest request() {
+    return new RunRequest(
+        "acme",
+        "prod",
+        Map.of("main.tf", RunCoordinatorTest.TWO_STEPS),
+        Map.of(),
+        false,
+        List.of(),
+        null,
+        null,
+        "tester",
+        10);
+  }
+
+  List<String> statuses(Run run) {
+    return published.stream()
+        .filter(e -> e.type().equals("dev.stagecraft.run.transitioned"))
+        .filter(e -> run.id().equals(e.runid()))
+        .map(e -> EventCodec.data(e, RunTransitioned.class).status())
+        .toList();
+  }
+
+  long dispatchedCount() {
+    return published.stream()
+        .filter(e -> e.type().equals("dev.stagecraft.action.dispatched"))
+        .map(e -> EventCodec.data(e, ActionDispatched.class))
+        .count();
+  }
+
+  Run planned() {
+    Run run = coordinator.startAwaitingApproval(request());
+    await().atMost(Duration.ofSeconds(10)).until(() -> run.summary().status().equals("planned"));
+    return run;
+  }
+
+  @Test
+  void aPlannedRunWaitsAndAppliesOnlyOnceItsDigestIsApproved() {
+    Run run = planned();
+    assertThat(dispatchedCount()).isZero();
+    assertThat(locks.released).isEmpty(); // it keeps the lock while it waits
+    String digest = run.summary().planDigest();
+    assertThat(coordinator.approve("acme", run.id(), digest, "deployer@acme"))
+        .isEqualTo(ApprovalOutcome.DONE);
+    await().atMost(Duration.ofSeconds(10)).until(() -> dispatchedCount() == 1);
+    assertThat(run.summary().status()).isEqualTo("applying");
+    assertThat(run.summary().message()).startsWith("Approved by deployer@acme.");
+    assertThat(coordinator.approve("acme", run.id(), digest, "deployer@acme"))
+        .isEqualTo(ApprovalOutcome.NOT_AWAITING);
+  }
+
+  @Test
+  void approvingAnotherDigestIsRefusedAsStaleAndChangesNothing() {
+    Run run = planned();
+    assertThat(coordinator.approve("acme", run.id(), "sha256:not-this-plan", "deployer@acme"))
+        .isEqualTo(ApprovalOutcome.WRONG_DIGEST);
+    assertThat(run.summary().status()).isEqualTo("planned");
+    assertThat(dispatchedCount()).isZero();
+  }
+
+  @Test
+  void anApprovalAfterTheTimeoutIsRefusedAndTheRunIsDiscardedWithItsLockReleased() {
+    Run run = planned();
+    clock.now = clock.now.plus(Duration.ofMinutes(31));
+    assertThat(coordinator.approve("acme", run.id(), run.summary().planDigest(), "d@acme"))
+        .isEqualTo(ApprovalOutcome.EXPIRED);
+    assertThat(run.summary().status()).isEqualTo("discarded");
+    assertThat(locks.released).containsExactly(locks.lastLockId);
+    assertThat(dispatchedCount()).isZero();
+  }
+
+  @Test
+  void discardEndsTheRunDiscardedAndReleasesTheLock() {
+    Run run = planned();
+    assertThat(coordinator.discard("acme", run.id(), "deployer@acme"))
+        .isEqualTo(ApprovalOutcome.DONE);
+    assertThat(run.summary().status()).isEqualTo("discarded");
+    assertThat(locks.released).containsExactly(locks.lastLockId);
+    assertThat(statuses(run)).containsExactly("pending", "planning", "planned", "discarded");
+    assertThat(coordinator.approve("acme", run.id(), run.summary().planDigest(), "d@acme"))
+        .isEqualTo(ApprovalOutcome.NOT_AWAITING);
+  }
+
+  @Test
+  void cancelOfAWaitingRunEndsItCanceledAndReleasesTheLock() {
+    Run run = planned();
+    coordinator.cancel("acme", run.id(), "deployer@acme");
+    assertThat(run.summary().status()).isEqualTo("canceled");
+    assertThat(locks.released).containsExactly(locks.lastLockId);
+  }
+
+  @Test
+  void anotherTenantCanNeitherApproveNorDiscard() {
+    Run run = planned();
+    assertThat(coordinator.approve("other", run.id(), run.summary().planDigest(), "x@other"))
+        .isEqualTo(ApprovalOutcome.NOT_FOUND);
+    assertThat(coordinator.discard("other", run.id(), "x@other"))
+        .isEqualTo(ApprovalOutcome.NOT_FOUND);
+    assertThat(run.summary().status()).isEqualTo("planned");
+  }
+
+  @Test
+  void theObserverSeesEveryTransitionWithIncreasingSequences() {
+    Run run = planned();
+    coordinator.discard("acme", run.id(), "deployer@acme");
+    assertThat(observed).containsExactly("1:PENDING", "2:PLANNING", "3:PLANNED", "4:DISCARDED");
+  }
+}

@@ -1,0 +1,248 @@
+package dev.stagecraft.planner.service.run;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.stagecraft.planner.service.trigger.RunTrigger;
+import dev.stagecraft.planner.service.trigger.TriggerSecrets;
+import dev.stagecraft.planner.service.trigger.TriggerSignature;
+import dev.stagecraft.schemas.EventCodec;
+import dev.stagecraft.schemas.EventSchemaValidator;
+import dev.stagecraft.schemas.envelope.EventEnvelope;
+import dev.stagecraft.schemas.run.RunTransitioned;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Triggers and keyed starts against the in-memory ports of {@link RunCoordinatorTest} (it lives in
+ * this package to share them): signature checks, idempotency, and that nothing refused starts.
+ */
+class RunTriggerTest {
+  static final Instant NOW = Instant.parse("2026-11-21T10:00:00Z");
+  final Clock clock = Clock.fixed(NOW, ZoneOffset.UTC);
+  final AtomicInteger ids = new AtomicInteger();
+  final List<EventEnvelope> published = new CopyOnWriteArrayList<>();
+  final Path uploadRoot = RunCoordinatorTest.newTempDirectory();
+  final IdempotencyKeys keys = IdempotencyKeys.inMemory();
+  final RunCoordinator coordinator = coordinator(keys);
+  final TriggerSecrets secrets =
+      new TriggerSecrets() {
+        @Override
+        public List<String> verifying(String tenant) {
+          return "acme".equals(tenant) ? List.of("sct_acme") : List.of();
+        }
+
+        @Override
+        public Issued rotate(String tenant) {
+          throw new UnsupportedOperationException();
+        }
+      };
+  final RunTrigger trigger =
+      new RunTrigger(coordinator, secrets, new EventSchemaValidator(), clock);
+
+  RunCoordinator coordinator(IdempotencyKeys keys) {
+    return new RunCoordinator(
+            new RunCoordinatorTest.FakeLocks(),
+            new RunCoordinatorTest.FakeStates(),
+            events -> events.forEach(e -> published.add(e.envelope())),
+            new EventCodec("/test", clock, () -> "e" + ids.incrementAndGet()),
+            clock,
+            () -> "id" + ids.incrementAndGet(),
+            new UploadedFiles(uploadRoot))
+        .withIdempotencyKeys(keys);
+  }
+
+  @AfterEach
+  void cleanUp() {
+    coordinator.close();
+    UploadedFiles.delete(uploadRoot);
+  }
+
+  static String event(String tenant, String key) {
+    return """
+        {"specversion":"1.0","id":"evt-1","source":"/bots/slack","type":"dev.stagecraft.run.requested",
+         "tenant":"%s","data":{"workspace":"prod","configuration":{"files":{"main.tf":""}},
+         "requested_by":"alice","message":"deploy rev abc","idempotency_key":"%s"}}
+        """
+        .formatted(tenant, key);
+  }
+
+  RunTrigger.Outcome post(String body, String secret, long timestamp, Duration maxAge) {
+    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+    return trigger.handle(
+        bytes, Long.toString(timestamp), TriggerSignature.sign(secret, timestamp, bytes), maxAge);
+  }
+
+  long pendingTransitions() {
+    return published.stream()
+        .filter(e -> e.type().equals("dev.stagecraft.run.transitioned"))
+        .map(e -> EventCodec.data(e, RunTransitioned.class))
+        .filter(t -> t.status().equals("pending"))
+        .count();
+  }
+
+  @Test
+  void aSignedTriggerStartsARunWhoseIdFollowsFromTenantAndKey() {
+    RunTrigger.Outcome outcome =
+        post(event("acme", "slack-1"), "sct_acme", NOW.getEpochSecond(), Duration.ofMinutes(5));
+
+    assertThat(outcome).isInstanceOf(RunTrigger.Accepted.class);
+    RunCoordinator.KeyedStart start = ((RunTrigger.Accepted) outcome).start();
+    assertThat(start.duplicate()).isFalse();
+    assertThat(start.runId()).isEqualTo(RunCoordinator.runIdFor("acme", "slack-1"));
+    assertThat(start.run().orElseThrow().summary().tenant()).isEqualTo("acme");
+    assertThat(keys.runFor("acme", "slack-1")).contains(start.runId());
+    assertThat(pendingTransitions()).isEqualTo(1);
+  }
+
+  @Test
+  void theSameKeyTwiceMakesOneRunAndTheSecondRefersToTheFirst() {
+    RunTrigger.Accepted first =
+        (RunTrigger.Accepted) post(event("acme", "k"), "sct_acme", NOW.getEpochSecond(), null);
+    RunTrigger.Accepted second =
+        (RunTrigger.Accepted) post(event("acme", "k"), "sct_acme", NOW.getEpochSecond(), null);
+
+    assertThat(second.start().duplicate()).isTrue();
+    assertThat(second.start().runId()).isEqualTo(first.start().runId());
+    assertThat(second.start().run()).containsSame(first.start().run().orElseThrow());
+    assertThat(coordinator.runsOf("acme")).hasSize(1);
+    assertThat(pendingTransitions()).isEqualTo(1);
+  }
+
+  @Test
+  void aKeyRecordedBeforeARestartStartsNothingOnTheNewInstance() {
+    RunTrigger.Accepted first =
+        (RunTrigger.Accepted) post(event("acme", "k"), "sct_acme", NOW.getEpochSecond(), null);
+    RunCoordinator restarted = coordinator(keys); // same durable keys, no runs in memory
+    try {
+      RunCoordinator.KeyedStart again =
+          restarted.start(
+              new RunRequest(
+                  "acme", "prod", Map.of("main.tf", ""), null, false, null, null, null, "alice", 1),
+              "k",
+              null);
+      assertThat(again.duplicate()).isTrue();
+      assertThat(again.runId()).isEqualTo(first.start().runId());
+      assertThat(restarted.runsOf("acme")).isEmpty();
+    } finally {
+      restarted.close();
+    }
+  }
+
+  @Test
+  void aConfigurationVersionIdRunsThatVersionsFiles() {
+    RunTrigger withVersions =
+        new RunTrigger(
+            coordinator,
+            secrets,
+            new EventSchemaValidator(),
+            clock,
+            (tenant, id) ->
+                "acme".equals(tenant) && "cv-1".equals(id)
+                    ? java.util.Optional.of(
+                        new dev.stagecraft.planner.service.config.ConfigurationContent(
+                            Map.of("main.tf", "# from cv-1"), Map.of()))
+                    : java.util.Optional.empty());
+    byte[] body =
+        event("acme", "k")
+            .replace("{\"files\":{\"main.tf\":\"\"}}", "{\"version_id\":\"cv-1\"}")
+            .getBytes(StandardCharsets.UTF_8);
+    long now = NOW.getEpochSecond();
+    RunTrigger.Outcome outcome =
+        withVersions.handle(
+            body, Long.toString(now), TriggerSignature.sign("sct_acme", now, body), null);
+
+    assertThat(outcome).isInstanceOf(RunTrigger.Accepted.class);
+    Run run = ((RunTrigger.Accepted) outcome).start().run().orElseThrow();
+    assertThat(run.request.files()).containsEntry("main.tf", "# from cv-1");
+  }
+
+  @Test
+  void theSameKeyOfAnotherTenantIsAnotherRun() {
+    assertThat(RunCoordinator.runIdFor("acme", "k"))
+        .isNotEqualTo(RunCoordinator.runIdFor("globex", "k"));
+    assertThat(RunCoordinator.runIdFor("acme", "k"))
+        .isEqualTo(RunCoordinator.runIdFor("acme", "k"));
+  }
+
+  @Test
+  void aWrongSecretAnotherTenantsSecretOrNoSignatureStartsNothing() {
+    assertRefused(
+        post(event("acme", "k"), "sct_guess", NOW.getEpochSecond(), null),
+        RunTrigger.Refusal.UNAUTHORIZED,
+        "does not verify for tenant acme");
+    // signed with acme's secret but claiming to be globex: the tenant field is not trusted
+    assertRefused(
+        post(event("globex", "k"), "sct_acme", NOW.getEpochSecond(), null),
+        RunTrigger.Refusal.UNAUTHORIZED,
+        "does not verify for tenant globex");
+    assertRefused(
+        trigger.handle(event("acme", "k").getBytes(StandardCharsets.UTF_8), null, null, null),
+        RunTrigger.Refusal.UNAUTHORIZED,
+        "not signed");
+    assertThat(coordinator.runsOf("acme")).isEmpty();
+    assertThat(coordinator.runsOf("globex")).isEmpty();
+    assertThat(published).isEmpty();
+  }
+
+  @Test
+  void anOldTimestampIsRefusedWhereAMaximumAgeApplies() {
+    long old = NOW.minus(Duration.ofMinutes(6)).getEpochSecond();
+    assertRefused(
+        post(event("acme", "k"), "sct_acme", old, Duration.ofMinutes(5)),
+        RunTrigger.Refusal.UNAUTHORIZED,
+        "replay protection");
+    assertThat(published).isEmpty();
+  }
+
+  @Test
+  void malformedTriggersSayWhatIsWrongAndStartNothing() {
+    assertRefused(
+        post("not json", "sct_acme", NOW.getEpochSecond(), null),
+        RunTrigger.Refusal.MALFORMED,
+        "Not a CloudEvent");
+    assertRefused(
+        post(
+            event("acme", "k").replace(",\"idempotency_key\":\"k\"", ""),
+            "sct_acme",
+            NOW.getEpochSecond(),
+            null),
+        RunTrigger.Refusal.MALFORMED,
+        "idempotency_key");
+    assertRefused(
+        post(
+            event("acme", "k")
+                .replace("{\"files\":{\"main.tf\":\"\"}}", "{\"version_id\":\"cv-1\"}"),
+            "sct_acme",
+            NOW.getEpochSecond(),
+            null),
+        RunTrigger.Refusal.MALFORMED,
+        "does not have: upload it");
+    assertRefused(
+        post(
+            event("acme", "k").replace("run.requested", "run.transitioned"),
+            "sct_acme",
+            NOW.getEpochSecond(),
+            null),
+        RunTrigger.Refusal.MALFORMED,
+        "must be of type dev.stagecraft.run.requested");
+    assertThat(published).isEmpty();
+  }
+
+  private static void assertRefused(
+      RunTrigger.Outcome outcome, RunTrigger.Refusal kind, String reasonContains) {
+    assertThat(outcome).isInstanceOf(RunTrigger.Refused.class);
+    RunTrigger.Refused refused = (RunTrigger.Refused) outcome;
+    assertThat(refused.kind()).isEqualTo(kind);
+    assertThat(refused.reason()).contains(reasonContains);
+  }
+}

@@ -1,0 +1,215 @@
+package dev.stagecraft.state.adapter.db;
+
+import dev.stagecraft.schemas.action.ActionFinished;
+import dev.stagecraft.schemas.action.RunCredentialProof;
+import dev.stagecraft.servicekit.db.Sql;
+import jakarta.inject.Singleton;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.util.Optional;
+import javax.sql.DataSource;
+
+/**
+ * Per-run state credentials (design §8, docs/adr/0013) in {@code state.run_credentials}: minted for
+ * one run of one workspace when the run holds the workspace lock, stored only as their SHA-256,
+ * revoked when the run ends. A credential is <em>active</em> while it is not revoked and its
+ * fencing token is still the newest the workspace has seen (a later lock holder supersedes it
+ * without a revocation). Active credentials authorize reading the workspace's state over the
+ * internal API and recording action results proven with them ({@link RunCredentialProof}).
+ *
+ * <p>Concurrency: every method is one statement or one transaction; the database serializes them.
+ * The credential itself is never stored and never logged.
+ */
+@Singleton
+public final class RunCredentialStore {
+  private final DataSource dataSource;
+  private final Clock clock;
+
+  public RunCredentialStore(DataSource dataSource, Clock clock) {
+    this.dataSource = dataSource;
+    this.clock = clock;
+  }
+
+  /** The answer to {@link #mint}: the credential, or why none was minted. */
+  public sealed interface Minted {}
+
+  /** The new credential, in clear: the only time it is visible. */
+  public record Issued(String credential) implements Minted {
+    @Override
+    public String toString() {
+      return "Issued[credential=...]";
+    }
+  }
+
+  /** Nothing minted; {@code detail} says why and what to do. */
+  public record Refused(String detail) implements Minted {}
+
+  /**
+   * Mints the credential of {@code runId} in the workspace, bound to the fencing token of the lock
+   * the run holds. Minting again for the same run (a retry after a lost answer) replaces the
+   * previous credential, which stops working; a revoked run gets none.
+   */
+  public Minted mint(String tenant, String workspace, String runId, long fencingToken)
+      throws SQLException {
+    String credential = RunCredentialProof.newCredential();
+    try (Connection c = dataSource.getConnection()) {
+      c.setAutoCommit(false);
+      try {
+        long newest = newestToken(c, tenant, workspace);
+        if (fencingToken < newest) {
+          c.rollback();
+          return new Refused(
+              "fencing token "
+                  + fencingToken
+                  + " is older than the newest token "
+                  + newest
+                  + " seen for workspace '"
+                  + workspace
+                  + "': the run lost its lock; acquire it again");
+        }
+        int rows =
+            Sql.update(
+                c,
+                "INSERT INTO state.run_credentials (tenant, workspace, run_id, credential_hash,"
+                    + " fencing_token, created_at) VALUES (?, ?, ?, ?, ?, ?)"
+                    + " ON CONFLICT (tenant, workspace, run_id) DO UPDATE SET"
+                    + " credential_hash = excluded.credential_hash,"
+                    + " fencing_token = excluded.fencing_token"
+                    + " WHERE state.run_credentials.revoked_at IS NULL",
+                tenant,
+                workspace,
+                runId,
+                RunCredentialProof.digest(credential),
+                fencingToken,
+                clock.instant());
+        c.commit();
+        return rows == 1
+            ? new Issued(credential)
+            : new Refused(
+                "run '" + runId + "' already ended (its credential was revoked); start a new run");
+      } catch (SQLException | RuntimeException e) {
+        c.rollback();
+        throw e;
+      }
+    }
+  }
+
+  /**
+   * Revokes the run's credential: from now on it is refused everywhere. Idempotent.
+   *
+   * @return false when the run has no credential in the workspace
+   */
+  public boolean revoke(String tenant, String workspace, String runId) throws SQLException {
+    try (Connection c = dataSource.getConnection()) {
+      return Sql.update(
+              c,
+              "UPDATE state.run_credentials SET revoked_at = coalesce(revoked_at, ?)"
+                  + " WHERE tenant = ? AND workspace = ? AND run_id = ?",
+              clock.instant(),
+              tenant,
+              workspace,
+              runId)
+          == 1;
+    }
+  }
+
+  /**
+   * The run whose credential {@code credential} is, when it is active for exactly this tenant's
+   * workspace; empty for an unknown, revoked or superseded credential and for one of another
+   * workspace.
+   */
+  public Optional<String> activeRun(String tenant, String workspace, String credential)
+      throws SQLException {
+    if (credential == null || !credential.startsWith(RunCredentialProof.PREFIX)) {
+      return Optional.empty();
+    }
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement ps =
+            Sql.prepare(
+                c,
+                "SELECT r.run_id FROM state.run_credentials r"
+                    + " LEFT JOIN state.fencing f"
+                    + " ON f.tenant = r.tenant AND f.workspace = r.workspace"
+                    + " WHERE r.credential_hash = ? AND r.tenant = ? AND r.workspace = ?"
+                    + " AND r.revoked_at IS NULL"
+                    + " AND r.fencing_token >= coalesce(f.newest_token, 0)",
+                RunCredentialProof.digest(credential),
+                tenant,
+                workspace);
+        ResultSet rs = ps.executeQuery()) {
+      return rs.next() ? Optional.of(rs.getString(1)) : Optional.empty();
+    }
+  }
+
+  /**
+   * The {@link StateStore.OutcomeGate} of the Kafka path: an {@code action.finished} is recorded
+   * only when its {@code runProof} was made with the credential of its run in its workspace and
+   * that credential is active. Runs inside the recording transaction, after the workspace row is
+   * locked, so a revocation committed before it is always seen.
+   */
+  public static Optional<String> refusal(
+      Connection c, String tenant, String workspace, ActionFinished finished) throws SQLException {
+    String run = finished.runId();
+    try (PreparedStatement ps =
+            Sql.prepare(
+                c,
+                "SELECT r.credential_hash, r.revoked_at IS NOT NULL, r.fencing_token,"
+                    + " coalesce(f.newest_token, 0)"
+                    + " FROM state.run_credentials r LEFT JOIN state.fencing f"
+                    + " ON f.tenant = r.tenant AND f.workspace = r.workspace"
+                    + " WHERE r.tenant = ? AND r.workspace = ? AND r.run_id = ?",
+                tenant,
+                workspace,
+                run);
+        ResultSet rs = ps.executeQuery()) {
+      if (!rs.next()) {
+        return Optional.of(
+            "run '"
+                + run
+                + "' holds no state credential for workspace '"
+                + workspace
+                + "': only a run that holds the workspace lock may record results (the planner"
+                + " mints its credential when it takes the lock)");
+      }
+      if (rs.getBoolean(2)) {
+        return Optional.of(
+            "the state credential of run '" + run + "' was revoked: the run has ended");
+      }
+      if (rs.getLong(3) < rs.getLong(4)) {
+        return Optional.of(
+            "the state credential of run '"
+                + run
+                + "' was superseded: a newer holder of the workspace lock exists");
+      }
+      if (!RunCredentialProof.verifies(
+          finished.runProof(), rs.getString(1), run, finished.actionId(), finished.outcome())) {
+        return Optional.of(
+            finished.runProof() == null
+                ? "the result carries no run proof: executors must prove it with the run's state"
+                    + " credential from the dispatch"
+                : "the result's run proof does not match the state credential of run '"
+                    + run
+                    + "' in workspace '"
+                    + workspace
+                    + "'");
+      }
+      return Optional.empty();
+    }
+  }
+
+  private static long newestToken(Connection c, String tenant, String workspace)
+      throws SQLException {
+    try (PreparedStatement ps =
+            Sql.prepare(
+                c,
+                "SELECT newest_token FROM state.fencing WHERE tenant = ? AND workspace = ?",
+                tenant,
+                workspace);
+        ResultSet rs = ps.executeQuery()) {
+      return rs.next() ? rs.getLong(1) : 0;
+    }
+  }
+}

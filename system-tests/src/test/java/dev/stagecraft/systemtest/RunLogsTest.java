@@ -1,0 +1,342 @@
+package dev.stagecraft.systemtest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.stagecraft.systemtest.SharedStack.CliResult;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Run logs over Server-Sent Events ({@code GET /api/v1/runs/{id}/logs}) read with a plain HTTP
+ * client, and the CLI's {@code runs list|show|logs -follow} and Ctrl-C during {@code apply},
+ * against the real stack. Each run waits at a gate (a file the test creates) so "mid-run" is a
+ * state the test controls, not a timing.
+ */
+class RunLogsTest {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final HttpClient HTTP = HttpClient.newHttpClient();
+
+  /** One SSE event as received. */
+  record Sse(long id, String name, JsonNode data) {}
+
+  @Test
+  void reconnectingWithLastEventIdGetsExactlyTheMissedEventsAndTheStreamEndsAfterTheRun()
+      throws Exception {
+    SharedStack stack = SharedStack.get();
+    String ws = "sse-" + UUID.randomUUID().toString().substring(0, 8);
+    Path gate = stack.root.resolve(ws + ".gate");
+    Path waiting = stack.root.resolve(ws + ".waiting");
+    String runId = startRun(stack, ws, gatedChain(gate, waiting));
+
+    // first connection: read until the gated step said it waits, then drop the connection
+    List<Sse> first = new ArrayList<>();
+    try (Stream<String> lines = openLogs(stack, stack.token(), runId, null)) {
+      Iterator<String> it = lines.iterator();
+      Sse event;
+      do {
+        event = next(it);
+        assertThat(event).as("the stream must not end while the run waits at its gate").isNotNull();
+        first.add(event);
+      } while (!isLog(event, "gate-waiting"));
+    }
+    assertThat(first).extracting(Sse::id).doesNotHaveDuplicates().isSorted();
+
+    Files.writeString(gate, "open");
+    await()
+        .atMost(Duration.ofSeconds(120))
+        .until(() -> getJson(stack, "/api/v1/runs/" + runId).path("terminal").asBoolean());
+
+    // reconnect after the last id seen: exactly the rest, ending with the terminal transition
+    long lastSeen = first.getLast().id();
+    List<Sse> rest = readAll(stack, stack.token(), runId, Long.toString(lastSeen));
+    assertThat(rest).isNotEmpty();
+    assertThat(rest.getFirst().id()).isEqualTo(lastSeen + 1);
+    for (int i = 1; i < rest.size(); i++) {
+      assertThat(rest.get(i).id()).isEqualTo(rest.get(i - 1).id() + 1);
+    }
+    assertThat(rest.getLast().name()).isEqualTo("status");
+    assertThat(rest.getLast().data().path("status").asText()).isEqualTo("applied");
+    assertThat(rest.stream().anyMatch(e -> isLog(e, "gate-open"))).isTrue();
+    assertThat(rest.stream().anyMatch(e -> isLog(e, "c-line"))).isTrue();
+
+    // the two halves are exactly the whole journal, read from the start
+    List<Sse> whole = readAll(stack, stack.token(), runId, null);
+    List<Sse> joined = new ArrayList<>(first);
+    joined.addAll(rest);
+    assertThat(joined).isEqualTo(whole);
+    assertThat(whole.getFirst().id()).isEqualTo(1);
+
+    // resuming after the terminal transition: nothing more, the stream ends at once
+    assertThat(readAll(stack, stack.token(), runId, Long.toString(whole.getLast().id()))).isEmpty();
+
+    // another tenant sees no such run
+    String other = tokenForNewTenant(stack, "sse-other-" + ws, "deployer");
+    HttpResponse<String> foreign =
+        HTTP.send(
+            HttpRequest.newBuilder(
+                    URI.create(stack.plannerUrl() + "/api/v1/runs/" + runId + "/logs"))
+                .header("Authorization", "Bearer " + other)
+                .header("Accept", "text/event-stream")
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    assertThat(foreign.statusCode()).as(foreign.body()).isEqualTo(404);
+    assertThat(foreign.body()).doesNotContain("gate").doesNotContain(ws);
+  }
+
+  @Test
+  void runsListShowAndLogsFollowShowTheTenantsRuns() throws Exception {
+    SharedStack stack = SharedStack.get();
+    String ws = "runs-" + UUID.randomUUID().toString().substring(0, 8);
+    Path gate = stack.root.resolve(ws + ".gate");
+    Path waiting = stack.root.resolve(ws + ".waiting");
+    Path dir = stack.configDir(ws, gatedChain(gate, waiting));
+    String runId = startRun(stack, ws, gatedChain(gate, waiting));
+    await().atMost(Duration.ofSeconds(120)).until(() -> Files.exists(waiting));
+
+    CompletableFuture<CliResult> follow =
+        CompletableFuture.supplyAsync(() -> stack.cli(dir, "runs", "logs", runId, "-follow"));
+    CliResult applying = stack.cli(dir, "runs", "list", "-workspace=" + ws);
+    assertThat(applying.exitCode()).as(applying.all()).isZero();
+    assertThat(applying.out()).contains(runId).contains("applying");
+    CliResult soFar = stack.cli(dir, "runs", "logs", runId);
+    assertThat(soFar.out())
+        .contains("stateful_provisioning.a (local-exec): a-line-1")
+        .contains("add -follow")
+        .doesNotContain("(local-exec): gate-open");
+    // the run cannot end before the gate opens, so the follower is still reading
+    assertThat(follow).isNotDone();
+
+    Files.writeString(gate, "open");
+    CliResult followed = follow.get(120, TimeUnit.SECONDS);
+    assertThat(followed.exitCode()).as(followed.all()).isZero();
+    assertThat(followed.out())
+        .contains("stateful_provisioning.a: Creating...")
+        .contains("stateful_provisioning.gate (local-exec): gate-waiting")
+        .contains("stateful_provisioning.gate (local-exec): gate-open")
+        .contains("stateful_provisioning.c (local-exec): c-line")
+        .contains("Apply complete!");
+
+    CliResult list = stack.cli(dir, "runs", "list", "-workspace=" + ws, "-status=applied");
+    assertThat(list.out()).contains(runId).contains("applied");
+    CliResult none = stack.cli(dir, "runs", "list", "-workspace=" + ws, "-status=errored");
+    assertThat(none.out()).contains("No runs.").doesNotContain(runId);
+    CliResult show = stack.cli(dir, "runs", "show", runId);
+    assertThat(show.exitCode()).as(show.all()).isZero();
+    assertThat(show.out())
+        .contains("id:          " + runId)
+        .contains("workspace:   " + ws)
+        .contains("status:      applied");
+    CliResult missing = stack.cli(dir, "runs", "show", "run-does-not-exist");
+    assertThat(missing.exitCode()).isEqualTo(1);
+    assertThat(missing.err()).contains("There is no run run-does-not-exist");
+  }
+
+  @Test
+  void firstCtrlCDuringApplyCancelsTheRunAndKeepsFollowingUntilItEnds() throws Exception {
+    SharedStack stack = SharedStack.get();
+    String ws = "ctrlc-" + UUID.randomUUID().toString().substring(0, 8);
+    Path gate = stack.root.resolve(ws + ".gate");
+    Path waiting = stack.root.resolve(ws + ".waiting");
+    Path dir = stack.configDir(ws, gatedChain(gate, waiting));
+    Path out = stack.root.resolve(ws + ".out");
+    // the real CLI in its own JVM, so SIGINT reaches it as a terminal's Ctrl-C would
+    ProcessBuilder pb =
+        new ProcessBuilder(
+                ProcessHandle.current().info().command().orElseThrow(),
+                "-cp",
+                System.getProperty("java.class.path"),
+                "dev.stagecraft.cli.StagecraftCli",
+                "apply",
+                "-workspace=" + ws,
+                "-auto-approve")
+            .directory(dir.toFile())
+            .redirectErrorStream(true)
+            .redirectOutput(out.toFile());
+    pb.environment().put("STAGECRAFT_HOME", stack.home.toString());
+    pb.environment().put("HOME", stack.root.toString());
+    Process cli = pb.start();
+    try {
+      await().atMost(Duration.ofSeconds(120)).until(() -> Files.exists(waiting));
+      new ProcessBuilder("kill", "-INT", Long.toString(cli.pid())).start().waitFor();
+      assertThat(cli.waitFor(120, TimeUnit.SECONDS)).as(Files.readString(out)).isTrue();
+      String printed = Files.readString(out);
+      assertThat(cli.exitValue()).as(printed).isEqualTo(1);
+      assertThat(printed)
+          .contains("Interrupt received. Canceling run ")
+          .contains("stateful_provisioning.gate (local-exec): gate-waiting")
+          .contains("Canceled: ")
+          .doesNotContain("c-line");
+      assertThat(gate).doesNotExist();
+    } finally {
+      cli.destroyForcibly();
+    }
+  }
+
+  /** a → gate (waits for the gate file) → c, each step printing lines. */
+  static String gatedChain(Path gate, Path waiting) {
+    return """
+        resource "stateful_provisioning" "a" {
+          state_key = "v1"
+          provisioner "local-exec" {
+            command = "echo a-line-1; echo a-line-2"
+          }
+        }
+        resource "stateful_provisioning" "gate" {
+          state_key  = "v1"
+          depends_on = [stateful_provisioning.a]
+          provisioner "local-exec" {
+            command = "echo gate-waiting; touch %s; while [ ! -f %s ]; do sleep 0.05; done; echo gate-open"
+          }
+        }
+        resource "stateful_provisioning" "c" {
+          state_key  = "v1"
+          depends_on = [stateful_provisioning.gate]
+          provisioner "local-exec" {
+            command = "echo c-line"
+          }
+        }
+        """
+        .formatted(waiting, gate);
+  }
+
+  static String startRun(SharedStack stack, String ws, String mainTf) throws Exception {
+    String body =
+        JSON.writeValueAsString(
+            Map.of("workspace", ws, "files", Map.of("main.tf", mainTf), "variables", Map.of()));
+    HttpResponse<String> created =
+        HTTP.send(
+            HttpRequest.newBuilder(URI.create(stack.plannerUrl() + "/api/v1/runs"))
+                .header("Authorization", "Bearer " + stack.token())
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    assertThat(created.statusCode()).as(created.body()).isEqualTo(201);
+    return JSON.readTree(created.body()).get("id").asText();
+  }
+
+  private static Stream<String> openLogs(
+      SharedStack stack, String token, String runId, String lastEventId) throws Exception {
+    HttpRequest.Builder request =
+        HttpRequest.newBuilder(URI.create(stack.plannerUrl() + "/api/v1/runs/" + runId + "/logs"))
+            .header("Authorization", "Bearer " + token)
+            .header("Accept", "text/event-stream");
+    if (lastEventId != null) {
+      request.header("Last-Event-ID", lastEventId);
+    }
+    HttpResponse<Stream<String>> response =
+        HTTP.send(request.build(), HttpResponse.BodyHandlers.ofLines());
+    assertThat(response.statusCode()).isEqualTo(200);
+    assertThat(response.headers().firstValue("Content-Type").orElse(""))
+        .startsWith("text/event-stream");
+    return response.body();
+  }
+
+  /** Every event until the server ends the stream (bounded: the run is terminal already). */
+  private static List<Sse> readAll(
+      SharedStack stack, String token, String runId, String lastEventId) throws Exception {
+    CompletableFuture<List<Sse>> all =
+        CompletableFuture.supplyAsync(
+            () -> {
+              List<Sse> events = new ArrayList<>();
+              try (Stream<String> lines = openLogs(stack, token, runId, lastEventId)) {
+                Iterator<String> it = lines.iterator();
+                for (Sse e = next(it); e != null; e = next(it)) {
+                  events.add(e);
+                }
+              } catch (Exception e) {
+                throw new IllegalStateException(e);
+              }
+              return events;
+            });
+    return all.get(30, TimeUnit.SECONDS);
+  }
+
+  /** The next complete event, or null when the stream ended. */
+  private static Sse next(Iterator<String> lines) throws IOException {
+    Long id = null;
+    String name = null;
+    StringBuilder data = new StringBuilder();
+    while (lines.hasNext()) {
+      String line = lines.next();
+      if (line.isEmpty()) {
+        if (!data.isEmpty()) {
+          assertThat(id).as("every event carries an id").isNotNull();
+          return new Sse(id, name, JSON.readTree(data.toString()));
+        }
+      } else if (line.startsWith("id:")) {
+        id = Long.parseLong(line.substring(3).strip());
+      } else if (line.startsWith("event:")) {
+        name = line.substring(6).strip();
+      } else if (line.startsWith("data:")) {
+        data.append(line.substring(5).strip());
+      }
+    }
+    return null;
+  }
+
+  private static boolean isLog(Sse event, String line) {
+    Predicate<JsonNode> log =
+        d -> d.path("kind").asText().equals("log") && d.path("line").asText().equals(line);
+    return log.test(event.data());
+  }
+
+  private static JsonNode getJson(SharedStack stack, String path) throws Exception {
+    HttpResponse<String> response =
+        HTTP.send(
+            HttpRequest.newBuilder(URI.create(stack.plannerUrl() + path))
+                .header("Authorization", "Bearer " + stack.token())
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+    return JSON.readTree(response.body());
+  }
+
+  /** A new tenant and a token of it, through the state service's internal API. */
+  static String tokenForNewTenant(SharedStack stack, String tenant, String role) throws Exception {
+    String serviceToken = Files.readString(stack.stack().layout().serviceTokenFile()).strip();
+    String stateUrl = stack.stack().info().state();
+    HttpResponse<String> t =
+        HTTP.send(
+            HttpRequest.newBuilder(URI.create(stateUrl + "/internal/v1/tenants"))
+                .header("Authorization", "Bearer " + serviceToken)
+                .header("Content-Type", "application/json")
+                .POST(
+                    HttpRequest.BodyPublishers.ofString(
+                        "{\"name\":\"" + tenant + "\"}", StandardCharsets.UTF_8))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    assertThat(t.statusCode()).as(t.body()).isEqualTo(200);
+    HttpResponse<String> token =
+        HTTP.send(
+            HttpRequest.newBuilder(
+                    URI.create(stateUrl + "/internal/v1/tenants/" + tenant + "/tokens"))
+                .header("Authorization", "Bearer " + serviceToken)
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString("{\"role\":\"" + role + "\"}"))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    assertThat(token.statusCode()).as(token.body()).isEqualTo(201);
+    return JSON.readTree(token.body()).get("token").asText();
+  }
+}

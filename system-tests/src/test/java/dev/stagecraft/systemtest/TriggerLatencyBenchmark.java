@@ -1,0 +1,497 @@
+package dev.stagecraft.systemtest;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.stagecraft.schemas.EventCodec;
+import dev.stagecraft.schemas.Topics;
+import dev.stagecraft.schemas.envelope.EventEnvelope;
+import java.io.PrintStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+
+/**
+ * Trigger-to-action latency (issue 6): runs of a {@value #CHAIN}-resource {@code depends_on} chain
+ * whose only provisioner is {@code local-exec "true"}, triggered by {@code POST /api/v1/runs} on
+ * the real dev stack, one run at a time, round-robin over the workspaces. For each run it measures
+ * from just before the POST to (a) the POST's answer (accepted), (b) the first {@code
+ * action.started} and (c) the run's {@code applied} transition — (b) and (c) as this process
+ * receives them from {@code stagecraft.action-events} / {@code stagecraft.run-events}, so each
+ * includes one Kafka hop to the observer, which the floor counts too.
+ *
+ * <p>In the same process, after the runs, it measures the floor's parts on the same stack: an HTTP
+ * round trip to the planner, a Kafka produce→consume round trip (acks=all, linger 0, a topic of its
+ * own), a PostgreSQL autocommit insert, and fork+exec of {@code true}; and composes them as the
+ * path requires ({@link #firstActionFloor}, {@link #doneFloor}; docs/benchmarks.md). Run with
+ * {@code dev/bench latency [RUNS] [WORKSPACES]} (not part of the test suite: it asserts no timing).
+ */
+public final class TriggerLatencyBenchmark {
+  static final int CHAIN = 10;
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private TriggerLatencyBenchmark() {}
+
+  /** When this process saw a run's milestones (nanoTime), filled in by the observer thread. */
+  static final class Seen {
+    final CompletableFuture<Long> firstStarted = new CompletableFuture<>();
+    final CompletableFuture<Long> ended = new CompletableFuture<>();
+    volatile String endStatus;
+  }
+
+  public static void main(String[] args) {
+    try {
+      measure(args);
+      System.exit(0);
+    } catch (Exception | Error e) {
+      // the observer thread and the stack would keep the JVM alive: end it (the hook stops the
+      // stack)
+      e.printStackTrace();
+      System.exit(1);
+    }
+  }
+
+  private static void measure(String[] args) throws Exception {
+    int runs = args.length > 0 ? Integer.parseInt(args[0]) : 200;
+    int workspaces = args.length > 1 ? Integer.parseInt(args[1]) : 20;
+    int floorSamples = args.length > 2 ? Integer.parseInt(args[2]) : 200;
+    SharedStack stack = SharedStack.get();
+    String prefix = "lat-" + UUID.randomUUID().toString().substring(0, 6) + "-";
+    Map<String, Seen> seen = new ConcurrentHashMap<>();
+    AtomicBoolean stop = new AtomicBoolean();
+    CompletableFuture<Void> observing = new CompletableFuture<>();
+    Thread observer =
+        Thread.ofPlatform()
+            .name("latency-observer")
+            .start(() -> observe(stack, prefix, seen, stop, observing));
+    observing.get(60, TimeUnit.SECONDS);
+
+    HttpClient http = HttpClient.newHttpClient();
+    List<Long> accepted = new ArrayList<>();
+    List<Long> firstAction = new ArrayList<>();
+    List<Long> done = new ArrayList<>();
+    Map<String, List<Long>> segments = new java.util.LinkedHashMap<>();
+    // one warm-up run per workspace (creates its resources), then the measured runs (replacements)
+    for (int i = -workspaces; i < runs; i++) {
+      String ws = prefix + Math.floorMod(i, workspaces);
+      java.time.Instant wall0 = java.time.Instant.now();
+      long t0 = System.nanoTime();
+      String runId = trigger(http, stack, ws, "r" + i);
+      long t1 = System.nanoTime();
+      Seen s = seen.computeIfAbsent(runId, k -> new Seen());
+      long ended = s.ended.get(120, TimeUnit.SECONDS);
+      if (!"applied".equals(s.endStatus)) {
+        throw new IllegalStateException("run " + runId + " ended " + s.endStatus);
+      }
+      long started = s.firstStarted.get(1, TimeUnit.SECONDS);
+      if (i >= 0) {
+        accepted.add(t1 - t0);
+        firstAction.add(started - t0);
+        done.add(ended - t0);
+        breakdown(http, stack, runId, wall0, segments);
+      }
+      seen.remove(runId);
+    }
+    stop.set(true);
+    observer.join();
+
+    Floor floor = measureFloor(stack, http, floorSamples);
+    stack.stop();
+    PrintStream out = System.out;
+    out.printf(
+        Locale.ROOT,
+        "runs=%d workspaces=%d chain=%d (local-exec \"true\"), one run at a time%n",
+        runs,
+        workspaces,
+        CHAIN);
+    out.printf(
+        Locale.ROOT,
+        "floor parts p50/p99 ms: http %.2f/%.2f  kafka %.2f/%.2f  pg-commit %.2f/%.2f"
+            + "  fork %.2f/%.2f%n",
+        ms(pct(floor.http, 50)),
+        ms(pct(floor.http, 99)),
+        ms(pct(floor.kafka, 50)),
+        ms(pct(floor.kafka, 99)),
+        ms(pct(floor.pg, 50)),
+        ms(pct(floor.pg, 99)),
+        ms(pct(floor.fork, 50)),
+        ms(pct(floor.fork, 99)));
+    out.println("where the time goes (medians over the measured runs; planner journal times):");
+    segments.forEach(
+        (what, values) ->
+            out.printf(
+                Locale.ROOT,
+                "  %-52s p50 %8.2f ms  p99 %8.2f ms%n",
+                what,
+                ms(pct(values, 50)),
+                ms(pct(values, 99))));
+    row(out, "POST accepted", accepted, "1 http", pct(floor.http, 50), pct(floor.http, 99));
+    row(
+        out,
+        "first action.started",
+        firstAction,
+        FIRST_HTTP + " http + " + FIRST_KAFKA + " kafka + " + FIRST_PG + " pg",
+        firstActionFloor(floor, 50),
+        firstActionFloor(floor, 99));
+    row(
+        out,
+        "run applied",
+        done,
+        DONE_HTTP
+            + " http + "
+            + DONE_KAFKA
+            + " kafka + "
+            + DONE_PG
+            + " pg + "
+            + DONE_FORK
+            + " fork",
+        doneFloor(floor, 50),
+        doneFloor(floor, 99));
+  }
+
+  // The composition of the floor, as the path is today (docs/benchmarks.md). First action: the
+  // trigger POST (the run's pending transition recorded: a commit); the lock acquire
+  // (lock-service, a commit), fencing registration (state-service, a commit), the run's state
+  // credential (state-service, a commit), host-key read and state read (state-service); the
+  // planning, planned and applying transitions (a commit each); the dispatch (Kafka to the
+  // executor) and action.started (Kafka to the observer).
+  static final int FIRST_HTTP = 6;
+  static final int FIRST_PG = 7;
+  static final int FIRST_KAFKA = 2;
+  // Done: the same start; per action: dispatch → executor, action.finished → state-service (a
+  // commit), state.recorded → planner (3 Kafka hops, 1 commit, the command's fork+exec); then the
+  // credential revoked and the lock released (HTTP + commit each), the applied transition (a
+  // commit) and run.transitioned → observer (Kafka).
+  static final int DONE_HTTP = FIRST_HTTP + 2;
+  static final int DONE_PG = FIRST_PG + CHAIN + 3;
+  static final int DONE_KAFKA = 3 * CHAIN + 1;
+  static final int DONE_FORK = CHAIN;
+
+  record Floor(List<Long> http, List<Long> kafka, List<Long> pg, List<Long> fork) {}
+
+  /** The floor of the first action, from the parts' percentile {@code p}. */
+  static long firstActionFloor(Floor f, int p) {
+    return FIRST_HTTP * pct(f.http, p) + FIRST_KAFKA * pct(f.kafka, p) + FIRST_PG * pct(f.pg, p);
+  }
+
+  /** The floor of the whole run, from the parts' percentile {@code p}. */
+  static long doneFloor(Floor f, int p) {
+    return DONE_HTTP * pct(f.http, p)
+        + DONE_KAFKA * pct(f.kafka, p)
+        + DONE_PG * pct(f.pg, p)
+        + DONE_FORK * pct(f.fork, p);
+  }
+
+  private static void row(
+      PrintStream out,
+      String what,
+      List<Long> values,
+      String composition,
+      long floor50,
+      long floor99) {
+    long p50 = pct(values, 50);
+    long p99 = pct(values, 99);
+    out.printf(
+        Locale.ROOT,
+        "%-22s p50 %8.2f ms  p99 %8.2f ms | floor (%s) p50 %7.2f ms p99 %7.2f ms"
+            + " | ratio p50 %.1fx p99 %.1fx%n",
+        what,
+        ms(p50),
+        ms(p99),
+        composition,
+        ms(floor50),
+        ms(floor99),
+        (double) p50 / Math.max(floor50, 1),
+        (double) p99 / Math.max(floor99, 1));
+  }
+
+  private static String trigger(HttpClient http, SharedStack stack, String ws, String round)
+      throws Exception {
+    String body =
+        JSON.writeValueAsString(
+            Map.of(
+                "workspace",
+                ws,
+                "files",
+                Map.of("main.tf", chain()),
+                "variables",
+                Map.of("round", round)));
+    HttpResponse<String> created =
+        http.send(
+            HttpRequest.newBuilder(URI.create(stack.plannerUrl() + "/api/v1/runs"))
+                .header("Authorization", "Bearer " + stack.token())
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    if (created.statusCode() != 201) {
+      throw new IllegalStateException("POST /runs: " + created.statusCode() + " " + created.body());
+    }
+    return JSON.readTree(created.body()).get("id").asText();
+  }
+
+  /**
+   * Splits one run into the segments of its path, from the planner's journal (same machine, same
+   * wall clock as {@code wall0}): trigger → pending → planning → planned → applying → first
+   * dispatch → first start, then per action start → complete → next dispatch, last complete →
+   * applied.
+   */
+  private static void breakdown(
+      HttpClient http,
+      SharedStack stack,
+      String runId,
+      java.time.Instant wall0,
+      Map<String, List<Long>> segments)
+      throws Exception {
+    HttpResponse<String> r =
+        http.send(
+            HttpRequest.newBuilder(
+                    URI.create(
+                        stack.plannerUrl() + "/api/v1/runs/" + runId + "/events?after=0&wait=0"))
+                .header("Authorization", "Bearer " + stack.token())
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    java.time.Instant previous = wall0;
+    String previousName = "trigger";
+    boolean firstDispatch = true;
+    boolean firstStart = true;
+    for (JsonNode e : JSON.readTree(r.body()).path("events")) {
+      String kind = e.path("kind").asText();
+      String message = e.path("message").asText("");
+      String name;
+      if (kind.equals("status")) {
+        name = e.path("status").asText();
+      } else if (kind.equals("action") && message.endsWith(" dispatched")) {
+        name = firstDispatch ? "first dispatch" : "next dispatch";
+        firstDispatch = false;
+      } else if (kind.equals("action") && message.startsWith("started on")) {
+        name = firstStart ? "first started (journal)" : "started (journal)";
+        firstStart = false;
+      } else if (kind.equals("action") && message.equals("complete")) {
+        name = "complete (state.recorded)";
+      } else {
+        continue;
+      }
+      JsonNode time = e.path("time");
+      java.time.Instant at;
+      if (time.isNumber()) { // Jackson's default for Instant: epoch seconds with a fraction
+        java.math.BigDecimal seconds = time.decimalValue();
+        at =
+            java.time.Instant.ofEpochSecond(
+                seconds.longValue(),
+                seconds.remainder(java.math.BigDecimal.ONE).movePointRight(9).longValue());
+      } else {
+        at = java.time.Instant.parse(time.asText());
+      }
+      segments
+          .computeIfAbsent(previousName + " -> " + name, k -> new ArrayList<>())
+          .add(java.time.Duration.between(previous, at).toNanos());
+      previous = at;
+      previousName = name;
+    }
+  }
+
+  static String chain() {
+    StringBuilder config = new StringBuilder("variable \"round\" {\n}\n");
+    for (int i = 0; i < CHAIN; i++) {
+      config.append(
+          """
+          resource "stateful_provisioning" "r%d" {
+            state_key = var.round
+            %s
+            provisioner "local-exec" {
+              command = "true"
+            }
+          }
+          """
+              .formatted(i, i == 0 ? "" : "depends_on = [stateful_provisioning.r" + (i - 1) + "]"));
+    }
+    return config.toString();
+  }
+
+  /** Reads action and run events from the end of the topics; records first start and the end. */
+  private static void observe(
+      SharedStack stack,
+      String prefix,
+      Map<String, Seen> seen,
+      AtomicBoolean stop,
+      CompletableFuture<Void> ready) {
+    Properties p = new Properties();
+    p.put("bootstrap.servers", stack.stack().info().kafka());
+    p.put("enable.auto.commit", "false");
+    p.put("fetch.max.wait.ms", "5");
+    try (KafkaConsumer<String, byte[]> consumer =
+        new KafkaConsumer<>(p, new StringDeserializer(), new ByteArrayDeserializer())) {
+      List<TopicPartition> partitions = new ArrayList<>();
+      for (String topic : List.of(Topics.ACTION_EVENTS, Topics.RUN_EVENTS)) {
+        consumer
+            .partitionsFor(topic)
+            .forEach(i -> partitions.add(new TopicPartition(topic, i.partition())));
+      }
+      consumer.assign(partitions);
+      consumer.seekToEnd(partitions);
+      partitions.forEach(consumer::position); // resolve the end offsets before the first trigger
+      ready.complete(null);
+      while (!stop.get()) {
+        for (ConsumerRecord<String, byte[]> r : consumer.poll(Duration.ofMillis(50))) {
+          long now = System.nanoTime();
+          EventEnvelope e = EventCodec.decode(r.value());
+          if (e.workspace() == null || !e.workspace().startsWith(prefix)) {
+            continue;
+          }
+          JsonNode data = e.data();
+          String runId = data.path("runId").asText();
+          if (e.type().equals("dev.stagecraft.action.started")) {
+            seen.computeIfAbsent(runId, k -> new Seen()).firstStarted.complete(now);
+          } else if (e.type().equals("dev.stagecraft.run.transitioned")) {
+            String status = data.path("status").asText();
+            if (List.of("applied", "errored", "canceled", "planned_and_finished")
+                .contains(status)) {
+              Seen s = seen.computeIfAbsent(runId, k -> new Seen());
+              s.endStatus = status;
+              s.ended.complete(now);
+            }
+          }
+        }
+      }
+    } catch (RuntimeException e) {
+      ready.completeExceptionally(e);
+      throw e;
+    }
+  }
+
+  private static Floor measureFloor(SharedStack stack, HttpClient http, int n) throws Exception {
+    List<Long> httpRt = new ArrayList<>();
+    URI discovery = URI.create(stack.plannerUrl() + "/.well-known/stagecraft.json");
+    for (int i = -20; i < n; i++) {
+      long t0 = System.nanoTime();
+      HttpResponse<String> r =
+          http.send(
+              HttpRequest.newBuilder(discovery).build(), HttpResponse.BodyHandlers.ofString());
+      long t1 = System.nanoTime();
+      if (r.statusCode() != 200) {
+        throw new IllegalStateException("discovery: " + r.statusCode());
+      }
+      if (i >= 0) {
+        httpRt.add(t1 - t0);
+      }
+    }
+    List<Long> kafkaRt = kafkaRoundTrips(stack.stack().info().kafka(), n);
+    List<Long> pg = new ArrayList<>();
+    try (Connection c =
+        DriverManager.getConnection(stack.stack().info().postgres(), "postgres", "postgres")) {
+      c.createStatement()
+          .execute("CREATE TABLE IF NOT EXISTS bench_latency_floor (id bigint, at timestamptz)");
+      try (PreparedStatement insert =
+          c.prepareStatement("INSERT INTO bench_latency_floor VALUES (?, now())")) {
+        for (int i = -20; i < n; i++) {
+          long t0 = System.nanoTime();
+          insert.setLong(1, i);
+          insert.executeUpdate(); // autocommit: one commit, with its WAL flush
+          long t1 = System.nanoTime();
+          if (i >= 0) {
+            pg.add(t1 - t0);
+          }
+        }
+      }
+      c.createStatement().execute("DROP TABLE bench_latency_floor");
+    }
+    List<Long> fork = new ArrayList<>();
+    for (int i = -10; i < n; i++) {
+      long t0 = System.nanoTime();
+      new ProcessBuilder("/bin/sh", "-c", "true").start().waitFor();
+      long t1 = System.nanoTime();
+      if (i >= 0) {
+        fork.add(t1 - t0);
+      }
+    }
+    return new Floor(httpRt, kafkaRt, pg, fork);
+  }
+
+  private static List<Long> kafkaRoundTrips(String bootstrap, int n) throws Exception {
+    String topic = "stagecraft-bench-floor-" + UUID.randomUUID().toString().substring(0, 8);
+    Properties admin = new Properties();
+    admin.put("bootstrap.servers", bootstrap);
+    try (Admin a = Admin.create(admin)) {
+      a.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get(30, TimeUnit.SECONDS);
+    }
+    Properties pp = new Properties();
+    pp.put("bootstrap.servers", bootstrap);
+    pp.put("acks", "all");
+    pp.put("linger.ms", "0");
+    Properties cp = new Properties();
+    cp.put("bootstrap.servers", bootstrap);
+    cp.put("enable.auto.commit", "false");
+    cp.put("fetch.max.wait.ms", "5");
+    List<Long> rt = new ArrayList<>();
+    try (KafkaProducer<String, byte[]> producer =
+            new KafkaProducer<>(pp, new StringSerializer(), new ByteArraySerializer());
+        KafkaConsumer<String, byte[]> consumer =
+            new KafkaConsumer<>(cp, new StringDeserializer(), new ByteArrayDeserializer())) {
+      TopicPartition tp = new TopicPartition(topic, 0);
+      consumer.assign(List.of(tp));
+      consumer.seekToBeginning(List.of(tp));
+      consumer.position(tp);
+      for (int i = -20; i < n; i++) {
+        long t0 = System.nanoTime();
+        producer.send(new ProducerRecord<>(topic, "k", new byte[200]));
+        int got = 0;
+        long deadline = t0 + TimeUnit.SECONDS.toNanos(30);
+        while (got == 0) {
+          got = consumer.poll(Duration.ofMillis(100)).count();
+          if (System.nanoTime() > deadline) {
+            throw new IllegalStateException("no round trip through " + topic);
+          }
+        }
+        long t1 = System.nanoTime();
+        if (i >= 0) {
+          rt.add(t1 - t0);
+        }
+      }
+    }
+    try (Admin a = Admin.create(admin)) {
+      a.deleteTopics(List.of(topic)).all().get(30, TimeUnit.SECONDS);
+    }
+    return rt;
+  }
+
+  static long pct(List<Long> values, int p) {
+    List<Long> sorted = new ArrayList<>(values);
+    Collections.sort(sorted);
+    if (sorted.isEmpty()) {
+      return 0;
+    }
+    int index = (int) Math.ceil(p / 100.0 * sorted.size()) - 1;
+    return sorted.get(Math.max(0, Math.min(index, sorted.size() - 1)));
+  }
+
+  static double ms(long nanos) {
+    return nanos / 1e6;
+  }
+}
