@@ -247,23 +247,7 @@ class EventContractTest {
     ActionDispatched dispatched =
         new ActionDispatched(
             "r1", "r1/a", "x.a", "x", "create", Map.of(), List.of(), List.of(step), 7, List.of());
-    ActionFinished finished =
-        new ActionFinished(
-            "r1",
-            "r1/a",
-            "x.a",
-            "x",
-            "create",
-            "succeeded",
-            null,
-            null,
-            Map.of(),
-            List.of(),
-            7,
-            "executor-1",
-            false,
-            false,
-            List.of(new LearnedHostKey("jump", 2222, key, "SHA256:abc")));
+    ActionFinished finished = finishedLearning(new LearnedHostKey("jump", 2222, key, "SHA256:abc"));
     for (Object data : List.of(dispatched, finished)) {
       byte[] bytes = EventCodec.encode(codec.wrap("acme", "prod", "r1", 1, "x.a", data));
       assertThat(EventCodec.data(EventCodec.decode(bytes), data.getClass())).isEqualTo(data);
@@ -288,24 +272,29 @@ class EventContractTest {
                         "r1",
                         1,
                         "x.a",
-                        new ActionFinished(
-                            "r1",
-                            "r1/a",
-                            "x.a",
-                            "x",
-                            "create",
-                            "succeeded",
-                            null,
-                            null,
-                            Map.of(),
-                            List.of(),
-                            7,
-                            "executor-1",
-                            false,
-                            false,
-                            List.of(new LearnedHostKey("h", 22, "ssh-ed25519 AAAA", null))))),
+                        finishedLearning(new LearnedHostKey("h", 22, "ssh-ed25519 AAAA", null)))),
                 StandardCharsets.UTF_8)
             .replace(",\"fingerprint\":null", "");
     assertThat(validator.validate(json)).isNotEmpty();
+  }
+
+  /** Action {@code r1/a} ({@code x.a}) created successfully, having learned {@code key}. */
+  private static ActionFinished finishedLearning(LearnedHostKey key) {
+    return new ActionFinished(
+        "r1",
+        "r1/a",
+        "x.a",
+        "x",
+        "create",
+        "succeeded",
+        null,
+        null,
+        Map.of(),
+        List.of(),
+        7,
+        "executor-1",
+        false,
+        false,
+        List.of(key));
   }
 }

@@ -116,41 +116,31 @@ public final class ApiClient {
   public HttpResponse<java.io.InputStream> openEventStream(String url, String lastEventId)
       throws IOException, InterruptedException {
     HttpRequest.Builder b =
-        HttpRequest.newBuilder(URI.create(url)).header("Accept", "text/event-stream").GET();
-    if (token != null && !token.isBlank()) {
-      b.header("Authorization", "Bearer " + token);
-    }
+        withToken(HttpRequest.newBuilder(URI.create(url)))
+            .header("Accept", "text/event-stream")
+            .GET();
     if (lastEventId != null) {
       b.header("Last-Event-ID", lastEventId);
     }
     HttpRequest built = b.build();
-    HttpResponse<java.io.InputStream> response;
-    try {
-      response = http.send(built, HttpResponse.BodyHandlers.ofInputStream());
-    } catch (ConnectException e) {
-      throw new IOException(
-          "cannot reach the Stagecraft server at "
-              + address
-              + " (is the dev stack running? start it with ./stagecraft up -detach)",
-          e);
-    }
+    HttpResponse<java.io.InputStream> response =
+        exchange(built, HttpResponse.BodyHandlers.ofInputStream());
     if (response.statusCode() >= 400) {
       byte[] body;
       try (java.io.InputStream in = response.body()) {
         body = in.readAllBytes();
       }
-      JsonNode json = body.length == 0 ? null : MAPPER.readTree(body);
-      String detail =
-          json != null && json.hasNonNull("detail")
-              ? json.get("detail").asText()
-              : "HTTP " + response.statusCode() + " from " + built.uri();
-      throw new ApiException(response.statusCode(), detail, json);
+      throw apiError(response, body.length == 0 ? null : MAPPER.readTree(body), built);
     }
     return response;
   }
 
   private HttpRequest.Builder authorized(String url) {
-    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url)).timeout(DEFAULT_TIMEOUT);
+    return withToken(HttpRequest.newBuilder(URI.create(url)).timeout(DEFAULT_TIMEOUT));
+  }
+
+  /** Adds the bearer token, when there is one. */
+  private HttpRequest.Builder withToken(HttpRequest.Builder b) {
     if (token != null && !token.isBlank()) {
       b.header("Authorization", "Bearer " + token);
     }
@@ -159,9 +149,23 @@ public final class ApiClient {
 
   private JsonNode send(HttpRequest.Builder request) throws IOException, InterruptedException {
     HttpRequest built = request.header("Accept", "application/json").build();
-    HttpResponse<String> response;
+    HttpResponse<String> response = exchange(built, HttpResponse.BodyHandlers.ofString());
+    String body = response.body();
+    JsonNode json = body == null || body.isBlank() ? null : MAPPER.readTree(body);
+    if (response.statusCode() == 204) {
+      return null;
+    }
+    if (response.statusCode() >= 400) {
+      throw apiError(response, json, built);
+    }
+    return json;
+  }
+
+  /** Sends {@code request}; a refused connection becomes an error that says how to start one. */
+  private <T> HttpResponse<T> exchange(HttpRequest request, HttpResponse.BodyHandler<T> handler)
+      throws IOException, InterruptedException {
     try {
-      response = http.send(built, HttpResponse.BodyHandlers.ofString());
+      return http.send(request, handler);
     } catch (ConnectException e) {
       throw new IOException(
           "cannot reach the Stagecraft server at "
@@ -169,18 +173,17 @@ public final class ApiClient {
               + " (is the dev stack running? start it with ./stagecraft up -detach)",
           e);
     }
-    String body = response.body();
-    JsonNode json = body == null || body.isBlank() ? null : MAPPER.readTree(body);
-    if (response.statusCode() == 204) {
-      return null;
-    }
-    if (response.statusCode() >= 400) {
-      String detail =
-          json != null && json.hasNonNull("detail")
-              ? json.get("detail").asText()
-              : "HTTP " + response.statusCode() + " from " + built.uri();
-      throw new ApiException(response.statusCode(), detail, json);
-    }
-    return json;
+  }
+
+  /**
+   * The error for an error answer: the problem's {@code detail} when the body has one, else the
+   * status and the request's URI.
+   */
+  private static ApiException apiError(HttpResponse<?> response, JsonNode json, HttpRequest sent) {
+    String detail =
+        json != null && json.hasNonNull("detail")
+            ? json.get("detail").asText()
+            : "HTTP " + response.statusCode() + " from " + sent.uri();
+    return new ApiException(response.statusCode(), detail, json);
   }
 }

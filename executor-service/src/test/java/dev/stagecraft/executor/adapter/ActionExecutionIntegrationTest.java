@@ -4,20 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.stagecraft.devstack.EmbeddedKafka;
 import dev.stagecraft.executor.step.ActionRunner;
-import dev.stagecraft.platform.kafka.EventPublisher;
-import dev.stagecraft.platform.kafka.KafkaSettings;
 import dev.stagecraft.schemas.EventCodec;
 import dev.stagecraft.schemas.EventSchemaValidator;
 import dev.stagecraft.schemas.EventType;
-import dev.stagecraft.schemas.Topics;
 import dev.stagecraft.schemas.action.ActionDispatched;
 import dev.stagecraft.schemas.action.ProvisionerStep;
 import dev.stagecraft.schemas.control.RunCancelRequested;
 import dev.stagecraft.schemas.envelope.EventEnvelope;
-import io.micronaut.context.ApplicationContext;
-import io.micronaut.runtime.server.EmbeddedServer;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -27,22 +21,16 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The executor as a running application against a real (embedded) Kafka broker. */
@@ -51,68 +39,26 @@ class ActionExecutionIntegrationTest {
   private static final String WORKSPACE = "prod";
   private static final Duration WAIT = Duration.ofSeconds(60);
 
-  private static Path kafkaDir;
-  private static EmbeddedKafka kafka;
-  private static EmbeddedServer server;
-  private static EventPublisher planner;
+  @RegisterExtension
+  static final KafkaTestBroker KAFKA =
+      KafkaTestBroker.withExecutor(
+          "executor-it-kafka",
+          Map.of(
+              "stagecraft.instance-id", "executor-it",
+              "stagecraft.executor.concurrency", "4",
+              "stagecraft.executor.heartbeat-interval", "200ms"));
 
   private final EventSchemaValidator validator = new EventSchemaValidator();
   private final EventCodec plannerCodec = EventCodec.forSource("/stagecraft/planner-service");
   private final List<EventEnvelope> received = new ArrayList<>();
-  private KafkaConsumer<String, byte[]> events;
   @TempDir Path work;
-
-  @BeforeAll
-  static void startBrokerAndExecutor() throws Exception {
-    kafkaDir = Files.createTempDirectory("executor-it-kafka");
-    kafka = EmbeddedKafka.start(kafkaDir, 0);
-    server =
-        ApplicationContext.run(
-            EmbeddedServer.class,
-            Map.of(
-                "stagecraft.kafka", kafka.bootstrapServers(),
-                "stagecraft.instance-id", "executor-it",
-                "stagecraft.executor.concurrency", "4",
-                "stagecraft.executor.heartbeat-interval", "200ms"));
-    planner = new EventPublisher(new KafkaSettings(kafka.bootstrapServers()), "test-planner");
-  }
-
-  @AfterAll
-  static void stopExecutorThenBroker() throws Exception {
-    if (planner != null) {
-      planner.close();
-    }
-    if (server != null) {
-      server.getApplicationContext().close();
-    }
-    if (kafka != null) {
-      kafka.close();
-    }
-    try (Stream<Path> files = Files.walk(kafkaDir)) {
-      files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-    }
-  }
-
-  @BeforeEach
-  void subscribeToActionEvents() {
-    events =
-        new KafkaConsumer<>(
-            new KafkaSettings(kafka.bootstrapServers())
-                .consumer("test-" + UUID.randomUUID(), "test-observer", "earliest"));
-    events.subscribe(List.of(Topics.ACTION_EVENTS));
-  }
-
-  @AfterEach
-  void closeConsumer() {
-    events.close();
-  }
 
   @Test
   void servesHealth() throws Exception {
     HttpResponse<String> health =
         HttpClient.newHttpClient()
             .send(
-                HttpRequest.newBuilder(URI.create(server.getURL() + "/health")).build(),
+                HttpRequest.newBuilder(URI.create(KAFKA.executor().getURL() + "/health")).build(),
                 HttpResponse.BodyHandlers.ofString());
 
     assertThat(health.statusCode()).isEqualTo(200);
@@ -234,7 +180,8 @@ class ActionExecutionIntegrationTest {
         dispatched(
             "create", step("touch '" + started + "'; sleep 600; touch '" + done + "'"), List.of());
     RecordMetadata where =
-        planner
+        KAFKA
+            .planner()
             .send(
                 plannerCodec.wrap(TENANT, WORKSPACE, action.runId(), 1, action.address(), action),
                 "run-d")
@@ -242,7 +189,7 @@ class ActionExecutionIntegrationTest {
 
     await().atMost(WAIT).until(() -> Files.exists(started));
     // the command runs, so its dispatch was committed for the executors' group before it started
-    try (Admin admin = Admin.create(Map.of("bootstrap.servers", kafka.bootstrapServers()))) {
+    try (Admin admin = Admin.create(Map.of("bootstrap.servers", KAFKA.bootstrapServers()))) {
       OffsetAndMetadata committed =
           admin
               .listConsumerGroupOffsets("executors")
@@ -267,14 +214,16 @@ class ActionExecutionIntegrationTest {
                   >= 2;
             });
 
-    planner.publish(
-        plannerCodec.wrap(
-            TENANT,
-            WORKSPACE,
-            action.runId(),
-            2,
-            action.runId(),
-            new RunCancelRequested(action.runId(), "canceled by deployer@acme")));
+    KAFKA
+        .planner()
+        .publish(
+            plannerCodec.wrap(
+                TENANT,
+                WORKSPACE,
+                action.runId(),
+                2,
+                action.runId(),
+                new RunCancelRequested(action.runId(), "canceled by deployer@acme")));
     // within the wait only if the command was killed (it sleeps for 600 s)
     JsonNode finished = awaitFinished(action.actionId()).getLast().data();
 
@@ -292,14 +241,14 @@ class ActionExecutionIntegrationTest {
         plannerCodec.wrap(TENANT, WORKSPACE, action.runId(), 1, action.address(), action);
 
     DispatchedActionHandler unclaimed =
-        new DispatchedActionHandler(new ActionRunner(work), planner, "claim-test", 1)
+        new DispatchedActionHandler(new ActionRunner(work), KAFKA.planner(), "claim-test", 1)
             .claimWith(() -> false);
     unclaimed.handle(envelope);
     assertThat(unclaimed.awaitRunning(WAIT)).isTrue();
     assertThat(counter).as("not claimed: not run").doesNotExist();
 
     DispatchedActionHandler late =
-        new DispatchedActionHandler(new ActionRunner(work), planner, "expiry-test", 1)
+        new DispatchedActionHandler(new ActionRunner(work), KAFKA.planner(), "expiry-test", 1)
             .claimWith(() -> true)
             .withLiveness(
                 Duration.ofSeconds(1),
@@ -312,7 +261,7 @@ class ActionExecutionIntegrationTest {
 
     // the same dispatch, claimed and fresh, does run: the two above would have run it
     DispatchedActionHandler claimed =
-        new DispatchedActionHandler(new ActionRunner(work), planner, "claimed-test", 1)
+        new DispatchedActionHandler(new ActionRunner(work), KAFKA.planner(), "claimed-test", 1)
             .claimWith(() -> true);
     claimed.handle(envelope);
     assertThat(claimed.awaitRunning(WAIT)).isTrue();
@@ -320,7 +269,7 @@ class ActionExecutionIntegrationTest {
   }
 
   private void pollEvents() {
-    for (ConsumerRecord<String, byte[]> record : events.poll(Duration.ofMillis(200))) {
+    for (ConsumerRecord<String, byte[]> record : KAFKA.events().poll(Duration.ofMillis(200))) {
       received.add(EventCodec.decode(record.value()));
     }
   }
@@ -350,7 +299,7 @@ class ActionExecutionIntegrationTest {
         plannerCodec.wrap(TENANT, WORKSPACE, action.runId(), 1, action.address(), action);
     assertThat(validator.validate(new String(EventCodec.encode(envelope), StandardCharsets.UTF_8)))
         .isEmpty();
-    planner.publish(envelope, key);
+    KAFKA.planner().publish(envelope, key);
   }
 
   /** Every event of the action up to and including its action.finished, each schema-valid. */
@@ -361,7 +310,8 @@ class ActionExecutionIntegrationTest {
         .pollInterval(Duration.ofMillis(50))
         .until(
             () -> {
-              for (ConsumerRecord<String, byte[]> record : events.poll(Duration.ofMillis(200))) {
+              for (ConsumerRecord<String, byte[]> record :
+                  KAFKA.events().poll(Duration.ofMillis(200))) {
                 String json = new String(record.value(), StandardCharsets.UTF_8);
                 assertThat(validator.validate(json)).as(json).isEmpty();
                 assertThat(record.key()).isEqualTo(TENANT + "/" + WORKSPACE);

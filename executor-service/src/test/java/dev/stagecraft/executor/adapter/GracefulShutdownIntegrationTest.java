@@ -4,12 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.stagecraft.devstack.EmbeddedKafka;
-import dev.stagecraft.platform.kafka.EventPublisher;
-import dev.stagecraft.platform.kafka.KafkaSettings;
 import dev.stagecraft.schemas.EventCodec;
 import dev.stagecraft.schemas.EventType;
-import dev.stagecraft.schemas.Topics;
 import dev.stagecraft.schemas.action.ActionDispatched;
 import dev.stagecraft.schemas.action.ProvisionerStep;
 import dev.stagecraft.schemas.envelope.EventEnvelope;
@@ -18,61 +14,30 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Closing the application context lets running actions finish, within a bounded time. */
 class GracefulShutdownIntegrationTest {
   private static final Duration WAIT = Duration.ofSeconds(60);
-  private static Path kafkaDir;
-  private static EmbeddedKafka kafka;
-  private static EventPublisher planner;
+
+  @RegisterExtension
+  static final KafkaTestBroker KAFKA = KafkaTestBroker.withoutExecutor("executor-shutdown-kafka");
 
   private final List<EventEnvelope> received = new ArrayList<>();
-  private KafkaConsumer<String, byte[]> events;
   private ApplicationContext executor;
   @TempDir Path work;
 
-  @BeforeAll
-  static void startBroker() throws Exception {
-    kafkaDir = Files.createTempDirectory("executor-shutdown-kafka");
-    kafka = EmbeddedKafka.start(kafkaDir, 0);
-    planner = new EventPublisher(new KafkaSettings(kafka.bootstrapServers()), "test-planner");
-  }
-
-  @AfterAll
-  static void stopBroker() throws Exception {
-    planner.close();
-    kafka.close();
-    try (Stream<Path> files = Files.walk(kafkaDir)) {
-      files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-    }
-  }
-
-  @BeforeEach
-  void subscribe() {
-    events =
-        new KafkaConsumer<>(
-            new KafkaSettings(kafka.bootstrapServers())
-                .consumer("test-" + UUID.randomUUID(), "test-observer", "earliest"));
-    events.subscribe(List.of(Topics.ACTION_EVENTS));
-  }
-
   @AfterEach
   void tearDown() {
-    events.close();
     if (executor != null && executor.isRunning()) {
       executor.close();
     }
@@ -113,7 +78,7 @@ class GracefulShutdownIntegrationTest {
     return ApplicationContext.run(
         Map.of(
             "stagecraft.kafka",
-            kafka.bootstrapServers(),
+            KAFKA.bootstrapServers(),
             "stagecraft.instance-id",
             "executor-" + UUID.randomUUID(),
             "stagecraft.executor.shutdown-grace",
@@ -145,10 +110,12 @@ class GracefulShutdownIntegrationTest {
                     false)),
             1,
             List.of());
-    planner.publish(
-        EventCodec.forSource("/stagecraft/planner-service")
-            .wrap("acme", "prod", action.runId(), 1, action.address(), action),
-        action.runId());
+    KAFKA
+        .planner()
+        .publish(
+            EventCodec.forSource("/stagecraft/planner-service")
+                .wrap("acme", "prod", action.runId(), 1, action.address(), action),
+            action.runId());
     return action;
   }
 
@@ -176,7 +143,7 @@ class GracefulShutdownIntegrationTest {
   }
 
   private void pollEvents() {
-    for (ConsumerRecord<String, byte[]> record : events.poll(Duration.ofMillis(200))) {
+    for (ConsumerRecord<String, byte[]> record : KAFKA.events().poll(Duration.ofMillis(200))) {
       received.add(EventCodec.decode(record.value()));
     }
   }

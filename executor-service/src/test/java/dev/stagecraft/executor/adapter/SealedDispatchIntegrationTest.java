@@ -4,42 +4,28 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.stagecraft.devstack.EmbeddedKafka;
-import dev.stagecraft.platform.kafka.EventPublisher;
-import dev.stagecraft.platform.kafka.KafkaSettings;
 import dev.stagecraft.schemas.EventCodec;
 import dev.stagecraft.schemas.EventType;
-import dev.stagecraft.schemas.Topics;
 import dev.stagecraft.schemas.action.ActionDispatched;
 import dev.stagecraft.schemas.action.DispatchSealing;
 import dev.stagecraft.schemas.action.ProvisionerStep;
 import dev.stagecraft.schemas.envelope.EventEnvelope;
 import dev.stagecraft.schemas.seal.SealedBox;
 import dev.stagecraft.schemas.seal.SecretsKeyring;
-import io.micronaut.context.ApplicationContext;
-import io.micronaut.runtime.server.EmbeddedServer;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.stream.Stream;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * An executor with a keyring of two keys (after a rotation) against a real broker: it opens
@@ -55,64 +41,21 @@ class SealedDispatchIntegrationTest {
   private static final String NEW_KEY = SecretsKeyring.generateEntry("k2");
   private static final String OLD_KEY = SecretsKeyring.generateEntry("k1");
 
-  private static Path kafkaDir;
-  private static EmbeddedKafka kafka;
-  private static EmbeddedServer server;
-  private static EventPublisher planner;
+  @RegisterExtension
+  static final KafkaTestBroker KAFKA =
+      KafkaTestBroker.withExecutor(
+          "executor-sealed-kafka",
+          Map.of(
+              "stagecraft.instance-id",
+              "executor-sealed",
+              "stagecraft.secrets-keys",
+              NEW_KEY + "," + OLD_KEY,
+              "stagecraft.secrets-required",
+              "true"));
 
   private final EventCodec plannerCodec = EventCodec.forSource("/stagecraft/planner-service");
   private final List<EventEnvelope> received = new ArrayList<>();
   private final List<String> rawRecords = new ArrayList<>();
-  private KafkaConsumer<String, byte[]> events;
-
-  @BeforeAll
-  static void startBrokerAndExecutor() throws Exception {
-    kafkaDir = Files.createTempDirectory("executor-sealed-kafka");
-    kafka = EmbeddedKafka.start(kafkaDir, 0);
-    server =
-        ApplicationContext.run(
-            EmbeddedServer.class,
-            Map.of(
-                "stagecraft.kafka",
-                kafka.bootstrapServers(),
-                "stagecraft.instance-id",
-                "executor-sealed",
-                "stagecraft.secrets-keys",
-                NEW_KEY + "," + OLD_KEY,
-                "stagecraft.secrets-required",
-                "true"));
-    planner = new EventPublisher(new KafkaSettings(kafka.bootstrapServers()), "test-planner");
-  }
-
-  @AfterAll
-  static void stopExecutorThenBroker() throws Exception {
-    if (planner != null) {
-      planner.close();
-    }
-    if (server != null) {
-      server.getApplicationContext().close();
-    }
-    if (kafka != null) {
-      kafka.close();
-    }
-    try (Stream<Path> files = Files.walk(kafkaDir)) {
-      files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-    }
-  }
-
-  @BeforeEach
-  void subscribeToActionEvents() {
-    events =
-        new KafkaConsumer<>(
-            new KafkaSettings(kafka.bootstrapServers())
-                .consumer("test-" + UUID.randomUUID(), "test-observer", "earliest"));
-    events.subscribe(List.of(Topics.ACTION_EVENTS));
-  }
-
-  @AfterEach
-  void closeConsumer() {
-    events.close();
-  }
 
   @Test
   void runsDispatchesSealedWithTheNewOrTheOldKeyAndRedactsTheirOutput() {
@@ -169,7 +112,7 @@ class SealedDispatchIntegrationTest {
     HttpResponse<String> health =
         HttpClient.newHttpClient()
             .send(
-                HttpRequest.newBuilder(URI.create(server.getURL() + "/health")).build(),
+                HttpRequest.newBuilder(URI.create(KAFKA.executor().getURL() + "/health")).build(),
                 HttpResponse.BodyHandlers.ofString());
 
     assertThat(health.statusCode()).isEqualTo(200);
@@ -211,7 +154,7 @@ class SealedDispatchIntegrationTest {
             action.actionId(), TENANT, WORKSPACE, action.runId(), 1, action.address(), action);
     assertThat(new String(EventCodec.encode(envelope), StandardCharsets.UTF_8))
         .doesNotContain(SECRET);
-    planner.publish(envelope, TENANT + "/" + WORKSPACE);
+    KAFKA.planner().publish(envelope, TENANT + "/" + WORKSPACE);
   }
 
   private JsonNode finished(ActionDispatched action) {
@@ -221,7 +164,8 @@ class SealedDispatchIntegrationTest {
         .pollInterval(Duration.ofMillis(50))
         .until(
             () -> {
-              for (ConsumerRecord<String, byte[]> record : events.poll(Duration.ofMillis(200))) {
+              for (ConsumerRecord<String, byte[]> record :
+                  KAFKA.events().poll(Duration.ofMillis(200))) {
                 rawRecords.add(new String(record.value(), StandardCharsets.UTF_8));
                 received.add(EventCodec.decode(record.value()));
               }

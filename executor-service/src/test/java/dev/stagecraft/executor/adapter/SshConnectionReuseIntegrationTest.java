@@ -3,34 +3,23 @@ package dev.stagecraft.executor.adapter;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.stagecraft.devstack.EmbeddedKafka;
-import dev.stagecraft.platform.kafka.EventPublisher;
-import dev.stagecraft.platform.kafka.KafkaSettings;
 import dev.stagecraft.schemas.EventCodec;
 import dev.stagecraft.schemas.EventType;
-import dev.stagecraft.schemas.Topics;
 import dev.stagecraft.schemas.action.ActionDispatched;
 import dev.stagecraft.schemas.action.ProvisionerStep;
 import dev.stagecraft.schemas.action.SshConnection;
 import dev.stagecraft.schemas.envelope.EventEnvelope;
 import dev.stagecraft.sshtestkit.OpenSshServer;
 import dev.stagecraft.sshtestkit.TcpProxy;
-import io.micronaut.context.ApplicationContext;
-import io.micronaut.runtime.server.EmbeddedServer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.stream.Stream;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -46,61 +35,27 @@ class SshConnectionReuseIntegrationTest {
   private static final String WORKSPACE = "prod";
   private static final Duration WAIT = Duration.ofSeconds(60);
 
-  private static Path kafkaDir;
-  private static EmbeddedKafka kafka;
-  private static EmbeddedServer server;
-  private static EventPublisher planner;
+  @RegisterExtension
+  static final KafkaTestBroker KAFKA =
+      KafkaTestBroker.withExecutor(
+          "executor-ssh-reuse-kafka",
+          Map.of(
+              "stagecraft.instance-id", "executor-ssh-reuse",
+              "stagecraft.executor.ssh-run-linger", "5m",
+              "stagecraft.executor.ssh-idle-timeout", "5m"));
 
   private final EventCodec plannerCodec = EventCodec.forSource("/stagecraft/planner-service");
   private final List<EventEnvelope> received = new ArrayList<>();
-  private KafkaConsumer<String, byte[]> events;
   private TcpProxy proxy;
   @TempDir Path work;
 
-  @BeforeAll
-  static void startBrokerAndExecutor() throws Exception {
-    kafkaDir = Files.createTempDirectory("executor-ssh-reuse-kafka");
-    kafka = EmbeddedKafka.start(kafkaDir, 0);
-    server =
-        ApplicationContext.run(
-            EmbeddedServer.class,
-            Map.of(
-                "stagecraft.kafka", kafka.bootstrapServers(),
-                "stagecraft.instance-id", "executor-ssh-reuse",
-                "stagecraft.executor.ssh-run-linger", "5m",
-                "stagecraft.executor.ssh-idle-timeout", "5m"));
-    planner = new EventPublisher(new KafkaSettings(kafka.bootstrapServers()), "test-planner");
-  }
-
-  @AfterAll
-  static void stopExecutorThenBroker() throws Exception {
-    if (planner != null) {
-      planner.close();
-    }
-    if (server != null) {
-      server.getApplicationContext().close();
-    }
-    if (kafka != null) {
-      kafka.close();
-    }
-    try (Stream<Path> files = Files.walk(kafkaDir)) {
-      files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-    }
-  }
-
   @BeforeEach
-  void subscribeAndStartProxy() throws Exception {
-    events =
-        new KafkaConsumer<>(
-            new KafkaSettings(kafka.bootstrapServers())
-                .consumer("test-" + UUID.randomUUID(), "test-observer", "earliest"));
-    events.subscribe(List.of(Topics.ACTION_EVENTS));
+  void startProxy() throws Exception {
     proxy = new TcpProxy(SSHD.host(), SSHD.port());
   }
 
   @AfterEach
-  void closeConsumerAndProxy() throws Exception {
-    events.close();
+  void closeProxy() throws Exception {
     proxy.close();
   }
 
@@ -120,14 +75,15 @@ class SshConnectionReuseIntegrationTest {
   private void runToSuccess(ActionDispatched action) {
     EventEnvelope envelope =
         plannerCodec.wrap(TENANT, WORKSPACE, action.runId(), 1, action.address(), action);
-    planner.publish(envelope, action.runId() + "/" + action.address());
+    KAFKA.planner().publish(envelope, action.runId() + "/" + action.address());
     await()
         .atMost(WAIT)
         .pollInSameThread()
         .pollInterval(Duration.ofMillis(50))
         .until(
             () -> {
-              for (ConsumerRecord<String, byte[]> record : events.poll(Duration.ofMillis(200))) {
+              for (ConsumerRecord<String, byte[]> record :
+                  KAFKA.events().poll(Duration.ofMillis(200))) {
                 received.add(EventCodec.decode(record.value()));
               }
               return finished(action.actionId()) != null;

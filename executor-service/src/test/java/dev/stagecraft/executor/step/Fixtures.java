@@ -38,7 +38,6 @@ final class Fixtures {
     return action(action, List.of(), steps);
   }
 
-  /** Records every line as "stream: line", in the order the sink received them. */
   /** A {@code remote-exec} step of {@code inline} commands, nothing else set. */
   static ProvisionerStep remoteExec(
       SshConnection connection, List<String> inline, int timeoutSeconds, int retries) {
@@ -72,6 +71,7 @@ final class Fixtures {
         retries);
   }
 
+  /** Records every line as "stream: line", in the order the sink received them. */
   static final class RecordingSink implements OutputSink {
     final List<String> lines = Collections.synchronizedList(new ArrayList<>());
     final List<dev.stagecraft.schemas.action.LearnedHostKey> learned =

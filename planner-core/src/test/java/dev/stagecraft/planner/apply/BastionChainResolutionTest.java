@@ -3,15 +3,10 @@ package dev.stagecraft.planner.apply;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.stagecraft.language.diag.Diagnostic;
-import dev.stagecraft.planner.plan.PlanRequest;
-import dev.stagecraft.planner.plan.PlanResult;
-import dev.stagecraft.planner.plan.Planner;
-import dev.stagecraft.planner.plan.PriorState;
 import dev.stagecraft.schemas.action.SshConnection;
 import dev.stagecraft.schemas.action.SshConnection.Bastion;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -41,15 +36,7 @@ class BastionChainResolutionTest {
         }
         """
             .formatted(connection);
-    PlanResult result =
-        Planner.plan(
-            new PlanRequest("default", Map.of("main.tf", config), Map.of(), List.of(), false, dir),
-            PriorState.empty());
-    assertThat(result.hasErrors()).as(result.renderDiagnostics()).isFalse();
-    return result
-        .applyContext()
-        .resolve(
-            result.plan().action("stateful_provisioning.app").orElseThrow(), Map.of(), () -> "a1");
+    return AppResolution.resolveApp(config, dir);
   }
 
   private Diagnostic onlyError(ActionResolution r) {
@@ -338,14 +325,6 @@ class BastionChainResolutionTest {
   }
 
   private ActionResolution resolvePlain(String config) {
-    PlanResult result =
-        Planner.plan(
-            new PlanRequest("default", Map.of("main.tf", config), Map.of(), List.of(), false, dir),
-            PriorState.empty());
-    assertThat(result.hasErrors()).as(result.renderDiagnostics()).isFalse();
-    return result
-        .applyContext()
-        .resolve(
-            result.plan().action("stateful_provisioning.app").orElseThrow(), Map.of(), () -> "a1");
+    return AppResolution.resolveApp(config, dir);
   }
 }

@@ -127,10 +127,6 @@ class ConfinedFilesTest {
   }
 
   private static ActionResolution resolve(PlanResult result) {
-    assertThat(result.hasErrors()).as(result.renderDiagnostics()).isFalse();
-    return result
-        .applyContext()
-        .resolve(
-            result.plan().action("stateful_provisioning.app").orElseThrow(), Map.of(), () -> "a1");
+    return AppResolution.resolveApp(result);
   }
 }

@@ -3,10 +3,6 @@ package dev.stagecraft.planner.apply;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.stagecraft.language.diag.Diagnostic;
-import dev.stagecraft.planner.plan.PlanRequest;
-import dev.stagecraft.planner.plan.PlanResult;
-import dev.stagecraft.planner.plan.Planner;
-import dev.stagecraft.planner.plan.PriorState;
 import dev.stagecraft.schemas.action.ProvisionerStep;
 import dev.stagecraft.schemas.action.SshConnection;
 import java.io.IOException;
@@ -32,15 +28,7 @@ class RemoteProvisionerStepsTest {
   @TempDir Path dir;
 
   private ActionResolution resolve(String config) {
-    PlanResult result =
-        Planner.plan(
-            new PlanRequest("default", Map.of("main.tf", config), Map.of(), List.of(), false, dir),
-            PriorState.empty());
-    assertThat(result.hasErrors()).as(result.renderDiagnostics()).isFalse();
-    return result
-        .applyContext()
-        .resolve(
-            result.plan().action("stateful_provisioning.app").orElseThrow(), Map.of(), () -> "a1");
+    return AppResolution.resolveApp(config, dir);
   }
 
   private ActionResolution resolveOk(String config) {

@@ -25,7 +25,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.sshd.server.SshServer;
-import org.apache.sshd.server.keyprovider.SimpleGeneratorHostKeyProvider;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -216,13 +215,7 @@ class SshFaultsTest {
   @Test
   void aWrongPasswordFailsAtOnceNamingTheMethodsTriedButNotThePassword() throws Exception {
     // Apache MINA SSHD checks the password in-process (a real sshd needs a real account).
-    SshServer server = SshServer.setUpDefaultServer();
-    server.setHost("127.0.0.1");
-    server.setPort(0);
-    server.setKeyPairProvider(new SimpleGeneratorHostKeyProvider());
-    server.setPasswordAuthenticator(
-        (user, password, session) -> "deploy".equals(user) && "s3cret".equals(password));
-    server.start();
+    SshServer server = PasswordSshServer.start();
     try {
       SshConnection wrong =
           new SshConnection(

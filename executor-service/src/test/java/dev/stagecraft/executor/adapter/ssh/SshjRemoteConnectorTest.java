@@ -20,7 +20,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeoutException;
 import org.apache.sshd.server.SshServer;
-import org.apache.sshd.server.keyprovider.SimpleGeneratorHostKeyProvider;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -304,13 +303,7 @@ class SshjRemoteConnectorTest {
   @Test
   void authenticatesWithAPassword() throws Exception {
     // A real sshd would need a real account password; Apache MINA SSHD checks it in-process.
-    SshServer server = SshServer.setUpDefaultServer();
-    server.setHost("127.0.0.1");
-    server.setPort(0);
-    server.setKeyPairProvider(new SimpleGeneratorHostKeyProvider());
-    server.setPasswordAuthenticator(
-        (user, password, session) -> "deploy".equals(user) && "s3cret".equals(password));
-    server.start();
+    SshServer server = PasswordSshServer.start();
     try {
       try (RemoteSession session =
           connector.connect(

@@ -14,16 +14,9 @@ import dev.stagecraft.schemas.action.ActionStep;
 import dev.stagecraft.schemas.control.RunCancelRequested;
 import dev.stagecraft.schemas.envelope.EventEnvelope;
 import dev.stagecraft.schemas.run.RunTransitioned;
-import dev.stagecraft.schemas.state.StateRecorded;
-import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -33,94 +26,49 @@ import org.junit.jupiter.api.Test;
  * interrupted, naming the step and host), the dispatch lease, and cancellation.
  */
 class ActionLeasesTest {
-  static final String ONE_STEP_THEN_APP =
-      """
-      resource "stateful_provisioning" "db" {
-        state_key = "v1"
-        provisioner "local-exec" {
-          command = "migrate"
-        }
-      }
-      resource "stateful_provisioning" "app" {
-        state_key = "v1"
-        depends_on = [stateful_provisioning.db]
-      }
-      """;
-
-  /** A clock the test moves forward. */
-  static final class MovableClock extends Clock {
-    volatile Instant now = Instant.parse("2026-11-21T10:00:00Z");
-
-    void advance(Duration d) {
-      now = now.plus(d);
-    }
-
-    @Override
-    public ZoneId getZone() {
-      return ZoneOffset.UTC;
-    }
-
-    @Override
-    public Clock withZone(ZoneId zone) {
-      return this;
-    }
-
-    @Override
-    public Instant instant() {
-      return now;
-    }
-  }
+  /** A {@code db} action with one step, then an {@code app} action that depends on it. */
+  static final String ONE_STEP_THEN_APP = RunCoordinatorTest.TWO_STEPS;
 
   final MovableClock clock = new MovableClock();
-  final AtomicInteger ids = new AtomicInteger();
   final FakeLocks locks = new FakeLocks();
   final FakeStates states = new FakeStates();
-  final List<EventEnvelope> published = new CopyOnWriteArrayList<>();
-  final Path uploadRoot = RunCoordinatorTest.newTempDirectory();
+  final CoordinatorHarness harness = new CoordinatorHarness(locks, states, clock);
+  final AtomicInteger ids = harness.ids;
+  final List<EventEnvelope> published = harness.published;
   final EventCodec executorCodec = new EventCodec("/executor", clock, () -> "x" + ids.get());
-  final RunCoordinator coordinator =
-      new RunCoordinator(
-          locks,
-          states,
-          events -> events.forEach(e -> published.add(e.envelope())),
-          new EventCodec("/test", clock, () -> "e" + ids.incrementAndGet()),
-          clock,
-          () -> "id" + ids.incrementAndGet(),
-          new UploadedFiles(uploadRoot));
+  final RunCoordinator coordinator = harness.coordinator;
 
   @AfterEach
   void close() {
-    coordinator.close();
-    UploadedFiles.delete(uploadRoot);
+    harness.close();
   }
 
   Run startAndAwaitFirstDispatch() {
-    Run run =
-        coordinator.start(
-            new RunRequest(
-                "acme",
-                "prod",
-                Map.of("main.tf", ONE_STEP_THEN_APP),
-                Map.of(),
-                false,
-                List.of(),
-                null,
-                null,
-                "tester",
-                10));
+    Run run = coordinator.start(request());
     await().atMost(Duration.ofSeconds(10)).until(() -> dispatched().size() == 1);
     return run;
   }
 
+  RunRequest request() {
+    return new RunRequest(
+        "acme",
+        "prod",
+        Map.of("main.tf", ONE_STEP_THEN_APP),
+        Map.of(),
+        false,
+        List.of(),
+        null,
+        null,
+        "tester",
+        10);
+  }
+
   List<ActionDispatched> dispatched() {
-    return ofType("dev.stagecraft.action.dispatched", ActionDispatched.class);
+    return harness.dispatched();
   }
 
   <T> List<T> ofType(String type, Class<T> data) {
-    return published.stream()
-        .filter(e -> e.type().equals(type))
-        .map(e -> EventCodec.data(e, data))
-        .toList();
+    return harness.ofType(type, data);
   }
 
   List<EventEnvelope> finishedEnvelopes() {
@@ -136,16 +84,7 @@ class ActionLeasesTest {
   }
 
   void recorded(ActionDispatched action, String outcome, String error) {
-    coordinator.onStateRecorded(
-        new EventCodec("/state", clock, () -> "s" + ids.incrementAndGet())
-            .wrap(
-                "acme",
-                "prod",
-                action.runId(),
-                1,
-                action.address(),
-                new StateRecorded(
-                    action.runId(), action.actionId(), action.address(), outcome, error, 2, "x")));
+    harness.stateRecorded("acme", "prod", action, outcome, error, 2);
   }
 
   List<String> statuses(Run run) {
@@ -313,19 +252,7 @@ class ActionLeasesTest {
   @Test
   void cancelBeforeApplyingEndsTheRunAtOnceAndReleasesTheLockItHeld() {
     locks.queuedAnswers = Integer.MAX_VALUE;
-    Run queued =
-        coordinator.start(
-            new RunRequest(
-                "acme",
-                "prod",
-                Map.of("main.tf", ONE_STEP_THEN_APP),
-                Map.of(),
-                false,
-                List.of(),
-                null,
-                null,
-                "tester",
-                10));
+    Run queued = coordinator.start(request());
     await().atMost(Duration.ofSeconds(10)).until(() -> statuses(queued).contains("queued"));
 
     coordinator.cancel("acme", queued.id(), "deployer@acme");

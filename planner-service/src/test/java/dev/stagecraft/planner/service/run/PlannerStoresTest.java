@@ -3,16 +3,13 @@ package dev.stagecraft.planner.service.run;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.stagecraft.devstack.EmbeddedPostgresServer;
 import dev.stagecraft.planner.service.adapter.db.ConfigurationVersionStore;
+import dev.stagecraft.planner.service.adapter.db.PlannerTestDatabase;
 import dev.stagecraft.planner.service.adapter.db.RunStore;
 import dev.stagecraft.planner.service.adapter.db.WorkspaceStore;
 import dev.stagecraft.planner.service.config.ConfigurationContent;
 import dev.stagecraft.schemas.seal.SecretsKeyring;
-import dev.stagecraft.servicekit.db.Databases;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.time.Clock;
@@ -31,32 +28,20 @@ import org.junit.jupiter.api.TestInstance;
 class PlannerStoresTest {
   final Clock clock = Clock.fixed(Instant.parse("2026-11-21T10:00:00Z"), ZoneOffset.UTC);
   final SecretsKeyring keyring = SecretsKeyring.parse(SecretsKeyring.generateEntry("k1"));
-  Path dir;
-  EmbeddedPostgresServer postgres;
+  PlannerTestDatabase database;
   HikariDataSource dataSource;
 
   @BeforeAll
   void startDatabase() throws Exception {
-    dir = Files.createTempDirectory(Path.of("target").toAbsolutePath(), "planner-db-");
-    postgres = EmbeddedPostgresServer.start(dir.resolve("pg"), 0);
-    dataSource =
-        Databases.migrateAndPool(
-            postgres.jdbcUrl(),
-            postgres.user(),
-            postgres.password(),
-            "planner",
-            "classpath:db/migration");
+    database = PlannerTestDatabase.start("planner-db-");
+    dataSource = database.dataSource();
   }
 
   @AfterAll
   void stopDatabase() throws Exception {
-    if (dataSource != null) {
-      dataSource.close();
+    if (database != null) {
+      database.close();
     }
-    if (postgres != null) {
-      postgres.close();
-    }
-    UploadedFiles.delete(dir);
   }
 
   static RunRequest request(String tenant, String workspace) {

@@ -9,65 +9,30 @@ import dev.stagecraft.planner.service.run.RunCoordinatorTest.FakeStates;
 import dev.stagecraft.schemas.EventCodec;
 import dev.stagecraft.schemas.action.ActionDispatched;
 import dev.stagecraft.schemas.envelope.EventEnvelope;
-import dev.stagecraft.schemas.run.RunTransitioned;
-import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /** Runs that wait for approval of their plan's digest (docs/runs.md), with a settable clock. */
 class RunApprovalTest {
-  /** A clock the test moves forward by hand. */
-  static final class MovableClock extends Clock {
-    volatile Instant now = Instant.parse("2026-11-21T10:00:00Z");
-
-    @Override
-    public ZoneId getZone() {
-      return ZoneOffset.UTC;
-    }
-
-    @Override
-    public Clock withZone(ZoneId zone) {
-      return this;
-    }
-
-    @Override
-    public Instant instant() {
-      return now;
-    }
-  }
-
   final MovableClock clock = new MovableClock();
-  final AtomicInteger ids = new AtomicInteger();
   final FakeLocks locks = new FakeLocks();
   final FakeStates states = new FakeStates();
-  final List<EventEnvelope> published = new CopyOnWriteArrayList<>();
-  final Path uploadRoot = RunCoordinatorTest.newTempDirectory();
+  final CoordinatorHarness harness = new CoordinatorHarness(locks, states, clock);
+  final List<EventEnvelope> published = harness.published;
   final List<String> observed = new CopyOnWriteArrayList<>();
   final RunCoordinator coordinator =
-      new RunCoordinator(
-              locks,
-              states,
-              events -> events.forEach(e -> published.add(e.envelope())),
-              new EventCodec("/test", clock, () -> "e" + ids.incrementAndGet()),
-              clock,
-              () -> "id" + ids.incrementAndGet(),
-              new UploadedFiles(uploadRoot))
+      harness
+          .coordinator
           .withApprovalTimeout(Duration.ofMinutes(30))
           .withObserver((run, seq, status, message, at) -> observed.add(seq + ":" + status));
 
   @AfterEach
   void cleanUp() {
-    coordinator.close();
-    UploadedFiles.delete(uploadRoot);
+    harness.close();
   }
 
   RunRequest request() {
@@ -85,11 +50,7 @@ class RunApprovalTest {
   }
 
   List<String> statuses(Run run) {
-    return published.stream()
-        .filter(e -> e.type().equals("dev.stagecraft.run.transitioned"))
-        .filter(e -> run.id().equals(e.runid()))
-        .map(e -> EventCodec.data(e, RunTransitioned.class).status())
-        .toList();
+    return harness.statuses(run);
   }
 
   long dispatchedCount() {

@@ -42,7 +42,7 @@ class RunCoordinatorSealingTest {
   final Clock clock = Clock.fixed(Instant.parse("2026-11-21T10:00:00Z"), ZoneOffset.UTC);
   final AtomicInteger ids = new AtomicInteger();
   final List<EventEnvelope> published = new CopyOnWriteArrayList<>();
-  final Path uploadRoot = RunCoordinatorTest.newTempDirectory();
+  final Path uploadRoot = CoordinatorHarness.newTempDirectory();
   final SecretsKeyring keyring = SecretsKeyring.parse(SecretsKeyring.generateEntry("k1"));
   RunCoordinator coordinator;
 

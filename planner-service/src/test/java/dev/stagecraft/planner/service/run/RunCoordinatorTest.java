@@ -3,13 +3,8 @@ package dev.stagecraft.planner.service.run;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.stagecraft.schemas.EventCodec;
 import dev.stagecraft.schemas.action.ActionDispatched;
 import dev.stagecraft.schemas.envelope.EventEnvelope;
-import dev.stagecraft.schemas.run.RunTransitioned;
-import dev.stagecraft.schemas.state.StateRecorded;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,7 +17,6 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -43,33 +37,16 @@ class RunCoordinatorTest {
       """;
 
   final Clock clock = Clock.fixed(Instant.parse("2026-11-21T10:00:00Z"), ZoneOffset.UTC);
-  final AtomicInteger ids = new AtomicInteger();
   final FakeLocks locks = new FakeLocks();
   final FakeStates states = new FakeStates();
-  final List<EventEnvelope> published = new CopyOnWriteArrayList<>();
-  final Path uploadRoot = newTempDirectory();
-  final RunCoordinator coordinator =
-      new RunCoordinator(
-          locks,
-          states,
-          events -> events.forEach(e -> published.add(e.envelope())),
-          new EventCodec("/test", clock, () -> "e" + ids.incrementAndGet()),
-          clock,
-          () -> "id" + ids.incrementAndGet(),
-          new UploadedFiles(uploadRoot));
-
-  static Path newTempDirectory() {
-    try {
-      return Files.createTempDirectory("run-coordinator-test");
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-  }
+  final CoordinatorHarness harness = new CoordinatorHarness(locks, states, clock);
+  final List<EventEnvelope> published = harness.published;
+  final Path uploadRoot = harness.uploadRoot;
+  final RunCoordinator coordinator = harness.coordinator;
 
   @AfterEach
   void deleteUploadRoot() {
-    coordinator.close();
-    UploadedFiles.delete(uploadRoot);
+    harness.close();
   }
 
   RunRequest request(String config, Long expectedSerial) {
@@ -87,31 +64,15 @@ class RunCoordinatorTest {
   }
 
   List<ActionDispatched> dispatched() {
-    return published.stream()
-        .filter(e -> e.type().equals("dev.stagecraft.action.dispatched"))
-        .map(e -> EventCodec.data(e, ActionDispatched.class))
-        .toList();
+    return harness.dispatched();
   }
 
   List<String> statuses(Run run) {
-    return published.stream()
-        .filter(e -> e.type().equals("dev.stagecraft.run.transitioned"))
-        .filter(e -> run.id().equals(e.runid()))
-        .map(e -> EventCodec.data(e, RunTransitioned.class).status())
-        .toList();
+    return harness.statuses(run);
   }
 
   void record(ActionDispatched action, String outcome) {
-    coordinator.onStateRecorded(
-        new EventCodec("/state", clock, () -> "s" + ids.incrementAndGet())
-            .wrap(
-                "acme",
-                "prod",
-                action.runId(),
-                1,
-                action.address(),
-                new StateRecorded(
-                    action.runId(), action.actionId(), action.address(), outcome, null, 1, "x")));
+    harness.stateRecorded("acme", "prod", action, outcome, null, 1);
   }
 
   @Test

@@ -7,8 +7,6 @@ import dev.stagecraft.schemas.EventCodec;
 import dev.stagecraft.schemas.action.ActionDispatched;
 import dev.stagecraft.schemas.envelope.EventEnvelope;
 import dev.stagecraft.schemas.run.RunTransitioned;
-import dev.stagecraft.schemas.state.StateRecorded;
-import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -18,7 +16,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -35,25 +32,15 @@ class RunCredentialsAndFairnessTest {
       """;
 
   final Clock clock = Clock.fixed(Instant.parse("2026-11-21T10:00:00Z"), ZoneOffset.UTC);
-  final AtomicInteger ids = new AtomicInteger();
   final RunCoordinatorTest.FakeLocks locks = new RunCoordinatorTest.FakeLocks();
   final CredentialStates states = new CredentialStates();
-  final List<EventEnvelope> published = new CopyOnWriteArrayList<>();
-  final Path uploadRoot = RunCoordinatorTest.newTempDirectory();
-  final RunCoordinator coordinator =
-      new RunCoordinator(
-          locks,
-          states,
-          events -> events.forEach(e -> published.add(e.envelope())),
-          new EventCodec("/test", clock, () -> "e" + ids.incrementAndGet()),
-          clock,
-          () -> "id" + ids.incrementAndGet(),
-          new UploadedFiles(uploadRoot));
+  final CoordinatorHarness harness = new CoordinatorHarness(locks, states, clock);
+  final List<EventEnvelope> published = harness.published;
+  final RunCoordinator coordinator = harness.coordinator;
 
   @AfterEach
   void close() {
-    coordinator.close();
-    UploadedFiles.delete(uploadRoot);
+    harness.close();
   }
 
   @Test
@@ -153,18 +140,11 @@ class RunCredentialsAndFairnessTest {
   }
 
   private List<ActionDispatched> dispatched() {
-    return published.stream()
-        .filter(e -> e.type().equals("dev.stagecraft.action.dispatched"))
-        .map(e -> EventCodec.data(e, ActionDispatched.class))
-        .toList();
+    return harness.dispatched();
   }
 
   private List<String> statuses(Run run) {
-    return published.stream()
-        .filter(e -> e.type().equals("dev.stagecraft.run.transitioned"))
-        .filter(e -> run.id().equals(e.runid()))
-        .map(e -> EventCodec.data(e, RunTransitioned.class).status())
-        .toList();
+    return harness.statuses(run);
   }
 
   private List<String> transitionsOf(List<Run> runs) {
@@ -184,16 +164,7 @@ class RunCredentialsAndFairnessTest {
   }
 
   private void record(ActionDispatched action, String outcome) {
-    coordinator.onStateRecorded(
-        new EventCodec("/state", clock, () -> "s" + ids.incrementAndGet())
-            .wrap(
-                "t",
-                "w",
-                action.runId(),
-                1,
-                action.address(),
-                new StateRecorded(
-                    action.runId(), action.actionId(), action.address(), outcome, null, 1, "x")));
+    harness.stateRecorded("t", "w", action, outcome, null, 1);
   }
 
   /** The state service's credential endpoints in memory; the state is always empty. */

@@ -31,7 +31,7 @@ class RunTriggerTest {
   final Clock clock = Clock.fixed(NOW, ZoneOffset.UTC);
   final AtomicInteger ids = new AtomicInteger();
   final List<EventEnvelope> published = new CopyOnWriteArrayList<>();
-  final Path uploadRoot = RunCoordinatorTest.newTempDirectory();
+  final Path uploadRoot = CoordinatorHarness.newTempDirectory();
   final IdempotencyKeys keys = IdempotencyKeys.inMemory();
   final RunCoordinator coordinator = coordinator(keys);
   final TriggerSecrets secrets =

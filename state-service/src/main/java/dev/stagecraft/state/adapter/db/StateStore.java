@@ -290,39 +290,15 @@ public final class StateStore {
       long fencingToken,
       String actor)
       throws SQLException {
-    try (Connection c = dataSource.getConnection()) {
-      c.setAutoCommit(false);
-      try {
-        long newest = lockWorkspace(c, tenant, workspace);
-        long head = headSequence(c, tenant, workspace);
-        Folded current = fold(c, tenant, workspace, head);
-        TaintDecision decision =
-            decider.decideTaint(address, tainted, fencingToken, current.state(), newest);
-        if (!decision.accepted()) {
-          c.rollback();
-          remember(tenant, workspace, current);
-          return decision;
-        }
-        if (fencingToken > newest) {
-          advance(c, tenant, workspace, fencingToken);
-        }
-        Folded after =
-            appendAll(
-                c,
-                tenant,
-                workspace,
-                current,
-                decision.events(),
-                new Origin("taint-" + UUID.randomUUID(), null, null, actor),
-                clock.instant());
-        c.commit();
-        remember(tenant, workspace, after);
-        return decision;
-      } catch (SQLException | RuntimeException e) {
-        c.rollback();
-        throw e;
-      }
-    }
+    return decideAndAppend(
+        tenant,
+        workspace,
+        fencingToken,
+        "taint-",
+        null,
+        actor,
+        (state, newest) -> decider.decideTaint(address, tainted, fencingToken, state, newest),
+        decision -> decision.accepted() ? decision.events() : null);
   }
 
   /**
@@ -359,17 +335,46 @@ public final class StateStore {
       String actor,
       java.util.function.BiFunction<WorkspaceState, Long, DocumentDecider.Outcome> decide)
       throws SQLException {
+    return decideAndAppend(
+        tenant,
+        workspace,
+        fencingToken,
+        "document-",
+        runId,
+        actor,
+        decide,
+        outcome -> outcome.accepted() && !outcome.events().isEmpty() ? outcome.events() : null);
+  }
+
+  /**
+   * The transaction {@link #changeTaint} and {@link #changeDocument} share: lock the workspace,
+   * fold, decide with the newest fencing token; when {@code toAppend} gives the decision's events
+   * (null: write nothing, roll back), advance the newest token to {@code fencingToken} if it is
+   * newer and append the events under a new origin {@code originPrefix + uuid}. The cache learns
+   * the resulting state either way.
+   */
+  private <D> D decideAndAppend(
+      String tenant,
+      String workspace,
+      long fencingToken,
+      String originPrefix,
+      String runId,
+      String actor,
+      java.util.function.BiFunction<WorkspaceState, Long, D> decide,
+      java.util.function.Function<D, List<StateEvent>> toAppend)
+      throws SQLException {
     try (Connection c = dataSource.getConnection()) {
       c.setAutoCommit(false);
       try {
         long newest = lockWorkspace(c, tenant, workspace);
         long head = headSequence(c, tenant, workspace);
         Folded current = fold(c, tenant, workspace, head);
-        DocumentDecider.Outcome outcome = decide.apply(current.state(), newest);
-        if (!outcome.accepted() || outcome.events().isEmpty()) {
+        D decision = decide.apply(current.state(), newest);
+        List<StateEvent> events = toAppend.apply(decision);
+        if (events == null) {
           c.rollback();
           remember(tenant, workspace, current);
-          return outcome;
+          return decision;
         }
         if (fencingToken > newest) {
           advance(c, tenant, workspace, fencingToken);
@@ -380,12 +385,12 @@ public final class StateStore {
                 tenant,
                 workspace,
                 current,
-                outcome.events(),
-                new Origin("document-" + UUID.randomUUID(), runId, null, actor),
+                events,
+                new Origin(originPrefix + UUID.randomUUID(), runId, null, actor),
                 clock.instant());
         c.commit();
         remember(tenant, workspace, after);
-        return outcome;
+        return decision;
       } catch (SQLException | RuntimeException e) {
         c.rollback();
         throw e;

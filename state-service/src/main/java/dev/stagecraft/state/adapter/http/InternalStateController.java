@@ -152,21 +152,12 @@ public class InternalStateController {
       String ws,
       @Body @Nullable String body)
       throws SQLException {
-    auth.requireService(authorization);
-    Names.check("tenant", tenant);
-    Names.check("workspace", ws);
+    requireServiceFor(authorization, tenant, ws);
     JsonNode json = Json.object(body);
     String runId = Json.requiredText(json, "runId");
-    JsonNode token = json.get("fencingToken");
-    if (token == null
-        || !token.canConvertToLong()
-        || !token.isIntegralNumber()
-        || token.asLong() < 0) {
-      throw Problem.badRequest(
-          "field 'fencingToken' is required and must be a non-negative integer: the token of the"
-              + " workspace lock the run holds");
-    }
-    return switch (runCredentials.mint(tenant, ws, runId, token.asLong())) {
+    long token =
+        nonNegativeLong(json, "fencingToken", ": the token of the workspace lock the run holds");
+    return switch (runCredentials.mint(tenant, ws, runId, token)) {
       case RunCredentialStore.Issued issued ->
           Json.respond(HttpStatus.CREATED, Map.of("credential", issued.credential()));
       case RunCredentialStore.Refused refused -> throw Problem.conflict(refused.detail());
@@ -181,9 +172,7 @@ public class InternalStateController {
       String ws,
       String runId)
       throws SQLException {
-    auth.requireService(authorization);
-    Names.check("tenant", tenant);
-    Names.check("workspace", ws);
+    requireServiceFor(authorization, tenant, ws);
     if (!runCredentials.revoke(tenant, ws, runId)) {
       throw Problem.notFound(
           "run '" + runId + "' has no state credential in workspace '" + ws + "'");
@@ -213,28 +202,20 @@ public class InternalStateController {
       String ws,
       @Body @Nullable String body)
       throws SQLException {
-    auth.requireService(authorization);
-    Names.check("tenant", tenant);
-    Names.check("workspace", ws);
-    JsonNode token = Json.object(body).get("token");
-    if (token == null
-        || !token.canConvertToLong()
-        || !token.isIntegralNumber()
-        || token.asLong() < 0) {
-      throw Problem.badRequest("field 'token' is required and must be a non-negative integer");
-    }
-    Optional<Long> newer = states.advanceFencing(tenant, ws, token.asLong());
+    requireServiceFor(authorization, tenant, ws);
+    long token = nonNegativeLong(Json.object(body), "token", "");
+    Optional<Long> newer = states.advanceFencing(tenant, ws, token);
     if (newer.isPresent()) {
       throw Problem.conflict(
           "fencing token "
-              + token.asLong()
+              + token
               + " is older than the newest token "
               + newer.get()
               + " seen for workspace '"
               + ws
               + "': the lock was lost; acquire it again");
     }
-    return Json.respond(HttpStatus.OK, Map.of("token", token.asLong()));
+    return Json.respond(HttpStatus.OK, Map.of("token", token));
   }
 
   /**
@@ -250,27 +231,18 @@ public class InternalStateController {
       String ws,
       @Body @Nullable String body)
       throws SQLException {
-    auth.requireService(authorization);
-    Names.check("tenant", tenant);
-    Names.check("workspace", ws);
+    requireServiceFor(authorization, tenant, ws);
     JsonNode json = Json.object(body);
     String address = Json.requiredText(json, "address");
     JsonNode tainted = json.get("tainted");
     if (tainted == null || !tainted.isBoolean()) {
       throw Problem.badRequest("field 'tainted' is required and must be true or false");
     }
-    JsonNode token = json.get("fencingToken");
-    if (token == null
-        || !token.canConvertToLong()
-        || !token.isIntegralNumber()
-        || token.asLong() < 0) {
-      throw Problem.badRequest(
-          "field 'fencingToken' is required and must be a non-negative integer: the token of the"
-              + " workspace lock the caller holds");
-    }
+    long token =
+        nonNegativeLong(json, "fencingToken", ": the token of the workspace lock the caller holds");
     String actor = json.hasNonNull("actor") ? json.get("actor").asText() : null;
     TaintDecision decision =
-        states.changeTaint(tenant, ws, address, tainted.asBoolean(), token.asLong(), actor);
+        states.changeTaint(tenant, ws, address, tainted.asBoolean(), token, actor);
     if (decision.accepted()) {
       return Json.respond(HttpStatus.OK, Map.of("serial", decision.serial()));
     }
@@ -280,6 +252,33 @@ public class InternalStateController {
       case NOT_TAINTED -> conflict("Not tainted", decision.error());
       case STALE_FENCING_TOKEN -> conflict("Stale fencing token", decision.error());
     };
+  }
+
+  /**
+   * Checks the service token, then the tenant and workspace names (400 when not valid), in order.
+   */
+  private void requireServiceFor(String authorization, String tenant, String ws) {
+    auth.requireService(authorization);
+    Names.check("tenant", tenant);
+    Names.check("workspace", ws);
+  }
+
+  /**
+   * The value of {@code field} in {@code json}, a non-negative integer that fits a long.
+   *
+   * @param hint appended to the error (what the value is), or empty
+   * @throws Problem 400 when the field is missing or not such an integer
+   */
+  private static long nonNegativeLong(JsonNode json, String field, String hint) {
+    JsonNode value = json.get(field);
+    if (value == null
+        || !value.canConvertToLong()
+        || !value.isIntegralNumber()
+        || value.asLong() < 0) {
+      throw Problem.badRequest(
+          "field '" + field + "' is required and must be a non-negative integer" + hint);
+    }
+    return value.asLong();
   }
 
   /** A 409 whose type tells the caller which conflict it is. */

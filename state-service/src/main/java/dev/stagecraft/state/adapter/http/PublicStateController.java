@@ -123,15 +123,13 @@ public class PublicStateController {
     Map<String, Object> document = TerraformStateV4.render(target, target.lineage());
     long token = locks.writeToken(principal, ws, lockId);
     DocumentDecider.Outcome outcome =
-        states.changeDocument(
-            principal.tenant(),
+        StateDocuments.change(
+            states,
+            principal,
             ws,
             token,
-            null,
-            principal.actor(),
             (current, newest) ->
                 DocumentDecider.rollback(document, serial.asLong(), current, token, newest));
-    StateDocuments.requireAccepted(outcome);
     return Json.respond(
         HttpStatus.OK, Map.of("serial", outcome.serial(), "rolledBackTo", serial.asLong()));
   }
@@ -152,20 +150,16 @@ public class PublicStateController {
       throws SQLException {
     Principal principal = Authenticator.requireWriter(auth.requireApiToken(authorization));
     Names.check("workspace", ws);
-    byte[] bytes = StateDocuments.utf8(body);
-    StateDocuments.checkContentMd5(contentMd5, bytes);
-    Object document = StateDocuments.parse(bytes);
+    Object document = StateDocuments.parseUpload(body, contentMd5);
     long token = locks.writeToken(principal, ws, lockId);
     boolean forced = Boolean.TRUE.equals(force);
     DocumentDecider.Outcome outcome =
-        states.changeDocument(
-            principal.tenant(),
+        StateDocuments.change(
+            states,
+            principal,
             ws,
             token,
-            null,
-            principal.actor(),
             (current, newest) -> DocumentDecider.push(document, current, forced, token, newest));
-    StateDocuments.requireAccepted(outcome);
     return Json.respond(HttpStatus.OK, Map.of("serial", outcome.serial()));
   }
 

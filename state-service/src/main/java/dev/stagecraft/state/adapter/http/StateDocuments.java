@@ -6,6 +6,8 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.stagecraft.servicekit.http.Problem;
+import dev.stagecraft.state.adapter.db.StateStore;
+import dev.stagecraft.state.adapter.db.TenantStore.Principal;
 import dev.stagecraft.state.history.DocumentDecider;
 import dev.stagecraft.state.history.TerraformStateV4;
 import dev.stagecraft.state.history.WorkspaceState;
@@ -14,9 +16,11 @@ import io.micronaut.http.HttpStatus;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
+import java.util.function.BiFunction;
 
 /** Reading uploaded state documents and writing state documents out, for the HTTP adapters. */
 final class StateDocuments {
@@ -83,6 +87,39 @@ final class StateDocuments {
     } catch (java.io.IOException e) {
       throw Problem.badRequest("the body is not valid JSON: " + e.getMessage());
     }
+  }
+
+  /**
+   * An uploaded document: checked against {@code contentMd5} when sent, then parsed as plain JSON
+   * values.
+   *
+   * @throws Problem 400 when the digest does not match or the body is not JSON
+   */
+  static Object parseUpload(String body, String contentMd5) {
+    byte[] bytes = utf8(body);
+    checkContentMd5(contentMd5, bytes);
+    return parse(bytes);
+  }
+
+  /**
+   * Changes the workspace's document for {@code principal} (its tenant; recorded with its actor,
+   * outside any run) under the fencing {@code token}, as {@link StateStore#changeDocument} does.
+   *
+   * @return the accepted outcome
+   * @throws Problem the HTTP form of a refusal, as {@link #requireAccepted} throws it
+   */
+  static DocumentDecider.Outcome change(
+      StateStore states,
+      Principal principal,
+      String workspace,
+      long token,
+      BiFunction<WorkspaceState, Long, DocumentDecider.Outcome> decide)
+      throws SQLException {
+    DocumentDecider.Outcome outcome =
+        states.changeDocument(
+            principal.tenant(), workspace, token, null, principal.actor(), decide);
+    requireAccepted(outcome);
+    return outcome;
   }
 
   /** The state as v4 JSON bytes. */

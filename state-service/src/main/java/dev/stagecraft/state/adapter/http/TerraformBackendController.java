@@ -74,19 +74,15 @@ public class TerraformBackendController {
       throws SQLException {
     Principal principal = Authenticator.requireWriter(auth.requireBackendToken(authorization));
     Names.check("workspace", ws);
-    byte[] bytes = StateDocuments.utf8(body);
-    StateDocuments.checkContentMd5(contentMd5, bytes);
-    Object document = StateDocuments.parse(bytes);
+    Object document = StateDocuments.parseUpload(body, contentMd5);
     long token = locks.writeToken(principal, ws, id);
     DocumentDecider.Outcome outcome =
-        states.changeDocument(
-            principal.tenant(),
+        StateDocuments.change(
+            states,
+            principal,
             ws,
             token,
-            null,
-            principal.actor(),
             (current, newest) -> DocumentDecider.push(document, current, false, token, newest));
-    StateDocuments.requireAccepted(outcome);
     return HttpResponse.<String>ok("{\"serial\":" + outcome.serial() + "}")
         .contentType("application/json");
   }
@@ -100,16 +96,13 @@ public class TerraformBackendController {
     Principal principal = Authenticator.requireWriter(auth.requireBackendToken(authorization));
     Names.check("workspace", ws);
     long token = locks.writeToken(principal, ws, id);
-    DocumentDecider.Outcome outcome =
-        states.changeDocument(
-            principal.tenant(),
-            ws,
-            token,
-            null,
-            principal.actor(),
-            (current, newest) ->
-                DocumentDecider.delete(current, token, newest, "DELETE over the HTTP backend"));
-    StateDocuments.requireAccepted(outcome);
+    StateDocuments.change(
+        states,
+        principal,
+        ws,
+        token,
+        (current, newest) ->
+            DocumentDecider.delete(current, token, newest, "DELETE over the HTTP backend"));
     return HttpResponse.<String>ok("{}").contentType("application/json");
   }
 

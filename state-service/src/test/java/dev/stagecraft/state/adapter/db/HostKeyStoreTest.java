@@ -4,16 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.stagecraft.devstack.EmbeddedPostgresServer;
 import dev.stagecraft.schemas.EventCodec;
 import dev.stagecraft.schemas.action.ActionFinished;
 import dev.stagecraft.schemas.action.LearnedHostKey;
 import dev.stagecraft.schemas.envelope.EventEnvelope;
-import dev.stagecraft.servicekit.db.Databases;
 import dev.stagecraft.servicekit.db.Sql;
 import dev.stagecraft.state.hostkey.HostKey;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Clock;
@@ -36,8 +32,7 @@ class HostKeyStoreTest {
   private static final String KEY_A = key(1);
   private static final String KEY_B = key(2);
 
-  private Path dir;
-  private EmbeddedPostgresServer postgres;
+  private StateTestDatabase database;
   private HikariDataSource dataSource;
   private StateStore states;
   private HostKeyStore keys;
@@ -46,31 +41,16 @@ class HostKeyStoreTest {
 
   @BeforeAll
   void startDatabase() throws Exception {
-    dir = Files.createTempDirectory("host-keys");
-    postgres = EmbeddedPostgresServer.start(dir.resolve("pg").resolve("data"), 0);
-    dataSource =
-        Databases.migrateAndPool(
-            postgres.jdbcUrl(),
-            postgres.user(),
-            postgres.password(),
-            "state",
-            "classpath:db/migration");
+    database = StateTestDatabase.start("host-keys");
+    dataSource = database.dataSource();
     states = new StateStore(dataSource, Clock.systemUTC());
     keys = new HostKeyStore(dataSource, Clock.systemUTC());
   }
 
   @AfterAll
   void stopDatabase() throws Exception {
-    if (dataSource != null) {
-      dataSource.close();
-    }
-    if (postgres != null) {
-      postgres.close();
-    }
-    if (dir != null) {
-      try (var paths = Files.walk(dir)) {
-        paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-      }
+    if (database != null) {
+      database.close();
     }
   }
 

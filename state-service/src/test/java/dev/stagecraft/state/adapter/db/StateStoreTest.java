@@ -5,18 +5,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.zaxxer.hikari.HikariDataSource;
-import dev.stagecraft.devstack.EmbeddedPostgresServer;
 import dev.stagecraft.schemas.EventCodec;
 import dev.stagecraft.schemas.action.ActionFinished;
 import dev.stagecraft.schemas.envelope.EventEnvelope;
 import dev.stagecraft.schemas.state.StateRecorded;
-import dev.stagecraft.servicekit.db.Databases;
 import dev.stagecraft.servicekit.db.Sql;
 import dev.stagecraft.state.history.StateSnapshot;
 import dev.stagecraft.state.history.TaintDecision;
 import dev.stagecraft.state.history.WorkspaceState;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -40,36 +36,20 @@ import org.junit.jupiter.api.TestInstance;
 class StateStoreTest {
   private static final String TENANT = "acme";
 
-  private Path dir;
-  private EmbeddedPostgresServer postgres;
+  private StateTestDatabase database;
   private HikariDataSource dataSource;
   private final EventCodec executorCodec = EventCodec.forSource("/test/executor");
 
   @BeforeAll
   void startDatabase() throws Exception {
-    dir = Files.createTempDirectory("state-store");
-    postgres = EmbeddedPostgresServer.start(dir.resolve("pg").resolve("data"), 0);
-    dataSource =
-        Databases.migrateAndPool(
-            postgres.jdbcUrl(),
-            postgres.user(),
-            postgres.password(),
-            "state",
-            "classpath:db/migration");
+    database = StateTestDatabase.start("state-store");
+    dataSource = database.dataSource();
   }
 
   @AfterAll
   void stopDatabase() throws Exception {
-    if (dataSource != null) {
-      dataSource.close();
-    }
-    if (postgres != null) {
-      postgres.close();
-    }
-    if (dir != null) {
-      try (var paths = Files.walk(dir)) {
-        paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-      }
+    if (database != null) {
+      database.close();
     }
   }
 

@@ -150,16 +150,11 @@ public class RunsController {
   @Post("/runs")
   public HttpResponse<?> create(HttpRequest<?> request, @Body RunBody body)
       throws java.sql.SQLException {
-    Optional<Principal> principal = auth.principal(request);
-    if (principal.isEmpty()) {
-      return unauthorized();
+    WriteAccess access = writeAccess(request, "start");
+    if (access.refusal() != null) {
+      return access.refusal();
     }
-    if ("reader".equals(principal.get().role())) {
-      return problem(
-          HttpStatus.FORBIDDEN,
-          "Forbidden",
-          "A reader token cannot start runs; use a deployer token.");
-    }
+    Principal principal = access.principal();
     if (body.configurationVersion() != null) {
       if (body.files() != null && !body.files().isEmpty()) {
         return problem(
@@ -167,8 +162,7 @@ public class RunsController {
             "Files and configuration version",
             "The request sends both \"files\" and \"configurationVersion\": send one of them.");
       }
-      var version =
-          configurationVersions.find(principal.get().tenant(), body.configurationVersion());
+      var version = configurationVersions.find(principal.tenant(), body.configurationVersion());
       if (version.isEmpty()) {
         return problem(
             HttpStatus.NOT_FOUND,
@@ -195,7 +189,7 @@ public class RunsController {
     PlanResult check;
     Path dir = null;
     try {
-      dir = coordinator.uploads().materialise(principal.get().tenant(), body.files(), supportFiles);
+      dir = coordinator.uploads().materialise(principal.tenant(), body.files(), supportFiles);
       check = Planner.plan(planRequest(body, dir), PriorState.empty());
     } catch (UploadedFiles.InvalidUpload e) {
       return invalidFiles(e);
@@ -205,10 +199,10 @@ public class RunsController {
     if (check.diagnostics().hasErrors()) {
       return diagnostics(check);
     }
-    var workspace = workspaceStore.ensure(principal.get().tenant(), body.workspace());
+    var workspace = workspaceStore.ensure(principal.tenant(), body.workspace());
     RunRequest runRequest =
         new RunRequest(
-            principal.get().tenant(),
+            principal.tenant(),
             body.workspace(),
             body.files(),
             supportFiles,
@@ -217,7 +211,7 @@ public class RunsController {
             body.replace(),
             body.expectedSerial(),
             body.expectedDigest(),
-            principal.get().role() + "@" + principal.get().tenant(),
+            principal.role() + "@" + principal.tenant(),
             body.parallelism() == null ? workspace.parallelism() : body.parallelism());
     // a workspace without auto-apply waits for POST /runs/{id}/approve with the plan's digest
     Run run =
@@ -226,7 +220,7 @@ public class RunsController {
             : coordinator.startAwaitingApproval(runRequest);
     try {
       runStore.describe(
-          principal.get().tenant(),
+          principal.tenant(),
           run.id(),
           body.workspace(),
           body.message(),
@@ -364,19 +358,13 @@ public class RunsController {
    */
   @Post("/runs/{id}/cancel")
   public HttpResponse<?> cancel(HttpRequest<?> request, @PathVariable String id) {
-    Optional<Principal> principal = auth.principal(request);
-    if (principal.isEmpty()) {
-      return unauthorized();
+    WriteAccess access = writeAccess(request, "cancel");
+    if (access.refusal() != null) {
+      return access.refusal();
     }
-    if ("reader".equals(principal.get().role())) {
-      return problem(
-          HttpStatus.FORBIDDEN,
-          "Forbidden",
-          "A reader token cannot cancel runs; use a deployer token.");
-    }
+    Principal principal = access.principal();
     return coordinator
-        .cancel(
-            principal.get().tenant(), id, principal.get().role() + "@" + principal.get().tenant())
+        .cancel(principal.tenant(), id, principal.role() + "@" + principal.tenant())
         .<HttpResponse<?>>map(run -> HttpResponse.accepted().body(run.summary()))
         .orElseGet(() -> notFound(id));
   }
@@ -394,24 +382,19 @@ public class RunsController {
   public HttpResponse<?> approve(
       HttpRequest<?> request, @PathVariable String id, @Body @Nullable ApproveBody body)
       throws java.sql.SQLException {
-    Optional<Principal> principal = auth.principal(request);
-    if (principal.isEmpty()) {
-      return unauthorized();
+    WriteAccess access = writeAccess(request, "approve");
+    if (access.refusal() != null) {
+      return access.refusal();
     }
-    if ("reader".equals(principal.get().role())) {
-      return problem(
-          HttpStatus.FORBIDDEN,
-          "Forbidden",
-          "A reader token cannot approve runs; use a deployer token.");
-    }
+    Principal principal = access.principal();
     if (body == null || body.planDigest() == null || body.planDigest().isBlank()) {
       return problem(
           HttpStatus.BAD_REQUEST,
           "No plan digest",
           "Name the plan you approve: send {\"planDigest\": \"...\"} with the run's planDigest.");
     }
-    String tenant = principal.get().tenant();
-    String by = principal.get().role() + "@" + tenant;
+    String tenant = principal.tenant();
+    String by = principal.role() + "@" + tenant;
     var outcome = coordinator.approve(tenant, id, body.planDigest(), by);
     return switch (outcome) {
       case DONE -> {
@@ -445,18 +428,13 @@ public class RunsController {
   @Post("/runs/{id}/discard")
   public HttpResponse<?> discard(HttpRequest<?> request, @PathVariable String id)
       throws java.sql.SQLException {
-    Optional<Principal> principal = auth.principal(request);
-    if (principal.isEmpty()) {
-      return unauthorized();
+    WriteAccess access = writeAccess(request, "discard");
+    if (access.refusal() != null) {
+      return access.refusal();
     }
-    if ("reader".equals(principal.get().role())) {
-      return problem(
-          HttpStatus.FORBIDDEN,
-          "Forbidden",
-          "A reader token cannot discard runs; use a deployer token.");
-    }
-    String tenant = principal.get().tenant();
-    var outcome = coordinator.discard(tenant, id, principal.get().role() + "@" + tenant);
+    Principal principal = access.principal();
+    String tenant = principal.tenant();
+    var outcome = coordinator.discard(tenant, id, principal.role() + "@" + tenant);
     return switch (outcome) {
       case DONE ->
           HttpResponse.accepted().body(coordinator.find(tenant, id).orElseThrow().summary());
@@ -550,6 +528,29 @@ public class RunsController {
       HttpStatus status, String title, String detail, List<Object> diagnostics) {
     return new Problem(Problem.typeFor(title), status.getCode(), title, detail, diagnostics)
         .response();
+  }
+
+  /** The caller of a write endpoint: its principal, or else the response refusing it. */
+  private record WriteAccess(Principal principal, HttpResponse<String> refusal) {}
+
+  /**
+   * Who may call a write endpoint: 401 without a valid token; 403 for a reader token ("A reader
+   * token cannot {@code verb} runs"); else the caller's principal.
+   */
+  private WriteAccess writeAccess(HttpRequest<?> request, String verb) {
+    Optional<Principal> principal = auth.principal(request);
+    if (principal.isEmpty()) {
+      return new WriteAccess(null, unauthorized());
+    }
+    if ("reader".equals(principal.get().role())) {
+      return new WriteAccess(
+          null,
+          problem(
+              HttpStatus.FORBIDDEN,
+              "Forbidden",
+              "A reader token cannot " + verb + " runs; use a deployer token."));
+    }
+    return new WriteAccess(principal.get(), null);
   }
 
   static HttpResponse<String> unauthorized() {

@@ -3,11 +3,6 @@ package dev.stagecraft.planner.service.adapter.db;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.stagecraft.devstack.EmbeddedPostgresServer;
-import dev.stagecraft.planner.service.run.UploadedFiles;
-import dev.stagecraft.servicekit.db.Databases;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -20,32 +15,20 @@ import org.junit.jupiter.api.TestInstance;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class RunRequestKeyStoreTest {
   final Clock clock = Clock.fixed(Instant.parse("2026-11-21T10:00:00Z"), ZoneOffset.UTC);
-  Path dir;
-  EmbeddedPostgresServer postgres;
+  PlannerTestDatabase database;
   HikariDataSource dataSource;
 
   @BeforeAll
   void startDatabase() throws Exception {
-    dir = Files.createTempDirectory(Path.of("target").toAbsolutePath(), "run-request-keys-");
-    postgres = EmbeddedPostgresServer.start(dir.resolve("pg"), 0);
-    dataSource =
-        Databases.migrateAndPool(
-            postgres.jdbcUrl(),
-            postgres.user(),
-            postgres.password(),
-            "planner",
-            "classpath:db/migration");
+    database = PlannerTestDatabase.start("run-request-keys-");
+    dataSource = database.dataSource();
   }
 
   @AfterAll
   void stopDatabase() throws Exception {
-    if (dataSource != null) {
-      dataSource.close();
+    if (database != null) {
+      database.close();
     }
-    if (postgres != null) {
-      postgres.close();
-    }
-    UploadedFiles.delete(dir);
   }
 
   @Test
