@@ -254,6 +254,126 @@ class LockServiceIntegrationTest {
   }
 
   /**
+   * The force-unlock goes to an instance whose broker is unreachable (nothing listens at its
+   * bootstrap address) and whose own relay does not run during the test: it must still answer at
+   * once (nothing is published on the request path), write the {@code force_released} audit row —
+   * the outbox entry — in the release's transaction, and the event must then be published by a
+   * relay that reaches the broker, with the stable id {@code lock-force-unlocked-<row id>}, the
+   * lock id the caller named and {@code via}.
+   */
+  @Test
+  void aForceUnlockIsPublishedFromTheOutboxWhenTheBrokerWasUnreachableAtThatMoment()
+      throws Exception {
+    int deadPort;
+    try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+      deadPort = s.getLocalPort(); // closed again: connections to it are refused
+    }
+    EmbeddedServer cutOff =
+        ApplicationContext.run(
+            EmbeddedServer.class,
+            Map.of(
+                "stagecraft.kafka-bootstrap",
+                "127.0.0.1:" + deadPort,
+                "stagecraft.lock.sweep-interval",
+                "1h",
+                "micronaut.server.port",
+                -1,
+                "stagecraft.db.url",
+                postgres.jdbcUrl(),
+                "stagecraft.db.user",
+                postgres.user(),
+                "stagecraft.db.password",
+                postgres.password(),
+                "stagecraft.service-token",
+                SERVICE_TOKEN,
+                "stagecraft.instance-id",
+                "lock-cut-off"));
+    try {
+      JsonNode held = json(acquire(cutOff, "ws-forced", "terraform:tf-lock-7", 60, 0));
+      String lockId = held.get("lockId").asText();
+
+      HttpResponse<String> badVia =
+          send(
+              cutOff,
+              "POST",
+              "/tenants/acme/workspaces/ws-forced/lock/" + lockId + "/force-release",
+              "{\"actor\":\"api-token:ops\",\"reason\":\"x\",\"via\":\"carrier-pigeon\"}");
+      assertThat(badVia.statusCode()).isEqualTo(400);
+      assertThat(badVia.body()).contains("via");
+      assertThat(auditTypes("ws-forced")).doesNotContain("force_released");
+
+      HttpResponse<String> forced =
+          http.send(
+              HttpRequest.newBuilder(
+                      uri(
+                          cutOff,
+                          "/internal/v1/tenants/acme/workspaces/ws-forced/lock/"
+                              + lockId
+                              + "/force-release"))
+                  .timeout(Duration.ofSeconds(10))
+                  .header("Authorization", "Bearer " + SERVICE_TOKEN)
+                  .header("Content-Type", "application/json")
+                  .POST(
+                      HttpRequest.BodyPublishers.ofString(
+                          "{\"actor\":\"api-token:ops\",\"reason\":\"ci runner died\","
+                              + "\"via\":\"terraform-http-backend\","
+                              + "\"clientLockId\":\"tf-lock-7\"}"))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
+      assertThat(forced.statusCode()).as(forced.body()).isEqualTo(200);
+
+      long rowId;
+      try (Connection c = database();
+          Statement st = c.createStatement();
+          ResultSet rs =
+              st.executeQuery(
+                  "SELECT id, (SELECT count(*) FROM lock.locks WHERE tenant = 'acme'"
+                      + " AND workspace = 'ws-forced') FROM lock.lock_events"
+                      + " WHERE tenant = 'acme' AND workspace = 'ws-forced'"
+                      + " AND type = 'force_released'")) {
+        assertThat(rs.next()).as("the outbox row of the force release").isTrue();
+        rowId = rs.getLong(1);
+        assertThat(rs.getLong(2)).as("released in the same transaction").isZero();
+      }
+
+      List<EventEnvelope> events =
+          lockEvents(
+              e ->
+                  e.type().equals("dev.stagecraft.lock.force-unlocked")
+                      && "ws-forced".equals(e.workspace()),
+              Duration.ofSeconds(20));
+      assertThat(events).hasSize(1);
+      EventEnvelope event = events.get(0);
+      assertThat(event.id()).isEqualTo("lock-force-unlocked-" + rowId);
+      assertThat(event.tenant()).isEqualTo("acme");
+      assertThat(event.data().get("lockId").asText()).isEqualTo("tf-lock-7");
+      assertThat(event.data().get("holder").asText()).isEqualTo("terraform:tf-lock-7");
+      assertThat(event.data().get("fencingToken").asLong())
+          .isEqualTo(held.get("fencingToken").asLong());
+      assertThat(event.data().get("actor").asText()).isEqualTo("api-token:ops");
+      assertThat(event.data().get("reason").asText()).isEqualTo("ci runner died");
+      assertThat(event.data().get("via").asText()).isEqualTo("terraform-http-backend");
+      assertThat(new EventSchemaValidator().validate(new String(EventCodec.encode(event))))
+          .isEmpty();
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(
+              () -> {
+                try (Connection c = database();
+                    Statement st = c.createStatement();
+                    ResultSet rs =
+                        st.executeQuery(
+                            "SELECT published_at IS NOT NULL FROM lock.lock_events WHERE id = "
+                                + rowId)) {
+                  return rs.next() && rs.getBoolean(1);
+                }
+              });
+    } finally {
+      cutOff.getApplicationContext().close();
+    }
+  }
+
+  /**
    * A separate process (bash + curl) takes the lock with a 2 s lease and heartbeats every 0.5 s; a
    * run queues behind it; the process group is killed with SIGKILL. The queued run must be granted
    * within lease + 1 s of the kill, by the server's own timestamp of the grant.

@@ -532,6 +532,95 @@ class StateServiceIntegrationTest {
   }
 
   @Test
+  void openingARunRegistersItsTokenMintsItsCredentialAndReadsHostKeysAndStateInOneCall()
+      throws Exception {
+    tenantWithToken("open");
+    executor.publish(finished("open", "ws", "run-1", "act-1", "create", "succeeded", 1));
+    awaitRecorded("open", "act-1", 1);
+    String key = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl";
+    assertThat(
+            internal(
+                    "POST",
+                    "/tenants/open/known-hosts",
+                    "{\"host\":\"jump.example\",\"publicKey\":\"" + key + "\",\"actor\":\"a\"}")
+                .statusCode())
+        .isEqualTo(201);
+
+    HttpResponse<String> opened =
+        internal(
+            "POST",
+            "/tenants/open/workspaces/ws/run-openings",
+            "{\"runId\":\"run-2\",\"fencingToken\":2}");
+
+    assertThat(opened.statusCode()).as(opened.body()).isEqualTo(201);
+    JsonNode json = EventCodec.mapper().readTree(opened.body());
+    String credential = json.get("credential").asText();
+    assertThat(credential).startsWith("scr_");
+    assertThat(json.get("serial").asLong()).isEqualTo(1);
+    assertThat(json.get("hostKeys"))
+        .singleElement()
+        .satisfies(k -> assertThat(k.get("host").asText()).isEqualTo("jump.example"));
+    JsonNode state = json.get("state");
+    assertThat(state.get("serial").asLong()).isEqualTo(1);
+    assertThat(state.get("resources").get(0).get("name").asText()).isEqualTo("app");
+    assertThat(state)
+        .isEqualTo(
+            EventCodec.mapper()
+                .readTree(internal("GET", "/tenants/open/workspaces/ws/state", null).body()));
+    // the credential is the run's: it reads the state; the token is the workspace's newest
+    assertThat(readStateWith("open", "ws", credential).statusCode()).isEqualTo(200);
+    assertThat(
+            internal("POST", "/tenants/open/workspaces/ws/fencing", "{\"token\":1}").statusCode())
+        .isEqualTo(409);
+
+    // a stale token opens nothing and mints nothing
+    HttpResponse<String> stale =
+        internal(
+            "POST",
+            "/tenants/open/workspaces/ws/run-openings",
+            "{\"runId\":\"run-old\",\"fencingToken\":1}");
+    assertThat(stale.statusCode()).isEqualTo(409);
+    assertThat(stale.body()).contains("older than the newest token 2");
+    assertThat(
+            internal("DELETE", "/tenants/open/workspaces/ws/run-credentials/run-old", null)
+                .statusCode())
+        .isEqualTo(404);
+    // a run that already ended (its credential revoked) is not opened again
+    assertThat(
+            internal("DELETE", "/tenants/open/workspaces/ws/run-credentials/run-2", null)
+                .statusCode())
+        .isEqualTo(200);
+    HttpResponse<String> ended =
+        internal(
+            "POST",
+            "/tenants/open/workspaces/ws/run-openings",
+            "{\"runId\":\"run-2\",\"fencingToken\":2}");
+    assertThat(ended.statusCode()).isEqualTo(409);
+    assertThat(ended.body()).contains("already ended").doesNotContain("scr_");
+    // bad input and a wrong token: nothing written
+    assertThat(
+            internal(
+                    "POST",
+                    "/tenants/open/workspaces/ws/run-openings",
+                    "{\"runId\":\"run-3\",\"fencingToken\":-1}")
+                .statusCode())
+        .isEqualTo(400);
+    HttpResponse<String> unauthorized =
+        http.send(
+            HttpRequest.newBuilder(uri("/internal/v1/tenants/open/workspaces/ws/run-openings"))
+                .header("Authorization", "Bearer nope")
+                .header("Content-Type", "application/json")
+                .POST(
+                    HttpRequest.BodyPublishers.ofString("{\"runId\":\"run-3\",\"fencingToken\":3}"))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    assertThat(unauthorized.statusCode()).isEqualTo(401);
+    assertThat(
+            internal("POST", "/tenants/open/workspaces/ws/fencing", "{\"token\":2}").statusCode())
+        .isEqualTo(200);
+  }
+
+  @Test
   void resultWithoutRunProofIsRejected() throws Exception {
     tenantWithToken("noproof");
     mintCredential("noproof", "ws", "run-1", 1);

@@ -359,10 +359,16 @@ class LockConcurrencyTest {
     try (Connection c = database();
         PreparedStatement ps =
             c.prepareStatement(
-                "SELECT (payload #>> '{document,serial}')::bigint,"
-                    + " payload #>> '{document,outputs,writer,value}', created_at"
-                    + " FROM state.state_events WHERE tenant = ? AND workspace = ?"
-                    + " AND payload #>> '{document,serial}' IS NOT NULL ORDER BY sequence")) {
+                // a pushed document is embedded in its event or stored apart (ADR 0022)
+                "SELECT coalesce((e.payload #>> '{document,serial}')::bigint, d.serial),"
+                    + " coalesce(e.payload #>> '{document,outputs,writer,value}',"
+                    + " convert_from(d.content, 'UTF8')::jsonb #>> '{outputs,writer,value}'),"
+                    + " e.created_at FROM state.state_events e LEFT JOIN state.state_documents d"
+                    + " ON d.tenant = e.tenant AND d.workspace = e.workspace"
+                    + " AND d.digest = e.payload #>> '{stored,digest}'"
+                    + " WHERE e.tenant = ? AND e.workspace = ?"
+                    + " AND (e.payload #>> '{document,serial}' IS NOT NULL OR d.digest IS NOT NULL)"
+                    + " ORDER BY e.sequence")) {
       ps.setString(1, tenant);
       ps.setString(2, ws);
       try (ResultSet rs = ps.executeQuery()) {

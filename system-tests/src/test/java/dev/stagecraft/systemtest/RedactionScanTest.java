@@ -41,14 +41,18 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Issue 4's redaction test: a sensitive variable, used in a {@code local-exec} command that echoes
- * it (directly and through its environment), in a sensitive output and in a stateful attribute
- * derived from it, goes through plan (human, {@code -json}, {@code -out}), apply of the saved plan,
- * {@code state pull} and {@code state show}. Then everything the system wrote is read back — every
- * record of every {@code stagecraft.*} topic as raw bytes (dead letters included), the saved plan
- * and the configuration directory, every CLI output, every run's journal from the events endpoint,
- * every row of every table of the database (current state and every state event), and every service
- * log file — and none may contain the value in clear or in base64. {@code (sensitive value)} must
- * show where the value would have been, so the test also fails if output vanished.
+ * it (directly and through its environment), in a sensitive output, in a stateful attribute derived
+ * from it and directly in resource attributes ({@code triggers}, {@code input}: sealed, ADR 0024),
+ * goes through plan (human, {@code -json}, {@code -out}), apply of the saved plan, {@code state
+ * pull} and {@code state show}; a second plan with the same value has no changes and a changed
+ * value replaces (and is applied). A fake private key file in the configuration directory travels
+ * with every request and is uploaded as a configuration version (sealed at rest). Then everything
+ * the system wrote is read back — every record of every {@code stagecraft.*} topic as raw bytes
+ * (dead letters included), the saved plan and the configuration directory, every CLI output, every
+ * run's journal from the events endpoint, every row of every table of the database (current state
+ * and every state event), and every service log file — and none may contain the value in clear or
+ * in base64. {@code (sensitive value)} must show where the value would have been, so the test also
+ * fails if output vanished.
  */
 class RedactionScanTest {
   static SharedStack stack;
@@ -64,10 +68,14 @@ class RedactionScanTest {
       }
       resource "stateful_provisioning" "app" {
         state_key = "${var.rev}-${sha256(var.secret)}"
+        triggers  = { pw = var.secret, plain = "visible" }
         provisioner "local-exec" {
           command     = "echo direct=${var.secret}; echo via-env=$SCAN_SECRET"
           environment = { SCAN_SECRET = var.secret }
         }
+      }
+      resource "terraform_data" "direct" {
+        input = var.secret
       }
       output "the_secret" {
         value     = var.secret
@@ -85,7 +93,16 @@ class RedactionScanTest {
     byte[] random = new byte[12];
     new SecureRandom().nextBytes(random);
     String secret = "scanme" + HexFormat.of().formatHex(random);
+    new SecureRandom().nextBytes(random);
+    String changedSecret = "scanchanged" + HexFormat.of().formatHex(random);
+    new SecureRandom().nextBytes(random);
+    // a fake private key, referenced by nothing: it travels with the configuration directory
+    String keyMarker = "scankey" + HexFormat.of().formatHex(random);
     Path dir = stack.configDir("redaction-scan", CONFIG);
+    Path keyFile = dir.resolve("keys/deploy_key");
+    Files.createDirectories(keyFile.getParent());
+    Files.writeString(
+        keyFile, keyMarker + "\n-----END OPENSSH PRIVATE KEY-----\n", StandardCharsets.UTF_8);
     String ws = "-workspace=redaction-scan";
     Map<String, String> env = Map.of("TF_VAR_secret", secret);
     Map<String, String> scanned = new LinkedHashMap<>();
@@ -108,10 +125,69 @@ class RedactionScanTest {
         .contains("via-env=(sensitive value)");
     CliResult pull = stack.cli(dir, "state", "pull", ws);
     assertThat(pull.exitCode()).as(pull.all()).isZero();
-    assertThat(pull.out()).contains("stateful_provisioning").contains(sha256Hex(secret));
+    // sensitive attribute values are stored sealed and listed as sensitive (ADR 0024)
+    assertThat(pull.out())
+        .contains("stateful_provisioning")
+        .contains("stagecraft:sealed:v1:")
+        .contains("\"visible\"")
+        .doesNotContain(sha256Hex(secret));
+    JsonNode pulled = EventCodec.mapper().readTree(pull.out());
+    assertThat(pulled.findValues("sensitive_attributes").toString())
+        .contains("state_key")
+        .contains("triggers")
+        .contains("input");
     CliResult show = stack.cli(dir, "state", "show", ws, "stateful_provisioning.app");
     assertThat(show.exitCode()).as(show.all()).isZero();
-    assertThat(show.out()).contains("state_key");
+    assertThat(show.out()).contains("state_key").contains("(sensitive value)");
+    assertThat(show.out()).doesNotContain("stagecraft:sealed");
+
+    // the same value again: the sealed prior values are opened and compared, nothing changes
+    CliResult same = stack.cliWith(dir, env, null, "plan", ws, "-detailed-exitcode");
+    assertThat(same.exitCode()).as(same.all()).isZero();
+    assertThat(same.out()).contains("No changes.");
+    // a changed value replaces, without showing either value
+    Map<String, String> changedEnv = Map.of("TF_VAR_secret", changedSecret);
+    CliResult changedPlan = stack.cliWith(dir, changedEnv, null, "plan", ws, "-detailed-exitcode");
+    assertThat(changedPlan.exitCode()).as(changedPlan.all()).isEqualTo(2);
+    assertThat(changedPlan.out())
+        .contains("stateful_provisioning.app must be replaced")
+        .contains("(sensitive value)");
+    CliResult changedApply = stack.cliWith(dir, changedEnv, null, "apply", ws, "-auto-approve");
+    assertThat(changedApply.exitCode()).as(changedApply.all()).isZero();
+    CliResult pullAgain = stack.cli(dir, "state", "pull", ws);
+    assertThat(pullAgain.exitCode()).as(pullAgain.all()).isZero();
+    record(scanned, "cli plan same value", same);
+    record(scanned, "cli plan changed value", changedPlan);
+    record(scanned, "cli apply changed value", changedApply);
+    record(scanned, "cli state pull again", pullAgain);
+
+    // the same files uploaded as a configuration version: sealed at rest, opened when read
+    HttpClient http = HttpClient.newHttpClient();
+    String upload =
+        EventCodec.mapper()
+            .writeValueAsString(
+                Map.of(
+                    "files",
+                    Map.of("main.tf", CONFIG),
+                    "supportFiles",
+                    Map.of(
+                        "keys/deploy_key",
+                        Base64.getEncoder().encodeToString(Files.readAllBytes(keyFile)))));
+    HttpResponse<String> created =
+        http.send(
+            HttpRequest.newBuilder(
+                    URI.create(stack.plannerUrl() + "/api/v1/configuration-versions"))
+                .header("Authorization", "Bearer " + stack.token())
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(upload))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    assertThat(created.statusCode()).as(created.body()).isIn(200, 201);
+    String versionId = EventCodec.mapper().readTree(created.body()).get("id").asText();
+    JsonNode version =
+        EventCodec.mapper().readTree(get(http, "/api/v1/configuration-versions/" + versionId));
+    assertThat(version.at("/files/main.tf").asText()).isEqualTo(CONFIG);
+    assertThat(version.get("supportFiles").toString()).contains("keys/deploy_key");
 
     record(scanned, "cli plan", plan);
     record(scanned, "cli plan -json", planJson);
@@ -124,6 +200,8 @@ class RedactionScanTest {
         scanned.put("file " + f, Files.readString(f));
       }
     }
+    String keyFileEntry = "file " + keyFile;
+    assertThat(scanned).containsKey(keyFileEntry);
     assertThat(scanned).containsKey("file " + dir.resolve("scan.plan"));
     JsonNode health = EventCodec.mapper().readTree(get(HttpClient.newHttpClient(), "/health"));
     assertThat(health.at("/details/secrets/details/sealing").asText())
@@ -154,23 +232,35 @@ class RedactionScanTest {
       }
     }
     assertThat(scanned.keySet()).anyMatch(k -> k.equals("log executor-service.log"));
+    assertThat(scanned.get("database")).contains("configuration_versions").contains(versionId);
 
-    String b64 = Base64.getEncoder().encodeToString(secret.getBytes(StandardCharsets.UTF_8));
-    String b64Url =
-        Base64.getUrlEncoder()
-            .withoutPadding()
-            .encodeToString(secret.getBytes(StandardCharsets.UTF_8));
     List<String> leaks = new ArrayList<>();
     scanned.forEach(
         (where, text) -> {
-          if (text.contains(secret)) {
-            leaks.add(where + ": clear text");
-          }
-          if (text.contains(b64.substring(0, b64.length() - 4)) || text.contains(b64Url)) {
-            leaks.add(where + ": base64");
+          leaks.addAll(occurrences(where, text, "secret", secret));
+          leaks.addAll(occurrences(where, text, "changed secret", changedSecret));
+          if (!where.equals(keyFileEntry)) {
+            // the key file itself is the only place its content may be
+            leaks.addAll(occurrences(where, text, "key file", keyMarker));
           }
         });
-    assertThat(leaks).as("places holding the secret").isEmpty();
+    assertThat(leaks).as("places holding a secret").isEmpty();
+  }
+
+  /** Where {@code text} holds {@code value} in clear or in base64 (standard or URL-safe). */
+  private static List<String> occurrences(String where, String text, String what, String value) {
+    List<String> out = new ArrayList<>();
+    byte[] bytes = value.getBytes(StandardCharsets.UTF_8);
+    String b64 = Base64.getEncoder().encodeToString(bytes);
+    String b64Url = Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
+    if (text.contains(value)) {
+      out.add(where + ": " + what + " in clear text");
+    }
+    if (text.contains(b64.substring(0, b64.length() - 4))
+        || text.contains(b64Url.substring(0, b64Url.length() - 4))) {
+      out.add(where + ": " + what + " in base64");
+    }
+    return out;
   }
 
   private static void record(Map<String, String> scanned, String what, CliResult result) {

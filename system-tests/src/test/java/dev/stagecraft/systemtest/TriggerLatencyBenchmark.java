@@ -175,21 +175,21 @@ public final class TriggerLatencyBenchmark {
         doneFloor(floor, 99));
   }
 
-  // The composition of the floor, as the path is today (docs/benchmarks.md). First action: the
-  // trigger POST (the run's pending transition recorded: a commit); the lock acquire
-  // (lock-service, a commit), fencing registration (state-service, a commit), the run's state
-  // credential (state-service, a commit), host-key read and state read (state-service); the
-  // planning, planned and applying transitions (a commit each); the dispatch (Kafka to the
-  // executor) and action.started (Kafka to the observer).
-  static final int FIRST_HTTP = 6;
-  static final int FIRST_PG = 7;
+  // The composition of the floor, as the path is since docs/adr/0025. First action: the trigger
+  // POST (nothing committed in it: the run's records are written off its path); the lock acquire
+  // (lock-service, a commit); opening the run (state-service, one call and one commit: fencing
+  // token, run credential, host keys, state); the dispatch (Kafka to the executor) and
+  // action.started (Kafka to the observer). The run's transitions (planning, planned, applying)
+  // are neither committed nor acknowledged by Kafka before the dispatch.
+  static final int FIRST_HTTP = 3;
+  static final int FIRST_PG = 2;
   static final int FIRST_KAFKA = 2;
   // Done: the same start; per action: dispatch → executor, action.finished → state-service (a
   // commit), state.recorded → planner (3 Kafka hops, 1 commit, the command's fork+exec); then the
-  // credential revoked and the lock released (HTTP + commit each), the applied transition (a
-  // commit) and run.transitioned → observer (Kafka).
+  // credential revoked and the lock released (HTTP + commit each) and run.transitioned → observer
+  // (Kafka; the applied record is written after it, off the path).
   static final int DONE_HTTP = FIRST_HTTP + 2;
-  static final int DONE_PG = FIRST_PG + CHAIN + 3;
+  static final int DONE_PG = FIRST_PG + CHAIN + 2;
   static final int DONE_KAFKA = 3 * CHAIN + 1;
   static final int DONE_FORK = CHAIN;
 

@@ -14,8 +14,9 @@ import java.util.Set;
 
 /**
  * A plan saved with {@code plan -out=FILE}: what to send to apply it (workspace, configuration
- * files, variables, replace addresses) and what it must still be when applied (the state serial it
- * was planned against and the plan's digest). The file also holds the plan itself (Terraform's JSON
+ * files, the SHA-256 of the supporting files — not their content, which may be a key — variables,
+ * replace addresses) and what it must still be when applied (the state serial it was planned
+ * against and the plan's digest). The file also holds the plan itself (Terraform's JSON
  * representation) for people and tools to read. Written with owner-only permissions.
  */
 final class SavedPlan {
@@ -31,7 +32,15 @@ final class SavedPlan {
     Map<String, Object> doc = new LinkedHashMap<>();
     doc.put("format", FORMAT);
     doc.put("format_version", 1);
-    doc.put("request", request);
+    // supporting files (scripts, keys read by key_file) are not copied into the plan file: only
+    // their SHA-256, checked against the directory's files when the plan is applied (ADR 0024)
+    Map<String, Object> saved = new LinkedHashMap<>(request);
+    if (saved.remove("supportFiles") instanceof Map<?, ?> support) {
+      Map<String, String> digests = new java.util.TreeMap<>();
+      support.forEach((path, base64) -> digests.put((String) path, digest((String) base64)));
+      saved.put("supportFileDigests", digests);
+    }
+    doc.put("request", saved);
     doc.put("sensitive_variables", sensitive);
     doc.put("prior_serial", planResponse.get("prior_serial").asLong());
     doc.put("digest", planResponse.get("digest").asText());
@@ -44,6 +53,18 @@ final class SavedPlan {
       // not a POSIX file system: keep the default permissions
     }
     Files.move(tmp, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+  }
+
+  /** SHA-256 (hex) of a supporting file given as base64. */
+  private static String digest(String base64) {
+    try {
+      return java.util.HexFormat.of()
+          .formatHex(
+              java.security.MessageDigest.getInstance("SHA-256")
+                  .digest(java.util.Base64.getDecoder().decode(base64)));
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   /**
@@ -88,6 +109,21 @@ final class SavedPlan {
       variables.put(name.asText(), value);
     }
     request.put("variables", variables);
+    if (request.remove("supportFileDigests") instanceof Map<?, ?> digests) {
+      Map<String, String> support = ConfigDirectory.readSupportFiles(ctx.workingDir());
+      Map<String, String> now = new java.util.TreeMap<>();
+      support.forEach((path, base64) -> now.put(path, digest(base64)));
+      if (!now.equals(new java.util.TreeMap<>(digests))) {
+        java.util.Set<String> differ = new java.util.TreeSet<>(now.keySet());
+        differ.addAll((java.util.Set<String>) digests.keySet());
+        differ.removeIf(path -> java.util.Objects.equals(now.get(path), digests.get(path)));
+        throw new UsageException(
+            "the supporting files of the configuration changed since the plan was saved ("
+                + String.join(", ", differ)
+                + "): apply it from the directory it was planned in, or plan again");
+      }
+      request.put("supportFiles", support);
+    }
     request.put("expectedSerial", doc.get("prior_serial").asLong());
     request.put("expectedDigest", doc.get("digest").asText());
     return request;

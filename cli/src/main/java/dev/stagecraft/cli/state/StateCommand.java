@@ -125,6 +125,15 @@ public final class StateCommand implements Command {
                 + "\" {"
                 + ("tainted".equals(instance.path("status").asText()) ? " # tainted" : ""));
     JsonNode attributes = instance.path("attributes");
+    // attributes Terraform marks sensitive, and those holding values the planner sealed
+    // (docs/adr/0024), are shown as Terraform shows them: (sensitive value)
+    java.util.Set<String> sensitive = new java.util.HashSet<>();
+    for (JsonNode path : instance.path("sensitive_attributes")) {
+      JsonNode first = path.isArray() ? path.path(0) : path;
+      if (first.path("value").isTextual()) {
+        sensitive.add(first.path("value").asText());
+      }
+    }
     int width = 0;
     for (Iterator<String> it = attributes.fieldNames(); it.hasNext(); ) {
       width = Math.max(width, it.next().length());
@@ -140,9 +149,23 @@ public final class StateCommand implements Command {
                   + e.getKey()
                   + " ".repeat(width - e.getKey().length())
                   + " = "
-                  + PRETTY.writeValueAsString(e.getValue()).replace("\n", "\n    "));
+                  + (sensitive.contains(e.getKey()) || holdsSealed(e.getValue())
+                      ? "(sensitive value)"
+                      : PRETTY.writeValueAsString(e.getValue()).replace("\n", "\n    ")));
     }
     ctx.out().println("}");
+  }
+
+  private static boolean holdsSealed(JsonNode value) {
+    if (value.isTextual()) {
+      return value.asText().startsWith("stagecraft:sealed:");
+    }
+    for (JsonNode child : value) {
+      if (holdsSealed(child)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   @Override

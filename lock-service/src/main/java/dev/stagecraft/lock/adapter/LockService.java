@@ -159,9 +159,30 @@ public final class LockService {
   public java.util.Optional<dev.stagecraft.lock.lease.LockLease> forceRelease(
       String tenant, String workspace, String lockId, String actor, String reason)
       throws SQLException {
+    return forceRelease(tenant, workspace, lockId, actor, reason, "rest", lockId);
+  }
+
+  /**
+   * Force-unlock as above; the audit row written in the same transaction is the outbox entry that
+   * {@link LeaseExpirySweeper} publishes as {@code dev.stagecraft.lock.force-unlocked} (with {@code
+   * via} and {@code clientLockId}, the id the caller knows the lock by), so the event survives a
+   * broker outage at this moment.
+   */
+  public java.util.Optional<dev.stagecraft.lock.lease.LockLease> forceRelease(
+      String tenant,
+      String workspace,
+      String lockId,
+      String actor,
+      String reason,
+      String via,
+      String clientLockId)
+      throws SQLException {
     var released =
         store
-            .decide(tenant, workspace, s -> decider.forceRelease(s, lockId, actor, reason))
+            .decide(
+                tenant,
+                workspace,
+                s -> decider.forceRelease(s, lockId, actor, reason, via, clientLockId))
             .result();
     if (released.isPresent()) {
       wakeWaiters();

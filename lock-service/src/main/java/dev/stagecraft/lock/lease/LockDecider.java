@@ -234,13 +234,29 @@ public final class LockDecider {
    */
   public Decision<java.util.Optional<LockLease>> forceRelease(
       WorkspaceLock current, String lockId, String actor, String reason) {
+    return forceRelease(current, lockId, actor, reason, "rest", lockId);
+  }
+
+  /**
+   * As {@link #forceRelease(WorkspaceLock, String, String, String)}, recording how the force-unlock
+   * came in ({@code via}) and the id the caller knows the lock by ({@code clientLockId}) for the
+   * published event.
+   */
+  public Decision<java.util.Optional<LockLease>> forceRelease(
+      WorkspaceLock current,
+      String lockId,
+      String actor,
+      String reason,
+      String via,
+      String clientLockId) {
     LockLease held = current.current();
     if (held == null || !held.lockId().equals(lockId) || held.expiredAt(clock.instant())) {
       return new Decision<>(List.of(), java.util.Optional.empty());
     }
     return new Decision<>(
         List.of(
-            new LockEvent.ForceReleased(lockId, held.holder(), held.fencingToken(), actor, reason)),
+            new LockEvent.ForceReleased(
+                lockId, held.holder(), held.fencingToken(), actor, reason, via, clientLockId)),
         java.util.Optional.of(held));
   }
 

@@ -40,9 +40,22 @@ public sealed interface LockEvent {
 
   /**
    * Someone other than the holder released the lock (force-unlock), saying who and why. Applied
-   * like {@link Released}; audited with the actor and the reason.
+   * like {@link Released}; audited with the actor and the reason, and published from the audit
+   * trail as {@code dev.stagecraft.lock.force-unlocked}.
+   *
+   * @param via how the force-unlock came in ({@code rest} or {@code terraform-http-backend})
+   * @param clientLockId the lock's id as the caller knows it (a Terraform LockInfo ID for locks
+   *     taken over the HTTP backend), named in the published event; {@code lockId} when the caller
+   *     named none
    */
-  record ForceReleased(String lockId, String holder, long fencingToken, String actor, String reason)
+  record ForceReleased(
+      String lockId,
+      String holder,
+      long fencingToken,
+      String actor,
+      String reason,
+      String via,
+      String clientLockId)
       implements LockEvent {
     @Override
     public String typeName() {

@@ -212,8 +212,34 @@ class LockDeciderTest {
     assertThat(d.events())
         .containsExactly(
             new LockEvent.ForceReleased(
-                held.lockId(), "run-a", held.fencingToken(), "api-token:ab", "runner crashed"));
+                held.lockId(),
+                "run-a",
+                held.fencingToken(),
+                "api-token:ab",
+                "runner crashed",
+                "rest",
+                held.lockId()));
     assertThat(granted(acquire("run-b")).fencingToken()).isEqualTo(held.fencingToken() + 1);
+  }
+
+  @Test
+  void forceReleaseRecordsHowItCameInAndTheIdTheCallerKnowsTheLockBy() {
+    LockLease held = granted(acquire("terraform:tf-id-1"));
+
+    Decision<java.util.Optional<LockLease>> d =
+        decider.forceRelease(
+            lock, held.lockId(), "api-token:ab", "ci died", "terraform-http-backend", "tf-id-1");
+
+    assertThat(d.events())
+        .containsExactly(
+            new LockEvent.ForceReleased(
+                held.lockId(),
+                "terraform:tf-id-1",
+                held.fencingToken(),
+                "api-token:ab",
+                "ci died",
+                "terraform-http-backend",
+                "tf-id-1"));
   }
 
   @Test

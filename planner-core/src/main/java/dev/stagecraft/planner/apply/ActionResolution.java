@@ -14,6 +14,9 @@ import java.util.Map;
  *     removed block's, masked by the provisioner's own of the same name, as in Terraform; empty
  *     when there is none), parallel to {@code steps}; {@code key_file} stays a path here (the
  *     step's {@link dev.stagecraft.schemas.action.SshConnection} carries the key read from it)
+ * @param sensitivePaths paths inside {@code attributes} (attribute name, then map keys and list
+ *     indexes) whose values are sensitive: they go out only sealed ({@link
+ *     dev.stagecraft.planner.plan.AttributeSealing#seal}, docs/adr/0024)
  */
 public record ActionResolution(
     Map<String, Object> attributes,
@@ -21,10 +24,23 @@ public record ActionResolution(
     List<String> sensitiveValues,
     Diagnostics diagnostics,
     Map<String, String> sources,
-    List<Map<String, Object>> connections) {
+    List<Map<String, Object>> connections,
+    List<List<Object>> sensitivePaths) {
 
   public ActionResolution {
     connections = connections == null ? List.of() : List.copyOf(connections);
+    sensitivePaths = sensitivePaths == null ? List.of() : List.copyOf(sensitivePaths);
+  }
+
+  /** Without sensitive attribute paths. */
+  public ActionResolution(
+      Map<String, Object> attributes,
+      List<ProvisionerStep> steps,
+      List<String> sensitiveValues,
+      Diagnostics diagnostics,
+      Map<String, String> sources,
+      List<Map<String, Object>> connections) {
+    this(attributes, steps, sensitiveValues, diagnostics, sources, connections, List.of());
   }
 
   /** Without connections. */
@@ -34,7 +50,7 @@ public record ActionResolution(
       List<String> sensitiveValues,
       Diagnostics diagnostics,
       Map<String, String> sources) {
-    this(attributes, steps, sensitiveValues, diagnostics, sources, List.of());
+    this(attributes, steps, sensitiveValues, diagnostics, sources, List.of(), List.of());
   }
 
   public boolean hasErrors() {

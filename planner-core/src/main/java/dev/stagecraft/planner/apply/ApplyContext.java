@@ -7,6 +7,7 @@ import dev.stagecraft.language.diag.Diagnostics;
 import dev.stagecraft.language.eval.EvalContext;
 import dev.stagecraft.language.eval.Value;
 import dev.stagecraft.planner.plan.ActionType;
+import dev.stagecraft.planner.plan.AttributeSealing;
 import dev.stagecraft.planner.plan.ConfigModel;
 import dev.stagecraft.planner.plan.InstanceKey;
 import dev.stagecraft.planner.plan.Lifecycle;
@@ -73,13 +74,16 @@ public final class ApplyContext {
           action.action() == ActionType.DELETE
               ? destroySteps(action, key, diagnostics, sensitive, connections)
               : List.of();
+      Map<String, Object> before = action.before() == null ? Map.of() : action.before();
       return new ActionResolution(
-          action.before() == null ? Map.of() : action.before(),
+          before,
           steps,
           List.copyOf(sensitive),
           diagnostics,
           sources,
-          connections);
+          connections,
+          AttributeSealing.unchangedPriorPaths(
+              prior.instance(action.address()).orElse(null), before));
     }
     if (resource == null) {
       diagnostics.error(
@@ -111,6 +115,7 @@ public final class ApplyContext {
             ? ids.get()
             : action.after() == null ? null : action.after().get("id"));
     Set<String> unknown = new LinkedHashSet<>();
+    List<List<Object>> sensitivePaths = new ArrayList<>();
     evaluated.forEach(
         (name, value) -> {
           if (!value.isWhollyKnown()) {
@@ -120,6 +125,10 @@ public final class ApplyContext {
             attributes.put(name, value.isNull() ? null : value.unmarkDeep().toJava());
           }
         });
+    // after collecting every sensitive string: a string derived from one without its mark counts
+    evaluated.forEach(
+        (name, value) ->
+            sensitivePaths.addAll(AttributeSealing.sensitivePaths(name, value, sensitive)));
     if (action.action() == ActionType.UPDATE) {
       ignoreChanges(action, lifecycle, attributes, unknown);
     }
@@ -134,6 +143,17 @@ public final class ApplyContext {
           null);
     }
     model.finishAttributes(resource, attributes);
+    if ("terraform_data".equals(resource.type())) {
+      // output is input: sealed where input is
+      List.copyOf(sensitivePaths).stream()
+          .filter(path -> "input".equals(path.get(0)))
+          .forEach(
+              path -> {
+                List<Object> output = new ArrayList<>(path);
+                output.set(0, "output");
+                sensitivePaths.add(output);
+              });
+    }
     List<ProvisionerStep> steps = new ArrayList<>();
     if (action.action() == ActionType.DELETE_THEN_CREATE) {
       steps.addAll(destroySteps(action, key, diagnostics, sensitive, connections));
@@ -148,7 +168,16 @@ public final class ApplyContext {
       }
     }
     return new ActionResolution(
-        attributes, steps, List.copyOf(sensitive), diagnostics, sources, connections);
+        attributes,
+        steps,
+        List.copyOf(sensitive),
+        diagnostics,
+        sources,
+        connections,
+        AttributeSealing.union(
+            sensitivePaths,
+            AttributeSealing.unchangedPriorPaths(
+                prior.instance(action.address()).orElse(null), attributes)));
   }
 
   /** ignore_changes at update: the recorded value stays (or stays absent). */

@@ -53,8 +53,24 @@ public final class Planner {
   }
 
   public static PlanResult plan(PlanRequest request, PriorState prior) {
+    return plan(request, prior, ConfigLoader.load(request.files()));
+  }
+
+  /**
+   * Parses configuration files once, for a caller that plans them more than once ({@link
+   * #plan(PlanRequest, PriorState, LoadResult)}).
+   */
+  public static LoadResult parse(Map<String, String> files) {
+    return ConfigLoader.load(files);
+  }
+
+  /**
+   * Like {@link #plan(PlanRequest, PriorState)}, with the request's files already parsed: {@code
+   * loaded} must be {@link #parse} of exactly {@code request.files()} (a parsed configuration is
+   * immutable and may be planned any number of times, from any thread).
+   */
+  public static PlanResult plan(PlanRequest request, PriorState prior, LoadResult loaded) {
     Diagnostics diagnostics = new Diagnostics();
-    LoadResult loaded = ConfigLoader.load(request.files());
     diagnostics.addAll(loaded.diagnostics());
     if (diagnostics.hasErrors()) {
       return new PlanResult(null, diagnostics, request.files(), null);
@@ -359,6 +375,8 @@ public final class Planner {
       PriorInstance before = prior.get();
       sensitive.addAll(
           Redaction.attributesContaining(before.attributes(), model.sensitiveValues()));
+      // values sealed in state stay secret even when the configuration no longer marks them
+      before.sensitivePaths().forEach(path -> sensitive.add(String.valueOf(path.get(0))));
       // ignore_changes: the prior value stands in for the configured one at update/replace
       // decisions
       Map<String, Object> kept = new LinkedHashMap<>(after);
@@ -603,7 +621,7 @@ public final class Planner {
           i.dependencies(),
           cbd,
           skipDestroy,
-          Redaction.attributesContaining(i.attributes(), model.sensitiveValues()));
+          Redaction.sensitiveAttributes(i, model.sensitiveValues()));
     }
 
     private void warnAboutUnmatchedReplaceRequests() {

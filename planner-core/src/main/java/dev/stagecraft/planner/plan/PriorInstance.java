@@ -11,6 +11,9 @@ import java.util.Map;
  *     was applied
  * @param skipDestroy v4 instance {@code skip_destroy} (Stagecraft's documented extension, from
  *     {@code lifecycle { destroy = false }}): a later removal forgets the instance
+ * @param sensitivePaths paths inside {@code attributes} (attribute name, then map keys and list
+ *     indexes) that are sensitive: listed in the instance's {@code sensitive_attributes}, or sealed
+ *     in state and opened (docs/adr/0024); when the same value is written again it is sealed
  */
 public record PriorInstance(
     String address,
@@ -20,11 +23,38 @@ public record PriorInstance(
     List<String> dependencies,
     boolean tainted,
     boolean createBeforeDestroy,
-    boolean skipDestroy) {
+    boolean skipDestroy,
+    List<List<Object>> sensitivePaths) {
 
   public PriorInstance {
     attributes = attributes == null ? Map.of() : attributes;
     dependencies = dependencies == null ? List.of() : List.copyOf(dependencies);
+    sensitivePaths =
+        sensitivePaths == null
+            ? List.of()
+            : sensitivePaths.stream().<List<Object>>map(List::copyOf).toList();
+  }
+
+  /** Without sealed attribute values. */
+  public PriorInstance(
+      String address,
+      String type,
+      String name,
+      Map<String, Object> attributes,
+      List<String> dependencies,
+      boolean tainted,
+      boolean createBeforeDestroy,
+      boolean skipDestroy) {
+    this(
+        address,
+        type,
+        name,
+        attributes,
+        dependencies,
+        tainted,
+        createBeforeDestroy,
+        skipDestroy,
+        List.of());
   }
 
   /** Without lifecycle flags (both false). */
@@ -35,7 +65,7 @@ public record PriorInstance(
       Map<String, Object> attributes,
       List<String> dependencies,
       boolean tainted) {
-    this(address, type, name, attributes, dependencies, tainted, false, false);
+    this(address, type, name, attributes, dependencies, tainted, false, false, List.of());
   }
 
   /** {@code type.name} without the instance key. */

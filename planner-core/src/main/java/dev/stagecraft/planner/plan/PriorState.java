@@ -75,6 +75,16 @@ public record PriorState(
     }
   }
 
+  /**
+   * Reads a Terraform v4 state document and opens its sealed attribute values (docs/adr/0024).
+   *
+   * @throws AttributeSealing.SealedStateException when a sealed value cannot be opened (the message
+   *     names where, and the key id)
+   */
+  public static PriorState fromV4Json(String json, AttributeSealing sealing) {
+    return sealing.open(fromV4Json(json));
+  }
+
   @SuppressWarnings("unchecked")
   public static PriorState fromV4(JsonNode root) {
     Map<String, PriorInstance> instances = new LinkedHashMap<>();
@@ -103,7 +113,8 @@ public record PriorState(
                 dependencies,
                 tainted,
                 instance.path("create_before_destroy").asBoolean(false),
-                instance.path("skip_destroy").asBoolean(false)));
+                instance.path("skip_destroy").asBoolean(false),
+                sensitivePaths(instance.path("sensitive_attributes"))));
       }
     }
     return new PriorState(
@@ -111,6 +122,36 @@ public record PriorState(
         root.hasNonNull("lineage") ? root.get("lineage").asText() : null,
         instances,
         root.isObject() ? MAPPER.convertValue(root, LinkedHashMap.class) : null);
+  }
+
+  /**
+   * Terraform's {@code sensitive_attributes} as paths (attribute name, then map keys and list
+   * indexes): a list of paths of steps {@code {"type":"get_attr","value":"a"}} / {@code
+   * {"type":"index","value":{"value":"k","type":"string"}}}, or (older form) a list of single
+   * steps. Unknown step forms end the path there (the value above is then sensitive as a whole).
+   */
+  static List<List<Object>> sensitivePaths(JsonNode sensitive) {
+    List<List<Object>> out = new ArrayList<>();
+    for (JsonNode path : sensitive) {
+      List<Object> steps = new ArrayList<>();
+      for (JsonNode step : path.isArray() ? path : List.of(path)) {
+        JsonNode value = step.path("value");
+        if ("get_attr".equals(step.path("type").asText()) && value.isTextual()) {
+          steps.add(value.asText());
+        } else if ("index".equals(step.path("type").asText())
+            && value.path("value").isIntegralNumber()) {
+          steps.add(value.path("value").asInt());
+        } else if ("index".equals(step.path("type").asText()) && value.path("value").isTextual()) {
+          steps.add(value.path("value").asText());
+        } else {
+          break;
+        }
+      }
+      if (!steps.isEmpty() && steps.get(0) instanceof String && !out.contains(steps)) {
+        out.add(steps);
+      }
+    }
+    return out;
   }
 
   private static String indexSuffix(JsonNode key) {

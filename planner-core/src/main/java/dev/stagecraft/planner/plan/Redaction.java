@@ -13,7 +13,10 @@ final class Redaction {
 
   private Redaction() {}
 
-  /** A deep copy where every string containing a sensitive value is {@code (sensitive value)}. */
+  /**
+   * A deep copy where every string containing a sensitive value, and every sealed value
+   * (docs/adr/0024), is {@code (sensitive value)}.
+   */
   @SuppressWarnings("unchecked")
   static Map<String, Object> scrub(Map<String, Object> document, Set<String> sensitive) {
     return document == null ? null : (Map<String, Object>) scrubValue(document, sensitive);
@@ -30,10 +33,21 @@ final class Redaction {
       l.forEach(v -> out.add(scrubValue(v, sensitive)));
       return out;
     }
-    if (value instanceof String s && containsAny(s, sensitive)) {
+    if (value instanceof String s
+        && (containsAny(s, sensitive) || dev.stagecraft.schemas.seal.SealedValues.isSealed(s))) {
       return SENSITIVE;
     }
     return value;
+  }
+
+  /**
+   * Top-level attributes of a prior instance that are sensitive: those containing one of the
+   * sensitive strings, and those holding a value that was sealed in state.
+   */
+  static Set<String> sensitiveAttributes(PriorInstance instance, Set<String> sensitive) {
+    Set<String> out = attributesContaining(instance.attributes(), sensitive);
+    instance.sensitivePaths().forEach(path -> out.add(String.valueOf(path.get(0))));
+    return out;
   }
 
   /** Top-level attributes whose value contains one of the sensitive strings. */

@@ -142,6 +142,134 @@ public final class SecretsKeyring {
   }
 
   /**
+   * Seals {@code plaintext} with the first key, deterministically: the same plaintext and
+   * associated data under the same key give the same box (docs/adr/0024). The GCM nonce is not
+   * random but synthetic, SIV-style: the first 96 bits of {@code HMAC-SHA256(K_n, len(ad) || ad ||
+   * plaintext)}, where {@code K_n = HMAC-SHA256(key, "dev.stagecraft.seal/siv-nonce/v1")} is a
+   * nonce key derived from the sealing key. What this leaks, and only this: whether two values
+   * sealed under the same key and context are equal. A nonce repeats only for an equal (context,
+   * plaintext) pair, which then yields the same ciphertext; different plaintexts collide on a nonce
+   * with the probability of random 96-bit nonces. {@link #open} opens both kinds of box.
+   *
+   * @throws IllegalStateException when the keyring is empty
+   */
+  public SealedBox sealDeterministic(byte[] plaintext, byte[] associatedData) {
+    if (!canSeal()) {
+      throw new IllegalStateException("no secrets key configured (" + ENV + ")");
+    }
+    Map.Entry<String, SecretKeySpec> first = keys.entrySet().iterator().next();
+    try {
+      javax.crypto.Mac derive = javax.crypto.Mac.getInstance("HmacSHA256");
+      derive.init(new SecretKeySpec(first.getValue().getEncoded(), "HmacSHA256"));
+      byte[] nonceKey =
+          derive.doFinal("dev.stagecraft.seal/siv-nonce/v1".getBytes(StandardCharsets.UTF_8));
+      javax.crypto.Mac mac = javax.crypto.Mac.getInstance("HmacSHA256");
+      mac.init(new SecretKeySpec(nonceKey, "HmacSHA256"));
+      int n = associatedData.length;
+      mac.update(new byte[] {(byte) (n >>> 24), (byte) (n >>> 16), (byte) (n >>> 8), (byte) n});
+      mac.update(associatedData);
+      byte[] nonce = java.util.Arrays.copyOf(mac.doFinal(plaintext), NONCE_BYTES);
+      Cipher cipher = Cipher.getInstance("AES/GCM/NoPadding");
+      cipher.init(Cipher.ENCRYPT_MODE, first.getValue(), new GCMParameterSpec(TAG_BITS, nonce));
+      cipher.updateAAD(associatedData);
+      byte[] sealed = cipher.doFinal(plaintext);
+      Base64.Encoder b64 = Base64.getEncoder();
+      return new SealedBox(
+          SealedBox.ALG, first.getKey(), b64.encodeToString(nonce), b64.encodeToString(sealed));
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException("AES-GCM or HMAC-SHA256 is not available in this JDK", e);
+    }
+  }
+
+  /**
+   * A keyed digest of {@code data} for equality checks at rest (for example "is this the same
+   * request as before"), so a stored digest of a request that holds secrets cannot be tested
+   * against guesses without the key: {@code hmac-sha256:<kid>:<hex>} of {@code HMAC-SHA256(K_d,
+   * len(context) || context || data)}, {@code K_d = HMAC-SHA256(key,
+   * "dev.stagecraft.seal/digest/v1")} with the first key. Without a key it is {@code sha256:<hex>}
+   * of the same input (and says so).
+   */
+  public String keyedDigest(byte[] data, byte[] context) {
+    if (!canSeal()) {
+      return "sha256:" + java.util.HexFormat.of().formatHex(sha256(context, data));
+    }
+    Map.Entry<String, SecretKeySpec> first = keys.entrySet().iterator().next();
+    return "hmac-sha256:"
+        + first.getKey()
+        + ":"
+        + java.util.HexFormat.of().formatHex(hmac(first.getValue(), context, data));
+  }
+
+  /**
+   * Whether {@code digest} (from {@link #keyedDigest}, with any key of this keyring, so rotation
+   * keeps earlier digests comparable) is the digest of {@code data} in {@code context}. A digest
+   * made with a key this keyring no longer has never matches.
+   */
+  public boolean matchesKeyedDigest(String digest, byte[] data, byte[] context) {
+    if (digest == null) {
+      return false;
+    }
+    byte[] expected;
+    byte[] actual;
+    if (digest.startsWith("sha256:")) {
+      expected = sha256(context, data);
+      actual = parseHex(digest.substring("sha256:".length()));
+    } else if (digest.startsWith("hmac-sha256:")) {
+      String rest = digest.substring("hmac-sha256:".length());
+      int colon = rest.indexOf(':');
+      SecretKeySpec key = colon < 0 ? null : keys.get(rest.substring(0, colon));
+      if (key == null) {
+        return false;
+      }
+      expected = hmac(key, context, data);
+      actual = parseHex(rest.substring(colon + 1));
+    } else {
+      return false;
+    }
+    return actual != null && java.security.MessageDigest.isEqual(expected, actual);
+  }
+
+  private static byte[] parseHex(String hex) {
+    try {
+      return java.util.HexFormat.of().parseHex(hex);
+    } catch (IllegalArgumentException e) {
+      return null;
+    }
+  }
+
+  private static byte[] lengthPrefix(byte[] context) {
+    int n = context.length;
+    return new byte[] {(byte) (n >>> 24), (byte) (n >>> 16), (byte) (n >>> 8), (byte) n};
+  }
+
+  private static byte[] sha256(byte[] context, byte[] data) {
+    try {
+      java.security.MessageDigest md = java.security.MessageDigest.getInstance("SHA-256");
+      md.update(lengthPrefix(context));
+      md.update(context);
+      return md.digest(data);
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException("SHA-256 is not available in this JDK", e);
+    }
+  }
+
+  private static byte[] hmac(SecretKeySpec key, byte[] context, byte[] data) {
+    try {
+      javax.crypto.Mac derive = javax.crypto.Mac.getInstance("HmacSHA256");
+      derive.init(new SecretKeySpec(key.getEncoded(), "HmacSHA256"));
+      byte[] digestKey =
+          derive.doFinal("dev.stagecraft.seal/digest/v1".getBytes(StandardCharsets.UTF_8));
+      javax.crypto.Mac mac = javax.crypto.Mac.getInstance("HmacSHA256");
+      mac.init(new SecretKeySpec(digestKey, "HmacSHA256"));
+      mac.update(lengthPrefix(context));
+      mac.update(context);
+      return mac.doFinal(data);
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException("HMAC-SHA256 is not available in this JDK", e);
+    }
+  }
+
+  /**
    * Opens a box sealed by {@link #seal} with any key of this keyring.
    *
    * @throws UnsealException when the algorithm or key id is unknown, the box is malformed, or the

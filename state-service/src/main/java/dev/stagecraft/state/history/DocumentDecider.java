@@ -83,42 +83,15 @@ public final class DocumentDecider {
     long serial = ((Number) doc.get("serial")).longValue();
     String lineage = (String) doc.get("lineage");
     if (!current.isEmpty()) {
-      if (!force && !lineage.equals(current.lineage())) {
-        return refused(
-            current,
-            Rejection.LINEAGE_MISMATCH,
-            List.of(
-                "$.lineage: the state has lineage "
-                    + current.lineage()
-                    + " but the upload has "
-                    + lineage
-                    + ": it is a different state; pull the current one, or push with force to"
-                    + " replace it"));
-      }
-      if (!force && serial < current.serial()) {
-        return refused(
-            current,
-            Rejection.SERIAL_BACKWARDS,
-            List.of(
-                "$.serial: "
-                    + serial
-                    + " is lower than the current serial "
-                    + current.serial()
-                    + ": the upload is older than the stored state; pull it, re-apply your"
-                    + " change, or push with force"));
+      Outcome refusal = refusal(lineage, serial, current, force);
+      if (refusal != null) {
+        return refusal;
       }
       if (!force && serial == current.serial()) {
         if (sameJson(TerraformStateV4.render(current, current.lineage()), doc)) {
           return new Outcome(List.of(), null, List.of(), current.serial());
         }
-        return refused(
-            current,
-            Rejection.SERIAL_UNCHANGED,
-            List.of(
-                "$.serial: "
-                    + serial
-                    + " equals the current serial but the content differs: a changed state"
-                    + " needs a higher serial"));
+        return refused(current, Rejection.SERIAL_UNCHANGED, List.of(serialUnchanged(serial)));
       }
       if (force && serial <= current.serial()) {
         serial = current.serial() + 1;
@@ -127,6 +100,102 @@ public final class DocumentDecider {
     }
     return new Outcome(
         List.of(new StateReplaced(doc, ReplaceKind.PUSHED, null)), null, List.of(), serial);
+  }
+
+  /**
+   * Rewrites a stored upload with another {@code serial} (a forced push whose serial is not above
+   * the current one), returning the reference of the rewritten document.
+   */
+  @FunctionalInterface
+  public interface SerialRewrite {
+    StoredDocument withSerial(long serial);
+  }
+
+  /**
+   * A push of a document already stored apart ({@link StoredDocument}; validated while it was read:
+   * {@code problems} are {@link TerraformStateValidator}'s), with the same rules as {@link #push}.
+   * The document itself is never loaded here: {@code sameContent} answers, only when asked (same
+   * serial, different bytes), whether the upload has the JSON of the current state, and {@code
+   * rewrite} makes the copy with serial current + 1 a forced push needs.
+   *
+   * @param currentDocument the stored document the current state still is exactly (no event since),
+   *     or null
+   */
+  public static Outcome pushStored(
+      StoredDocument upload,
+      List<String> problems,
+      WorkspaceState current,
+      StoredDocument currentDocument,
+      boolean force,
+      long fencingToken,
+      long newestFencingToken,
+      java.util.function.BooleanSupplier sameContent,
+      SerialRewrite rewrite) {
+    if (!problems.isEmpty()) {
+      return refused(current, Rejection.INVALID, problems);
+    }
+    if (fencingToken < newestFencingToken) {
+      return stale(current, fencingToken, newestFencingToken);
+    }
+    StoredDocument stored = upload;
+    if (!current.isEmpty()) {
+      Outcome refusal = refusal(upload.lineage(), upload.serial(), current, force);
+      if (refusal != null) {
+        return refusal;
+      }
+      if (!force && upload.serial() == current.serial()) {
+        boolean same =
+            currentDocument != null
+                ? currentDocument.digest().equals(upload.digest()) || sameContent.getAsBoolean()
+                : sameContent.getAsBoolean();
+        if (same) {
+          return new Outcome(List.of(), null, List.of(), current.serial());
+        }
+        return refused(
+            current, Rejection.SERIAL_UNCHANGED, List.of(serialUnchanged(upload.serial())));
+      }
+      if (force && upload.serial() <= current.serial()) {
+        stored = rewrite.withSerial(current.serial() + 1);
+      }
+    }
+    return new Outcome(List.of(StateReplaced.pushed(stored)), null, List.of(), stored.serial());
+  }
+
+  /** The lineage and serial-backwards refusals of a push without force, or null. */
+  private static Outcome refusal(
+      String lineage, long serial, WorkspaceState current, boolean force) {
+    if (!force && !lineage.equals(current.lineage())) {
+      return refused(
+          current,
+          Rejection.LINEAGE_MISMATCH,
+          List.of(
+              "$.lineage: the state has lineage "
+                  + current.lineage()
+                  + " but the upload has "
+                  + lineage
+                  + ": it is a different state; pull the current one, or push with force to"
+                  + " replace it"));
+    }
+    if (!force && serial < current.serial()) {
+      return refused(
+          current,
+          Rejection.SERIAL_BACKWARDS,
+          List.of(
+              "$.serial: "
+                  + serial
+                  + " is lower than the current serial "
+                  + current.serial()
+                  + ": the upload is older than the stored state; pull it, re-apply your"
+                  + " change, or push with force"));
+    }
+    return null;
+  }
+
+  private static String serialUnchanged(long serial) {
+    return "$.serial: "
+        + serial
+        + " equals the current serial but the content differs: a changed state"
+        + " needs a higher serial";
   }
 
   /**

@@ -126,18 +126,40 @@ public sealed interface StateEvent {
 
   /**
    * A whole Terraform v4 state document replaced the workspace's state (push, import, rollback).
-   * The document is stored as it was accepted (validated by {@link TerraformStateValidator}); the
-   * state after it is {@link TerraformStateV4#parse parsed} from it, with everything Stagecraft
-   * does not model kept as {@link StateExtras}, so a pull gives the document back. Its {@code
-   * serial} and {@code lineage} become the workspace's.
+   * The document was accepted by {@link TerraformStateValidator}; the state after it is {@link
+   * TerraformStateV4#parse parsed} from it, with everything Stagecraft does not model kept as
+   * {@link StateExtras}, so a pull gives the document back. Its {@code serial} and {@code lineage}
+   * become the workspace's.
+   *
+   * <p>The document is either embedded ({@code document}; rollbacks, and every push recorded before
+   * documents were stored apart) or {@code stored} once apart from the event, byte for byte as it
+   * was pushed (ADR 0022): exactly one of the two is set. A fold that meets a stored document must
+   * load it before it can {@link WorkspaceState#apply apply} anything after it; the store does
+   * that.
    *
    * @param rolledBackFrom for a rollback, the serial of the version restored; else null
+   * @param stored the stored document this event made the state, or null when {@code document} is
+   *     embedded (added later: older events have no such field and read as null)
    */
-  record StateReplaced(Map<String, Object> document, ReplaceKind kind, Long rolledBackFrom)
+  record StateReplaced(
+      Map<String, Object> document, ReplaceKind kind, Long rolledBackFrom, StoredDocument stored)
       implements StateEvent {
     public StateReplaced {
-      Objects.requireNonNull(document, "document");
+      if ((document == null) == (stored == null)) {
+        throw new IllegalArgumentException(
+            "a replaced state has either an embedded document or a stored one, not both or none");
+      }
       Objects.requireNonNull(kind, "kind");
+    }
+
+    /** A replacement by an embedded document. */
+    public StateReplaced(Map<String, Object> document, ReplaceKind kind, Long rolledBackFrom) {
+      this(document, kind, rolledBackFrom, null);
+    }
+
+    /** A push of a document stored apart. */
+    public static StateReplaced pushed(StoredDocument stored) {
+      return new StateReplaced(null, ReplaceKind.PUSHED, null, stored);
     }
 
     /** {@code state_pushed} or {@code state_rolled_back}. */

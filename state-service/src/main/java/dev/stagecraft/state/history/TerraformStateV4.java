@@ -83,6 +83,21 @@ public final class TerraformStateV4 {
     return doc;
   }
 
+  /** {@code value} with the keys of every object in it sorted; lists keep their order. */
+  static Object sortedKeys(Object value) {
+    if (value instanceof Map<?, ?> map) {
+      java.util.TreeMap<String, Object> sorted = new java.util.TreeMap<>();
+      map.forEach((k, v) -> sorted.put(String.valueOf(k), sortedKeys(v)));
+      return new LinkedHashMap<>(sorted);
+    }
+    if (value instanceof List<?> list) {
+      List<Object> out = new ArrayList<>(list.size());
+      list.forEach(v -> out.add(sortedKeys(v)));
+      return out;
+    }
+    return value;
+  }
+
   /**
    * One current instance object: Stagecraft's defaults, or — for an instance from a pushed document
    * — its pushed fields with the modelled ones (index key, status, attributes, dependencies,
@@ -99,8 +114,10 @@ public final class TerraformStateV4 {
         json.put("status", "tainted");
       }
       json.put("schema_version", 0);
-      json.put("attributes", instance.attributes());
-      json.put("sensitive_attributes", List.of());
+      // keys sorted (as Terraform writes an object's attributes): the render must not depend on
+      // whether the state came from the cache or from the stored events, whose jsonb reorders keys
+      json.put("attributes", sortedKeys(instance.attributes()));
+      json.put("sensitive_attributes", sealedPaths(instance.attributes(), List.of()));
       json.put("dependencies", instance.dependencies());
       // Omitted when false, as Terraform omits create_before_destroy; skip_destroy is our
       // extension (lifecycle { destroy = false }), read back by the planner's PriorState.
@@ -122,12 +139,72 @@ public final class TerraformStateV4 {
       json.remove("status");
     }
     json.put("attributes", instance.attributes());
+    List<Object> pushedSensitive =
+        json.get("sensitive_attributes") instanceof List<?> l
+            ? new ArrayList<Object>(l)
+            : List.of();
+    List<Object> sensitive = sealedPaths(instance.attributes(), pushedSensitive);
+    if (sensitive.size() > pushedSensitive.size()) {
+      json.put("sensitive_attributes", sensitive);
+    }
     if (!instance.dependencies().isEmpty() || extras.containsKey("dependencies")) {
       json.put("dependencies", instance.dependencies());
     }
     flag(json, "create_before_destroy", instance.createBeforeDestroy());
     flag(json, "skip_destroy", instance.skipDestroy());
     return json;
+  }
+
+  /**
+   * {@code known} followed by the Terraform paths of the sealed values in {@code attributes}
+   * (docs/adr/0024) that it does not list: the planner seals sensitive attribute values, so a
+   * sealed value marks its path sensitive, as Terraform records it ({@code
+   * [{"type":"get_attr","value":"triggers"},{"type":"index","value":{"value":"pw","type":
+   * "string"}}]}). The state service needs no key for this.
+   */
+  static List<Object> sealedPaths(Map<String, Object> attributes, List<Object> known) {
+    List<Object> out = new ArrayList<>(known);
+    if (attributes != null) {
+      attributes.forEach(
+          (name, value) -> {
+            List<Object> path = new ArrayList<>();
+            path.add(Map.of("type", "get_attr", "value", name));
+            collectSealed(value, path, out);
+          });
+    }
+    return out;
+  }
+
+  private static void collectSealed(Object value, List<Object> path, List<Object> out) {
+    if (dev.stagecraft.schemas.seal.SealedValues.isSealed(value)) {
+      List<Object> found = List.copyOf(path);
+      if (!out.contains(found)) {
+        out.add(found);
+      }
+    } else if (value instanceof Map<?, ?> m) {
+      m.forEach(
+          (k, v) -> {
+            path.add(indexStep(String.valueOf(k), "string"));
+            collectSealed(v, path, out);
+            path.remove(path.size() - 1);
+          });
+    } else if (value instanceof List<?> l) {
+      for (int i = 0; i < l.size(); i++) {
+        path.add(indexStep(i, "number"));
+        collectSealed(l.get(i), path, out);
+        path.remove(path.size() - 1);
+      }
+    }
+  }
+
+  private static Map<String, Object> indexStep(Object key, String type) {
+    Map<String, Object> value = new LinkedHashMap<>();
+    value.put("value", key);
+    value.put("type", type);
+    Map<String, Object> step = new LinkedHashMap<>();
+    step.put("type", "index");
+    step.put("value", value);
+    return step;
   }
 
   /** Sets a boolean field when true; when false keeps an explicit {@code false}, else omits. */

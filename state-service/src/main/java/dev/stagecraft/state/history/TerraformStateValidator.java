@@ -33,6 +33,40 @@ public final class TerraformStateValidator {
       problems.add("$: a Terraform state must be a JSON object");
       return problems;
     }
+    problems.addAll(validateHeader(doc));
+    Object resources = doc.get("resources");
+    if (!(resources instanceof List<?> list)) {
+      problems.add(resourcesNotAList(resources));
+      return problems;
+    }
+    Set<String> addresses = new HashSet<>();
+    for (int r = 0; r < list.size(); r++) {
+      String path = "$.resources[" + r + "]";
+      if (!(list.get(r) instanceof Map<?, ?> resource)) {
+        problems.add(path + ": must be an object");
+        continue;
+      }
+      ResourceCheck check = resource(resource, path, problems);
+      if (!(resource.get("instances") instanceof List<?> instances)) {
+        problems.add(instancesNotAList(path, resource.get("instances")));
+        continue;
+      }
+      for (int i = 0; i < instances.size(); i++) {
+        instance(check, instances.get(i), i, addresses, problems);
+      }
+    }
+    return problems;
+  }
+
+  /**
+   * The checks of everything but {@code resources}: {@code version}, {@code terraform_version},
+   * {@code serial}, {@code lineage} and {@code outputs}, for a reader that sees the document's
+   * top-level fields apart from its resources (a streaming parser). {@code top} holds those fields
+   * (missing ones are absent); the problems come in the order {@link #validate} reports them.
+   */
+  public static List<String> validateHeader(Map<?, ?> top) {
+    List<String> problems = new ArrayList<>();
+    Map<?, ?> doc = top;
     Object version = doc.get("version");
     if (!(version instanceof Number n) || !isWhole(n) || n.longValue() != 4) {
       problems.add(
@@ -80,24 +114,33 @@ public final class TerraformStateValidator {
             });
       }
     }
-    Object resources = doc.get("resources");
-    if (!(resources instanceof List<?> list)) {
-      problems.add("$.resources: must be a list (use [] for none); got " + describe(resources));
-      return problems;
-    }
-    Set<String> addresses = new HashSet<>();
-    for (int r = 0; r < list.size(); r++) {
-      resource(list.get(r), "$.resources[" + r + "]", addresses, problems);
-    }
     return problems;
   }
 
-  private static void resource(
-      Object value, String path, Set<String> addresses, List<String> problems) {
-    if (!(value instanceof Map<?, ?> resource)) {
-      problems.add(path + ": must be an object");
-      return;
-    }
+  /** The problem reported when {@code resources} is missing or not a list. */
+  public static String resourcesNotAList(Object resources) {
+    return "$.resources: must be a list (use [] for none); got " + describe(resources);
+  }
+
+  /** The problem reported when a resource's {@code instances} is missing or not a list. */
+  public static String instancesNotAList(String resourcePath, Object instances) {
+    return resourcePath + ".instances: must be a list; got " + describe(instances);
+  }
+
+  /**
+   * What the instance checks need to know of their resource, from {@link #resource}: its path, and
+   * when its naming fields were valid ({@code named}) its module, mode, type and name.
+   */
+  public record ResourceCheck(
+      String path, boolean named, String module, String mode, String type, String name) {}
+
+  /**
+   * Checks one resource's own fields ({@code mode}, {@code type}, {@code name}, {@code provider},
+   * {@code module}, {@code each}; not {@code instances}), adding problems to {@code problems}.
+   *
+   * @param path the resource's JSON path, {@code $.resources[N]}
+   */
+  public static ResourceCheck resource(Map<?, ?> resource, String path, List<String> problems) {
     Object mode = resource.get("mode");
     if (!"managed".equals(mode) && !"data".equals(mode)) {
       problems.add(path + ".mode: must be \"managed\" or \"data\"; got " + describe(mode));
@@ -131,79 +174,90 @@ public final class TerraformStateValidator {
     if (each != null && !"list".equals(each) && !"map".equals(each)) {
       problems.add(path + ".each: must be \"list\" or \"map\" when present; got " + describe(each));
     }
-    if (!(resource.get("instances") instanceof List<?> instances)) {
-      problems.add(path + ".instances: must be a list; got " + describe(resource.get("instances")));
+    return new ResourceCheck(
+        path,
+        named,
+        module instanceof String m ? m : null,
+        "data".equals(mode) ? "data" : "managed",
+        resource.get("type") instanceof String t ? t : null,
+        resource.get("name") instanceof String n ? n : null);
+  }
+
+  /**
+   * Checks the {@code i}-th instance of the resource {@code check} describes, adding problems to
+   * {@code problems}; {@code addresses} collects the current objects' addresses across the whole
+   * document (a second current object for one address is a problem).
+   */
+  public static void instance(
+      ResourceCheck check, Object value, int i, Set<String> addresses, List<String> problems) {
+    String at = check.path() + ".instances[" + i + "]";
+    int before = problems.size();
+    if (!(value instanceof Map<?, ?> instance)) {
+      problems.add(at + ": must be an object");
       return;
     }
-    for (int i = 0; i < instances.size(); i++) {
-      String at = path + ".instances[" + i + "]";
-      if (!(instances.get(i) instanceof Map<?, ?> instance)) {
-        problems.add(at + ": must be an object");
-        continue;
+    Object key = instance.get("index_key");
+    if (key != null && !(key instanceof String) && !(key instanceof Number n && isWhole(n))) {
+      problems.add(
+          at
+              + ".index_key: must be a whole number (count) or a string (for_each); got "
+              + describe(key));
+      key = null;
+    }
+    Object status = instance.get("status");
+    if (status != null && !"tainted".equals(status) && !"".equals(status)) {
+      problems.add(at + ".status: must be \"tainted\" when present; got " + describe(status));
+    }
+    if (instance.containsKey("attributes_flat") && !instance.containsKey("attributes")) {
+      problems.add(
+          at
+              + ".attributes_flat: flat attributes (Terraform 0.11 and older) are not supported;"
+              + " let Terraform 0.12 or later rewrite the state first");
+    } else if (!(instance.get("attributes") instanceof Map<?, ?>)) {
+      problems.add(
+          at + ".attributes: must be an object; got " + describe(instance.get("attributes")));
+    }
+    Object schemaVersion = instance.get("schema_version");
+    if (schemaVersion != null
+        && !(schemaVersion instanceof Number n && isWhole(n) && n.longValue() >= 0)) {
+      problems.add(
+          at
+              + ".schema_version: must be a non-negative whole number; got "
+              + describe(schemaVersion));
+    }
+    Object deps = instance.get("dependencies");
+    if (deps != null
+        && !(deps instanceof List<?> l && l.stream().allMatch(d -> d instanceof String))) {
+      problems.add(at + ".dependencies: must be a list of resource addresses (strings)");
+    }
+    for (String flag : List.of("create_before_destroy", "skip_destroy")) {
+      if (instance.get(flag) != null && !(instance.get(flag) instanceof Boolean)) {
+        problems.add(at + "." + flag + ": must be true or false");
       }
-      Object key = instance.get("index_key");
-      if (key != null && !(key instanceof String) && !(key instanceof Number n && isWhole(n))) {
+    }
+    Object sensitive = instance.get("sensitive_attributes");
+    if (sensitive != null && !(sensitive instanceof List<?>)) {
+      problems.add(at + ".sensitive_attributes: must be a list of attribute paths");
+    }
+    Object deposed = instance.get("deposed");
+    if (deposed != null && !(deposed instanceof String)) {
+      problems.add(at + ".deposed: must be a string (the deposed object's key)");
+    }
+    if (check.named() && deposed == null && problems.size() == before) {
+      String address =
+          new InstanceAddress(
+                  check.module(),
+                  check.mode(),
+                  check.type(),
+                  check.name(),
+                  key instanceof Number n ? (Object) n.longValue() : key)
+              .toString();
+      if (!addresses.add(address)) {
         problems.add(
             at
-                + ".index_key: must be a whole number (count) or a string (for_each); got "
-                + describe(key));
-        key = null;
-      }
-      Object status = instance.get("status");
-      if (status != null && !"tainted".equals(status) && !"".equals(status)) {
-        problems.add(at + ".status: must be \"tainted\" when present; got " + describe(status));
-      }
-      if (instance.containsKey("attributes_flat") && !instance.containsKey("attributes")) {
-        problems.add(
-            at
-                + ".attributes_flat: flat attributes (Terraform 0.11 and older) are not supported;"
-                + " let Terraform 0.12 or later rewrite the state first");
-      } else if (!(instance.get("attributes") instanceof Map<?, ?>)) {
-        problems.add(
-            at + ".attributes: must be an object; got " + describe(instance.get("attributes")));
-      }
-      Object schemaVersion = instance.get("schema_version");
-      if (schemaVersion != null
-          && !(schemaVersion instanceof Number n && isWhole(n) && n.longValue() >= 0)) {
-        problems.add(
-            at
-                + ".schema_version: must be a non-negative whole number; got "
-                + describe(schemaVersion));
-      }
-      Object deps = instance.get("dependencies");
-      if (deps != null
-          && !(deps instanceof List<?> l && l.stream().allMatch(d -> d instanceof String))) {
-        problems.add(at + ".dependencies: must be a list of resource addresses (strings)");
-      }
-      for (String flag : List.of("create_before_destroy", "skip_destroy")) {
-        if (instance.get(flag) != null && !(instance.get(flag) instanceof Boolean)) {
-          problems.add(at + "." + flag + ": must be true or false");
-        }
-      }
-      Object sensitive = instance.get("sensitive_attributes");
-      if (sensitive != null && !(sensitive instanceof List<?>)) {
-        problems.add(at + ".sensitive_attributes: must be a list of attribute paths");
-      }
-      Object deposed = instance.get("deposed");
-      if (deposed != null && !(deposed instanceof String)) {
-        problems.add(at + ".deposed: must be a string (the deposed object's key)");
-      }
-      if (named && deposed == null && problems.stream().noneMatch(p -> p.startsWith(at))) {
-        String address =
-            new InstanceAddress(
-                    (String) module,
-                    "data".equals(mode) ? "data" : "managed",
-                    (String) resource.get("type"),
-                    (String) resource.get("name"),
-                    key instanceof Number n ? (Object) n.longValue() : key)
-                .toString();
-        if (!addresses.add(address)) {
-          problems.add(
-              at
-                  + ": a second current object for "
-                  + address
-                  + " (each instance has at most one; older objects carry 'deposed')");
-        }
+                + ": a second current object for "
+                + address
+                + " (each instance has at most one; older objects carry 'deposed')");
       }
     }
   }

@@ -51,7 +51,15 @@ public record WorkspaceState(
     return switch (event) {
       case StateEvent.LineageAssigned l ->
           new WorkspaceState(serial, l.lineage(), instances, extras);
-      case StateEvent.StateReplaced r -> TerraformStateV4.parse(r.document());
+      case StateEvent.StateReplaced r -> {
+        if (r.document() == null) {
+          throw new IllegalStateException(
+              "the state is the stored document "
+                  + r.stored().digest()
+                  + ": load it and apply the parsed document instead (the store does)");
+        }
+        yield TerraformStateV4.parse(r.document());
+      }
       case StateEvent.StateDeleted d -> new WorkspaceState(serial, null, Map.of());
       case StateEvent.LockForceUnlocked f -> this;
       case StateEvent.InstanceWritten w -> {

@@ -12,7 +12,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Timestamp;
 import java.sql.Types;
 import java.time.Clock;
 import java.time.Duration;
@@ -29,6 +28,12 @@ import javax.sql.DataSource;
  * a workspace's lock goes through that row, so two lock-service instances (or threads) can never
  * both grant the lock or issue the same fencing token: correctness comes from the database, not
  * from the JVM.
+ *
+ * <p>Round trips (ADR 0020): a command is three — {@code lock.load_workspace} (counter row {@code
+ * FOR UPDATE}, lease, queue and superseded notes in one result), {@code lock.save_workspace}
+ * (everything the decision changed, audit rows included, in one call) and the commit; a command
+ * that changes nothing skips the save. Both functions are plain data access (migration V6); the
+ * decision stays in {@link dev.stagecraft.lock.lease.LockDecider}.
  */
 @Singleton
 public final class LockStore {
@@ -50,8 +55,7 @@ public final class LockStore {
         WorkspaceLock current = load(c, tenant, workspace);
         Decision<R> decision = decider.apply(current);
         if (!decision.events().isEmpty()) {
-          save(c, tenant, workspace, current, current.applyAll(decision.events()));
-          audit(c, tenant, workspace, decision.events());
+          save(c, tenant, workspace, current, decision.events());
         }
         c.commit();
         return decision;
@@ -87,9 +91,7 @@ public final class LockStore {
         for (var e : decisionsOf.apply(outcome).entrySet()) {
           List<LockEvent> events = e.getValue().events();
           if (!events.isEmpty()) {
-            WorkspaceLock before = current.get(e.getKey());
-            save(c, tenant, e.getKey(), before, before.applyAll(events));
-            audit(c, tenant, e.getKey(), events);
+            save(c, tenant, e.getKey(), current.get(e.getKey()), events);
           }
         }
         c.commit();
@@ -156,35 +158,115 @@ public final class LockStore {
    * @return how many were published
    */
   public int publishExpiries(int limit, ExpiryPublisher publisher) throws SQLException {
+    return publishOutbox(
+        "expired",
+        "lock_id, holder, fencing_token, at",
+        limit,
+        rs ->
+            new UnpublishedExpiry(
+                rs.getLong(1),
+                rs.getString(2),
+                rs.getString(3),
+                rs.getString(4),
+                rs.getString(5),
+                rs.getLong(6),
+                rs.getTimestamp(7).toInstant()),
+        UnpublishedExpiry::id,
+        publisher::publish);
+  }
+
+  /**
+   * A force-unlock in the audit trail that is not published yet (migration V5).
+   *
+   * @param clientLockId the lock's id as the caller named it (falls back to {@code lockId})
+   * @param via {@code rest} or {@code terraform-http-backend} ({@code rest} when not recorded)
+   */
+  public record UnpublishedForceRelease(
+      long id,
+      String tenant,
+      String workspace,
+      String lockId,
+      String holder,
+      long fencingToken,
+      String actor,
+      String reason,
+      String via,
+      String clientLockId,
+      java.time.Instant at) {}
+
+  /** Publishes force-unlocks: the outbox side of {@link #publishForceReleases}. */
+  @FunctionalInterface
+  public interface ForceReleasePublisher {
+    /** Publishes one force-unlock and returns once the broker has it; throws when it could not. */
+    void publish(UnpublishedForceRelease forceRelease);
+  }
+
+  /**
+   * Publishes up to {@code limit} unpublished force-unlocks ({@code force_released} audit rows,
+   * written in the transaction of the release itself), oldest first, and marks them published —
+   * with the same claiming, at-least-once and stop-at-first-failure rules as {@link
+   * #publishExpiries}.
+   *
+   * @return how many were published
+   */
+  public int publishForceReleases(int limit, ForceReleasePublisher publisher) throws SQLException {
+    return publishOutbox(
+        "force_released",
+        "lock_id, holder, fencing_token, actor, reason, via, client_lock_id, at",
+        limit,
+        rs ->
+            new UnpublishedForceRelease(
+                rs.getLong(1),
+                rs.getString(2),
+                rs.getString(3),
+                rs.getString(4),
+                rs.getString(5),
+                rs.getLong(6),
+                rs.getString(7),
+                rs.getString(8),
+                rs.getString(9) == null ? "rest" : rs.getString(9),
+                rs.getString(10) == null ? rs.getString(4) : rs.getString(10),
+                rs.getTimestamp(11).toInstant()),
+        UnpublishedForceRelease::id,
+        publisher::publish);
+  }
+
+  @FunctionalInterface
+  private interface RowReader<T> {
+    T read(ResultSet rs) throws SQLException;
+  }
+
+  private <T> int publishOutbox(
+      String type,
+      String columns,
+      int limit,
+      RowReader<T> reader,
+      java.util.function.ToLongFunction<T> idOf,
+      java.util.function.Consumer<T> publisher)
+      throws SQLException {
     try (Connection c = dataSource.getConnection()) {
       c.setAutoCommit(false);
       int published = 0;
       try {
-        List<UnpublishedExpiry> rows = new ArrayList<>();
+        List<T> rows = new ArrayList<>();
         try (PreparedStatement ps =
                 Sql.prepare(
                     c,
-                    "SELECT id, tenant, workspace, lock_id, holder, fencing_token, at"
-                        + " FROM lock.lock_events WHERE type = 'expired' AND published_at IS NULL"
+                    "SELECT id, tenant, workspace, "
+                        + columns
+                        + " FROM lock.lock_events WHERE type = ? AND published_at IS NULL"
                         + " ORDER BY id LIMIT ? FOR UPDATE SKIP LOCKED",
+                    type,
                     limit);
             ResultSet rs = ps.executeQuery()) {
           while (rs.next()) {
-            rows.add(
-                new UnpublishedExpiry(
-                    rs.getLong(1),
-                    rs.getString(2),
-                    rs.getString(3),
-                    rs.getString(4),
-                    rs.getString(5),
-                    rs.getLong(6),
-                    rs.getTimestamp(7).toInstant()));
+            rows.add(reader.read(rs));
           }
         }
         RuntimeException failure = null;
-        for (UnpublishedExpiry row : rows) {
+        for (T row : rows) {
           try {
-            publisher.publish(row);
+            publisher.accept(row);
           } catch (RuntimeException e) {
             failure = e;
             break;
@@ -193,7 +275,7 @@ public final class LockStore {
               c,
               "UPDATE lock.lock_events SET published_at = ? WHERE id = ?",
               clock.instant(),
-              row.id());
+              idOf.applyAsLong(row));
           published++;
         }
         c.commit();
@@ -208,15 +290,53 @@ public final class LockStore {
     }
   }
 
+  /** The workspace's lock, its counter row taken {@code FOR UPDATE}: one round trip. */
   private static WorkspaceLock load(Connection c, String tenant, String workspace)
       throws SQLException {
-    Sql.update(
-        c,
-        "INSERT INTO lock.fencing_counters (tenant, workspace, last_token) VALUES (?, ?, 0)"
-            + " ON CONFLICT (tenant, workspace) DO NOTHING",
-        tenant,
-        workspace);
-    return loadRows(c, tenant, workspace, readCounter(c, tenant, workspace, true));
+    long lastToken = 0;
+    LockLease lease = null;
+    List<QueuedHolder> queue = new ArrayList<>();
+    List<SupersededHolder> superseded = new ArrayList<>();
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "SELECT kind, holder, lock_id, token, t1, t2, seconds, txt, coalescing_key"
+                + " FROM lock.load_workspace(?, ?)")) {
+      ps.setString(1, tenant);
+      ps.setString(2, workspace);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          switch (rs.getString(1)) {
+            case "counter" -> lastToken = rs.getLong(4);
+            case "lease" ->
+                lease =
+                    new LockLease(
+                        rs.getString(3),
+                        rs.getString(2),
+                        rs.getLong(4),
+                        rs.getTimestamp(5).toInstant(),
+                        Duration.ofSeconds(rs.getLong(7)),
+                        rs.getTimestamp(6).toInstant(),
+                        rs.getString(8));
+            case "queue" ->
+                queue.add(
+                    new QueuedHolder(
+                        rs.getString(2),
+                        rs.getTimestamp(5).toInstant(),
+                        rs.getTimestamp(6).toInstant(),
+                        rs.getString(9)));
+            case "superseded" ->
+                superseded.add(
+                    new SupersededHolder(
+                        rs.getString(2),
+                        rs.getString(8),
+                        rs.getString(9),
+                        rs.getTimestamp(5).toInstant()));
+            default -> throw new SQLException("unexpected row kind " + rs.getString(1));
+          }
+        }
+      }
+    }
+    return new WorkspaceLock(lease, lastToken, queue, superseded);
   }
 
   private static long readCounter(Connection c, String tenant, String workspace, boolean forUpdate)
@@ -293,164 +413,137 @@ public final class LockStore {
   }
 
   /**
-   * Writes what differs between {@code before} and {@code next} (each table only when its part
-   * changed: fewer statements per command, the same result).
+   * Writes what {@code events} change in {@code before} — each table only when its part changed —
+   * and their audit rows (acquired, released, force-released with actor, reason, via and the
+   * caller's lock id, expired, enqueued, abandoned, superseded; not heartbeats): one round trip.
    */
-  private static void save(
-      Connection c, String tenant, String workspace, WorkspaceLock before, WorkspaceLock next)
+  private void save(
+      Connection c, String tenant, String workspace, WorkspaceLock before, List<LockEvent> events)
       throws SQLException {
-    if (next.lastFencingToken() != before.lastFencingToken()) {
-      Sql.update(
-          c,
-          "UPDATE lock.fencing_counters SET last_token = ? WHERE tenant = ? AND workspace = ?"
-              + " AND last_token <= ?",
-          next.lastFencingToken(),
-          tenant,
-          workspace,
-          next.lastFencingToken());
+    WorkspaceLock next = before.applyAll(events);
+    LockLease lease = next.current();
+    List<String> types = new ArrayList<>();
+    List<String> lockIds = new ArrayList<>();
+    List<String> holders = new ArrayList<>();
+    List<Long> tokens = new ArrayList<>();
+    List<String> actors = new ArrayList<>();
+    List<String> reasons = new ArrayList<>();
+    List<String> vias = new ArrayList<>();
+    List<String> clientLockIds = new ArrayList<>();
+    for (LockEvent event : events) {
+      String lockId = null;
+      Long token = null;
+      String actor = null;
+      String reason = null;
+      String via = null;
+      String clientLockId = null;
+      switch (event) {
+        case LockEvent.Acquired a -> {
+          lockId = a.lease().lockId();
+          token = a.lease().fencingToken();
+        }
+        case LockEvent.Released r -> {
+          lockId = r.lockId();
+          token = r.fencingToken();
+        }
+        case LockEvent.ForceReleased f -> {
+          lockId = f.lockId();
+          token = f.fencingToken();
+          actor = f.actor();
+          reason = f.reason();
+          via = f.via();
+          clientLockId = f.clientLockId();
+        }
+        case LockEvent.Expired e -> {
+          lockId = e.lockId();
+          token = e.fencingToken();
+        }
+        case LockEvent.Enqueued e -> {}
+        case LockEvent.Abandoned a -> {}
+        case LockEvent.Superseded x -> {
+          actor = x.byHolder();
+          reason = "replaced by a newer request with coalescing key '" + x.coalescingKey() + "'";
+        }
+        case LockEvent.SupersededForgotten f -> {
+          continue;
+        }
+        case LockEvent.Renewed r -> {
+          continue;
+        }
+        case LockEvent.StillWaiting s -> {
+          continue;
+        }
+      }
+      types.add(event.typeName());
+      lockIds.add(lockId);
+      holders.add(event.holder());
+      tokens.add(token);
+      actors.add(actor);
+      reasons.add(reason);
+      vias.add(via);
+      clientLockIds.add(clientLockId);
     }
-    if (!java.util.Objects.equals(before.current(), next.current())) {
-      saveLease(c, tenant, workspace, next.current());
-    }
-    if (!before.queue().equals(next.queue())) {
-      saveQueue(c, tenant, workspace, next);
-    }
-    if (!before.superseded().equals(next.superseded())) {
-      saveSuperseded(c, tenant, workspace, next);
-    }
-  }
-
-  private static void saveLease(Connection c, String tenant, String workspace, LockLease lease)
-      throws SQLException {
-    Sql.update(c, "DELETE FROM lock.locks WHERE tenant = ? AND workspace = ?", tenant, workspace);
-    if (lease != null) {
-      Sql.update(
-          c,
-          "INSERT INTO lock.locks (tenant, workspace, lock_id, holder, fencing_token,"
-              + " acquired_at, lease_seconds, lease_expires_at, info)"
-              + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-          tenant,
-          workspace,
-          lease.lockId(),
-          lease.holder(),
-          lease.fencingToken(),
-          lease.acquiredAt(),
-          lease.leaseDuration().toSeconds(),
-          lease.leaseExpiresAt(),
-          lease.info());
-    }
-  }
-
-  private static void saveQueue(Connection c, String tenant, String workspace, WorkspaceLock next)
-      throws SQLException {
-    Sql.update(c, "DELETE FROM lock.queue WHERE tenant = ? AND workspace = ?", tenant, workspace);
+    boolean leaseChanged = !java.util.Objects.equals(before.current(), lease);
+    boolean queueChanged = !before.queue().equals(next.queue());
+    boolean supersededChanged = !before.superseded().equals(next.superseded());
     try (PreparedStatement ps =
         c.prepareStatement(
-            "INSERT INTO lock.queue (tenant, workspace, holder, position, enqueued_at,"
-                + " last_seen_at, coalescing_key) VALUES (?, ?, ?, ?, ?, ?, ?)")) {
-      int position = 0;
-      for (QueuedHolder q : next.queue()) {
-        ps.setString(1, tenant);
-        ps.setString(2, workspace);
-        ps.setString(3, q.holder());
-        ps.setLong(4, ++position);
-        ps.setTimestamp(5, Timestamp.from(q.enqueuedAt()));
-        ps.setTimestamp(6, Timestamp.from(q.lastSeenAt()));
-        ps.setString(7, q.coalescingKey());
-        ps.addBatch();
+            "SELECT lock.save_workspace(?, ?, ?, ?, ?, ?, ?, ?::timestamptz, ?,"
+                + " ?::timestamptz, ?, ?, ?, ?::text[]::timestamptz[], ?::text[]::timestamptz[],"
+                + " ?, ?, ?, ?, ?, ?::text[]::timestamptz[], ?::timestamptz, ?, ?, ?, ?, ?, ?,"
+                + " ?, ?)")) {
+      int i = 0;
+      ps.setString(++i, tenant);
+      ps.setString(++i, workspace);
+      if (next.lastFencingToken() != before.lastFencingToken()) {
+        ps.setLong(++i, next.lastFencingToken());
+      } else {
+        ps.setNull(++i, Types.BIGINT);
       }
-      ps.executeBatch();
+      ps.setBoolean(++i, leaseChanged);
+      boolean hasLease = leaseChanged && lease != null;
+      ps.setString(++i, hasLease ? lease.lockId() : null);
+      ps.setString(++i, hasLease ? lease.holder() : null);
+      if (hasLease) {
+        ps.setLong(++i, lease.fencingToken());
+      } else {
+        ps.setNull(++i, Types.BIGINT);
+      }
+      ps.setString(++i, hasLease ? lease.acquiredAt().toString() : null);
+      if (hasLease) {
+        ps.setLong(++i, lease.leaseDuration().toSeconds());
+      } else {
+        ps.setNull(++i, Types.BIGINT);
+      }
+      ps.setString(++i, hasLease ? lease.leaseExpiresAt().toString() : null);
+      ps.setString(++i, hasLease ? lease.info() : null);
+      List<QueuedHolder> queue = queueChanged ? next.queue() : List.of();
+      ps.setBoolean(++i, queueChanged);
+      ps.setArray(++i, texts(c, queue.stream().map(QueuedHolder::holder)));
+      ps.setArray(++i, texts(c, queue.stream().map(q -> q.enqueuedAt().toString())));
+      ps.setArray(++i, texts(c, queue.stream().map(q -> q.lastSeenAt().toString())));
+      ps.setArray(++i, texts(c, queue.stream().map(QueuedHolder::coalescingKey)));
+      List<SupersededHolder> notes = supersededChanged ? next.superseded() : List.of();
+      ps.setBoolean(++i, supersededChanged);
+      ps.setArray(++i, texts(c, notes.stream().map(SupersededHolder::holder)));
+      ps.setArray(++i, texts(c, notes.stream().map(SupersededHolder::byHolder)));
+      ps.setArray(++i, texts(c, notes.stream().map(SupersededHolder::coalescingKey)));
+      ps.setArray(++i, texts(c, notes.stream().map(n -> n.supersededAt().toString())));
+      ps.setString(++i, clock.instant().toString());
+      ps.setArray(++i, texts(c, types.stream()));
+      ps.setArray(++i, texts(c, lockIds.stream()));
+      ps.setArray(++i, texts(c, holders.stream()));
+      ps.setArray(++i, c.createArrayOf("int8", tokens.toArray(Long[]::new)));
+      ps.setArray(++i, texts(c, actors.stream()));
+      ps.setArray(++i, texts(c, reasons.stream()));
+      ps.setArray(++i, texts(c, vias.stream()));
+      ps.setArray(++i, texts(c, clientLockIds.stream()));
+      ps.executeQuery().close();
     }
   }
 
-  private static void saveSuperseded(
-      Connection c, String tenant, String workspace, WorkspaceLock next) throws SQLException {
-    Sql.update(
-        c, "DELETE FROM lock.superseded WHERE tenant = ? AND workspace = ?", tenant, workspace);
-    for (SupersededHolder note : next.superseded()) {
-      Sql.update(
-          c,
-          "INSERT INTO lock.superseded (tenant, workspace, holder, by_holder, coalescing_key,"
-              + " superseded_at) VALUES (?, ?, ?, ?, ?, ?)",
-          tenant,
-          workspace,
-          note.holder(),
-          note.byHolder(),
-          note.coalescingKey(),
-          note.supersededAt());
-    }
-  }
-
-  /**
-   * Records acquired, released, force-released (with actor and reason), expired, enqueued and
-   * abandoned events (not heartbeats).
-   */
-  private void audit(Connection c, String tenant, String workspace, List<LockEvent> events)
+  private static java.sql.Array texts(Connection c, java.util.stream.Stream<String> values)
       throws SQLException {
-    try (PreparedStatement ps =
-        c.prepareStatement(
-            "INSERT INTO lock.lock_events (tenant, workspace, type, lock_id, holder,"
-                + " fencing_token, at, actor, reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
-      boolean any = false;
-      for (LockEvent event : events) {
-        String lockId = null;
-        Long token = null;
-        String actor = null;
-        String reason = null;
-        switch (event) {
-          case LockEvent.Acquired a -> {
-            lockId = a.lease().lockId();
-            token = a.lease().fencingToken();
-          }
-          case LockEvent.Released r -> {
-            lockId = r.lockId();
-            token = r.fencingToken();
-          }
-          case LockEvent.ForceReleased f -> {
-            lockId = f.lockId();
-            token = f.fencingToken();
-            actor = f.actor();
-            reason = f.reason();
-          }
-          case LockEvent.Expired e -> {
-            lockId = e.lockId();
-            token = e.fencingToken();
-          }
-          case LockEvent.Enqueued e -> {}
-          case LockEvent.Abandoned a -> {}
-          case LockEvent.Superseded x -> {
-            actor = x.byHolder();
-            reason = "replaced by a newer request with coalescing key '" + x.coalescingKey() + "'";
-          }
-          case LockEvent.SupersededForgotten f -> {
-            continue;
-          }
-          case LockEvent.Renewed r -> {
-            continue;
-          }
-          case LockEvent.StillWaiting s -> {
-            continue;
-          }
-        }
-        ps.setString(1, tenant);
-        ps.setString(2, workspace);
-        ps.setString(3, event.typeName());
-        ps.setString(4, lockId);
-        ps.setString(5, event.holder());
-        if (token == null) {
-          ps.setNull(6, Types.BIGINT);
-        } else {
-          ps.setLong(6, token);
-        }
-        ps.setTimestamp(7, Timestamp.from(clock.instant()));
-        ps.setString(8, actor);
-        ps.setString(9, reason);
-        ps.addBatch();
-        any = true;
-      }
-      if (any) {
-        ps.executeBatch();
-      }
-    }
+    return c.createArrayOf("text", values.toArray(String[]::new));
   }
 }

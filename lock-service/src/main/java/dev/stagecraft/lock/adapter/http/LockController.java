@@ -28,12 +28,21 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-/** Workspace lock endpoints ({@code /internal/v1/...}), guarded by the service token. */
+/**
+ * Workspace lock endpoints ({@code /internal/v1/...}), guarded by the service token.
+ *
+ * <p>Runs on the {@code IO} executor (platform threads), not {@code BLOCKING} (virtual threads):
+ * each command is three blocking JDBC round trips, and on a virtual thread every one of them parks
+ * and is resumed through the JDK's I/O poller — measured 0.83 vs 0.58 ms per lock+unlock cycle (ADR
+ * 0020). A waiting acquire ({@code waitSeconds}) holds its platform thread while it waits.
+ */
 @Controller("/internal/v1/tenants/{tenant}/workspaces/{ws}/lock")
-@ExecuteOn(TaskExecutors.BLOCKING)
+@ExecuteOn(TaskExecutors.IO)
 public class LockController {
   static final long MAX_LEASE_SECONDS = 3600;
   static final long MAX_WAIT_SECONDS = 60;
+  static final java.util.List<String> FORCE_UNLOCK_VIA =
+      java.util.List.of("rest", "terraform-http-backend");
 
   private final ServiceAuth auth;
   private final LockService locks;
@@ -151,7 +160,10 @@ public class LockController {
   /**
    * Force-unlock: releases the lock held as {@code lockId}, whoever holds it, auditing {@code
    * actor} and {@code reason} (both required). 200 with the released lease; 409 when {@code lockId}
-   * does not hold the lock (released, expired or another lock now).
+   * does not hold the lock (released, expired or another lock now). The audit row is the outbox of
+   * {@code dev.stagecraft.lock.force-unlocked}; optional {@code via} ({@code rest}, the default, or
+   * {@code terraform-http-backend}) and {@code clientLockId} (the id the event names the lock by,
+   * default {@code lockId}) go into that event.
    */
   @Post("/{lockId}/force-release")
   public HttpResponse<String> forceRelease(
@@ -169,9 +181,23 @@ public class LockController {
     if (reason.isBlank()) {
       throw Problem.badRequest("field 'reason' must say why the lock is forced open");
     }
+    String via = json.hasNonNull("via") ? json.get("via").asText() : "rest";
+    if (!FORCE_UNLOCK_VIA.contains(via)) {
+      throw Problem.badRequest(
+          "field 'via' must be one of " + FORCE_UNLOCK_VIA + " (how the force-unlock came in)");
+    }
+    String clientLockId = lockId;
+    if (json.hasNonNull("clientLockId")) {
+      clientLockId = json.get("clientLockId").asText();
+      if (clientLockId.isBlank()) {
+        throw Problem.badRequest(
+            "field 'clientLockId' must not be blank (the id the caller knows the lock by, e.g. a"
+                + " Terraform LockInfo ID): drop it to name the lock by its lock id");
+      }
+    }
     LockLease released =
         locks
-            .forceRelease(tenant, ws, lockId, actor, reason)
+            .forceRelease(tenant, ws, lockId, actor, reason, via, clientLockId)
             .orElseThrow(
                 () ->
                     Problem.conflict(

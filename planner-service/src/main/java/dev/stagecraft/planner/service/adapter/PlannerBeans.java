@@ -124,7 +124,35 @@ public class PlannerBeans {
                 new InternalHttp(settings.getLockUrl(), settings.getServiceToken())),
             new HttpWorkspaceStates(
                 new InternalHttp(settings.getStateUrl(), settings.getServiceToken())),
-            events -> publishBatch(publisher, events),
+            new EventOutbox() {
+              @Override
+              public void publishAll(List<EventOutbox.Keyed> events) {
+                publishBatch(publisher, events);
+              }
+
+              @Override
+              public void send(dev.stagecraft.schemas.envelope.EventEnvelope envelope, String key) {
+                // the idempotent producer keeps the order per key; the run does not wait for the
+                // broker, a virtual thread reports a failure
+                Future<?> sent = publisher.send(envelope, key);
+                Thread.ofVirtual()
+                    .start(
+                        () -> {
+                          try {
+                            sent.get();
+                          } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                          } catch (ExecutionException e) {
+                            org.slf4j.LoggerFactory.getLogger(PlannerBeans.class)
+                                .warn(
+                                    "could not publish {} of run {}: {}",
+                                    envelope.type(),
+                                    envelope.runid(),
+                                    e.getCause().toString());
+                          }
+                        });
+              }
+            },
             EventCodec.forSource("/stagecraft/planner-service"),
             Clock.systemUTC(),
             randomIds(),

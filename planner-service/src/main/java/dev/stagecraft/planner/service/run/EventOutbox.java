@@ -18,4 +18,14 @@ public interface EventOutbox {
   default void publish(EventEnvelope envelope, String key) {
     publishAll(List.of(new Keyed(envelope, key)));
   }
+
+  /**
+   * Hands the event to the bus without waiting for the broker. Events sent one after another (from
+   * one thread, or under one lock) with the same key keep their order. A failure to deliver is
+   * logged by the implementation, not reported to the caller. The default publishes and waits (for
+   * test doubles); the Kafka adapter sends through the idempotent producer.
+   */
+  default void send(EventEnvelope envelope, String key) {
+    publish(envelope, key);
+  }
 }

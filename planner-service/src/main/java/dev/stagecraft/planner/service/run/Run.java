@@ -18,6 +18,10 @@ public final class Run {
   final Instant createdAt;
   final RunJournal journal;
   final AtomicLong eventSequence = new AtomicLong();
+
+  /** Where the run's transitions are recorded for readers, in order (docs/adr/0025). */
+  final RecordingLane recording;
+
   final Map<String, Map<String, Object>> appliedAttributes = new LinkedHashMap<>();
   RunStatus status = RunStatus.PENDING;
   String message;
@@ -53,6 +57,7 @@ public final class Run {
     this.request = request;
     this.createdAt = createdAt;
     this.journal = journal;
+    this.recording = new RecordingLane(id);
   }
 
   public String id() {

@@ -3,7 +3,7 @@ package dev.stagecraft.planner.service.run;
 import dev.stagecraft.language.diag.Diagnostics;
 import dev.stagecraft.planner.apply.ActionResolution;
 import dev.stagecraft.planner.apply.ApplySchedule;
-import dev.stagecraft.planner.apply.KnownHostKeys;
+import dev.stagecraft.planner.plan.AttributeSealing;
 import dev.stagecraft.planner.plan.PlanRenderer;
 import dev.stagecraft.planner.plan.PlanRequest;
 import dev.stagecraft.planner.plan.PlanResult;
@@ -48,9 +48,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Concurrency: each run's start-up (lock wait, planning) runs on its own virtual thread; results
  * arrive on Kafka listener threads. Everything touching a run's fields synchronizes on the {@link
- * Run}. Runs are driven in memory; a {@link RunObserver} records them (docs/runs.md). After a
- * restart of this planner instance its unfinished runs are not resumed: the planner marks them
- * errored at startup.
+ * Run}. Runs are driven in memory; a {@link RunObserver} records them (docs/runs.md) on each run's
+ * {@link RecordingLane}, off the run's path: recording a transition adds no commit and no Kafka
+ * acknowledgement before the first dispatch (docs/adr/0025). After a restart of this planner
+ * instance its unfinished runs are not resumed: the planner marks them errored at startup.
  */
 public final class RunCoordinator implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(RunCoordinator.class);
@@ -352,6 +353,42 @@ public final class RunCoordinator implements AutoCloseable {
   }
 
   /**
+   * Like {@link #start(RunRequest)} (or {@link #startAwaitingApproval} when {@code
+   * awaitingApproval}), adopting what the request's configuration check prepared ({@link
+   * PreparedConfiguration}): the run neither writes its files nor parses its configuration again.
+   */
+  public Run start(RunRequest request, boolean awaitingApproval, PreparedConfiguration prepared) {
+    return startAs("run-" + ids.get(), request, awaitingApproval, prepared);
+  }
+
+  /**
+   * Like {@link #start(RunRequest)} (or {@link #startAwaitingApproval} when {@code
+   * awaitingApproval}), under an id the caller chose — and recorded with its idempotency key before
+   * calling (the public API's {@code Idempotency-Key}). Returns at once.
+   *
+   * @throws IllegalStateException when this instance already has a run with that id
+   */
+  public Run startAs(String id, RunRequest request, boolean awaitingApproval) {
+    return startAs(id, request, awaitingApproval, null);
+  }
+
+  /**
+   * Like {@link #startAs(String, RunRequest, boolean)}, adopting what the request's configuration
+   * check prepared ({@link PreparedConfiguration}; null: none): the run neither writes its files
+   * nor parses its configuration again.
+   */
+  public Run startAs(
+      String id, RunRequest request, boolean awaitingApproval, PreparedConfiguration prepared) {
+    if (runs.containsKey(id)) {
+      throw new IllegalStateException("run " + id + " exists already");
+    }
+    if (awaitingApproval) {
+      approvals.put(id, new PendingApproval());
+    }
+    return launch(id, request, null, prepared);
+  }
+
+  /**
    * Starts a run at most once per (tenant, idempotency key), for triggers that may be delivered or
    * sent more than once (chat-ops, webhooks; docs/chatops.md). The run id is derived from the
    * tenant and the key ({@link #runIdFor}), and the key is recorded in {@link #withIdempotencyKeys
@@ -414,13 +451,25 @@ public final class RunCoordinator implements AutoCloseable {
   }
 
   private Run launch(String id, RunRequest request, String pendingMessage) {
+    return launch(id, request, pendingMessage, null);
+  }
+
+  /**
+   * @param prepared what the request's configuration check prepared, adopted by the run (it owns
+   *     the directory from now on), or null
+   */
+  private Run launch(
+      String id, RunRequest request, String pendingMessage, PreparedConfiguration prepared) {
     // the run keeps its request for its whole life in memory; the supporting files only until
     // they are written to the run's directory
     Run run = new Run(id, request.withoutSupportFiles(), clock.instant(), new RunJournal(clock));
     Map<String, byte[]> supportFiles = request.supportFiles();
+    if (prepared != null) {
+      run.filesDir = prepared.directory(); // deleted when the run ends, however it ends
+    }
     runs.put(id, run);
     transition(run, RunStatus.PENDING, pendingMessage);
-    Thread.ofVirtual().name("run-" + id).start(() -> execute(run, supportFiles));
+    Thread.ofVirtual().name("run-" + id).start(() -> execute(run, supportFiles, prepared));
     return run;
   }
 
@@ -621,42 +670,54 @@ public final class RunCoordinator implements AutoCloseable {
     return runs.values().stream().filter(r -> r.request.tenant().equals(tenant)).toList();
   }
 
-  private void execute(Run run, Map<String, byte[]> supportFiles) {
+  private void execute(Run run, Map<String, byte[]> supportFiles, PreparedConfiguration prepared) {
     RunRequest req = run.request;
     try {
       awaitAdmission(run);
       acquireLock(run);
-      states.registerFencingToken(req.tenant(), req.workspace(), run.fencingToken);
-      mintRunCredential(run);
+      // one state-service call (docs/adr/0025): fencing token, credential, host keys, state; the
+      // host keys and the state are read under the lock, so a key recorded by the previous run of
+      // the workspace is enforced now
+      WorkspaceStates.OpenedRun opened = openRun(run);
       transition(run, RunStatus.PLANNING, null);
       // the apply context reads provisioner files (script, source, key_file) when it dispatches,
-      // so the directory lives until the run ends (finish deletes it)
-      Path dir = uploads.materialise(req.tenant(), req.files(), supportFiles);
-      synchronized (run) {
-        if (run.status.isTerminal()) {
-          UploadedFiles.delete(dir);
-          return;
+      // so the directory lives until the run ends (finish deletes it); a prepared one was written
+      // by the request's configuration check (docs/adr/0025)
+      Path dir;
+      if (prepared != null) {
+        synchronized (run) {
+          dir = run.filesDir;
         }
-        run.filesDir = dir;
+        if (dir == null) {
+          return; // ended meanwhile: finish deleted it
+        }
+      } else {
+        dir = uploads.materialise(req.tenant(), req.files(), supportFiles);
+        synchronized (run) {
+          if (run.status.isTerminal()) {
+            UploadedFiles.delete(dir);
+            return;
+          }
+          run.filesDir = dir;
+        }
       }
-      // read under the lock: a key recorded by the previous run of the workspace is enforced now
-      KnownHostKeys hostKeys = states.knownHostKeys(req.tenant(), req.workspace());
-      synchronized (run) {
-        run.knownHostKeys = hostKeys;
-      }
+      // sealed attribute values are opened so the plan compares clear values (docs/adr/0024)
       PriorState prior =
-          PriorState.fromV4Json(states.read(req.tenant(), req.workspace(), credentialOf(run)));
+          PriorState.fromV4Json(
+              opened.stateV4Json(), AttributeSealing.of(secrets, req.tenant(), req.workspace()));
+      PlanRequest planRequest =
+          new PlanRequest(
+              req.workspace(),
+              req.files(),
+              req.variables(),
+              req.replace(),
+              req.destroy(),
+              dir,
+              true);
       PlanResult result =
-          Planner.plan(
-              new PlanRequest(
-                  req.workspace(),
-                  req.files(),
-                  req.variables(),
-                  req.replace(),
-                  req.destroy(),
-                  dir,
-                  true),
-              prior);
+          prepared == null
+              ? Planner.plan(planRequest, prior)
+              : Planner.plan(planRequest, prior, prepared.parsed());
       synchronized (run) {
         run.planResult = result;
       }
@@ -717,33 +778,31 @@ public final class RunCoordinator implements AutoCloseable {
   }
 
   /**
-   * Has the state service mint the run's one-off state credential (docs/adr/0013) now that the run
-   * holds the lock. When the run ended meanwhile (canceled), the credential is revoked at once.
+   * Opens the run at the state service now that it holds the lock (docs/adr/0025): registers its
+   * fencing token, has its one-off state credential minted (docs/adr/0013) and reads the host keys
+   * and the state, in one call. When the run ended meanwhile (canceled), the credential is revoked
+   * at once.
    */
-  private void mintRunCredential(Run run) {
+  private WorkspaceStates.OpenedRun openRun(Run run) {
     RunRequest req = run.request;
     long token;
     synchronized (run) {
       token = run.fencingToken;
     }
-    String credential = states.mintRunCredential(req.tenant(), req.workspace(), run.id, token);
+    WorkspaceStates.OpenedRun opened = states.openRun(req.tenant(), req.workspace(), run.id, token);
     boolean ended;
     synchronized (run) {
       ended = run.status.isTerminal();
       if (!ended) {
-        run.runCredential = credential;
+        run.runCredential = opened.runCredential();
+        run.knownHostKeys = opened.hostKeys();
       }
     }
-    if (ended && credential != null) {
+    if (ended && opened.runCredential() != null) {
       states.revokeRunCredential(req.tenant(), req.workspace(), run.id);
       throw new RunEndedException();
     }
-  }
-
-  private static String credentialOf(Run run) {
-    synchronized (run) {
-      return run.runCredential;
-    }
+    return opened;
   }
 
   /**
@@ -782,7 +841,8 @@ public final class RunCoordinator implements AutoCloseable {
               run.id,
               LEASE_SECONDS,
               wait,
-              "stagecraft run " + run.id + " by " + req.requestedBy());
+              "stagecraft run " + run.id + " by " + req.requestedBy(),
+              req.coalescingKey());
       wait = WAIT_SECONDS;
       switch (a) {
         case WorkspaceLocks.Granted g -> {
@@ -814,8 +874,62 @@ public final class RunCoordinator implements AutoCloseable {
                 "Waiting for the workspace lock (position " + q.position() + " in the queue).");
           }
         }
+        case WorkspaceLocks.Superseded s -> {
+          // a newer run with the same coalescing key took this run's place (docs/adr/0023)
+          finish(run, RunStatus.CANCELED, supersededMessage(s.byHolder(), req.coalescingKey()));
+          throw new RunEndedException();
+        }
       }
     }
+  }
+
+  private static String supersededMessage(String byRun, String coalescingKey) {
+    return "Superseded by run "
+        + byRun
+        + " (same coalescing key '"
+        + coalescingKey
+        + "') while queued for the workspace lock; nothing was planned or applied. The newer run"
+        + " does the work.";
+  }
+
+  /**
+   * Handles an event of {@code stagecraft.lock-events}: a {@code dev.stagecraft.lock.lease-expired}
+   * for the lock a run of this instance holds (same tenant, workspace, holder = run id, lock id)
+   * ends that run {@code errored} at once, as a lost lease at its heartbeat would — nothing more is
+   * dispatched and its late writes are refused by fencing. Any other event (another type, another
+   * instance's or tenant's run, an older lock of the run, a run already ended) is ignored, so a
+   * redelivered event is harmless. Called by the lock-events listener; thread-safe.
+   */
+  public void onLockEvent(EventEnvelope envelope) {
+    if (!dev.stagecraft.schemas.EventType.LOCK_LEASE_EXPIRED.type().equals(envelope.type())) {
+      return;
+    }
+    dev.stagecraft.schemas.lock.LockLeaseExpired expired =
+        EventCodec.data(envelope, dev.stagecraft.schemas.lock.LockLeaseExpired.class);
+    Run run = expired.holder() == null ? null : runs.get(expired.holder());
+    if (run == null
+        || !run.request.tenant().equals(envelope.tenant())
+        || !run.request.workspace().equals(envelope.workspace())) {
+      return;
+    }
+    synchronized (run) {
+      if (run.status.isTerminal() || !expired.lockId().equals(run.lockId)) {
+        return;
+      }
+    }
+    LOG.warn("run {}: lock {} lease expired; ending the run", run.id, expired.lockId());
+    finish(
+        run,
+        RunStatus.ERRORED,
+        "Lock lease expired: the lock service recorded at "
+            + expired.recordedAt()
+            + " that the workspace lock of this run (lock "
+            + expired.lockId()
+            + ", fencing token "
+            + expired.fencingToken()
+            + ") was not renewed in time and freed it; the run was stopped, nothing more is"
+            + " dispatched and its late state writes are refused. Check the workspace's state and"
+            + " start a new run.");
   }
 
   private static boolean isTerminal(Run run) {
@@ -1004,7 +1118,9 @@ public final class RunCoordinator implements AutoCloseable {
                 action.address(),
                 action.type(),
                 action.action().wireName(),
-                resolution.attributes(),
+                // sensitive values in attributes travel and land in state only sealed (ADR 0024)
+                AttributeSealing.of(secrets, run.request.tenant(), run.request.workspace())
+                    .seal(action.address(), resolution.attributes(), resolution.sensitivePaths()),
                 action.dependencies(),
                 run.knownHostKeys.attachTo(resolution.steps()),
                 run.fencingToken,
@@ -1117,35 +1233,104 @@ public final class RunCoordinator implements AutoCloseable {
     UploadedFiles.delete(dir);
   }
 
+  /**
+   * Moves the run to {@code status}. Nothing here waits for a commit (docs/adr/0025): the journal
+   * (followers, Server-Sent Events) is appended at once; {@code run.transitioned} is handed to the
+   * producer without waiting for the broker; the observer's record is queued on the run's {@link
+   * RecordingLane}. Both happen under the run's monitor, so they keep the order of the run's event
+   * sequence.
+   */
   private void transition(Run run, RunStatus status, String message) {
-    long sequence;
+    Instant at = clock.instant();
     synchronized (run) {
       if (run.status.isTerminal()) {
         return;
       }
       run.status = status;
       run.message = message;
-      sequence = run.eventSequence.incrementAndGet();
-    }
-    run.journal.status(status, message);
-    observer.transitioned(run, sequence, status, message, clock.instant());
-    EventEnvelope envelope =
-        codec.wrap(
-            run.request.tenant(),
-            run.request.workspace(),
-            run.id,
-            sequence,
-            run.id,
-            new RunTransitioned(run.id, status.wireName(), message));
-    try {
-      outbox.publish(envelope, envelope.workspaceKey());
-    } catch (RuntimeException e) {
-      LOG.warn("could not publish transition of run {} to {}: {}", run.id, status, e.toString());
+      long sequence = run.eventSequence.incrementAndGet();
+      run.journal.status(status, message);
+      RunObserver recordTo = observer;
+      run.recording.submit(() -> recordTo.transitioned(run, sequence, status, message, at));
+      EventEnvelope envelope =
+          codec.wrap(
+              run.request.tenant(),
+              run.request.workspace(),
+              run.id,
+              sequence,
+              run.id,
+              new RunTransitioned(run.id, status.wireName(), message));
+      try {
+        outbox.send(envelope, envelope.workspaceKey());
+      } catch (RuntimeException e) {
+        LOG.warn("could not publish transition of run {} to {}: {}", run.id, status, e.toString());
+      }
     }
   }
 
+  /**
+   * Runs {@code task} on the run's recording lane, after the records of every transition made so
+   * far (for the API's additions to a run's record, which must come after the record exists).
+   */
+  public void recordInOrder(Run run, Runnable task) {
+    run.recording.submit(task);
+  }
+
+  /**
+   * Waits (at most {@code timeout}) until the records of every transition the run made so far are
+   * done, so a read of the records that follows sees them (read-your-writes). Returns at once for a
+   * run this instance does not drive.
+   *
+   * @return false when the time ran out first
+   */
+  public boolean awaitRecorded(String tenant, String runId, Duration timeout) {
+    Optional<Run> run = find(tenant, runId);
+    try {
+      return run.isEmpty() || run.get().recording.awaitSubmitted(timeout);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+
+  /** {@link #awaitRecorded} for every run of the tenant, within {@code timeout} in all. */
+  public boolean awaitAllRecorded(String tenant, Duration timeout) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    try {
+      for (Run run : runsOf(tenant)) {
+        long left = Math.max(0, deadline - System.nanoTime());
+        if (!run.recording.awaitSubmitted(Duration.ofNanos(left))) {
+          return false;
+        }
+      }
+      return true;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+
+  /** How long {@link #close} waits for the runs' records to be written (a clean shutdown). */
+  static final Duration RECORDING_DRAIN = Duration.ofSeconds(10);
+
+  /**
+   * Stops the timers and deletes the runs' files, after waiting (at most {@link #RECORDING_DRAIN})
+   * until every transition made so far is recorded: a clean shutdown loses no record.
+   */
   @Override
   public void close() {
+    long deadline = System.nanoTime() + RECORDING_DRAIN.toNanos();
+    for (Run run : runs.values()) {
+      try {
+        if (!run.recording.awaitSubmitted(
+            Duration.ofNanos(Math.max(0, deadline - System.nanoTime())))) {
+          LOG.warn("run {}: {} record(s) not written at shutdown", run.id, run.recording.pending());
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        break;
+      }
+    }
     heartbeats.shutdownNow();
     leaseChecks.shutdownNow();
     runs.values().forEach(RunCoordinator::deleteFiles);

@@ -4,12 +4,14 @@ import java.time.Instant;
 
 /**
  * Told of every lifecycle transition the {@link RunCoordinator} makes, after the run's fields
- * changed and before the transition is published. The planner records runs through it (so reads
- * survive a restart); the coordinator does not depend on it for anything.
+ * changed. The planner records runs through it (so reads survive a restart); the coordinator does
+ * not depend on it for anything and does not wait for it (docs/adr/0025).
  *
- * <p>Called on whichever thread made the transition (a run's virtual thread, a Kafka listener, an
- * HTTP request), possibly for two transitions of one run at once: an implementation orders them by
- * {@code sequence}, not by arrival. It must not throw; a failure to record is its own to log.
+ * <p>Called on the run's recording lane (one virtual thread at a time per run), in the order of the
+ * run's event sequence, possibly after the transition was published and after the run moved on:
+ * read the run's summary for what it is now, the arguments for what the transition was. Calls for
+ * different runs may come at once. It must not throw; a failure to record is its own to log. Use
+ * {@link RunCoordinator#awaitRecorded} to read what it recorded of a live run.
  */
 public interface RunObserver {
   /** Records nothing. */

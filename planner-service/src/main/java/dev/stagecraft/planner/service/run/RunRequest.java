@@ -14,6 +14,8 @@ import java.util.Map;
  *     plan must not be applied to a state that moved)
  * @param expectedDigest when set (a saved plan), the run is refused unless planning again gives
  *     exactly this plan digest
+ * @param coalescingKey when set, the run's lock request carries it: a newer run of the workspace
+ *     with the same key replaces this one while it is queued (docs/adr/0023); null for none
  */
 public record RunRequest(
     String tenant,
@@ -26,13 +28,42 @@ public record RunRequest(
     Long expectedSerial,
     String expectedDigest,
     String requestedBy,
-    int parallelism) {
+    int parallelism,
+    String coalescingKey) {
 
   public RunRequest {
     files = Map.copyOf(files);
     supportFiles = supportFiles == null ? Map.of() : Map.copyOf(supportFiles);
     variables = variables == null ? Map.of() : Map.copyOf(variables);
     replace = replace == null ? List.of() : List.copyOf(replace);
+  }
+
+  /** A request without a coalescing key. */
+  public RunRequest(
+      String tenant,
+      String workspace,
+      Map<String, String> files,
+      Map<String, byte[]> supportFiles,
+      Map<String, String> variables,
+      boolean destroy,
+      List<String> replace,
+      Long expectedSerial,
+      String expectedDigest,
+      String requestedBy,
+      int parallelism) {
+    this(
+        tenant,
+        workspace,
+        files,
+        supportFiles,
+        variables,
+        destroy,
+        replace,
+        expectedSerial,
+        expectedDigest,
+        requestedBy,
+        parallelism,
+        null);
   }
 
   /** A request without supporting files. */
@@ -67,12 +98,31 @@ public record RunRequest(
         tenant,
         workspace,
         files,
+        Map.of(),
         variables,
         destroy,
         replace,
         expectedSerial,
         expectedDigest,
         requestedBy,
-        parallelism);
+        parallelism,
+        coalescingKey);
+  }
+
+  /** The same request with this coalescing key for its lock request (null: none). */
+  public RunRequest withCoalescingKey(String key) {
+    return new RunRequest(
+        tenant,
+        workspace,
+        files,
+        supportFiles,
+        variables,
+        destroy,
+        replace,
+        expectedSerial,
+        expectedDigest,
+        requestedBy,
+        parallelism,
+        key);
   }
 }

@@ -53,6 +53,38 @@ public interface WorkspaceStates {
   default void revokeRunCredential(String tenant, String workspace, String runId) {}
 
   /**
+   * What a run needs from the state service once it holds the workspace lock (docs/adr/0025).
+   *
+   * @param runCredential the run's one-off state credential (a secret: never log it), or null from
+   *     a test double that mints none
+   * @param hostKeys the host keys the run must enforce
+   * @param stateV4Json the current state as Terraform v4 JSON, or null when there is none
+   */
+  record OpenedRun(String runCredential, KnownHostKeys hostKeys, String stateV4Json) {
+    @Override
+    public String toString() {
+      return "OpenedRun[runCredential=..., hostKeys=" + hostKeys + "]";
+    }
+  }
+
+  /**
+   * Opens a run that was just granted the workspace lock with {@code fencingToken}: registers the
+   * token ({@link #registerFencingToken}), mints the run's credential ({@link #mintRunCredential}),
+   * reads the host keys ({@link #knownHostKeys}) and the current state ({@link #read}) — over HTTP
+   * in one request and one state-service transaction. The default makes the four calls in turn: for
+   * test doubles; the HTTP adapter implements it in one.
+   *
+   * @throws IllegalStateException when the token is stale, the run already ended (its credential
+   *     was revoked) or the state service failed
+   */
+  default OpenedRun openRun(String tenant, String workspace, String runId, long fencingToken) {
+    registerFencingToken(tenant, workspace, fencingToken);
+    String credential = mintRunCredential(tenant, workspace, runId, fencingToken);
+    KnownHostKeys keys = knownHostKeys(tenant, workspace);
+    return new OpenedRun(credential, keys, read(tenant, workspace, credential));
+  }
+
+  /**
    * Announces a newly issued fencing token so the state service refuses older writers from now on.
    *
    * @throws IllegalStateException when the state service already saw a newer token

@@ -34,6 +34,7 @@ public final class RunTrigger {
   private final EventSchemaValidator validator;
   private final Clock clock;
   private final ConfigurationVersions versions;
+  private volatile java.util.function.BiPredicate<String, String> coalescing = (t, w) -> false;
 
   /** Uploaded configuration versions of a tenant, by id. */
   @FunctionalInterface
@@ -69,6 +70,18 @@ public final class RunTrigger {
     this.validator = validator;
     this.clock = clock;
     this.versions = versions;
+  }
+
+  /**
+   * Tells which workspaces coalesce queued runs (their {@code coalescing} setting, by tenant and
+   * workspace): a trigger's run on such a workspace asks for the lock with the coalescing key
+   * {@code run:default}, so a newer trigger replaces it while it is queued (docs/adr/0023). By
+   * default none does. The predicate may throw when the setting cannot be read: the trigger is then
+   * retried. Call once, before triggers arrive.
+   */
+  public RunTrigger withCoalescing(java.util.function.BiPredicate<String, String> coalescing) {
+    this.coalescing = coalescing;
+    return this;
   }
 
   /** What became of a trigger. */
@@ -180,6 +193,9 @@ public final class RunTrigger {
             null,
             requestedBy,
             10);
+    if (coalescing.test(envelope.tenant(), request.workspace())) {
+      run = run.withCoalescingKey("run:default");
+    }
     String pending =
         "Requested by "
             + requestedBy
@@ -191,10 +207,11 @@ public final class RunTrigger {
             + (request.message() == null || request.message().isBlank()
                 ? "."
                 : ": " + request.message());
-    return new Accepted(
-        envelope.tenant(),
-        envelope.id(),
-        coordinator.start(run, request.idempotencyKey(), pending));
+    RunCoordinator.KeyedStart started = coordinator.start(run, request.idempotencyKey(), pending);
+    // accepted means recorded (docs/adr/0025): the trigger's offset or webhook answer follows the
+    // run's first record, so a crash right after still leaves the run to be found
+    coordinator.awaitRecorded(envelope.tenant(), started.runId(), Duration.ofSeconds(5));
+    return new Accepted(envelope.tenant(), envelope.id(), started);
   }
 
   private Refused authenticate(

@@ -135,6 +135,8 @@ class RunApprovalTest {
   void theObserverSeesEveryTransitionWithIncreasingSequences() {
     Run run = planned();
     coordinator.discard("acme", run.id(), "deployer@acme");
+    // recorded on the run's recording lane, off the run's path: wait for it, then check the order
+    assertThat(coordinator.awaitRecorded("acme", run.id(), Duration.ofSeconds(10))).isTrue();
     assertThat(observed).containsExactly("1:PENDING", "2:PLANNING", "3:PLANNED", "4:DISCARDED");
   }
 }

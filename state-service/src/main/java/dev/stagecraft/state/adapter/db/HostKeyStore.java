@@ -9,7 +9,6 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Clock;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -25,10 +24,10 @@ import org.slf4j.LoggerFactory;
  * Rows are never deleted: removal sets {@code removed_at} once, and only active rows ({@code
  * removed_at IS NULL}) are returned.
  *
- * <p>Idempotency: {@link #recordFirstUse} relies on a partial unique index, so the first key
- * recorded for a host:port in a workspace wins and a redelivered or repeated report changes
- * nothing; {@link #addKnownHost} of a key already active returns it unchanged. Thread-safe: the
- * database serializes concurrent writers through those indexes.
+ * <p>Idempotency: first-use keys ({@link #firstUseJson}) rely on a partial unique index, so the
+ * first key recorded for a host:port in a workspace wins and a redelivered or repeated report
+ * changes nothing; {@link #addKnownHost} of a key already active returns it unchanged. Thread-safe:
+ * the database serializes concurrent writers through those indexes.
  */
 @Singleton
 public final class HostKeyStore {
@@ -45,30 +44,30 @@ public final class HostKeyStore {
   }
 
   /**
-   * Records the keys an action accepted on first use, in the caller's transaction (the one that
-   * records the action's outcome). A key for a host:port that already has an active first-use key
-   * in the workspace is ignored (the first one wins); an invalid key is logged and skipped, never
-   * failing the recording of the outcome.
+   * The keys an action accepted on first use, as the JSON array {@code state.append_events} (V7)
+   * inserts in the statement that records the action's outcome: each normalized with its
+   * fingerprint; an invalid key is logged and skipped, never failing the recording of the outcome;
+   * a key for a host:port that already has an active first-use key in the workspace is ignored
+   * there (the first one wins, by the partial unique index).
    *
-   * @return how many keys were newly recorded
+   * @return the array ({@code host}, {@code port}, {@code public_key}, {@code fingerprint}), or
+   *     null when there is no valid key
    */
-  static int recordFirstUse(
-      Connection c,
-      String tenant,
-      String workspace,
-      String runId,
-      List<LearnedHostKey> learned,
-      Instant now)
-      throws SQLException {
-    int recorded = 0;
+  static String firstUseJson(
+      String tenant, String workspace, String runId, List<LearnedHostKey> learned) {
+    if (learned == null || learned.isEmpty()) {
+      return null;
+    }
+    List<java.util.Map<String, Object>> rows = new ArrayList<>();
     for (LearnedHostKey key : learned) {
-      String host;
-      int port;
-      String publicKey;
       try {
-        host = HostKey.normalizeHost(key.host());
-        port = HostKey.checkPort(key.port());
-        publicKey = HostKey.normalizePublicKey(key.publicKey());
+        String publicKey = HostKey.normalizePublicKey(key.publicKey());
+        rows.add(
+            java.util.Map.of(
+                "host", HostKey.normalizeHost(key.host()),
+                "port", HostKey.checkPort(key.port()),
+                "public_key", publicKey,
+                "fingerprint", HostKey.fingerprint(publicKey)));
       } catch (IllegalArgumentException e) {
         LOG.warn(
             "ignoring a learned host key of run {} in {}/{}: {}",
@@ -76,27 +75,16 @@ public final class HostKeyStore {
             tenant,
             workspace,
             e.getMessage());
-        continue;
       }
-      recorded +=
-          Sql.update(
-              c,
-              "INSERT INTO state.host_keys (tenant, "
-                  + COLUMNS
-                  + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, ?)"
-                  + " ON CONFLICT (tenant, workspace, host, port)"
-                  + " WHERE source = 'first-use' AND removed_at IS NULL DO NOTHING",
-              tenant,
-              workspace,
-              host,
-              port,
-              publicKey,
-              HostKey.fingerprint(publicKey),
-              HostKey.FIRST_USE,
-              runId,
-              now);
     }
-    return recorded;
+    if (rows.isEmpty()) {
+      return null;
+    }
+    try {
+      return dev.stagecraft.schemas.EventCodec.mapper().writeValueAsString(rows);
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      throw new IllegalStateException("learned host keys not serializable", e);
+    }
   }
 
   /**
@@ -104,7 +92,16 @@ public final class HostKeyStore {
    * tenant's known hosts, active only, ordered by host, port and age.
    */
   public List<HostKey> keysFor(String tenant, String workspace) throws SQLException {
+    try (Connection c = dataSource.getConnection()) {
+      return keysFor(c, tenant, workspace);
+    }
+  }
+
+  /** {@link #keysFor(String, String)} on the caller's connection (inside its transaction). */
+  public static List<HostKey> keysFor(Connection c, String tenant, String workspace)
+      throws SQLException {
     return query(
+        c,
         "SELECT "
             + COLUMNS
             + " FROM state.host_keys WHERE tenant = ? AND removed_at IS NULL"

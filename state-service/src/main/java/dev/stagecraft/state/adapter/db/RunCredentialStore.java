@@ -54,7 +54,6 @@ public final class RunCredentialStore {
    */
   public Minted mint(String tenant, String workspace, String runId, long fencingToken)
       throws SQLException {
-    String credential = RunCredentialProof.newCredential();
     try (Connection c = dataSource.getConnection()) {
       c.setAutoCommit(false);
       try {
@@ -70,31 +69,44 @@ public final class RunCredentialStore {
                   + workspace
                   + "': the run lost its lock; acquire it again");
         }
-        int rows =
-            Sql.update(
-                c,
-                "INSERT INTO state.run_credentials (tenant, workspace, run_id, credential_hash,"
-                    + " fencing_token, created_at) VALUES (?, ?, ?, ?, ?, ?)"
-                    + " ON CONFLICT (tenant, workspace, run_id) DO UPDATE SET"
-                    + " credential_hash = excluded.credential_hash,"
-                    + " fencing_token = excluded.fencing_token"
-                    + " WHERE state.run_credentials.revoked_at IS NULL",
-                tenant,
-                workspace,
-                runId,
-                RunCredentialProof.digest(credential),
-                fencingToken,
-                clock.instant());
+        Minted minted = mintIn(c, tenant, workspace, runId, fencingToken);
         c.commit();
-        return rows == 1
-            ? new Issued(credential)
-            : new Refused(
-                "run '" + runId + "' already ended (its credential was revoked); start a new run");
+        return minted;
       } catch (SQLException | RuntimeException e) {
         c.rollback();
         throw e;
       }
     }
+  }
+
+  /**
+   * Mints the run's credential inside the caller's transaction, for a caller that already holds the
+   * workspace's fencing row with {@code fencingToken} as its newest token ({@link
+   * StateStore#openRun}); like {@link #mint} otherwise (refused for a revoked run).
+   */
+  public Minted mintIn(
+      Connection c, String tenant, String workspace, String runId, long fencingToken)
+      throws SQLException {
+    String credential = RunCredentialProof.newCredential();
+    int rows =
+        Sql.update(
+            c,
+            "INSERT INTO state.run_credentials (tenant, workspace, run_id, credential_hash,"
+                + " fencing_token, created_at) VALUES (?, ?, ?, ?, ?, ?)"
+                + " ON CONFLICT (tenant, workspace, run_id) DO UPDATE SET"
+                + " credential_hash = excluded.credential_hash,"
+                + " fencing_token = excluded.fencing_token"
+                + " WHERE state.run_credentials.revoked_at IS NULL",
+            tenant,
+            workspace,
+            runId,
+            RunCredentialProof.digest(credential),
+            fencingToken,
+            clock.instant());
+    return rows == 1
+        ? new Issued(credential)
+        : new Refused(
+            "run '" + runId + "' already ended (its credential was revoked); start a new run");
   }
 
   /**

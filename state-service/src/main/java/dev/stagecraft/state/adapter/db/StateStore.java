@@ -13,10 +13,13 @@ import dev.stagecraft.state.history.DocumentDecider;
 import dev.stagecraft.state.history.StateDecider;
 import dev.stagecraft.state.history.StateEvent;
 import dev.stagecraft.state.history.StateSnapshot;
+import dev.stagecraft.state.history.StoredDocument;
 import dev.stagecraft.state.history.TaintDecision;
 import dev.stagecraft.state.history.TerraformStateV4;
 import dev.stagecraft.state.history.WorkspaceState;
 import jakarta.inject.Singleton;
+import java.io.IOException;
+import java.io.InputStream;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -49,6 +52,12 @@ import javax.sql.DataSource;
  * never reused, so "the fold of 1..n" means the same thing whoever computed it and whenever. The
  * cache is thread-safe and keeps at most {@value #CACHED_WORKSPACES} workspaces (least recently
  * used leave first).
+ *
+ * <p>Stored documents (ADR 0022): a push stores the document's bytes once in {@code
+ * state.state_documents} and appends a {@code state_pushed} event that references them ({@link
+ * #pushDocument}). A fold parses such a document only when it needs the state (an event follows it,
+ * or the fold is the result); {@link #currentDocument} answers "the state is exactly this stored
+ * document" from the head event alone, so a pull streams the bytes ({@link #openDocument}).
  *
  * <p>Idempotency: {@link #record} is keyed by the envelope id <em>and</em> by (run id, action id)
  * via {@code state.action_outcomes}; a second delivery appends nothing and returns the very same
@@ -118,6 +127,25 @@ public final class StateStore {
   private final EventCodec codec;
 
   /** The newest fold seen per workspace; valid only while its sequence is the workspace's head. */
+  /**
+   * Workspaces whose state is exactly a stored document (ADR 0022): its head event is that
+   * document's {@code state_pushed}, by head sequence. Kept apart from {@link #folds}, which only
+   * ever holds parsed states; used only while the sequence is the workspace's head.
+   */
+  private final Map<WorkspaceKey, DocumentHead> documentHeads =
+      Collections.synchronizedMap(
+          new LinkedHashMap<>(16, 0.75f, true) {
+            private static final long serialVersionUID = 1L;
+
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<WorkspaceKey, DocumentHead> eldest) {
+              return size() > CACHED_WORKSPACES;
+            }
+          });
+
+  /** The workspace's head event {@code sequence} made its state exactly {@code document}. */
+  private record DocumentHead(long sequence, StoredDocument document) {}
+
   private final Map<WorkspaceKey, Folded> folds =
       Collections.synchronizedMap(
           new LinkedHashMap<>(16, 0.75f, true) {
@@ -137,12 +165,23 @@ public final class StateStore {
   }
 
   /**
-   * Records an executor's action result in one transaction: lock the workspace, skip when already
-   * recorded, fold (cache, or newest snapshot + the events after it), decide, append, snapshot when
-   * due, record the host keys learned on first use (unless rejected; see {@link HostKeyStore}),
-   * remember the outcome. Records without checking the run's credential ({@link
-   * OutcomeGate#TRUSTED}); the Kafka listener uses {@link #record(EventEnvelope, ActionFinished,
-   * OutcomeGate)}.
+   * Records an executor's action result in one round trip (ADR 0021): fold (the cached fold without
+   * reading anything, else the newest snapshot + the events after it), decide, then one call of
+   * {@code state.append_events} (V7) that, in one transaction under the workspace's row lock,
+   * answers a redelivery with the first {@code state.recorded}, refuses a stale fencing token,
+   * checks that the head is still the one decided on, and appends the events, their version rows,
+   * the snapshot when due, the host keys learned on first use (unless rejected; see {@link
+   * HostKeyStore}) and the outcome. A lost race (another writer appended: {@code moved}) folds and
+   * decides again; a stale token is decided again as {@code rejected} — so sequences never have
+   * gaps or duplicates, whatever runs concurrently. Records without checking the run's credential
+   * ({@link OutcomeGate#TRUSTED}); the Kafka listener uses {@link #record(EventEnvelope,
+   * ActionFinished, OutcomeGate)}.
+   *
+   * <p>Thread-safe; concurrent calls for one workspace (from any instance) serialize in the
+   * database.
+   *
+   * @throws SQLException a database failure (transient or not: see the listener), or, as SQLSTATE
+   *     40001, after {@value #MAX_APPEND_ATTEMPTS} lost races in a row
    */
   public Recorded record(EventEnvelope source, ActionFinished finished) throws SQLException {
     return record(source, finished, OutcomeGate.TRUSTED);
@@ -151,25 +190,25 @@ public final class StateStore {
   /**
    * As {@link #record(EventEnvelope, ActionFinished)}, but a result {@code gate} refuses is
    * recorded {@code rejected} with the gate's reason (nothing appended, no host key learned). A
-   * redelivery of an already recorded result gets its first answer, whatever the gate says now.
+   * redelivery of an already recorded result gets its first answer, whatever the gate says now. The
+   * gate runs before the append, on its own (a read on the same connection, outside the append's
+   * transaction); the append's own fencing check still refuses a token superseded meanwhile.
    */
   public Recorded record(EventEnvelope source, ActionFinished finished, OutcomeGate gate)
       throws SQLException {
     String tenant = source.tenant();
     String workspace = source.workspace();
     try (Connection c = dataSource.getConnection()) {
-      c.setAutoCommit(false);
-      try {
-        long newest = lockWorkspace(c, tenant, workspace);
-        Optional<EventEnvelope> previous = previousOutcome(c, source, finished);
-        if (previous.isPresent()) {
-          c.commit();
-          return new Recorded(previous.get(), true);
+      // Optimistic: decide on the cached fold (no read at all); the append checks, under the
+      // workspace's row lock, that its head is still the workspace's head ("moved" otherwise).
+      Folded current = folds.get(new WorkspaceKey(tenant, workspace));
+      // The newest fencing token is not read up front: the append refuses a stale token ("stale"
+      // with the newest), and the result is then decided again as rejected for that reason.
+      long newest = Long.MIN_VALUE;
+      for (int attempt = 1; ; attempt++) {
+        if (current == null) {
+          current = fold(c, tenant, workspace, headSequence(c, tenant, workspace));
         }
-        // The head is read after taking the lock: no other writer can append until we commit.
-        // (Not as a subquery of the FOR UPDATE: that would use the snapshot from before the wait.)
-        long head = headSequence(c, tenant, workspace);
-        Folded current = fold(c, tenant, workspace, head);
         Decision decision = decider.decide(finished, current.state(), newest);
         // a result rejected anyway (stale fencing token, invalid) keeps that reason
         Optional<String> refusal =
@@ -181,69 +220,167 @@ public final class StateStore {
               new Decision(
                   List.of(), Decision.Outcome.REJECTED, refusal.get(), current.state().serial());
         }
-        Instant now = clock.instant();
-        if (decision.outcome() != Decision.Outcome.REJECTED && finished.fencingToken() > newest) {
-          advance(c, tenant, workspace, finished.fencingToken());
+        Appended appended =
+            appendOutcome(c, source, finished, current, decision, newest != Long.MIN_VALUE);
+        switch (appended.status()) {
+          case "appended" -> {
+            remember(tenant, workspace, appended.after());
+            return new Recorded(appended.envelope(), false);
+          }
+          case "duplicate" -> {
+            return new Recorded(
+                EventCodec.decode(
+                    appended.previous().getBytes(java.nio.charset.StandardCharsets.UTF_8)),
+                true);
+          }
+          case "stale" -> newest = appended.newest();
+          case "moved" -> current = null; // another writer appended: fold again, decide again
+          default ->
+              throw new IllegalStateException("state.append_events answered " + appended.status());
         }
-        if (decision.outcome() != Decision.Outcome.REJECTED) {
-          // Host keys accepted on first use by this action; a stale writer's are not trusted.
-          HostKeyStore.recordFirstUse(
-              c, tenant, workspace, finished.runId(), finished.learnedHostKeys(), now);
+        if (attempt >= MAX_APPEND_ATTEMPTS) {
+          throw new SQLException(
+              "recording "
+                  + source.id()
+                  + " lost the race for workspace "
+                  + tenant
+                  + "/"
+                  + workspace
+                  + " "
+                  + attempt
+                  + " times in a row; retry later",
+              "40001");
         }
-        Folded after =
-            appendAll(
-                c,
-                tenant,
-                workspace,
-                current,
-                decision.events(),
-                new Origin(
-                    source.id(),
-                    finished.runId(),
-                    finished.actionId(),
-                    finished.executorId() == null ? null : "executor:" + finished.executorId()),
-                now);
-        StateRecorded recorded =
-            new StateRecorded(
-                finished.runId(),
-                finished.actionId(),
-                finished.address(),
-                decision.outcome().wireName(),
-                decision.error(),
-                decision.serial(),
-                instanceId(finished));
-        EventEnvelope envelope =
-            codec.wrapWithId(
-                "state-recorded-" + source.id(),
-                tenant,
-                workspace,
-                source.runid(),
-                decision.serial(),
-                finished.address(),
-                recorded);
-        Sql.update(
-            c,
-            "INSERT INTO state.action_outcomes (tenant, workspace, run_id, action_id,"
-                + " source_event_id, outcome, serial, recorded_envelope, created_at)"
-                + " VALUES (?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?)",
-            tenant,
-            workspace,
-            finished.runId(),
-            finished.actionId(),
-            source.id(),
-            decision.outcome().wireName(),
-            decision.serial(),
-            EventCodec.toJson(envelope),
-            now);
-        c.commit();
-        remember(tenant, workspace, after);
-        return new Recorded(envelope, false);
-      } catch (SQLException | RuntimeException e) {
-        c.rollback();
-        throw e;
       }
     }
   }
+
+  /** How often {@link #record} folds again after losing a race before it gives up (transient). */
+  static final int MAX_APPEND_ATTEMPTS = 1000;
+
+  /** What one {@code state.append_events} call of {@link #record} did. */
+  private record Appended(
+      String status, long newest, String previous, EventEnvelope envelope, Folded after) {}
+
+  /**
+   * The one round trip of {@link #record}: serializes the decision (events, their version rows, a
+   * snapshot when due, learned host keys, the {@code state.recorded} envelope) once and hands it to
+   * {@code state.append_events} (V7), which appends it after {@code current}'s head or answers why
+   * not. {@code tokenKnownStale}: the decision was made knowing the token is stale, so the append
+   * must not check the token again (a rejection is recorded whatever the token).
+   */
+  private Appended appendOutcome(
+      Connection c,
+      EventEnvelope source,
+      ActionFinished finished,
+      Folded current,
+      Decision decision,
+      boolean tokenKnownStale)
+      throws SQLException {
+    String tenant = source.tenant();
+    String workspace = source.workspace();
+    boolean rejected = decision.outcome() == Decision.Outcome.REJECTED;
+    Instant now = clock.instant();
+    List<StateEvent> events = decision.events();
+    int n = events.size();
+    String[] ids = new String[n];
+    String[] types = new String[n];
+    String[] addresses = new String[n];
+    String[] payloads = new String[n];
+    Long[] serials = new Long[n];
+    long sequence = current.sequence();
+    WorkspaceState state = current.state();
+    for (int i = 0; i < n; i++) {
+      StateEvent event = events.get(i);
+      WorkspaceState before = state;
+      // folded as decided: jsonb stores the same values (key order aside), so no read-back
+      state = state.apply(event);
+      ++sequence;
+      ids[i] = source.id() + "#" + (i + 1);
+      types[i] = event.typeName();
+      addresses[i] = event.address();
+      payloads[i] = toJson(event);
+      if (makesVersion(before, state, event)) {
+        // indexed now; its digest (a render of the whole state) is left to the first listing
+        serials[i] = state.serial();
+      }
+    }
+    long snapshotSequence = current.snapshotSequence();
+    String snapshot = null;
+    if (n > 0 && sequence - snapshotSequence >= SNAPSHOT_INTERVAL) {
+      snapshot = snapshotJson(state);
+      snapshotSequence = sequence;
+    }
+    String hostKeys =
+        rejected
+            ? null
+            : HostKeyStore.firstUseJson(
+                tenant, workspace, finished.runId(), finished.learnedHostKeys());
+    StateRecorded recorded =
+        new StateRecorded(
+            finished.runId(),
+            finished.actionId(),
+            finished.address(),
+            decision.outcome().wireName(),
+            decision.error(),
+            decision.serial(),
+            instanceId(finished));
+    EventEnvelope envelope =
+        codec.wrapWithId(
+            "state-recorded-" + source.id(),
+            tenant,
+            workspace,
+            source.runid(),
+            decision.serial(),
+            finished.address(),
+            recorded);
+    try (PreparedStatement ps = c.prepareStatement(APPEND_EVENTS)) {
+      int p = 0;
+      ps.setString(++p, tenant);
+      ps.setString(++p, workspace);
+      ps.setLong(++p, current.sequence());
+      if (tokenKnownStale) {
+        ps.setNull(++p, java.sql.Types.BIGINT);
+      } else {
+        ps.setLong(++p, finished.fencingToken());
+      }
+      ps.setBoolean(++p, !rejected);
+      ps.setArray(++p, c.createArrayOf("text", ids));
+      ps.setString(++p, finished.runId());
+      ps.setString(++p, finished.actionId());
+      ps.setString(++p, finished.executorId() == null ? null : "executor:" + finished.executorId());
+      ps.setArray(++p, c.createArrayOf("text", types));
+      ps.setArray(++p, c.createArrayOf("text", addresses));
+      ps.setArray(++p, c.createArrayOf("text", payloads));
+      ps.setArray(++p, c.createArrayOf("int8", serials));
+      ps.setArray(++p, null); // digests: computed by the first listing (withDigests)
+      ps.setString(++p, snapshot);
+      ps.setString(++p, hostKeys);
+      ps.setString(++p, source.id());
+      ps.setString(++p, decision.outcome().wireName());
+      ps.setLong(++p, decision.serial());
+      ps.setString(++p, EventCodec.toJson(envelope));
+      ps.setTimestamp(++p, java.sql.Timestamp.from(now));
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return new Appended(
+            rs.getString(1),
+            rs.getLong(3),
+            rs.getString(4),
+            envelope,
+            new Folded(sequence, state, snapshotSequence));
+      }
+    }
+  }
+
+  /**
+   * One call of {@code state.append_events} (V7): the whole append of {@link #record} in one
+   * statement, one round trip and (in autocommit) one commit. See the migration for its contract.
+   */
+  private static final String APPEND_EVENTS =
+      "SELECT status, head, newest, previous FROM state.append_events(?, ?, ?, ?, ?, ?::text[],"
+          + " ?, ?, ?, ?::text[], ?::text[], ?::text[]::jsonb[], ?::bigint[], ?::text[], ?::jsonb,"
+          + " ?::jsonb, ?, ?, ?, ?::jsonb, ?)";
 
   /**
    * Makes {@code token} the newest fencing token of the workspace unless a newer one was seen.
@@ -263,6 +400,49 @@ public final class StateStore {
         advance(c, tenant, workspace, token);
         c.commit();
         return Optional.empty();
+      } catch (SQLException | RuntimeException e) {
+        c.rollback();
+        throw e;
+      }
+    }
+  }
+
+  /** Work done inside {@link #openRun}'s transaction, after the fencing token advanced. */
+  @FunctionalInterface
+  public interface InRunOpening<T> {
+    T apply(Connection c) throws SQLException;
+  }
+
+  /**
+   * The outcome of {@link #openRun}: {@code newerToken} is present (and nothing was written) when
+   * the workspace already saw a newer fencing token; otherwise {@code state} is the current state
+   * and {@code opened} what the caller's work returned.
+   */
+  public record RunOpening<T>(Optional<Long> newerToken, WorkspaceState state, T opened) {}
+
+  /**
+   * Opens a run that was just granted the workspace lock with {@code token}, in one transaction
+   * (docs/adr/0025): takes the workspace row, advances the fencing token as {@link #advanceFencing}
+   * does, runs {@code work} (the caller mints the run credential and reads host keys on the same
+   * connection), and reads the current state under the row lock — so no action result of an older
+   * holder can be recorded between the token advancing and the state read.
+   */
+  public <T> RunOpening<T> openRun(
+      String tenant, String workspace, long token, InRunOpening<T> work) throws SQLException {
+    try (Connection c = dataSource.getConnection()) {
+      c.setAutoCommit(false);
+      try {
+        long newest = lockWorkspace(c, tenant, workspace);
+        if (token < newest) {
+          c.rollback();
+          return new RunOpening<>(Optional.of(newest), null, null);
+        }
+        advance(c, tenant, workspace, token);
+        T opened = work.apply(c);
+        Folded current = fold(c, tenant, workspace, headSequence(c, tenant, workspace));
+        c.commit();
+        remember(tenant, workspace, current);
+        return new RunOpening<>(Optional.empty(), current.state(), opened);
       } catch (SQLException | RuntimeException e) {
         c.rollback();
         throw e;
@@ -476,8 +656,39 @@ public final class StateStore {
                   rs.getString(7)));
         }
       }
-      return versions;
+      return withDigests(c, tenant, workspace, versions);
     }
+  }
+
+  /**
+   * {@code versions} with every missing digest computed and stored. An append indexes its version
+   * without a digest (that would cost a render of the whole state per append); the first listing
+   * folds to each such version once, renders and hashes it, and sets the row's digest (the one
+   * update its trigger permits: NULL to a value). Concurrent listings compute the same value; the
+   * first to store it wins, the others' update changes nothing.
+   */
+  private List<Version> withDigests(
+      Connection c, String tenant, String workspace, List<Version> versions) throws SQLException {
+    List<Version> complete = new ArrayList<>(versions.size());
+    for (Version v : versions) {
+      if (v.digest() != null) {
+        complete.add(v);
+        continue;
+      }
+      WorkspaceState state = fold(c, tenant, workspace, v.sequence()).state();
+      String digest = digest(TerraformStateV4.render(state, state.lineage()));
+      Sql.update(
+          c,
+          "UPDATE state.state_versions SET digest = ? WHERE tenant = ? AND workspace = ?"
+              + " AND sequence = ? AND digest IS NULL",
+          digest,
+          tenant,
+          workspace,
+          v.sequence());
+      complete.add(
+          new Version(v.serial(), v.sequence(), v.time(), v.type(), v.runId(), v.actor(), digest));
+    }
+    return complete;
   }
 
   /**
@@ -561,7 +772,10 @@ public final class StateStore {
       if (needsBackfill(c, tenant, workspace)) {
         WorkspaceState state = WorkspaceState.EMPTY;
         for (StoredEvent e : events(c, tenant, workspace, 0, Long.MAX_VALUE)) {
-          WorkspaceState next = state.apply(e.event());
+          StoredDocument stored =
+              e.event() instanceof StateEvent.StateReplaced r ? r.stored() : null;
+          WorkspaceState next =
+              stored != null ? loadDocument(c, tenant, workspace, stored) : state.apply(e.event());
           if (makesVersion(state, next, e.event())) {
             indexVersion(
                 c,
@@ -574,7 +788,9 @@ public final class StateStore {
                     e.type(),
                     e.runId(),
                     e.actor(),
-                    digest(TerraformStateV4.render(next, next.lineage()))));
+                    stored != null
+                        ? stored.digest()
+                        : digest(TerraformStateV4.render(next, next.lineage()))));
           }
           state = next;
         }
@@ -601,6 +817,343 @@ public final class StateStore {
           .formatHex(java.security.MessageDigest.getInstance("SHA-256").digest(bytes));
     } catch (JsonProcessingException | java.security.NoSuchAlgorithmException e) {
       throw new IllegalStateException("cannot digest a state document", e);
+    }
+  }
+
+  /**
+   * Pushes a document received into {@code upload} (ADR 0022), with the rules of {@link
+   * DocumentDecider#pushStored}, in one transaction with the same locking as {@link
+   * #changeDocument}: lock the workspace, read its head without parsing a stored document, decide,
+   * store the bytes once in {@code state.state_documents} (streamed from the upload; nothing when
+   * the same bytes are stored already), append a small {@code state_pushed} event that references
+   * them, index the version with the document's SHA-256. Memory: the document is never held whole
+   * (except for the rare same-serial comparison, see {@link DocumentDecider#pushStored}).
+   *
+   * @param actor who asked (stored with the event)
+   * @return the outcome; nothing was written unless it was accepted with events
+   */
+  public DocumentDecider.Outcome pushDocument(
+      String tenant,
+      String workspace,
+      long fencingToken,
+      String actor,
+      dev.stagecraft.state.adapter.document.SpooledDocument upload,
+      boolean force)
+      throws SQLException {
+    try (Connection c = dataSource.getConnection()) {
+      c.setAutoCommit(false);
+      try {
+        long newest = lockWorkspace(c, tenant, workspace);
+        long head = headSequence(c, tenant, workspace);
+        Head current = head(c, tenant, workspace, head);
+        dev.stagecraft.state.adapter.document.SpooledDocument[] stored = {upload};
+        DocumentDecider.Outcome outcome =
+            DocumentDecider.pushStored(
+                upload.document(),
+                upload.problems(),
+                current.state(),
+                current.document(),
+                force,
+                fencingToken,
+                newest,
+                () -> {
+                  WorkspaceState state = current.state();
+                  if (current.document() != null) {
+                    try {
+                      state = loadDocument(c, tenant, workspace, current.document());
+                    } catch (SQLException e) {
+                      throw new IllegalStateException(
+                          "cannot load the current state document: " + e.getMessage(), e);
+                    }
+                  }
+                  return DocumentDecider.sameJson(
+                      TerraformStateV4.render(state, state.lineage()), upload.parse());
+                },
+                serial -> {
+                  stored[0] = upload.withSerial(serial);
+                  return stored[0].document();
+                });
+        if (!outcome.accepted() || outcome.events().isEmpty()) {
+          c.rollback();
+          return outcome;
+        }
+        if (fencingToken > newest) {
+          advance(c, tenant, workspace, fencingToken);
+        }
+        Instant now = clock.instant();
+        StoredDocument document = stored[0].document();
+        storeDocument(c, tenant, workspace, stored[0], now);
+        StateEvent event = outcome.events().get(0);
+        long sequence = head + 1;
+        Sql.update(
+            c,
+            "INSERT INTO state.state_events (tenant, workspace, sequence, event_id, run_id,"
+                + " action_id, actor, type, address, payload, created_at)"
+                + " VALUES (?, ?, ?, ?, NULL, NULL, ?, ?, NULL, ?::jsonb, ?)",
+            tenant,
+            workspace,
+            sequence,
+            "document-" + UUID.randomUUID() + "#1",
+            actor,
+            event.typeName(),
+            toJson(event),
+            now);
+        indexVersion(
+            c,
+            tenant,
+            workspace,
+            new Version(
+                document.serial(),
+                sequence,
+                now,
+                event.typeName(),
+                null,
+                actor,
+                document.digest()));
+        c.commit();
+        // no snapshot here: a stored document is cheap to fold to (its event is its reference);
+        // the next write that parses it writes the snapshot when due
+        WorkspaceKey key = new WorkspaceKey(tenant, workspace);
+        folds.remove(key);
+        documentHeads.put(key, new DocumentHead(sequence, document));
+        return outcome;
+      } catch (SQLException | RuntimeException e) {
+        c.rollback();
+        throw e;
+      }
+    }
+  }
+
+  /**
+   * What a pull sends: either the stored document the workspace's state still is exactly (no event
+   * since its push), to send as it is with its MD5, or else the folded state, to render.
+   */
+  public record CurrentDocument(StoredDocument stored, WorkspaceState state) {}
+
+  /**
+   * The workspace's current state for a pull: the stored document when the head event pushed it
+   * (the document is not read), else the fold as {@link #currentState} gives it.
+   */
+  public CurrentDocument currentDocument(String tenant, String workspace) throws SQLException {
+    try (Connection c = dataSource.getConnection()) {
+      Head head = head(c, tenant, workspace, headSequence(c, tenant, workspace));
+      return head.document() != null
+          ? new CurrentDocument(head.document(), null)
+          : new CurrentDocument(null, head.state());
+    }
+  }
+
+  /**
+   * The bytes of a stored document of the workspace, read in slices of {@value #DOCUMENT_SLICE}
+   * bytes on a connection of its own that closing the stream returns. Documents never change, so
+   * the slices need no common snapshot.
+   */
+  public InputStream openDocument(String tenant, String workspace, StoredDocument document)
+      throws SQLException {
+    Connection c = dataSource.getConnection();
+    return new DocumentStream(c, tenant, workspace, document, true);
+  }
+
+  /** How many bytes one read of a stored document fetches. */
+  static final int DOCUMENT_SLICE = 1 << 20;
+
+  /**
+   * A workspace's state at its head {@code sequence}: {@code document} set when the head event
+   * pushed that stored document (then {@code state} holds only its serial and lineage), else the
+   * full fold.
+   */
+  private record Head(long sequence, WorkspaceState state, StoredDocument document) {}
+
+  private Head head(Connection c, String tenant, String workspace, long sequence)
+      throws SQLException {
+    WorkspaceKey key = new WorkspaceKey(tenant, workspace);
+    DocumentHead cached = documentHeads.get(key);
+    if (cached != null && cached.sequence() == sequence) {
+      return documentHead(sequence, cached.document());
+    }
+    Folded folded = folds.get(key);
+    if (folded == null || folded.sequence() != sequence) {
+      folded = null;
+      StoredDocument stored = null;
+      if (sequence > 0) {
+        try (PreparedStatement ps =
+                Sql.prepare(
+                    c,
+                    "SELECT payload::text FROM state.state_events WHERE tenant = ?"
+                        + " AND workspace = ? AND sequence = ? AND type = 'state_pushed'"
+                        + " AND jsonb_typeof(payload -> 'stored') = 'object'",
+                    tenant,
+                    workspace,
+                    sequence);
+            ResultSet rs = ps.executeQuery()) {
+          if (rs.next()) {
+            stored =
+                ((StateEvent.StateReplaced) fromJson("state_pushed", rs.getString(1))).stored();
+          }
+        }
+      }
+      if (stored != null) {
+        documentHeads.put(key, new DocumentHead(sequence, stored));
+        return documentHead(sequence, stored);
+      }
+      folded = fold(c, tenant, workspace, sequence);
+      remember(tenant, workspace, folded);
+    }
+    return new Head(sequence, folded.state(), null);
+  }
+
+  private static Head documentHead(long sequence, StoredDocument document) {
+    return new Head(
+        sequence, new WorkspaceState(document.serial(), document.lineage(), Map.of()), document);
+  }
+
+  /** Stores the upload's bytes unless the workspace has that document already. */
+  private static void storeDocument(
+      Connection c,
+      String tenant,
+      String workspace,
+      dev.stagecraft.state.adapter.document.SpooledDocument upload,
+      Instant now)
+      throws SQLException {
+    StoredDocument d = upload.document();
+    try (PreparedStatement ps =
+            Sql.prepare(
+                c,
+                "SELECT 1 FROM state.state_documents WHERE tenant = ? AND workspace = ?"
+                    + " AND digest = ?",
+                tenant,
+                workspace,
+                d.digest());
+        ResultSet rs = ps.executeQuery()) {
+      if (rs.next()) {
+        return;
+      }
+    }
+    try (InputStream in = upload.open();
+        PreparedStatement ps =
+            c.prepareStatement(
+                "INSERT INTO state.state_documents (tenant, workspace, digest, md5, size, serial,"
+                    + " lineage, content, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
+      ps.setString(1, tenant);
+      ps.setString(2, workspace);
+      ps.setString(3, d.digest());
+      ps.setString(4, d.md5());
+      ps.setLong(5, d.size());
+      ps.setLong(6, d.serial());
+      ps.setString(7, d.lineage());
+      // streamed from the file to the server: the driver does not buffer a stream of known length
+      ps.setBinaryStream(8, in, d.size());
+      ps.setTimestamp(9, java.sql.Timestamp.from(now));
+      ps.executeUpdate();
+    } catch (IOException e) {
+      throw new SQLException("cannot read the uploaded document: " + e.getMessage(), e);
+    }
+  }
+
+  /** Reads plain JSON values; decimals keep their precision. */
+  private static final ObjectMapper DOCUMENT_VALUES =
+      new ObjectMapper()
+          .enable(com.fasterxml.jackson.databind.DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
+
+  /**
+   * A stored document parsed into the state it makes (the one place a document is parsed whole).
+   */
+  private static WorkspaceState loadDocument(
+      Connection c, String tenant, String workspace, StoredDocument document) throws SQLException {
+    try (InputStream in = new DocumentStream(c, tenant, workspace, document, false)) {
+      return TerraformStateV4.parse(DOCUMENT_VALUES.readValue(in, JSON_OBJECT));
+    } catch (IOException e) {
+      throw new IllegalStateException(
+          "stored state document " + document.digest() + " unreadable: " + e.getMessage(), e);
+    }
+  }
+
+  /** A stored document's bytes, fetched slice by slice. */
+  private static final class DocumentStream extends InputStream {
+    private final Connection c;
+    private final String tenant;
+    private final String workspace;
+    private final StoredDocument document;
+    private final boolean closeConnection;
+    private byte[] slice = new byte[0];
+    private int at;
+    private long fetched;
+
+    DocumentStream(
+        Connection c,
+        String tenant,
+        String workspace,
+        StoredDocument document,
+        boolean closeConnection) {
+      this.c = c;
+      this.tenant = tenant;
+      this.workspace = workspace;
+      this.document = document;
+      this.closeConnection = closeConnection;
+    }
+
+    private boolean fill() throws IOException {
+      if (at < slice.length) {
+        return true;
+      }
+      if (fetched >= document.size()) {
+        return false;
+      }
+      try (PreparedStatement ps =
+              Sql.prepare(
+                  c,
+                  "SELECT substring(content FROM ?::int FOR ?) FROM state.state_documents"
+                      + " WHERE tenant = ? AND workspace = ? AND digest = ?",
+                  fetched + 1,
+                  DOCUMENT_SLICE,
+                  tenant,
+                  workspace,
+                  document.digest());
+          ResultSet rs = ps.executeQuery()) {
+        if (!rs.next()) {
+          throw new IOException("stored state document " + document.digest() + " is missing");
+        }
+        slice = rs.getBytes(1);
+      } catch (SQLException e) {
+        throw new IOException(e);
+      }
+      if (slice.length == 0) {
+        throw new IOException("stored state document " + document.digest() + " is truncated");
+      }
+      at = 0;
+      fetched += slice.length;
+      return true;
+    }
+
+    @Override
+    public int read() throws IOException {
+      return fill() ? slice[at++] & 0xff : -1;
+    }
+
+    @Override
+    public int read(byte[] b, int off, int len) throws IOException {
+      if (len == 0) {
+        return 0;
+      }
+      if (!fill()) {
+        return -1;
+      }
+      int n = Math.min(len, slice.length - at);
+      System.arraycopy(slice, at, b, off, n);
+      at += n;
+      return n;
+    }
+
+    @Override
+    public void close() throws IOException {
+      slice = new byte[0];
+      if (closeConnection) {
+        try {
+          c.close();
+        } catch (SQLException e) {
+          throw new IOException(e);
+        }
+      }
     }
   }
 
@@ -654,8 +1207,22 @@ public final class StateStore {
         state = StateSnapshot.fromSnapshot(readSnapshot(rs.getString(2)));
       }
     }
+    // A stored document (ADR 0022) is loaded only when the fold needs what it holds: when an
+    // event follows it, or at the end. A later replacement makes loading it unnecessary.
+    StoredDocument pending = null;
     for (StoredEvent event : events(c, tenant, workspace, from, upTo)) {
+      if (event.event() instanceof StateEvent.StateReplaced r && r.stored() != null) {
+        pending = r.stored();
+        continue;
+      }
+      if (pending != null) {
+        state = loadDocument(c, tenant, workspace, pending);
+        pending = null;
+      }
       state = state.apply(event.event());
+    }
+    if (pending != null) {
+      state = loadDocument(c, tenant, workspace, pending);
     }
     return new Folded(upTo, state, from);
   }
@@ -712,6 +1279,15 @@ public final class StateStore {
         sequence,
         json,
         now);
+  }
+
+  /** {@code state} in the snapshot form {@code state.state_snapshots} stores. */
+  private static String snapshotJson(WorkspaceState state) {
+    try {
+      return JSON.writeValueAsString(StateSnapshot.toSnapshot(state));
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("state snapshot not serializable", e);
+    }
   }
 
   private static Map<String, Object> readSnapshot(String json) {

@@ -3,11 +3,9 @@ package dev.stagecraft.state.adapter.http;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.stagecraft.schemas.lock.LockForceUnlocked;
 import dev.stagecraft.servicekit.http.Problem;
 import dev.stagecraft.state.adapter.db.StateStore;
 import dev.stagecraft.state.adapter.db.TenantStore.Principal;
-import dev.stagecraft.state.adapter.kafka.LockEventPublisher;
 import dev.stagecraft.state.adapter.lock.LockServiceClient;
 import dev.stagecraft.state.adapter.lock.LockServiceClient.Lease;
 import dev.stagecraft.state.history.StateEvent;
@@ -44,17 +42,14 @@ public final class BackendLocks {
 
   private final LockServiceClient locks;
   private final StateStore states;
-  private final LockEventPublisher events;
   private final long leaseSeconds;
 
   public BackendLocks(
       LockServiceClient locks,
       StateStore states,
-      LockEventPublisher events,
       @Value("${stagecraft.backend.lock-lease-seconds:3600}") long leaseSeconds) {
     this.locks = locks;
     this.states = states;
-    this.events = events;
     this.leaseSeconds = Math.max(1, Math.min(3600, leaseSeconds));
   }
 
@@ -259,9 +254,10 @@ public final class BackendLocks {
   }
 
   /**
-   * Force-unlock of the lock named {@code id}: released in the lock service (audited there), then
-   * recorded in the workspace history (who, why) and published as {@code
-   * dev.stagecraft.lock.force-unlocked}.
+   * Force-unlock of the lock named {@code id}: released in the lock service (audited there; its
+   * audit row is the outbox from which the lock service publishes {@code
+   * dev.stagecraft.lock.force-unlocked} naming {@code id} and {@code via}, so a broker outage does
+   * not lose the event), then recorded in the workspace history (who, why).
    *
    * @throws Problem 404 when nothing holds the lock, 409 when {@code id} is not the holder's
    */
@@ -290,7 +286,8 @@ public final class BackendLocks {
     }
     Lease released =
         locks
-            .forceRelease(principal.tenant(), workspace, held.lockId(), principal.actor(), reason)
+            .forceRelease(
+                principal.tenant(), workspace, held.lockId(), principal.actor(), reason, via, id)
             .orElseThrow(
                 () ->
                     Problem.conflict(
@@ -300,11 +297,6 @@ public final class BackendLocks {
         workspace,
         new StateEvent.LockForceUnlocked(id, released.holder(), released.fencingToken(), reason),
         principal.actor());
-    events.forceUnlocked(
-        principal.tenant(),
-        workspace,
-        new LockForceUnlocked(
-            id, released.holder(), released.fencingToken(), principal.actor(), reason, via));
     return released;
   }
 }

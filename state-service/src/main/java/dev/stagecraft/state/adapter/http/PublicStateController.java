@@ -6,6 +6,7 @@ import dev.stagecraft.servicekit.http.Names;
 import dev.stagecraft.servicekit.http.Problem;
 import dev.stagecraft.state.adapter.db.StateStore;
 import dev.stagecraft.state.adapter.db.TenantStore.Principal;
+import dev.stagecraft.state.adapter.document.SpooledDocument;
 import dev.stagecraft.state.history.DocumentDecider;
 import dev.stagecraft.state.history.StateDiff;
 import dev.stagecraft.state.history.TerraformStateV4;
@@ -23,6 +24,7 @@ import io.micronaut.http.annotation.Post;
 import io.micronaut.http.annotation.QueryValue;
 import io.micronaut.scheduling.TaskExecutors;
 import io.micronaut.scheduling.annotation.ExecuteOn;
+import java.io.InputStream;
 import java.sql.SQLException;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -38,11 +40,14 @@ public class PublicStateController {
   private final Authenticator auth;
   private final StateStore states;
   private final BackendLocks locks;
+  private final DocumentUploads uploads;
 
-  public PublicStateController(Authenticator auth, StateStore states, BackendLocks locks) {
+  public PublicStateController(
+      Authenticator auth, StateStore states, BackendLocks locks, DocumentUploads uploads) {
     this.auth = auth;
     this.states = states;
     this.locks = locks;
+    this.uploads = uploads;
   }
 
   /** Every version (serial, sequence, time, type, runId, actor, digest), oldest first; 404 none. */
@@ -137,7 +142,8 @@ public class PublicStateController {
   /**
    * Push (import) a Terraform v4 state, with Terraform's {@code state push} rules: refused when the
    * lineage differs or the serial is lower, unless {@code ?force=true}. {@code ?lockId=} when the
-   * caller holds the workspace lock (423 when it is locked by someone else).
+   * caller holds the workspace lock (423 when it is locked by someone else). The body is read as a
+   * stream and stored once (ADR 0022; 413 over {@code stagecraft.state.max-document-size}).
    */
   @Post("/{ws}/state")
   public HttpResponse<String> push(
@@ -146,20 +152,20 @@ public class PublicStateController {
       String ws,
       @QueryValue("force") @Nullable Boolean force,
       @QueryValue("lockId") @Nullable String lockId,
-      @Body @Nullable String body)
+      @Body @Nullable InputStream body)
       throws SQLException {
     Principal principal = Authenticator.requireWriter(auth.requireApiToken(authorization));
     Names.check("workspace", ws);
-    Object document = StateDocuments.parseUpload(body, contentMd5);
-    long token = locks.writeToken(principal, ws, lockId);
-    boolean forced = Boolean.TRUE.equals(force);
+    SpooledDocument document = uploads.receive(body, contentMd5);
+    long token;
+    try {
+      token = locks.writeToken(principal, ws, lockId);
+    } catch (RuntimeException | SQLException e) {
+      document.close();
+      throw e;
+    }
     DocumentDecider.Outcome outcome =
-        StateDocuments.change(
-            states,
-            principal,
-            ws,
-            token,
-            (current, newest) -> DocumentDecider.push(document, current, forced, token, newest));
+        StateDocuments.push(states, principal, ws, token, document, Boolean.TRUE.equals(force));
     return Json.respond(HttpStatus.OK, Map.of("serial", outcome.serial()));
   }
 
@@ -238,16 +244,16 @@ public class PublicStateController {
         "workspace '" + ws + "' has no state versions: it does not exist or was never written");
   }
 
+  /**
+   * The current state as v4 JSON with {@code Content-MD5}; 204 when empty. A state that is still
+   * exactly a pushed document is sent as the pushed bytes, streamed from the database.
+   */
   @Get("/{ws}/state")
-  public HttpResponse<String> state(
+  public HttpResponse<?> state(
       @Header(HttpHeaders.AUTHORIZATION) @Nullable String authorization, String ws)
       throws SQLException {
     Principal principal = auth.requireApiToken(authorization);
-    WorkspaceState state = states.currentState(principal.tenant(), Names.check("workspace", ws));
-    if (state.isEmpty()) {
-      return HttpResponse.noContent();
-    }
-    return Json.respond(HttpStatus.OK, TerraformStateV4.render(state, state.lineage()));
+    return StateDocuments.respondCurrent(states, principal.tenant(), Names.check("workspace", ws));
   }
 
   @Get("/{ws}/state/events")

@@ -1,18 +1,17 @@
 package dev.stagecraft.state.adapter.http;
 
-import com.fasterxml.jackson.core.JsonParseException;
-import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.stagecraft.servicekit.http.Problem;
 import dev.stagecraft.state.adapter.db.StateStore;
 import dev.stagecraft.state.adapter.db.TenantStore.Principal;
+import dev.stagecraft.state.adapter.document.SpooledDocument;
 import dev.stagecraft.state.history.DocumentDecider;
 import dev.stagecraft.state.history.TerraformStateV4;
 import dev.stagecraft.state.history.WorkspaceState;
 import io.micronaut.http.HttpResponse;
 import io.micronaut.http.HttpStatus;
+import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -22,39 +21,14 @@ import java.util.Base64;
 import java.util.List;
 import java.util.function.BiFunction;
 
-/** Reading uploaded state documents and writing state documents out, for the HTTP adapters. */
+/**
+ * Pushing uploaded state documents (received as streams, see {@link DocumentUploads}) and writing
+ * state documents out, for the HTTP adapters.
+ */
 final class StateDocuments {
-  /** Strict: duplicate keys and trailing content are errors; decimals keep their precision. */
-  private static final ObjectMapper STRICT =
-      new ObjectMapper()
-          .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
-          .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
-          .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
-
   private static final ObjectMapper OUT = new ObjectMapper();
 
   private StateDocuments() {}
-
-  /**
-   * Checks {@code Content-MD5} (base64 of the body's MD5, as Terraform sends it) when present.
-   *
-   * @throws Problem 400 naming both digests when it does not match
-   */
-  static void checkContentMd5(String header, byte[] body) {
-    if (header == null || header.isBlank()) {
-      return;
-    }
-    String actual = md5(body);
-    if (!actual.equals(header.trim())) {
-      throw Problem.badRequest(
-          "Content-MD5 "
-              + header.trim()
-              + " does not match the body received (MD5 "
-              + actual
-              + "): the upload was corrupted or changed in transit; nothing was stored, send it"
-              + " again");
-    }
-  }
 
   static String md5(byte[] body) {
     try {
@@ -62,43 +36,6 @@ final class StateDocuments {
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException(e);
     }
-  }
-
-  /**
-   * The upload parsed as plain JSON values.
-   *
-   * @throws Problem 400 with the line and column of the first syntax error
-   */
-  static Object parse(byte[] body) {
-    if (body == null || body.length == 0) {
-      throw Problem.badRequest("the body is empty: send a Terraform state v4 JSON document");
-    }
-    try {
-      return STRICT.readValue(body, Object.class);
-    } catch (JsonParseException e) {
-      throw Problem.badRequest(
-          "the body is not valid JSON: "
-              + e.getOriginalMessage()
-              + " at line "
-              + e.getLocation().getLineNr()
-              + ", column "
-              + e.getLocation().getColumnNr()
-              + "; nothing was stored");
-    } catch (java.io.IOException e) {
-      throw Problem.badRequest("the body is not valid JSON: " + e.getMessage());
-    }
-  }
-
-  /**
-   * An uploaded document: checked against {@code contentMd5} when sent, then parsed as plain JSON
-   * values.
-   *
-   * @throws Problem 400 when the digest does not match or the body is not JSON
-   */
-  static Object parseUpload(String body, String contentMd5) {
-    byte[] bytes = utf8(body);
-    checkContentMd5(contentMd5, bytes);
-    return parse(bytes);
   }
 
   /**
@@ -140,6 +77,48 @@ final class StateDocuments {
     return HttpResponse.<byte[]>ok(body)
         .contentType("application/json")
         .header("Content-MD5", md5(body));
+  }
+
+  /**
+   * Pushes an uploaded document for {@code principal} (its tenant; recorded with its actor) under
+   * the fencing {@code token}, as {@link StateStore#pushDocument} does; closes the upload.
+   *
+   * @return the accepted outcome
+   * @throws Problem the HTTP form of a refusal, as {@link #requireAccepted} throws it
+   */
+  static DocumentDecider.Outcome push(
+      StateStore states,
+      Principal principal,
+      String workspace,
+      long token,
+      SpooledDocument upload,
+      boolean force)
+      throws SQLException {
+    try (upload) {
+      DocumentDecider.Outcome outcome =
+          states.pushDocument(
+              principal.tenant(), workspace, token, principal.actor(), upload, force);
+      requireAccepted(outcome);
+      return outcome;
+    }
+  }
+
+  /**
+   * The workspace's current state as a pull sends it: 200 with the stored document's bytes, as they
+   * were pushed, and its stored MD5 when the state is still exactly a pushed document (streamed
+   * from the database; not parsed); else the rendered state as {@link #respond} sends it; 204 when
+   * empty.
+   */
+  static HttpResponse<?> respondCurrent(StateStore states, String tenant, String workspace)
+      throws SQLException {
+    StateStore.CurrentDocument current = states.currentDocument(tenant, workspace);
+    if (current.stored() == null) {
+      return respond(current.state());
+    }
+    InputStream body = states.openDocument(tenant, workspace, current.stored());
+    return HttpResponse.ok(body)
+        .contentType("application/json")
+        .header("Content-MD5", current.stored().md5());
   }
 
   /** Throws the HTTP form of a refused document change; returns when it was accepted. */

@@ -3,6 +3,7 @@ package dev.stagecraft.state.adapter.http;
 import dev.stagecraft.servicekit.http.Names;
 import dev.stagecraft.state.adapter.db.StateStore;
 import dev.stagecraft.state.adapter.db.TenantStore.Principal;
+import dev.stagecraft.state.adapter.document.SpooledDocument;
 import dev.stagecraft.state.history.DocumentDecider;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.HttpHeaders;
@@ -17,6 +18,7 @@ import io.micronaut.http.annotation.Post;
 import io.micronaut.http.annotation.QueryValue;
 import io.micronaut.scheduling.TaskExecutors;
 import io.micronaut.scheduling.annotation.ExecuteOn;
+import java.io.InputStream;
 import java.sql.SQLException;
 
 /**
@@ -27,11 +29,14 @@ import java.sql.SQLException;
  *
  * <ul>
  *   <li>{@code GET state} → 200 with the v4 JSON and {@code Content-MD5} (base64 MD5 of the body),
- *       or 204 when the workspace has no state;
- *   <li>{@code POST state[?ID=lock id]} → checks {@code Content-MD5} when sent (400 on mismatch),
- *       the JSON and v4 shape (400 with every problem's JSON path), the lock (423 when locked and
- *       no ID was sent; 409 when the ID is not the holder's), the lineage and serial (409 when the
- *       lineage differs or the serial goes backwards), the fencing token; 200 when stored;
+ *       or 204 when the workspace has no state; a state that is still exactly a pushed document is
+ *       sent as the pushed bytes, streamed from the database;
+ *   <li>{@code POST state[?ID=lock id]} → reads the body as a stream into a temporary file (never
+ *       into memory; 413 over {@code stagecraft.state.max-document-size}, ADR 0022), checks {@code
+ *       Content-MD5} when sent (400 on mismatch), the JSON and v4 shape (400 with every problem's
+ *       JSON path), the lock (423 when locked and no ID was sent; 409 when the ID is not the
+ *       holder's), the lineage and serial (409 when the lineage differs or the serial goes
+ *       backwards), the fencing token; 200 when stored;
  *   <li>{@code DELETE state[?ID=]} → same lock rules; records {@code state_deleted} (nothing is
  *       physically deleted); 200;
  *   <li>{@code LOCK lock} with Terraform's LockInfo → 200, or 423 with the holder's LockInfo;
@@ -48,20 +53,22 @@ public class TerraformBackendController {
   private final Authenticator auth;
   private final StateStore states;
   private final BackendLocks locks;
+  private final DocumentUploads uploads;
 
-  public TerraformBackendController(Authenticator auth, StateStore states, BackendLocks locks) {
+  public TerraformBackendController(
+      Authenticator auth, StateStore states, BackendLocks locks, DocumentUploads uploads) {
     this.auth = auth;
     this.states = states;
     this.locks = locks;
+    this.uploads = uploads;
   }
 
   @Get("/state")
-  public HttpResponse<byte[]> get(
+  public HttpResponse<?> get(
       @Header(HttpHeaders.AUTHORIZATION) @Nullable String authorization, String ws)
       throws SQLException {
     Principal principal = auth.requireBackendToken(authorization);
-    return StateDocuments.respond(
-        states.currentState(principal.tenant(), Names.check("workspace", ws)));
+    return StateDocuments.respondCurrent(states, principal.tenant(), Names.check("workspace", ws));
   }
 
   @Post("/state")
@@ -70,19 +77,20 @@ public class TerraformBackendController {
       @Header("Content-MD5") @Nullable String contentMd5,
       String ws,
       @QueryValue("ID") @Nullable String id,
-      @Body @Nullable String body)
+      @Body @Nullable InputStream body)
       throws SQLException {
     Principal principal = Authenticator.requireWriter(auth.requireBackendToken(authorization));
     Names.check("workspace", ws);
-    Object document = StateDocuments.parseUpload(body, contentMd5);
-    long token = locks.writeToken(principal, ws, id);
+    SpooledDocument document = uploads.receive(body, contentMd5);
+    long token;
+    try {
+      token = locks.writeToken(principal, ws, id);
+    } catch (RuntimeException | SQLException e) {
+      document.close();
+      throw e;
+    }
     DocumentDecider.Outcome outcome =
-        StateDocuments.change(
-            states,
-            principal,
-            ws,
-            token,
-            (current, newest) -> DocumentDecider.push(document, current, false, token, newest));
+        StateDocuments.push(states, principal, ws, token, document, false);
     return HttpResponse.<String>ok("{\"serial\":" + outcome.serial() + "}")
         .contentType("application/json");
   }

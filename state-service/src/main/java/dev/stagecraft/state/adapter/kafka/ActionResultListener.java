@@ -22,8 +22,10 @@ import java.nio.charset.StandardCharsets;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -43,10 +45,16 @@ import org.slf4j.LoggerFactory;
  * {@code state.recorded} for a redelivery, which is published again (the planner dedupes by the
  * envelope id). If publishing fails after the commit, the retry takes exactly that path.
  *
+ * <p>Failures ({@link #permanentFailure}): a transient one (connection lost, PostgreSQL restarting,
+ * serialization failure, any database error not known to be permanent) is retried with backoff on
+ * the consumer thread until it succeeds or the service stops, so an outage delays results but loses
+ * none. A permanent one — a malformed envelope, one that violates its schema, data the database
+ * refuses for good, an input the store cannot process — goes to {@code stagecraft.dead-letter} with
+ * the reason (platform's {@link EventConsumer} dead-lettering) and the consumer goes on with the
+ * next record.
+ *
  * <p>Concurrency: one consumer thread (see {@link EventConsumer}); {@link #handle} and {@link
- * #awaitPublished} both run on it, so the list of unacknowledged sends needs no lock. Database
- * failures are retried with backoff on that thread until they succeed or the service stops;
- * malformed events go to the dead-letter topic.
+ * #awaitPublished} both run on it, so the list of unacknowledged sends needs no lock.
  */
 @Context
 @Requires(property = "stagecraft.kafka.enabled", notEquals = "false")
@@ -61,6 +69,7 @@ public final class ActionResultListener {
   private EventPublisher publisher;
   private EventConsumer consumer;
   private volatile boolean stopping;
+  private final AtomicLong transientFailures = new AtomicLong();
 
   /** A sent {@code state.recorded} and the broker's acknowledgement of it. */
   private record Sent(EventEnvelope envelope, Future<RecordMetadata> ack) {}
@@ -111,16 +120,26 @@ public final class ActionResultListener {
     }
     long backoffMillis = 100;
     while (true) {
+      boolean recorded = false;
       try {
         // only a result proven with its run's active state credential changes state (ADR 0013)
-        StateStore.Recorded recorded = store.record(event, finished, RunCredentialStore::refusal);
-        EventEnvelope envelope = recorded.envelope();
+        EventEnvelope envelope =
+            store.record(event, finished, RunCredentialStore::refusal).envelope();
+        recorded = true;
         unacknowledged.add(new Sent(envelope, publisher.send(envelope, envelope.workspaceKey())));
         return;
       } catch (SQLException | RuntimeException e) {
+        // a failed send is retried (the store answers the redelivery with the same envelope)
+        Optional<String> permanent = recorded ? Optional.empty() : permanentFailure(e);
+        if (permanent.isPresent()) {
+          // the same input fails the same way every time: dead-letter it and go on
+          throw new MalformedEventException(
+              "action.finished " + event.id() + " cannot be recorded: " + permanent.get(), e);
+        }
         if (stopping) {
           throw new IllegalStateException("stopping while recording " + event.id(), e);
         }
+        transientFailures.incrementAndGet();
         LOG.warn(
             "recording {} failed, retrying in {} ms: {}", event.id(), backoffMillis, e.toString());
         Thread.sleep(backoffMillis); // backoff of a transient failure on the consumer thread
@@ -172,6 +191,41 @@ public final class ActionResultListener {
       }
       backoffMillis = Math.min(backoffMillis * 2, 5_000);
     }
+  }
+
+  /**
+   * Whether recording failed for good — the same event would fail the same way on every retry — and
+   * why; empty for a failure worth retrying. Permanent: the database refused the data itself
+   * (SQLSTATE class 22, data exception, e.g. a string jsonb cannot hold; class 23, an integrity
+   * constraint, except a unique violation, which a race can cause and a retry resolves) and any
+   * runtime exception that is not a database error (the store or the decider cannot handle this
+   * input). Transient, retried with backoff forever: every other {@link SQLException} — connection
+   * lost or refused (08), serialization failure or deadlock (40), PostgreSQL shutting down or
+   * starting (57), out of resources (53), and unknown states — as well as a database error wrapped
+   * in a runtime exception. The reason names the SQLSTATE and the server's message without its
+   * detail lines (which may quote the refused data).
+   */
+  static Optional<String> permanentFailure(Throwable failure) {
+    for (Throwable t = failure; t != null; t = t.getCause()) {
+      if (t instanceof SQLException sql) {
+        String state = sql.getSQLState();
+        if (state != null
+            && (state.startsWith("22") || (state.startsWith("23") && !state.equals("23505")))) {
+          // only the first line: the server's detail may quote the refused row's values
+          String message = String.valueOf(sql.getMessage()).lines().findFirst().orElse("");
+          return Optional.of("the database refuses it (SQLSTATE " + state + "): " + message);
+        }
+        return Optional.empty();
+      }
+    }
+    return failure instanceof RuntimeException
+        ? Optional.of("the state store cannot process it: " + failure)
+        : Optional.empty();
+  }
+
+  /** How many recording attempts failed transiently (and were retried) since the start. */
+  long transientFailures() {
+    return transientFailures.get();
   }
 
   private static boolean blank(String s) {

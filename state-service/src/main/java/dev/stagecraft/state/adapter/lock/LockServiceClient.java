@@ -100,14 +100,25 @@ public final class LockServiceClient {
     call("DELETE", url(tenant, workspace, "/" + enc(lockId)), null, 200);
   }
 
-  /** Force-unlock with audit; empty when {@code lockId} does not hold the lock. */
+  /**
+   * Force-unlock with audit; empty when {@code lockId} does not hold the lock. The lock service
+   * publishes {@code dev.stagecraft.lock.force-unlocked} from its audit trail (an outbox), naming
+   * the lock {@code clientLockId} and the path {@code via} ({@code rest} or {@code
+   * terraform-http-backend}).
+   */
   public Optional<Lease> forceRelease(
-      String tenant, String workspace, String lockId, String actor, String reason) {
+      String tenant,
+      String workspace,
+      String lockId,
+      String actor,
+      String reason,
+      String via,
+      String clientLockId) {
     Reply reply =
         call(
             "POST",
             url(tenant, workspace, "/" + enc(lockId) + "/force-release"),
-            Map.of("actor", actor, "reason", reason),
+            Map.of("actor", actor, "reason", reason, "via", via, "clientLockId", clientLockId),
             200,
             409);
     return reply.status() == 200 ? Optional.of(lease(reply.body())) : Optional.empty();

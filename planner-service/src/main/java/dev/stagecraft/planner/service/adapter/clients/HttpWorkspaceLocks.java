@@ -24,11 +24,30 @@ public final class HttpWorkspaceLocks implements WorkspaceLocks {
       int leaseSeconds,
       int waitSeconds,
       String info) {
+    return acquire(tenant, workspace, holder, leaseSeconds, waitSeconds, info, null);
+  }
+
+  /**
+   * Asks lock-service for the lock; with a coalescing key a 409 of type {@code …/superseded} (the
+   * request was replaced by a newer one with the same key) is {@link Superseded}.
+   */
+  @Override
+  public Acquisition acquire(
+      String tenant,
+      String workspace,
+      String holder,
+      int leaseSeconds,
+      int waitSeconds,
+      String info,
+      String coalescingKey) {
     Map<String, Object> body = new LinkedHashMap<>();
     body.put("holder", holder);
     body.put("leaseSeconds", leaseSeconds);
     body.put("waitSeconds", waitSeconds);
     body.put("info", info);
+    if (coalescingKey != null) {
+      body.put("coalescingKey", coalescingKey);
+    }
     InternalHttp.Response r =
         http.post(path(tenant, workspace), body, Duration.ofSeconds(waitSeconds + 10L));
     JsonNode json = r.json();
@@ -37,6 +56,9 @@ public final class HttpWorkspaceLocks implements WorkspaceLocks {
     }
     if (r.status() == 202) {
       return new Queued(json.path("position").asInt(0));
+    }
+    if (r.status() == 409 && json.path("type").asText("").endsWith("/superseded")) {
+      return new Superseded(supersedingHolder(json.path("detail").asText("")));
     }
     throw new IllegalStateException("lock-service answered " + r.status() + ": " + r.body());
   }
@@ -64,6 +86,16 @@ public final class HttpWorkspaceLocks implements WorkspaceLocks {
     if (r.status() >= 300 && r.status() != 404) {
       throw new IllegalStateException("lock-service answered " + r.status() + ": " + r.body());
     }
+  }
+
+  /**
+   * The newer holder named in lock-service's superseded detail ("… by a newer request from 'X' …"),
+   * or "a newer request" when the detail does not name one.
+   */
+  public static String supersedingHolder(String detail) {
+    java.util.regex.Matcher m =
+        java.util.regex.Pattern.compile("newer request from '([^']*)'").matcher(detail);
+    return m.find() ? m.group(1) : "a newer request";
   }
 
   private static String path(String tenant, String workspace) {

@@ -84,14 +84,55 @@ public final class HttpWorkspaceStates implements WorkspaceStates {
               + ": "
               + r.body());
     }
+    return hostKeys(r.json().path("keys"));
+  }
+
+  private static KnownHostKeys hostKeys(JsonNode list) {
     KnownHostKeys.Builder keys = KnownHostKeys.builder();
-    for (JsonNode key : r.json().path("keys")) {
+    for (JsonNode key : list) {
       keys.add(
           key.path("host").asText(),
           key.path("port").asInt(),
           key.path("publicKey").asText() + " " + key.path("origin").asText());
     }
     return keys.build();
+  }
+
+  /**
+   * One {@code POST .../run-openings} (docs/internal-api.md): fencing token, credential, host keys
+   * and state in one request and one state-service transaction.
+   */
+  @Override
+  public OpenedRun openRun(String tenant, String workspace, String runId, long fencingToken) {
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("runId", runId);
+    body.put("fencingToken", fencingToken);
+    InternalHttp.Response r =
+        http.post(path(tenant, workspace) + "/run-openings", body, Duration.ofSeconds(30));
+    if (r.status() == 409) {
+      throw new IllegalStateException(
+          "the state service refused to open run " + runId + ": " + jsonDetail(r));
+    }
+    if (r.status() != 201) {
+      throw new IllegalStateException(
+          "could not open run "
+              + runId
+              + ": state-service answered "
+              + r.status()
+              + ": "
+              + r.body());
+    }
+    JsonNode json = r.json();
+    JsonNode state = json.get("state");
+    return new OpenedRun(
+        json.get("credential").asText(),
+        hostKeys(json.path("hostKeys")),
+        state == null || state.isNull() ? null : state.toString());
+  }
+
+  private static String jsonDetail(InternalHttp.Response r) {
+    JsonNode json = jsonOrNull(r);
+    return json == null ? r.body() : json.path("detail").asText(r.body());
   }
 
   @Override

@@ -16,8 +16,13 @@ import java.time.Duration;
  */
 public final class InternalHttp {
   private static final int ATTEMPTS = 5;
+  // HTTP/1.1 with kept-alive connections: the services speak it, and the default (HTTP/2) would
+  // offer an h2c upgrade on every new connection for nothing
   private final HttpClient client =
-      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+      HttpClient.newBuilder()
+          .version(HttpClient.Version.HTTP_1_1)
+          .connectTimeout(Duration.ofSeconds(5))
+          .build();
   private final String baseUrl;
   private final String serviceToken;
 

@@ -53,7 +53,9 @@ public class PlannerDatabase {
   }
 
   @Singleton
-  ConfigurationVersionStore configurationVersionStore(HikariDataSource dataSource) {
-    return new ConfigurationVersionStore(dataSource, Clock.systemUTC());
+  ConfigurationVersionStore configurationVersionStore(
+      HikariDataSource dataSource, dev.stagecraft.schemas.seal.SecretsKeyring keyring) {
+    // sealed at rest when a key is configured (docs/adr/0024)
+    return new ConfigurationVersionStore(dataSource, Clock.systemUTC(), keyring);
   }
 }

@@ -7,6 +7,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
 import java.time.Clock;
+import java.time.Instant;
 import java.util.Optional;
 import javax.sql.DataSource;
 
@@ -15,6 +16,11 @@ import javax.sql.DataSource;
  * #record} inserts with {@code ON CONFLICT DO NOTHING} on the primary key (tenant, key), so of two
  * planner instances recording the same key at once exactly one wins and starts the run. Thread-safe
  * (a connection per call).
+ *
+ * <p>The public API's {@code Idempotency-Key} ({@link #findApiKey}, {@link #recordApiKey}) uses the
+ * same table with keys {@code api/<workspace>/<key>} and the digest of the request body (migration
+ * V1_2); unlike a trigger's key, such a key may be recorded anew once it is older than the
+ * retention window.
  */
 public final class RunRequestKeyStore implements IdempotencyKeys {
   private final DataSource dataSource;
@@ -55,6 +61,71 @@ public final class RunRequestKeyStore implements IdempotencyKeys {
       s.setString(3, runId);
       s.setString(4, workspace);
       s.setTimestamp(5, Timestamp.from(clock.instant()));
+      return s.executeUpdate() == 1;
+    } catch (SQLException e) {
+      throw new IllegalStateException("could not record idempotency key: " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * A key of the public API as recorded.
+   *
+   * @param requestDigest the SHA-256 (hex) of the request body that made the run
+   */
+  public record ApiKey(String runId, String requestDigest, Instant recordedAt) {}
+
+  /** The record of a public API key ({@code api/<workspace>/<key>}), whatever its age. */
+  public Optional<ApiKey> findApiKey(String tenant, String key) {
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement s =
+            c.prepareStatement(
+                "SELECT run_id, request_digest, recorded_at FROM planner.run_request_keys"
+                    + " WHERE tenant = ? AND idempotency_key = ?")) {
+      s.setString(1, tenant);
+      s.setString(2, key);
+      try (ResultSet r = s.executeQuery()) {
+        return r.next()
+            ? Optional.of(new ApiKey(r.getString(1), r.getString(2), r.getTimestamp(3).toInstant()))
+            : Optional.empty();
+      }
+    } catch (SQLException e) {
+      throw new IllegalStateException("could not read idempotency key: " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Records that the public API key makes {@code runId} with a request of {@code requestDigest},
+   * before the run starts: inserted when absent, or replacing a record from before {@code
+   * expiredBefore} (the retention window passed) — atomically, so of two planners recording the
+   * same key at once exactly one wins.
+   *
+   * @return true when this call recorded it; false when a live record exists (read it with {@link
+   *     #findApiKey})
+   */
+  public boolean recordApiKey(
+      String tenant,
+      String key,
+      String runId,
+      String workspace,
+      String requestDigest,
+      Instant expiredBefore) {
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement s =
+            c.prepareStatement(
+                "INSERT INTO planner.run_request_keys"
+                    + " (tenant, idempotency_key, run_id, workspace, recorded_at, request_digest)"
+                    + " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (tenant, idempotency_key) DO UPDATE"
+                    + " SET run_id = EXCLUDED.run_id, workspace = EXCLUDED.workspace,"
+                    + " recorded_at = EXCLUDED.recorded_at,"
+                    + " request_digest = EXCLUDED.request_digest"
+                    + " WHERE planner.run_request_keys.recorded_at < ?")) {
+      s.setString(1, tenant);
+      s.setString(2, key);
+      s.setString(3, runId);
+      s.setString(4, workspace);
+      s.setTimestamp(5, Timestamp.from(clock.instant()));
+      s.setString(6, requestDigest);
+      s.setTimestamp(7, Timestamp.from(expiredBefore));
       return s.executeUpdate() == 1;
     } catch (SQLException e) {
       throw new IllegalStateException("could not record idempotency key: " + e.getMessage(), e);

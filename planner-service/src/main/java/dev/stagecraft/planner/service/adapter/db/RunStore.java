@@ -32,9 +32,12 @@ import org.slf4j.LoggerFactory;
  * coordinator drives runs in memory and tells this store of every transition; reads of runs (get,
  * list) come from here, so they survive a restart of the planner.
  *
- * <p>Thread-safe (every call takes its own connection). Transitions of one run may arrive
- * concurrently and out of order: the run's row keeps the one with the highest sequence, the
- * transitions table keeps them all.
+ * <p>Thread-safe (every call takes its own connection). The coordinator calls {@link #transitioned}
+ * on the run's recording lane, in sequence order and off the run's path (docs/adr/ 0025); the store
+ * does not rely on that order: the run's row keeps the transition with the highest sequence, the
+ * transitions table keeps them all. A transition is written in one durable transaction; a crash of
+ * the planner may lose the records still queued (never the first one of a run accepted over REST:
+ * the POST answers after it is written).
  */
 public final class RunStore implements RunObserver {
   private static final Logger LOG = LoggerFactory.getLogger(RunStore.class);
@@ -89,6 +92,9 @@ public final class RunStore implements RunObserver {
   public void transitioned(Run run, long sequence, RunStatus status, String message, Instant at) {
     Run.RunSummary summary = run.summary();
     try (Connection c = dataSource.getConnection()) {
+      // one transaction for both rows, committed durably: it is off the run's path
+      // (docs/adr/0025), so the WAL flush costs the run nothing
+      c.setAutoCommit(false);
       Sql.update(
           c,
           "INSERT INTO planner.runs (tenant, id, workspace, status, status_message, plan_digest,"
@@ -120,6 +126,7 @@ public final class RunStore implements RunObserver {
           status.wireName(),
           message,
           at);
+      c.commit();
     } catch (SQLException | RuntimeException e) {
       // the run goes on; only its record lags (reads then show an older status)
       LOG.warn(

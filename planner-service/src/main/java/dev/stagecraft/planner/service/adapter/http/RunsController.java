@@ -11,8 +11,10 @@ import dev.stagecraft.planner.service.adapter.clients.HttpWorkspaceStates;
 import dev.stagecraft.planner.service.adapter.clients.InternalHttp;
 import dev.stagecraft.planner.service.adapter.clients.TokenVerifier.Principal;
 import dev.stagecraft.planner.service.adapter.db.ConfigurationVersionStore;
+import dev.stagecraft.planner.service.adapter.db.RunRequestKeyStore;
 import dev.stagecraft.planner.service.adapter.db.RunStore;
 import dev.stagecraft.planner.service.adapter.db.WorkspaceStore;
+import dev.stagecraft.planner.service.run.PreparedConfiguration;
 import dev.stagecraft.planner.service.run.Run;
 import dev.stagecraft.planner.service.run.RunCoordinator;
 import dev.stagecraft.planner.service.run.RunEvent;
@@ -51,6 +53,13 @@ import java.util.regex.Pattern;
 @ExecuteOn(TaskExecutors.BLOCKING)
 public class RunsController {
   static final Pattern WORKSPACE = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,89}");
+
+  /**
+   * How long a read of run records waits for this instance's pending records of live runs
+   * (docs/adr/0025); normally they are written within milliseconds.
+   */
+  static final Duration RECORDS_WAIT = Duration.ofSeconds(5);
+
   private final RunCoordinator coordinator;
   private final ApiAuth auth;
   private final HttpWorkspaceStates states;
@@ -59,6 +68,19 @@ public class RunsController {
   @jakarta.inject.Inject RunStore runStore;
   @jakarta.inject.Inject WorkspaceStore workspaceStore;
   @jakarta.inject.Inject ConfigurationVersionStore configurationVersions;
+  @jakarta.inject.Inject com.zaxxer.hikari.HikariDataSource dataSource;
+  // opens the sealed attribute values of the prior state (docs/adr/0024)
+  @jakarta.inject.Inject dev.stagecraft.schemas.seal.SecretsKeyring secrets;
+
+  /** How long an {@code Idempotency-Key} of {@code POST /runs} is remembered. */
+  @io.micronaut.context.annotation.Value("${stagecraft.planner.idempotency-retention:24h}")
+  Duration idempotencyRetention;
+
+  /** Printable ASCII without spaces, 1-200 characters (as Stripe and the IETF draft allow). */
+  static final Pattern IDEMPOTENCY_KEY = Pattern.compile("[!-~]{1,200}");
+
+  /** The header of a response that replays the run an earlier request with the key made. */
+  static final String REPLAYED = "Idempotent-Replayed";
 
   public RunsController(RunCoordinator coordinator, ApiAuth auth, PlannerSettings settings) {
     this.coordinator = coordinator;
@@ -80,7 +102,8 @@ public class RunsController {
       @Nullable String expectedDigest,
       @Nullable Integer parallelism,
       @Nullable String configurationVersion,
-      @Nullable String message) {
+      @Nullable String message,
+      @Nullable String coalescingKey) {
 
     /** The same request with these files (those of a configuration version). */
     RunBody withFiles(Map<String, String> configFiles, Map<String, String> support) {
@@ -95,7 +118,8 @@ public class RunsController {
           expectedDigest,
           parallelism,
           configurationVersion,
-          message);
+          message,
+          coalescingKey);
     }
   }
 
@@ -115,8 +139,16 @@ public class RunsController {
     } catch (UploadedFiles.InvalidUpload e) {
       return invalidFiles(e);
     }
-    PriorState prior =
-        PriorState.fromV4Json(states.read(principal.get().tenant(), body.workspace()));
+    PriorState prior;
+    try {
+      prior =
+          PriorState.fromV4Json(
+              states.read(principal.get().tenant(), body.workspace()),
+              dev.stagecraft.planner.plan.AttributeSealing.of(
+                  secrets, principal.get().tenant(), body.workspace()));
+    } catch (dev.stagecraft.planner.plan.AttributeSealing.SealedStateException e) {
+      return problem(HttpStatus.CONFLICT, "Sealed state cannot be opened", e.getMessage());
+    }
     PlanResult result;
     Path dir = null;
     try {
@@ -146,15 +178,54 @@ public class RunsController {
    * with {@code variables} and a {@code message}: 201 the run. The run is recorded (planner.runs)
    * with its variables sealed (docs/runs.md); without {@code parallelism} the workspace's setting
    * applies.
+   *
+   * <p>With an {@code Idempotency-Key} header (printable ASCII, 1-200 characters) the request is
+   * made at most once per tenant, workspace and key within the retention window ({@code
+   * STAGECRAFT_PLANNER_IDEMPOTENCY_RETENTION}, 24h): a retry with the same body gets 200 with the
+   * first run and {@code Idempotent-Replayed: true}; the same key with another body is 422. The key
+   * is recorded (planner.run_request_keys) before the run starts.
+   *
+   * <p>On a workspace with {@code coalescing} on, the run's lock request carries a coalescing key
+   * ({@code coalescingKey} of the body, else {@code default}): a newer run with the same key
+   * replaces it while it waits in the lock queue (docs/adr/0023).
    */
   @Post("/runs")
-  public HttpResponse<?> create(HttpRequest<?> request, @Body RunBody body)
+  public HttpResponse<?> create(
+      HttpRequest<?> request,
+      @Body RunBody body,
+      @Nullable @Header("Idempotency-Key") String idempotencyKey)
       throws java.sql.SQLException {
     WriteAccess access = writeAccess(request, "start");
     if (access.refusal() != null) {
       return access.refusal();
     }
     Principal principal = access.principal();
+    String storedKey = null;
+    String requestDigest = null;
+    byte[] canonicalRequest = null;
+    if (idempotencyKey != null) {
+      if (!IDEMPOTENCY_KEY.matcher(idempotencyKey).matches()) {
+        return problem(
+            HttpStatus.BAD_REQUEST,
+            "Invalid Idempotency-Key",
+            "The Idempotency-Key header must be 1-200 printable ASCII characters without spaces"
+                + " (e.g. a UUID); nothing was started.");
+      }
+      if (body.workspace() == null || !WORKSPACE.matcher(body.workspace()).matches()) {
+        return validate(body);
+      }
+      storedKey = "api/" + body.workspace() + "/" + idempotencyKey;
+      canonicalRequest = canonicalRequest(body);
+      // keyed with the secrets keyring: the body holds variable values (docs/adr/0023)
+      requestDigest =
+          secrets.keyedDigest(
+              canonicalRequest, requestDigestContext(principal.tenant(), storedKey));
+      Optional<HttpResponse<?>> replay =
+          replay(principal.tenant(), storedKey, idempotencyKey, canonicalRequest);
+      if (replay.isPresent()) {
+        return replay.get();
+      }
+    }
     if (body.configurationVersion() != null) {
       if (body.files() != null && !body.files().isEmpty()) {
         return problem(
@@ -185,21 +256,42 @@ public class RunsController {
     } catch (UploadedFiles.InvalidUpload e) {
       return invalidFiles(e);
     }
-    // fail fast on configuration errors, before queueing for the lock
+    if (body.coalescingKey() != null
+        && (body.coalescingKey().isBlank() || body.coalescingKey().length() > 100)) {
+      return problem(
+          HttpStatus.BAD_REQUEST,
+          "Invalid coalescing key",
+          "\"coalescingKey\" must be 1-100 characters (what the run is for, e.g. \"deploy\");"
+              + " omit it to use the workspace's default key.");
+    }
+    // fail fast on configuration errors, before queueing for the lock; the run adopts the files
+    // written and the configuration parsed here, so nothing is written or parsed twice (ADR 0025)
     PlanResult check;
     Path dir = null;
+    dev.stagecraft.language.config.LoadResult parsed;
     try {
       dir = coordinator.uploads().materialise(principal.tenant(), body.files(), supportFiles);
-      check = Planner.plan(planRequest(body, dir), PriorState.empty());
+      parsed = Planner.parse(body.files());
+      check = Planner.plan(planRequest(body, dir), PriorState.empty(), parsed);
     } catch (UploadedFiles.InvalidUpload e) {
-      return invalidFiles(e);
-    } finally {
       UploadedFiles.delete(dir);
+      return invalidFiles(e);
+    } catch (RuntimeException e) {
+      UploadedFiles.delete(dir);
+      throw e;
     }
     if (check.diagnostics().hasErrors()) {
+      UploadedFiles.delete(dir);
       return diagnostics(check);
     }
-    var workspace = workspaceStore.ensure(principal.tenant(), body.workspace());
+    PreparedConfiguration prepared = new PreparedConfiguration(dir, parsed);
+    WorkspaceStore.Workspace workspace;
+    try {
+      workspace = workspaceStore.ensure(principal.tenant(), body.workspace());
+    } catch (java.sql.SQLException | RuntimeException e) {
+      UploadedFiles.delete(dir);
+      throw e;
+    }
     RunRequest runRequest =
         new RunRequest(
             principal.tenant(),
@@ -213,25 +305,161 @@ public class RunsController {
             body.expectedDigest(),
             principal.role() + "@" + principal.tenant(),
             body.parallelism() == null ? workspace.parallelism() : body.parallelism());
+    if (workspace.coalescing()) {
+      runRequest = runRequest.withCoalescingKey(coalescingKey(body));
+    }
     // a workspace without auto-apply waits for POST /runs/{id}/approve with the plan's digest
-    Run run =
-        workspace.autoApply()
-            ? coordinator.start(runRequest)
-            : coordinator.startAwaitingApproval(runRequest);
-    try {
-      runStore.describe(
+    Run run;
+    if (storedKey == null) {
+      run = coordinator.start(runRequest, !workspace.autoApply(), prepared);
+    } else {
+      // record the key before the side effect: a retry (here or on another planner) replays
+      String runId = "run-" + java.util.UUID.randomUUID();
+      RunRequestKeyStore keys = new RunRequestKeyStore(dataSource, java.time.Clock.systemUTC());
+      if (!keys.recordApiKey(
           principal.tenant(),
-          run.id(),
+          storedKey,
+          runId,
           body.workspace(),
-          body.message(),
-          body.configurationVersion(),
-          body.variables());
-    } catch (java.sql.SQLException e) {
-      // the run goes on; only its record lacks the message and variable names
+          requestDigest,
+          java.time.Instant.now().minus(idempotencyRetention))) {
+        // a concurrent request with the key recorded it a moment ago
+        UploadedFiles.delete(dir);
+        return replay(principal.tenant(), storedKey, idempotencyKey, canonicalRequest)
+            .orElseGet(
+                () ->
+                    problem(
+                        HttpStatus.CONFLICT,
+                        "Idempotency-Key in use",
+                        "Another request with this Idempotency-Key is being handled; retry it."));
+      }
+      run = coordinator.startAs(runId, runRequest, !workspace.autoApply(), prepared);
+    }
+    // on the run's recording lane, after its pending record (docs/adr/0025): the POST does not
+    // wait for a commit
+    String tenant = principal.tenant();
+    String runId = run.id();
+    RunBody described = body;
+    coordinator.recordInOrder(
+        run,
+        () -> {
+          try {
+            runStore.describe(
+                tenant,
+                runId,
+                described.workspace(),
+                described.message(),
+                described.configurationVersion(),
+                described.variables());
+          } catch (java.sql.SQLException e) {
+            // the run goes on; only its record lacks the message and variable names
+            org.slf4j.LoggerFactory.getLogger(RunsController.class)
+                .warn("could not record the request of run {}: {}", runId, e.toString());
+          }
+        });
+    // an accepted run is recorded before it is acknowledged: after a crash of this planner the
+    // run is found (and marked errored at the next start) rather than unknown; the run itself
+    // does not wait for this (it goes on on its own thread), only the answer does
+    if (!coordinator.awaitRecorded(tenant, runId, RECORDS_WAIT)) {
       org.slf4j.LoggerFactory.getLogger(RunsController.class)
-          .warn("could not record the request of run {}: {}", run.id(), e.toString());
+          .warn("run {} was accepted before its record was written", runId);
     }
     return HttpResponse.created(run.summary());
+  }
+
+  /**
+   * The lock queue's coalescing key of a run on a workspace with coalescing on: {@code run:} and
+   * the request's {@code coalescingKey}, or {@code run:default} (docs/adr/0023). The lock queue is
+   * per workspace, so the key needs no workspace in it.
+   */
+  static String coalescingKey(RunBody body) {
+    return "run:" + (body.coalescingKey() == null ? "default" : body.coalescingKey());
+  }
+
+  /**
+   * The answer to a request whose key is already recorded and within the retention window: 200 the
+   * first run with {@code Idempotent-Replayed: true}, or 422 when this request's body differs.
+   * Empty when the key is not recorded, or its record is older than the retention window.
+   */
+  private Optional<HttpResponse<?>> replay(
+      String tenant, String storedKey, String idempotencyKey, byte[] canonicalRequest)
+      throws java.sql.SQLException {
+    Optional<RunRequestKeyStore.ApiKey> recorded =
+        new RunRequestKeyStore(dataSource, java.time.Clock.systemUTC())
+            .findApiKey(tenant, storedKey);
+    if (recorded.isEmpty()
+        || recorded
+            .get()
+            .recordedAt()
+            .isBefore(java.time.Instant.now().minus(idempotencyRetention))) {
+      return Optional.empty();
+    }
+    String runId = recorded.get().runId();
+    if (!secrets.matchesKeyedDigest(
+        recorded.get().requestDigest(),
+        canonicalRequest,
+        requestDigestContext(tenant, storedKey))) {
+      return Optional.of(
+          problem(
+              HttpStatus.UNPROCESSABLE_ENTITY,
+              "Idempotency-Key reused",
+              "Idempotency-Key '"
+                  + idempotencyKey
+                  + "' was used for another request (run "
+                  + runId
+                  + ") with a different body; nothing was started. Use a new key for a new"
+                  + " request, or send exactly the first request's body to get its run."));
+    }
+    Map<String, Object> out = new LinkedHashMap<>();
+    Optional<Run> live = coordinator.find(tenant, runId);
+    if (live.isPresent()) {
+      Run.RunSummary summary = live.get().summary();
+      out.put("id", summary.id());
+      out.put("tenant", summary.tenant());
+      out.put("workspace", summary.workspace());
+      out.put("status", summary.status());
+      out.put("terminal", summary.terminal());
+      out.put("message", summary.message());
+      out.put("planDigest", summary.planDigest());
+      out.put("createdAt", summary.createdAt());
+    } else {
+      Optional<RunStore.RunRecord> stored = runStore.find(tenant, runId);
+      out.put("id", runId);
+      stored.ifPresent(
+          r -> {
+            out.put("tenant", r.tenant());
+            out.put("workspace", r.workspace());
+            out.put("status", r.status());
+            out.put("terminal", r.terminal());
+            out.put("message", r.message());
+            out.put("planDigest", r.planDigest());
+            out.put("createdAt", r.createdAt());
+          });
+    }
+    return Optional.of(HttpResponse.ok(out).header(REPLAYED, "true"));
+  }
+
+  /**
+   * The request body in a canonical JSON form (map entries sorted), to tell a retry from another
+   * request with the same key. Only its keyed digest ({@link
+   * dev.stagecraft.schemas.seal.SecretsKeyring#keyedDigest}) is stored, never the body.
+   */
+  static byte[] canonicalRequest(RunBody body) {
+    try {
+      return dev.stagecraft.schemas.EventCodec.mapper()
+          .copy()
+          .configure(
+              com.fasterxml.jackson.databind.SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS, true)
+          .writeValueAsBytes(body);
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      throw new IllegalStateException("could not digest the request: " + e.getMessage(), e);
+    }
+  }
+
+  /** What a request digest is bound to: the tenant and the stored key. */
+  private static byte[] requestDigestContext(String tenant, String storedKey) {
+    return dev.stagecraft.schemas.seal.SecretsKeyring.associatedData(
+        "dev.stagecraft.run-request/digest/v1", tenant, storedKey);
   }
 
   /**
@@ -274,6 +502,8 @@ public class RunsController {
     } catch (IllegalArgumentException e) {
       return problem(HttpStatus.BAD_REQUEST, "Invalid cursor", e.getMessage());
     }
+    // read-your-writes: the records of this instance's live runs are written asynchronously
+    coordinator.awaitAllRecorded(principal.get().tenant(), RECORDS_WAIT);
     RunStore.Page page =
         runStore.list(
             principal.get().tenant(),
@@ -311,6 +541,7 @@ public class RunsController {
       return unauthorized();
     }
     String tenant = principal.get().tenant();
+    coordinator.awaitRecorded(tenant, id, RECORDS_WAIT); // read-your-writes, as for list
     Optional<RunStore.RunRecord> recorded = runStore.find(tenant, id);
     Optional<Run> live = coordinator.find(tenant, id);
     if (recorded.isEmpty() && live.isEmpty()) {
@@ -398,6 +629,7 @@ public class RunsController {
     var outcome = coordinator.approve(tenant, id, body.planDigest(), by);
     return switch (outcome) {
       case DONE -> {
+        coordinator.awaitRecorded(tenant, id, RECORDS_WAIT); // the run's row exists
         runStore.approved(tenant, id, by);
         yield HttpResponse.accepted().body(coordinator.find(tenant, id).orElseThrow().summary());
       }

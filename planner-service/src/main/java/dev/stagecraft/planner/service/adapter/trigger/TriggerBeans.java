@@ -4,6 +4,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.stagecraft.planner.service.adapter.PlannerSettings;
 import dev.stagecraft.planner.service.adapter.db.ConfigurationVersionStore;
 import dev.stagecraft.planner.service.adapter.db.RunRequestKeyStore;
+import dev.stagecraft.planner.service.adapter.db.WorkspaceStore;
 import dev.stagecraft.planner.service.run.RunCoordinator;
 import dev.stagecraft.planner.service.trigger.RunTrigger;
 import dev.stagecraft.planner.service.trigger.TriggerSignature;
@@ -62,21 +63,37 @@ public class TriggerBeans {
       RunCoordinator coordinator,
       KafkaTriggerSecrets secrets,
       HikariDataSource dataSource,
-      ConfigurationVersionStore versions) {
+      ConfigurationVersionStore versions,
+      WorkspaceStore workspaces) {
     coordinator.withIdempotencyKeys(new RunRequestKeyStore(dataSource, Clock.systemUTC()));
     return new RunTrigger(
-        coordinator,
-        secrets,
-        new EventSchemaValidator(),
-        Clock.systemUTC(),
-        (tenant, id) -> {
-          try {
-            return versions.find(tenant, id).map(ConfigurationVersionStore.StoredVersion::content);
-          } catch (SQLException e) {
-            throw new IllegalStateException(
-                "could not read configuration version " + id + ": " + e.getMessage(), e);
-          }
-        });
+            coordinator,
+            secrets,
+            new EventSchemaValidator(),
+            Clock.systemUTC(),
+            (tenant, id) -> {
+              try {
+                return versions
+                    .find(tenant, id)
+                    .map(ConfigurationVersionStore.StoredVersion::content);
+              } catch (SQLException e) {
+                throw new IllegalStateException(
+                    "could not read configuration version " + id + ": " + e.getMessage(), e);
+              }
+            })
+        .withCoalescing(
+            (tenant, workspace) -> {
+              try {
+                return workspaces
+                    .find(tenant, workspace)
+                    .map(WorkspaceStore.Workspace::coalescing)
+                    .orElse(false);
+              } catch (SQLException e) {
+                throw new IllegalStateException(
+                    "could not read the settings of workspace " + workspace + ": " + e.getMessage(),
+                    e);
+              }
+            });
   }
 
   /**

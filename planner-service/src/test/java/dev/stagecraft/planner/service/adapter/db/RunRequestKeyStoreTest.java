@@ -46,4 +46,30 @@ class RunRequestKeyStoreTest {
     assertThat(restarted.runFor("globex", "k1")).as("keys are per tenant").isEmpty();
     assertThat(restarted.record("globex", "k1", "run-c", "prod")).isTrue();
   }
+
+  @Test
+  void anApiKeyIsRecordedOnceWithItsRequestDigestUntilItsRetentionPassed() {
+    RunRequestKeyStore store = new RunRequestKeyStore(dataSource, clock);
+    Instant retainedSince = clock.instant().minusSeconds(3600);
+
+    assertThat(store.findApiKey("acme", "api/prod/k1")).isEmpty();
+    assertThat(store.recordApiKey("acme", "api/prod/k1", "run-a", "prod", "d1", retainedSince))
+        .isTrue();
+    assertThat(store.recordApiKey("acme", "api/prod/k1", "run-b", "prod", "d2", retainedSince))
+        .as("a live key is not replaced")
+        .isFalse();
+    assertThat(store.findApiKey("acme", "api/prod/k1"))
+        .contains(new RunRequestKeyStore.ApiKey("run-a", "d1", clock.instant()));
+    assertThat(store.findApiKey("globex", "api/prod/k1")).as("per tenant").isEmpty();
+
+    // an hour and a second later, with a one-hour retention, the key may make a new run
+    Clock later = Clock.offset(clock, java.time.Duration.ofSeconds(3601));
+    RunRequestKeyStore laterStore = new RunRequestKeyStore(dataSource, later);
+    assertThat(
+            laterStore.recordApiKey(
+                "acme", "api/prod/k1", "run-c", "prod", "d3", later.instant().minusSeconds(3600)))
+        .isTrue();
+    assertThat(laterStore.findApiKey("acme", "api/prod/k1").orElseThrow().runId())
+        .isEqualTo("run-c");
+  }
 }

@@ -124,4 +124,18 @@ class OpenApiDocumentTest {
             "PATCH /api/v1/workspaces/{ws}");
     assertThat(documented()).containsAll(declared);
   }
+
+  @Test
+  void startingARunDocumentsTheIdempotencyKeyHeader() throws IOException {
+    String yaml;
+    try (InputStream in =
+        OpenApiController.class.getClassLoader().getResourceAsStream(OpenApiController.RESOURCE)) {
+      yaml = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    }
+    Matcher runs = Pattern.compile("(?ms)^  /api/v1/runs:$(.*?)^  /").matcher(yaml);
+    assertThat(runs.find()).as("/api/v1/runs in the document").isTrue();
+    Matcher post = Pattern.compile("(?ms)^    post:$(.*?)(^    \\S|\\z)").matcher(runs.group(1));
+    assertThat(post.find()).as("POST /api/v1/runs in the document").isTrue();
+    assertThat(post.group(1)).containsPattern("- name: Idempotency-Key\\s+in: header");
+  }
 }

@@ -1,0 +1,399 @@
+package dev.stagecraft.state.adapter.document;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonParseException;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.stagecraft.servicekit.http.Problem;
+import dev.stagecraft.state.history.StoredDocument;
+import dev.stagecraft.state.history.TerraformStateValidator;
+import dev.stagecraft.state.history.TerraformStateValidator.ResourceCheck;
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.HashSet;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * An uploaded state document held once, in a temporary file, never in memory (ADR 0022). {@link
+ * #receive} copies the request body to the file in fixed-size pieces while it computes the MD5
+ * (checked against {@code Content-MD5}) and the SHA-256 (the document's key) and enforces the size
+ * limit; then one streaming pass of a JSON parser over the file checks the syntax (strict:
+ * duplicate keys and trailing content are errors) and applies {@link TerraformStateValidator}'s
+ * rules to the top-level fields, each output and each resource instance one at a time. What stays
+ * in memory is one instance (or the outputs) at a time and the set of instance addresses.
+ *
+ * <p>Not thread-safe: one request uses it, then {@link #close closes} it, which deletes the file
+ * (and any copy {@link #withSerial} made).
+ */
+public final class SpooledDocument implements AutoCloseable {
+  /** Parsers and generators: duplicate keys are errors. */
+  private static final JsonFactory FACTORY =
+      JsonFactory.builder()
+          .enable(com.fasterxml.jackson.core.StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+          .build();
+
+  /** Reads one value at the parser's position; decimals keep their precision. */
+  private static final ObjectMapper VALUES =
+      new ObjectMapper(FACTORY).enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
+
+  private static final int PIECE = 64 * 1024;
+
+  private final Path file;
+  private final StoredDocument document;
+  private final List<String> problems;
+  private final List<SpooledDocument> copies = new ArrayList<>();
+
+  private SpooledDocument(Path file, StoredDocument document, List<String> problems) {
+    this.file = file;
+    this.document = document;
+    this.problems = List.copyOf(problems);
+  }
+
+  /**
+   * Receives an upload: copies {@code body} to a temporary file under {@code directory}, checks
+   * {@code contentMd5} (base64, as Terraform sends it) when given, the size limit and the JSON
+   * syntax, and validates the v4 document (problems are kept, not thrown: the decision reports them
+   * with the other refusals).
+   *
+   * @param body the request body, or null for none
+   * @param maxSize the largest document accepted, in bytes
+   * @throws Problem 400 for an empty body, a wrong {@code Content-MD5} or invalid JSON; 413 over
+   *     {@code maxSize} (nothing is kept in any case)
+   */
+  public static SpooledDocument receive(
+      InputStream body, String contentMd5, long maxSize, Path directory) throws IOException {
+    Path file = Files.createTempFile(directory, "state-upload-", ".json");
+    boolean kept = false;
+    try {
+      Digests digests = copy(body, file, maxSize);
+      if (digests.size == 0) {
+        throw Problem.badRequest("the body is empty: send a Terraform state v4 JSON document");
+      }
+      if (contentMd5 != null && !contentMd5.isBlank() && !digests.md5.equals(contentMd5.trim())) {
+        throw Problem.badRequest(
+            "Content-MD5 "
+                + contentMd5.trim()
+                + " does not match the body received (MD5 "
+                + digests.md5
+                + "): the upload was corrupted or changed in transit; nothing was stored, send it"
+                + " again");
+      }
+      SpooledDocument document = scan(file, digests);
+      kept = true;
+      return document;
+    } finally {
+      if (!kept) {
+        Files.deleteIfExists(file);
+      }
+    }
+  }
+
+  /** The stored form's reference: digests, size, and (when valid) serial and lineage. */
+  public StoredDocument document() {
+    return document;
+  }
+
+  /** {@link TerraformStateValidator}'s problems; empty when the document is valid. */
+  public List<String> problems() {
+    return problems;
+  }
+
+  /** The bytes, from the start (a new stream each call; the caller closes it). */
+  public InputStream open() throws IOException {
+    return new BufferedInputStream(Files.newInputStream(file), PIECE);
+  }
+
+  /**
+   * The whole document as plain JSON values (maps, lists, BigDecimal for decimals). Holds it in
+   * memory: only for the rare comparison of a same-serial upload with different bytes.
+   */
+  public Object parse() {
+    try (InputStream in = open()) {
+      return VALUES.readValue(in, Object.class);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /**
+   * A copy whose top-level {@code serial} is {@code serial} (a forced push over a newer state),
+   * written by a streaming copy of every other token as it is (numbers exactly); compact JSON.
+   * Deleted with this one.
+   */
+  public SpooledDocument withSerial(long serial) {
+    try {
+      Path copy = Files.createTempFile(file.getParent(), "state-upload-", ".json");
+      try (InputStream in = open();
+          JsonParser p = FACTORY.createParser(in);
+          OutputStream out = new BufferedOutputStream(Files.newOutputStream(copy), PIECE);
+          JsonGenerator g = FACTORY.createGenerator(out)) {
+        p.nextToken();
+        g.writeStartObject();
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+          String name = p.currentName();
+          p.nextToken();
+          g.writeFieldName(name);
+          if (name.equals("serial")) {
+            g.writeNumber(serial);
+            p.skipChildren();
+          } else {
+            g.copyCurrentStructureExact(p);
+          }
+        }
+        g.writeEndObject();
+      }
+      Digests digests;
+      try (InputStream in = Files.newInputStream(copy)) {
+        digests = copy(in, null, Long.MAX_VALUE);
+      }
+      SpooledDocument rewritten =
+          new SpooledDocument(
+              copy,
+              new StoredDocument(
+                  digests.sha256, digests.md5, digests.size, serial, document.lineage()),
+              problems);
+      copies.add(rewritten);
+      return rewritten;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** Deletes the file and the copies. */
+  @Override
+  public void close() {
+    for (SpooledDocument copy : copies) {
+      copy.close();
+    }
+    try {
+      Files.deleteIfExists(file);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private record Digests(String md5, String sha256, long size) {}
+
+  /** Copies {@code in} to {@code file} (null: only digests it), digesting and counting. */
+  private static Digests copy(InputStream in, Path file, long maxSize) throws IOException {
+    MessageDigest md5 = messageDigest("MD5");
+    MessageDigest sha256 = messageDigest("SHA-256");
+    long size = 0;
+    if (in != null) {
+      try (OutputStream out =
+          file == null ? OutputStream.nullOutputStream() : Files.newOutputStream(file)) {
+        byte[] piece = new byte[PIECE];
+        for (int n; (n = in.read(piece)) > 0; ) {
+          size += n;
+          if (size > maxSize) {
+            throw new Problem(
+                Problem.typeFor("State document too large"),
+                413,
+                "State document too large",
+                "the state document is larger than "
+                    + maxSize
+                    + " bytes, the limit of this service (stagecraft.state.max-document-size);"
+                    + " nothing was stored",
+                null);
+          }
+          md5.update(piece, 0, n);
+          sha256.update(piece, 0, n);
+          out.write(piece, 0, n);
+        }
+      }
+    }
+    return new Digests(
+        Base64.getEncoder().encodeToString(md5.digest()),
+        HexFormat.of().formatHex(sha256.digest()),
+        size);
+  }
+
+  private static MessageDigest messageDigest(String algorithm) {
+    try {
+      return MessageDigest.getInstance(algorithm);
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** One streaming pass: syntax, then the validator's rules, part by part. */
+  private static SpooledDocument scan(Path file, Digests digests) throws IOException {
+    List<String> problems = new ArrayList<>();
+    Map<String, Object> top = new LinkedHashMap<>();
+    try (InputStream in = new BufferedInputStream(Files.newInputStream(file), PIECE);
+        JsonParser p = FACTORY.createParser(in)) {
+      JsonToken first = p.nextToken();
+      if (first != JsonToken.START_OBJECT) {
+        p.skipChildren();
+        requireEnd(p);
+        problems.add("$: a Terraform state must be a JSON object");
+        return new SpooledDocument(file, reference(digests, top), problems);
+      }
+      boolean resourcesList = false;
+      Object resources = null;
+      List<String> resourceProblems = new ArrayList<>();
+      while (p.nextToken() == JsonToken.FIELD_NAME) {
+        String name = p.currentName();
+        JsonToken value = p.nextToken();
+        switch (name) {
+          case "resources" -> {
+            if (value == JsonToken.START_ARRAY) {
+              resourcesList = true;
+              resources(p, resourceProblems);
+            } else {
+              resourcesList = false;
+              resources = VALUES.readValue(p, Object.class);
+            }
+          }
+          case "version", "terraform_version", "serial", "lineage", "outputs" ->
+              top.put(name, VALUES.readValue(p, Object.class));
+          default -> p.skipChildren();
+        }
+      }
+      requireEnd(p);
+      problems.addAll(TerraformStateValidator.validateHeader(top));
+      if (resourcesList) {
+        problems.addAll(resourceProblems);
+      } else {
+        problems.add(TerraformStateValidator.resourcesNotAList(resources));
+      }
+      return new SpooledDocument(file, reference(digests, top), problems);
+    } catch (JsonParseException e) {
+      throw Problem.badRequest(
+          "the body is not valid JSON: "
+              + e.getOriginalMessage()
+              + " at line "
+              + e.getLocation().getLineNr()
+              + ", column "
+              + e.getLocation().getColumnNr()
+              + "; nothing was stored");
+    } catch (com.fasterxml.jackson.core.JacksonException e) {
+      throw Problem.badRequest("the body is not valid JSON: " + e.getOriginalMessage());
+    }
+  }
+
+  /** After the root value: nothing but whitespace may follow. */
+  private static void requireEnd(JsonParser p) throws IOException {
+    if (p.nextToken() != null) {
+      throw new JsonParseException(p, "trailing content after the JSON document");
+    }
+  }
+
+  private static StoredDocument reference(Digests digests, Map<String, Object> top) {
+    long serial = top.get("serial") instanceof Number n && n.longValue() >= 0 ? n.longValue() : 0;
+    String lineage = top.get("lineage") instanceof String s ? s : "";
+    return new StoredDocument(digests.sha256, digests.md5, digests.size, serial, lineage);
+  }
+
+  /** What {@link TerraformStateValidator#instance} checks of an instance object. */
+  private static final Set<String> INSTANCE_FIELDS =
+      Set.of(
+          "index_key",
+          "status",
+          "schema_version",
+          "dependencies",
+          "create_before_destroy",
+          "skip_destroy",
+          "deposed");
+
+  /**
+   * The fields of the instance object at the parser that the validator looks at, the parser left at
+   * its end. The bulk of an instance — {@code attributes}, {@code sensitive_attributes}, {@code
+   * private} — is only type-checked, so it is skipped, not built: an object stands in as an empty
+   * map, a list as an empty list; any other value is read (the validator describes it).
+   */
+  private static Map<String, Object> instanceFields(JsonParser p) throws IOException {
+    Map<String, Object> fields = new LinkedHashMap<>();
+    while (p.nextToken() == JsonToken.FIELD_NAME) {
+      String name = p.currentName();
+      JsonToken value = p.nextToken();
+      if (INSTANCE_FIELDS.contains(name)) {
+        fields.put(name, VALUES.readValue(p, Object.class));
+      } else if (name.equals("attributes")
+          || name.equals("attributes_flat")
+          || name.equals("sensitive_attributes")) {
+        if (value == JsonToken.START_OBJECT) {
+          fields.put(name, Map.of());
+          p.skipChildren();
+        } else if (value == JsonToken.START_ARRAY) {
+          fields.put(name, List.of());
+          p.skipChildren();
+        } else {
+          fields.put(name, VALUES.readValue(p, Object.class));
+        }
+      } else {
+        p.skipChildren();
+      }
+    }
+    return fields;
+  }
+
+  /** The resources array, from its first element on; one instance in memory at a time. */
+  private static void resources(JsonParser p, List<String> problems) throws IOException {
+    Set<String> addresses = new HashSet<>();
+    int r = 0;
+    for (JsonToken t; (t = p.nextToken()) != JsonToken.END_ARRAY; r++) {
+      String path = "$.resources[" + r + "]";
+      if (t != JsonToken.START_OBJECT) {
+        p.skipChildren();
+        problems.add(path + ": must be an object");
+        continue;
+      }
+      Map<String, Object> header = new LinkedHashMap<>();
+      List<String> instanceProblems = new ArrayList<>();
+      boolean instancesList = false;
+      Object instances = null;
+      while (p.nextToken() == JsonToken.FIELD_NAME) {
+        String name = p.currentName();
+        JsonToken value = p.nextToken();
+        switch (name) {
+          case "instances" -> {
+            if (value != JsonToken.START_ARRAY) {
+              instancesList = false;
+              instances = VALUES.readValue(p, Object.class);
+              continue;
+            }
+            instancesList = true;
+            // Terraform writes module, mode, type, name, each and provider before instances; a
+            // resource ordered otherwise is checked with the fields seen so far (and the fields
+            // themselves once the resource ends).
+            ResourceCheck check = TerraformStateValidator.resource(header, path, new ArrayList<>());
+            int i = 0;
+            while (p.nextToken() != JsonToken.END_ARRAY) {
+              Object instance =
+                  p.currentToken() == JsonToken.START_OBJECT
+                      ? instanceFields(p)
+                      : VALUES.readValue(p, Object.class);
+              TerraformStateValidator.instance(check, instance, i++, addresses, instanceProblems);
+            }
+          }
+          case "mode", "type", "name", "provider", "module", "each" ->
+              header.put(name, VALUES.readValue(p, Object.class));
+          default -> p.skipChildren();
+        }
+      }
+      TerraformStateValidator.resource(header, path, problems);
+      if (!instancesList) {
+        problems.add(TerraformStateValidator.instancesNotAList(path, instances));
+      }
+      problems.addAll(instanceProblems);
+    }
+  }
+}

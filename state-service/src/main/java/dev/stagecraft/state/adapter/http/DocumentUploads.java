@@ -1,0 +1,57 @@
+package dev.stagecraft.state.adapter.http;
+
+import dev.stagecraft.state.adapter.document.SpooledDocument;
+import io.micronaut.context.annotation.Value;
+import jakarta.inject.Singleton;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * Receives pushed state documents as streams (ADR 0022): the request body is never buffered; it is
+ * copied to a temporary file while it is digested, size-checked and then validated (see {@link
+ * SpooledDocument}). The size limit is {@code stagecraft.state.max-document-size} (bytes, default
+ * 512 MiB), which applies to the state push endpoints only: every endpoint that binds its body as a
+ * string is limited by {@code micronaut.server.max-request-buffer-size} (10 MiB) instead (see
+ * application.yml). Thread-safe.
+ */
+@Singleton
+public class DocumentUploads {
+  private final long maxDocumentSize;
+  private final Path directory;
+
+  public DocumentUploads(
+      @Value("${stagecraft.state.max-document-size:536870912}") long maxDocumentSize,
+      @Value("${stagecraft.state.upload-dir:}") String uploadDir) {
+    this.maxDocumentSize = maxDocumentSize;
+    try {
+      this.directory =
+          uploadDir == null || uploadDir.isBlank()
+              ? Path.of(System.getProperty("java.io.tmpdir"))
+              : Files.createDirectories(Path.of(uploadDir));
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot create the upload directory " + uploadDir, e);
+    }
+  }
+
+  /** The largest state document accepted, in bytes. */
+  public long maxDocumentSize() {
+    return maxDocumentSize;
+  }
+
+  /**
+   * The body spooled, checked against {@code contentMd5} and validated; the caller closes it.
+   *
+   * @throws dev.stagecraft.servicekit.http.Problem 400 (empty, wrong MD5, not JSON), 413 (too
+   *     large)
+   */
+  public SpooledDocument receive(InputStream body, String contentMd5) {
+    try (InputStream in = body) {
+      return SpooledDocument.receive(in, contentMd5, maxDocumentSize, directory);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot receive the uploaded state document", e);
+    }
+  }
+}

@@ -1,0 +1,331 @@
+package dev.stagecraft.state.adapter.db;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.stagecraft.schemas.EventCodec;
+import dev.stagecraft.schemas.action.ActionFinished;
+import dev.stagecraft.schemas.envelope.EventEnvelope;
+import dev.stagecraft.schemas.state.StateRecorded;
+import dev.stagecraft.state.history.WorkspaceState;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.stream.LongStream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * The one-round-trip append ({@code state.append_events}, V7; ADR 0021) against a real PostgreSQL:
+ * its guarantees called directly (sequence after the head read under the workspace lock, "moved"
+ * for a stale head, fencing, idempotency by event id and by action), and {@link StateStore#record}
+ * built on it under concurrency (several store instances, each with its own cache, writing one
+ * workspace at once).
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class StateAppendTest {
+  private static final String TENANT = "append";
+  private static final String PAYLOAD = "{\"k\":1}";
+
+  private StateTestDatabase database;
+  private HikariDataSource dataSource;
+  private final EventCodec executorCodec = EventCodec.forSource("/test/executor");
+
+  @BeforeAll
+  void startDatabase() throws Exception {
+    database = StateTestDatabase.start("state-append");
+    dataSource = database.dataSource();
+  }
+
+  @AfterAll
+  void stopDatabase() throws Exception {
+    if (database != null) {
+      database.close();
+    }
+  }
+
+  @Test
+  void appendsAfterTheHeadAndAnswersAStaleHeadWithMovedWritingNothing() throws Exception {
+    assertThat(append("seq", "e1", null, null)).isEqualTo(new Answer("appended", 1, 0, null));
+    assertThat(append("seq", "e2", 1L, null)).isEqualTo(new Answer("appended", 2, 0, null));
+
+    // a writer that folded at head 1 lost the race: told the head, nothing written
+    assertThat(append("seq", "e3", 1L, null)).isEqualTo(new Answer("moved", 2, 0, null));
+    assertThat(sequences("seq")).containsExactly(1L, 2L);
+    assertThat(append("seq", "e3", 2L, null)).isEqualTo(new Answer("appended", 3, 0, null));
+    assertThat(sequences("seq")).containsExactly(1L, 2L, 3L);
+  }
+
+  @Test
+  void theSameEventIdTwiceIsAppendedOnceAndAnsweredWithItsSequence() throws Exception {
+    append("idem", "first", null, null);
+    append("idem", "second", null, null);
+
+    assertThat(append("idem", "first", null, null)).isEqualTo(new Answer("duplicate", 1, 0, null));
+    assertThat(sequences("idem")).containsExactly(1L, 2L);
+  }
+
+  @Test
+  void aTokenOlderThanTheNewestIsRefusedAndANewerOneBecomesTheNewest() throws Exception {
+    assertThat(append("fence", "a", null, 5L)).isEqualTo(new Answer("appended", 1, 5, null));
+    assertThat(append("fence", "b", null, 4L)).isEqualTo(new Answer("stale", 0, 5, null));
+    assertThat(append("fence", "c", null, 7L)).isEqualTo(new Answer("appended", 2, 7, null));
+    assertThat(append("fence", "d", null, 5L)).isEqualTo(new Answer("stale", 0, 7, null));
+    assertThat(sequences("fence")).containsExactly(1L, 2L);
+  }
+
+  @Test
+  void recordRefusesAStaleTokenWithoutHavingReadItFirst() throws Exception {
+    StateStore store = newStore();
+    record(store, "stale", "run-1", "act-1", 3);
+    assertThat(store.advanceFencing(TENANT, "stale", 9)).isEmpty();
+
+    // this store's cache holds the fold but not the newest token: the append refuses the token
+    StateRecorded rejected = record(store, "stale", "run-1", "act-2", 3);
+
+    assertThat(rejected.outcome()).isEqualTo("rejected");
+    assertThat(rejected.error()).contains("fencing token 3 is older than the newest token 9");
+    assertThat(rejected.serial()).isEqualTo(1);
+    assertThat(store.history(TENANT, "stale")).hasSize(2);
+    assertThat(store.newestFencingToken(TENANT, "stale")).isEqualTo(9);
+    // a newer token is accepted and becomes the newest
+    assertThat(record(store, "stale", "run-2", "act-3", 10).serial()).isEqualTo(2);
+    assertThat(store.newestFencingToken(TENANT, "stale")).isEqualTo(10);
+  }
+
+  @Test
+  void aResultIsRecordedOnceByEnvelopeIdAndByActionWithTheFirstAnswer() throws Exception {
+    StateStore store = newStore();
+    EventEnvelope source = finished("once", "run-1", "act-1", 1, "create");
+    StateStore.Recorded first = store.record(source, data(source));
+    EventEnvelope sameAction = finished("once", "run-1", "act-1", 1, "create"); // new envelope id
+
+    StateStore.Recorded byId = newStore().record(source, data(source));
+    StateStore.Recorded byAction = store.record(sameAction, data(sameAction));
+
+    assertThat(byId.duplicate()).isTrue();
+    assertThat(byAction.duplicate()).isTrue();
+    for (StateStore.Recorded again : List.of(byId, byAction)) {
+      assertThat(again.envelope().id()).isEqualTo(first.envelope().id());
+      assertThat(again.envelope().time()).isEqualTo(first.envelope().time());
+      assertThat(EventCodec.data(again.envelope(), StateRecorded.class))
+          .isEqualTo(EventCodec.data(first.envelope(), StateRecorded.class));
+    }
+    assertThat(store.history(TENANT, "once")).hasSize(2); // lineage + the instance, once
+  }
+
+  @Test
+  void concurrentWritersOfOneWorkspaceGetGaplessSequencesAndEachResultOnce() throws Exception {
+    int writers = 6;
+    int perWriter = 15;
+    List<StateStore> stores = List.of(newStore(), newStore(), newStore());
+    ExecutorService pool = Executors.newFixedThreadPool(writers);
+    CountDownLatch start = new CountDownLatch(1);
+    List<Future<List<Long>>> serials = new ArrayList<>();
+    try {
+      for (int w = 0; w < writers; w++) {
+        int writer = w;
+        serials.add(
+            pool.submit(
+                () -> {
+                  start.await();
+                  List<Long> mine = new ArrayList<>();
+                  for (int i = 0; i < perWriter; i++) {
+                    String action = "act-" + writer + "-" + i;
+                    mine.add(
+                        record(stores.get(writer % stores.size()), "race", "run-1", action, 1)
+                            .serial());
+                  }
+                  return mine;
+                }));
+      }
+      start.countDown();
+      Set<Long> all = new HashSet<>();
+      for (Future<List<Long>> f : serials) {
+        all.addAll(f.get());
+      }
+      int results = writers * perWriter;
+      // every result got its own serial: none lost, none applied twice
+      assertThat(all).hasSize(results);
+      assertThat(all)
+          .containsExactlyInAnyOrderElementsOf(LongStream.rangeClosed(1, results).boxed().toList());
+    } finally {
+      pool.shutdownNow();
+    }
+    int results = writers * perWriter;
+    // the lineage + one event per result, sequences 1..n without a gap
+    assertThat(sequences("race"))
+        .containsExactlyElementsOf(LongStream.rangeClosed(1, results + 1).boxed().toList());
+    List<StateStore.StoredEvent> history = newStore().history(TENANT, "race");
+    assertThat(
+            history.stream()
+                .filter(e -> !e.type().equals("lineage_assigned"))
+                .map(StateStore.StoredEvent::actionId))
+        .doesNotHaveDuplicates()
+        .hasSize(results);
+    WorkspaceState full =
+        WorkspaceState.fold(history.stream().map(StateStore.StoredEvent::event).toList());
+    assertThat(full.serial()).isEqualTo(results);
+    assertThat(full.instances()).hasSize(results);
+    for (StateStore store : stores) {
+      assertThat(store.currentState(TENANT, "race")).isEqualTo(full);
+    }
+    assertThat(newStore().versions(TENANT, "race")).hasSize(results);
+  }
+
+  @Test
+  void versionDigestsAreLeftToTheFirstListingWhichStoresThemOnce() throws Exception {
+    StateStore store = newStore();
+    for (int i = 0; i < 3; i++) {
+      record(store, "digests", "run-1", "act-" + i, 1);
+    }
+    assertThat(digests("digests")).hasSize(3).containsOnlyNulls();
+
+    List<StateStore.Version> listed = store.versions(TENANT, "digests");
+
+    List<StateStore.StoredEvent> history = store.history(TENANT, "digests");
+    for (StateStore.Version v : listed) {
+      WorkspaceState at =
+          WorkspaceState.fold(
+              history.subList(0, (int) v.sequence()).stream()
+                  .map(StateStore.StoredEvent::event)
+                  .toList());
+      assertThat(v.digest())
+          .isEqualTo(
+              StateStore.digest(
+                  dev.stagecraft.state.history.TerraformStateV4.render(at, at.lineage())));
+    }
+    assertThat(digests("digests"))
+        .containsExactlyElementsOf(listed.stream().map(StateStore.Version::digest).toList());
+    assertThat(newStore().versions(TENANT, "digests")).isEqualTo(listed);
+    // once stored, a digest is as append-only as the rest of the row
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement ps =
+            c.prepareStatement(
+                "UPDATE state.state_versions SET digest = 'x' WHERE tenant = ? AND workspace = ?")) {
+      ps.setString(1, TENANT);
+      ps.setString(2, "digests");
+      assertThatThrownBy(ps::executeUpdate)
+          .isInstanceOf(SQLException.class)
+          .hasMessageContaining("only a missing digest may be filled in");
+    }
+  }
+
+  // --- fixtures -----------------------------------------------------------------------------
+
+  /** What {@code state.append_events} answered. */
+  private record Answer(String status, long head, long newest, String previous) {}
+
+  /** One event appended through the function directly, as the benchmark's primitive does. */
+  private Answer append(String workspace, String eventId, Long expectedHead, Long token)
+      throws SQLException {
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement ps =
+            c.prepareStatement(
+                "SELECT status, head, newest, previous FROM state.append_events(?, ?, ?, ?, true,"
+                    + " ARRAY[?], NULL, NULL, NULL, ARRAY['lock_force_unlocked'], ARRAY[NULL],"
+                    + " ARRAY[?::jsonb], NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, now())")) {
+      ps.setString(1, TENANT);
+      ps.setString(2, workspace);
+      ps.setObject(3, expectedHead, java.sql.Types.BIGINT);
+      ps.setObject(4, token, java.sql.Types.BIGINT);
+      ps.setString(5, eventId);
+      ps.setString(6, PAYLOAD);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return new Answer(rs.getString(1), rs.getLong(2), rs.getLong(3), rs.getString(4));
+      }
+    }
+  }
+
+  private List<String> digests(String workspace) throws SQLException {
+    List<String> digests = new ArrayList<>();
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement ps =
+            c.prepareStatement(
+                "SELECT digest FROM state.state_versions WHERE tenant = ? AND workspace = ?"
+                    + " ORDER BY sequence")) {
+      ps.setString(1, TENANT);
+      ps.setString(2, workspace);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          digests.add(rs.getString(1));
+        }
+      }
+    }
+    return digests;
+  }
+
+  private List<Long> sequences(String workspace) throws SQLException {
+    List<Long> sequences = new ArrayList<>();
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement ps =
+            c.prepareStatement(
+                "SELECT sequence FROM state.state_events WHERE tenant = ? AND workspace = ?"
+                    + " ORDER BY sequence")) {
+      ps.setString(1, TENANT);
+      ps.setString(2, workspace);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          sequences.add(rs.getLong(1));
+        }
+      }
+    }
+    return sequences;
+  }
+
+  private StateStore newStore() {
+    return new StateStore(dataSource, Clock.systemUTC());
+  }
+
+  private StateRecorded record(
+      StateStore store, String workspace, String runId, String actionId, long token)
+      throws SQLException {
+    EventEnvelope source = finished(workspace, runId, actionId, token, "create");
+    StateStore.Recorded recorded = store.record(source, data(source));
+    assertThat(recorded.duplicate()).isFalse();
+    return EventCodec.data(recorded.envelope(), StateRecorded.class);
+  }
+
+  private static ActionFinished data(EventEnvelope source) {
+    return EventCodec.data(source, ActionFinished.class);
+  }
+
+  private EventEnvelope finished(
+      String workspace, String runId, String actionId, long token, String action) {
+    String address = "stateful_provisioning.app[\"" + actionId + "\"]";
+    return executorCodec.wrap(
+        TENANT,
+        workspace,
+        runId,
+        3,
+        address,
+        new ActionFinished(
+            runId,
+            actionId,
+            address,
+            "stateful_provisioning",
+            action,
+            "succeeded",
+            null,
+            null,
+            Map.of("id", "i-" + actionId),
+            List.of(),
+            token,
+            "exec-1"));
+  }
+}
