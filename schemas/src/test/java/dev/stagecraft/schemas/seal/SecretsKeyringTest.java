@@ -31,6 +31,41 @@ class SecretsKeyringTest {
   }
 
   @Test
+  void aKeyedDigestMatchesOnlyTheSameDataInTheSameContextAndSurvivesRotation() {
+    SecretsKeyring keyring = SecretsKeyring.parse(k1);
+    byte[] other = "hunter3-deploy-password".getBytes(StandardCharsets.UTF_8);
+    byte[] otherContext = SecretsKeyring.associatedData("ctx", "t2", "ws", "run/a");
+
+    String digest = keyring.keyedDigest(SECRET, AAD);
+
+    assertThat(digest).startsWith("hmac-sha256:k1:").doesNotContain("hunter2");
+    assertThat(keyring.keyedDigest(SECRET, AAD)).isEqualTo(digest);
+    assertThat(keyring.matchesKeyedDigest(digest, SECRET, AAD)).isTrue();
+    assertThat(keyring.matchesKeyedDigest(digest, other, AAD)).isFalse();
+    assertThat(keyring.matchesKeyedDigest(digest, SECRET, otherContext)).isFalse();
+    // not a plain hash: without the key the digest cannot be recomputed from a guess
+    assertThat(digest).doesNotContain(SecretsKeyring.none().keyedDigest(SECRET, AAD).substring(7));
+    // rotation: a new sealing key in front, the old one kept -> still matches
+    assertThat(SecretsKeyring.parse(k0 + "," + k1).matchesKeyedDigest(digest, SECRET, AAD))
+        .isTrue();
+    // the old key dropped -> never matches
+    assertThat(SecretsKeyring.parse(k0).matchesKeyedDigest(digest, SECRET, AAD)).isFalse();
+    assertThat(keyring.matchesKeyedDigest("hmac-sha256:k1:zz", SECRET, AAD)).isFalse();
+    assertThat(keyring.matchesKeyedDigest(null, SECRET, AAD)).isFalse();
+  }
+
+  @Test
+  void withoutAKeyTheDigestIsAPlainSha256ThatSaysSo() {
+    SecretsKeyring none = SecretsKeyring.none();
+
+    String digest = none.keyedDigest(SECRET, AAD);
+
+    assertThat(digest).startsWith("sha256:");
+    assertThat(none.matchesKeyedDigest(digest, SECRET, AAD)).isTrue();
+    assertThat(none.matchesKeyedDigest(digest, SECRET, new byte[0])).isFalse();
+  }
+
+  @Test
   void usesAFreshNonceForEverySeal() {
     SecretsKeyring keyring = SecretsKeyring.parse(k1);
 
