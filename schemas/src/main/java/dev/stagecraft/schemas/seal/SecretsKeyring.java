@@ -122,20 +122,28 @@ public final class SecretsKeyring {
    * @throws IllegalStateException when the keyring is empty
    */
   public SealedBox seal(byte[] plaintext, byte[] associatedData) {
+    byte[] nonce = new byte[NONCE_BYTES];
+    RANDOM.nextBytes(nonce);
+    return sealWithNonce(sealingKey(), nonce, plaintext, associatedData);
+  }
+
+  private Map.Entry<String, SecretKeySpec> sealingKey() {
     if (!canSeal()) {
       throw new IllegalStateException("no secrets key configured (" + ENV + ")");
     }
-    Map.Entry<String, SecretKeySpec> first = keys.entrySet().iterator().next();
-    byte[] nonce = new byte[NONCE_BYTES];
-    RANDOM.nextBytes(nonce);
+    return keys.entrySet().iterator().next();
+  }
+
+  private static SealedBox sealWithNonce(
+      Map.Entry<String, SecretKeySpec> key, byte[] nonce, byte[] plaintext, byte[] associatedData) {
     try {
       Cipher cipher = Cipher.getInstance("AES/GCM/NoPadding");
-      cipher.init(Cipher.ENCRYPT_MODE, first.getValue(), new GCMParameterSpec(TAG_BITS, nonce));
+      cipher.init(Cipher.ENCRYPT_MODE, key.getValue(), new GCMParameterSpec(TAG_BITS, nonce));
       cipher.updateAAD(associatedData);
       byte[] sealed = cipher.doFinal(plaintext);
       Base64.Encoder b64 = Base64.getEncoder();
       return new SealedBox(
-          SealedBox.ALG, first.getKey(), b64.encodeToString(nonce), b64.encodeToString(sealed));
+          SealedBox.ALG, key.getKey(), b64.encodeToString(nonce), b64.encodeToString(sealed));
     } catch (GeneralSecurityException e) {
       throw new IllegalStateException("AES-GCM is not available in this JDK", e);
     }
@@ -154,31 +162,12 @@ public final class SecretsKeyring {
    * @throws IllegalStateException when the keyring is empty
    */
   public SealedBox sealDeterministic(byte[] plaintext, byte[] associatedData) {
-    if (!canSeal()) {
-      throw new IllegalStateException("no secrets key configured (" + ENV + ")");
-    }
-    Map.Entry<String, SecretKeySpec> first = keys.entrySet().iterator().next();
-    try {
-      javax.crypto.Mac derive = javax.crypto.Mac.getInstance("HmacSHA256");
-      derive.init(new SecretKeySpec(first.getValue().getEncoded(), "HmacSHA256"));
-      byte[] nonceKey =
-          derive.doFinal("dev.stagecraft.seal/siv-nonce/v1".getBytes(StandardCharsets.UTF_8));
-      javax.crypto.Mac mac = javax.crypto.Mac.getInstance("HmacSHA256");
-      mac.init(new SecretKeySpec(nonceKey, "HmacSHA256"));
-      int n = associatedData.length;
-      mac.update(new byte[] {(byte) (n >>> 24), (byte) (n >>> 16), (byte) (n >>> 8), (byte) n});
-      mac.update(associatedData);
-      byte[] nonce = java.util.Arrays.copyOf(mac.doFinal(plaintext), NONCE_BYTES);
-      Cipher cipher = Cipher.getInstance("AES/GCM/NoPadding");
-      cipher.init(Cipher.ENCRYPT_MODE, first.getValue(), new GCMParameterSpec(TAG_BITS, nonce));
-      cipher.updateAAD(associatedData);
-      byte[] sealed = cipher.doFinal(plaintext);
-      Base64.Encoder b64 = Base64.getEncoder();
-      return new SealedBox(
-          SealedBox.ALG, first.getKey(), b64.encodeToString(nonce), b64.encodeToString(sealed));
-    } catch (GeneralSecurityException e) {
-      throw new IllegalStateException("AES-GCM or HMAC-SHA256 is not available in this JDK", e);
-    }
+    Map.Entry<String, SecretKeySpec> key = sealingKey();
+    byte[] nonce =
+        java.util.Arrays.copyOf(
+            hmac(key.getValue(), "dev.stagecraft.seal/siv-nonce/v1", associatedData, plaintext),
+            NONCE_BYTES);
+    return sealWithNonce(key, nonce, plaintext, associatedData);
   }
 
   /**
@@ -197,7 +186,7 @@ public final class SecretsKeyring {
     return "hmac-sha256:"
         + first.getKey()
         + ":"
-        + java.util.HexFormat.of().formatHex(hmac(first.getValue(), context, data));
+        + java.util.HexFormat.of().formatHex(hmac(first.getValue(), DIGEST_LABEL, context, data));
   }
 
   /**
@@ -221,7 +210,7 @@ public final class SecretsKeyring {
       if (key == null) {
         return false;
       }
-      expected = hmac(key, context, data);
+      expected = hmac(key, DIGEST_LABEL, context, data);
       actual = parseHex(rest.substring(colon + 1));
     } else {
       return false;
@@ -253,14 +242,19 @@ public final class SecretsKeyring {
     }
   }
 
-  private static byte[] hmac(SecretKeySpec key, byte[] context, byte[] data) {
+  private static final String DIGEST_LABEL = "dev.stagecraft.seal/digest/v1";
+
+  /**
+   * {@code HMAC-SHA256(K_l, len(context) || context || data)} with {@code K_l = HMAC-SHA256(key,
+   * label)}: a key of its own per use, derived from the sealing key.
+   */
+  private static byte[] hmac(SecretKeySpec key, String label, byte[] context, byte[] data) {
     try {
       javax.crypto.Mac derive = javax.crypto.Mac.getInstance("HmacSHA256");
       derive.init(new SecretKeySpec(key.getEncoded(), "HmacSHA256"));
-      byte[] digestKey =
-          derive.doFinal("dev.stagecraft.seal/digest/v1".getBytes(StandardCharsets.UTF_8));
+      byte[] derived = derive.doFinal(label.getBytes(StandardCharsets.UTF_8));
       javax.crypto.Mac mac = javax.crypto.Mac.getInstance("HmacSHA256");
-      mac.init(new SecretKeySpec(digestKey, "HmacSHA256"));
+      mac.init(new SecretKeySpec(derived, "HmacSHA256"));
       mac.update(lengthPrefix(context));
       mac.update(context);
       return mac.doFinal(data);

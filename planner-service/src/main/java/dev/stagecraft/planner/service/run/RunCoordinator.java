@@ -898,9 +898,17 @@ public final class RunCoordinator implements AutoCloseable {
    * ends that run {@code errored} at once, as a lost lease at its heartbeat would — nothing more is
    * dispatched and its late writes are refused by fencing. Any other event (another type, another
    * instance's or tenant's run, an older lock of the run, a run already ended) is ignored, so a
-   * redelivered event is harmless. Called by the lock-events listener; thread-safe.
+   * redelivered event is harmless. A {@code dev.stagecraft.lock.force-unlocked} of the lock a run
+   * holds (holder = run id, same fencing token: the event may name the lock by a client's id) ends
+   * the run the same way, naming who forced it and why. Called by the lock-events listener;
+   * thread-safe.
    */
   public void onLockEvent(EventEnvelope envelope) {
+    if (dev.stagecraft.schemas.EventType.LOCK_FORCE_UNLOCKED.type().equals(envelope.type())) {
+      onForceUnlocked(
+          envelope, EventCodec.data(envelope, dev.stagecraft.schemas.lock.LockForceUnlocked.class));
+      return;
+    }
     if (!dev.stagecraft.schemas.EventType.LOCK_LEASE_EXPIRED.type().equals(envelope.type())) {
       return;
     }
@@ -930,6 +938,35 @@ public final class RunCoordinator implements AutoCloseable {
             + ") was not renewed in time and freed it; the run was stopped, nothing more is"
             + " dispatched and its late state writes are refused. Check the workspace's state and"
             + " start a new run.");
+  }
+
+  private void onForceUnlocked(
+      EventEnvelope envelope, dev.stagecraft.schemas.lock.LockForceUnlocked forced) {
+    Run run = forced.holder() == null ? null : runs.get(forced.holder());
+    if (run == null
+        || !run.request.tenant().equals(envelope.tenant())
+        || !run.request.workspace().equals(envelope.workspace())) {
+      return;
+    }
+    synchronized (run) {
+      if (run.status.isTerminal()
+          || run.lockId == null
+          || run.fencingToken != forced.fencingToken()) {
+        return;
+      }
+    }
+    LOG.warn("run {}: workspace lock forced open by {}; ending the run", run.id, forced.actor());
+    finish(
+        run,
+        RunStatus.ERRORED,
+        "Workspace lock forced open by "
+            + forced.actor()
+            + " ("
+            + forced.reason()
+            + "): the lock of this run (fencing token "
+            + forced.fencingToken()
+            + ") was released by force; the run was stopped, nothing more is dispatched and its"
+            + " late state writes are refused. Check the workspace's state and start a new run.");
   }
 
   private static boolean isTerminal(Run run) {

@@ -168,6 +168,54 @@ class LockLeaseExpiredTest {
   }
 
   @Test
+  void aForceUnlockOfTheRunsLockEndsItNamingWhoAndWhyAndOthersChangeNothing() {
+    listener =
+        LockEventsListener.start(settings, "test-" + UUID.randomUUID(), publisher, coordinator);
+    Run prod = applyingRun("prod");
+    long prodToken = locks.lastToken;
+    Run stage = applyingRun("stage");
+    long stageToken = locks.lastToken;
+
+    // an older lease of prod's holder, and another tenant's: nothing changes
+    publishForced("acme", "prod", prod.id(), prodToken - 1);
+    publishForced("globex", "prod", prod.id(), prodToken);
+    // stage's own lock, named by a client's lock id (as over the Terraform HTTP backend)
+    publishForced("acme", "stage", stage.id(), stageToken);
+
+    await().atMost(Duration.ofSeconds(20)).until(() -> stage.summary().terminal());
+    assertThat(stage.summary().status()).isEqualTo("errored");
+    assertThat(stage.summary().message())
+        .startsWith("Workspace lock forced open by ops@acme (stuck deploy)")
+        .contains("fencing token " + stageToken);
+    assertThat(prod.summary().status()).isEqualTo("applying");
+
+    // redelivered: one terminal transition only
+    publishForced("acme", "stage", stage.id(), stageToken);
+    publishForced("acme", "prod", prod.id(), prodToken);
+    await().atMost(Duration.ofSeconds(20)).until(() -> prod.summary().terminal());
+    assertThat(harness.statuses(stage)).containsOnlyOnce("errored");
+  }
+
+  void publishForced(String tenant, String workspace, String holder, long token) {
+    publisher.publish(
+        lockService.wrapWithId(
+            "lock-force-unlocked-" + eventIds.incrementAndGet(),
+            tenant,
+            workspace,
+            null,
+            token,
+            "client-lock-id",
+            new dev.stagecraft.schemas.lock.LockForceUnlocked(
+                "client-lock-id",
+                holder,
+                token,
+                "ops@acme",
+                "stuck deploy",
+                "terraform-http-backend")),
+        "one-partition");
+  }
+
+  @Test
   void anExpiryArrivingTwiceEndsTheRunOnceWithOneTransition() {
     Run run = applyingRun("prod");
     EventEnvelope expiry =

@@ -167,6 +167,33 @@ class RunTriggerTest {
   }
 
   @Test
+  void aConfigurationVersionThatCannotBeOpenedIsRefusedWithTheReasonAndStartsNothing() {
+    RunTrigger withVersions =
+        new RunTrigger(
+            coordinator,
+            secrets,
+            new EventSchemaValidator(),
+            clock,
+            (tenant, id) -> {
+              throw new IllegalStateException(
+                  "configuration version cv-1 is sealed with key k-old, which this planner does"
+                      + " not have.");
+            });
+    byte[] body =
+        event("acme", "k")
+            .replace("{\"files\":{\"main.tf\":\"\"}}", "{\"version_id\":\"cv-1\"}")
+            .getBytes(StandardCharsets.UTF_8);
+    long now = NOW.getEpochSecond();
+
+    assertRefused(
+        withVersions.handle(
+            body, Long.toString(now), TriggerSignature.sign("sct_acme", now, body), null),
+        RunTrigger.Refusal.MALFORMED,
+        "sealed with key k-old");
+    assertThat(coordinator.runsOf("acme")).isEmpty();
+  }
+
+  @Test
   void theSameKeyOfAnotherTenantIsAnotherRun() {
     assertThat(RunCoordinator.runIdFor("acme", "k"))
         .isNotEqualTo(RunCoordinator.runIdFor("globex", "k"));

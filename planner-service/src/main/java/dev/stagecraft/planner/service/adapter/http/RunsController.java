@@ -316,13 +316,21 @@ public class RunsController {
       // record the key before the side effect: a retry (here or on another planner) replays
       String runId = "run-" + java.util.UUID.randomUUID();
       RunRequestKeyStore keys = new RunRequestKeyStore(dataSource, java.time.Clock.systemUTC());
-      if (!keys.recordApiKey(
-          principal.tenant(),
-          storedKey,
-          runId,
-          body.workspace(),
-          requestDigest,
-          java.time.Instant.now().minus(idempotencyRetention))) {
+      boolean recorded;
+      try {
+        recorded =
+            keys.recordApiKey(
+                principal.tenant(),
+                storedKey,
+                runId,
+                body.workspace(),
+                requestDigest,
+                java.time.Instant.now().minus(idempotencyRetention));
+      } catch (RuntimeException e) {
+        UploadedFiles.delete(dir); // nothing started: the prepared files go too
+        throw e;
+      }
+      if (!recorded) {
         // a concurrent request with the key recorded it a moment ago
         UploadedFiles.delete(dir);
         return replay(principal.tenant(), storedKey, idempotencyKey, canonicalRequest)
