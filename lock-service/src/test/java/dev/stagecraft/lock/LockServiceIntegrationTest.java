@@ -147,6 +147,40 @@ class LockServiceIntegrationTest {
         .isEqualTo(200); // idempotent
   }
 
+  /**
+   * The save and the {@code COMMIT} travel in one message: when the save fails the commit must not
+   * run, so a refused write leaves neither the lease nor a used fencing token behind.
+   */
+  @Test
+  void aCommandWhoseWriteTheDatabaseRefusesCommitsNothing() throws Exception {
+    JsonNode before = json(acquire(first, "ws-refused", "run-a", 30, 0));
+    assertThat(release(first, "ws-refused", before.get("lockId").asText()).statusCode())
+        .isEqualTo(200);
+    try (java.sql.Connection c =
+            java.sql.DriverManager.getConnection(
+                postgres.jdbcUrl(), postgres.user(), postgres.password());
+        java.sql.Statement s = c.createStatement()) {
+      s.execute(
+          "CREATE FUNCTION lock.refuse_test_holder() RETURNS trigger LANGUAGE plpgsql AS $$"
+              + " BEGIN IF NEW.holder = 'refused-by-db' THEN"
+              + " RAISE EXCEPTION 'refused for the test'; END IF; RETURN NEW; END $$");
+      s.execute(
+          "CREATE TRIGGER refuse_test_holder BEFORE INSERT ON lock.lock_events"
+              + " FOR EACH ROW EXECUTE FUNCTION lock.refuse_test_holder()");
+      try {
+        assertThat(acquire(first, "ws-refused", "refused-by-db", 30, 0).statusCode())
+            .isEqualTo(500);
+      } finally {
+        s.execute("DROP TRIGGER refuse_test_holder ON lock.lock_events");
+        s.execute("DROP FUNCTION lock.refuse_test_holder()");
+      }
+    }
+    assertThat(json(show(second, "ws-refused")).hasNonNull("holder")).isFalse();
+    JsonNode after = json(acquire(second, "ws-refused", "run-b", 30, 0));
+    assertThat(after.get("fencingToken").asLong())
+        .isEqualTo(before.get("fencingToken").asLong() + 1);
+  }
+
   @Test
   void anExpiredLeaseIsTakenOverAndItsHeartbeatIsRefused() throws Exception {
     JsonNode a = json(acquire(first, "ws-expiry", "run-a", 1, 0));

@@ -29,11 +29,13 @@ import javax.sql.DataSource;
  * both grant the lock or issue the same fencing token: correctness comes from the database, not
  * from the JVM.
  *
- * <p>Round trips (ADR 0020): a command is three — {@code lock.load_workspace} (counter row {@code
- * FOR UPDATE}, lease, queue and superseded notes in one result), {@code lock.save_workspace}
- * (everything the decision changed, audit rows included, in one call) and the commit; a command
- * that changes nothing skips the save. Both functions are plain data access (migration V6); the
- * decision stays in {@link dev.stagecraft.lock.lease.LockDecider}.
+ * <p>Round trips (ADR 0020): a command is two — {@code lock.load_workspace} (counter row {@code FOR
+ * UPDATE}, lease, queue and superseded notes in one result), then {@code lock.save_workspace}
+ * (everything the decision changed, audit rows included, in one call) sent together with the {@code
+ * COMMIT} (one message, one round trip; the driver's {@code commit()} afterwards sees the session
+ * idle and sends nothing). A command that changes nothing sends only the commit. Both functions are
+ * plain data access (migration V6); the decision stays in {@link
+ * dev.stagecraft.lock.lease.LockDecider}.
  */
 @Singleton
 public final class LockStore {
@@ -55,9 +57,9 @@ public final class LockStore {
         WorkspaceLock current = load(c, tenant, workspace);
         Decision<R> decision = decider.apply(current);
         if (!decision.events().isEmpty()) {
-          save(c, tenant, workspace, current, decision.events());
+          save(c, tenant, workspace, current, decision.events(), true);
         }
-        c.commit();
+        c.commit(); // sends nothing when the save committed
         return decision;
       } catch (SQLException | RuntimeException e) {
         c.rollback();
@@ -91,7 +93,7 @@ public final class LockStore {
         for (var e : decisionsOf.apply(outcome).entrySet()) {
           List<LockEvent> events = e.getValue().events();
           if (!events.isEmpty()) {
-            save(c, tenant, e.getKey(), current.get(e.getKey()), events);
+            save(c, tenant, e.getKey(), current.get(e.getKey()), events, false);
           }
         }
         c.commit();
@@ -416,9 +418,17 @@ public final class LockStore {
    * Writes what {@code events} change in {@code before} — each table only when its part changed —
    * and their audit rows (acquired, released, force-released with actor, reason, via and the
    * caller's lock id, expired, enqueued, abandoned, superseded; not heartbeats): one round trip.
+   *
+   * @param commit whether the same message also commits the transaction (the last write of a
+   *     command); if the function fails, the {@code COMMIT} is not run and the caller rolls back
    */
   private void save(
-      Connection c, String tenant, String workspace, WorkspaceLock before, List<LockEvent> events)
+      Connection c,
+      String tenant,
+      String workspace,
+      WorkspaceLock before,
+      List<LockEvent> events,
+      boolean commit)
       throws SQLException {
     WorkspaceLock next = before.applyAll(events);
     LockLease lease = next.current();
@@ -491,7 +501,8 @@ public final class LockStore {
             "SELECT lock.save_workspace(?, ?, ?, ?, ?, ?, ?, ?::timestamptz, ?,"
                 + " ?::timestamptz, ?, ?, ?, ?::text[]::timestamptz[], ?::text[]::timestamptz[],"
                 + " ?, ?, ?, ?, ?, ?::text[]::timestamptz[], ?::timestamptz, ?, ?, ?, ?, ?, ?,"
-                + " ?, ?)")) {
+                + " ?, ?)"
+                + (commit ? "; COMMIT" : ""))) {
       int i = 0;
       ps.setString(++i, tenant);
       ps.setString(++i, workspace);
@@ -538,7 +549,7 @@ public final class LockStore {
       ps.setArray(++i, texts(c, reasons.stream()));
       ps.setArray(++i, texts(c, vias.stream()));
       ps.setArray(++i, texts(c, clientLockIds.stream()));
-      ps.executeQuery().close();
+      ps.execute(); // a function call and, with commit, the COMMIT: no result the caller needs
     }
   }
 
