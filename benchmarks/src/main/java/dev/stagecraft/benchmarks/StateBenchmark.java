@@ -31,12 +31,13 @@ import java.util.Map;
  * <ul>
  *   <li><b>raw insert</b>: one autocommit {@code INSERT} of a row shaped like a state event (same
  *       columns, the same jsonb payload) into a table with the same primary key;
- *   <li><b>(a) event append</b>: the store's append primitive, one call of {@code
- *       state.append_events} with one event of the same payload (see {@link #primitives});
+ *   <li><b>(a) event append</b>: the store's append primitive, {@code EventAppend.appendOne} (ADR
+ *       0027: one plain statement, {@code state.append_events} only when that writes nothing) with
+ *       one event of the same payload (see {@link #primitives}); beside it, as "(a, before)", one
+ *       call of {@code state.append_events} (V7, ADR 0021) per event;
  *   <li><b>(b) record</b>: {@link StateStore#record} of a succeeded {@code update} — the real path
  *       of an executor's result, built on exactly (a): fold (from the in-process cache), decide,
- *       serialize, then one {@code state.append_events} call with the event, its version row and
- *       the outcome;
+ *       serialize, then one statement with the event, its version row and the outcome;
  *   <li><b>at N events</b>: (a) and (b) again after {@code fill} events were bulk-loaded into the
  *       store (1,000 per workspace), appending to one of those workspaces (for (b) its first append
  *       folds its 1,000 events; the measured ones hit the cache, as in service) and to a new one.
@@ -77,30 +78,37 @@ public final class StateBenchmark {
 
   /**
    * Whole-document push and read of {@code MB}-sized v4 documents (ADR 0022) against a raw {@code
-   * bytea} write ({@code INSERT} of the bytes with {@code setBytes}) and read ({@code SELECT} with
-   * {@code getBytes}) of the same payload on the same database:
+   * bytea} write ({@code INSERT} of the bytes with {@code setBytes}, autocommit) and read ({@code
+   * SELECT} with {@code getBytes}) of the same payload on the same database, into two tables: one
+   * with the column's default storage ({@code EXTENDED}: compressed with pglz when that helps; the
+   * ratios' denominator, the issue's "raw bytea") and one with {@code STORAGE EXTERNAL} (out of
+   * line, uncompressed: what {@code state.state_documents.content} uses):
    *
    * <ul>
    *   <li><b>over HTTP</b>: a dev stack as {@code stagecraft up} starts it (its services from their
-   *       packaged jars, state-service with {@code -Xmx256m}; the raw baseline uses its
+   *       packaged jars, state-service with {@code -Xmx256m}; the raw baselines use its
    *       PostgreSQL); a push is a POST to the Terraform HTTP backend ({@code
    *       /tf/v1/workspaces/{ws}/state}, body streamed from a file, with {@code Content-MD5}); a
-   *       read is a GET whose body is streamed into an MD5 (checked against the file's);
+   *       read is a GET whose body is streamed into an MD5 (checked against the file's); the client
+   *       is {@code HttpURLConnection} (see {@link #httpPush});
    *   <li><b>below HTTP</b>: in this process, {@link
    *       dev.stagecraft.state.adapter.document.SpooledDocument#receive} of the bytes (spool,
-   *       digests, streaming validation) and {@link StateStore#pushDocument}; the read is {@link
+   *       digests, validation) and {@link StateStore#pushDocument}; the read is {@link
    *       StateStore#currentDocument} + {@link StateStore#openDocument} streamed into an MD5. The
    *       bytes the push allocated on its thread ({@code ThreadMXBean}, JDBC included) are reported
    *       as a multiple of the payload, and must stay below 2× (the run fails otherwise).
    * </ul>
    *
-   * <p>Best of 3 rounds (1 round at 100 MiB and more), each round on a new workspace.
+   * <p>Each size runs warm-up rounds (not reported: they warm the JIT of this process and of the
+   * service) and then measured rounds; every round does each operation once, interleaved (raw
+   * writes, HTTP push, push below HTTP, raw reads, HTTP GET, read below HTTP) on a new workspace
+   * and new raw rows, so machine noise falls on all of them alike. Reported: the median of the
+   * measured rounds with min–max; ratios are medians over the default-storage raw median. Rounds
+   * per size (warm-up + measured): 1 MiB 20 + 15, up to 10 MiB 5 + 9, larger 1 + 3; {@code
+   * MB:WARMUP:MEASURED} overrides them for one size.
    */
   private static void documents(String[] args) throws Exception {
-    int[] sizes =
-        args.length == 0
-            ? new int[] {1, 10, 100}
-            : Arrays.stream(args).mapToInt(Integer::parseInt).toArray();
+    String[] specs = args.length == 0 ? new String[] {"1", "10", "100"} : args;
     com.sun.management.ThreadMXBean threads =
         (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
     Path dir = Files.createTempDirectory(Path.of("target").toAbsolutePath(), "state-bench-");
@@ -125,11 +133,11 @@ public final class StateBenchmark {
             stack.info().postgres(), "postgres", "postgres", "state", "classpath:db/migration")) {
       try (Connection c = ds.getConnection()) {
         Sql.update(c, "CREATE TABLE public.raw_documents (id bigint PRIMARY KEY, body bytea)");
+        Sql.update(
+            c, "CREATE TABLE public.raw_documents_external (id bigint PRIMARY KEY, body bytea)");
+        Sql.update(
+            c, "ALTER TABLE public.raw_documents_external ALTER COLUMN body SET STORAGE EXTERNAL");
       }
-      java.net.http.HttpClient http =
-          java.net.http.HttpClient.newBuilder()
-              .version(java.net.http.HttpClient.Version.HTTP_1_1)
-              .build();
       String stateUrl = stack.info().state();
       String auth =
           "Basic "
@@ -139,113 +147,110 @@ public final class StateBenchmark {
                           .getBytes(java.nio.charset.StandardCharsets.UTF_8));
       StateStore store = new StateStore(ds, Clock.systemUTC());
       OUT.println(
-          "| size | raw bytea write ms | HTTP push ms | push / raw | raw bytea read ms"
-              + " | HTTP GET ms | GET / raw | push below HTTP ms | / raw | read below HTTP ms"
-              + " | / raw | push allocated / payload |");
-      OUT.println("|---|---|---|---|---|---|---|---|---|---|---|---|");
+          "Median (min–max) ms of the measured rounds; ratios: medians over the default-storage"
+              + " raw bytea median.");
+      OUT.println();
+      OUT.println(
+          "| size | rounds | raw write ms | raw write EXTERNAL ms | HTTP push ms | push / raw"
+              + " | push below HTTP ms | / raw | raw read ms | raw read EXTERNAL ms | HTTP GET ms"
+              + " | GET / raw | read below HTTP ms | / raw | push allocated / payload |");
+      OUT.println("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
       long id = 0;
-      for (int mb : sizes) {
+      for (String spec : specs) {
+        String[] parts = spec.split(":");
+        int mb = Integer.parseInt(parts[0]);
+        int warmUp =
+            parts.length > 1 ? Integer.parseInt(parts[1]) : mb <= 1 ? 20 : mb <= 10 ? 5 : 1;
+        int measured =
+            parts.length > 2 ? Integer.parseInt(parts[2]) : mb <= 1 ? 15 : mb <= 10 ? 9 : 3;
         byte[] body = document(mb);
         Path file = dir.resolve("document-" + mb + ".json");
         Files.write(file, body);
         String md5 =
             java.util.Base64.getEncoder()
                 .encodeToString(java.security.MessageDigest.getInstance("MD5").digest(body));
-        int rounds = mb >= 100 ? 1 : 3;
-        double rawWrite = Double.MAX_VALUE;
-        double rawRead = Double.MAX_VALUE;
-        double push = Double.MAX_VALUE;
-        double get = Double.MAX_VALUE;
-        double pushBelow = Double.MAX_VALUE;
-        double readBelow = Double.MAX_VALUE;
+        double[][] ms = new double[8][measured];
         double allocated = 0;
-        for (int r = 0; r < rounds; r++) {
+        for (int r = 0; r < warmUp + measured; r++) {
+          int m = r - warmUp; // < 0: a warm-up round, not recorded
+          double[] round = new double[8];
           long key = ++id;
-          long t = System.nanoTime();
-          try (Connection c = ds.getConnection();
-              PreparedStatement ps =
-                  c.prepareStatement("INSERT INTO public.raw_documents VALUES (?, ?)")) {
-            ps.setLong(1, key);
-            ps.setBytes(2, body);
-            ps.executeUpdate();
-          }
-          rawWrite = Math.min(rawWrite, (System.nanoTime() - t) / 1e6);
-          t = System.nanoTime();
-          try (Connection c = ds.getConnection();
-              PreparedStatement ps =
-                  c.prepareStatement("SELECT body FROM public.raw_documents WHERE id = ?")) {
-            ps.setLong(1, key);
-            try (ResultSet rs = ps.executeQuery()) {
-              rs.next();
-              if (rs.getBytes(1).length != body.length) {
-                throw new IllegalStateException("raw read back a different length");
-              }
-            }
-          }
-          rawRead = Math.min(rawRead, (System.nanoTime() - t) / 1e6);
+          round[0] = rawWrite(ds, "public.raw_documents", key, body);
+          round[1] = rawWrite(ds, "public.raw_documents_external", key, body);
 
-          String url = stateUrl + "/tf/v1/workspaces/http-" + mb + "-" + r + "/state";
-          t = System.nanoTime();
-          var pushed =
-              http.send(
-                  java.net.http.HttpRequest.newBuilder(java.net.URI.create(url))
-                      .header("Authorization", auth)
-                      .header("Content-Type", "application/json")
-                      .header("Content-MD5", md5)
-                      .POST(java.net.http.HttpRequest.BodyPublishers.ofFile(file))
-                      .build(),
-                  java.net.http.HttpResponse.BodyHandlers.ofString());
-          push = Math.min(push, (System.nanoTime() - t) / 1e6);
-          if (pushed.statusCode() != 200) {
-            throw new IllegalStateException("HTTP push: " + pushed.statusCode() + pushed.body());
-          }
-          t = System.nanoTime();
-          var pulled =
-              http.send(
-                  java.net.http.HttpRequest.newBuilder(java.net.URI.create(url))
-                      .header("Authorization", auth)
-                      .build(),
-                  java.net.http.HttpResponse.BodyHandlers.ofInputStream());
-          String pulledMd5 = md5(pulled.body());
-          get = Math.min(get, (System.nanoTime() - t) / 1e6);
-          if (pulled.statusCode() != 200 || !pulledMd5.equals(md5)) {
-            throw new IllegalStateException("HTTP GET: " + pulled.statusCode() + " " + pulledMd5);
+          java.net.URL url =
+              java.net
+                  .URI
+                  .create(stateUrl + "/tf/v1/workspaces/http-" + mb + "-" + r + "/state")
+                  .toURL();
+          long t = System.nanoTime();
+          int pushed = httpPush(url, auth, md5, file, body.length);
+          round[2] = (System.nanoTime() - t) / 1e6;
+          if (pushed != 200) {
+            throw new IllegalStateException("HTTP push: " + pushed);
           }
 
           String workspace = "below-" + mb + "-" + r;
           long allocatedBefore = threads.getCurrentThreadAllocatedBytes();
           t = System.nanoTime();
           var outcome = pushBelowHttp(store, workspace, body, dir.resolve("uploads"));
-          pushBelow = Math.min(pushBelow, (System.nanoTime() - t) / 1e6);
+          round[3] = (System.nanoTime() - t) / 1e6;
           allocated =
               (double) (threads.getCurrentThreadAllocatedBytes() - allocatedBefore) / body.length;
           if (!outcome.accepted()) {
             throw new IllegalStateException("push refused: " + outcome.error());
           }
+
+          round[4] = rawRead(ds, "public.raw_documents", key, body.length);
+          round[5] = rawRead(ds, "public.raw_documents_external", key, body.length);
+
+          t = System.nanoTime();
+          String pulledMd5 = httpGetMd5(url, auth);
+          round[6] = (System.nanoTime() - t) / 1e6;
+          if (!pulledMd5.equals(md5)) {
+            throw new IllegalStateException("HTTP GET: other bytes, MD5 " + pulledMd5);
+          }
+
           t = System.nanoTime();
           var current = store.currentDocument(TENANT, workspace);
           String readMd5 = md5(store.openDocument(TENANT, workspace, current.stored()));
-          readBelow = Math.min(readBelow, (System.nanoTime() - t) / 1e6);
+          round[7] = (System.nanoTime() - t) / 1e6;
           if (!readMd5.equals(md5)) {
             throw new IllegalStateException("read back other bytes below HTTP");
           }
+          // the raw rows are not needed again: keep the database from growing by the baselines
+          try (Connection c = ds.getConnection()) {
+            Sql.update(c, "DELETE FROM public.raw_documents WHERE id = ?", key);
+            Sql.update(c, "DELETE FROM public.raw_documents_external WHERE id = ?", key);
+          }
+          if (m >= 0) {
+            for (int k = 0; k < round.length; k++) {
+              ms[k][m] = round[k];
+            }
+          }
         }
         Files.delete(file);
+        double rawWrite = median(ms[0]);
+        double rawRead = median(ms[4]);
         OUT.printf(
             Locale.ROOT,
-            "| %d MiB | %.0f | %.0f | %.2fx | %.0f | %.0f | %.2fx | %.0f | %.2fx | %.0f | %.2fx"
-                + " | %.2fx |%n",
+            "| %d MiB | %d + %d | %s | %s | %s | %.2fx | %s | %.2fx | %s | %s | %s | %.2fx | %s"
+                + " | %.2fx | %.2fx |%n",
             mb,
-            rawWrite,
-            push,
-            push / rawWrite,
-            rawRead,
-            get,
-            get / rawRead,
-            pushBelow,
-            pushBelow / rawWrite,
-            readBelow,
-            readBelow / rawRead,
+            warmUp,
+            measured,
+            spread(ms[0]),
+            spread(ms[1]),
+            spread(ms[2]),
+            median(ms[2]) / rawWrite,
+            spread(ms[3]),
+            median(ms[3]) / rawWrite,
+            spread(ms[4]),
+            spread(ms[5]),
+            spread(ms[6]),
+            median(ms[6]) / rawRead,
+            spread(ms[7]),
+            median(ms[7]) / rawRead,
             allocated);
         // at 1 MiB the fixed cost of a push (transaction, statements, JIT) is a large part
         if (mb >= 10 && allocated >= 2) {
@@ -259,6 +264,102 @@ public final class StateBenchmark {
         paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
       }
     }
+  }
+
+  /**
+   * POSTs {@code file} ({@code length} bytes, with its {@code Content-MD5}) as Terraform's HTTP
+   * backend does; the status. {@code HttpURLConnection} (kept-alive connections, blocking I/O on
+   * this thread, the body streamed in 64 KiB writes with a fixed length) rather than {@code
+   * java.net.http.HttpClient}, whose selector thread adds hand-offs to every request: the client
+   * should cost as little as the raw baseline's driver.
+   */
+  private static int httpPush(java.net.URL url, String auth, String md5, Path file, long length)
+      throws java.io.IOException {
+    var connection = (java.net.HttpURLConnection) url.openConnection();
+    connection.setRequestMethod("POST");
+    connection.setDoOutput(true);
+    connection.setFixedLengthStreamingMode(length);
+    connection.setRequestProperty("Authorization", auth);
+    connection.setRequestProperty("Content-Type", "application/json");
+    connection.setRequestProperty("Content-MD5", md5);
+    try (var out = connection.getOutputStream();
+        var in = Files.newInputStream(file)) {
+      byte[] piece = new byte[1 << 16];
+      for (int n; (n = in.read(piece)) > 0; ) {
+        out.write(piece, 0, n);
+      }
+    }
+    int status = connection.getResponseCode();
+    try (var in = status < 400 ? connection.getInputStream() : connection.getErrorStream()) {
+      if (in != null) {
+        in.readAllBytes();
+      }
+    }
+    return status;
+  }
+
+  /** GETs {@code url}, streaming the body into an MD5 (base64); fails unless 200. */
+  private static String httpGetMd5(java.net.URL url, String auth) throws Exception {
+    var connection = (java.net.HttpURLConnection) url.openConnection();
+    connection.setRequestProperty("Authorization", auth);
+    int status = connection.getResponseCode();
+    if (status != 200) {
+      try (var in = connection.getErrorStream()) {
+        throw new IllegalStateException(
+            "HTTP GET: "
+                + status
+                + " "
+                + (in == null
+                    ? ""
+                    : new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8)));
+      }
+    }
+    return md5(connection.getInputStream());
+  }
+
+  /** One autocommit {@code INSERT} of {@code body} into {@code table}; milliseconds. */
+  private static double rawWrite(HikariDataSource ds, String table, long key, byte[] body)
+      throws SQLException {
+    long t = System.nanoTime();
+    try (Connection c = ds.getConnection();
+        PreparedStatement ps = c.prepareStatement("INSERT INTO " + table + " VALUES (?, ?)")) {
+      ps.setLong(1, key);
+      ps.setBytes(2, body);
+      ps.executeUpdate();
+    }
+    return (System.nanoTime() - t) / 1e6;
+  }
+
+  /** One {@code SELECT} of the row {@code key} of {@code table} with {@code getBytes}; ms. */
+  private static double rawRead(HikariDataSource ds, String table, long key, int length)
+      throws SQLException {
+    long t = System.nanoTime();
+    try (Connection c = ds.getConnection();
+        PreparedStatement ps = c.prepareStatement("SELECT body FROM " + table + " WHERE id = ?")) {
+      ps.setLong(1, key);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        if (rs.getBytes(1).length != length) {
+          throw new IllegalStateException("raw read back a different length");
+        }
+      }
+    }
+    return (System.nanoTime() - t) / 1e6;
+  }
+
+  private static double median(double[] values) {
+    double[] sorted = values.clone();
+    Arrays.sort(sorted);
+    int n = sorted.length;
+    return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+  }
+
+  /** "median (min–max)" in milliseconds. */
+  private static String spread(double[] values) {
+    double[] sorted = values.clone();
+    Arrays.sort(sorted);
+    return String.format(
+        Locale.ROOT, "%,.0f (%,.0f–%,.0f)", median(values), sorted[0], sorted[sorted.length - 1]);
   }
 
   private static dev.stagecraft.state.history.DocumentDecider.Outcome pushBelowHttp(
@@ -334,31 +435,40 @@ public final class StateBenchmark {
           appends,
           pg.jdbcUrl());
       OUT.println(
-          "| case | ops/s | p50 ms | p99 ms | client CPU ms/op | vs raw insert (throughput) |");
-      OUT.println("|---|---|---|---|---|---|");
+          "| case | ops/s | p50 ms | p99 ms | client CPU ms/op | vs raw insert (throughput)"
+              + " | vs raw insert (p50) |");
+      OUT.println("|---|---|---|---|---|---|---|");
       // warm up every path (JIT, pool, plan cache): at least 2,000 operations each
       int warmUp = Math.max(appends / 4, 2_000);
       rawInserts(ds, "warm", payload, warmUp);
-      primitives(ds, "warm-primitive", payload, 0, warmUp);
+      primitives(ds, "warm-primitive", payload, 0, warmUp, false);
+      primitives(ds, "warm-function", payload, 0, warmUp, true);
       appends(store, "warm", 0, warmUp);
 
       double[] raw = rawInserts(ds, "raw-empty", payload, appends);
-      double[] primitive = primitives(ds, "primitive", payload, 0, appends);
+      double[] primitive = primitives(ds, "primitive", payload, 0, appends, false);
+      double[] function = primitives(ds, "function", payload, 0, appends, true);
       double[] empty = appends(store, "empty", 0, appends);
       row("raw single-row insert (empty store)", raw, raw);
-      row("(a) event append: one `state.append_events` call (empty store)", primitive, raw);
+      row("(a) event append: the fast statement (empty store)", primitive, raw);
+      row("(a, before) one `state.append_events` call (V7) (empty store)", function, raw);
       row("(b) `StateStore.record` of an action outcome (empty store)", empty, raw);
 
       long loaded = bulkLoad(ds, payload, fill);
       double[] rawFull = rawInserts(ds, "raw-full", payload, appends);
-      double[] primitiveFull = primitives(ds, "w1", payload, 1000, appends);
-      double[] primitiveFresh = primitives(ds, "primitive-fresh", payload, 0, appends);
+      double[] primitiveFull = primitives(ds, "w1", payload, 1000, appends, false);
+      double[] functionFull = primitives(ds, "w2", payload, 1000, appends, true);
+      double[] primitiveFresh = primitives(ds, "primitive-fresh", payload, 0, appends, false);
       appends(store, "w0", 10_000, 1); // first append to a filled workspace: folds its history
       double[] full = appends(store, "w0", 10_001, appends);
       double[] fresh = appends(store, "fresh", 0, appends);
       String stored = String.format(Locale.ROOT, "%,d stored", loaded);
       row("raw single-row insert (" + stored + ")", rawFull, rawFull);
       row("(a) event append, 1,000-event workspace (" + stored + ")", primitiveFull, rawFull);
+      row(
+          "(a, before) `state.append_events`, 1,000-event workspace (" + stored + ")",
+          functionFull,
+          rawFull);
       row("(a) event append, new workspace (" + stored + ")", primitiveFresh, rawFull);
       row("(b) `StateStore.record`, 1,000-event workspace (" + stored + ")", full, rawFull);
       row("(b) `StateStore.record`, new workspace (" + stored + ")", fresh, rawFull);
@@ -422,46 +532,79 @@ public final class StateBenchmark {
   }
 
   /**
-   * Latencies in nanoseconds of {@code n} event appends through the store's append primitive: one
-   * autocommit call of {@code state.append_events} (V7, the statement {@link StateStore#record}
-   * makes) with one event — the workspace's next sequence (checked against the head the caller
-   * expects, {@code head + 1, head + 2, ...}), idempotent by event id, with its tenant, under the
-   * workspace's row lock with a fencing token — and no version row, snapshot or outcome.
+   * Latencies in nanoseconds of {@code n} event appends through the store's append primitive,
+   * {@link dev.stagecraft.state.adapter.db.EventAppend#appendOne} (ADR 0027): one event at the
+   * workspace's next sequence (checked against the head the caller expects, {@code head + 1, head +
+   * 2, ...}), idempotent by event id, with its tenant, its fencing token checked under the
+   * workspace's row lock ({@code FOR SHARE}) — and no version row, snapshot or outcome. One plain
+   * autocommit statement; the first append of a workspace (no fencing row yet) goes through {@code
+   * state.append_events}, as in service. With {@code viaFunction}: every append is one call of
+   * {@code state.append_events} (V7, ADR 0021: {@code FOR UPDATE}, plpgsql), for comparison.
    */
   private static double[] primitives(
-      HikariDataSource ds, String workspace, String payload, long head, int n) throws SQLException {
+      HikariDataSource ds, String workspace, String payload, long head, int n, boolean viaFunction)
+      throws SQLException {
     double[] nanos = new double[n];
     long cpuStart = CPU.getCurrentThreadCpuTime();
     for (int i = 0; i < n; i++) {
       long start = System.nanoTime();
-      try (Connection c = ds.getConnection();
-          PreparedStatement ps =
-              c.prepareStatement(
-                  "SELECT status FROM state.append_events(?, ?, ?, 1, true, ARRAY[?], ?, ?, ?,"
-                      + " ARRAY['instance_updated'], ARRAY[?], ARRAY[?::jsonb], NULL, NULL, NULL,"
-                      + " NULL, NULL, NULL, NULL, NULL, ?)")) {
-        ps.setString(1, TENANT);
-        ps.setString(2, workspace);
-        ps.setLong(3, head + i);
-        ps.setString(4, workspace + "-event-" + i);
-        ps.setString(5, "run-" + workspace);
-        ps.setString(6, "act-" + i);
-        ps.setString(7, "executor:exec-1");
-        ps.setString(8, "stateful_provisioning.app");
-        ps.setString(9, payload);
-        ps.setTimestamp(10, java.sql.Timestamp.from(Instant.now()));
-        try (ResultSet rs = ps.executeQuery()) {
-          rs.next();
-          if (!"appended".equals(rs.getString(1))) {
-            throw new IllegalStateException("append answered " + rs.getString(1));
-          }
+      String status;
+      if (viaFunction) {
+        status = functionCall(ds, workspace, payload, head + i, i);
+      } else {
+        try (Connection c = ds.getConnection()) {
+          status =
+              dev.stagecraft.state.adapter.db.EventAppend.appendOne(
+                      c,
+                      TENANT,
+                      workspace,
+                      head + i,
+                      1,
+                      workspace + "-event-" + i,
+                      "run-" + workspace,
+                      "act-" + i,
+                      "executor:exec-1",
+                      "instance_updated",
+                      "stateful_provisioning.app",
+                      payload,
+                      Instant.now())
+                  .status();
         }
+      }
+      if (!"appended".equals(status)) {
+        throw new IllegalStateException("append answered " + status);
       }
       nanos[i] = System.nanoTime() - start;
     }
     lastCpuPerOp = (double) (CPU.getCurrentThreadCpuTime() - cpuStart) / n;
     CPU_PER_OP.put(nanos, lastCpuPerOp);
     return nanos;
+  }
+
+  /** One autocommit call of {@code state.append_events} (V7) appending one event. */
+  private static String functionCall(
+      HikariDataSource ds, String workspace, String payload, long head, int i) throws SQLException {
+    try (Connection c = ds.getConnection();
+        PreparedStatement ps =
+            c.prepareStatement(
+                "SELECT status FROM state.append_events(?, ?, ?, 1, true, ARRAY[?], ?, ?, ?,"
+                    + " ARRAY['instance_updated'], ARRAY[?], ARRAY[?::jsonb], NULL, NULL, NULL,"
+                    + " NULL, NULL, NULL, NULL, NULL, ?)")) {
+      ps.setString(1, TENANT);
+      ps.setString(2, workspace);
+      ps.setLong(3, head);
+      ps.setString(4, workspace + "-event-" + i);
+      ps.setString(5, "run-" + workspace);
+      ps.setString(6, "act-" + i);
+      ps.setString(7, "executor:exec-1");
+      ps.setString(8, "stateful_provisioning.app");
+      ps.setString(9, payload);
+      ps.setTimestamp(10, java.sql.Timestamp.from(Instant.now()));
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return rs.getString(1);
+      }
+    }
   }
 
   /** Latencies in nanoseconds of {@code n} recorded action results (create first, then updates). */
@@ -509,7 +652,9 @@ public final class StateBenchmark {
             from,
             to - 1);
       }
-      Sql.update(c, "ANALYZE state.state_events");
+      // the steady state autovacuum reaches: statistics and the visibility map, so that its run
+      // on the million new rows does not fall into the measured series
+      Sql.update(c, "VACUUM (ANALYZE) state.state_events");
       try (PreparedStatement ps = c.prepareStatement("SELECT count(*) FROM state.state_events");
           ResultSet rs = ps.executeQuery()) {
         rs.next();
@@ -559,13 +704,14 @@ public final class StateBenchmark {
     double baselineOps = baseline.length / (Arrays.stream(baseline).sum() / 1e9);
     OUT.printf(
         Locale.ROOT,
-        "| %s | %.0f | %.2f | %.2f | %.3f | %.2fx |%n",
+        "| %s | %.0f | %.3f | %.2f | %.3f | %.2fx | %.2fx |%n",
         name,
         opsPerSecond,
         percentile(nanos, 50) / 1e6,
         percentile(nanos, 99) / 1e6,
         CPU_PER_OP.getOrDefault(nanos, Double.NaN) / 1e6,
-        opsPerSecond / baselineOps);
+        opsPerSecond / baselineOps,
+        percentile(baseline, 50) / percentile(nanos, 50));
   }
 
   private static double percentile(double[] nanos, int p) {

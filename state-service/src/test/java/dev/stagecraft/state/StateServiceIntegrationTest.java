@@ -201,6 +201,50 @@ class StateServiceIntegrationTest {
   }
 
   @Test
+  void aPushedDocumentIsPulledBackByteForByteWithItsLengthAndMd5() throws Exception {
+    String token = tenantWithToken("pull");
+    byte[] pretty;
+    try (var in = getClass().getResourceAsStream("/terraform/realistic-v4.tfstate")) {
+      pretty = in.readAllBytes();
+    }
+    // larger than two slices (4 MiB each), so the response is written in several pieces
+    byte[] body = java.util.Arrays.copyOf(pretty, pretty.length + (9 << 20));
+    java.util.Arrays.fill(body, pretty.length, body.length, (byte) ' ');
+    dev.stagecraft.state.adapter.db.StateStore store =
+        server.getApplicationContext().getBean(dev.stagecraft.state.adapter.db.StateStore.class);
+    try (var upload =
+        dev.stagecraft.state.adapter.document.SpooledDocument.receive(
+            new java.io.ByteArrayInputStream(body), null, Long.MAX_VALUE, dir)) {
+      assertThat(store.pushDocument("pull", "big", 0, "user:test", upload, false).accepted())
+          .isTrue();
+    }
+    String md5 =
+        java.util.Base64.getEncoder()
+            .encodeToString(java.security.MessageDigest.getInstance("MD5").digest(body));
+    String basic =
+        "Basic "
+            + java.util.Base64.getEncoder()
+                .encodeToString(("stagecraft:" + token).getBytes(StandardCharsets.UTF_8));
+
+    for (HttpRequest request :
+        List.of(
+            HttpRequest.newBuilder(uri("/tf/v1/workspaces/big/state"))
+                .header("Authorization", basic)
+                .build(),
+            HttpRequest.newBuilder(uri("/api/v1/workspaces/big/state"))
+                .header("Authorization", "Bearer " + token)
+                .build())) {
+      HttpResponse<byte[]> pulled = http.send(request, HttpResponse.BodyHandlers.ofByteArray());
+      assertThat(pulled.statusCode()).isEqualTo(200);
+      assertThat(pulled.headers().firstValue("Content-MD5")).contains(md5);
+      assertThat(pulled.headers().firstValueAsLong("Content-Length")).hasValue(body.length);
+      assertThat(pulled.headers().firstValue("Content-Type"))
+          .hasValueSatisfying(type -> assertThat(type).startsWith("application/json"));
+      assertThat(pulled.body()).as("the bytes as pushed").isEqualTo(body);
+    }
+  }
+
+  @Test
   void aTenantCannotReadAnotherTenantsWorkspace() throws Exception {
     tenantWithToken("alpha");
     String betaToken = tenantWithToken("beta");

@@ -35,18 +35,19 @@ public record StateExtras(
 
   /** These extras without the instance at {@code address} (and its resource's, when emptied). */
   StateExtras withoutInstance(String address, Map<String, InstanceState> remaining) {
+    if (resources.isEmpty() && !instances.containsKey(address)) {
+      return this; // nothing kept for it (a state never pushed): no copies, no address parsing
+    }
     Map<String, Map<String, Object>> nextInstances = new TreeMap<>(instances);
     nextInstances.remove(address);
     Map<String, Map<String, Object>> nextResources = new LinkedHashMap<>(resources);
     String resource = InstanceAddress.parse(address).resourceAddress();
     Map<String, Object> extras = nextResources.get(resource);
-    boolean stillUsed =
-        remaining.keySet().stream()
-            .anyMatch(a -> InstanceAddress.parse(a).resourceAddress().equals(resource));
     if (extras != null
-        && !stillUsed
         && extras.get("instances") instanceof List<?> deposed
-        && deposed.isEmpty()) {
+        && deposed.isEmpty()
+        && remaining.keySet().stream()
+            .noneMatch(a -> InstanceAddress.parse(a).resourceAddress().equals(resource))) {
       nextResources.remove(resource);
     }
     if (nextInstances.equals(instances) && nextResources.equals(resources)) {

@@ -40,7 +40,10 @@ import javax.sql.DataSource;
  *
  * <p>Concurrency: every write to a workspace first takes its {@code state.fencing} row with {@code
  * SELECT ... FOR UPDATE}, so writes to one workspace are serialized across threads and service
- * instances by the database; reads take no locks (they see the last committed history).
+ * instances by the database — except the common case of {@link #record} (one event, ADR 0027),
+ * which takes the row {@code FOR SHARE} and appends at the head it decided on, the primary key
+ * refusing a concurrent writer of the same sequence ({@link EventAppend}); reads take no locks
+ * (they see the last committed history).
  *
  * <p>Folding: a workspace's state is the fold of its events 1..head. It starts from the newest
  * {@code state.state_snapshots} row at or below the head and folds only the events after it; a
@@ -166,15 +169,18 @@ public final class StateStore {
 
   /**
    * Records an executor's action result in one round trip (ADR 0021): fold (the cached fold without
-   * reading anything, else the newest snapshot + the events after it), decide, then one call of
-   * {@code state.append_events} (V7) that, in one transaction under the workspace's row lock,
-   * answers a redelivery with the first {@code state.recorded}, refuses a stale fencing token,
-   * checks that the head is still the one decided on, and appends the events, their version rows,
-   * the snapshot when due, the host keys learned on first use (unless rejected; see {@link
-   * HostKeyStore}) and the outcome. A lost race (another writer appended: {@code moved}) folds and
-   * decides again; a stale token is decided again as {@code rejected} — so sequences never have
-   * gaps or duplicates, whatever runs concurrently. Records without checking the run's credential
-   * ({@link OutcomeGate#TRUSTED}); the Kafka listener uses {@link #record(EventEnvelope,
+   * reading anything, else the newest snapshot + the events after it), decide, then one statement:
+   * for one event with nothing else to write, {@link EventAppend#RECORD_ONE} (ADR 0027: the event,
+   * its version row and the outcome, written only when the token is the newest and the head is
+   * still the one decided on); otherwise, or when that wrote nothing, one call of {@code
+   * state.append_events} (V7) that, in one transaction under the workspace's row lock, decides
+   * everything again: it answers a redelivery with the first {@code state.recorded}, refuses a
+   * stale fencing token, checks that the head is still the one decided on, and appends the events,
+   * their version rows, the snapshot when due, the host keys learned on first use (unless rejected;
+   * see {@link HostKeyStore}) and the outcome. A lost race (another writer appended: {@code moved})
+   * folds and decides again; a stale token is decided again as {@code rejected} — so sequences
+   * never have gaps or duplicates, whatever runs concurrently. Records without checking the run's
+   * credential ({@link OutcomeGate#TRUSTED}); the Kafka listener uses {@link #record(EventEnvelope,
    * ActionFinished, OutcomeGate)}.
    *
    * <p>Thread-safe; concurrent calls for one workspace (from any instance) serialize in the
@@ -334,6 +340,48 @@ public final class StateStore {
             decision.serial(),
             finished.address(),
             recorded);
+    String actor = finished.executorId() == null ? null : "executor:" + finished.executorId();
+    String envelopeJson = EventCodec.toJson(envelope);
+    Folded after = new Folded(sequence, state, snapshotSequence);
+    // the common case (one event, nothing else to write, the token checked): the plain statement
+    // of ADR 0027; when it writes nothing, state.append_events below decides and answers why
+    if (n == 1 && snapshot == null && hostKeys == null && !tokenKnownStale && c.getAutoCommit()) {
+      try (PreparedStatement ps = c.prepareStatement(EventAppend.RECORD_ONE)) {
+        int p =
+            EventAppend.bindOneEvent(
+                ps,
+                0,
+                tenant,
+                workspace,
+                current.sequence(),
+                finished.fencingToken(),
+                ids[0],
+                finished.runId(),
+                finished.actionId(),
+                actor,
+                types[0],
+                addresses[0],
+                payloads[0],
+                java.sql.Timestamp.from(now));
+        EventAppend.bindRecordRest(
+            ps,
+            p,
+            serials[0],
+            finished.runId(),
+            finished.actionId(),
+            source.id(),
+            decision.outcome().wireName(),
+            decision.serial(),
+            envelopeJson);
+        if (ps.executeUpdate() == 1) {
+          return new Appended("appended", finished.fencingToken(), null, envelope, after);
+        }
+      } catch (SQLException e) {
+        if (!EventAppend.isUniqueViolation(e)) {
+          throw e;
+        }
+      }
+    }
     try (PreparedStatement ps = c.prepareStatement(APPEND_EVENTS)) {
       int p = 0;
       ps.setString(++p, tenant);
@@ -348,7 +396,7 @@ public final class StateStore {
       ps.setArray(++p, c.createArrayOf("text", ids));
       ps.setString(++p, finished.runId());
       ps.setString(++p, finished.actionId());
-      ps.setString(++p, finished.executorId() == null ? null : "executor:" + finished.executorId());
+      ps.setString(++p, actor);
       ps.setArray(++p, c.createArrayOf("text", types));
       ps.setArray(++p, c.createArrayOf("text", addresses));
       ps.setArray(++p, c.createArrayOf("text", payloads));
@@ -359,16 +407,11 @@ public final class StateStore {
       ps.setString(++p, source.id());
       ps.setString(++p, decision.outcome().wireName());
       ps.setLong(++p, decision.serial());
-      ps.setString(++p, EventCodec.toJson(envelope));
+      ps.setString(++p, envelopeJson);
       ps.setTimestamp(++p, java.sql.Timestamp.from(now));
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();
-        return new Appended(
-            rs.getString(1),
-            rs.getLong(3),
-            rs.getString(4),
-            envelope,
-            new Folded(sequence, state, snapshotSequence));
+        return new Appended(rs.getString(1), rs.getLong(3), rs.getString(4), envelope, after);
       }
     }
   }
@@ -826,8 +869,10 @@ public final class StateStore {
    * #changeDocument}: lock the workspace, read its head without parsing a stored document, decide,
    * store the bytes once in {@code state.state_documents} (streamed from the upload; nothing when
    * the same bytes are stored already), append a small {@code state_pushed} event that references
-   * them, index the version with the document's SHA-256. Memory: the document is never held whole
-   * (except for the rare same-serial comparison, see {@link DocumentDecider#pushStored}).
+   * them, index the version with the document's SHA-256. Four round trips (ADR 0026): the lock, the
+   * head (plus the head event when it is not cached), one statement for every write, the commit.
+   * Memory: the document is never held whole (except for the rare same-serial comparison, see
+   * {@link DocumentDecider#pushStored}).
    *
    * @param actor who asked (stored with the event)
    * @return the outcome; nothing was written unless it was accepted with events
@@ -843,7 +888,7 @@ public final class StateStore {
     try (Connection c = dataSource.getConnection()) {
       c.setAutoCommit(false);
       try {
-        long newest = lockWorkspace(c, tenant, workspace);
+        long newest = lockWorkspaceForPush(c, tenant, workspace);
         long head = headSequence(c, tenant, workspace);
         Head current = head(c, tenant, workspace, head);
         dev.stagecraft.state.adapter.document.SpooledDocument[] stored = {upload};
@@ -877,39 +922,20 @@ public final class StateStore {
           c.rollback();
           return outcome;
         }
-        if (fencingToken > newest) {
-          advance(c, tenant, workspace, fencingToken);
-        }
         Instant now = clock.instant();
         StoredDocument document = stored[0].document();
-        storeDocument(c, tenant, workspace, stored[0], now);
         StateEvent event = outcome.events().get(0);
         long sequence = head + 1;
-        Sql.update(
-            c,
-            "INSERT INTO state.state_events (tenant, workspace, sequence, event_id, run_id,"
-                + " action_id, actor, type, address, payload, created_at)"
-                + " VALUES (?, ?, ?, ?, NULL, NULL, ?, ?, NULL, ?::jsonb, ?)",
-            tenant,
-            workspace,
-            sequence,
-            "document-" + UUID.randomUUID() + "#1",
-            actor,
-            event.typeName(),
-            toJson(event),
-            now);
-        indexVersion(
+        storeDocumentAndEvent(
             c,
             tenant,
             workspace,
+            stored[0],
+            fencingToken > newest ? fencingToken : null,
             new Version(
-                document.serial(),
-                sequence,
-                now,
-                event.typeName(),
-                null,
-                actor,
-                document.digest()));
+                document.serial(), sequence, now, event.typeName(), null, actor, document.digest()),
+            "document-" + UUID.randomUUID() + "#1",
+            toJson(event));
         c.commit();
         // no snapshot here: a stored document is cheap to fold to (its event is its reference);
         // the next write that parses it writes the snapshot when due
@@ -954,8 +980,35 @@ public final class StateStore {
     return new DocumentStream(c, tenant, workspace, document, true);
   }
 
-  /** How many bytes one read of a stored document fetches. */
-  static final int DOCUMENT_SLICE = 1 << 20;
+  /**
+   * A stored document's bytes as whole slices, for a writer that takes byte arrays as they come (an
+   * HTTP response): each {@link DocumentSlices#nextSlice} is one query's result, handed over
+   * without a further copy. Not thread-safe: one reader at a time (calls may come from different
+   * threads one after the other); closing it returns its connection.
+   */
+  public interface DocumentSlices extends AutoCloseable {
+    /** The next slice (see {@link #DOCUMENT_SLICE}), or null after the last one. */
+    byte[] nextSlice() throws IOException;
+
+    @Override
+    void close() throws IOException;
+  }
+
+  /**
+   * The bytes of a stored document of the workspace as {@link DocumentSlices}, on a connection of
+   * its own that closing them returns (as {@link #openDocument}).
+   */
+  public DocumentSlices openDocumentSlices(String tenant, String workspace, StoredDocument document)
+      throws SQLException {
+    Connection c = dataSource.getConnection();
+    return new DocumentStream(c, tenant, workspace, document, true);
+  }
+
+  /**
+   * How many bytes one read of a stored document fetches (up to twice that when the rest of the
+   * document fits).
+   */
+  static final int DOCUMENT_SLICE = 4 << 20;
 
   /**
    * A workspace's state at its head {@code sequence}: {@code document} set when the head event
@@ -1007,43 +1060,97 @@ public final class StateStore {
         sequence, new WorkspaceState(document.serial(), document.lineage(), Map.of()), document);
   }
 
-  /** Stores the upload's bytes unless the workspace has that document already. */
-  private static void storeDocument(
+  /**
+   * {@link #lockWorkspace} in one round trip, for a push: creates the workspace's fencing row when
+   * missing and locks it (a no-op update takes the row lock as {@code FOR UPDATE} does, waiting for
+   * a concurrent writer), returning the newest token.
+   */
+  private static long lockWorkspaceForPush(Connection c, String tenant, String workspace)
+      throws SQLException {
+    try (PreparedStatement ps =
+            Sql.prepare(
+                c,
+                "INSERT INTO state.fencing (tenant, workspace, newest_token) VALUES (?, ?, 0)"
+                    + " ON CONFLICT (tenant, workspace)"
+                    + " DO UPDATE SET newest_token = state.fencing.newest_token"
+                    + " RETURNING newest_token",
+                tenant,
+                workspace);
+        ResultSet rs = ps.executeQuery()) {
+      rs.next();
+      return rs.getLong(1);
+    }
+  }
+
+  /**
+   * The writes of an accepted push in one statement (one round trip; the caller holds the
+   * workspace's row lock and commits): the upload's bytes into {@code state.state_documents} unless
+   * the workspace has that document already (streamed from the upload: the driver sends a stream of
+   * known length without buffering it), the newest fencing token advanced to {@code advanceTo} when
+   * not null, the {@code state_pushed} event at {@code version.sequence()} and its version row.
+   */
+  private static void storeDocumentAndEvent(
       Connection c,
       String tenant,
       String workspace,
       dev.stagecraft.state.adapter.document.SpooledDocument upload,
-      Instant now)
+      Long advanceTo,
+      Version version,
+      String eventId,
+      String payload)
       throws SQLException {
     StoredDocument d = upload.document();
-    try (PreparedStatement ps =
-            Sql.prepare(
-                c,
-                "SELECT 1 FROM state.state_documents WHERE tenant = ? AND workspace = ?"
-                    + " AND digest = ?",
-                tenant,
-                workspace,
-                d.digest());
-        ResultSet rs = ps.executeQuery()) {
-      if (rs.next()) {
-        return;
-      }
-    }
+    java.sql.Timestamp now = java.sql.Timestamp.from(version.time());
+    String sql =
+        "WITH document AS ("
+            + " INSERT INTO state.state_documents (tenant, workspace, digest, md5, size, serial,"
+            + " lineage, content, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+            + " ON CONFLICT (tenant, workspace, digest) DO NOTHING),"
+            + (advanceTo == null
+                ? ""
+                : " fencing AS (UPDATE state.fencing SET newest_token = ? WHERE tenant = ?"
+                    + " AND workspace = ? AND newest_token < ?),")
+            + " event AS ("
+            + " INSERT INTO state.state_events (tenant, workspace, sequence, event_id, run_id,"
+            + " action_id, actor, type, address, payload, created_at)"
+            + " VALUES (?, ?, ?, ?, NULL, NULL, ?, ?, NULL, ?::jsonb, ?))"
+            + " INSERT INTO state.state_versions (tenant, workspace, sequence, serial, type,"
+            + " run_id, actor, digest, created_at) VALUES (?, ?, ?, ?, ?, NULL, ?, ?, ?)"
+            + " ON CONFLICT (tenant, workspace, sequence) DO NOTHING";
     try (InputStream in = upload.open();
-        PreparedStatement ps =
-            c.prepareStatement(
-                "INSERT INTO state.state_documents (tenant, workspace, digest, md5, size, serial,"
-                    + " lineage, content, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
-      ps.setString(1, tenant);
-      ps.setString(2, workspace);
-      ps.setString(3, d.digest());
-      ps.setString(4, d.md5());
-      ps.setLong(5, d.size());
-      ps.setLong(6, d.serial());
-      ps.setString(7, d.lineage());
-      // streamed from the file to the server: the driver does not buffer a stream of known length
-      ps.setBinaryStream(8, in, d.size());
-      ps.setTimestamp(9, java.sql.Timestamp.from(now));
+        PreparedStatement ps = c.prepareStatement(sql)) {
+      int i = 0;
+      ps.setString(++i, tenant);
+      ps.setString(++i, workspace);
+      ps.setString(++i, d.digest());
+      ps.setString(++i, d.md5());
+      ps.setLong(++i, d.size());
+      ps.setLong(++i, d.serial());
+      ps.setString(++i, d.lineage());
+      ps.setBinaryStream(++i, in, d.size());
+      ps.setTimestamp(++i, now);
+      if (advanceTo != null) {
+        ps.setLong(++i, advanceTo);
+        ps.setString(++i, tenant);
+        ps.setString(++i, workspace);
+        ps.setLong(++i, advanceTo);
+      }
+      ps.setString(++i, tenant);
+      ps.setString(++i, workspace);
+      ps.setLong(++i, version.sequence());
+      ps.setString(++i, eventId);
+      ps.setString(++i, version.actor());
+      ps.setString(++i, version.type());
+      ps.setString(++i, payload);
+      ps.setTimestamp(++i, now);
+      ps.setString(++i, tenant);
+      ps.setString(++i, workspace);
+      ps.setLong(++i, version.sequence());
+      ps.setLong(++i, version.serial());
+      ps.setString(++i, version.type());
+      ps.setString(++i, version.actor());
+      ps.setString(++i, version.digest());
+      ps.setTimestamp(++i, now);
       ps.executeUpdate();
     } catch (IOException e) {
       throw new SQLException("cannot read the uploaded document: " + e.getMessage(), e);
@@ -1069,7 +1176,7 @@ public final class StateStore {
   }
 
   /** A stored document's bytes, fetched slice by slice. */
-  private static final class DocumentStream extends InputStream {
+  private static final class DocumentStream extends InputStream implements DocumentSlices {
     private final Connection c;
     private final String tenant;
     private final String workspace;
@@ -1105,7 +1212,10 @@ public final class StateStore {
                   "SELECT substring(content FROM ?::int FOR ?) FROM state.state_documents"
                       + " WHERE tenant = ? AND workspace = ? AND digest = ?",
                   fetched + 1,
-                  DOCUMENT_SLICE,
+                  // a short rest comes with the slice before it: one query less
+                  document.size() - fetched <= 2L * DOCUMENT_SLICE
+                      ? (int) (document.size() - fetched)
+                      : DOCUMENT_SLICE,
                   tenant,
                   workspace,
                   document.digest());
@@ -1123,6 +1233,16 @@ public final class StateStore {
       at = 0;
       fetched += slice.length;
       return true;
+    }
+
+    @Override
+    public byte[] nextSlice() throws IOException {
+      if (!fill()) {
+        return null;
+      }
+      byte[] rest = at == 0 ? slice : java.util.Arrays.copyOfRange(slice, at, slice.length);
+      at = slice.length;
+      return rest;
     }
 
     @Override

@@ -1,5 +1,6 @@
 package dev.stagecraft.state.adapter.document;
 
+import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParseException;
@@ -32,12 +33,13 @@ import java.util.Set;
 
 /**
  * An uploaded state document held once, in a temporary file, never in memory (ADR 0022). {@link
- * #receive} copies the request body to the file in fixed-size pieces while it computes the MD5
- * (checked against {@code Content-MD5}) and the SHA-256 (the document's key) and enforces the size
- * limit; then one streaming pass of a JSON parser over the file checks the syntax (strict:
- * duplicate keys and trailing content are errors) and applies {@link TerraformStateValidator}'s
- * rules to the top-level fields, each output and each resource instance one at a time. What stays
- * in memory is one instance (or the outputs) at a time and the set of instance addresses.
+ * #receive} reads the request body once: a streaming JSON parser reads it through a tee that copies
+ * it to the file while it computes the MD5 (checked against {@code Content-MD5}) and the SHA-256
+ * (the document's key) and enforces the size limit; the parser checks the syntax (strict: duplicate
+ * keys and trailing content are errors) and applies {@link TerraformStateValidator}'s rules to the
+ * top-level fields, each output and each resource instance one at a time (ADR 0026: one pass
+ * instead of spooling, then reading the file again). What stays in memory is one instance (or the
+ * outputs) at a time and the set of instance addresses.
  *
  * <p>Not thread-safe: one request uses it, then {@link #close closes} it, which deletes the file
  * (and any copy {@link #withSerial} made).
@@ -82,7 +84,22 @@ public final class SpooledDocument implements AutoCloseable {
     Path file = Files.createTempFile(directory, "state-upload-", ".json");
     boolean kept = false;
     try {
-      Digests digests = copy(body, file, maxSize);
+      Receiving receiving = new Receiving(body, file, maxSize);
+      // one pass: the parser reads the body through the tee that spools and digests it
+      Scan scan;
+      JacksonException invalid = null;
+      try {
+        try {
+          scan = scan(receiving);
+        } catch (JacksonException e) {
+          scan = null;
+          invalid = e;
+        }
+        receiving.drain(); // digests and size cover the whole body, whatever the parser read
+      } finally {
+        receiving.closeFile();
+      }
+      Digests digests = receiving.digests();
       if (digests.size == 0) {
         throw Problem.badRequest("the body is empty: send a Terraform state v4 JSON document");
       }
@@ -95,7 +112,11 @@ public final class SpooledDocument implements AutoCloseable {
                 + "): the upload was corrupted or changed in transit; nothing was stored, send it"
                 + " again");
       }
-      SpooledDocument document = scan(file, digests);
+      if (invalid != null) {
+        throw notJson(invalid);
+      }
+      SpooledDocument document =
+          new SpooledDocument(file, reference(digests, scan.top()), scan.problems());
       kept = true;
       return document;
     } finally {
@@ -203,15 +224,7 @@ public final class SpooledDocument implements AutoCloseable {
         for (int n; (n = in.read(piece)) > 0; ) {
           size += n;
           if (size > maxSize) {
-            throw new Problem(
-                Problem.typeFor("State document too large"),
-                413,
-                "State document too large",
-                "the state document is larger than "
-                    + maxSize
-                    + " bytes, the limit of this service (stagecraft.state.max-document-size);"
-                    + " nothing was stored",
-                null);
+            throw tooLarge(maxSize);
           }
           md5.update(piece, 0, n);
           sha256.update(piece, 0, n);
@@ -233,18 +246,24 @@ public final class SpooledDocument implements AutoCloseable {
     }
   }
 
-  /** One streaming pass: syntax, then the validator's rules, part by part. */
-  private static SpooledDocument scan(Path file, Digests digests) throws IOException {
+  /** What the validating pass found: the top-level fields it read and the problems. */
+  private record Scan(Map<String, Object> top, List<String> problems) {}
+
+  /**
+   * One streaming pass of {@code in}: syntax, then the validator's rules, part by part.
+   *
+   * @throws JacksonException when {@code in} is not one JSON value (the caller reports it)
+   */
+  private static Scan scan(InputStream in) throws IOException {
     List<String> problems = new ArrayList<>();
     Map<String, Object> top = new LinkedHashMap<>();
-    try (InputStream in = new BufferedInputStream(Files.newInputStream(file), PIECE);
-        JsonParser p = FACTORY.createParser(in)) {
+    try (JsonParser p = FACTORY.createParser(in)) {
       JsonToken first = p.nextToken();
       if (first != JsonToken.START_OBJECT) {
         p.skipChildren();
         requireEnd(p);
         problems.add("$: a Terraform state must be a JSON object");
-        return new SpooledDocument(file, reference(digests, top), problems);
+        return new Scan(top, problems);
       }
       boolean resourcesList = false;
       Object resources = null;
@@ -274,9 +293,14 @@ public final class SpooledDocument implements AutoCloseable {
       } else {
         problems.add(TerraformStateValidator.resourcesNotAList(resources));
       }
-      return new SpooledDocument(file, reference(digests, top), problems);
-    } catch (JsonParseException e) {
-      throw Problem.badRequest(
+      return new Scan(top, problems);
+    }
+  }
+
+  /** The 400 for a body that is not one JSON value. */
+  private static Problem notJson(JacksonException e) {
+    if (e instanceof JsonParseException) {
+      return Problem.badRequest(
           "the body is not valid JSON: "
               + e.getOriginalMessage()
               + " at line "
@@ -284,9 +308,84 @@ public final class SpooledDocument implements AutoCloseable {
               + ", column "
               + e.getLocation().getColumnNr()
               + "; nothing was stored");
-    } catch (com.fasterxml.jackson.core.JacksonException e) {
-      throw Problem.badRequest("the body is not valid JSON: " + e.getOriginalMessage());
     }
+    return Problem.badRequest("the body is not valid JSON: " + e.getOriginalMessage());
+  }
+
+  /**
+   * The request body as the validating parser reads it, teed into the spool file and both digests
+   * as it passes, with the size limit enforced on every read (413 as soon as it is exceeded).
+   * {@link #close} does nothing (the parser closes its source when it ends; the body may have more
+   * to drain): {@link #closeFile} ends the spool file.
+   */
+  private static final class Receiving extends InputStream {
+    private final InputStream body;
+    private final OutputStream out;
+    private final long maxSize;
+    private final MessageDigest md5 = messageDigest("MD5");
+    private final MessageDigest sha256 = messageDigest("SHA-256");
+    private long size;
+
+    Receiving(InputStream body, Path file, long maxSize) throws IOException {
+      this.body = body == null ? InputStream.nullInputStream() : body;
+      this.out = new BufferedOutputStream(Files.newOutputStream(file), PIECE);
+      this.maxSize = maxSize;
+    }
+
+    @Override
+    public int read() throws IOException {
+      byte[] one = new byte[1];
+      return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
+    }
+
+    @Override
+    public int read(byte[] b, int off, int len) throws IOException {
+      int n = body.read(b, off, len);
+      if (n > 0) {
+        size += n;
+        if (size > maxSize) {
+          throw tooLarge(maxSize);
+        }
+        md5.update(b, off, n);
+        sha256.update(b, off, n);
+        out.write(b, off, n);
+      }
+      return n;
+    }
+
+    /** Reads what the parser left (nothing after a valid document but whitespace). */
+    void drain() throws IOException {
+      byte[] piece = new byte[PIECE];
+      while (read(piece, 0, piece.length) >= 0) {
+        // teed and digested by read
+      }
+    }
+
+    Digests digests() {
+      return new Digests(
+          Base64.getEncoder().encodeToString(md5.digest()),
+          HexFormat.of().formatHex(sha256.digest()),
+          size);
+    }
+
+    @Override
+    public void close() {}
+
+    void closeFile() throws IOException {
+      out.close();
+    }
+  }
+
+  private static Problem tooLarge(long maxSize) {
+    return new Problem(
+        Problem.typeFor("State document too large"),
+        413,
+        "State document too large",
+        "the state document is larger than "
+            + maxSize
+            + " bytes, the limit of this service (stagecraft.state.max-document-size);"
+            + " nothing was stored",
+        null);
   }
 
   /** After the root value: nothing but whitespace may follow. */

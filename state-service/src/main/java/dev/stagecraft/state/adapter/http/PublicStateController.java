@@ -6,7 +6,6 @@ import dev.stagecraft.servicekit.http.Names;
 import dev.stagecraft.servicekit.http.Problem;
 import dev.stagecraft.state.adapter.db.StateStore;
 import dev.stagecraft.state.adapter.db.TenantStore.Principal;
-import dev.stagecraft.state.adapter.document.SpooledDocument;
 import dev.stagecraft.state.history.DocumentDecider;
 import dev.stagecraft.state.history.StateDiff;
 import dev.stagecraft.state.history.TerraformStateV4;
@@ -156,16 +155,17 @@ public class PublicStateController {
       throws SQLException {
     Principal principal = Authenticator.requireWriter(auth.requireApiToken(authorization));
     Names.check("workspace", ws);
-    SpooledDocument document = uploads.receive(body, contentMd5);
-    long token;
-    try {
-      token = locks.writeToken(principal, ws, lockId);
-    } catch (RuntimeException | SQLException e) {
-      document.close();
-      throw e;
-    }
     DocumentDecider.Outcome outcome =
-        StateDocuments.push(states, principal, ws, token, document, Boolean.TRUE.equals(force));
+        StateDocuments.receiveAndPush(
+            states,
+            uploads,
+            locks,
+            principal,
+            ws,
+            lockId,
+            body,
+            contentMd5,
+            Boolean.TRUE.equals(force));
     return Json.respond(HttpStatus.OK, Map.of("serial", outcome.serial()));
   }
 

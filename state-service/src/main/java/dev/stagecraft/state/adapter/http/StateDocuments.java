@@ -19,6 +19,10 @@ import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.function.BiFunction;
 
 /**
@@ -103,11 +107,66 @@ final class StateDocuments {
     }
   }
 
+  /** Runs the lock checks that overlap an upload; a virtual thread each (they mostly wait). */
+  private static final ExecutorService LOCK_CHECKS = Executors.newVirtualThreadPerTaskExecutor();
+
+  /**
+   * Receives an upload and pushes it for {@code principal} under the fencing token {@link
+   * BackendLocks#writeToken} gives for {@code lockId}: the lock check (a call to the lock service
+   * and, when the workspace is not locked, a query of the newest token) runs on another thread
+   * while the body is received, so its latency hides behind the upload. Errors keep their order: a
+   * refused upload (400, 413) is reported before a refused lock (423, 409, 503), as when the check
+   * followed the upload; the token is still checked against the newest under the workspace's row
+   * lock when the push is written (a stale one is refused), so checking it early opens no gap for a
+   * writer whose lock was taken over meanwhile.
+   *
+   * @return the accepted outcome
+   * @throws Problem the refusal of the upload, the lock or the push
+   */
+  static DocumentDecider.Outcome receiveAndPush(
+      StateStore states,
+      DocumentUploads uploads,
+      BackendLocks locks,
+      Principal principal,
+      String workspace,
+      String lockId,
+      InputStream body,
+      String contentMd5,
+      boolean force)
+      throws SQLException {
+    Future<Long> token = LOCK_CHECKS.submit(() -> locks.writeToken(principal, workspace, lockId));
+    SpooledDocument document;
+    try {
+      document = uploads.receive(body, contentMd5);
+    } catch (RuntimeException e) {
+      token.cancel(true);
+      throw e;
+    }
+    long fencingToken;
+    try {
+      fencingToken = token.get();
+    } catch (ExecutionException e) {
+      document.close();
+      if (e.getCause() instanceof RuntimeException r) {
+        throw r;
+      }
+      if (e.getCause() instanceof SQLException q) {
+        throw q;
+      }
+      throw new IllegalStateException("the lock check failed", e.getCause());
+    } catch (InterruptedException e) {
+      document.close();
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while checking the workspace lock", e);
+    }
+    return push(states, principal, workspace, fencingToken, document, force);
+  }
+
   /**
    * The workspace's current state as a pull sends it: 200 with the stored document's bytes, as they
-   * were pushed, and its stored MD5 when the state is still exactly a pushed document (streamed
-   * from the database; not parsed); else the rendered state as {@link #respond} sends it; 204 when
-   * empty.
+   * were pushed, their length and the stored MD5 when the state is still exactly a pushed document
+   * (streamed from the database in whole slices by {@link StoredDocumentBodyWriter}; not parsed);
+   * else the rendered state as {@link #respond} sends it; 204 when empty.
    */
   static HttpResponse<?> respondCurrent(StateStore states, String tenant, String workspace)
       throws SQLException {
@@ -115,8 +174,7 @@ final class StateDocuments {
     if (current.stored() == null) {
       return respond(current.state());
     }
-    InputStream body = states.openDocument(tenant, workspace, current.stored());
-    return HttpResponse.ok(body)
+    return HttpResponse.ok(new StoredDocumentBody(states, tenant, workspace, current.stored()))
         .contentType("application/json")
         .header("Content-MD5", current.stored().md5());
   }

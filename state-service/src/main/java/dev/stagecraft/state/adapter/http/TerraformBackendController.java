@@ -3,7 +3,6 @@ package dev.stagecraft.state.adapter.http;
 import dev.stagecraft.servicekit.http.Names;
 import dev.stagecraft.state.adapter.db.StateStore;
 import dev.stagecraft.state.adapter.db.TenantStore.Principal;
-import dev.stagecraft.state.adapter.document.SpooledDocument;
 import dev.stagecraft.state.history.DocumentDecider;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.HttpHeaders;
@@ -32,11 +31,12 @@ import java.sql.SQLException;
  *       or 204 when the workspace has no state; a state that is still exactly a pushed document is
  *       sent as the pushed bytes, streamed from the database;
  *   <li>{@code POST state[?ID=lock id]} → reads the body as a stream into a temporary file (never
- *       into memory; 413 over {@code stagecraft.state.max-document-size}, ADR 0022), checks {@code
- *       Content-MD5} when sent (400 on mismatch), the JSON and v4 shape (400 with every problem's
- *       JSON path), the lock (423 when locked and no ID was sent; 409 when the ID is not the
- *       holder's), the lineage and serial (409 when the lineage differs or the serial goes
- *       backwards), the fencing token; 200 when stored;
+ *       into memory; 413 over {@code stagecraft.state.max-document-size}, ADR 0022), checking the
+ *       JSON and v4 shape as it arrives (400 with every problem's JSON path) and {@code
+ *       Content-MD5} when sent (400 on mismatch), the lock (423 when locked and no ID was sent; 409
+ *       when the ID is not the holder's; checked while the body arrives, ADR 0026), the lineage and
+ *       serial (409 when the lineage differs or the serial goes backwards), the fencing token; 200
+ *       when stored;
  *   <li>{@code DELETE state[?ID=]} → same lock rules; records {@code state_deleted} (nothing is
  *       physically deleted); 200;
  *   <li>{@code LOCK lock} with Terraform's LockInfo → 200, or 423 with the holder's LockInfo;
@@ -81,16 +81,9 @@ public class TerraformBackendController {
       throws SQLException {
     Principal principal = Authenticator.requireWriter(auth.requireBackendToken(authorization));
     Names.check("workspace", ws);
-    SpooledDocument document = uploads.receive(body, contentMd5);
-    long token;
-    try {
-      token = locks.writeToken(principal, ws, id);
-    } catch (RuntimeException | SQLException e) {
-      document.close();
-      throw e;
-    }
     DocumentDecider.Outcome outcome =
-        StateDocuments.push(states, principal, ws, token, document, false);
+        StateDocuments.receiveAndPush(
+            states, uploads, locks, principal, ws, id, body, contentMd5, false);
     return HttpResponse.<String>ok("{\"serial\":" + outcome.serial() + "}")
         .contentType("application/json");
   }

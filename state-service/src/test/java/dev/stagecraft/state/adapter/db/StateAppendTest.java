@@ -129,6 +129,31 @@ class StateAppendTest {
   }
 
   @Test
+  void aResultRecordedByTheFastStatementIsRecordedOnceWithItsVersionAndOutcome() throws Exception {
+    StateStore store = newStore();
+    record(store, "fast-once", "run-1", "act-1", 1); // first result: lineage + instance (V7)
+    EventEnvelope second = finished("fast-once", "run-1", "act-2", 1, "create");
+    StateStore.Recorded first = store.record(second, data(second)); // one event: fast statement
+
+    EventEnvelope sameAction = finished("fast-once", "run-1", "act-2", 1, "create");
+    StateStore.Recorded byId = store.record(second, data(second));
+    StateStore.Recorded byAction = newStore().record(sameAction, data(sameAction));
+
+    for (StateStore.Recorded again : List.of(byId, byAction)) {
+      assertThat(again.duplicate()).isTrue();
+      assertThat(again.envelope().id()).isEqualTo(first.envelope().id());
+      assertThat(EventCodec.data(again.envelope(), StateRecorded.class))
+          .isEqualTo(EventCodec.data(first.envelope(), StateRecorded.class));
+    }
+    assertThat(sequences("fast-once")).containsExactly(1L, 2L, 3L);
+    assertThat(newStore().versions(TENANT, "fast-once"))
+        .extracting(StateStore.Version::serial)
+        .containsExactly(1L, 2L);
+    assertThat(outcomes("fast-once")).isEqualTo(2);
+    assertThat(EventCodec.data(first.envelope(), StateRecorded.class).serial()).isEqualTo(2);
+  }
+
+  @Test
   void concurrentWritersOfOneWorkspaceGetGaplessSequencesAndEachResultOnce() throws Exception {
     int writers = 6;
     int perWriter = 15;
@@ -225,6 +250,94 @@ class StateAppendTest {
     }
   }
 
+  @Test
+  void theFastAppendWritesAfterTheExpectedHeadAndLeavesEveryOtherCaseToTheFunction()
+      throws Exception {
+    // first append of a workspace: no fencing row yet, the function appends and creates it
+    assertThat(appendOne("fast", "f1", 0, 3))
+        .isEqualTo(new EventAppend.Answer("appended", 1, 3, null));
+    // the fast statement alone appends after an existing head with the current token
+    assertThat(fastStatement("fast", "f2", 1, 3)).isEqualTo(2);
+    assertThat(appendOne("fast", "f3", 2, 3))
+        .isEqualTo(new EventAppend.Answer("appended", 3, 3, null));
+
+    // a head that moved, a head that does not exist yet, a stale token: the statement writes
+    // nothing, the function says why
+    assertThat(fastStatement("fast", "x", 2, 3)).isNull();
+    assertThat(fastStatement("fast", "x", 7, 3)).isNull();
+    assertThat(fastStatement("fast", "x", 3, 2)).isNull();
+    assertThat(appendOne("fast", "x", 2, 3)).isEqualTo(new EventAppend.Answer("moved", 3, 3, null));
+    assertThat(appendOne("fast", "x", 7, 3)).isEqualTo(new EventAppend.Answer("moved", 3, 3, null));
+    assertThat(appendOne("fast", "x", 3, 2)).isEqualTo(new EventAppend.Answer("stale", 0, 3, null));
+    // the same event id again: refused by its unique index, answered as a duplicate
+    assertThat(appendOne("fast", "f2", 3, 3))
+        .isEqualTo(new EventAppend.Answer("duplicate", 2, 3, null));
+    // a newer token: the function appends and makes it the newest; then the fast path again
+    assertThat(appendOne("fast", "f4", 3, 5))
+        .isEqualTo(new EventAppend.Answer("appended", 4, 5, null));
+    assertThat(fastStatement("fast", "f5", 4, 5)).isEqualTo(5);
+    assertThat(sequences("fast")).containsExactly(1L, 2L, 3L, 4L, 5L);
+  }
+
+  @Test
+  void aTakeoverInProgressMakesTheFastAppendWaitAndThenRefusesItsOlderToken() throws Exception {
+    assertThat(appendOne("takeover", "t1", 0, 1).status()).isEqualTo("appended");
+    ExecutorService pool = Executors.newSingleThreadExecutor();
+    try (Connection takeover = dataSource.getConnection()) {
+      // a newer lock holder registers its token: the row taken FOR UPDATE, not yet committed
+      takeover.setAutoCommit(false);
+      try (PreparedStatement ps =
+          takeover.prepareStatement(
+              "SELECT newest_token FROM state.fencing WHERE tenant = ? AND workspace = ?"
+                  + " FOR UPDATE")) {
+        ps.setString(1, TENANT);
+        ps.setString(2, "takeover");
+        ps.executeQuery().close();
+      }
+      Future<EventAppend.Answer> old = pool.submit(() -> appendOne("takeover", "t2", 1, 1));
+      awaitWaitingOnALock("FOR SHARE OF f");
+      assertThat(old).isNotDone();
+      try (PreparedStatement ps =
+          takeover.prepareStatement(
+              "UPDATE state.fencing SET newest_token = 2 WHERE tenant = ? AND workspace = ?")) {
+        ps.setString(1, TENANT);
+        ps.setString(2, "takeover");
+        ps.executeUpdate();
+      }
+      takeover.commit();
+
+      // the older token's append saw the newer token once the takeover committed: refused
+      assertThat(old.get(30, java.util.concurrent.TimeUnit.SECONDS))
+          .isEqualTo(new EventAppend.Answer("stale", 0, 2, null));
+    } finally {
+      pool.shutdownNow();
+    }
+    assertThat(sequences("takeover")).containsExactly(1L);
+  }
+
+  @Test
+  void anAppendInFlightMakesATakeoverWaitUntilItIsCommitted() throws Exception {
+    assertThat(appendOne("inflight", "i1", 0, 1).status()).isEqualTo("appended");
+    ExecutorService pool = Executors.newSingleThreadExecutor();
+    StateStore store = newStore();
+    try (Connection appending = dataSource.getConnection()) {
+      // the fast statement in an open transaction: its FOR SHARE row lock is held until commit
+      appending.setAutoCommit(false);
+      assertThat(fastStatement(appending, "inflight", "i2", 1, 1)).isEqualTo(2);
+      Future<java.util.Optional<Long>> advance =
+          pool.submit(() -> store.advanceFencing(TENANT, "inflight", 2));
+      awaitWaitingOnALock("newest_token FROM state.fencing");
+      assertThat(advance).isNotDone();
+      appending.commit();
+      assertThat(advance.get(30, java.util.concurrent.TimeUnit.SECONDS)).isEmpty();
+    } finally {
+      pool.shutdownNow();
+    }
+    assertThat(store.newestFencingToken(TENANT, "inflight")).isEqualTo(2);
+    assertThat(sequences("inflight")).containsExactly(1L, 2L);
+    assertThat(appendOne("inflight", "i3", 2, 1).status()).isEqualTo("stale");
+  }
+
   // --- fixtures -----------------------------------------------------------------------------
 
   /** What {@code state.append_events} answered. */
@@ -248,6 +361,103 @@ class StateAppendTest {
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();
         return new Answer(rs.getString(1), rs.getLong(2), rs.getLong(3), rs.getString(4));
+      }
+    }
+  }
+
+  private EventAppend.Answer appendOne(
+      String workspace, String eventId, long expectedHead, long token) throws SQLException {
+    try (Connection c = dataSource.getConnection()) {
+      return EventAppend.appendOne(
+          c,
+          TENANT,
+          workspace,
+          expectedHead,
+          token,
+          eventId,
+          "run-1",
+          "act-" + eventId,
+          "test",
+          "lock_force_unlocked",
+          null,
+          PAYLOAD,
+          java.time.Instant.now());
+    }
+  }
+
+  /**
+   * The fast statement alone, in autocommit: the sequence it appended, or null when it wrote
+   * nothing (no row, or a unique violation aborted it).
+   */
+  private Long fastStatement(String workspace, String eventId, long expectedHead, long token)
+      throws SQLException {
+    try (Connection c = dataSource.getConnection()) {
+      return fastStatement(c, workspace, eventId, expectedHead, token);
+    } catch (SQLException e) {
+      if (EventAppend.isUniqueViolation(e)) {
+        return null;
+      }
+      throw e;
+    }
+  }
+
+  private static Long fastStatement(
+      Connection c, String workspace, String eventId, long expectedHead, long token)
+      throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(EventAppend.ONE_EVENT)) {
+      EventAppend.bindOneEvent(
+          ps,
+          0,
+          TENANT,
+          workspace,
+          expectedHead,
+          token,
+          eventId,
+          "run-1",
+          "act-" + eventId,
+          "test",
+          "lock_force_unlocked",
+          null,
+          PAYLOAD,
+          java.sql.Timestamp.from(java.time.Instant.now()));
+      return ps.executeUpdate() == 1 ? expectedHead + 1 : null;
+    }
+  }
+
+  /** Waits (deadline 30 s) until a session whose query mentions {@code text} waits on a lock. */
+  private void awaitWaitingOnALock(String text) throws Exception {
+    long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+    while (true) {
+      try (Connection c = dataSource.getConnection();
+          PreparedStatement ps =
+              c.prepareStatement(
+                  "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
+                      + " AND pid <> pg_backend_pid() AND query LIKE '%' || ? || '%'")) {
+        ps.setString(1, text);
+        try (ResultSet rs = ps.executeQuery()) {
+          rs.next();
+          if (rs.getLong(1) > 0) {
+            return;
+          }
+        }
+      }
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("no session waited on a lock within 30 s");
+      }
+      Thread.onSpinWait();
+    }
+  }
+
+  private long outcomes(String workspace) throws SQLException {
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement ps =
+            c.prepareStatement(
+                "SELECT count(*) FROM state.action_outcomes WHERE tenant = ? AND workspace = ?")) {
+      ps.setString(1, TENANT);
+      ps.setString(2, workspace);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return rs.getLong(1);
       }
     }
   }

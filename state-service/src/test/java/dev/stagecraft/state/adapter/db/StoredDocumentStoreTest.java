@@ -190,6 +190,66 @@ class StoredDocumentStoreTest {
   }
 
   @Test
+  void aPushUnderANewerFencingTokenAdvancesTheNewestAndAnOlderTokenIsRefused() throws Exception {
+    StateStore store = newStore();
+    Map<String, Object> doc = realistic();
+    try (SpooledDocument upload = spool(JSON.writeValueAsBytes(doc))) {
+      assertThat(store.pushDocument(TENANT, "fenced", 7, "user:test", upload, false).accepted())
+          .isTrue();
+    }
+    assertThat(store.newestFencingToken(TENANT, "fenced")).isEqualTo(7);
+
+    doc.put("serial", 18);
+    try (SpooledDocument upload = spool(JSON.writeValueAsBytes(doc))) {
+      DocumentDecider.Outcome stale =
+          store.pushDocument(TENANT, "fenced", 6, "user:test", upload, false);
+      assertThat(stale.rejection()).isEqualTo(Rejection.STALE_FENCING_TOKEN);
+    }
+    assertThat(store.history(TENANT, "fenced")).as("nothing written").hasSize(1);
+    assertThat(
+            count(
+                "SELECT count(*) FROM state.state_documents WHERE tenant = 'acme'"
+                    + " AND workspace = 'fenced'"))
+        .isEqualTo(1);
+
+    try (SpooledDocument upload = spool(JSON.writeValueAsBytes(doc))) {
+      assertThat(store.pushDocument(TENANT, "fenced", 7, "user:test", upload, false).serial())
+          .isEqualTo(18);
+    }
+    assertThat(store.newestFencingToken(TENANT, "fenced")).isEqualTo(7);
+    assertThat(store.versions(TENANT, "fenced"))
+        .extracting(StateStore.Version::serial)
+        .containsExactly(17L, 18L);
+  }
+
+  @Test
+  void slicesHandTheStoredBytesOverWholeAndInOrder() throws Exception {
+    StateStore store = newStore();
+    byte[] pretty = JSON.writerWithDefaultPrettyPrinter().writeValueAsBytes(realistic());
+    byte[] body = java.util.Arrays.copyOf(pretty, pretty.length + DocumentSlices.PAD);
+    java.util.Arrays.fill(body, pretty.length, body.length, (byte) ' ');
+    push(store, "sliced", body, false);
+
+    java.io.ByteArrayOutputStream read = new java.io.ByteArrayOutputStream();
+    int slices = 0;
+    try (StateStore.DocumentSlices in =
+        store.openDocumentSlices(
+            TENANT, "sliced", store.currentDocument(TENANT, "sliced").stored())) {
+      for (byte[] slice; (slice = in.nextSlice()) != null; slices++) {
+        assertThat(slice.length).isLessThanOrEqualTo(2 * StateStore.DOCUMENT_SLICE);
+        read.write(slice);
+      }
+      assertThat(in.nextSlice()).as("stays at the end").isNull();
+    }
+    assertThat(read.toByteArray()).isEqualTo(body);
+    assertThat(slices).as("a short rest comes with the slice before it").isEqualTo(2);
+  }
+
+  private SpooledDocument spool(byte[] body) throws IOException {
+    return SpooledDocument.receive(new ByteArrayInputStream(body), null, Long.MAX_VALUE, uploads);
+  }
+
+  @Test
   void storedDocumentsAreAppendOnly() throws Exception {
     push(newStore(), "frozen", JSON.writeValueAsBytes(realistic()), false);
     try (Connection c = dataSource.getConnection();

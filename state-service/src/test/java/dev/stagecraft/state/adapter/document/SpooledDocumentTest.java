@@ -162,6 +162,33 @@ class SpooledDocumentTest {
   }
 
   @Test
+  void readsTheBodyOnceYetReportsAWrongMd5BeforeBrokenJsonAndTheLimitBeforeBoth() throws Exception {
+    // the parser stops at the syntax error early on; the rest of the body is still received
+    byte[] broken = ("{\"version\":4,]" + " ".repeat(200_000)).getBytes(StandardCharsets.UTF_8);
+    String brokenMd5 =
+        Base64.getEncoder().encodeToString(MessageDigest.getInstance("MD5").digest(broken));
+    assertThatThrownBy(() -> receive(broken, "AAAAAAAAAAAAAAAAAAAAAA==", Long.MAX_VALUE))
+        .isInstanceOfSatisfying(
+            Problem.class,
+            p -> assertThat(p.getMessage()).contains("Content-MD5").contains(brokenMd5));
+    assertThatThrownBy(() -> receive(broken, brokenMd5, Long.MAX_VALUE))
+        .isInstanceOfSatisfying(
+            Problem.class,
+            p -> assertThat(p.getMessage()).contains("not valid JSON").contains("column 14"));
+    assertThatThrownBy(() -> receive(broken, "AAAAAAAAAAAAAAAAAAAAAA==", broken.length - 1))
+        .isInstanceOfSatisfying(Problem.class, p -> assertThat(p.status()).isEqualTo(413));
+
+    byte[] body = JSON.writeValueAsBytes(realistic());
+    try (SpooledDocument doc = receive(body, null, Long.MAX_VALUE);
+        InputStream in = doc.open()) {
+      assertThat(in.readAllBytes()).as("the spooled copy is the whole body").isEqualTo(body);
+    }
+    try (Stream<Path> left = Files.list(dir)) {
+      assertThat(left).isEmpty();
+    }
+  }
+
+  @Test
   void aCopyWithAnotherSerialChangesOnlyTheSerial() throws Exception {
     Map<String, Object> original = realistic();
     try (SpooledDocument doc = receive(JSON.writeValueAsBytes(original), null, Long.MAX_VALUE)) {

@@ -1,0 +1,97 @@
+package dev.stagecraft.state.adapter.http;
+
+import dev.stagecraft.state.adapter.db.StateStore;
+import io.micronaut.core.io.buffer.ReadBuffer;
+import io.micronaut.core.io.buffer.ReadBufferFactory;
+import io.micronaut.core.type.Argument;
+import io.micronaut.core.type.MutableHeaders;
+import io.micronaut.http.HttpRequest;
+import io.micronaut.http.HttpResponse;
+import io.micronaut.http.MediaType;
+import io.micronaut.http.annotation.Produces;
+import io.micronaut.http.body.ByteBodyFactory;
+import io.micronaut.http.body.CloseableByteBody;
+import io.micronaut.http.body.ResponseBodyWriter;
+import io.micronaut.http.codec.CodecException;
+import jakarta.inject.Singleton;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.sql.SQLException;
+import java.util.OptionalLong;
+import reactor.core.publisher.Flux;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * Writes a {@link StoredDocumentBody} as the response's byte body, of known length, made of the
+ * slices {@link StateStore#openDocumentSlices} reads (4 MiB, or the whole rest when it is at most
+ * two), each wrapped (not copied) and written to the connection as it is (ADR 0026). An {@code
+ * InputStream} body is copied again, 8 KiB at a time, through the server's I/O executor — over a
+ * hundred hand-offs between threads per MiB — and a publisher as the body of a JSON response is
+ * written as a JSON array.
+ *
+ * <p>The slices are read on Reactor's bounded-elastic threads (JDBC blocks; the event loop must
+ * not), as the connection asks for them, on a database connection of their own that completing,
+ * failing or cancelling (the client went away) returns. In memory: the slices not yet written.
+ */
+@Singleton
+@Produces(MediaType.APPLICATION_JSON)
+final class StoredDocumentBodyWriter implements ResponseBodyWriter<StoredDocumentBody> {
+
+  @Override
+  public CloseableByteBody writePiece(
+      ByteBodyFactory bodyFactory,
+      HttpRequest<?> request,
+      HttpResponse<?> response,
+      Argument<StoredDocumentBody> type,
+      MediaType mediaType,
+      StoredDocumentBody body) {
+    ReadBufferFactory buffers = bodyFactory.readBufferFactory();
+    Flux<ReadBuffer> slices =
+        Flux.using(
+                () ->
+                    body.states()
+                        .openDocumentSlices(body.tenant(), body.workspace(), body.document()),
+                document ->
+                    Flux.<ReadBuffer>generate(
+                        sink -> {
+                          try {
+                            byte[] slice = document.nextSlice();
+                            if (slice == null) {
+                              sink.complete();
+                            } else {
+                              sink.next(buffers.adapt(slice));
+                            }
+                          } catch (IOException e) {
+                            sink.error(e);
+                          }
+                        }),
+                document -> {
+                  try {
+                    document.close();
+                  } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                  }
+                })
+            .subscribeOn(Schedulers.boundedElastic());
+    return bodyFactory.adapt(slices, OptionalLong.of(body.document().size()));
+  }
+
+  /** The whole document into {@code out}: for writers that buffer a body (not the server's). */
+  @Override
+  public void writeTo(
+      Argument<StoredDocumentBody> type,
+      MediaType mediaType,
+      StoredDocumentBody body,
+      MutableHeaders headers,
+      OutputStream out)
+      throws CodecException {
+    try (InputStream in =
+        body.states().openDocument(body.tenant(), body.workspace(), body.document())) {
+      in.transferTo(out);
+    } catch (IOException | SQLException e) {
+      throw new CodecException("cannot read stored state document " + body.document().digest(), e);
+    }
+  }
+}
