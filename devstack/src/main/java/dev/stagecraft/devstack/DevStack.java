@@ -201,6 +201,52 @@ public final class DevStack implements AutoCloseable {
     stoppedPostgresPort = 0;
   }
 
+  /**
+   * Kills one service process with SIGKILL (no shutdown hooks, nothing flushed: a crash) and waits
+   * until it is gone; {@link #startAgain} starts it again. For failure tests (a planner killed
+   * mid-run must carry its runs on).
+   *
+   * <p>Concurrency: not to be called concurrently with itself, {@link #startAgain} or {@link
+   * #close}.
+   */
+  public void kill(StackService service) throws Exception {
+    ServiceProcess p = process(service);
+    p.process().destroyForcibly();
+    p.process().onExit().get();
+  }
+
+  /**
+   * Starts a service stopped by {@link #kill} again, with the same port and settings, and returns
+   * once it answers {@code /health}. Same concurrency rule as {@link #kill}.
+   *
+   * @throws IllegalStateException when the service still runs
+   */
+  public void startAgain(StackService service) throws Exception {
+    ServiceProcess old = process(service);
+    if (old.process().isAlive()) {
+      throw new IllegalStateException(service + " is still running: kill it first");
+    }
+    Map<StackService, Integer> ports = new EnumMap<>(StackService.class);
+    services.forEach(p -> ports.put(p.service(), p.port()));
+    ServiceProcess restarted =
+        ServiceProcess.start(
+            service,
+            options.javaCommand(),
+            jar(service),
+            old.port(),
+            serviceEnv(service, ports, serviceToken(), secretsKeys()),
+            layout.serviceLog(service));
+    services.set(services.indexOf(old), restarted);
+    restarted.awaitHealthy(options.healthTimeout());
+  }
+
+  private ServiceProcess process(StackService service) {
+    return services.stream()
+        .filter(p -> p.service() == service)
+        .findFirst()
+        .orElseThrow(() -> new IllegalStateException(service + " is not part of this stack"));
+  }
+
   /** Pids of the service processes, in start order. */
   public List<Long> servicePids() {
     return services.stream().map(ServiceProcess::pid).toList();

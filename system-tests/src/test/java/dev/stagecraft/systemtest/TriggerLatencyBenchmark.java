@@ -50,7 +50,13 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * round trip to the planner, a Kafka produce→consume round trip (acks=all, linger 0, a topic of its
  * own), a PostgreSQL autocommit insert, and fork+exec of {@code true}; and composes them as the
  * path requires ({@link #firstActionFloor}, {@link #doneFloor}; docs/benchmarks.md). Run with
- * {@code dev/bench latency [RUNS] [WORKSPACES]} (not part of the test suite: it asserts no timing).
+ * {@code dev/bench latency [RUNS] [WORKSPACES] [FLOOR_SAMPLES] [WARM_UP]} (not part of the test
+ * suite: it asserts no timing). The first {@code WARM_UP} runs (default five per workspace) are not
+ * measured.
+ *
+ * <p>It also prints the CPU time each process of the stack (and its busiest threads) used per
+ * measured run ({@link ProcessCpu}): unlike the latencies, that does not grow when other work loads
+ * the machine.
  */
 public final class TriggerLatencyBenchmark {
   static final int CHAIN = 10;
@@ -81,6 +87,10 @@ public final class TriggerLatencyBenchmark {
     int runs = args.length > 0 ? Integer.parseInt(args[0]) : 200;
     int workspaces = args.length > 1 ? Integer.parseInt(args[1]) : 20;
     int floorSamples = args.length > 2 ? Integer.parseInt(args[2]) : 200;
+    // unmeasured runs first (at least one per workspace: it creates the resources): the services'
+    // JVMs were started a moment ago, and their JIT compilers would otherwise still be compiling
+    // the run's path, on the same cores, during the measured runs
+    int warmUp = Math.max(workspaces, args.length > 3 ? Integer.parseInt(args[3]) : 5 * workspaces);
     SharedStack stack = SharedStack.get();
     String prefix = "lat-" + UUID.randomUUID().toString().substring(0, 6) + "-";
     Map<String, Seen> seen = new ConcurrentHashMap<>();
@@ -97,14 +107,31 @@ public final class TriggerLatencyBenchmark {
     List<Long> firstAction = new ArrayList<>();
     List<Long> done = new ArrayList<>();
     Map<String, List<Long>> segments = new java.util.LinkedHashMap<>();
-    // one warm-up run per workspace (creates its resources), then the measured runs (replacements)
-    for (int i = -workspaces; i < runs; i++) {
+    // the warm-up runs (the first on each workspace creates its resources), then the measured runs
+    // (replacements)
+    ProcessCpu.Snapshot cpuBefore = null;
+    // -Dlatency.startCpu=true: also the CPU used from just before each POST until its first
+    // action.started was seen (the reading of /proc then competes with the rest of the run)
+    boolean startCpu = Boolean.getBoolean("latency.startCpu");
+    ProcessCpu.Snapshot startWindows = null;
+    for (int i = -warmUp; i < runs; i++) {
+      if (i == 0) {
+        cpuBefore = ProcessCpu.snapshot(stackProcesses(stack));
+      }
       String ws = prefix + Math.floorMod(i, workspaces);
+      ProcessCpu.Snapshot beforeStart =
+          startCpu && i >= 0 ? ProcessCpu.snapshot(stackProcesses(stack)) : null;
       java.time.Instant wall0 = java.time.Instant.now();
       long t0 = System.nanoTime();
-      String runId = trigger(http, stack, ws, "r" + i);
+      String runId = trigger(stack, ws, "r" + i);
       long t1 = System.nanoTime();
       Seen s = seen.computeIfAbsent(runId, k -> new Seen());
+      if (beforeStart != null) {
+        s.firstStarted.get(120, TimeUnit.SECONDS);
+        startWindows =
+            ProcessCpu.accumulate(
+                startWindows, beforeStart, ProcessCpu.snapshot(stackProcesses(stack)));
+      }
       long ended = s.ended.get(120, TimeUnit.SECONDS);
       if (!"applied".equals(s.endStatus)) {
         throw new IllegalStateException("run " + runId + " ended " + s.endStatus);
@@ -118,17 +145,20 @@ public final class TriggerLatencyBenchmark {
       }
       seen.remove(runId);
     }
+    ProcessCpu.Snapshot cpuAfter = ProcessCpu.snapshot(stackProcesses(stack));
     stop.set(true);
     observer.join();
 
-    Floor floor = measureFloor(stack, http, floorSamples);
+    Floor floor = measureFloor(stack, floorSamples);
     stack.stop();
     PrintStream out = System.out;
     out.printf(
         Locale.ROOT,
-        "runs=%d workspaces=%d chain=%d (local-exec \"true\"), one run at a time%n",
+        "runs=%d workspaces=%d warm-up runs=%d chain=%d (local-exec \"true\"), one run at a"
+            + " time%n",
         runs,
         workspaces,
+        warmUp,
         CHAIN);
     out.printf(
         Locale.ROOT,
@@ -173,6 +203,17 @@ public final class TriggerLatencyBenchmark {
             + " fork",
         doneFloor(floor, 50),
         doneFloor(floor, 99));
+    // CPU is what a loaded machine does not distort: what each process (and thread) spent per run
+    ProcessCpu.report(out, cpuBefore, cpuAfter, runs, 8);
+    if (startWindows != null) {
+      ProcessCpu.report(out, "CPU from trigger to first action.started", startWindows, runs, 8);
+    }
+  }
+
+  private static Map<String, Long> stackProcesses(SharedStack stack) {
+    String url = stack.stack().info().postgres(); // jdbc:postgresql://127.0.0.1:PORT/...
+    int port = URI.create(url.substring("jdbc:".length())).getPort();
+    return ProcessCpu.stackProcesses(stack.stack().info().services(), port);
   }
 
   // The composition of the floor, as the path is since docs/adr/0025. First action: the trigger
@@ -231,8 +272,7 @@ public final class TriggerLatencyBenchmark {
         (double) p99 / Math.max(floor99, 1));
   }
 
-  private static String trigger(HttpClient http, SharedStack stack, String ws, String round)
-      throws Exception {
+  private static String trigger(SharedStack stack, String ws, String round) throws Exception {
     String body =
         JSON.writeValueAsString(
             Map.of(
@@ -242,18 +282,53 @@ public final class TriggerLatencyBenchmark {
                 Map.of("main.tf", chain()),
                 "variables",
                 Map.of("round", round)));
-    HttpResponse<String> created =
-        http.send(
-            HttpRequest.newBuilder(URI.create(stack.plannerUrl() + "/api/v1/runs"))
-                .header("Authorization", "Bearer " + stack.token())
-                .header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(body))
-                .build(),
-            HttpResponse.BodyHandlers.ofString());
-    if (created.statusCode() != 201) {
-      throw new IllegalStateException("POST /runs: " + created.statusCode() + " " + created.body());
+    Exchange created =
+        exchange(
+            stack.plannerUrl() + "/api/v1/runs",
+            "Bearer " + stack.token(),
+            body.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    if (created.status() != 201) {
+      throw new IllegalStateException("POST /runs: " + created.status() + " " + created.body());
     }
     return JSON.readTree(created.body()).get("id").asText();
+  }
+
+  record Exchange(int status, String body) {}
+
+  /**
+   * One HTTP/1.1 exchange on the calling thread over a kept-alive connection ({@link
+   * java.net.HttpURLConnection}), a POST when {@code body} is not null. The trigger and the floor's
+   * HTTP round trip use the same client, so the floor counts what the client costs. (The JDK's
+   * {@code java.net.http} client hands each exchange between the caller, its selector thread and
+   * its executor: about 1 ms more per exchange on a 2-core machine, docs/benchmarks.md.)
+   */
+  static Exchange exchange(String url, String authorization, byte[] body) throws Exception {
+    java.net.HttpURLConnection c =
+        (java.net.HttpURLConnection) URI.create(url).toURL().openConnection();
+    c.setUseCaches(false);
+    c.setConnectTimeout(10_000);
+    c.setReadTimeout(60_000);
+    if (authorization != null) {
+      c.setRequestProperty("Authorization", authorization);
+    }
+    if (body != null) {
+      c.setRequestMethod("POST");
+      c.setDoOutput(true);
+      c.setRequestProperty("Content-Type", "application/json");
+      c.setFixedLengthStreamingMode(body.length);
+      try (java.io.OutputStream out = c.getOutputStream()) {
+        out.write(body);
+      }
+    }
+    int status = c.getResponseCode();
+    java.io.InputStream in = status >= 400 ? c.getErrorStream() : c.getInputStream();
+    String text = "";
+    if (in != null) {
+      try (in) {
+        text = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+      }
+    }
+    return new Exchange(status, text);
   }
 
   /**
@@ -345,7 +420,10 @@ public final class TriggerLatencyBenchmark {
     Properties p = new Properties();
     p.put("bootstrap.servers", stack.stack().info().kafka());
     p.put("enable.auto.commit", "false");
-    p.put("fetch.max.wait.ms", "5");
+    // the broker answers a waiting fetch as soon as a record arrives: a short fetch.max.wait.ms
+    // only makes this consumer ask again every few milliseconds while it waits, work that
+    // competes with the stack for the CPU
+    p.put("fetch.max.wait.ms", "500");
     try (KafkaConsumer<String, byte[]> consumer =
         new KafkaConsumer<>(p, new StringDeserializer(), new ByteArrayDeserializer())) {
       List<TopicPartition> partitions = new ArrayList<>();
@@ -361,6 +439,9 @@ public final class TriggerLatencyBenchmark {
       while (!stop.get()) {
         for (ConsumerRecord<String, byte[]> r : consumer.poll(Duration.ofMillis(50))) {
           long now = System.nanoTime();
+          if (!mayMatter(r.value())) {
+            continue; // log lines, steps, heartbeats, results: not decoded (CPU the stack shares)
+          }
           EventEnvelope e = EventCodec.decode(r.value());
           if (e.workspace() == null || !e.workspace().startsWith(prefix)) {
             continue;
@@ -386,17 +467,38 @@ public final class TriggerLatencyBenchmark {
     }
   }
 
-  private static Floor measureFloor(SharedStack stack, HttpClient http, int n) throws Exception {
+  private static final byte[] STARTED =
+      "dev.stagecraft.action.started".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+  private static final byte[] TRANSITIONED =
+      "dev.stagecraft.run.transitioned".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+
+  /** Whether an event's bytes may be one the observer needs (its type appears in them). */
+  static boolean mayMatter(byte[] value) {
+    return indexOf(value, STARTED) >= 0 || indexOf(value, TRANSITIONED) >= 0;
+  }
+
+  private static int indexOf(byte[] haystack, byte[] needle) {
+    outer:
+    for (int i = 0; i + needle.length <= haystack.length; i++) {
+      for (int j = 0; j < needle.length; j++) {
+        if (haystack[i + j] != needle[j]) {
+          continue outer;
+        }
+      }
+      return i;
+    }
+    return -1;
+  }
+
+  private static Floor measureFloor(SharedStack stack, int n) throws Exception {
     List<Long> httpRt = new ArrayList<>();
-    URI discovery = URI.create(stack.plannerUrl() + "/.well-known/stagecraft.json");
+    String discovery = stack.plannerUrl() + "/.well-known/stagecraft.json";
     for (int i = -20; i < n; i++) {
       long t0 = System.nanoTime();
-      HttpResponse<String> r =
-          http.send(
-              HttpRequest.newBuilder(discovery).build(), HttpResponse.BodyHandlers.ofString());
+      Exchange r = exchange(discovery, null, null);
       long t1 = System.nanoTime();
-      if (r.statusCode() != 200) {
-        throw new IllegalStateException("discovery: " + r.statusCode());
+      if (r.status() != 200) {
+        throw new IllegalStateException("discovery: " + r.status());
       }
       if (i >= 0) {
         httpRt.add(t1 - t0);
@@ -448,7 +550,7 @@ public final class TriggerLatencyBenchmark {
     Properties cp = new Properties();
     cp.put("bootstrap.servers", bootstrap);
     cp.put("enable.auto.commit", "false");
-    cp.put("fetch.max.wait.ms", "5");
+    cp.put("fetch.max.wait.ms", "500"); // answered on arrival, as the observer's
     List<Long> rt = new ArrayList<>();
     try (KafkaProducer<String, byte[]> producer =
             new KafkaProducer<>(pp, new StringSerializer(), new ByteArraySerializer());

@@ -24,10 +24,11 @@ import org.slf4j.LoggerFactory;
  * A poll loop on its own platform thread that hands each decoded envelope to a handler.
  *
  * <p>Concurrency: one thread owns the Kafka consumer; {@link #close()} may be called from any
- * thread. Offsets are committed after the records were handled, so delivery is at least once; a
- * handler that throws gets the same record again after a pause (the partition is rewound), so a
- * database outage delays events but loses none: handlers must be idempotent by event id (they say
- * how in their Javadoc). A record that is not an envelope, or that the handler rejects with {@link
+ * thread. Offsets are committed after the records were handled (unless {@link
+ * #withoutOffsetCommits}: a group nothing resumes), so delivery is at least once; a handler that
+ * throws gets the same record again after a pause (the partition is rewound), so a database outage
+ * delays events but loses none: handlers must be idempotent by event id (they say how in their
+ * Javadoc). A record that is not an envelope, or that the handler rejects with {@link
  * MalformedEventException}, goes to {@link #DEAD_LETTER_TOPIC} with the reason in the {@code
  * stagecraft-error} header, and the loop keeps going.
  *
@@ -71,6 +72,7 @@ public final class EventConsumer implements AutoCloseable {
   private final java.util.Set<TopicPartition> lost = new java.util.HashSet<>();
   private ConsumerRecord<String, byte[]> current;
   private volatile boolean running = true;
+  private volatile boolean commits = true;
 
   public EventConsumer(
       KafkaSettings settings,
@@ -160,6 +162,20 @@ public final class EventConsumer implements AutoCloseable {
     return this;
   }
 
+  /**
+   * Never commits offsets: for a consumer whose group is its own, starts at the latest offset and
+   * is never resumed (a listener that keeps in memory what concerns this process, with a fresh
+   * group id per start). Committing would only cost a broker round trip and an append to {@code
+   * __consumer_offsets} per batch, on the poll thread, before the next record is handled. Delivery
+   * within the process is unchanged: a handler that throws gets the record again (the partition is
+   * rewound); a restart starts at the latest offset anyway. {@link #commitThroughCurrent} is then
+   * refused. Call before {@link #start}.
+   */
+  public EventConsumer withoutOffsetCommits() {
+    this.commits = false;
+    return this;
+  }
+
   public EventConsumer start() {
     thread.start();
     return this;
@@ -190,6 +206,9 @@ public final class EventConsumer implements AutoCloseable {
   public boolean commitThroughCurrent() {
     if (Thread.currentThread() != thread || current == null) {
       throw new IllegalStateException("commitThroughCurrent is for a handler on the poll thread");
+    }
+    if (!commits) {
+      throw new IllegalStateException("this consumer does not commit offsets: it cannot claim");
     }
     TopicPartition partition = new TopicPartition(current.topic(), current.partition());
     Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>(done);
@@ -239,7 +258,9 @@ public final class EventConsumer implements AutoCloseable {
             current = null;
           }
         }
-        if (!done.isEmpty()) {
+        if (!done.isEmpty() && !commits) {
+          done.clear();
+        } else if (!done.isEmpty()) {
           beforeCommit.run();
           try {
             consumer.commitSync(done);

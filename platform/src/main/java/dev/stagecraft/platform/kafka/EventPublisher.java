@@ -47,6 +47,26 @@ public final class EventPublisher implements AutoCloseable {
     return producer.send(new ProducerRecord<>(topic, key, EventCodec.encode(envelope)));
   }
 
+  /**
+   * Publishes without waiting and without a thread to wait: {@code onFailure} is called with the
+   * cause if the broker does not take the event, on the producer's I/O thread (it must be quick: a
+   * log line). Ordering per key as for {@link #send(EventEnvelope, String)}.
+   */
+  public void send(
+      EventEnvelope envelope, String key, java.util.function.Consumer<Exception> onFailure) {
+    String topic =
+        EventType.of(envelope.type())
+            .orElseThrow(() -> new IllegalArgumentException("unknown type " + envelope.type()))
+            .topic();
+    producer.send(
+        new ProducerRecord<>(topic, key, EventCodec.encode(envelope)),
+        (metadata, e) -> {
+          if (e != null) {
+            onFailure.accept(e);
+          }
+        });
+  }
+
   /** Sends raw bytes to a topic (dead letters). */
   public void sendRaw(ProducerRecord<String, byte[]> record) {
     try {

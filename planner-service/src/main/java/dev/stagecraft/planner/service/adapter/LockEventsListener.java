@@ -51,6 +51,7 @@ public final class LockEventsListener {
                 List.of(Topics.LOCK_EVENTS),
                 publisher,
                 coordinator::onLockEvent)
+            .withoutOffsetCommits() // a group of its own from the latest offset: nothing to resume
             .start();
     try {
       if (!consumer.awaitAssignment(Duration.ofSeconds(60))) {

@@ -106,6 +106,7 @@ public class PlannerBeans {
       EventPublisher publisher,
       SecretsKeyring secrets,
       RunStore runStore,
+      dev.stagecraft.planner.service.adapter.db.RunRequestStore runRequests,
       @Value("${stagecraft.planner.approval-timeout:1h}") Duration approvalTimeout,
       @Value("${stagecraft.planner.action-lease:15s}") Duration actionLease,
       @Value("${stagecraft.planner.dispatch-lease:10m}") Duration dispatchLease,
@@ -133,24 +134,17 @@ public class PlannerBeans {
               @Override
               public void send(dev.stagecraft.schemas.envelope.EventEnvelope envelope, String key) {
                 // the idempotent producer keeps the order per key; the run does not wait for the
-                // broker, a virtual thread reports a failure
-                Future<?> sent = publisher.send(envelope, key);
-                Thread.ofVirtual()
-                    .start(
-                        () -> {
-                          try {
-                            sent.get();
-                          } catch (InterruptedException e) {
-                            Thread.currentThread().interrupt();
-                          } catch (ExecutionException e) {
-                            org.slf4j.LoggerFactory.getLogger(PlannerBeans.class)
-                                .warn(
-                                    "could not publish {} of run {}: {}",
-                                    envelope.type(),
-                                    envelope.runid(),
-                                    e.getCause().toString());
-                          }
-                        });
+                // broker, the producer's callback reports a failure (no thread per event)
+                publisher.send(
+                    envelope,
+                    key,
+                    e ->
+                        org.slf4j.LoggerFactory.getLogger(PlannerBeans.class)
+                            .warn(
+                                "could not publish {} of run {}: {}",
+                                envelope.type(),
+                                envelope.runid(),
+                                e.toString()));
               }
             },
             EventCodec.forSource("/stagecraft/planner-service"),
@@ -161,6 +155,7 @@ public class PlannerBeans {
         .withLeases(actionLease, dispatchLease, checkEvery)
         .withAdmission(new TenantAdmission(perTenantCap, parseTenantCaps(tenantCaps), overallLimit))
         .withObserver(runStore)
+        .withRequestRecorder(runRequests)
         .withApprovalTimeout(approvalTimeout);
   }
 
@@ -217,7 +212,9 @@ public class PlannerBeans {
         PlannerSettings settings,
         EventPublisher publisher,
         RunCoordinator coordinator) {
-      // every planner instance sees every outcome and keeps those of its own runs
+      // every planner instance sees every outcome and keeps those of its own runs; the groups are
+      // this process's own and start at the latest offset, so they commit no offsets (a commit
+      // per batch would be a broker round trip on the poll thread before the next event)
       String group = "planner-" + settings.getInstanceId() + "-" + UUID.randomUUID();
       this.stateEvents =
           new EventConsumer(
@@ -228,6 +225,7 @@ public class PlannerBeans {
                   List.of(Topics.STATE_EVENTS),
                   publisher,
                   coordinator::onStateRecorded)
+              .withoutOffsetCommits()
               .start();
       this.actionEvents =
           new EventConsumer(
@@ -238,6 +236,7 @@ public class PlannerBeans {
                   List.of(Topics.ACTION_EVENTS),
                   publisher,
                   coordinator::onActionEvent)
+              .withoutOffsetCommits()
               .start();
       try {
         if (!stateEvents.awaitAssignment(Duration.ofSeconds(60))

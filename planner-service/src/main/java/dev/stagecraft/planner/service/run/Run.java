@@ -49,6 +49,15 @@ public final class Run {
   dev.stagecraft.planner.apply.KnownHostKeys knownHostKeys =
       dev.stagecraft.planner.apply.KnownHostKeys.NONE;
 
+  /** Started again by a restarted planner instance ({@link RunCoordinator#resume}). */
+  boolean resumed;
+
+  /**
+   * For a resumed run that awaited approval: the digest of the plan shown before the restart; the
+   * plan made again must equal it (docs/adr/0029). Null otherwise.
+   */
+  String resumedPlanDigest;
+
   /** The uploaded files, written out while the run plans and applies; deleted when it ends. */
   java.nio.file.Path filesDir;
 

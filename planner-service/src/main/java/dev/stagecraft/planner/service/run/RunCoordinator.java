@@ -51,7 +51,8 @@ import org.slf4j.LoggerFactory;
  * Run}. Runs are driven in memory; a {@link RunObserver} records them (docs/runs.md) on each run's
  * {@link RecordingLane}, off the run's path: recording a transition adds no commit and no Kafka
  * acknowledgement before the first dispatch (docs/adr/0025). After a restart of this planner
- * instance its unfinished runs are not resumed: the planner marks them errored at startup.
+ * instance its unfinished runs that applied nothing are started again ({@link #resume}, docs/adr/
+ * 0029); the others are marked errored at startup.
  */
 public final class RunCoordinator implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(RunCoordinator.class);
@@ -68,6 +69,7 @@ public final class RunCoordinator implements AutoCloseable {
   private final UploadedFiles uploads;
   private final SecretsKeyring secrets;
   private volatile RunObserver observer = RunObserver.NONE;
+  private volatile RunRequestRecorder requestRecorder = RunRequestRecorder.NONE;
 
   /** Runs that wait for approval once planned with changes, by id (docs/runs.md). */
   private final Map<String, PendingApproval> approvals = new ConcurrentHashMap<>();
@@ -208,6 +210,62 @@ public final class RunCoordinator implements AutoCloseable {
   }
 
   /**
+   * Records the request of every new run with {@code recorder} (on its recording lane), so that a
+   * restarted instance can {@link #resume} it (docs/adr/0029). Call once, before runs start.
+   */
+  public RunCoordinator withRequestRecorder(RunRequestRecorder recorder) {
+    this.requestRecorder = recorder;
+    return this;
+  }
+
+  /** Added to a resumed run's last recorded sequence (see {@link #resume}). */
+  static final long RESUME_SEQUENCE_GAP = 1_000_000;
+
+  /**
+   * Starts again, under its own id, a run that a previous life of this planner instance accepted
+   * and did not finish, and that applied nothing (the caller decided so: {@link RestartRecovery}).
+   * The run gets back its tenant's admission slot (resumed runs are admitted in the order this is
+   * called, before new runs when called at startup), records a {@code pending} transition with
+   * {@code message}, and then goes the usual way: the lock is asked for with the run id as holder,
+   * so the run keeps its place in the workspace's queue — or gets back the very lease it held when
+   * the lease has not expired (same lock id and fencing token; the lease is renewed at once) — then
+   * it opens the run at the state service again (a new run credential) and plans against the
+   * current state. A run that awaited approval ({@link ResumableRun#planDigest}) waits again only
+   * when the new plan has exactly that digest, with the approval timeout counted from the first
+   * plan; else it ends {@code errored} ({@link RestartRecovery#planMovedMessage}).
+   *
+   * <p>Event sequences continue {@link #RESUME_SEQUENCE_GAP} above the last recorded one: a crash
+   * may have lost the records (not the events) of the last transitions, whose sequences must not be
+   * reused. Returns at once.
+   *
+   * @throws IllegalStateException when this instance already has a run with that id
+   */
+  public Run resume(ResumableRun resumable, String message) {
+    String id = resumable.id();
+    if (runs.containsKey(id)) {
+      throw new IllegalStateException("run " + id + " exists already");
+    }
+    RunRequest request = resumable.request();
+    Run run =
+        new Run(id, request.withoutSupportFiles(), resumable.createdAt(), new RunJournal(clock));
+    run.eventSequence.set(resumable.lastSequence() + RESUME_SEQUENCE_GAP);
+    run.resumed = true;
+    run.resumedPlanDigest = resumable.planDigest();
+    if (resumable.awaitingApproval()) {
+      PendingApproval pending = new PendingApproval();
+      pending.firstPlannedAt = resumable.plannedAt();
+      approvals.put(id, pending);
+    }
+    runs.put(id, run);
+    // its slot first, in the caller's order: admit is idempotent, the run's thread asks again
+    admission.admit(request.tenant(), id);
+    transition(run, RunStatus.PENDING, message);
+    Map<String, byte[]> supportFiles = request.supportFiles();
+    Thread.ofVirtual().name("run-" + id).start(() -> execute(run, supportFiles, null));
+    return run;
+  }
+
+  /**
    * Sets how long a planned run waits for approval before it is discarded (and approving it is
    * refused). Call once, before runs start.
    */
@@ -315,6 +373,9 @@ public final class RunCoordinator implements AutoCloseable {
     final java.util.concurrent.CompletableFuture<String> decision =
         new java.util.concurrent.CompletableFuture<>();
     volatile Instant plannedAt;
+
+    /** For a resumed run: when its plan was first made (before the restart); else null. */
+    volatile Instant firstPlannedAt;
   }
 
   /**
@@ -326,7 +387,13 @@ public final class RunCoordinator implements AutoCloseable {
   private String awaitApproval(Run run, PendingApproval pending) throws InterruptedException {
     String approver;
     try {
-      approver = pending.decision.get(approvalTimeout.toMillis(), TimeUnit.MILLISECONDS);
+      // counted from when the plan was made (before a restart, for a resumed run)
+      long left =
+          Math.max(
+              0,
+              Duration.between(clock.instant(), pending.plannedAt.plus(approvalTimeout))
+                  .toMillis());
+      approver = pending.decision.get(left, TimeUnit.MILLISECONDS);
     } catch (java.util.concurrent.TimeoutException e) {
       pending.decision.complete(null);
       finish(run, RunStatus.DISCARDED, expiredMessage());
@@ -469,6 +536,10 @@ public final class RunCoordinator implements AutoCloseable {
     }
     runs.put(id, run);
     transition(run, RunStatus.PENDING, pendingMessage);
+    // after the pending record, on the lane: durable before POST /runs answers (docs/adr/0029)
+    RunRequestRecorder recorder = requestRecorder;
+    boolean awaitingApproval = approvals.containsKey(id);
+    run.recording.submit(() -> recorder.record(id, request, awaitingApproval, pendingMessage));
     Thread.ofVirtual().name("run-" + id).start(() -> execute(run, supportFiles, prepared));
     return run;
   }
@@ -749,9 +820,23 @@ public final class RunCoordinator implements AutoCloseable {
         run.plan = result.plan();
         run.planText = planText;
       }
+      String resumedDigest;
+      synchronized (run) {
+        resumedDigest = run.resumedPlanDigest;
+      }
+      if (resumedDigest != null && !resumedDigest.equals(result.plan().digest())) {
+        // docs/adr/0029: an approval names the digest shown before the restart
+        approvals.remove(run.id);
+        finish(
+            run,
+            RunStatus.ERRORED,
+            RestartRecovery.planMovedMessage(resumedDigest, result.plan().digest()));
+        return;
+      }
       PendingApproval pending = approvals.get(run.id);
       if (pending != null) {
-        pending.plannedAt = clock.instant();
+        pending.plannedAt =
+            pending.firstPlannedAt != null ? pending.firstPlannedAt : clock.instant();
       }
       transition(run, RunStatus.PLANNED, planText);
       if (!result.plan().hasChanges()) {
@@ -859,10 +944,14 @@ public final class RunCoordinator implements AutoCloseable {
             locks.release(req.tenant(), req.workspace(), g.lockId());
             throw new RunEndedException();
           }
+          // a resumed run may get back a lease taken before the restart: renew it at once
           heartbeatTasks.put(
               run.id,
               heartbeats.scheduleAtFixedRate(
-                  () -> heartbeat(run), LEASE_SECONDS / 3, LEASE_SECONDS / 3, TimeUnit.SECONDS));
+                  () -> heartbeat(run),
+                  run.resumed ? 0 : LEASE_SECONDS / 3,
+                  LEASE_SECONDS / 3,
+                  TimeUnit.SECONDS));
           return;
         }
         case WorkspaceLocks.Queued q -> {

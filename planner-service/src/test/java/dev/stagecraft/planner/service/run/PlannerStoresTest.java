@@ -92,14 +92,21 @@ class PlannerStoresTest {
     Run elsewhere = run("run-elsewhere", "acme", "ws-c", clock.instant());
     otherInstance.transitioned(elsewhere, 1, RunStatus.APPLYING, null, clock.instant());
 
-    // planner-b restarts
-    int marked = new RunStore(dataSource, clock, "planner-b", keyring).failAbandoned();
+    // planner-b restarts: an applying run is not resumed (docs/adr/0029)
+    RunStore restarted = new RunStore(dataSource, clock, "planner-b", keyring);
+    List<RunStore.UnfinishedRun> unfinished = restarted.unfinished();
+    assertThat(unfinished).extracting(RunStore.UnfinishedRun::id).containsExactly("run-applying");
+    RestartRecovery.Decision decision =
+        RestartRecovery.decide(
+            new RestartRecovery.Facts(
+                "planner-b", unfinished.get(0).status(), false, false, false, false, null));
+    restarted.endUnfinished(
+        unfinished.get(0), ((RestartRecovery.Decision.Fail) decision).message());
 
-    assertThat(marked).isEqualTo(1);
     RunStore.RunRecord record = before.find("acme", "run-applying").orElseThrow();
     assertThat(record.status()).isEqualTo("errored");
     assertThat(record.terminal()).isTrue();
-    assertThat(record.message()).contains("restarted while this run was active");
+    assertThat(record.message()).contains("restarted while this run was applying");
     assertThat(before.transitions("acme", "run-applying"))
         .extracting(RunStore.Transition::status)
         .containsExactly("pending", "applying", "errored");

@@ -74,6 +74,17 @@ public final class ConfigurationVersionStore {
    */
   public StoredVersion store(String tenant, ConfigurationContent content, String createdBy)
       throws SQLException {
+    return find(tenant, keep(tenant, content, createdBy)).orElseThrow();
+  }
+
+  /**
+   * Stores the content under its id unless the tenant has it already, without reading it back (for
+   * a run's recorded request, docs/adr/0029).
+   *
+   * @return the version's id
+   */
+  public String keep(String tenant, ConfigurationContent content, String createdBy)
+      throws SQLException {
     String id = content.id();
     String files = Json.write(new TreeMap<>(content.files()));
     String supportFiles = Json.write(content.supportFilesBase64());
@@ -101,7 +112,7 @@ public final class ConfigurationVersionStore {
           createdBy,
           sealed);
     }
-    return find(tenant, id).orElseThrow();
+    return id;
   }
 
   /**

@@ -11,18 +11,15 @@ import io.micronaut.context.annotation.Value;
 import jakarta.inject.Singleton;
 import java.sql.SQLException;
 import java.time.Clock;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The planner's database (schema {@code planner}, Flyway migrations in {@code db/migration}) and
  * its stores. The pool is created and migrated eagerly, so a wrong database fails the start. The
- * run store marks the runs this instance abandoned in its previous life as errored before the
- * coordinator (which depends on it) starts any run.
+ * runs this instance left unfinished in its previous life are resumed or ended at startup by the
+ * adapter's {@code RunRecovery} (docs/adr/0029).
  */
 @Factory
 public class PlannerDatabase {
-  private static final Logger LOG = LoggerFactory.getLogger(PlannerDatabase.class);
 
   @Context
   @Bean(preDestroy = "close")
@@ -36,15 +33,16 @@ public class PlannerDatabase {
   @Singleton
   RunStore runStore(HikariDataSource dataSource, PlannerSettings settings, SecretsKeyring secrets)
       throws SQLException {
-    RunStore store = new RunStore(dataSource, Clock.systemUTC(), settings.getInstanceId(), secrets);
-    int abandoned = store.failAbandoned();
-    if (abandoned > 0) {
-      LOG.warn(
-          "{} run(s) were active when planner instance {} stopped; marked errored",
-          abandoned,
-          settings.getInstanceId());
-    }
-    return store;
+    // the runs this instance left unfinished are resumed or ended by RunRecovery (ADR 0029)
+    return new RunStore(dataSource, Clock.systemUTC(), settings.getInstanceId(), secrets);
+  }
+
+  @Singleton
+  RunRequestStore runRequestStore(
+      HikariDataSource dataSource,
+      SecretsKeyring secrets,
+      ConfigurationVersionStore configurationVersions) {
+    return new RunRequestStore(dataSource, Clock.systemUTC(), secrets, configurationVersions);
   }
 
   @Singleton

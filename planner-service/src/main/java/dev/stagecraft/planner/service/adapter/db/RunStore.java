@@ -194,63 +194,89 @@ public final class RunStore implements RunObserver {
   }
 
   /**
-   * Marks every run this planner instance was driving when it stopped as {@code errored}: runs live
-   * in memory only, so nothing will ever carry them further (docs/runs.md). Called once at startup,
-   * before any run starts.
+   * A run this planner instance was driving when it stopped, as recorded (docs/adr/0029).
    *
-   * @return how many runs were marked
+   * @param plannedAt when its latest {@code planned} transition was recorded, or null
    */
-  public int failAbandoned() throws SQLException {
+  public record UnfinishedRun(
+      String id,
+      String tenant,
+      String workspace,
+      RunStatus status,
+      long lastSequence,
+      Instant createdAt,
+      String planDigest,
+      Instant plannedAt) {}
+
+  /**
+   * The runs of this planner instance that are not terminal, oldest first (the order they are
+   * resumed in). Called once at startup, before any run starts.
+   */
+  public List<UnfinishedRun> unfinished() throws SQLException {
+    List<UnfinishedRun> out = new ArrayList<>();
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement ps =
+            Sql.prepare(
+                c,
+                "SELECT r.id, r.tenant, r.workspace, r.status, r.last_sequence, r.created_at,"
+                    + " r.plan_digest, (SELECT max(t.at) FROM planner.run_transitions t"
+                    + " WHERE t.run_id = r.id AND t.status = 'planned')"
+                    + " FROM planner.runs r WHERE r.instance_id = ? AND r.status NOT IN ("
+                    + TERMINAL
+                    + ") ORDER BY r.created_at, r.id",
+                instanceId);
+        ResultSet rs = ps.executeQuery()) {
+      while (rs.next()) {
+        out.add(
+            new UnfinishedRun(
+                rs.getString(1),
+                rs.getString(2),
+                rs.getString(3),
+                RunStatus.valueOf(rs.getString(4).toUpperCase(java.util.Locale.ROOT)),
+                rs.getLong(5),
+                instant(rs.getTimestamp(6)),
+                rs.getString(7),
+                instant(rs.getTimestamp(8))));
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Ends an unfinished run of this instance {@code errored} with {@code message} (recorded only,
+   * not published), unless it ended meanwhile.
+   */
+  public void endUnfinished(UnfinishedRun run, String message) throws SQLException {
     Instant now = clock.instant();
-    String note =
-        "The planner instance "
-            + instanceId
-            + " restarted while this run was active; the run was stopped and will not resume."
-            + " Steps that were running may or may not have completed: check the workspace's state"
-            + " (stagecraft state list) and start a new run.";
-    int count = 0;
+    long sequence = run.lastSequence() + 1;
     try (Connection c = dataSource.getConnection()) {
       c.setAutoCommit(false);
-      List<String[]> abandoned = new ArrayList<>();
-      try (PreparedStatement ps =
-              Sql.prepare(
-                  c,
-                  "SELECT id, tenant, last_sequence FROM planner.runs WHERE instance_id = ?"
-                      + " AND status NOT IN ("
-                      + TERMINAL
-                      + ") FOR UPDATE",
-                  instanceId);
-          ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          abandoned.add(new String[] {rs.getString(1), rs.getString(2), rs.getString(3)});
-        }
-      }
-      for (String[] run : abandoned) {
-        long sequence = Long.parseLong(run[2]) + 1;
-        Sql.update(
-            c,
-            "UPDATE planner.runs SET status = ?, status_message = ?, updated_at = ?,"
-                + " last_sequence = ? WHERE id = ?",
-            RunStatus.ERRORED.wireName(),
-            note,
-            now,
-            sequence,
-            run[0]);
+      int updated =
+          Sql.update(
+              c,
+              "UPDATE planner.runs SET status = ?, status_message = ?, updated_at = ?,"
+                  + " last_sequence = ? WHERE id = ? AND tenant = ? AND last_sequence = ?",
+              RunStatus.ERRORED.wireName(),
+              message,
+              now,
+              sequence,
+              run.id(),
+              run.tenant(),
+              run.lastSequence());
+      if (updated == 1) {
         Sql.update(
             c,
             "INSERT INTO planner.run_transitions (tenant, run_id, sequence, status, message, at)"
-                + " VALUES (?, ?, ?, ?, ?, ?)",
-            run[1],
-            run[0],
+                + " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+            run.tenant(),
+            run.id(),
             sequence,
             RunStatus.ERRORED.wireName(),
-            note,
+            message,
             now);
-        count++;
       }
       c.commit();
     }
-    return count;
   }
 
   /** A run of this tenant. */

@@ -1,0 +1,136 @@
+package dev.stagecraft.planner.service.adapter;
+
+import dev.stagecraft.planner.service.adapter.db.RunRequestStore;
+import dev.stagecraft.planner.service.adapter.db.RunStore;
+import dev.stagecraft.planner.service.run.DispatchedActions;
+import dev.stagecraft.planner.service.run.RestartRecovery;
+import dev.stagecraft.planner.service.run.ResumableRun;
+import dev.stagecraft.planner.service.run.RunCoordinator;
+import dev.stagecraft.planner.service.run.RunStatus;
+import dev.stagecraft.platform.kafka.KafkaSettings;
+import io.micronaut.context.annotation.Context;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * At startup, carries on the runs this planner instance ({@code STAGECRAFT_INSTANCE_ID}) was
+ * driving when it stopped (docs/runs.md "Restart", docs/adr/0029): each unfinished run is either
+ * started again from its recorded request ({@link RunCoordinator#resume}) or ended {@code errored}
+ * with the reason ({@link RestartRecovery}), so no run is left non-terminal. Runs are resumed
+ * oldest first, before the HTTP server accepts new runs, after the Kafka listeners joined (a
+ * resumed run that applies needs them).
+ */
+@Context
+final class RunRecovery {
+  private static final Logger LOG = LoggerFactory.getLogger(RunRecovery.class);
+
+  /** Dispatch timestamps come from the producer's clock: read a little earlier than needed. */
+  private static final java.time.Duration CLOCK_MARGIN = java.time.Duration.ofMinutes(5);
+
+  RunRecovery(
+      PlannerSettings settings,
+      RunStore runs,
+      RunRequestStore requests,
+      RunCoordinator coordinator,
+      KafkaSettings kafka,
+      PlannerBeans.Listeners listenersStarted)
+      throws java.sql.SQLException {
+    recover(
+        settings.getInstanceId(),
+        runs,
+        requests,
+        coordinator,
+        new KafkaDispatchedActions(kafka, settings.getInstanceId() + "-recovery"));
+  }
+
+  /** Decides and carries out the fate of every unfinished run; returns how many were resumed. */
+  static int recover(
+      String instanceId,
+      RunStore runs,
+      RunRequestStore requests,
+      RunCoordinator coordinator,
+      DispatchedActions dispatches)
+      throws java.sql.SQLException {
+    List<RunStore.UnfinishedRun> unfinished = runs.unfinished();
+    if (unfinished.isEmpty()) {
+      return 0;
+    }
+    Set<String> dispatched;
+    boolean dispatchesKnown = true;
+    try {
+      dispatched =
+          dispatches.runsWithDispatches(
+              unfinished.stream().map(RunStore.UnfinishedRun::id).toList(),
+              unfinished.stream()
+                  .map(RunStore.UnfinishedRun::createdAt)
+                  .min(Instant::compareTo)
+                  .orElseThrow()
+                  .minus(CLOCK_MARGIN));
+    } catch (RuntimeException e) {
+      // cannot tell which runs dispatched: resume none that might have
+      LOG.warn("could not read the dispatched actions; no run is resumed: {}", e.toString());
+      dispatched = Set.of();
+      dispatchesKnown = false;
+    }
+    int resumed = 0;
+    for (RunStore.UnfinishedRun run : unfinished) {
+      try {
+        Optional<RunRequestStore.Recorded> recorded = requests.find(run.tenant(), run.id());
+        boolean awaitingApproval =
+            recorded.map(RunRequestStore.Recorded::awaitingApproval).orElse(false);
+        String planDigest =
+            run.status() == RunStatus.PLANNED && awaitingApproval ? run.planDigest() : null;
+        RestartRecovery.Decision decision =
+            RestartRecovery.decide(
+                new RestartRecovery.Facts(
+                    instanceId,
+                    run.status(),
+                    recorded.isPresent(),
+                    recorded.map(RunRequestStore.Recorded::variablesComplete).orElse(false),
+                    awaitingApproval,
+                    !dispatchesKnown || dispatched.contains(run.id()),
+                    planDigest));
+        switch (decision) {
+          case RestartRecovery.Decision.Resume r -> {
+            coordinator.resume(
+                new ResumableRun(
+                    run.id(),
+                    recorded.get().request(),
+                    awaitingApproval,
+                    run.createdAt(),
+                    run.lastSequence(),
+                    planDigest,
+                    planDigest == null ? null : run.plannedAt()),
+                RestartRecovery.resumedMessage(instanceId, run.status()));
+            resumed++;
+            LOG.info("resumed run {} (was {})", run.id(), run.status().wireName());
+          }
+          case RestartRecovery.Decision.Fail f -> {
+            runs.endUnfinished(run, f.message());
+            LOG.warn(
+                "run {} (was {}) ended errored: {}",
+                run.id(),
+                run.status().wireName(),
+                f.message());
+          }
+        }
+      } catch (java.sql.SQLException | RuntimeException e) {
+        LOG.warn("could not resume run {}: {}", run.id(), e.toString());
+        runs.endUnfinished(
+            run,
+            "The planner instance "
+                + instanceId
+                + " restarted while this run was "
+                + run.status().wireName()
+                + " and could not resume it: "
+                + e.getMessage()
+                + ". Start a new run.");
+      }
+    }
+    return resumed;
+  }
+}

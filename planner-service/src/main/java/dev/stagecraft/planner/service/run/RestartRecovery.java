@@ -1,0 +1,120 @@
+package dev.stagecraft.planner.service.run;
+
+import java.util.Optional;
+
+/**
+ * Decides what becomes of a run this planner instance was driving when it stopped (docs/runs.md
+ * "Restart", docs/adr/0029). Plain decision logic: the caller gathers the facts, this says whether
+ * the run is started again or ended {@code errored}, and with which message.
+ *
+ * <p>Rules: a run that may have dispatched an action is never resumed — neither one recorded {@code
+ * applying} nor one whose action was found on {@code stagecraft.actions} (its record may lag by the
+ * transitions a crash lost) — because starting it again could run a step a second time without
+ * anyone noticing (docs/adr/0007). A run that applied nothing ({@code pending}, {@code queued},
+ * {@code planning}, {@code planned}) is resumed when its request was recorded completely (variable
+ * values need the secrets keyring) and, for a {@code planned} run, its plan digest is known.
+ */
+public final class RestartRecovery {
+  private RestartRecovery() {}
+
+  /**
+   * What a restarted planner knows of one of its unfinished runs.
+   *
+   * @param awaitingApproval whether the run waits for approval of a plan with changes
+   * @param dispatchedAny whether an action of the run was found dispatched (or that is unknown)
+   * @param planDigest the recorded digest of its plan, or null
+   */
+  public record Facts(
+      String instanceId,
+      RunStatus recordedStatus,
+      boolean requestRecorded,
+      boolean variablesRecorded,
+      boolean awaitingApproval,
+      boolean dispatchedAny,
+      String planDigest) {}
+
+  /** Resume the run, or end it {@code errored} with {@code message}. */
+  public sealed interface Decision {
+    /** Start the run again from its recorded request. */
+    record Resume() implements Decision {}
+
+    /** End the run {@code errored} with this message. */
+    record Fail(String message) implements Decision {}
+  }
+
+  /** The message of a run's {@code pending} transition when it is resumed. */
+  public static String resumedMessage(String instanceId, RunStatus recordedStatus) {
+    return "Resumed after a planner restart: planner instance "
+        + instanceId
+        + " restarted while this run was "
+        + recordedStatus.wireName()
+        + "; nothing had been applied, so the run starts again from its recorded request (same"
+        + " run id"
+        + (recordedStatus == RunStatus.PLANNED
+            ? "; a plan that awaited approval waits again only if planning again gives the same"
+                + " plan"
+            : "")
+        + ").";
+  }
+
+  /** The decision for one run. */
+  public static Decision decide(Facts facts) {
+    RunStatus status = facts.recordedStatus();
+    if (status.isTerminal()) {
+      throw new IllegalArgumentException("run is terminal already: " + status);
+    }
+    if (status == RunStatus.APPLYING || facts.dispatchedAny()) {
+      return new Decision.Fail(
+          "The planner instance "
+              + facts.instanceId()
+              + " restarted while this run was applying; the run was stopped and will not resume"
+              + " (starting it again could run a step twice). Steps that were running may or may"
+              + " not have completed: check the workspace's state (stagecraft state list) and"
+              + " start a new run.");
+    }
+    String cannot =
+        "The planner instance "
+            + facts.instanceId()
+            + " restarted while this run was "
+            + status.wireName()
+            + " (nothing was applied) and the run cannot be resumed: ";
+    if (!facts.requestRecorded()) {
+      return new Decision.Fail(
+          cannot
+              + "its request was not recorded (the planner stopped before writing it, or the run"
+              + " was started by an older planner version). Start a new run.");
+    }
+    if (!facts.variablesRecorded()) {
+      return new Decision.Fail(
+          cannot
+              + "its variable values are stored only with a secrets keyring"
+              + " (STAGECRAFT_SECRETS_KEYS), and none was configured when it started, or the key"
+              + " that sealed them is no longer in the keyring. Start a new run.");
+    }
+    if (status == RunStatus.PLANNED && facts.awaitingApproval() && facts.planDigest() == null) {
+      return new Decision.Fail(
+          cannot + "the digest of the plan awaiting approval was not recorded. Start a new run.");
+    }
+    return new Decision.Resume();
+  }
+
+  /**
+   * The message of a resumed {@code planned} run whose plan, made again, differs from the one that
+   * awaited approval.
+   */
+  public static String planMovedMessage(String shownDigest, String newDigest) {
+    return "The workspace's state (or what the plan reads) moved while the planner restarted: the"
+        + " plan made again (digest "
+        + abbreviate(newDigest)
+        + ") differs from the plan that awaited approval (digest "
+        + abbreviate(shownDigest)
+        + "), so that approval cannot apply; nothing was applied. Start a new run and approve its"
+        + " plan.";
+  }
+
+  private static String abbreviate(String digest) {
+    return Optional.ofNullable(digest)
+        .map(d -> d.length() > 16 ? d.substring(0, 16) + "…" : d)
+        .orElse("none");
+  }
+}

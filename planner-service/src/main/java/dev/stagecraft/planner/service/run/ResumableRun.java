@@ -1,0 +1,25 @@
+package dev.stagecraft.planner.service.run;
+
+import java.time.Instant;
+
+/**
+ * A run a previous life of this planner instance accepted and did not finish, with what is needed
+ * to start it again under its own id ({@link RunCoordinator#resume}; docs/adr/0029).
+ *
+ * @param request the recorded request, supporting files included
+ * @param awaitingApproval whether a plan with changes waits for approval
+ * @param createdAt when the run was created (kept)
+ * @param lastSequence the highest event sequence recorded for the run; the resumed run continues
+ *     above it
+ * @param planDigest for a run that was {@code planned} awaiting approval: the digest of the plan
+ *     shown, which the plan made again must equal (else the run ends {@code errored}); else null
+ * @param plannedAt when that plan was made (the approval timeout counts from it); else null
+ */
+public record ResumableRun(
+    String id,
+    RunRequest request,
+    boolean awaitingApproval,
+    Instant createdAt,
+    long lastSequence,
+    String planDigest,
+    Instant plannedAt) {}

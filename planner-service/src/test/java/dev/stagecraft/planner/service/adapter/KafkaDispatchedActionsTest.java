@@ -1,0 +1,73 @@
+package dev.stagecraft.planner.service.adapter;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.stagecraft.devstack.EmbeddedKafka;
+import dev.stagecraft.platform.kafka.KafkaSettings;
+import dev.stagecraft.platform.kafka.TopicBootstrap;
+import dev.stagecraft.schemas.Topics;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Set;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A restarted planner learns from {@code stagecraft.actions} itself (a real KRaft broker) which of
+ * its unfinished runs dispatched an action, however their records lag (docs/adr/0029).
+ */
+class KafkaDispatchedActionsTest {
+  static EmbeddedKafka kafka;
+  static KafkaSettings settings;
+
+  @BeforeAll
+  static void startKafka() throws Exception {
+    Path dir = Files.createTempDirectory(Path.of("target").toAbsolutePath(), "dispatched-actions");
+    kafka = EmbeddedKafka.start(dir.resolve("kafka"), 0);
+    settings = new KafkaSettings(kafka.bootstrapServers());
+    TopicBootstrap.ensureTopics(settings, 3, (short) 1);
+  }
+
+  @AfterAll
+  static void stopKafka() {
+    kafka.close();
+  }
+
+  @Test
+  void findsTheRunsWithADispatchSinceTheGivenTimeAndOnlyThose() throws Exception {
+    Instant now = Instant.now();
+    try (KafkaProducer<String, byte[]> producer =
+        new KafkaProducer<>(settings.producer("dispatch-writer"))) {
+      byte[] value = "{}".getBytes(StandardCharsets.UTF_8);
+      // before the window: an older run of the same id space must not count
+      producer.send(record("run-early/stateful_provisioning.app", now.minus(Duration.ofHours(1))));
+      producer.send(record("run-a/stateful_provisioning.db", now));
+      producer.send(record("run-a/stateful_provisioning.app", now));
+      producer.send(record("run-other/stateful_provisioning.app", now));
+      producer.send(new ProducerRecord<>(Topics.ACTIONS, null, now.toEpochMilli(), null, value));
+      producer.flush();
+    }
+    KafkaDispatchedActions dispatched = new KafkaDispatchedActions(settings, "recovery-test");
+
+    Set<String> found =
+        dispatched.runsWithDispatches(
+            List.of("run-a", "run-b", "run-early"), now.minus(Duration.ofMinutes(10)));
+
+    assertThat(found).containsExactly("run-a");
+    assertThat(dispatched.runsWithDispatches(List.of("run-early"), now.minus(Duration.ofHours(2))))
+        .containsExactly("run-early");
+    assertThat(dispatched.runsWithDispatches(List.of(), now)).isEmpty();
+  }
+
+  private static ProducerRecord<String, byte[]> record(String key, Instant at) {
+    return new ProducerRecord<>(
+        Topics.ACTIONS, null, at.toEpochMilli(), key, "{}".getBytes(StandardCharsets.UTF_8));
+  }
+}

@@ -1,0 +1,277 @@
+package dev.stagecraft.systemtest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.stagecraft.devstack.StackService;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Base64;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A planner killed with SIGKILL and started again (same {@code STAGECRAFT_INSTANCE_ID}) carries its
+ * runs on (docs/runs.md "Restart", docs/adr/0029), on the real stack: a run queued behind the
+ * workspace lock keeps its id and place and applies once the lock is free; a run awaiting approval
+ * is approved after the restart and applies; one whose workspace state changed while the planner
+ * was down ends {@code errored} saying so, having applied nothing.
+ */
+class PlannerRestartResumeTest {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final HttpClient HTTP = HttpClient.newHttpClient();
+  static SharedStack stack;
+
+  @BeforeAll
+  static void start() throws Exception {
+    stack = SharedStack.dedicated("planner-restart", Map.of());
+  }
+
+  @AfterAll
+  static void stop() {
+    if (stack != null) {
+      stack.stop();
+    }
+  }
+
+  @Test
+  void aRunQueuedBehindTheLockAndARunAwaitingApprovalBothApplyAfterAKillNineRestart()
+      throws Exception {
+    // a queued run: the workspace lock is held by a Terraform client over the HTTP backend
+    String queuedWs = "resume-q-" + UUID.randomUUID().toString().substring(0, 8);
+    String terraformLock = UUID.randomUUID().toString();
+    HttpResponse<String> locked = backend("LOCK", queuedWs, "/lock", lockInfo(terraformLock));
+    assertThat(locked.statusCode()).as(locked.body()).isEqualTo(200);
+    String queued = startRun(queuedWs, "q1");
+    awaitStatus(queued, "queued");
+
+    // a run awaiting approval, holding its workspace's lock
+    String approvalWs = "resume-a-" + UUID.randomUUID().toString().substring(0, 8);
+    createWorkspace(approvalWs, false);
+    String planned = startRun(approvalWs, "a1");
+    String digest = awaitStatus(planned, "planned").get("planDigest").asText();
+
+    stack.stack().kill(StackService.PLANNER);
+    stack.stack().startAgain(StackService.PLANNER);
+
+    // both were started again under their ids; the queued one is still behind the lock
+    JsonNode requeued = awaitStatus(queued, "queued");
+    assertThat(requeued.get("transitions").toString()).contains("Resumed after a planner restart");
+    JsonNode replanned = awaitStatus(planned, "planned");
+    assertThat(replanned.get("planDigest").asText()).isEqualTo(digest);
+    assertThat(replanned.get("transitions").toString()).contains("Resumed after a planner restart");
+
+    // approving the digest shown before the restart applies it
+    HttpResponse<String> approved =
+        call("POST", "/api/v1/runs/" + planned + "/approve", Map.of("planDigest", digest));
+    assertThat(approved.statusCode()).as(approved.body()).isEqualTo(202);
+    awaitStatus(planned, "applied");
+
+    // the lock is given back: the queued run takes it and applies
+    HttpResponse<String> unlocked = backend("UNLOCK", queuedWs, "/lock", lockInfo(terraformLock));
+    assertThat(unlocked.statusCode()).as(unlocked.body()).isEqualTo(200);
+    awaitStatus(queued, "applied");
+    assertThat(stateKey(queuedWs)).isEqualTo("q1");
+    assertThat(stateKey(approvalWs)).isEqualTo("a1");
+  }
+
+  @Test
+  void aRunAwaitingApprovalWhoseStateMovedWhileThePlannerWasDownEndsErrored() throws Exception {
+    String ws = "resume-m-" + UUID.randomUUID().toString().substring(0, 8);
+    createWorkspace(ws, false);
+    String planned = startRun(ws, "m1");
+    String digest = awaitStatus(planned, "planned").get("planDigest").asText();
+
+    stack.stack().kill(StackService.PLANNER);
+    // while the planner is down, a Terraform client forces the lock open and writes the state
+    HttpResponse<String> forced = backend("UNLOCK", ws, "/lock", "");
+    assertThat(forced.statusCode()).as(forced.body()).isEqualTo(200);
+    String lockId = UUID.randomUUID().toString();
+    assertThat(backend("LOCK", ws, "/lock", lockInfo(lockId)).statusCode()).isEqualTo(200);
+    String state =
+        """
+        {"version":4,"terraform_version":"1.5.7","serial":1,"lineage":"%s","outputs":{},
+         "resources":[{"mode":"managed","type":"stateful_provisioning","name":"app",
+          "provider":"provider[\\"registry.terraform.io/hashicorp/stateful\\"]",
+          "instances":[{"schema_version":0,"attributes":{"id":"pushed","state_key":"m1"}}]}]}
+        """
+            .formatted(UUID.randomUUID());
+    HttpResponse<String> pushed = backend("POST", ws, "/state?ID=" + lockId, state);
+    assertThat(pushed.statusCode()).as(pushed.body()).isEqualTo(200);
+    assertThat(backend("UNLOCK", ws, "/lock", lockInfo(lockId)).statusCode()).isEqualTo(200);
+    stack.stack().startAgain(StackService.PLANNER);
+
+    JsonNode errored = awaitStatus(planned, "errored");
+    assertThat(errored.get("message").asText())
+        .contains("moved while the planner restarted")
+        .contains("nothing was applied");
+    HttpResponse<String> late =
+        call("POST", "/api/v1/runs/" + planned + "/approve", Map.of("planDigest", digest));
+    assertThat(late.statusCode()).as(late.body()).isEqualTo(409);
+    // the pushed state is untouched and the workspace is free for the next run
+    HttpResponse<String> after = backend("GET", ws, "/state", "");
+    assertThat(after.body()).contains("\"pushed\"").contains("\"m1\"");
+    String next = startRun(ws, "m2");
+    awaitStatus(next, "planned");
+    call("POST", "/api/v1/runs/" + next + "/discard", Map.of());
+  }
+
+  @Test
+  void aRunKilledWhileApplyingEndsErroredAndTheRunQueuedBehindItsLockAppliesAfterIt()
+      throws Exception {
+    String ws = "resume-x-" + UUID.randomUUID().toString().substring(0, 8);
+    Path attempts = stack.root.resolve(ws + "-attempts");
+    Path started = stack.root.resolve(ws + "-started");
+    Path release = stack.root.resolve(ws + "-release");
+    String applying =
+        startRunOf(
+            ws,
+            """
+            resource "stateful_provisioning" "app" {
+              state_key = "x1"
+              provisioner "local-exec" {
+                command = "echo attempt >> %s; touch %s; while [ ! -f %s ]; do sleep 0.1; done"
+              }
+            }
+            """
+                .formatted(attempts, started, release));
+    await().atMost(Duration.ofSeconds(120)).until(() -> Files.exists(started));
+    // a second run queues behind the applying run's lock
+    String queued = startRun(ws, "x2");
+    awaitStatus(queued, "queued");
+
+    stack.stack().kill(StackService.PLANNER);
+    // the executor finishes the step while the planner is down (its outcome is recorded)
+    Files.createFile(release);
+    stack.stack().startAgain(StackService.PLANNER);
+
+    JsonNode errored = awaitStatus(applying, "errored");
+    assertThat(errored.get("message").asText())
+        .contains("restarted while this run was applying")
+        .contains("could run a step twice");
+    // the errored run's lease runs out (it may have already: the queued run does not wait for the
+    // test) and the resumed run takes the lock, plans against the recorded state and applies
+    JsonNode applied = awaitStatus(queued, "applied");
+    assertThat(applied.get("transitions").toString()).contains("Resumed after a planner restart");
+    assertThat(stateKey(ws)).isEqualTo("x2");
+    // nobody started the interrupted run's step again
+    assertThat(Files.readAllLines(attempts)).containsExactly("attempt");
+  }
+
+  private static String lockInfo(String id) throws Exception {
+    Map<String, Object> info = new LinkedHashMap<>();
+    info.put("ID", id);
+    info.put("Operation", "OperationTypeApply");
+    info.put("Info", "");
+    info.put("Who", "test@ci");
+    info.put("Version", "1.5.7");
+    info.put("Created", Instant.now().toString());
+    info.put("Path", "");
+    return JSON.writeValueAsString(info);
+  }
+
+  private static HttpResponse<String> backend(String method, String ws, String path, String body)
+      throws Exception {
+    String basic =
+        Base64.getEncoder()
+            .encodeToString(("stagecraft:" + stack.token()).getBytes(StandardCharsets.UTF_8));
+    HttpRequest request =
+        HttpRequest.newBuilder(
+                URI.create(stack.stack().info().state() + "/tf/v1/workspaces/" + ws + path))
+            .header("Authorization", "Basic " + basic)
+            .header("Content-Type", "application/json")
+            .method(method, HttpRequest.BodyPublishers.ofString(body))
+            .build();
+    return HTTP.send(request, HttpResponse.BodyHandlers.ofString());
+  }
+
+  private static String stateKey(String ws) throws Exception {
+    return stateAttribute(ws, "state_key");
+  }
+
+  private static String stateAttribute(String ws, String name) throws Exception {
+    HttpResponse<String> r = backend("GET", ws, "/state", "");
+    assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+    return JSON.readTree(r.body()).at("/resources/0/instances/0/attributes/" + name).asText();
+  }
+
+  private static void createWorkspace(String ws, boolean autoApply) throws Exception {
+    HttpResponse<String> r =
+        call("POST", "/api/v1/workspaces", Map.of("name", ws, "autoApply", autoApply));
+    assertThat(r.statusCode()).as(r.body()).isEqualTo(201);
+  }
+
+  /** Starts a run deploying revision {@code key} (a variable, so its value must be resumed). */
+  private static String startRun(String ws, String key) throws Exception {
+    return startRun(
+        ws,
+        Map.of("revision", key),
+        "variable \"revision\" {}\n"
+            + "resource \"stateful_provisioning\" \"app\" {\n"
+            + "  state_key = var.revision\n"
+            + "  provisioner \"local-exec\" {\n"
+            + "    command = \"echo deploying ${var.revision}\"\n"
+            + "  }\n"
+            + "}\n");
+  }
+
+  private static String startRunOf(String ws, String mainTf) throws Exception {
+    return startRun(ws, Map.of(), mainTf);
+  }
+
+  private static String startRun(String ws, Map<String, String> variables, String mainTf)
+      throws Exception {
+    HttpResponse<String> r =
+        call(
+            "POST",
+            "/api/v1/runs",
+            Map.of("workspace", ws, "variables", variables, "files", Map.of("main.tf", mainTf)));
+    assertThat(r.statusCode()).as(r.body()).isEqualTo(201);
+    return JSON.readTree(r.body()).get("id").asText();
+  }
+
+  private static JsonNode awaitStatus(String run, String status) {
+    await()
+        .atMost(Duration.ofSeconds(120))
+        .ignoreExceptions()
+        .until(() -> get(run).get("status").asText(), status::equals);
+    try {
+      return get(run);
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static JsonNode get(String run) throws Exception {
+    return JSON.readTree(call("GET", "/api/v1/runs/" + run, null).body());
+  }
+
+  private static HttpResponse<String> call(String method, String path, Object body)
+      throws Exception {
+    HttpRequest.Builder b =
+        HttpRequest.newBuilder(URI.create(stack.plannerUrl() + path))
+            .header("Authorization", "Bearer " + stack.token())
+            .method(
+                method,
+                body == null
+                    ? HttpRequest.BodyPublishers.noBody()
+                    : HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(body)));
+    if (body != null) {
+      b.header("Content-Type", "application/json");
+    }
+    return HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
+  }
+}
