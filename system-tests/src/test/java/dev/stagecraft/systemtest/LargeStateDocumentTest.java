@@ -153,7 +153,8 @@ class LargeStateDocumentTest {
   @Test
   void pushesAndPullsA100MibStateWithAHeapTooSmallForTwoCopies() throws Exception {
     long idle = liveHeapMib();
-    System.out.println("idle state-service live heap: " + idle + " MiB of " + HEAP_MIB + " MiB");
+    org.slf4j.LoggerFactory.getLogger(LargeStateDocumentTest.class)
+        .info("idle state-service live heap: {} MiB of {} MiB", idle, HEAP_MIB);
     assertThat(idle + 2L * DOCUMENT_MIB)
         .as("the heap cannot hold two copies beside the idle service")
         .isGreaterThan(HEAP_MIB);

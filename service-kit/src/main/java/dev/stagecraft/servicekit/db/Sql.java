@@ -23,6 +23,21 @@ public final class Sql {
     }
   }
 
+  /**
+   * Runs a query that answers exactly one row and returns its first column as a {@code long}.
+   *
+   * @throws SQLException also when the query answers no row
+   */
+  public static long queryLong(Connection c, String sql, Object... parameters) throws SQLException {
+    try (PreparedStatement ps = prepare(c, sql, parameters);
+        java.sql.ResultSet rs = ps.executeQuery()) {
+      if (!rs.next()) {
+        throw new SQLException("no row from: " + sql);
+      }
+      return rs.getLong(1);
+    }
+  }
+
   /** A statement on {@code c} with {@code parameters} bound; closing it is the caller's. */
   public static PreparedStatement prepare(Connection c, String sql, Object... parameters)
       throws SQLException {

@@ -1067,19 +1067,14 @@ public final class StateStore {
    */
   private static long lockWorkspaceForPush(Connection c, String tenant, String workspace)
       throws SQLException {
-    try (PreparedStatement ps =
-            Sql.prepare(
-                c,
-                "INSERT INTO state.fencing (tenant, workspace, newest_token) VALUES (?, ?, 0)"
-                    + " ON CONFLICT (tenant, workspace)"
-                    + " DO UPDATE SET newest_token = state.fencing.newest_token"
-                    + " RETURNING newest_token",
-                tenant,
-                workspace);
-        ResultSet rs = ps.executeQuery()) {
-      rs.next();
-      return rs.getLong(1);
-    }
+    return Sql.queryLong(
+        c,
+        "INSERT INTO state.fencing (tenant, workspace, newest_token) VALUES (?, ?, 0)"
+            + " ON CONFLICT (tenant, workspace)"
+            + " DO UPDATE SET newest_token = state.fencing.newest_token"
+            + " RETURNING newest_token",
+        tenant,
+        workspace);
   }
 
   /**
@@ -1361,17 +1356,12 @@ public final class StateStore {
   /** The sequence of the workspace's newest event, 0 when it has none. */
   private static long headSequence(Connection c, String tenant, String workspace)
       throws SQLException {
-    try (PreparedStatement ps =
-            Sql.prepare(
-                c,
-                "SELECT coalesce(max(sequence), 0) FROM state.state_events"
-                    + " WHERE tenant = ? AND workspace = ?",
-                tenant,
-                workspace);
-        ResultSet rs = ps.executeQuery()) {
-      rs.next();
-      return rs.getLong(1);
-    }
+    return Sql.queryLong(
+        c,
+        "SELECT coalesce(max(sequence), 0) FROM state.state_events"
+            + " WHERE tenant = ? AND workspace = ?",
+        tenant,
+        workspace);
   }
 
   private static void writeSnapshot(
@@ -1426,17 +1416,11 @@ public final class StateStore {
             + " ON CONFLICT (tenant, workspace) DO NOTHING",
         tenant,
         workspace);
-    try (PreparedStatement ps =
-            Sql.prepare(
-                c,
-                "SELECT newest_token FROM state.fencing WHERE tenant = ? AND workspace = ?"
-                    + " FOR UPDATE",
-                tenant,
-                workspace);
-        ResultSet rs = ps.executeQuery()) {
-      rs.next();
-      return rs.getLong(1);
-    }
+    return Sql.queryLong(
+        c,
+        "SELECT newest_token FROM state.fencing WHERE tenant = ? AND workspace = ?" + " FOR UPDATE",
+        tenant,
+        workspace);
   }
 
   /** Makes {@code token} the workspace's newest; the caller holds the row from lockWorkspace. */
