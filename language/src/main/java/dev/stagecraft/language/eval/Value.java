@@ -45,6 +45,37 @@ public sealed interface Value
   /** A copy of this value without its own sensitive mark (nested marks stay). */
   Value unmark();
 
+  /**
+   * A copy of this value with the value at {@code path} marked sensitive: object keys are strings,
+   * list indexes numbers. A path that leads nowhere in this value changes nothing.
+   */
+  default Value markedAt(List<?> path) {
+    return markedAt(this, path, 0);
+  }
+
+  private static Value markedAt(Value value, List<?> path, int from) {
+    if (from == path.size()) {
+      return value.mark(true);
+    }
+    Object step = path.get(from);
+    if (value instanceof ObjectValue o
+        && step instanceof String key
+        && o.attributes().containsKey(key)) {
+      Map<String, Value> copy = new LinkedHashMap<>(o.attributes());
+      copy.put(key, markedAt(o.attributes().get(key), path, from + 1));
+      return new ObjectValue(copy, o.sensitive());
+    }
+    if (value instanceof ListValue l
+        && step instanceof Number n
+        && n.intValue() >= 0
+        && n.intValue() < l.elements().size()) {
+      List<Value> copy = new ArrayList<>(l.elements());
+      copy.set(n.intValue(), markedAt(copy.get(n.intValue()), path, from + 1));
+      return new ListValue(copy, l.sensitive());
+    }
+    return value;
+  }
+
   /** "string", "number", "bool", "list", "object", "null" or "unknown" (for messages). */
   String typeName();
 

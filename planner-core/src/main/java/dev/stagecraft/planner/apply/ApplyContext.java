@@ -12,6 +12,7 @@ import dev.stagecraft.planner.plan.ConfigModel;
 import dev.stagecraft.planner.plan.InstanceKey;
 import dev.stagecraft.planner.plan.Lifecycle;
 import dev.stagecraft.planner.plan.PlannedAction;
+import dev.stagecraft.planner.plan.PriorInstance;
 import dev.stagecraft.planner.plan.PriorState;
 import dev.stagecraft.planner.plan.RemovedBlock;
 import dev.stagecraft.schemas.action.ProvisionerStep;
@@ -225,7 +226,14 @@ public final class ApplyContext {
       provisioners = removed.get().provisioners();
       connection = removed.get().connection();
     }
-    EvalContext ctx = model.destroyContext(selfOf(action.before()), key);
+    // a prior secret keeps its mark in a destroy provisioner's self (opened sealed values)
+    Value self =
+        prior
+            .instance(action.address())
+            .filter(i -> i.attributes().equals(action.before()))
+            .map(PriorInstance::value)
+            .orElseGet(() -> selfOf(action.before()));
+    EvalContext ctx = model.destroyContext(self, key);
     List<ProvisionerStep> steps = new ArrayList<>();
     for (ProvisionerDecl p : provisioners) {
       if (p.runsAtDestroy()) {

@@ -738,7 +738,7 @@ public final class ConfigModel {
     if (value != null) {
       return value;
     }
-    return prior.instance(address).map(i -> Value.of(i.attributes())).orElse(Value.unknown());
+    return prior.instance(address).map(PriorInstance::value).orElse(Value.unknown());
   }
 
   /** Evaluates every local value in dependency order against the given objects. */

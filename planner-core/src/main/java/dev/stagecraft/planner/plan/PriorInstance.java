@@ -1,5 +1,6 @@
 package dev.stagecraft.planner.plan;
 
+import dev.stagecraft.language.eval.Value;
 import java.util.List;
 import java.util.Map;
 
@@ -33,6 +34,19 @@ public record PriorInstance(
         sensitivePaths == null
             ? List.of()
             : sensitivePaths.stream().<List<Object>>map(List::copyOf).toList();
+  }
+
+  /**
+   * The attributes as a language value with every {@link #sensitivePaths()} value marked sensitive,
+   * so that an expression reading a prior secret (a sealed value opened for planning, of any type)
+   * carries its mark into what it computes, as in Terraform.
+   */
+  public Value value() {
+    Value value = Value.of(attributes);
+    for (List<Object> path : sensitivePaths) {
+      value = value.markedAt(path);
+    }
+    return value;
   }
 
   /** Without sealed attribute values. */

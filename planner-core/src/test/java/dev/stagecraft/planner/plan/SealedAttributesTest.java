@@ -298,4 +298,113 @@ class SealedAttributesTest {
     assertThat(SealedValues.isSealed(triggers.get("pw"))).isTrue();
     assertThat(triggers.get("plain")).isEqualTo("p");
   }
+
+  @Test
+  @SuppressWarnings("unchecked")
+  void aPriorSealedNumberOrBoolReadByAnotherResourceKeepsItsMarkAndIsDispatchedSealed()
+      throws Exception {
+    String first =
+        """
+        variable "port" {
+          type      = number
+          sensitive = true
+        }
+        variable "flag" {
+          type      = bool
+          sensitive = true
+        }
+        resource "terraform_data" "n" {
+          input = { port = var.port, flag = var.flag }
+        }
+        """;
+    // the reader is added in a later plan: it sees n's *prior* (sealed, then opened) values
+    String second =
+        first
+            + """
+            resource "null_resource" "reader" {
+              triggers = {
+                port = terraform_data.n.output.port
+                flag = terraform_data.n.output.flag
+                sum  = terraform_data.n.output.port + 1
+              }
+            }
+            """;
+    Map<String, String> vars = Map.of("port", "48613", "flag", "true");
+    AttributeSealing sealing = AttributeSealing.of(SecretsKeyring.parse(k0), "t1", "default");
+    PlanResult created =
+        Planner.plan(
+            new PlanRequest("default", Map.of("main.tf", first), vars, null, false, null),
+            PriorState.empty());
+    assertThat(created.hasErrors()).as(created.renderDiagnostics()).isFalse();
+    String state = apply(created, sealing);
+    assertThat(state).doesNotContain("48613");
+
+    PlanResult result =
+        Planner.plan(
+            new PlanRequest("default", Map.of("main.tf", second), vars, null, false, null),
+            PriorState.fromV4Json(state, sealing));
+    assertThat(result.hasErrors()).as(result.renderDiagnostics()).isFalse();
+    PlannedAction reader = action(result, "null_resource.reader");
+    assertThat(reader.action()).isEqualTo(ActionType.CREATE);
+    assertThat(PlanRenderer.render(result.plan())).doesNotContain("48613").doesNotContain("48614");
+    assertThat(JSON.writeValueAsString(PlanJson.toMap(result.plan())))
+        .doesNotContain("48613")
+        .doesNotContain("48614");
+    ActionResolution resolution = result.applyContext().resolve(reader, Map.of(), () -> "x");
+    assertThat(resolution.hasErrors()).as(resolution.renderDiagnostics()).isFalse();
+    Map<String, Object> sent =
+        sealing.seal(reader.address(), resolution.attributes(), resolution.sensitivePaths());
+    Map<String, Object> triggers = (Map<String, Object>) sent.get("triggers");
+    assertThat(SealedValues.isSealed(triggers.get("port"))).as("port %s", triggers).isTrue();
+    assertThat(SealedValues.isSealed(triggers.get("flag"))).as("flag %s", triggers).isTrue();
+    assertThat(SealedValues.isSealed(triggers.get("sum"))).as("sum %s", triggers).isTrue();
+    assertThat(JSON.writeValueAsString(sent)).doesNotContain("48613").doesNotContain("48614");
+  }
+
+  @Test
+  void aDestroyProvisionerReadingAPriorSealedNumberThroughSelfIsASensitiveStep() throws Exception {
+    String first =
+        """
+        variable "port" {
+          type      = number
+          sensitive = true
+        }
+        resource "terraform_data" "n" {
+          input = { port = var.port }
+        }
+        """;
+    // the variable is gone from the configuration: only the state knows the value is a secret
+    String second =
+        """
+        removed {
+          from = terraform_data.n
+          provisioner "local-exec" {
+            when    = destroy
+            command = "deregister ${self.input.port}"
+          }
+        }
+        """;
+    AttributeSealing sealing = AttributeSealing.of(SecretsKeyring.parse(k0), "t1", "default");
+    PlanResult created =
+        Planner.plan(
+            new PlanRequest(
+                "default", Map.of("main.tf", first), Map.of("port", "48613"), null, false, null),
+            PriorState.empty());
+    assertThat(created.hasErrors()).as(created.renderDiagnostics()).isFalse();
+    String state = apply(created, sealing);
+
+    PlanResult result =
+        Planner.plan(
+            new PlanRequest("default", Map.of("main.tf", second), Map.of(), null, false, null),
+            PriorState.fromV4Json(state, sealing));
+    assertThat(result.hasErrors()).as(result.renderDiagnostics()).isFalse();
+    PlannedAction delete = action(result, "terraform_data.n");
+    assertThat(delete.action()).isEqualTo(ActionType.DELETE);
+    ActionResolution resolution = result.applyContext().resolve(delete, Map.of(), () -> "x");
+    assertThat(resolution.hasErrors()).as(resolution.renderDiagnostics()).isFalse();
+    assertThat(resolution.steps()).hasSize(1);
+    assertThat(resolution.steps().get(0).sensitive())
+        .as("the step's command holds a prior secret")
+        .isTrue();
+  }
 }
