@@ -73,6 +73,8 @@ public final class EventConsumer implements AutoCloseable {
   private ConsumerRecord<String, byte[]> current;
   private volatile boolean running = true;
   private volatile boolean commits = true;
+  // poll thread only: the record in hand was claimed (its offset committed by the handler)
+  private boolean claimed;
 
   public EventConsumer(
       KafkaSettings settings,
@@ -217,6 +219,7 @@ public final class EventConsumer implements AutoCloseable {
     try {
       consumer.commitSync(offsets);
       done.clear();
+      claimed = true;
       return true;
     } catch (org.apache.kafka.common.KafkaException e) {
       // Rebalanced away (CommitFailed, RebalanceInProgress) or the broker did not answer in time:
@@ -240,9 +243,12 @@ public final class EventConsumer implements AutoCloseable {
           }
           try {
             current = record;
+            claimed = false;
             dispatch(record);
             if (!lost.contains(partition)) {
-              done.put(partition, new OffsetAndMetadata(record.offset() + 1));
+              if (!claimed) { // a claimed record's offset is committed already
+                done.put(partition, new OffsetAndMetadata(record.offset() + 1));
+              }
             } else if (consumer.assignment().contains(partition)) {
               // still ours (the commit timed out): deliver the unclaimed record again
               consumer.seek(partition, record.offset());

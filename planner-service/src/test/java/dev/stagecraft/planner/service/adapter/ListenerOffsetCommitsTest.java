@@ -116,6 +116,47 @@ class ListenerOffsetCommitsTest {
         .isInstanceOf(IllegalStateException.class);
   }
 
+  @Test
+  void aClaimedRecordIsCommittedOnceNotAgainWithItsBatch() throws Exception {
+    String group = "claiming-test-" + UUID.randomUUID();
+    AtomicInteger claims = new AtomicInteger();
+    AtomicInteger commits = new AtomicInteger();
+    List<String> handled = new CopyOnWriteArrayList<>();
+    EventConsumer[] holder = new EventConsumer[1];
+    holder[0] =
+        new EventConsumer(
+                settings,
+                group,
+                group,
+                "latest",
+                List.of(Topics.LOCK_EVENTS),
+                publisher,
+                event -> {
+                  if (holder[0].commitThroughCurrent()) {
+                    claims.incrementAndGet();
+                  }
+                  handled.add(event.id());
+                })
+            .beforeCommit(commits::incrementAndGet);
+    try (EventConsumer consumer = holder[0].start()) {
+      assertThat(consumer.awaitAssignment(Duration.ofSeconds(60))).isTrue();
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .pollInterval(Duration.ofMillis(200))
+          .until(
+              () -> {
+                publish("ws-claimed");
+                return !handled.isEmpty();
+              });
+      String last = publish("ws-claimed");
+      await().atMost(Duration.ofSeconds(30)).until(() -> handled.contains(last));
+    } // closing finishes the batch in hand (and would commit what it left uncommitted)
+    assertThat(claims.get()).isEqualTo(handled.size());
+    assertThat(commits.get())
+        .as("one commit per claim, none at the end of a batch")
+        .isEqualTo(claims.get());
+  }
+
   /**
    * Handles events until one arrived, then one more: a consumer commits a batch before it polls the
    * next, so once the last is handled the commits of the batches before it (if any) have been made.
