@@ -20,18 +20,23 @@ import java.util.regex.Pattern;
 
 /**
  * Lock + unlock cycle through the lock service (HTTP acquire, HTTP release; each a PostgreSQL
- * transaction under the workspace's row lock) against a raw {@code pg_advisory_lock} / {@code
- * pg_advisory_unlock} pair on the same embedded PostgreSQL, one client, in the same run. The lock
- * service runs as its own process from {@code lock-service/target/lock-service-app.jar} with the
- * dev stack's JVM options ({@code -Xmx256m}). Prints p50 / p99 of each and the ratio
- * (docs/benchmarks.md).
+ * transaction under the workspace's row lock) on the <em>quick route</em> the clients use ({@code
+ * /internal/v1/quick/...}: commands answered on the service's event loop, ADR 0030; a 503 there is
+ * repeated on the waiting route, as the clients do, and counted) against a raw {@code
+ * pg_advisory_lock} / {@code pg_advisory_unlock} pair on the same embedded PostgreSQL, one client,
+ * in the same run. The lock service runs as its own process from {@code
+ * lock-service/target/lock-service-app.jar} with the dev stack's JVM options ({@code -Xmx256m}).
+ * Prints p50 / p99 of each and the ratio (docs/benchmarks.md).
  *
  * <p>The client is a minimal HTTP/1.1 client on one keep-alive TCP connection ({@link
  * KeepAliveHttp}): real requests to the real process, but without the JDK {@code HttpClient}'s
  * selector-thread hand-offs, which cost more than the server's own work per request (measured:
  * docs/benchmarks.md). Both sides get the same warm-up, long enough for the JIT to compile the
- * service's request path. A last row measures two {@code GET /health} on the same connection: the
- * HTTP part of a cycle without the lock work.
+ * service's request path. A further row measures the same cycle on the <em>waiting route</em>
+ * ({@code /internal/v1/tenants/...}, commands on the {@code IO} executor) for comparison —
+ * interleaved with the quick route in blocks of {@value #BLOCK} cycles, so both see the same load —
+ * and a last row two {@code GET /health} on the same connection: the HTTP part of a cycle without
+ * the lock work.
  *
  * <p>Usage: {@code dev/bench locks [CYCLES]} (default 2000 measured cycles after 3000 warm-up).
  */
@@ -74,20 +79,42 @@ public final class LockBenchmark {
         HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
         String base = "http://127.0.0.1:" + port;
         waitHealthy(http, base + "/health", service);
-        String lockPath = "/internal/v1/tenants/bench/workspaces/ws/lock";
+        String waitingPath = "/internal/v1/tenants/bench/workspaces/ws/lock";
+        String quickPath = "/internal/v1/quick/tenants/bench/workspaces/ws/lock";
         String acquireBody = "{\"holder\":\"bench\",\"leaseSeconds\":30}";
+        int[] fallbacks = {0};
         try (KeepAliveHttp client = new KeepAliveHttp(port);
             Connection c = DriverManager.getConnection(pg.jdbcUrl(), pg.user(), pg.password());
             PreparedStatement lock = c.prepareStatement("SELECT pg_advisory_lock(42)");
             PreparedStatement unlock = c.prepareStatement("SELECT pg_advisory_unlock(42)")) {
-          Cycle viaService =
+          Cycle viaQuickRoute =
               () -> {
-                KeepAliveHttp.Reply a = client.send("POST", lockPath, acquireBody);
+                KeepAliveHttp.Reply a = client.send("POST", quickPath, acquireBody);
+                if (a.status() == 503) {
+                  fallbacks[0]++;
+                  a = client.send("POST", waitingPath, acquireBody);
+                }
                 Matcher m = LOCK_ID.matcher(a.body());
                 if (a.status() != 200 || !m.find()) {
                   throw new IllegalStateException("acquire failed: " + a.status() + a.body());
                 }
-                KeepAliveHttp.Reply r = client.send("DELETE", lockPath + "/" + m.group(1), null);
+                KeepAliveHttp.Reply r = client.send("DELETE", quickPath + "/" + m.group(1), null);
+                if (r.status() == 503) {
+                  fallbacks[0]++;
+                  r = client.send("DELETE", waitingPath + "/" + m.group(1), null);
+                }
+                if (r.status() != 200) {
+                  throw new IllegalStateException("release failed: " + r.status() + r.body());
+                }
+              };
+          Cycle viaWaitingRoute =
+              () -> {
+                KeepAliveHttp.Reply a = client.send("POST", waitingPath, acquireBody);
+                Matcher m = LOCK_ID.matcher(a.body());
+                if (a.status() != 200 || !m.find()) {
+                  throw new IllegalStateException("acquire failed: " + a.status() + a.body());
+                }
+                KeepAliveHttp.Reply r = client.send("DELETE", waitingPath + "/" + m.group(1), null);
                 if (r.status() != 200) {
                   throw new IllegalStateException("release failed: " + r.status() + r.body());
                 }
@@ -106,17 +133,22 @@ public final class LockBenchmark {
                   }
                 }
               };
-          double[] service1 = measure(viaService, warmup, cycles);
+          double[][] routes = measureInterleaved(viaQuickRoute, viaWaitingRoute, warmup, cycles);
+          double[] service1 = routes[0];
+          double[] waiting1 = routes[1];
+          int quickFallbacks = fallbacks[0];
           double[] raw1 = measure(raw, warmup, cycles);
           double[] http1 = measure(httpOnly, warmup, cycles);
           System.out.printf(
               Locale.ROOT,
               "lock+unlock, %d cycles after %d warm-up, one client (keep-alive HTTP/1.1)%n"
                   + "| | p50 | p99 |%n|---|---|---|%n"
-                  + "| lock-service (HTTP acquire + release) | %.2f ms | %.2f ms |%n"
+                  + "| lock-service, quick route (HTTP acquire + release) | %.2f ms | %.2f ms |%n"
                   + "| pg_advisory_lock + pg_advisory_unlock | %.2f ms | %.2f ms |%n"
                   + "| ratio | %.1fx | %.1fx |%n"
-                  + "| (HTTP alone: 2x GET /health, same connection) | %.2f ms | %.2f ms |%n",
+                  + "| (lock-service, waiting route: IO executor) | %.2f ms | %.2f ms |%n"
+                  + "| (HTTP alone: 2x GET /health, same connection) | %.2f ms | %.2f ms |%n"
+                  + "quick-route 503s repeated on the waiting route: %d (warm-up included)%n",
               cycles,
               warmup,
               pct(service1, 50),
@@ -125,8 +157,11 @@ public final class LockBenchmark {
               pct(raw1, 99),
               pct(service1, 50) / pct(raw1, 50),
               pct(service1, 99) / pct(raw1, 99),
+              pct(waiting1, 50),
+              pct(waiting1, 99),
               pct(http1, 50),
-              pct(http1, 99));
+              pct(http1, 99),
+              quickFallbacks);
         }
       } finally {
         service.destroy();
@@ -225,6 +260,38 @@ public final class LockBenchmark {
       ms[i] = (System.nanoTime() - start) / 1e6;
     }
     Arrays.sort(ms);
+    return ms;
+  }
+
+  /** Cycles per block when two cycles are measured in alternation. */
+  private static final int BLOCK = 250;
+
+  /**
+   * Warms both cycles up, then measures them in alternating blocks of {@value #BLOCK} cycles until
+   * each has {@code cycles} samples, so that changes of the machine's load during the run affect
+   * both alike.
+   *
+   * @return the sorted samples of {@code a} and of {@code b}
+   */
+  private static double[][] measureInterleaved(Cycle a, Cycle b, int warmup, int cycles)
+      throws Exception {
+    for (int i = 0; i < warmup; i++) {
+      a.run();
+      b.run();
+    }
+    double[][] ms = {new double[cycles], new double[cycles]};
+    Cycle[] both = {a, b};
+    for (int done = 0; done < cycles; done += BLOCK) {
+      for (int which = 0; which < 2; which++) {
+        for (int i = done; i < Math.min(cycles, done + BLOCK); i++) {
+          long start = System.nanoTime();
+          both[which].run();
+          ms[which][i] = (System.nanoTime() - start) / 1e6;
+        }
+      }
+    }
+    Arrays.sort(ms[0]);
+    Arrays.sort(ms[1]);
     return ms;
   }
 

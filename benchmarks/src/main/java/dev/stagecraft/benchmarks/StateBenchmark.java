@@ -91,12 +91,15 @@ public final class StateBenchmark {
    *       /tf/v1/workspaces/{ws}/state}, body streamed from a file, with {@code Content-MD5}); a
    *       read is a GET whose body is streamed into an MD5 (checked against the file's); the client
    *       is {@code HttpURLConnection} (see {@link #httpPush});
-   *   <li><b>below HTTP</b>: in this process, {@link
-   *       dev.stagecraft.state.adapter.document.SpooledDocument#receive} of the bytes (spool,
-   *       digests, validation) and {@link StateStore#pushDocument}; the read is {@link
-   *       StateStore#currentDocument} + {@link StateStore#openDocument} streamed into an MD5. The
-   *       bytes the push allocated on its thread ({@code ThreadMXBean}, JDBC included) are reported
-   *       as a multiple of the payload, and must stay below 2× (the run fails otherwise).
+   *   <li><b>below HTTP</b>: in this process, the path the service takes for a body with a {@code
+   *       Content-Length} (ADR 0031): {@link StateStore#pushStreamed} with {@link
+   *       dev.stagecraft.state.adapter.document.SpooledDocument#receiveStreamed} (digests and
+   *       validation on this thread, the bytes streamed into PostgreSQL on a second one, no file);
+   *       the read is {@link StateStore#currentDocument} + {@link StateStore#openDocument} streamed
+   *       into an MD5. The bytes the push allocated on its thread ({@code ThreadMXBean}: the
+   *       receiving side and the transaction's statements; the content insert's JDBC runs on a
+   *       virtual thread, which this does not count) are reported as a multiple of the payload, and
+   *       must stay below 2× (the run fails otherwise).
    * </ul>
    *
    * <p>Each size runs warm-up rounds (not reported: they warm the JIT of this process and of the
@@ -193,7 +196,7 @@ public final class StateBenchmark {
           String workspace = "below-" + mb + "-" + r;
           long allocatedBefore = threads.getCurrentThreadAllocatedBytes();
           t = System.nanoTime();
-          var outcome = pushBelowHttp(store, workspace, body, dir.resolve("uploads"));
+          var outcome = pushBelowHttp(store, workspace, body);
           round[3] = (System.nanoTime() - t) / 1e6;
           allocated =
               (double) (threads.getCurrentThreadAllocatedBytes() - allocatedBefore) / body.length;
@@ -362,14 +365,21 @@ public final class StateBenchmark {
         Locale.ROOT, "%,.0f (%,.0f–%,.0f)", median(values), sorted[0], sorted[sorted.length - 1]);
   }
 
+  /**
+   * The push as the service runs it for a body with a {@code Content-Length} (ADR 0031): received
+   * and validated on this thread while a second thread streams the bytes into PostgreSQL.
+   */
   private static dev.stagecraft.state.history.DocumentDecider.Outcome pushBelowHttp(
-      StateStore store, String workspace, byte[] body, Path uploads) throws Exception {
-    Files.createDirectories(uploads);
-    try (var upload =
-        dev.stagecraft.state.adapter.document.SpooledDocument.receive(
-            new java.io.ByteArrayInputStream(body), null, Long.MAX_VALUE, uploads)) {
-      return store.pushDocument(TENANT, workspace, 0, "bench", upload, false);
-    }
+      StateStore store, String workspace, byte[] body) throws Exception {
+    return store.pushStreamed(
+        TENANT,
+        workspace,
+        body.length,
+        "bench",
+        content ->
+            dev.stagecraft.state.adapter.document.SpooledDocument.receiveStreamed(
+                new java.io.ByteArrayInputStream(body), null, body.length, content),
+        () -> 0L);
   }
 
   private static String md5(java.io.InputStream in) throws Exception {

@@ -21,6 +21,8 @@ public final class EventCodec {
   private static final ObjectMapper MAPPER =
       new ObjectMapper()
           .registerModule(new JavaTimeModule())
+          // after JavaTimeModule, so that its Instant (de)serializers take precedence
+          .registerModule(InstantText.jacksonModule())
           .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
           .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
 
@@ -38,7 +40,11 @@ public final class EventCodec {
     return new EventCodec(source, Clock.systemUTC(), () -> UUID.randomUUID().toString());
   }
 
-  /** The mapper all Stagecraft JSON goes through (ISO-8601 times, unknown fields tolerated). */
+  /**
+   * The mapper all Stagecraft JSON goes through (ISO-8601 times, unknown fields tolerated).
+   * Instants are read and written by {@link InstantText}, with Jackson's standard parser for every
+   * form other than the canonical one.
+   */
   public static ObjectMapper mapper() {
     return MAPPER;
   }

@@ -198,15 +198,129 @@ class LargeStateDocumentTest {
   }
 
   /**
+   * The two ways a push arrives (ADR 0031), over HTTP into the service's process: without a {@code
+   * Content-Length} (chunked) the body is spooled to a file and stored in {@code
+   * state_documents.content}; with one it is streamed into a {@code document_contents} row while it
+   * is validated — and a wrong {@code Content-MD5} then stores nothing (no content row; the pull
+   * still sends the earlier state). Both pull back byte for byte.
+   */
+  @Test
+  void aChunkedPushIsSpooledAPushWithALengthIsStreamedAndARefusedOneStoresNothing()
+      throws Exception {
+    String lineage = UUID.randomUUID().toString();
+    Path chunked = dir.resolve("chunked.json");
+    writeDocument(chunked, lineage, 6, 7);
+    Path streamed = dir.resolve("streamed.json");
+    writeDocument(streamed, lineage, 6, 8);
+    String chunkedMd5 = md5(Files.newInputStream(chunked));
+    String streamedMd5 = md5(Files.newInputStream(streamed));
+    String ws = "two-ways-" + UUID.randomUUID().toString().substring(0, 8);
+    URI state = URI.create(url + "/tf/v1/workspaces/" + ws + "/state");
+    String auth =
+        "Basic "
+            + Base64.getEncoder()
+                .encodeToString(("stagecraft:" + stack.token()).getBytes(StandardCharsets.UTF_8));
+    HttpClient client = HttpClient.newHttpClient();
+
+    HttpResponse<String> first =
+        client.send(
+            HttpRequest.newBuilder(state)
+                .header("Authorization", auth)
+                .header("Content-MD5", chunkedMd5)
+                // a stream of unknown length: sent chunked, without Content-Length
+                .POST(HttpRequest.BodyPublishers.ofInputStream(() -> open(chunked)))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    assertThat(first.statusCode()).as(first.body()).isEqualTo(200);
+    assertThat(documentRows(ws, "content IS NOT NULL")).as("spooled into content").isEqualTo(1);
+    assertThat(pulledMd5(client, state, auth)).isEqualTo(chunkedMd5);
+
+    HttpResponse<String> corrupted =
+        client.send(
+            HttpRequest.newBuilder(state)
+                .header("Authorization", auth)
+                .header("Content-MD5", chunkedMd5)
+                .POST(HttpRequest.BodyPublishers.ofFile(streamed))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    assertThat(corrupted.statusCode()).as(corrupted.body()).isEqualTo(400);
+    assertThat(corrupted.body()).contains("does not match the body received");
+    assertThat(contentRows(ws)).as("nothing stored").isZero();
+    assertThat(pulledMd5(client, state, auth)).isEqualTo(chunkedMd5);
+
+    HttpResponse<String> second =
+        client.send(
+            HttpRequest.newBuilder(state)
+                .header("Authorization", auth)
+                .header("Content-MD5", streamedMd5)
+                .POST(HttpRequest.BodyPublishers.ofFile(streamed))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    assertThat(second.statusCode()).as(second.body()).isEqualTo(200);
+    assertThat(second.body()).contains("\"serial\":8");
+    assertThat(contentRows(ws)).as("streamed into a content row").isEqualTo(1);
+    assertThat(documentRows(ws, "content_id IS NOT NULL")).isEqualTo(1);
+    assertThat(pulledMd5(client, state, auth)).isEqualTo(streamedMd5);
+    assertThat(service.isAlive()).as("state-service survived").isTrue();
+  }
+
+  private static InputStream open(Path file) {
+    try {
+      return Files.newInputStream(file);
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  private static String pulledMd5(HttpClient client, URI state, String auth) throws Exception {
+    HttpResponse<InputStream> pulled =
+        client.send(
+            HttpRequest.newBuilder(state).header("Authorization", auth).build(),
+            HttpResponse.BodyHandlers.ofInputStream());
+    assertThat(pulled.statusCode()).isEqualTo(200);
+    return md5(pulled.body());
+  }
+
+  private static long documentRows(String workspace, String condition) throws Exception {
+    return count(
+        "SELECT count(*) FROM state.state_documents WHERE workspace = ? AND " + condition,
+        workspace);
+  }
+
+  private static long contentRows(String workspace) throws Exception {
+    return count("SELECT count(*) FROM state.document_contents WHERE workspace = ?", workspace);
+  }
+
+  private static long count(String sql, String workspace) throws Exception {
+    try (java.sql.Connection c =
+            java.sql.DriverManager.getConnection(
+                stack.stack().info().postgres(), "postgres", "postgres");
+        java.sql.PreparedStatement ps = c.prepareStatement(sql)) {
+      ps.setString(1, workspace);
+      try (java.sql.ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return rs.getLong(1);
+      }
+    }
+  }
+
+  /**
    * A valid v4 document of about {@code mib} MiB: one resource whose instances carry 1 KiB of
    * attributes each, written piece by piece (never whole in this JVM's memory either).
    */
   static void writeDocument(Path file, String lineage, int mib) throws Exception {
+    writeDocument(file, lineage, mib, 7);
+  }
+
+  /** {@link #writeDocument(Path, String, int)} with the given {@code serial}. */
+  static void writeDocument(Path file, String lineage, int mib, long serial) throws Exception {
     String filler = "x".repeat(1000);
     long target = mib * 1024L * 1024L;
     try (BufferedWriter out = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
       out.write(
-          "{\"version\":4,\"terraform_version\":\"1.9.0\",\"serial\":7,\"lineage\":\""
+          "{\"version\":4,\"terraform_version\":\"1.9.0\",\"serial\":"
+              + serial
+              + ",\"lineage\":\""
               + lineage
               + "\",\"outputs\":{},\"resources\":[{\"mode\":\"managed\",\"type\":\"null_resource\","
               + "\"name\":\"big\",\"provider\":\"provider[\\\"registry.terraform.io/hashicorp/null\\\"]\","

@@ -359,13 +359,17 @@ class LockConcurrencyTest {
     try (Connection c = database();
         PreparedStatement ps =
             c.prepareStatement(
-                // a pushed document is embedded in its event or stored apart (ADR 0022)
+                // a pushed document is embedded in its event or stored apart (ADR 0022), its
+                // bytes in the document row or, streamed while validated, in their own (ADR 0031)
                 "SELECT coalesce((e.payload #>> '{document,serial}')::bigint, d.serial),"
                     + " coalesce(e.payload #>> '{document,outputs,writer,value}',"
-                    + " convert_from(d.content, 'UTF8')::jsonb #>> '{outputs,writer,value}'),"
+                    + " convert_from(coalesce(d.content, dc.content), 'UTF8')::jsonb"
+                    + " #>> '{outputs,writer,value}'),"
                     + " e.created_at FROM state.state_events e LEFT JOIN state.state_documents d"
                     + " ON d.tenant = e.tenant AND d.workspace = e.workspace"
                     + " AND d.digest = e.payload #>> '{stored,digest}'"
+                    + " LEFT JOIN state.document_contents dc ON dc.tenant = d.tenant"
+                    + " AND dc.workspace = d.workspace AND dc.content_id = d.content_id"
                     + " WHERE e.tenant = ? AND e.workspace = ?"
                     + " AND (e.payload #>> '{document,serial}' IS NOT NULL OR d.digest IS NOT NULL)"
                     + " ORDER BY e.sequence")) {

@@ -49,10 +49,10 @@ import org.junit.jupiter.api.Test;
  * with every request and is uploaded as a configuration version (sealed at rest). Then everything
  * the system wrote is read back — every record of every {@code stagecraft.*} topic as raw bytes
  * (dead letters included), the saved plan and the configuration directory, every CLI output, every
- * run's journal from the events endpoint, every row of every table of the database (current state
- * and every state event), and every service log file — and none may contain the value in clear or
- * in base64. {@code (sensitive value)} must show where the value would have been, so the test also
- * fails if output vanished.
+ * run's journal from the events endpoint, every row of every table of the database (current state,
+ * every state event and every run's recorded journal), and every service log file — and none may
+ * contain the value in clear or in base64. {@code (sensitive value)} must show where the value
+ * would have been, so the test also fails if output vanished.
  */
 class RedactionScanTest {
   static SharedStack stack;
@@ -225,6 +225,17 @@ class RedactionScanTest {
               + (type.find() ? " " + type.group(1) : ""),
           r);
     }
+    // the runs' journals are recorded too (planner.run_journal, docs/adr/0032): redacted there
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () ->
+                databaseRows()
+                    .lines()
+                    .anyMatch(
+                        row ->
+                            row.startsWith("\"planner\".\"run_journal\"")
+                                && row.contains("direct=(sensitive value)")));
     scanned.put("database", databaseRows());
     try (Stream<Path> logs = Files.walk(stack.dataDir.resolve("logs"))) {
       for (Path log : logs.filter(Files::isRegularFile).toList()) {

@@ -110,6 +110,7 @@ public final class TriggerLatencyBenchmark {
     // the warm-up runs (the first on each workspace creates its resources), then the measured runs
     // (replacements)
     ProcessCpu.Snapshot cpuBefore = null;
+    Map<String, Long> requestsBefore = Map.of();
     // -Dlatency.startCpu=true: also the CPU used from just before each POST until its first
     // action.started was seen (the reading of /proc then competes with the rest of the run)
     boolean startCpu = Boolean.getBoolean("latency.startCpu");
@@ -117,6 +118,7 @@ public final class TriggerLatencyBenchmark {
     for (int i = -warmUp; i < runs; i++) {
       if (i == 0) {
         cpuBefore = ProcessCpu.snapshot(stackProcesses(stack));
+        requestsBefore = brokerRequests();
       }
       String ws = prefix + Math.floorMod(i, workspaces);
       ProcessCpu.Snapshot beforeStart =
@@ -146,6 +148,7 @@ public final class TriggerLatencyBenchmark {
       seen.remove(runId);
     }
     ProcessCpu.Snapshot cpuAfter = ProcessCpu.snapshot(stackProcesses(stack));
+    Map<String, Long> requestsAfter = brokerRequests();
     stop.set(true);
     observer.join();
 
@@ -205,9 +208,62 @@ public final class TriggerLatencyBenchmark {
         doneFloor(floor, 99));
     // CPU is what a loaded machine does not distort: what each process (and thread) spent per run
     ProcessCpu.report(out, cpuBefore, cpuAfter, runs, 8);
+    reportRequests(out, requestsBefore, requestsAfter, runs);
     if (startWindows != null) {
       ProcessCpu.report(out, "CPU from trigger to first action.started", startWindows, runs, 8);
     }
+  }
+
+  /**
+   * How many requests of each kind (Produce, Fetch, OffsetCommit, ...) the broker handled so far,
+   * from its request metrics (the dev stack's broker runs in this JVM). Every request is a wake-up
+   * of a broker thread and, for Produce, of the consumers waiting in a fetch: the count shows what
+   * batching saves independently of how loaded the machine is.
+   */
+  static Map<String, Long> brokerRequests() {
+    javax.management.MBeanServer server =
+        java.lang.management.ManagementFactory.getPlatformMBeanServer();
+    Map<String, Long> counts = new java.util.TreeMap<>();
+    try {
+      for (javax.management.ObjectName name :
+          server.queryNames(
+              new javax.management.ObjectName(
+                  "kafka.network:type=RequestMetrics,name=RequestsPerSec,*"),
+              null)) {
+        Object count = server.getAttribute(name, "Count");
+        counts.merge(name.getKeyProperty("request"), ((Number) count).longValue(), Long::sum);
+      }
+      // produce requests that carried records of each topic (one request may carry several)
+      for (javax.management.ObjectName name :
+          server.queryNames(
+              new javax.management.ObjectName(
+                  "kafka.server:type=BrokerTopicMetrics,name=TotalProduceRequestsPerSec,topic=*"),
+              null)) {
+        Object count = server.getAttribute(name, "Count");
+        counts.merge(
+            "Produce[" + name.getKeyProperty("topic") + "]",
+            ((Number) count).longValue(),
+            Long::sum);
+      }
+    } catch (javax.management.JMException e) {
+      throw new IllegalStateException("cannot read the broker's request metrics", e);
+    }
+    return counts;
+  }
+
+  private static void reportRequests(
+      PrintStream out, Map<String, Long> before, Map<String, Long> after, int runs) {
+    StringBuilder line = new StringBuilder("broker requests per run:");
+    after.entrySet().stream()
+        .map(e -> Map.entry(e.getKey(), e.getValue() - before.getOrDefault(e.getKey(), 0L)))
+        .filter(e -> e.getValue() > 0)
+        .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
+        .forEach(
+            e ->
+                line.append(
+                    String.format(
+                        Locale.ROOT, " %s %.1f", e.getKey(), e.getValue() / (double) runs)));
+    out.println(line);
   }
 
   private static Map<String, Long> stackProcesses(SharedStack stack) {

@@ -14,6 +14,8 @@ import java.util.UUID;
 
 /**
  * Runs lock commands against the store and implements the server-side wait of {@code acquire}.
+ * Every command except a waiting acquire also runs on a connection the caller passes (the quick
+ * path on the event loop, ADR 0030); {@code null} takes one from the pool.
  *
  * <p>Concurrency: many request threads may wait at once. A waiter re-tries its acquire when this
  * process releases a lock (it is notified) and otherwise every {@link #RECHECK} at the latest, to
@@ -77,9 +79,7 @@ public final class LockService {
       String coalescingKey)
       throws SQLException, InterruptedException {
     if (!enqueue) {
-      return store
-          .decide(tenant, workspace, s -> decider.acquire(s, holder, lease, info, false))
-          .result();
+      return acquireNow(null, tenant, workspace, holder, lease, info, false, null);
     }
     long deadline = System.nanoTime() + wait.toNanos();
     while (true) {
@@ -99,6 +99,35 @@ public final class LockService {
         releases.wait(millis); // woken by a release in this process, or re-check on timeout
       }
     }
+  }
+
+  /**
+   * One acquire attempt, never waiting: granted, queued with its position (when {@code enqueue}),
+   * refused or superseded — as {@link #acquire(String, String, String, Duration, Duration, String,
+   * boolean, String)} with no wait.
+   *
+   * @param connection the quick path's connection ({@link
+   *     dev.stagecraft.lock.adapter.db.QuickConnections}), or {@code null} for one from the pool
+   */
+  public AcquireResult acquireNow(
+      java.sql.Connection connection,
+      String tenant,
+      String workspace,
+      String holder,
+      Duration lease,
+      String info,
+      boolean enqueue,
+      String coalescingKey)
+      throws SQLException {
+    return decide(
+            connection,
+            tenant,
+            workspace,
+            s ->
+                enqueue
+                    ? decider.acquire(s, holder, lease, info, true, coalescingKey)
+                    : decider.acquire(s, holder, lease, info, false))
+        .result();
   }
 
   /**
@@ -137,8 +166,15 @@ public final class LockService {
 
   public HeartbeatResult heartbeat(String tenant, String workspace, String lockId)
       throws SQLException {
+    return heartbeat(null, tenant, workspace, lockId);
+  }
+
+  /** As {@link #heartbeat(String, String, String)}, on {@code connection} (null: the pool). */
+  public HeartbeatResult heartbeat(
+      java.sql.Connection connection, String tenant, String workspace, String lockId)
+      throws SQLException {
     HeartbeatResult result =
-        store.decide(tenant, workspace, s -> decider.heartbeat(s, lockId)).result();
+        decide(connection, tenant, workspace, s -> decider.heartbeat(s, lockId)).result();
     if (result instanceof HeartbeatResult.Lost) {
       wakeWaiters(); // an expiry was recorded: the queue head may take the lock now
     }
@@ -146,7 +182,14 @@ public final class LockService {
   }
 
   public void release(String tenant, String workspace, String lockId) throws SQLException {
-    if (store.decide(tenant, workspace, s -> decider.release(s, lockId)).result()) {
+    release(null, tenant, workspace, lockId);
+  }
+
+  /** As {@link #release(String, String, String)}, on {@code connection} (null: the pool). */
+  public void release(
+      java.sql.Connection connection, String tenant, String workspace, String lockId)
+      throws SQLException {
+    if (decide(connection, tenant, workspace, s -> decider.release(s, lockId)).result()) {
       wakeWaiters();
     }
   }
@@ -177,9 +220,23 @@ public final class LockService {
       String via,
       String clientLockId)
       throws SQLException {
+    return forceRelease(null, tenant, workspace, lockId, actor, reason, via, clientLockId);
+  }
+
+  /** As above, on {@code connection} (null: the pool). */
+  public java.util.Optional<dev.stagecraft.lock.lease.LockLease> forceRelease(
+      java.sql.Connection connection,
+      String tenant,
+      String workspace,
+      String lockId,
+      String actor,
+      String reason,
+      String via,
+      String clientLockId)
+      throws SQLException {
     var released =
-        store
-            .decide(
+        decide(
+                connection,
                 tenant,
                 workspace,
                 s -> decider.forceRelease(s, lockId, actor, reason, via, clientLockId))
@@ -213,7 +270,28 @@ public final class LockService {
 
   /** The lock as it stands now (an overdue lease shows as free; nothing is written). */
   public WorkspaceLock view(String tenant, String workspace) throws SQLException {
-    return decider.expire(store.read(tenant, workspace)).result();
+    return view(null, tenant, workspace);
+  }
+
+  /** As {@link #view(String, String)}, on {@code connection} (null: the pool). */
+  public WorkspaceLock view(java.sql.Connection connection, String tenant, String workspace)
+      throws SQLException {
+    WorkspaceLock stored =
+        connection == null
+            ? store.read(tenant, workspace)
+            : store.read(connection, tenant, workspace);
+    return decider.expire(stored).result();
+  }
+
+  private <R> LockDecider.Decision<R> decide(
+      java.sql.Connection connection,
+      String tenant,
+      String workspace,
+      java.util.function.Function<WorkspaceLock, LockDecider.Decision<R>> decision)
+      throws SQLException {
+    return connection == null
+        ? store.decide(tenant, workspace, decision)
+        : store.decide(connection, tenant, workspace, decision);
   }
 
   private void wakeWaiters() {

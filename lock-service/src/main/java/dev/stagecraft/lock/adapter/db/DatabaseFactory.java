@@ -8,6 +8,7 @@ import io.micronaut.context.annotation.Factory;
 import io.micronaut.context.annotation.Value;
 import jakarta.inject.Singleton;
 import java.time.Clock;
+import java.time.Duration;
 
 /**
  * The connection pool and the clock. The pool is created eagerly at startup and the schema migrated
@@ -23,6 +24,33 @@ public class DatabaseFactory {
       @Value("${stagecraft.db.user}") String user,
       @Value("${stagecraft.db.password}") String password) {
     return Databases.migrateAndPool(url, user, password, "lock", "classpath:db/migration");
+  }
+
+  /**
+   * The quick path's own connections (ADR 0030), opened at startup after the pool has migrated the
+   * schema. {@code connections} 0 means twice the CPUs (no fewer than the HTTP server's default
+   * event-loop threads), so every loop finds an idle one unless some are being replaced.
+   */
+  @Context
+  @Bean(preDestroy = "close")
+  QuickConnections quickConnections(
+      HikariDataSource migratedPool,
+      @Value("${stagecraft.db.url}") String url,
+      @Value("${stagecraft.db.user}") String user,
+      @Value("${stagecraft.db.password}") String password,
+      @Value("${stagecraft.instance-id:lock-1}") String instanceId,
+      @Value("${stagecraft.lock.quick.connections:0}") int connections,
+      @Value("${stagecraft.lock.quick.statement-timeout:1s}") Duration statementTimeout,
+      @Value("${stagecraft.lock.quick.socket-timeout:2s}") Duration socketTimeout) {
+    int size = connections > 0 ? connections : 2 * Runtime.getRuntime().availableProcessors();
+    return new QuickConnections(
+        url,
+        user,
+        password,
+        "stagecraft-lock-quick:" + instanceId,
+        size,
+        statementTimeout,
+        socketTimeout);
   }
 
   @Singleton

@@ -52,19 +52,30 @@ public final class LockStore {
       String tenant, String workspace, Function<WorkspaceLock, Decision<R>> decider)
       throws SQLException {
     try (Connection c = dataSource.getConnection()) {
-      c.setAutoCommit(false);
-      try {
-        WorkspaceLock current = load(c, tenant, workspace);
-        Decision<R> decision = decider.apply(current);
-        if (!decision.events().isEmpty()) {
-          save(c, tenant, workspace, current, decision.events(), true);
-        }
-        c.commit(); // sends nothing when the save committed
-        return decision;
-      } catch (SQLException | RuntimeException e) {
-        c.rollback();
-        throw e;
+      return decide(c, tenant, workspace, decider);
+    }
+  }
+
+  /**
+   * As {@link #decide(String, String, Function)}, on a connection the caller owns (the quick
+   * path's, {@link QuickConnections}): the transaction is committed or rolled back, the connection
+   * is left open in auto-commit off.
+   */
+  public <R> Decision<R> decide(
+      Connection c, String tenant, String workspace, Function<WorkspaceLock, Decision<R>> decider)
+      throws SQLException {
+    c.setAutoCommit(false);
+    try {
+      WorkspaceLock current = load(c, tenant, workspace);
+      Decision<R> decision = decider.apply(current);
+      if (!decision.events().isEmpty()) {
+        save(c, tenant, workspace, current, decision.events(), true);
       }
+      c.commit(); // sends nothing when the save committed
+      return decision;
+    } catch (SQLException | RuntimeException e) {
+      c.rollback();
+      throw e;
     }
   }
 
@@ -108,8 +119,20 @@ public final class LockStore {
   /** The lock as last committed, without taking row locks (for reads). */
   public WorkspaceLock read(String tenant, String workspace) throws SQLException {
     try (Connection c = dataSource.getConnection()) {
-      return loadRows(c, tenant, workspace, readCounter(c, tenant, workspace, false));
+      return read(c, tenant, workspace);
     }
+  }
+
+  /**
+   * As {@link #read(String, String)}, on a connection the caller owns; a transaction the reads
+   * opened (auto-commit off) is committed before returning.
+   */
+  public WorkspaceLock read(Connection c, String tenant, String workspace) throws SQLException {
+    WorkspaceLock lock = loadRows(c, tenant, workspace, readCounter(c, tenant, workspace, false));
+    if (!c.getAutoCommit()) {
+      c.commit();
+    }
+    return lock;
   }
 
   /** A workspace named by tenant and name. */

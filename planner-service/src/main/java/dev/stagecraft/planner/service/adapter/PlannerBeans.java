@@ -106,13 +106,15 @@ public class PlannerBeans {
       EventPublisher publisher,
       SecretsKeyring secrets,
       RunStore runStore,
+      dev.stagecraft.planner.service.adapter.db.RunJournalStore runJournal,
       dev.stagecraft.planner.service.adapter.db.RunRequestStore runRequests,
       @Value("${stagecraft.planner.approval-timeout:1h}") Duration approvalTimeout,
       @Value("${stagecraft.planner.action-lease:15s}") Duration actionLease,
       @Value("${stagecraft.planner.dispatch-lease:10m}") Duration dispatchLease,
       @Value("${stagecraft.planner.max-active-runs-per-tenant:4}") int perTenantCap,
       @Value("${stagecraft.planner.tenant-run-caps:}") String tenantCaps,
-      @Value("${stagecraft.planner.max-active-runs:0}") int overallLimit) {
+      @Value("${stagecraft.planner.max-active-runs:0}") int overallLimit,
+      @Value("${stagecraft.planner.transition-hold:20ms}") Duration transitionHold) {
     if (actionLease.isNegative() || actionLease.isZero()) {
       throw new IllegalArgumentException(
           "STAGECRAFT_PLANNER_ACTION_LEASE must be positive (e.g. 15s), got " + actionLease);
@@ -156,7 +158,9 @@ public class PlannerBeans {
         .withAdmission(new TenantAdmission(perTenantCap, parseTenantCaps(tenantCaps), overallLimit))
         .withObserver(runStore)
         .withRequestRecorder(runRequests)
-        .withApprovalTimeout(approvalTimeout);
+        .withJournalRecorder(runJournal)
+        .withApprovalTimeout(approvalTimeout)
+        .withTransitionHold(transitionHold);
   }
 
   /**

@@ -63,6 +63,14 @@ public final class RunCoordinator implements AutoCloseable {
   private final WorkspaceLocks locks;
   private final WorkspaceStates states;
   private final EventOutbox outbox;
+
+  /**
+   * How long the transitions before a run's first dispatch ({@code planning}, {@code planned},
+   * {@code applying}) may be held so that they follow it to the broker (docs/adr/0033).
+   */
+  static final Duration TRANSITION_HOLD = Duration.ofMillis(20);
+
+  private volatile HeldTransitions transitions;
   private final EventCodec codec;
   private final Clock clock;
   private final Supplier<String> ids;
@@ -70,6 +78,7 @@ public final class RunCoordinator implements AutoCloseable {
   private final SecretsKeyring secrets;
   private volatile RunObserver observer = RunObserver.NONE;
   private volatile RunRequestRecorder requestRecorder = RunRequestRecorder.NONE;
+  private volatile RunJournal.Recorder journalRecorder;
 
   /** Runs that wait for approval once planned with changes, by id (docs/runs.md). */
   private final Map<String, PendingApproval> approvals = new ConcurrentHashMap<>();
@@ -154,9 +163,22 @@ public final class RunCoordinator implements AutoCloseable {
     this.locks = locks;
     this.states = states;
     this.outbox = outbox;
+    this.transitions = new HeldTransitions(outbox, TRANSITION_HOLD);
     this.codec = codec;
     this.clock = clock;
     this.ids = ids;
+  }
+
+  /**
+   * How long the transitions before a run's first dispatch may be held so that they follow it to
+   * the broker ({@link HeldTransitions}; zero sends each at once). Call once, before runs start;
+   * without it {@link #TRANSITION_HOLD}.
+   */
+  public RunCoordinator withTransitionHold(Duration hold) {
+    HeldTransitions previous = transitions;
+    transitions = new HeldTransitions(outbox, hold);
+    previous.close();
+    return this;
   }
 
   /**
@@ -218,8 +240,30 @@ public final class RunCoordinator implements AutoCloseable {
     return this;
   }
 
+  /**
+   * Records every run's journal entries with {@code recorder} (on its recording lane, batched), so
+   * any planner instance can serve a run's log and a restart keeps it (docs/adr/0032). Call once,
+   * before runs start; without it journals live only in memory.
+   */
+  public RunCoordinator withJournalRecorder(RunJournal.Recorder recorder) {
+    this.journalRecorder = recorder;
+    return this;
+  }
+
+  /** A new journal; {@code base} as in {@link RunJournal#RunJournal(Clock, long, int)}. */
+  private RunJournal journalFor(long base) {
+    return new RunJournal(clock, base, RunJournal.DEFAULT_MAX_LOG_LINES);
+  }
+
+  private void recordJournal(Run run) {
+    RunJournal.Recorder recorder = journalRecorder;
+    if (recorder != null) {
+      run.journal.recordTo(run.recording, recorder, run.request.tenant(), run.id);
+    }
+  }
+
   /** Added to a resumed run's last recorded sequence (see {@link #resume}). */
-  static final long RESUME_SEQUENCE_GAP = 1_000_000;
+  public static final long RESUME_SEQUENCE_GAP = 1_000_000;
 
   /**
    * Starts again, under its own id, a run that a previous life of this planner instance accepted
@@ -246,8 +290,13 @@ public final class RunCoordinator implements AutoCloseable {
       throw new IllegalStateException("run " + id + " exists already");
     }
     RunRequest request = resumable.request();
+    // its journal, too, continues above what its previous life recorded (docs/adr/0032)
+    RunJournal.Recorder recorder = journalRecorder;
+    long journalBase =
+        recorder == null ? 0 : recorder.lastRecorded(request.tenant(), id) + RESUME_SEQUENCE_GAP;
     Run run =
-        new Run(id, request.withoutSupportFiles(), resumable.createdAt(), new RunJournal(clock));
+        new Run(id, request.withoutSupportFiles(), resumable.createdAt(), journalFor(journalBase));
+    recordJournal(run);
     run.eventSequence.set(resumable.lastSequence() + RESUME_SEQUENCE_GAP);
     run.resumed = true;
     run.resumedPlanDigest = resumable.planDigest();
@@ -529,7 +578,8 @@ public final class RunCoordinator implements AutoCloseable {
       String id, RunRequest request, String pendingMessage, PreparedConfiguration prepared) {
     // the run keeps its request for its whole life in memory; the supporting files only until
     // they are written to the run's directory
-    Run run = new Run(id, request.withoutSupportFiles(), clock.instant(), new RunJournal(clock));
+    Run run = new Run(id, request.withoutSupportFiles(), clock.instant(), journalFor(0));
+    recordJournal(run);
     Map<String, byte[]> supportFiles = request.supportFiles();
     if (prepared != null) {
       run.filesDir = prepared.directory(); // deleted when the run ends, however it ends
@@ -1277,10 +1327,16 @@ public final class RunCoordinator implements AutoCloseable {
         terminal = run.schedule.hasFailures() ? RunStatus.ERRORED : RunStatus.APPLIED;
       }
     }
-    outbox.publishAll(
-        toPublish.stream()
-            .map(e -> new EventOutbox.Keyed(e, e.runid() + "/" + e.subject()))
-            .toList());
+    try {
+      outbox.publishAll(
+          toPublish.stream()
+              .map(e -> new EventOutbox.Keyed(e, e.runid() + "/" + e.subject()))
+              .toList());
+    } finally {
+      // the run's held transitions go right after its dispatches, in one hand-over: the dispatch
+      // never queues behind them on the producer's connection (docs/adr/0033)
+      transitions.flush(run.request.tenant() + "/" + run.request.workspace());
+    }
     if (finished) {
       finish(
           run,
@@ -1364,7 +1420,8 @@ public final class RunCoordinator implements AutoCloseable {
    * (followers, Server-Sent Events) is appended at once; {@code run.transitioned} is handed to the
    * producer without waiting for the broker; the observer's record is queued on the run's {@link
    * RecordingLane}. Both happen under the run's monitor, so they keep the order of the run's event
-   * sequence.
+   * sequence. The transitions just before the first dispatch are held until it was handed over (at
+   * most {@link #TRANSITION_HOLD}; {@link HeldTransitions}, docs/adr/0033), in the same order.
    */
   private void transition(Run run, RunStatus status, String message) {
     Instant at = clock.instant();
@@ -1386,10 +1443,13 @@ public final class RunCoordinator implements AutoCloseable {
               sequence,
               run.id,
               new RunTransitioned(run.id, status.wireName(), message));
-      try {
-        outbox.send(envelope, envelope.workspaceKey());
-      } catch (RuntimeException e) {
-        LOG.warn("could not publish transition of run {} to {}: {}", run.id, status, e.toString());
+      // a failure to hand it over is logged by HeldTransitions
+      if (status == RunStatus.PLANNING
+          || status == RunStatus.PLANNED
+          || status == RunStatus.APPLYING) {
+        transitions.hold(envelope, envelope.workspaceKey());
+      } else {
+        transitions.send(envelope, envelope.workspaceKey());
       }
     }
   }
@@ -1457,6 +1517,7 @@ public final class RunCoordinator implements AutoCloseable {
         break;
       }
     }
+    transitions.close();
     heartbeats.shutdownNow();
     leaseChecks.shutdownNow();
     runs.values().forEach(RunCoordinator::deleteFiles);

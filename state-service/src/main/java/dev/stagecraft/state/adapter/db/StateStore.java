@@ -930,7 +930,7 @@ public final class StateStore {
             c,
             tenant,
             workspace,
-            stored[0],
+            new DocumentContent(stored[0].document(), stored[0], null),
             fencingToken > newest ? fencingToken : null,
             new Version(
                 document.serial(), sequence, now, event.typeName(), null, actor, document.digest()),
@@ -944,6 +944,172 @@ public final class StateStore {
         documentHeads.put(key, new DocumentHead(sequence, document));
         return outcome;
       } catch (SQLException | RuntimeException e) {
+        c.rollback();
+        throw e;
+      }
+    }
+  }
+
+  /** Gives the fencing token to push under once the body is received (the lock check's result). */
+  @FunctionalInterface
+  public interface FencingTokenSource {
+    /**
+     * @throws RuntimeException the lock's refusal (an HTTP problem), as the lock check threw it
+     */
+    long token() throws SQLException;
+  }
+
+  /** Receives a pushed body, writing every byte to {@code content} as it passes. */
+  @FunctionalInterface
+  public interface ContentReceiver {
+    /**
+     * @return the document's reference and the validator's problems
+     * @throws RuntimeException the body's refusal (an HTTP problem); nothing is stored
+     */
+    dev.stagecraft.state.adapter.document.SpooledDocument.Received receive(
+        java.io.OutputStream content) throws IOException;
+  }
+
+  /**
+   * Pushes a document of known {@code length} while it is received (ADR 0031), with the rules of
+   * {@link #pushDocument} without force: on one connection, in one transaction, a second thread
+   * streams the bytes {@code receiver} reads into a new {@code state.document_contents} row while
+   * the receiver validates them; then the fencing token, the lock of the workspace (which also
+   * tells whether it stores these bytes already) with the head sequence in one round trip, the
+   * head, the decision, and the {@code state_documents} row that names the content by its SHA-256
+   * with the event and version row, as {@link #pushDocument} writes them. Nothing is stored unless
+   * the push is accepted with events: a refused body, a refused lock, an invalid document, a serial
+   * backwards or a stale token roll the content back; bytes the workspace stores already are not
+   * stored twice (the content is rolled back and the existing row referenced). The workspace's row
+   * lock is taken only after the body has arrived, so a slow upload holds a connection but blocks
+   * no writer.
+   *
+   * @param length the body's declared length, in bytes
+   * @return the outcome; nothing was written unless it was accepted with events
+   * @throws RuntimeException the receiver's or the token source's refusal, as they threw it
+   */
+  public DocumentDecider.Outcome pushStreamed(
+      String tenant,
+      String workspace,
+      long length,
+      String actor,
+      ContentReceiver receiver,
+      FencingTokenSource fencingToken)
+      throws SQLException, IOException {
+    UUID contentId = UUID.randomUUID();
+    try (Connection c = dataSource.getConnection()) {
+      c.setAutoCommit(false);
+      try {
+        dev.stagecraft.state.adapter.document.SpooledDocument.Received received =
+            StreamedContent.insert(
+                c, tenant, workspace, contentId, length, clock.instant(), receiver::receive);
+        long token = fencingToken.token();
+        StoredDocument upload = received.document();
+        long newest;
+        long head;
+        UUID content = contentId;
+        // two statements in one round trip: the driver sends both before it waits; the second
+        // runs (and takes its snapshot) only once the first holds the workspace's row lock, so it
+        // sees every event and document committed before
+        try (PreparedStatement ps =
+            Sql.prepare(
+                c,
+                "INSERT INTO state.fencing (tenant, workspace, newest_token) VALUES (?, ?, 0)"
+                    + " ON CONFLICT (tenant, workspace)"
+                    + " DO UPDATE SET newest_token = state.fencing.newest_token"
+                    + " RETURNING newest_token;"
+                    + " SELECT (SELECT coalesce(max(sequence), 0) FROM state.state_events"
+                    + " WHERE tenant = ? AND workspace = ?),"
+                    + " EXISTS (SELECT 1 FROM state.state_documents"
+                    + " WHERE tenant = ? AND workspace = ? AND digest = ?)",
+                tenant,
+                workspace,
+                tenant,
+                workspace,
+                tenant,
+                workspace,
+                upload.digest())) {
+          ps.execute();
+          try (ResultSet rs = ps.getResultSet()) {
+            rs.next();
+            newest = rs.getLong(1);
+          }
+          if (!ps.getMoreResults()) {
+            throw new SQLException("the head sequence was not returned");
+          }
+          try (ResultSet rs = ps.getResultSet()) {
+            rs.next();
+            head = rs.getLong(1);
+            if (rs.getBoolean(2)) {
+              content = null;
+            }
+          }
+        }
+        if (content == null) {
+          // stored already: drop the new content (and the lock with it), lock again
+          c.rollback();
+          newest = lockWorkspaceForPush(c, tenant, workspace);
+          head = headSequence(c, tenant, workspace);
+        }
+        Head current = head(c, tenant, workspace, head);
+        UUID written = content;
+        DocumentDecider.Outcome outcome =
+            DocumentDecider.pushStored(
+                upload,
+                received.problems(),
+                current.state(),
+                current.document(),
+                false,
+                token,
+                newest,
+                () -> {
+                  try {
+                    WorkspaceState state =
+                        current.document() != null
+                            ? loadDocument(c, tenant, workspace, current.document())
+                            : current.state();
+                    Object pushed;
+                    try (InputStream in =
+                        written != null
+                            ? new DocumentStream(c, tenant, workspace, upload, written)
+                            : new DocumentStream(c, tenant, workspace, upload, false)) {
+                      pushed = DOCUMENT_VALUES.readValue(in, Object.class);
+                    }
+                    return DocumentDecider.sameJson(
+                        TerraformStateV4.render(state, state.lineage()), pushed);
+                  } catch (SQLException | IOException e) {
+                    throw new IllegalStateException(
+                        "cannot compare the pushed document with the current state: "
+                            + e.getMessage(),
+                        e);
+                  }
+                },
+                serial -> {
+                  throw new IllegalStateException("a streamed push is never forced");
+                });
+        if (!outcome.accepted() || outcome.events().isEmpty()) {
+          c.rollback();
+          return outcome;
+        }
+        Instant now = clock.instant();
+        StateEvent event = outcome.events().get(0);
+        long sequence = head + 1;
+        storeDocumentAndEvent(
+            c,
+            tenant,
+            workspace,
+            new DocumentContent(upload, null, written),
+            token > newest ? token : null,
+            new Version(
+                upload.serial(), sequence, now, event.typeName(), null, actor, upload.digest()),
+            "document-" + UUID.randomUUID() + "#1",
+            toJson(event));
+        c.commit();
+        WorkspaceKey key = new WorkspaceKey(tenant, workspace);
+        folds.remove(key);
+        documentHeads.put(key, new DocumentHead(sequence, upload));
+        return outcome;
+      } catch (SQLException | IOException | RuntimeException | Error e) {
         c.rollback();
         throw e;
       }
@@ -966,6 +1132,65 @@ public final class StateStore {
       return head.document() != null
           ? new CurrentDocument(head.document(), null)
           : new CurrentDocument(null, head.state());
+    }
+  }
+
+  /**
+   * What a pull sends, as {@link #currentDocumentForPull} found it: {@code current}, and when it is
+   * a stored document fetched along with the head, its bytes ({@code content}; else null: read them
+   * with {@link #openDocumentSlices}).
+   */
+  public record Pull(CurrentDocument current, byte[] content) {}
+
+  /**
+   * {@link #currentDocument} for a pull, in one round trip in the common case (ADR 0031): when this
+   * process saw the workspace's head be a stored document of at most two slices ({@code 2 ×}
+   * {@value #DOCUMENT_SLICE} bytes, what one slice query returns anyway), one statement reads the
+   * head sequence and, if it is still that document's, the document's bytes whole. Otherwise (not
+   * cached, moved on, larger) as {@link #currentDocument}, without the bytes.
+   */
+  public Pull currentDocumentForPull(String tenant, String workspace) throws SQLException {
+    try (Connection c = dataSource.getConnection()) {
+      DocumentHead cached = documentHeads.get(new WorkspaceKey(tenant, workspace));
+      long sequence;
+      if (cached != null && cached.document().size() <= 2L * DOCUMENT_SLICE) {
+        try (PreparedStatement ps =
+                Sql.prepare(
+                    c,
+                    "SELECT h.sequence, CASE WHEN h.sequence = ? THEN"
+                        + " (SELECT CASE WHEN d.content_id IS NULL THEN d.content"
+                        + " ELSE (SELECT x.content FROM state.document_contents x"
+                        + " WHERE x.tenant = d.tenant AND x.workspace = d.workspace"
+                        + " AND x.content_id = d.content_id) END"
+                        + " FROM state.state_documents d"
+                        + " WHERE d.tenant = ? AND d.workspace = ? AND d.digest = ?) END"
+                        + " FROM (SELECT coalesce(max(sequence), 0) AS sequence"
+                        + " FROM state.state_events WHERE tenant = ? AND workspace = ?) h",
+                    cached.sequence(),
+                    tenant,
+                    workspace,
+                    cached.document().digest(),
+                    tenant,
+                    workspace);
+            ResultSet rs = ps.executeQuery()) {
+          rs.next();
+          sequence = rs.getLong(1);
+          byte[] content = rs.getBytes(2);
+          if (sequence == cached.sequence()
+              && content != null
+              && content.length == cached.document().size()) {
+            return new Pull(new CurrentDocument(cached.document(), null), content);
+          }
+        }
+      } else {
+        sequence = headSequence(c, tenant, workspace);
+      }
+      Head head = head(c, tenant, workspace, sequence);
+      return new Pull(
+          head.document() != null
+              ? new CurrentDocument(head.document(), null)
+              : new CurrentDocument(null, head.state()),
+          null);
     }
   }
 
@@ -1019,6 +1244,9 @@ public final class StateStore {
 
   private Head head(Connection c, String tenant, String workspace, long sequence)
       throws SQLException {
+    if (sequence == 0) {
+      return new Head(0, WorkspaceState.EMPTY, null); // no events: nothing to read
+    }
     WorkspaceKey key = new WorkspaceKey(tenant, workspace);
     DocumentHead cached = documentHeads.get(key);
     if (cached != null && cached.sequence() == sequence) {
@@ -1078,29 +1306,47 @@ public final class StateStore {
   }
 
   /**
+   * Where an accepted push's bytes are: in {@code upload} (a spooled file, streamed into {@code
+   * state_documents.content}), in the {@code state.document_contents} row {@code contentId}
+   * (written while received, ADR 0031), or — both null — in the workspace's {@code state_documents}
+   * row of the same digest already.
+   */
+  private record DocumentContent(
+      StoredDocument document,
+      dev.stagecraft.state.adapter.document.SpooledDocument upload,
+      UUID contentId) {}
+
+  /**
    * The writes of an accepted push in one statement (one round trip; the caller holds the
-   * workspace's row lock and commits): the upload's bytes into {@code state.state_documents} unless
-   * the workspace has that document already (streamed from the upload: the driver sends a stream of
-   * known length without buffering it), the newest fencing token advanced to {@code advanceTo} when
-   * not null, the {@code state_pushed} event at {@code version.sequence()} and its version row.
+   * workspace's row lock and commits): the document's row in {@code state.state_documents} unless
+   * the workspace has that document already — with the upload's bytes (streamed from the file: the
+   * driver sends a stream of known length without buffering it) or naming the content row written
+   * while they were received; none when {@code content} has neither — the newest fencing token
+   * advanced to {@code advanceTo} when not null, the {@code state_pushed} event at {@code
+   * version.sequence()} and its version row.
    */
   private static void storeDocumentAndEvent(
       Connection c,
       String tenant,
       String workspace,
-      dev.stagecraft.state.adapter.document.SpooledDocument upload,
+      DocumentContent content,
       Long advanceTo,
       Version version,
       String eventId,
       String payload)
       throws SQLException {
-    StoredDocument d = upload.document();
+    StoredDocument d = content.document();
     java.sql.Timestamp now = java.sql.Timestamp.from(version.time());
+    boolean insert = content.upload() != null || content.contentId() != null;
     String sql =
-        "WITH document AS ("
-            + " INSERT INTO state.state_documents (tenant, workspace, digest, md5, size, serial,"
-            + " lineage, content, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
-            + " ON CONFLICT (tenant, workspace, digest) DO NOTHING),"
+        (insert
+                ? "WITH document AS ("
+                    + " INSERT INTO state.state_documents (tenant, workspace, digest, md5, size,"
+                    + " serial, lineage, "
+                    + (content.upload() != null ? "content" : "content_id")
+                    + ", created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                    + " ON CONFLICT (tenant, workspace, digest) DO NOTHING),"
+                : "WITH")
             + (advanceTo == null
                 ? ""
                 : " fencing AS (UPDATE state.fencing SET newest_token = ? WHERE tenant = ?"
@@ -1112,18 +1358,25 @@ public final class StateStore {
             + " INSERT INTO state.state_versions (tenant, workspace, sequence, serial, type,"
             + " run_id, actor, digest, created_at) VALUES (?, ?, ?, ?, ?, NULL, ?, ?, ?)"
             + " ON CONFLICT (tenant, workspace, sequence) DO NOTHING";
-    try (InputStream in = upload.open();
+    try (InputStream in =
+            content.upload() != null ? content.upload().open() : InputStream.nullInputStream();
         PreparedStatement ps = c.prepareStatement(sql)) {
       int i = 0;
-      ps.setString(++i, tenant);
-      ps.setString(++i, workspace);
-      ps.setString(++i, d.digest());
-      ps.setString(++i, d.md5());
-      ps.setLong(++i, d.size());
-      ps.setLong(++i, d.serial());
-      ps.setString(++i, d.lineage());
-      ps.setBinaryStream(++i, in, d.size());
-      ps.setTimestamp(++i, now);
+      if (insert) {
+        ps.setString(++i, tenant);
+        ps.setString(++i, workspace);
+        ps.setString(++i, d.digest());
+        ps.setString(++i, d.md5());
+        ps.setLong(++i, d.size());
+        ps.setLong(++i, d.serial());
+        ps.setString(++i, d.lineage());
+        if (content.upload() != null) {
+          ps.setBinaryStream(++i, in, d.size());
+        } else {
+          ps.setObject(++i, content.contentId());
+        }
+        ps.setTimestamp(++i, now);
+      }
       if (advanceTo != null) {
         ps.setLong(++i, advanceTo);
         ps.setString(++i, tenant);
@@ -1170,12 +1423,18 @@ public final class StateStore {
     }
   }
 
-  /** A stored document's bytes, fetched slice by slice. */
+  /**
+   * A stored document's bytes, fetched slice by slice: by digest from {@code state_documents}
+   * (whose bytes are in its {@code content} or, for a document written while received, in the
+   * {@code document_contents} row it names, ADR 0031), or from a {@code document_contents} row by
+   * its id (a push's own content, before its {@code state_documents} row exists).
+   */
   private static final class DocumentStream extends InputStream implements DocumentSlices {
     private final Connection c;
     private final String tenant;
     private final String workspace;
     private final StoredDocument document;
+    private final UUID contentId;
     private final boolean closeConnection;
     private byte[] slice = new byte[0];
     private int at;
@@ -1187,11 +1446,59 @@ public final class StateStore {
         String workspace,
         StoredDocument document,
         boolean closeConnection) {
+      this(c, tenant, workspace, document, null, closeConnection);
+    }
+
+    /** The content row {@code contentId} (of {@code document}'s size); leaves {@code c} open. */
+    DocumentStream(
+        Connection c, String tenant, String workspace, StoredDocument document, UUID contentId) {
+      this(c, tenant, workspace, document, contentId, false);
+    }
+
+    private DocumentStream(
+        Connection c,
+        String tenant,
+        String workspace,
+        StoredDocument document,
+        UUID contentId,
+        boolean closeConnection) {
       this.c = c;
       this.tenant = tenant;
       this.workspace = workspace;
       this.document = document;
+      this.contentId = contentId;
       this.closeConnection = closeConnection;
+    }
+
+    private PreparedStatement sliceQuery(long from, int length) throws SQLException {
+      if (contentId != null) {
+        return Sql.prepare(
+            c,
+            "SELECT substring(content FROM ?::int FOR ?) FROM state.document_contents"
+                + " WHERE tenant = ? AND workspace = ? AND content_id = ?::uuid",
+            from,
+            length,
+            tenant,
+            workspace,
+            contentId.toString());
+      }
+      // each branch takes its slice of the stored value itself: out of line and uncompressed,
+      // only the slice's chunks are read
+      return Sql.prepare(
+          c,
+          "SELECT CASE WHEN d.content_id IS NULL THEN substring(d.content FROM ?::int FOR ?)"
+              + " ELSE (SELECT substring(x.content FROM ?::int FOR ?)"
+              + " FROM state.document_contents x WHERE x.tenant = d.tenant"
+              + " AND x.workspace = d.workspace AND x.content_id = d.content_id) END"
+              + " FROM state.state_documents d"
+              + " WHERE d.tenant = ? AND d.workspace = ? AND d.digest = ?",
+          from,
+          length,
+          from,
+          length,
+          tenant,
+          workspace,
+          document.digest());
     }
 
     private boolean fill() throws IOException {
@@ -1202,18 +1509,12 @@ public final class StateStore {
         return false;
       }
       try (PreparedStatement ps =
-              Sql.prepare(
-                  c,
-                  "SELECT substring(content FROM ?::int FOR ?) FROM state.state_documents"
-                      + " WHERE tenant = ? AND workspace = ? AND digest = ?",
+              sliceQuery(
                   fetched + 1,
                   // a short rest comes with the slice before it: one query less
                   document.size() - fetched <= 2L * DOCUMENT_SLICE
                       ? (int) (document.size() - fetched)
-                      : DOCUMENT_SLICE,
-                  tenant,
-                  workspace,
-                  document.digest());
+                      : DOCUMENT_SLICE);
           ResultSet rs = ps.executeQuery()) {
         if (!rs.next()) {
           throw new IOException("stored state document " + document.digest() + " is missing");

@@ -84,7 +84,12 @@ public final class SpooledDocument implements AutoCloseable {
     Path file = Files.createTempFile(directory, "state-upload-", ".json");
     boolean kept = false;
     try {
-      Receiving receiving = new Receiving(body, file, maxSize);
+      Receiving receiving =
+          new Receiving(
+              body,
+              new BufferedOutputStream(Files.newOutputStream(file), PIECE),
+              maxSize,
+              () -> tooLarge(maxSize));
       // one pass: the parser reads the body through the tee that spools and digests it
       Scan scan;
       JacksonException invalid = null;
@@ -103,15 +108,7 @@ public final class SpooledDocument implements AutoCloseable {
       if (digests.size == 0) {
         throw Problem.badRequest("the body is empty: send a Terraform state v4 JSON document");
       }
-      if (contentMd5 != null && !contentMd5.isBlank() && !digests.md5.equals(contentMd5.trim())) {
-        throw Problem.badRequest(
-            "Content-MD5 "
-                + contentMd5.trim()
-                + " does not match the body received (MD5 "
-                + digests.md5
-                + "): the upload was corrupted or changed in transit; nothing was stored, send it"
-                + " again");
-      }
+      checkMd5(contentMd5, digests);
       if (invalid != null) {
         throw notJson(invalid);
       }
@@ -123,6 +120,78 @@ public final class SpooledDocument implements AutoCloseable {
       if (!kept) {
         Files.deleteIfExists(file);
       }
+    }
+  }
+
+  /**
+   * What a streamed receive found (ADR 0031): the stored form's reference and {@link
+   * TerraformStateValidator}'s problems (empty when the document is valid).
+   */
+  public record Received(StoredDocument document, List<String> problems) {
+    public Received {
+      problems = List.copyOf(problems);
+    }
+  }
+
+  /**
+   * Receives an upload of a known {@code length} without a file (ADR 0031): the validating parser
+   * reads {@code body} through the same tee as {@link #receive}, which writes every byte to {@code
+   * sink} as it passes (the content row being written on another thread) while it computes both
+   * digests. The checks and their order are {@link #receive}'s, plus the length: a body longer or
+   * shorter than {@code length} is refused. {@code sink} is not closed: the caller ends it (or
+   * aborts it when this throws).
+   *
+   * @param length the body's declared length ({@code Content-Length}), within the size limit
+   * @throws Problem 400 for a body whose length is not {@code length}, a wrong {@code Content-MD5}
+   *     or invalid JSON
+   * @throws IOException when the body cannot be read or {@code sink} refuses the bytes
+   */
+  public static Received receiveStreamed(
+      InputStream body, String contentMd5, long length, OutputStream sink) throws IOException {
+    Receiving receiving =
+        new Receiving(
+            body,
+            sink,
+            length,
+            () ->
+                Problem.badRequest(
+                    "the body is longer than its Content-Length ("
+                        + length
+                        + " bytes); nothing was stored, send it again"));
+    Scan scan;
+    JacksonException invalid = null;
+    try {
+      scan = scan(receiving);
+    } catch (JacksonException e) {
+      scan = null;
+      invalid = e;
+    }
+    receiving.drain();
+    Digests digests = receiving.digests();
+    if (digests.size != length) {
+      throw Problem.badRequest(
+          "the body ended after "
+              + digests.size
+              + " bytes but its Content-Length is "
+              + length
+              + ": the upload was cut short; nothing was stored, send it again");
+    }
+    checkMd5(contentMd5, digests);
+    if (invalid != null) {
+      throw notJson(invalid);
+    }
+    return new Received(reference(digests, scan.top()), scan.problems());
+  }
+
+  private static void checkMd5(String contentMd5, Digests digests) {
+    if (contentMd5 != null && !contentMd5.isBlank() && !digests.md5.equals(contentMd5.trim())) {
+      throw Problem.badRequest(
+          "Content-MD5 "
+              + contentMd5.trim()
+              + " does not match the body received (MD5 "
+              + digests.md5
+              + "): the upload was corrupted or changed in transit; nothing was stored, send it"
+              + " again");
     }
   }
 
@@ -313,23 +382,30 @@ public final class SpooledDocument implements AutoCloseable {
   }
 
   /**
-   * The request body as the validating parser reads it, teed into the spool file and both digests
-   * as it passes, with the size limit enforced on every read (413 as soon as it is exceeded).
-   * {@link #close} does nothing (the parser closes its source when it ends; the body may have more
-   * to drain): {@link #closeFile} ends the spool file.
+   * The request body as the validating parser reads it, teed into {@code out} (the spool file, or
+   * the pipe into the content row) and both digests as it passes, with the size limit enforced on
+   * every read ({@code over} thrown as soon as it is exceeded). {@link #close} does nothing (the
+   * parser closes its source when it ends; the body may have more to drain): {@link #closeFile}
+   * closes {@code out}.
    */
   private static final class Receiving extends InputStream {
     private final InputStream body;
     private final OutputStream out;
     private final long maxSize;
+    private final java.util.function.Supplier<Problem> over;
     private final MessageDigest md5 = messageDigest("MD5");
     private final MessageDigest sha256 = messageDigest("SHA-256");
     private long size;
 
-    Receiving(InputStream body, Path file, long maxSize) throws IOException {
+    Receiving(
+        InputStream body,
+        OutputStream out,
+        long maxSize,
+        java.util.function.Supplier<Problem> over) {
       this.body = body == null ? InputStream.nullInputStream() : body;
-      this.out = new BufferedOutputStream(Files.newOutputStream(file), PIECE);
+      this.out = out;
       this.maxSize = maxSize;
+      this.over = over;
     }
 
     @Override
@@ -344,7 +420,7 @@ public final class SpooledDocument implements AutoCloseable {
       if (n > 0) {
         size += n;
         if (size > maxSize) {
-          throw tooLarge(maxSize);
+          throw over.get();
         }
         md5.update(b, off, n);
         sha256.update(b, off, n);

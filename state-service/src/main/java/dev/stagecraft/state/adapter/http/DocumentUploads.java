@@ -5,6 +5,7 @@ import io.micronaut.context.annotation.Value;
 import jakarta.inject.Singleton;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -39,6 +40,19 @@ public class DocumentUploads {
   /** The largest state document accepted, in bytes. */
   public long maxDocumentSize() {
     return maxDocumentSize;
+  }
+
+  /**
+   * The body received without a file (ADR 0031): each byte is written to {@code content} as it
+   * passes, while it is digested and validated, as {@link SpooledDocument#receiveStreamed} does;
+   * the caller closes {@code body}.
+   *
+   * @throws dev.stagecraft.servicekit.http.Problem 400 (length not {@code length}, wrong MD5, not
+   *     JSON)
+   */
+  public SpooledDocument.Received receiveStreamed(
+      InputStream body, String contentMd5, long length, OutputStream content) throws IOException {
+    return SpooledDocument.receiveStreamed(body, contentMd5, length, content);
   }
 
   /**

@@ -148,6 +148,7 @@ public class PublicStateController {
   public HttpResponse<String> push(
       @Header(HttpHeaders.AUTHORIZATION) @Nullable String authorization,
       @Header("Content-MD5") @Nullable String contentMd5,
+      @Header(HttpHeaders.CONTENT_LENGTH) @Nullable Long contentLength,
       String ws,
       @QueryValue("force") @Nullable Boolean force,
       @QueryValue("lockId") @Nullable String lockId,
@@ -165,6 +166,7 @@ public class PublicStateController {
             lockId,
             body,
             contentMd5,
+            contentLength,
             Boolean.TRUE.equals(force));
     return Json.respond(HttpStatus.OK, Map.of("serial", outcome.serial()));
   }

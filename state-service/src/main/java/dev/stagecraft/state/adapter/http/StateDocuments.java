@@ -11,7 +11,9 @@ import dev.stagecraft.state.history.TerraformStateV4;
 import dev.stagecraft.state.history.WorkspaceState;
 import io.micronaut.http.HttpResponse;
 import io.micronaut.http.HttpStatus;
+import java.io.IOException;
 import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -120,6 +122,13 @@ final class StateDocuments {
    * lock when the push is written (a stale one is refused), so checking it early opens no gap for a
    * writer whose lock was taken over meanwhile.
    *
+   * <p>When the body's length is known ({@code Content-Length}, within the size limit) and the push
+   * is not forced, the bytes go into PostgreSQL while they are received and validated ({@link
+   * StateStore#pushStreamed}, ADR 0031: no file, one pass, the transaction rolled back when
+   * anything is refused); otherwise they are spooled to a file first ({@link
+   * StateStore#pushDocument}, ADR 0022), as a forced push may have to rewrite them.
+   *
+   * @param contentLength the body's declared length, or null when it is not known (chunked)
    * @return the accepted outcome
    * @throws Problem the refusal of the upload, the lock or the push
    */
@@ -132,9 +141,31 @@ final class StateDocuments {
       String lockId,
       InputStream body,
       String contentMd5,
+      Long contentLength,
       boolean force)
       throws SQLException {
     Future<Long> token = LOCK_CHECKS.submit(() -> locks.writeToken(principal, workspace, lockId));
+    if (!force
+        && contentLength != null
+        && contentLength > 0
+        && contentLength <= uploads.maxDocumentSize()) {
+      try (InputStream in = body) {
+        DocumentDecider.Outcome outcome =
+            states.pushStreamed(
+                principal.tenant(),
+                workspace,
+                contentLength,
+                principal.actor(),
+                content -> uploads.receiveStreamed(in, contentMd5, contentLength, content),
+                () -> join(token));
+        requireAccepted(outcome);
+        return outcome;
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot receive the uploaded state document", e);
+      } finally {
+        token.cancel(true); // a no-op once joined
+      }
+    }
     SpooledDocument document;
     try {
       document = uploads.receive(body, contentMd5);
@@ -144,9 +175,19 @@ final class StateDocuments {
     }
     long fencingToken;
     try {
-      fencingToken = token.get();
-    } catch (ExecutionException e) {
+      fencingToken = join(token);
+    } catch (SQLException | RuntimeException e) {
       document.close();
+      throw e;
+    }
+    return push(states, principal, workspace, fencingToken, document, force);
+  }
+
+  /** The lock check's token, or its failure as it threw it. */
+  private static long join(Future<Long> token) throws SQLException {
+    try {
+      return token.get();
+    } catch (ExecutionException e) {
       if (e.getCause() instanceof RuntimeException r) {
         throw r;
       }
@@ -155,24 +196,31 @@ final class StateDocuments {
       }
       throw new IllegalStateException("the lock check failed", e.getCause());
     } catch (InterruptedException e) {
-      document.close();
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while checking the workspace lock", e);
     }
-    return push(states, principal, workspace, fencingToken, document, force);
   }
 
   /**
    * The workspace's current state as a pull sends it: 200 with the stored document's bytes, as they
    * were pushed, their length and the stored MD5 when the state is still exactly a pushed document
-   * (streamed from the database in whole slices by {@link StoredDocumentBodyWriter}; not parsed);
-   * else the rendered state as {@link #respond} sends it; 204 when empty.
+   * (not parsed; fetched with the head in one statement when this process knows the document and it
+   * is at most 8 MiB, ADR 0031, else streamed from the database in whole slices by {@link
+   * StoredDocumentBodyWriter}); else the rendered state as {@link #respond} sends it; 204 when
+   * empty.
    */
   static HttpResponse<?> respondCurrent(StateStore states, String tenant, String workspace)
       throws SQLException {
-    StateStore.CurrentDocument current = states.currentDocument(tenant, workspace);
+    StateStore.Pull pull = states.currentDocumentForPull(tenant, workspace);
+    StateStore.CurrentDocument current = pull.current();
     if (current.stored() == null) {
       return respond(current.state());
+    }
+    if (pull.content() != null) {
+      // read along with the head (ADR 0031): sent as it is, no second query
+      return HttpResponse.ok(pull.content())
+          .contentType("application/json")
+          .header("Content-MD5", current.stored().md5());
     }
     return HttpResponse.ok(new StoredDocumentBody(states, tenant, workspace, current.stored()))
         .contentType("application/json")

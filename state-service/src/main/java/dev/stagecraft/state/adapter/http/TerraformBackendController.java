@@ -75,6 +75,7 @@ public class TerraformBackendController {
   public HttpResponse<String> post(
       @Header(HttpHeaders.AUTHORIZATION) @Nullable String authorization,
       @Header("Content-MD5") @Nullable String contentMd5,
+      @Header(HttpHeaders.CONTENT_LENGTH) @Nullable Long contentLength,
       String ws,
       @QueryValue("ID") @Nullable String id,
       @Body @Nullable InputStream body)
@@ -83,7 +84,7 @@ public class TerraformBackendController {
     Names.check("workspace", ws);
     DocumentDecider.Outcome outcome =
         StateDocuments.receiveAndPush(
-            states, uploads, locks, principal, ws, id, body, contentMd5, false);
+            states, uploads, locks, principal, ws, id, body, contentMd5, contentLength, false);
     return HttpResponse.<String>ok("{\"serial\":" + outcome.serial() + "}")
         .contentType("application/json");
   }

@@ -22,6 +22,9 @@ import java.util.Optional;
  * state service uses it for the Terraform HTTP backend and the public lock endpoints: the very lock
  * the planner's runs take, so a Terraform client and a Stagecraft run never both write.
  *
+ * <p>Every command goes to the lock service's quick route first and, on its 503, once to the
+ * waiting route (ADR 0030); none of them waits server-side ({@code waitSeconds} 0).
+ *
  * <p>Thread-safe (one shared {@link HttpClient}). A lock-service that cannot be reached is a 503
  * for the caller: nothing is written without knowing who holds the lock.
  */
@@ -136,7 +139,42 @@ public final class LockServiceClient {
 
   private record Reply(int status, JsonNode body) {}
 
+  /**
+   * Sends the command to the quick route ({@code /internal/v1/quick/...}, answered on the lock
+   * service's event loop, ADR 0030) and, when that answers 503 (its connections are being replaced
+   * or the database was slow), once more to the waiting route {@code url} — the same command with
+   * the same meaning, each of them safe to repeat.
+   */
   private Reply call(String method, String url, Object body, int... expected) {
+    String quick =
+        baseUrl + "/internal/v1/quick" + url.substring((baseUrl + "/internal/v1").length());
+    Reply reply = send(method, quick, body, 503);
+    if (reply != null) {
+      return expect(method, quick, reply, expected);
+    }
+    return expect(method, url, send(method, url, body, 0), expected);
+  }
+
+  private Reply expect(String method, String url, Reply reply, int... expected) {
+    for (int status : expected) {
+      if (reply.status() == status) {
+        return reply;
+      }
+    }
+    throw unavailable(
+        "the lock service answered "
+            + reply.status()
+            + " to "
+            + method
+            + " "
+            + url.substring(baseUrl.length()));
+  }
+
+  /**
+   * One request; {@code null} when the answer's status is {@code fallThrough} (the caller tries
+   * elsewhere), else its status and body (parsed when JSON, else an empty object).
+   */
+  private Reply send(String method, String url, Object body, int fallThrough) {
     try {
       HttpRequest.Builder request =
           HttpRequest.newBuilder(URI.create(url))
@@ -150,20 +188,17 @@ public final class LockServiceClient {
               : HttpRequest.BodyPublishers.ofByteArray(JSON.writeValueAsBytes(body)));
       HttpResponse<byte[]> response =
           http.send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
-      for (int status : expected) {
-        if (response.statusCode() == status) {
-          byte[] bytes = response.body();
-          return new Reply(
-              status, bytes.length == 0 ? JSON.createObjectNode() : JSON.readTree(bytes));
-        }
+      if (response.statusCode() == fallThrough) {
+        return null;
       }
-      throw unavailable(
-          "the lock service answered "
-              + response.statusCode()
-              + " to "
-              + method
-              + " "
-              + url.substring(baseUrl.length()));
+      byte[] bytes = response.body();
+      JsonNode json;
+      try {
+        json = bytes.length == 0 ? JSON.createObjectNode() : JSON.readTree(bytes);
+      } catch (IOException notJson) {
+        json = JSON.createObjectNode();
+      }
+      return new Reply(response.statusCode(), json);
     } catch (IOException e) {
       throw unavailable("the lock service cannot be reached (" + e.getMessage() + ")");
     } catch (InterruptedException e) {

@@ -8,7 +8,17 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-/** {@link WorkspaceLocks} over lock-service's internal HTTP API (docs/internal-api.md). */
+/**
+ * {@link WorkspaceLocks} over lock-service's internal HTTP API (docs/internal-api.md).
+ *
+ * <p>Every command goes first to the <em>quick route</em> ({@code /internal/v1/quick/...}: answered
+ * on lock-service's event loop, ADR 0030), so a free lock is granted in one fast request. An
+ * acquire that is queued there and may wait ({@code waitSeconds > 0}) then long-polls on the
+ * <em>waiting route</em> ({@code /internal/v1/tenants/...}) with the same holder — acquire is
+ * idempotent by holder, so it keeps its queue place. A {@code 503} from the quick route (its
+ * database connections are being replaced, or the database was slow) sends the same command once to
+ * the waiting route, whose meaning is the same.
+ */
 public final class HttpWorkspaceLocks implements WorkspaceLocks {
   private final InternalHttp http;
 
@@ -28,8 +38,11 @@ public final class HttpWorkspaceLocks implements WorkspaceLocks {
   }
 
   /**
-   * Asks lock-service for the lock; with a coalescing key a 409 of type {@code …/superseded} (the
-   * request was replaced by a newer one with the same key) is {@link Superseded}.
+   * Asks lock-service for the lock on the quick route; when queued there and {@code waitSeconds >
+   * 0}, or when the quick route answers 503, asks again on the waiting route, which waits up to
+   * {@code waitSeconds} server-side (same holder: the queue place is kept). With a coalescing key a
+   * 409 of type {@code …/superseded} (the request was replaced by a newer one with the same key) is
+   * {@link Superseded}.
    */
   @Override
   public Acquisition acquire(
@@ -43,13 +56,17 @@ public final class HttpWorkspaceLocks implements WorkspaceLocks {
     Map<String, Object> body = new LinkedHashMap<>();
     body.put("holder", holder);
     body.put("leaseSeconds", leaseSeconds);
-    body.put("waitSeconds", waitSeconds);
+    body.put("waitSeconds", 0); // the quick route answers at once
     body.put("info", info);
     if (coalescingKey != null) {
       body.put("coalescingKey", coalescingKey);
     }
     InternalHttp.Response r =
-        http.post(path(tenant, workspace), body, Duration.ofSeconds(waitSeconds + 10L));
+        http.post(quick(path(tenant, workspace)), body, Duration.ofSeconds(10));
+    if (r.status() == 503 || (r.status() == 202 && waitSeconds > 0)) {
+      body.put("waitSeconds", waitSeconds);
+      r = http.post(path(tenant, workspace), body, Duration.ofSeconds(waitSeconds + 10L));
+    }
     JsonNode json = r.json();
     if (r.status() == 200) {
       return new Granted(json.get("lockId").asText(), json.get("fencingToken").asLong());
@@ -65,11 +82,11 @@ public final class HttpWorkspaceLocks implements WorkspaceLocks {
 
   @Override
   public boolean heartbeat(String tenant, String workspace, String lockId) {
-    InternalHttp.Response r =
-        http.post(
-            path(tenant, workspace) + "/" + enc(lockId) + "/heartbeat",
-            Map.of(),
-            Duration.ofSeconds(10));
+    String path = path(tenant, workspace) + "/" + enc(lockId) + "/heartbeat";
+    InternalHttp.Response r = http.post(quick(path), Map.of(), Duration.ofSeconds(10));
+    if (r.status() == 503) {
+      r = http.post(path, Map.of(), Duration.ofSeconds(10));
+    }
     if (r.status() == 200) {
       return true;
     }
@@ -81,8 +98,11 @@ public final class HttpWorkspaceLocks implements WorkspaceLocks {
 
   @Override
   public void release(String tenant, String workspace, String lockId) {
-    InternalHttp.Response r =
-        http.delete(path(tenant, workspace) + "/" + enc(lockId), Duration.ofSeconds(10));
+    String path = path(tenant, workspace) + "/" + enc(lockId);
+    InternalHttp.Response r = http.delete(quick(path), Duration.ofSeconds(10));
+    if (r.status() == 503) {
+      r = http.delete(path, Duration.ofSeconds(10));
+    }
     if (r.status() >= 300 && r.status() != 404) {
       throw new IllegalStateException("lock-service answered " + r.status() + ": " + r.body());
     }
@@ -96,6 +116,11 @@ public final class HttpWorkspaceLocks implements WorkspaceLocks {
     java.util.regex.Matcher m =
         java.util.regex.Pattern.compile("newer request from '([^']*)'").matcher(detail);
     return m.find() ? m.group(1) : "a newer request";
+  }
+
+  /** The quick route's path of a waiting route's path ({@code /internal/v1/quick/...}). */
+  static String quick(String waitingPath) {
+    return "/internal/v1/quick" + waitingPath.substring("/internal/v1".length());
   }
 
   private static String path(String tenant, String workspace) {

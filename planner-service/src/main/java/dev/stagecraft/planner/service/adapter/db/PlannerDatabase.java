@@ -38,6 +38,12 @@ public class PlannerDatabase {
   }
 
   @Singleton
+  RunJournalStore runJournalStore(HikariDataSource dataSource) {
+    // every run's log, so any instance serves it and a restart keeps it (docs/adr/0032)
+    return new RunJournalStore(dataSource);
+  }
+
+  @Singleton
   RunRequestStore runRequestStore(
       HikariDataSource dataSource,
       SecretsKeyring secrets,

@@ -2,6 +2,8 @@ package dev.stagecraft.planner.service.adapter.db;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.stagecraft.planner.service.run.Run;
+import dev.stagecraft.planner.service.run.RunCoordinator;
+import dev.stagecraft.planner.service.run.RunEvent;
 import dev.stagecraft.planner.service.run.RunObserver;
 import dev.stagecraft.planner.service.run.RunStatus;
 import dev.stagecraft.schemas.seal.SealedBox;
@@ -244,7 +246,9 @@ public final class RunStore implements RunObserver {
 
   /**
    * Ends an unfinished run of this instance {@code errored} with {@code message} (recorded only,
-   * not published), unless it ended meanwhile.
+   * not published), unless it ended meanwhile. Its journal gets the {@code errored} transition too,
+   * {@link RunCoordinator#RESUME_SEQUENCE_GAP} above its last recorded entry (entries a crash lost
+   * may have been sent), so a log stream of it ends like any run's (docs/adr/0032).
    */
   public void endUnfinished(UnfinishedRun run, String message) throws SQLException {
     Instant now = clock.instant();
@@ -274,6 +278,24 @@ public final class RunStore implements RunObserver {
             RunStatus.ERRORED.wireName(),
             message,
             now);
+        long entry =
+            RunJournalStore.lastRecorded(c, run.tenant(), run.id())
+                + RunCoordinator.RESUME_SEQUENCE_GAP
+                + 1;
+        RunJournalStore.insert(
+            c,
+            run.tenant(),
+            run.id(),
+            List.of(
+                new RunEvent(
+                    entry,
+                    now,
+                    "status",
+                    RunStatus.ERRORED.wireName(),
+                    null,
+                    null,
+                    null,
+                    message)));
       }
       c.commit();
     }

@@ -1,5 +1,7 @@
 package dev.stagecraft.planner.service.adapter.http;
 
+import dev.stagecraft.planner.service.adapter.db.RunJournalStore;
+import dev.stagecraft.planner.service.adapter.db.RunStore;
 import dev.stagecraft.planner.service.run.Run;
 import dev.stagecraft.planner.service.run.RunEvent;
 import io.micronaut.http.sse.Event;
@@ -20,11 +22,18 @@ import org.reactivestreams.Subscription;
  * reconnecting client gets exactly the entries it missed, and completes after the run's terminal
  * transition (at once when that was already sent).
  *
- * <p>Concurrency: each subscription reads the journal on its own virtual thread, which is the only
+ * <p>Two sources, same entries and ids (docs/adr/0032): {@link #live} for the instance that drives
+ * the run (its in-memory journal; for a run resumed after a restart, the entries of its previous
+ * life from the records first), {@link #recorded} for any other instance (the run's recorded
+ * journal, {@code planner.run_journal}, polled every {@link #POLL} until the terminal transition is
+ * recorded: it serves what is recorded, so it trails the live journal by the recording lane's lag).
+ *
+ * <p>Concurrency: each subscription reads its source on its own virtual thread, which is the only
  * thread that calls {@code onNext}/{@code onComplete}/{@code onError}. It honours demand: it parks
  * while nothing is requested and {@link Subscription#request} unparks it. {@link
- * Subscription#cancel} (the client went away) stops it within one journal wait ({@link #POLL}).
- * Single subscription: the server subscribes once per response.
+ * Subscription#cancel} (the client went away) stops it within one wait ({@link #POLL}); a recorded
+ * source's wait between polls is a park, which cancel cuts short. Single subscription: the server
+ * subscribes once per response.
  */
 final class RunLogStream implements Publisher<Event<RunEvent>> {
   /** How long one journal read waits for news before checking for a cancel. */
@@ -32,11 +41,78 @@ final class RunLogStream implements Publisher<Event<RunEvent>> {
 
   private static final Set<String> TERMINAL =
       Set.of("applied", "planned_and_finished", "errored", "canceled", "discarded");
-  private final Run run;
+
+  /** Recorded entries read per query. */
+  static final int PAGE = 500;
+
+  /** Where a stream reads a run's entries; used by the stream's one reader thread only. */
+  interface Source {
+    /** Whether the run has ended; asked before each {@link #after}. */
+    boolean terminal() throws Exception;
+
+    /**
+     * Entries with a sequence above {@code after}, in order; when there are none yet, waits up to
+     * {@code wait} (unless the last {@link #terminal} said the run ended) and may return none.
+     */
+    List<RunEvent> after(long after, Duration wait) throws Exception;
+  }
+
+  /**
+   * The journal of a run this instance drives. A resumed run's entries from before the restart
+   * (sequences up to its journal's base) come from {@code records}.
+   */
+  static Source live(Run run, RunJournalStore records) {
+    String tenant = run.request().tenant();
+    return new Source() {
+      @Override
+      public boolean terminal() {
+        return run.summary().terminal();
+      }
+
+      @Override
+      public List<RunEvent> after(long after, Duration wait) throws Exception {
+        long base = run.journal().base();
+        if (after < base) {
+          List<RunEvent> before = records.after(tenant, run.id(), after, base, PAGE);
+          if (!before.isEmpty()) {
+            return before;
+          }
+        }
+        return run.journal().after(after, wait);
+      }
+    };
+  }
+
+  /** The recorded journal of a run of {@code tenant} that another instance drives or drove. */
+  static Source recorded(String tenant, String runId, RunJournalStore records, RunStore runs) {
+    return new Source() {
+      private boolean terminal;
+
+      @Override
+      public boolean terminal() throws Exception {
+        // a run whose record vanished has nothing more to send
+        terminal = runs.find(tenant, runId).map(RunStore.RunRecord::terminal).orElse(true);
+        return terminal;
+      }
+
+      @Override
+      public List<RunEvent> after(long after, Duration wait) throws Exception {
+        List<RunEvent> entries = records.after(tenant, runId, after, Long.MAX_VALUE, PAGE);
+        if (entries.isEmpty() && !terminal) {
+          LockSupport.parkNanos(wait.toNanos()); // cancel() unparks: the client went away
+        }
+        return entries;
+      }
+    };
+  }
+
+  private final String runId;
+  private final Source source;
   private final long afterSequence;
 
-  RunLogStream(Run run, long afterSequence) {
-    this.run = run;
+  RunLogStream(String runId, Source source, long afterSequence) {
+    this.runId = runId;
+    this.source = source;
     this.afterSequence = Math.max(afterSequence, 0);
   }
 
@@ -46,7 +122,7 @@ final class RunLogStream implements Publisher<Event<RunEvent>> {
     AtomicBoolean canceled = new AtomicBoolean();
     Thread reader =
         Thread.ofVirtual()
-            .name("run-logs-" + run.id())
+            .name("run-logs-" + runId)
             .unstarted(() -> pump(subscriber, demand, canceled));
     subscriber.onSubscribe(
         new Subscription() {
@@ -76,7 +152,9 @@ final class RunLogStream implements Publisher<Event<RunEvent>> {
     long sent = afterSequence;
     try {
       while (!canceled.get()) {
-        List<RunEvent> events = run.journal().after(sent, POLL);
+        // asked before the read: a run that had ended then has every entry in what follows
+        boolean terminal = source.terminal();
+        List<RunEvent> events = source.after(sent, POLL);
         boolean ended = false;
         for (RunEvent event : events) {
           while (demand.get() == 0 && !canceled.get()) {
@@ -92,7 +170,7 @@ final class RunLogStream implements Publisher<Event<RunEvent>> {
         }
         // a terminal run whose journal has nothing newer: the stream is done (also when a client
         // reconnects with the id of the terminal transition)
-        if (ended || (events.isEmpty() && run.summary().terminal())) {
+        if (ended || (events.isEmpty() && terminal)) {
           subscriber.onComplete();
           return;
         }
@@ -102,7 +180,7 @@ final class RunLogStream implements Publisher<Event<RunEvent>> {
       if (!canceled.get()) {
         subscriber.onError(e);
       }
-    } catch (RuntimeException e) {
+    } catch (Exception e) {
       if (!canceled.get()) {
         subscriber.onError(e);
       }

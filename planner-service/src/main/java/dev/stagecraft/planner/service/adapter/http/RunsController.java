@@ -66,6 +66,8 @@ public class RunsController {
 
   // field-injected: the records of runs, workspaces and configuration versions (adapter/db)
   @jakarta.inject.Inject RunStore runStore;
+  // every run's recorded journal: logs of runs another instance drives (docs/adr/0032)
+  @jakarta.inject.Inject dev.stagecraft.planner.service.adapter.db.RunJournalStore runJournal;
   @jakarta.inject.Inject WorkspaceStore workspaceStore;
   @jakarta.inject.Inject ConfigurationVersionStore configurationVersions;
   @jakarta.inject.Inject com.zaxxer.hikari.HikariDataSource dataSource;
@@ -708,7 +710,7 @@ public class RunsController {
     }
     Optional<Run> run = coordinator.find(principal.get().tenant(), id);
     if (run.isEmpty()) {
-      return recordedEvents(principal.get().tenant(), id, after);
+      return recordedEvents(principal.get().tenant(), id, after, wait);
     }
     List<RunEvent> events =
         run.get().journal().after(after, Duration.ofSeconds(Math.min(Math.max(wait, 0), 30)));
@@ -724,7 +726,9 @@ public class RunsController {
    * The run's journal as Server-Sent Events ({@code text/event-stream}; see {@link RunLogStream}):
    * each entry an event whose id is its sequence. A client that reconnects with {@code
    * Last-Event-ID: N} gets exactly the entries after N; the stream ends after the terminal
-   * transition. Another tenant's run is 404, like a run that does not exist.
+   * transition. Another tenant's run is 404, like a run that does not exist. A run this instance
+   * does not drive (another instance does, or it ran before a restart) is streamed from its
+   * recorded journal, with the same ids (docs/adr/0032).
    */
   @Get(value = "/runs/{id}/logs", produces = MediaType.TEXT_EVENT_STREAM)
   public HttpResponse<?> logs(
@@ -735,9 +739,16 @@ public class RunsController {
     if (principal.isEmpty()) {
       return unauthorized();
     }
-    Optional<Run> run = coordinator.find(principal.get().tenant(), id);
+    String tenant = principal.get().tenant();
+    Optional<Run> run = coordinator.find(tenant, id);
     if (run.isEmpty()) {
-      return notFound(id);
+      try {
+        if (runStore.find(tenant, id).isEmpty()) {
+          return notFound(id);
+        }
+      } catch (java.sql.SQLException e) {
+        return recordsUnavailable(id);
+      }
     }
     long after = 0;
     if (lastEventId != null && !lastEventId.isBlank()) {
@@ -752,7 +763,11 @@ public class RunsController {
                 + "'. Omit it to read the run's log from the start.");
       }
     }
-    return HttpResponse.ok(new RunLogStream(run.get(), after))
+    RunLogStream.Source source =
+        run.isPresent()
+            ? RunLogStream.live(run.get(), runJournal)
+            : RunLogStream.recorded(tenant, id, runJournal, runStore);
+    return HttpResponse.ok(new RunLogStream(id, source, after))
         .contentType(MediaType.TEXT_EVENT_STREAM_TYPE);
   }
 
@@ -802,24 +817,43 @@ public class RunsController {
   }
 
   /**
-   * The events of a run this planner no longer holds in memory (it ran before a restart, or on
-   * another instance): its recorded transitions. Log lines are not recorded, so only status events
-   * are returned; a run that is not recorded either is 404.
+   * The events of a run this planner does not hold in memory (it ran before a restart, or on
+   * another instance): its recorded journal (docs/adr/0032), long-polled (the table is read every
+   * {@link RunLogStream#POLL}, up to {@code wait} seconds, until there is something newer or the
+   * run has ended). A run recorded before journals were (no journal rows) answers its recorded
+   * transitions, as status events numbered by their event sequence. A run that is not recorded is
+   * 404.
    */
-  private HttpResponse<?> recordedEvents(String tenant, String id, long after) {
+  private HttpResponse<?> recordedEvents(String tenant, String id, long after, int wait)
+      throws InterruptedException {
     Optional<RunStore.RunRecord> recorded;
     List<RunStore.Transition> transitions;
     try {
-      recorded = runStore.find(tenant, id);
-      if (recorded.isEmpty()) {
-        return notFound(id);
+      long deadline =
+          System.nanoTime() + Duration.ofSeconds(Math.min(Math.max(wait, 0), 30)).toNanos();
+      while (true) {
+        recorded = runStore.find(tenant, id);
+        if (recorded.isEmpty()) {
+          return notFound(id);
+        }
+        if (runJournal.lastRecorded(tenant, id) == 0) {
+          break; // recorded before journals were
+        }
+        List<RunEvent> entries =
+            runJournal.after(tenant, id, after, Long.MAX_VALUE, RunLogStream.PAGE);
+        long left = deadline - System.nanoTime();
+        if (!entries.isEmpty() || recorded.get().terminal() || left <= 0) {
+          Map<String, Object> out = new LinkedHashMap<>();
+          out.put("events", entries);
+          out.put("status", recorded.get().status());
+          out.put("terminal", recorded.get().terminal() && entries.size() < RunLogStream.PAGE);
+          return HttpResponse.ok(out);
+        }
+        Thread.sleep(Math.min(RunLogStream.POLL.toMillis(), left / 1_000_000 + 1));
       }
       transitions = runStore.transitions(tenant, id);
-    } catch (java.sql.SQLException e) {
-      return problem(
-          HttpStatus.SERVICE_UNAVAILABLE,
-          "Run records unavailable",
-          "The planner could not read run " + id + " from its database; retry shortly.");
+    } catch (java.sql.SQLException | IllegalStateException e) {
+      return recordsUnavailable(id);
     }
     List<RunEvent> events = new java.util.ArrayList<>();
     for (RunStore.Transition t : transitions) {
@@ -834,6 +868,13 @@ public class RunsController {
     out.put("status", recorded.get().status());
     out.put("terminal", recorded.get().terminal());
     return HttpResponse.ok(out);
+  }
+
+  private static HttpResponse<?> recordsUnavailable(String id) {
+    return problem(
+        HttpStatus.SERVICE_UNAVAILABLE,
+        "Run records unavailable",
+        "The planner could not read run " + id + " from its database; retry shortly.");
   }
 
   private static HttpResponse<?> notFound(String id) {

@@ -1,0 +1,170 @@
+package dev.stagecraft.planner.service.adapter.clients;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.sun.net.httpserver.HttpServer;
+import dev.stagecraft.planner.service.run.WorkspaceLocks;
+import dev.stagecraft.schemas.EventCodec;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The planner's lock client asks the quick route first and long-polls on the waiting route only
+ * when queued (or when the quick route answers 503). Lock-service is an HTTP stand-in that answers
+ * each request with the next scripted answer (as lock-service answers, docs/internal-api.md) and
+ * records what it was asked.
+ */
+class HttpWorkspaceLocksTest {
+  private static final String WAITING = "/internal/v1/tenants/acme/workspaces/prod/lock";
+  private static final String QUICK = "/internal/v1/quick/tenants/acme/workspaces/prod/lock";
+
+  /** One request as the stand-in saw it. */
+  record Seen(String method, String path, JsonNode body) {}
+
+  /** A scripted answer. */
+  record Answer(int status, String body) {}
+
+  private HttpServer server;
+  private final List<Seen> seen = new CopyOnWriteArrayList<>();
+  private final Deque<Answer> answers = new ArrayDeque<>();
+  private HttpWorkspaceLocks locks;
+
+  @BeforeEach
+  void start() throws IOException {
+    server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+    server.createContext(
+        "/internal/v1/",
+        exchange -> {
+          byte[] in = exchange.getRequestBody().readAllBytes();
+          seen.add(
+              new Seen(
+                  exchange.getRequestMethod(),
+                  exchange.getRequestURI().getPath(),
+                  in.length == 0 ? null : EventCodec.mapper().readTree(in)));
+          Answer a;
+          synchronized (answers) {
+            a = answers.poll();
+          }
+          if (a == null) {
+            a = new Answer(500, "{\"detail\":\"no scripted answer left\"}");
+          }
+          byte[] out = a.body().getBytes(StandardCharsets.UTF_8);
+          exchange.getResponseHeaders().add("Content-Type", "application/json");
+          exchange.sendResponseHeaders(a.status(), out.length);
+          exchange.getResponseBody().write(out);
+          exchange.close();
+        });
+    server.start();
+    locks =
+        new HttpWorkspaceLocks(
+            new InternalHttp("http://127.0.0.1:" + server.getAddress().getPort(), "token"));
+  }
+
+  @AfterEach
+  void stop() {
+    server.stop(0);
+  }
+
+  private void script(int status, String body) {
+    synchronized (answers) {
+      answers.add(new Answer(status, body));
+    }
+  }
+
+  @Test
+  void aFreeLockIsGrantedInOneRequestOnTheQuickRoute() {
+    script(200, "{\"lockId\":\"l-1\",\"fencingToken\":7,\"leaseExpiresAt\":\"x\"}");
+
+    WorkspaceLocks.Acquisition a = locks.acquire("acme", "prod", "run-1", 30, 10, "info");
+
+    assertThat(a).isEqualTo(new WorkspaceLocks.Granted("l-1", 7));
+    assertThat(seen).hasSize(1);
+    assertThat(seen.get(0).path()).isEqualTo(QUICK);
+    assertThat(seen.get(0).body().get("waitSeconds").asInt()).isZero();
+    assertThat(seen.get(0).body().get("holder").asText()).isEqualTo("run-1");
+  }
+
+  @Test
+  void aBusyLockIsQueuedOnTheQuickRouteThenLongPolledOnTheWaitingRouteWithItsPosition() {
+    // first ask (the coordinator's wait 0): queued, position shown at once, no long poll
+    script(202, "{\"queued\":true,\"position\":2}");
+    assertThat(locks.acquire("acme", "prod", "run-1", 30, 0, "info", "apply:prod"))
+        .isEqualTo(new WorkspaceLocks.Queued(2));
+    assertThat(seen).extracting(Seen::path).containsExactly(QUICK);
+
+    // next ask waits: quick says queued (position 1 now), the waiting route waits and grants
+    script(202, "{\"queued\":true,\"position\":1}");
+    script(200, "{\"lockId\":\"l-2\",\"fencingToken\":9,\"leaseExpiresAt\":\"x\"}");
+    assertThat(locks.acquire("acme", "prod", "run-1", 30, 10, "info", "apply:prod"))
+        .isEqualTo(new WorkspaceLocks.Granted("l-2", 9));
+    assertThat(seen).extracting(Seen::path).containsExactly(QUICK, QUICK, WAITING);
+    Seen poll = seen.get(2);
+    assertThat(poll.method()).isEqualTo("POST");
+    assertThat(poll.body().get("holder").asText()).as("same holder: place kept").isEqualTo("run-1");
+    assertThat(poll.body().get("waitSeconds").asInt()).isEqualTo(10);
+    assertThat(poll.body().get("coalescingKey").asText()).isEqualTo("apply:prod");
+    assertThat(seen.get(1).body().get("waitSeconds").asInt()).isZero();
+  }
+
+  @Test
+  void aLongPollThatEndsQueuedReportsTheWaitingRoutesPosition() {
+    script(202, "{\"queued\":true,\"position\":3}");
+    script(202, "{\"queued\":true,\"position\":2}");
+    assertThat(locks.acquire("acme", "prod", "run-1", 30, 10, "info"))
+        .isEqualTo(new WorkspaceLocks.Queued(2));
+    assertThat(seen).extracting(Seen::path).containsExactly(QUICK, WAITING);
+  }
+
+  @Test
+  void a503FromTheQuickRouteIsRetriedOnceOnTheWaitingRoute() {
+    String unavailable =
+        "{\"type\":\"https://stagecraft.dev/problems/quick-path-unavailable\",\"status\":503}";
+    script(503, unavailable);
+    script(200, "{\"lockId\":\"l-3\",\"fencingToken\":11,\"leaseExpiresAt\":\"x\"}");
+    assertThat(locks.acquire("acme", "prod", "run-1", 30, 0, "info"))
+        .isEqualTo(new WorkspaceLocks.Granted("l-3", 11));
+    assertThat(seen).extracting(Seen::path).containsExactly(QUICK, WAITING);
+    assertThat(seen.get(1).body().get("waitSeconds").asInt()).isZero();
+
+    script(503, unavailable);
+    script(200, "{\"leaseExpiresAt\":\"x\"}");
+    assertThat(locks.heartbeat("acme", "prod", "l-3")).isTrue();
+    script(503, unavailable);
+    script(200, "{\"released\":\"l-3\"}");
+    locks.release("acme", "prod", "l-3");
+    assertThat(seen)
+        .extracting(s -> s.method() + " " + s.path())
+        .containsExactly(
+            "POST " + QUICK,
+            "POST " + WAITING,
+            "POST " + QUICK + "/l-3/heartbeat",
+            "POST " + WAITING + "/l-3/heartbeat",
+            "DELETE " + QUICK + "/l-3",
+            "DELETE " + WAITING + "/l-3");
+  }
+
+  @Test
+  void heartbeatAndReleaseUseTheQuickRoute() {
+    script(200, "{\"leaseExpiresAt\":\"x\"}");
+    script(410, "{\"detail\":\"lease expired\"}");
+    script(200, "{\"released\":\"l-4\"}");
+    assertThat(locks.heartbeat("acme", "prod", "l-4")).isTrue();
+    assertThat(locks.heartbeat("acme", "prod", "l-4")).isFalse();
+    locks.release("acme", "prod", "l-4");
+    assertThat(seen)
+        .extracting(s -> s.method() + " " + s.path())
+        .containsExactly(
+            "POST " + QUICK + "/l-4/heartbeat",
+            "POST " + QUICK + "/l-4/heartbeat",
+            "DELETE " + QUICK + "/l-4");
+  }
+}

@@ -1,0 +1,155 @@
+package dev.stagecraft.planner.service.run;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.stagecraft.planner.service.run.RunCoordinatorTest.FakeLocks;
+import dev.stagecraft.planner.service.run.RunCoordinatorTest.FakeStates;
+import dev.stagecraft.schemas.EventCodec;
+import dev.stagecraft.schemas.action.ActionDispatched;
+import dev.stagecraft.schemas.envelope.EventEnvelope;
+import dev.stagecraft.schemas.run.RunTransitioned;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The transitions before a run's first dispatch are handed to the outbox together with it, right
+ * after it, in order (docs/adr/0033) — and still every one of them, also when no dispatch follows.
+ */
+class TransitionsTravelWithDispatchTest {
+  final Clock clock = Clock.fixed(Instant.parse("2026-11-21T10:00:00Z"), ZoneOffset.UTC);
+  final AtomicInteger ids = new AtomicInteger();
+  final AtomicReference<RunCoordinator> coordinatorRef = new AtomicReference<>();
+
+  /**
+   * Every hand-over, in order: "status@run's status at that moment" for a transition, "dispatch
+   * ADDRESS" for a dispatch.
+   */
+  final List<String> handedOver = new CopyOnWriteArrayList<>();
+
+  final EventOutbox outbox =
+      new EventOutbox() {
+        @Override
+        public void publishAll(List<Keyed> events) {
+          events.forEach(e -> record(e.envelope()));
+        }
+
+        @Override
+        public void send(EventEnvelope envelope, String key) {
+          assertThat(key).isEqualTo(envelope.workspaceKey());
+          record(envelope);
+        }
+      };
+
+  final RunCoordinator coordinator =
+      new RunCoordinator(
+          new FakeLocks(),
+          new FakeStates(),
+          outbox,
+          new EventCodec("/test", clock, () -> "e" + ids.incrementAndGet()),
+          clock,
+          () -> "id" + ids.incrementAndGet(),
+          new UploadedFiles(CoordinatorHarness.newTempDirectory()));
+
+  TransitionsTravelWithDispatchTest() {
+    coordinatorRef.set(coordinator);
+  }
+
+  @AfterEach
+  void close() {
+    coordinator.close();
+  }
+
+  /**
+   * Whether to note the run's status at each hand-over. Only where no deadline can fire: the
+   * deadline's thread hands over under the hold's monitor, and reading the status takes the run's.
+   */
+  volatile boolean noteStatus;
+
+  private void record(EventEnvelope envelope) {
+    if (envelope.type().equals("dev.stagecraft.run.transitioned")) {
+      String now =
+          !noteStatus
+              ? "-"
+              : coordinatorRef
+                  .get()
+                  .find(envelope.tenant(), envelope.runid())
+                  .map(r -> r.summary().status())
+                  .orElse("?");
+      handedOver.add(EventCodec.data(envelope, RunTransitioned.class).status() + "@" + now);
+    } else if (envelope.type().equals("dev.stagecraft.action.dispatched")) {
+      handedOver.add("dispatch " + EventCodec.data(envelope, ActionDispatched.class).address());
+    }
+  }
+
+  private static RunRequest request(String config) {
+    return new RunRequest(
+        "acme",
+        "prod",
+        Map.of("main.tf", config),
+        Map.of(),
+        false,
+        List.of(),
+        null,
+        null,
+        "tester",
+        10);
+  }
+
+  @Test
+  void planningPlannedAndApplyingAreHandedOverRightAfterTheFirstDispatch() {
+    coordinator.withTransitionHold(Duration.ofMinutes(10));
+    noteStatus = true;
+
+    coordinator.start(request(RunCoordinatorTest.TWO_STEPS));
+
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> handedOver.stream().anyMatch(h -> h.startsWith("dispatch")));
+    await().atMost(Duration.ofSeconds(10)).until(() -> handedOver.size() == 5);
+    assertThat(handedOver)
+        .containsExactly(
+            "pending@pending",
+            "dispatch stateful_provisioning.db",
+            // held until the dispatch was handed over, then handed over in order
+            "planning@applying",
+            "planned@applying",
+            "applying@applying");
+  }
+
+  @Test
+  void heldTransitionsAreSentByTheDeadlineWhenNoDispatchFollows() {
+    coordinator.withTransitionHold(Duration.ofMillis(50));
+
+    Run run = coordinator.startAwaitingApproval(request(RunCoordinatorTest.TWO_STEPS));
+
+    await().atMost(Duration.ofSeconds(10)).until(() -> handedOver.size() == 3);
+    assertThat(run.summary().status()).isEqualTo("planned");
+    // sent without a dispatch (the run waits for approval), by the deadline, in order
+    assertThat(handedOver)
+        .extracting(h -> h.substring(0, h.indexOf('@')))
+        .containsExactly("pending", "planning", "planned");
+  }
+
+  @Test
+  void aRunWithoutChangesSendsEveryTransitionInOrder() {
+    coordinator.withTransitionHold(Duration.ofMinutes(10));
+    String nothing = "locals {\n  x = 1\n}\n";
+
+    Run run = coordinator.start(request(nothing));
+
+    await().atMost(Duration.ofSeconds(10)).until(() -> run.summary().terminal());
+    assertThat(handedOver)
+        .extracting(h -> h.substring(0, h.indexOf('@')))
+        .containsExactly("pending", "planning", "planned", "planned_and_finished");
+  }
+}

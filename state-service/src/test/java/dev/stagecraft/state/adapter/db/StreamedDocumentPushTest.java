@@ -1,0 +1,365 @@
+package dev.stagecraft.state.adapter.db;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.stagecraft.servicekit.http.Problem;
+import dev.stagecraft.state.adapter.document.SpooledDocument;
+import dev.stagecraft.state.history.DocumentDecider;
+import dev.stagecraft.state.history.DocumentDecider.Rejection;
+import dev.stagecraft.state.history.StoredDocument;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Clock;
+import java.util.Arrays;
+import java.util.Base64;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Pushes streamed into PostgreSQL while they are received and validated (ADR 0031), against a real
+ * PostgreSQL, through the same {@link StateStore#pushStreamed} and {@link
+ * SpooledDocument#receiveStreamed} the push endpoints use when the body has a {@code
+ * Content-Length}: a good push reads back byte for byte; a body broken near its end, a wrong MD5, a
+ * serial going backwards or a lost lock store nothing (no content row, no document row, no event,
+ * the newest version unchanged); a spooled (chunked) push and a streamed one live side by side.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class StreamedDocumentPushTest {
+  private static final String TENANT = "acme";
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private StateTestDatabase database;
+  private HikariDataSource dataSource;
+  @TempDir Path uploads;
+
+  @BeforeAll
+  void startDatabase() throws Exception {
+    database = StateTestDatabase.start("streamed-documents");
+    dataSource = database.dataSource();
+  }
+
+  @AfterAll
+  void stopDatabase() throws Exception {
+    if (database != null) {
+      database.close();
+    }
+  }
+
+  private static Map<String, Object> realistic(long serial) throws IOException {
+    try (InputStream in =
+        StreamedDocumentPushTest.class.getResourceAsStream("/terraform/realistic-v4.tfstate")) {
+      Map<String, Object> doc = JSON.readValue(in, new TypeReference<>() {});
+      doc.put("serial", serial);
+      return doc;
+    }
+  }
+
+  /**
+   * A pretty-printed document after whitespace that makes it well over the pipe's capacity and two
+   * read slices, so the bytes cross the pipe in many chunks and come back in several slices; its
+   * closing brace is the last byte.
+   */
+  private static byte[] large(long serial) throws IOException {
+    byte[] pretty = JSON.writerWithDefaultPrettyPrinter().writeValueAsBytes(realistic(serial));
+    int pad = 2 * StateStore.DOCUMENT_SLICE + 4097;
+    byte[] body = new byte[pad + pretty.length];
+    Arrays.fill(body, 0, pad, (byte) ' ');
+    System.arraycopy(pretty, 0, body, pad, pretty.length);
+    return body;
+  }
+
+  private StateStore newStore() {
+    return new StateStore(dataSource, Clock.systemUTC());
+  }
+
+  private DocumentDecider.Outcome pushStreamed(
+      StateStore store, String workspace, byte[] body, String md5, long token) throws Exception {
+    return store.pushStreamed(
+        TENANT,
+        workspace,
+        body.length,
+        "user:test",
+        content ->
+            SpooledDocument.receiveStreamed(
+                new ByteArrayInputStream(body), md5, body.length, content),
+        () -> token);
+  }
+
+  private static String md5(byte[] body) throws Exception {
+    return Base64.getEncoder().encodeToString(MessageDigest.getInstance("MD5").digest(body));
+  }
+
+  private byte[] pull(StateStore store, String workspace) throws Exception {
+    StateStore.CurrentDocument current = store.currentDocument(TENANT, workspace);
+    assertThat(current.stored()).as("the state is still the pushed document").isNotNull();
+    try (InputStream in = store.openDocument(TENANT, workspace, current.stored())) {
+      return in.readAllBytes();
+    }
+  }
+
+  private long count(String sql) throws Exception {
+    try (Connection c = dataSource.getConnection();
+        Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery(sql)) {
+      rs.next();
+      return rs.getLong(1);
+    }
+  }
+
+  /** Rows of the workspace in the content, document, event and version tables. */
+  private List<Long> rows(String workspace) throws Exception {
+    String where = " WHERE tenant = '" + TENANT + "' AND workspace = '" + workspace + "'";
+    return List.of(
+        count("SELECT count(*) FROM state.document_contents" + where),
+        count("SELECT count(*) FROM state.state_documents" + where),
+        count("SELECT count(*) FROM state.state_events" + where),
+        count("SELECT count(*) FROM state.state_versions" + where));
+  }
+
+  @Test
+  void aStreamedPushStoresTheBytesWhileTheyArriveAndReadsBackByteForByte() throws Exception {
+    StateStore store = newStore();
+    byte[] body = large(17);
+
+    DocumentDecider.Outcome outcome = pushStreamed(store, "streamed", body, md5(body), 0);
+
+    assertThat(outcome.accepted()).isTrue();
+    assertThat(outcome.serial()).isEqualTo(17);
+    assertThat(rows("streamed"))
+        .as("content, document, event, version")
+        .containsExactly(1L, 1L, 1L, 1L);
+    assertThat(
+            count(
+                "SELECT count(*) FROM state.state_documents d JOIN state.document_contents c"
+                    + " USING (tenant, workspace, content_id) WHERE d.tenant = 'acme'"
+                    + " AND d.workspace = 'streamed' AND d.content IS NULL"
+                    + " AND length(c.content) = "
+                    + body.length))
+        .as("the document row names the content written while it was received")
+        .isEqualTo(1);
+    assertThat(pull(store, "streamed")).isEqualTo(body);
+    assertThat(pull(newStore(), "streamed")).as("also without the cache").isEqualTo(body);
+    StoredDocument stored = newStore().currentDocument(TENANT, "streamed").stored();
+    assertThat(stored.md5()).isEqualTo(md5(body));
+    assertThat(stored.digest())
+        .isEqualTo(HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(body)));
+    assertThat(newStore().currentState(TENANT, "streamed").serial())
+        .as("the stored bytes parse into the state")
+        .isEqualTo(17);
+  }
+
+  @Test
+  void theSameBytesPushedAgainAreStoredOnceAndChangeNothing() throws Exception {
+    StateStore store = newStore();
+    byte[] body = JSON.writeValueAsBytes(realistic(17));
+    assertThat(pushStreamed(store, "again", body, null, 0).accepted()).isTrue();
+
+    DocumentDecider.Outcome retried = pushStreamed(newStore(), "again", body, null, 0);
+
+    assertThat(retried.accepted()).isTrue();
+    assertThat(retried.events()).isEmpty();
+    assertThat(rows("again")).containsExactly(1L, 1L, 1L, 1L);
+  }
+
+  @Test
+  void aBodyBrokenNearItsEndStoresNothing() throws Exception {
+    StateStore store = newStore();
+    byte[] first = large(17);
+    pushStreamed(store, "broken", first, null, 0);
+    List<Long> before = rows("broken");
+    byte[] broken = large(18);
+    assertThat(broken[broken.length - 1]).isEqualTo((byte) '}');
+    broken[broken.length - 1] = ']'; // the document's closing brace, its last byte
+
+    assertThatThrownBy(() -> pushStreamed(store, "broken", broken, null, 0))
+        .isInstanceOfSatisfying(
+            Problem.class,
+            p -> {
+              assertThat(p.status()).isEqualTo(400);
+              assertThat(p.getMessage()).contains("not valid JSON");
+            });
+
+    assertNothingStored("broken", before, first, 17);
+  }
+
+  @Test
+  void aWrongContentMd5StoresNothing() throws Exception {
+    StateStore store = newStore();
+    byte[] first = large(17);
+    pushStreamed(store, "md5", first, null, 0);
+    List<Long> before = rows("md5");
+    byte[] next = large(18);
+
+    assertThatThrownBy(() -> pushStreamed(store, "md5", next, md5(first), 0))
+        .isInstanceOfSatisfying(
+            Problem.class,
+            p -> {
+              assertThat(p.status()).isEqualTo(400);
+              assertThat(p.getMessage()).contains("does not match the body received");
+            });
+
+    assertNothingStored("md5", before, first, 17);
+  }
+
+  @Test
+  void aSerialGoingBackwardsStoresNothing() throws Exception {
+    StateStore store = newStore();
+    byte[] first = large(17);
+    pushStreamed(store, "backwards", first, null, 0);
+    List<Long> before = rows("backwards");
+    byte[] older = large(16);
+
+    DocumentDecider.Outcome outcome = pushStreamed(store, "backwards", older, md5(older), 0);
+
+    assertThat(outcome.rejection()).isEqualTo(Rejection.SERIAL_BACKWARDS);
+    assertNothingStored("backwards", before, first, 17);
+  }
+
+  @Test
+  void aLostLockOrAStaleTokenStoresNothing() throws Exception {
+    StateStore store = newStore();
+    byte[] first = large(17);
+    assertThat(pushStreamed(store, "fenced", first, null, 7).accepted()).isTrue();
+    assertThat(store.newestFencingToken(TENANT, "fenced")).isEqualTo(7);
+    List<Long> before = rows("fenced");
+    byte[] next = large(18);
+
+    assertThatThrownBy(
+            () ->
+                store.pushStreamed(
+                    TENANT,
+                    "fenced",
+                    next.length,
+                    "user:test",
+                    content ->
+                        SpooledDocument.receiveStreamed(
+                            new ByteArrayInputStream(next), null, next.length, content),
+                    () -> {
+                      throw Problem.conflict("lock ID x does not hold workspace 'fenced'");
+                    }))
+        .isInstanceOf(Problem.class)
+        .hasMessageContaining("does not hold");
+    assertNothingStored("fenced", before, first, 17);
+
+    DocumentDecider.Outcome stale = pushStreamed(store, "fenced", next, null, 6);
+    assertThat(stale.rejection()).isEqualTo(Rejection.STALE_FENCING_TOKEN);
+    assertNothingStored("fenced", before, first, 17);
+
+    assertThat(pushStreamed(store, "fenced", next, null, 8).serial())
+        .as("the current token still pushes")
+        .isEqualTo(18);
+    assertThat(store.newestFencingToken(TENANT, "fenced")).isEqualTo(8);
+    assertThat(pull(newStore(), "fenced")).isEqualTo(next);
+  }
+
+  @Test
+  void aBodyShorterThanItsLengthStoresNothing() throws Exception {
+    StateStore store = newStore();
+    byte[] body = large(17);
+
+    assertThatThrownBy(
+            () ->
+                store.pushStreamed(
+                    TENANT,
+                    "short",
+                    body.length + 10L,
+                    "user:test",
+                    content ->
+                        SpooledDocument.receiveStreamed(
+                            new ByteArrayInputStream(body), null, body.length + 10L, content),
+                    () -> 0L))
+        .isInstanceOf(Problem.class)
+        .hasMessageContaining("Content-Length");
+    assertThat(rows("short")).containsExactly(0L, 0L, 0L, 0L);
+  }
+
+  @Test
+  void spooledAndStreamedPushesLiveSideBySide() throws Exception {
+    StateStore store = newStore();
+    byte[] spooled = large(17);
+    try (SpooledDocument upload =
+        SpooledDocument.receive(new ByteArrayInputStream(spooled), null, Long.MAX_VALUE, uploads)) {
+      assertThat(store.pushDocument(TENANT, "mixed", 0, "user:test", upload, false).accepted())
+          .isTrue();
+    }
+    assertThat(pull(newStore(), "mixed")).as("a spooled push keeps its bytes").isEqualTo(spooled);
+    byte[] streamed = large(18);
+    assertThat(pushStreamed(store, "mixed", streamed, null, 0).serial()).isEqualTo(18);
+    assertThat(pull(newStore(), "mixed")).isEqualTo(streamed);
+    assertThat(rows("mixed")).containsExactly(1L, 2L, 2L, 2L);
+    assertThat(newStore().version(TENANT, "mixed", 17).orElseThrow().serial())
+        .as("the spooled version still reads")
+        .isEqualTo(17);
+  }
+
+  @Test
+  void aPullOfAKnownSmallDocumentReadsItWithTheHeadElseFallsBack() throws Exception {
+    StateStore store = newStore();
+    byte[] body = JSON.writerWithDefaultPrettyPrinter().writeValueAsBytes(realistic(17));
+    pushStreamed(store, "pull", body, null, 0);
+
+    StateStore.Pull known = store.currentDocumentForPull(TENANT, "pull");
+    assertThat(known.current().stored().md5()).isEqualTo(md5(body));
+    assertThat(known.content()).as("fetched with the head").isEqualTo(body);
+
+    StateStore.Pull unknown = newStore().currentDocumentForPull(TENANT, "pull");
+    assertThat(unknown.current().stored()).isEqualTo(known.current().stored());
+    assertThat(unknown.content()).as("not cached here: read in slices").isNull();
+
+    assertThat(
+            newStore()
+                .changeTaint(TENANT, "pull", "aws_instance.web[0]", true, 0, "user:test")
+                .accepted())
+        .isTrue();
+    StateStore.Pull moved = store.currentDocumentForPull(TENANT, "pull");
+    assertThat(moved.current().stored()).as("the head moved on: no longer the document").isNull();
+    assertThat(moved.content()).isNull();
+    assertThat(moved.current().state().instances().get("aws_instance.web[0]").tainted()).isTrue();
+
+    byte[] big = large(19);
+    StateStore other = newStore();
+    pushStreamed(other, "pull-large", big, null, 0);
+    assertThat(other.currentDocumentForPull(TENANT, "pull-large").content())
+        .as("over two slices: streamed, not held whole")
+        .isNull();
+  }
+
+  @Test
+  void contentRowsAreAppendOnly() throws Exception {
+    byte[] body = JSON.writeValueAsBytes(realistic(17));
+    pushStreamed(newStore(), "frozen", body, null, 0);
+    try (Connection c = dataSource.getConnection();
+        Statement s = c.createStatement()) {
+      assertThatThrownBy(
+              () -> s.executeUpdate("UPDATE state.document_contents SET content = '\\x00'"))
+          .hasMessageContaining("append-only");
+      assertThatThrownBy(() -> s.executeUpdate("DELETE FROM state.document_contents"))
+          .hasMessageContaining("append-only");
+    }
+  }
+
+  private void assertNothingStored(String workspace, List<Long> before, byte[] current, long serial)
+      throws Exception {
+    assertThat(rows(workspace)).as("content, document, event, version rows").isEqualTo(before);
+    assertThat(newStore().versions(TENANT, workspace))
+        .last()
+        .satisfies(v -> assertThat(v.serial()).isEqualTo(serial));
+    assertThat(pull(newStore(), workspace)).as("the newest version unchanged").isEqualTo(current);
+  }
+}

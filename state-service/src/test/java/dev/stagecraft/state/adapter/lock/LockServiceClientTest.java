@@ -1,0 +1,113 @@
+package dev.stagecraft.state.adapter.lock;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The state service's lock client uses the lock service's quick route and, on its 503, the waiting
+ * route once. Lock-service is an HTTP stand-in answering with scripted answers and recording the
+ * requests' method and path.
+ */
+class LockServiceClientTest {
+  private static final String WAITING = "/internal/v1/tenants/acme/workspaces/prod/lock";
+  private static final String QUICK = "/internal/v1/quick/tenants/acme/workspaces/prod/lock";
+  private static final String UNAVAILABLE =
+      "{\"type\":\"https://stagecraft.dev/problems/quick-path-unavailable\",\"status\":503}";
+
+  private record Answer(int status, String body) {}
+
+  private HttpServer server;
+  private final List<String> seen = new CopyOnWriteArrayList<>();
+  private final Deque<Answer> answers = new ArrayDeque<>();
+  private LockServiceClient client;
+
+  @BeforeEach
+  void start() throws IOException {
+    server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+    server.createContext(
+        "/internal/v1/",
+        exchange -> {
+          exchange.getRequestBody().readAllBytes();
+          seen.add(exchange.getRequestMethod() + " " + exchange.getRequestURI().getPath());
+          Answer a;
+          synchronized (answers) {
+            a = answers.poll();
+          }
+          if (a == null) {
+            a = new Answer(500, "{}");
+          }
+          byte[] out = a.body().getBytes(StandardCharsets.UTF_8);
+          exchange.sendResponseHeaders(a.status(), out.length);
+          exchange.getResponseBody().write(out);
+          exchange.close();
+        });
+    server.start();
+    client = new LockServiceClient("http://127.0.0.1:" + server.getAddress().getPort(), "token");
+  }
+
+  @AfterEach
+  void stop() {
+    server.stop(0);
+  }
+
+  private void script(int status, String body) {
+    synchronized (answers) {
+      answers.add(new Answer(status, body));
+    }
+  }
+
+  @Test
+  void aTryLockIsOneRequestOnTheQuickRoute() {
+    script(200, "{\"lockId\":\"l-1\",\"fencingToken\":3,\"leaseExpiresAt\":\"x\"}");
+    LockServiceClient.TryLock t = client.tryLock("acme", "prod", "tf-1", 30, "info");
+    assertThat(t.granted().lockId()).isEqualTo("l-1");
+    assertThat(seen).containsExactly("POST " + QUICK);
+  }
+
+  @Test
+  void a503OfTheQuickRouteIsAskedOnceMoreOnTheWaitingRoute() {
+    script(503, UNAVAILABLE);
+    script(423, "{\"holder\":\"run-9\",\"lockId\":\"l-9\",\"fencingToken\":8,\"queueLength\":0}");
+    LockServiceClient.TryLock t = client.tryLock("acme", "prod", "tf-1", 30, "info");
+    assertThat(t.granted()).isNull();
+    assertThat(t.held().holder()).isEqualTo("run-9");
+
+    script(503, UNAVAILABLE);
+    script(200, "{\"released\":\"l-9\"}");
+    client.release("acme", "prod", "l-9");
+
+    script(200, "{\"holder\":null,\"lockId\":null,\"queue\":[]}");
+    assertThat(client.current("acme", "prod")).isEmpty();
+
+    assertThat(seen)
+        .containsExactly(
+            "POST " + QUICK,
+            "POST " + WAITING,
+            "DELETE " + QUICK + "/l-9",
+            "DELETE " + WAITING + "/l-9",
+            "GET " + QUICK);
+  }
+
+  @Test
+  void twoAnswersOf503AreTheCallersUnavailable() {
+    script(503, UNAVAILABLE);
+    script(503, UNAVAILABLE);
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () -> client.heartbeat("acme", "prod", "l-1"))
+        .isInstanceOf(dev.stagecraft.servicekit.http.Problem.class)
+        .hasMessageContaining("503");
+    assertThat(seen)
+        .containsExactly("POST " + QUICK + "/l-1/heartbeat", "POST " + WAITING + "/l-1/heartbeat");
+  }
+}

@@ -1,0 +1,297 @@
+package dev.stagecraft.systemtest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.stagecraft.devstack.DevStackLayout;
+import dev.stagecraft.devstack.StackService;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Run logs resumable on any planner instance (docs/adr/0032), on the real stack: a second planner
+ * process (B) beside the stack's own (A), on the same PostgreSQL, Kafka and services. A run driven
+ * by A is read from B with {@code Last-Event-ID}, following it to its end; another tenant gets 404
+ * on B; after A is killed with SIGKILL and started again, the finished run's log is still served,
+ * with the same ids. The run waits at a gate (a file the test creates), so "mid-run" is a state the
+ * test controls.
+ */
+class RunLogsAcrossPlannersTest {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final HttpClient HTTP = HttpClient.newHttpClient();
+  static SharedStack stack;
+  static Process plannerB;
+  static String plannerBUrl;
+
+  /** One SSE event as received. */
+  record Sse(long id, String name, JsonNode data) {}
+
+  @BeforeAll
+  static void start() throws Exception {
+    stack = SharedStack.dedicated("logs-across", Map.of());
+    int port;
+    try (ServerSocket probe = new ServerSocket(0)) {
+      port = probe.getLocalPort();
+    }
+    plannerBUrl = "http://127.0.0.1:" + port;
+    plannerB = startPlanner("dev-planner-b", port);
+    await()
+        .atMost(Duration.ofSeconds(120))
+        .ignoreExceptions()
+        .until(
+            () -> {
+              assertThat(plannerB.isAlive()).as("planner B exited; see its log").isTrue();
+              return HTTP.send(
+                          HttpRequest.newBuilder(URI.create(plannerBUrl + "/health")).build(),
+                          HttpResponse.BodyHandlers.ofString())
+                      .statusCode()
+                  == 200;
+            });
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    if (plannerB != null) {
+      plannerB.destroy();
+      if (!plannerB.waitFor(30, TimeUnit.SECONDS)) {
+        plannerB.destroyForcibly();
+        plannerB.waitFor();
+      }
+    }
+    if (stack != null) {
+      stack.stop();
+    }
+  }
+
+  /**
+   * A planner process of its own instance id, with the settings the dev stack gives its planner.
+   */
+  private static Process startPlanner(String instanceId, int port) throws Exception {
+    DevStackLayout layout = new DevStackLayout(stack.dataDir);
+    var info = stack.stack().info();
+    Path jar = SharedStack.repoRoot().resolve("planner-service/target/planner-service-app.jar");
+    ProcessBuilder builder =
+        new ProcessBuilder(
+                List.of(
+                    ProcessHandle.current().info().command().orElse("java"),
+                    "-Xmx256m",
+                    "-jar",
+                    jar.toString()))
+            .directory(jar.getParent().toFile())
+            .redirectErrorStream(true)
+            .redirectOutput(stack.root.resolve(instanceId + ".log").toFile());
+    builder.environment().keySet().removeIf(k -> k.startsWith("STAGECRAFT_"));
+    Map<String, String> env = new HashMap<>();
+    env.put("STAGECRAFT_PORT", Integer.toString(port));
+    env.put("STAGECRAFT_KAFKA", info.kafka());
+    env.put("STAGECRAFT_SERVICE_TOKEN", Files.readString(layout.serviceTokenFile()).strip());
+    env.put("STAGECRAFT_INSTANCE_ID", instanceId);
+    env.put("STAGECRAFT_DB_URL", info.postgres());
+    env.put("STAGECRAFT_DB_USER", "postgres");
+    env.put("STAGECRAFT_DB_PASSWORD", "postgres");
+    env.put("STAGECRAFT_STATE_URL", info.state());
+    env.put("STAGECRAFT_LOCK_URL", info.lock());
+    env.put("STAGECRAFT_PUBLIC_STATE_URL", info.state());
+    env.put("STAGECRAFT_PUBLIC_LOCK_URL", info.lock());
+    env.put("STAGECRAFT_SECRETS_KEYS", Files.readString(layout.secretsKeysFile()).strip());
+    env.put("STAGECRAFT_SECRETS_REQUIRED", "true");
+    builder.environment().putAll(env);
+    return builder.start();
+  }
+
+  @Test
+  void anotherPlannerServesARunsLogAfterLastEventIdToItsEndAndARestartedPlannerStillServesIt()
+      throws Exception {
+    String ws = "across-" + UUID.randomUUID().toString().substring(0, 8);
+    Path gate = stack.root.resolve(ws + ".gate");
+    Path waiting = stack.root.resolve(ws + ".waiting");
+    String runId = RunLogsTest.startRun(stack, ws, RunLogsTest.gatedChain(gate, waiting));
+    String planner = stack.plannerUrl();
+    assertThat(plannerBUrl).isNotEqualTo(planner);
+
+    // on A (which drives the run): read until the gated step says it waits
+    List<Sse> firstOnA = new ArrayList<>();
+    try (Stream<String> lines = openLogs(planner, stack.token(), runId, null)) {
+      Iterator<String> it = lines.iterator();
+      Sse event;
+      do {
+        event = next(it);
+        assertThat(event).as("A's stream must not end while the run waits").isNotNull();
+        firstOnA.add(event);
+      } while (!isLog(event, "gate-waiting"));
+    }
+    assertThat(firstOnA.size()).isGreaterThan(3);
+    long resumeAfter = firstOnA.get(2).id();
+
+    // on B (which does not hold the run): resume after an id A sent, and follow the run to its
+    // end; the gate opens only once B has caught up with the waiting step
+    CompletableFuture<List<Sse>> onB =
+        CompletableFuture.supplyAsync(
+            () -> {
+              List<Sse> events = new ArrayList<>();
+              try (Stream<String> lines =
+                  openLogs(plannerBUrl, stack.token(), runId, Long.toString(resumeAfter))) {
+                Iterator<String> it = lines.iterator();
+                for (Sse e = next(it); e != null; e = next(it)) {
+                  events.add(e);
+                  if (isLog(e, "gate-waiting")) {
+                    assertThat(
+                            getJson(planner, "/api/v1/runs/" + runId).path("terminal").asBoolean())
+                        .isFalse();
+                    Files.writeString(gate, "open");
+                  }
+                }
+              } catch (Exception e) {
+                throw new IllegalStateException(e);
+              }
+              return events;
+            });
+    List<Sse> fromB = onB.get(180, TimeUnit.SECONDS);
+    assertThat(gate).exists();
+
+    // exactly the entries after the id, in order, ending with the terminal transition
+    assertThat(fromB).isNotEmpty();
+    assertThat(fromB.getFirst().id()).isEqualTo(resumeAfter + 1);
+    for (int i = 1; i < fromB.size(); i++) {
+      assertThat(fromB.get(i).id()).isEqualTo(fromB.get(i - 1).id() + 1);
+    }
+    assertThat(fromB.getLast().name()).isEqualTo("status");
+    assertThat(fromB.getLast().data().path("status").asText()).isEqualTo("applied");
+    assertThat(fromB.stream().anyMatch(e -> isLog(e, "c-line"))).isTrue();
+    // the same ids, names and data as A, which drives the run, serves
+    List<Sse> wholeOnA = readAll(planner, stack.token(), runId, null);
+    assertThat(wholeOnA.stream().filter(e -> e.id() > resumeAfter).toList()).isEqualTo(fromB);
+    assertThat(wholeOnA.subList(0, firstOnA.size())).isEqualTo(firstOnA);
+    // and the long-poll on B answers the same entries
+    JsonNode polled =
+        getJson(plannerBUrl, "/api/v1/runs/" + runId + "/events?after=" + resumeAfter + "&wait=0");
+    assertThat(polled.path("terminal").asBoolean()).isTrue();
+    assertThat(polled.path("events").size()).isEqualTo(fromB.size());
+    for (int i = 0; i < fromB.size(); i++) {
+      assertThat(polled.path("events").get(i)).isEqualTo(fromB.get(i).data());
+    }
+
+    // another tenant sees no such run on B
+    String other = RunLogsTest.tokenForNewTenant(stack, "across-other-" + ws, "deployer");
+    HttpResponse<String> foreign = logsResponse(plannerBUrl, other, runId);
+    assertThat(foreign.statusCode()).as(foreign.body()).isEqualTo(404);
+    assertThat(foreign.body()).doesNotContain("gate").doesNotContain(ws);
+    assertThat(logsResponse(plannerBUrl, stack.token(), "run-does-not-exist").statusCode())
+        .isEqualTo(404);
+
+    // A killed like a crash and started again: the finished run's log is still served, same ids
+    stack.stack().kill(StackService.PLANNER);
+    stack.stack().startAgain(StackService.PLANNER);
+    assertThat(readAll(stack.plannerUrl(), stack.token(), runId, null)).isEqualTo(wholeOnA);
+    assertThat(readAll(stack.plannerUrl(), stack.token(), runId, Long.toString(resumeAfter)))
+        .isEqualTo(fromB);
+    assertThat(logsResponse(stack.plannerUrl(), other, runId).statusCode()).isEqualTo(404);
+  }
+
+  private static HttpResponse<String> logsResponse(String base, String token, String runId)
+      throws Exception {
+    return HTTP.send(
+        HttpRequest.newBuilder(URI.create(base + "/api/v1/runs/" + runId + "/logs"))
+            .header("Authorization", "Bearer " + token)
+            .header("Accept", "text/event-stream")
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
+  private static Stream<String> openLogs(
+      String base, String token, String runId, String lastEventId) throws Exception {
+    HttpRequest.Builder request =
+        HttpRequest.newBuilder(URI.create(base + "/api/v1/runs/" + runId + "/logs"))
+            .header("Authorization", "Bearer " + token)
+            .header("Accept", "text/event-stream");
+    if (lastEventId != null) {
+      request.header("Last-Event-ID", lastEventId);
+    }
+    HttpResponse<Stream<String>> response =
+        HTTP.send(request.build(), HttpResponse.BodyHandlers.ofLines());
+    assertThat(response.statusCode()).isEqualTo(200);
+    assertThat(response.headers().firstValue("Content-Type").orElse(""))
+        .startsWith("text/event-stream");
+    return response.body();
+  }
+
+  /** Every event until the server ends the stream (bounded: the run is terminal already). */
+  private static List<Sse> readAll(String base, String token, String runId, String lastEventId)
+      throws Exception {
+    CompletableFuture<List<Sse>> all =
+        CompletableFuture.supplyAsync(
+            () -> {
+              List<Sse> events = new ArrayList<>();
+              try (Stream<String> lines = openLogs(base, token, runId, lastEventId)) {
+                Iterator<String> it = lines.iterator();
+                for (Sse e = next(it); e != null; e = next(it)) {
+                  events.add(e);
+                }
+              } catch (Exception e) {
+                throw new IllegalStateException(e);
+              }
+              return events;
+            });
+    return all.get(60, TimeUnit.SECONDS);
+  }
+
+  /** The next complete event, or null when the stream ended. */
+  private static Sse next(Iterator<String> lines) throws IOException {
+    Long id = null;
+    String name = null;
+    StringBuilder data = new StringBuilder();
+    while (lines.hasNext()) {
+      String line = lines.next();
+      if (line.isEmpty()) {
+        if (!data.isEmpty()) {
+          assertThat(id).as("every event carries an id").isNotNull();
+          return new Sse(id, name, JSON.readTree(data.toString()));
+        }
+      } else if (line.startsWith("id:")) {
+        id = Long.parseLong(line.substring(3).strip());
+      } else if (line.startsWith("event:")) {
+        name = line.substring(6).strip();
+      } else if (line.startsWith("data:")) {
+        data.append(line.substring(5).strip());
+      }
+    }
+    return null;
+  }
+
+  private static boolean isLog(Sse event, String line) {
+    return event.data().path("kind").asText().equals("log")
+        && event.data().path("line").asText().equals(line);
+  }
+
+  private static JsonNode getJson(String base, String path) throws Exception {
+    HttpResponse<String> response =
+        HTTP.send(
+            HttpRequest.newBuilder(URI.create(base + path))
+                .header("Authorization", "Bearer " + stack.token())
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+    return JSON.readTree(response.body());
+  }
+}
