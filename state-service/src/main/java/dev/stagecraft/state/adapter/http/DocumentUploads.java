@@ -9,6 +9,7 @@ import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.concurrent.Semaphore;
 
 /**
  * Receives pushed state documents as streams (ADR 0022): the request body is never buffered; it is
@@ -16,16 +17,30 @@ import java.nio.file.Path;
  * SpooledDocument}). The size limit is {@code stagecraft.state.max-document-size} (bytes, default
  * 512 MiB), which applies to the state push endpoints only: every endpoint that binds its body as a
  * string is limited by {@code micronaut.server.max-request-buffer-size} (10 MiB) instead (see
- * application.yml). Thread-safe.
+ * application.yml). At most {@code stagecraft.state.streamed-pushes} pushes (default 4) are
+ * streamed into PostgreSQL at once (ADR 0031): each holds a pooled connection for its whole upload,
+ * so a few slow clients must not take the pool from every other request; the pushes beyond that are
+ * spooled to a file first, as a chunked one is. Thread-safe.
  */
 @Singleton
 public class DocumentUploads {
   private final long maxDocumentSize;
   private final Path directory;
+  private final Semaphore streaming;
 
   public DocumentUploads(
       @Value("${stagecraft.state.max-document-size:536870912}") long maxDocumentSize,
-      @Value("${stagecraft.state.upload-dir:}") String uploadDir) {
+      @Value("${stagecraft.state.upload-dir:}") String uploadDir,
+      @Value("${stagecraft.state.streamed-pushes:4}") int streamedPushes) {
+    if (streamedPushes < 0) {
+      throw new IllegalArgumentException(
+          "stagecraft.state.streamed-pushes (STAGECRAFT_STATE_STREAMED_PUSHES) must be 0 or more,"
+              + " was "
+              + streamedPushes
+              + ": it is how many pushes may hold a database connection for their upload at once"
+              + " (0: every push is spooled to a file first)");
+    }
+    this.streaming = new Semaphore(streamedPushes);
     this.maxDocumentSize = maxDocumentSize;
     try {
       this.directory =
@@ -40,6 +55,19 @@ public class DocumentUploads {
   /** The largest state document accepted, in bytes. */
   public long maxDocumentSize() {
     return maxDocumentSize;
+  }
+
+  /**
+   * Takes one of the streamed pushes' places without waiting; false when all are taken (the push is
+   * then spooled). A true answer must be followed by {@link #endStreaming()}.
+   */
+  public boolean tryStartStreaming() {
+    return streaming.tryAcquire();
+  }
+
+  /** Gives back the place {@link #tryStartStreaming()} took. */
+  public void endStreaming() {
+    streaming.release();
   }
 
   /**

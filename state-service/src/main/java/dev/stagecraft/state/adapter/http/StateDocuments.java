@@ -122,8 +122,9 @@ final class StateDocuments {
    * lock when the push is written (a stale one is refused), so checking it early opens no gap for a
    * writer whose lock was taken over meanwhile.
    *
-   * <p>When the body's length is known ({@code Content-Length}, within the size limit) and the push
-   * is not forced, the bytes go into PostgreSQL while they are received and validated ({@link
+   * <p>When the body's length is known ({@code Content-Length}, within the size limit), the push is
+   * not forced and a streamed push's place is free ({@link DocumentUploads#tryStartStreaming}), the
+   * bytes go into PostgreSQL while they are received and validated ({@link
    * StateStore#pushStreamed}, ADR 0031: no file, one pass, the transaction rolled back when
    * anything is refused); otherwise they are spooled to a file first ({@link
    * StateStore#pushDocument}, ADR 0022), as a forced push may have to rewrite them.
@@ -148,7 +149,8 @@ final class StateDocuments {
     if (!force
         && contentLength != null
         && contentLength > 0
-        && contentLength <= uploads.maxDocumentSize()) {
+        && contentLength <= uploads.maxDocumentSize()
+        && uploads.tryStartStreaming()) {
       try (InputStream in = body) {
         DocumentDecider.Outcome outcome =
             states.pushStreamed(
@@ -163,6 +165,7 @@ final class StateDocuments {
       } catch (IOException e) {
         throw new UncheckedIOException("cannot receive the uploaded state document", e);
       } finally {
+        uploads.endStreaming();
         token.cancel(true); // a no-op once joined
       }
     }
