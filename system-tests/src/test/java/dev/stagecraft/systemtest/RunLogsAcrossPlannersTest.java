@@ -1,5 +1,8 @@
 package dev.stagecraft.systemtest;
 
+import static dev.stagecraft.systemtest.RunLogEvents.isLog;
+import static dev.stagecraft.systemtest.RunLogEvents.next;
+import static dev.stagecraft.systemtest.RunLogEvents.readAll;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -7,7 +10,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.stagecraft.devstack.DevStackLayout;
 import dev.stagecraft.devstack.StackService;
-import java.io.IOException;
+import dev.stagecraft.systemtest.RunLogEvents.Sse;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -45,8 +48,6 @@ class RunLogsAcrossPlannersTest {
   static String plannerBUrl;
 
   /** One SSE event as received. */
-  record Sse(long id, String name, JsonNode data) {}
-
   @BeforeAll
   static void start() throws Exception {
     stack = SharedStack.dedicated("logs-across", Map.of());
@@ -132,7 +133,7 @@ class RunLogsAcrossPlannersTest {
 
     // on A (which drives the run): read until the gated step says it waits
     List<Sse> firstOnA = new ArrayList<>();
-    try (Stream<String> lines = openLogs(planner, stack.token(), runId, null)) {
+    try (Stream<String> lines = RunLogEvents.open(planner, stack.token(), runId, null)) {
       Iterator<String> it = lines.iterator();
       Sse event;
       do {
@@ -151,7 +152,8 @@ class RunLogsAcrossPlannersTest {
             () -> {
               List<Sse> events = new ArrayList<>();
               try (Stream<String> lines =
-                  openLogs(plannerBUrl, stack.token(), runId, Long.toString(resumeAfter))) {
+                  RunLogEvents.open(
+                      plannerBUrl, stack.token(), runId, Long.toString(resumeAfter))) {
                 Iterator<String> it = lines.iterator();
                 for (Sse e = next(it); e != null; e = next(it)) {
                   events.add(e);
@@ -180,7 +182,7 @@ class RunLogsAcrossPlannersTest {
     assertThat(fromB.getLast().data().path("status").asText()).isEqualTo("applied");
     assertThat(fromB.stream().anyMatch(e -> isLog(e, "c-line"))).isTrue();
     // the same ids, names and data as A, which drives the run, serves
-    List<Sse> wholeOnA = readAll(planner, stack.token(), runId, null);
+    List<Sse> wholeOnA = readAll(planner, stack.token(), runId, null, Duration.ofSeconds(60));
     assertThat(wholeOnA.stream().filter(e -> e.id() > resumeAfter).toList()).isEqualTo(fromB);
     assertThat(wholeOnA.subList(0, firstOnA.size())).isEqualTo(firstOnA);
     // and the long-poll on B answers the same entries
@@ -203,8 +205,15 @@ class RunLogsAcrossPlannersTest {
     // A killed like a crash and started again: the finished run's log is still served, same ids
     stack.stack().kill(StackService.PLANNER);
     stack.stack().startAgain(StackService.PLANNER);
-    assertThat(readAll(stack.plannerUrl(), stack.token(), runId, null)).isEqualTo(wholeOnA);
-    assertThat(readAll(stack.plannerUrl(), stack.token(), runId, Long.toString(resumeAfter)))
+    assertThat(readAll(stack.plannerUrl(), stack.token(), runId, null, Duration.ofSeconds(60)))
+        .isEqualTo(wholeOnA);
+    assertThat(
+            readAll(
+                stack.plannerUrl(),
+                stack.token(),
+                runId,
+                Long.toString(resumeAfter),
+                Duration.ofSeconds(60)))
         .isEqualTo(fromB);
     assertThat(logsResponse(stack.plannerUrl(), other, runId).statusCode()).isEqualTo(404);
   }
@@ -217,71 +226,6 @@ class RunLogsAcrossPlannersTest {
             .header("Accept", "text/event-stream")
             .build(),
         HttpResponse.BodyHandlers.ofString());
-  }
-
-  private static Stream<String> openLogs(
-      String base, String token, String runId, String lastEventId) throws Exception {
-    HttpRequest.Builder request =
-        HttpRequest.newBuilder(URI.create(base + "/api/v1/runs/" + runId + "/logs"))
-            .header("Authorization", "Bearer " + token)
-            .header("Accept", "text/event-stream");
-    if (lastEventId != null) {
-      request.header("Last-Event-ID", lastEventId);
-    }
-    HttpResponse<Stream<String>> response =
-        HTTP.send(request.build(), HttpResponse.BodyHandlers.ofLines());
-    assertThat(response.statusCode()).isEqualTo(200);
-    assertThat(response.headers().firstValue("Content-Type").orElse(""))
-        .startsWith("text/event-stream");
-    return response.body();
-  }
-
-  /** Every event until the server ends the stream (bounded: the run is terminal already). */
-  private static List<Sse> readAll(String base, String token, String runId, String lastEventId)
-      throws Exception {
-    CompletableFuture<List<Sse>> all =
-        CompletableFuture.supplyAsync(
-            () -> {
-              List<Sse> events = new ArrayList<>();
-              try (Stream<String> lines = openLogs(base, token, runId, lastEventId)) {
-                Iterator<String> it = lines.iterator();
-                for (Sse e = next(it); e != null; e = next(it)) {
-                  events.add(e);
-                }
-              } catch (Exception e) {
-                throw new IllegalStateException(e);
-              }
-              return events;
-            });
-    return all.get(60, TimeUnit.SECONDS);
-  }
-
-  /** The next complete event, or null when the stream ended. */
-  private static Sse next(Iterator<String> lines) throws IOException {
-    Long id = null;
-    String name = null;
-    StringBuilder data = new StringBuilder();
-    while (lines.hasNext()) {
-      String line = lines.next();
-      if (line.isEmpty()) {
-        if (!data.isEmpty()) {
-          assertThat(id).as("every event carries an id").isNotNull();
-          return new Sse(id, name, JSON.readTree(data.toString()));
-        }
-      } else if (line.startsWith("id:")) {
-        id = Long.parseLong(line.substring(3).strip());
-      } else if (line.startsWith("event:")) {
-        name = line.substring(6).strip();
-      } else if (line.startsWith("data:")) {
-        data.append(line.substring(5).strip());
-      }
-    }
-    return null;
-  }
-
-  private static boolean isLog(Sse event, String line) {
-    return event.data().path("kind").asText().equals("log")
-        && event.data().path("line").asText().equals(line);
   }
 
   private static JsonNode getJson(String base, String path) throws Exception {

@@ -1,12 +1,15 @@
 package dev.stagecraft.systemtest;
 
+import static dev.stagecraft.systemtest.RunLogEvents.isLog;
+import static dev.stagecraft.systemtest.RunLogEvents.next;
+import static dev.stagecraft.systemtest.RunLogEvents.readAll;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.stagecraft.systemtest.RunLogEvents.Sse;
 import dev.stagecraft.systemtest.SharedStack.CliResult;
-import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -22,7 +25,6 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Predicate;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
@@ -37,8 +39,6 @@ class RunLogsTest {
   private static final HttpClient HTTP = HttpClient.newHttpClient();
 
   /** One SSE event as received. */
-  record Sse(long id, String name, JsonNode data) {}
-
   @Test
   void reconnectingWithLastEventIdGetsExactlyTheMissedEventsAndTheStreamEndsAfterTheRun()
       throws Exception {
@@ -50,7 +50,7 @@ class RunLogsTest {
 
     // first connection: read until the gated step said it waits, then drop the connection
     List<Sse> first = new ArrayList<>();
-    try (Stream<String> lines = openLogs(stack, stack.token(), runId, null)) {
+    try (Stream<String> lines = RunLogEvents.open(stack.plannerUrl(), stack.token(), runId, null)) {
       Iterator<String> it = lines.iterator();
       Sse event;
       do {
@@ -68,7 +68,13 @@ class RunLogsTest {
 
     // reconnect after the last id seen: exactly the rest, ending with the terminal transition
     long lastSeen = first.getLast().id();
-    List<Sse> rest = readAll(stack, stack.token(), runId, Long.toString(lastSeen));
+    List<Sse> rest =
+        readAll(
+            stack.plannerUrl(),
+            stack.token(),
+            runId,
+            Long.toString(lastSeen),
+            Duration.ofSeconds(30));
     assertThat(rest).isNotEmpty();
     assertThat(rest.getFirst().id()).isEqualTo(lastSeen + 1);
     for (int i = 1; i < rest.size(); i++) {
@@ -80,14 +86,22 @@ class RunLogsTest {
     assertThat(rest.stream().anyMatch(e -> isLog(e, "c-line"))).isTrue();
 
     // the two halves are exactly the whole journal, read from the start
-    List<Sse> whole = readAll(stack, stack.token(), runId, null);
+    List<Sse> whole =
+        readAll(stack.plannerUrl(), stack.token(), runId, null, Duration.ofSeconds(30));
     List<Sse> joined = new ArrayList<>(first);
     joined.addAll(rest);
     assertThat(joined).isEqualTo(whole);
     assertThat(whole.getFirst().id()).isEqualTo(1);
 
     // resuming after the terminal transition: nothing more, the stream ends at once
-    assertThat(readAll(stack, stack.token(), runId, Long.toString(whole.getLast().id()))).isEmpty();
+    assertThat(
+            readAll(
+                stack.plannerUrl(),
+                stack.token(),
+                runId,
+                Long.toString(whole.getLast().id()),
+                Duration.ofSeconds(30)))
+        .isEmpty();
 
     // another tenant sees no such run
     String other = tokenForNewTenant(stack, "sse-other-" + ws, "deployer");
@@ -233,72 +247,6 @@ class RunLogsTest {
             HttpResponse.BodyHandlers.ofString());
     assertThat(created.statusCode()).as(created.body()).isEqualTo(201);
     return JSON.readTree(created.body()).get("id").asText();
-  }
-
-  private static Stream<String> openLogs(
-      SharedStack stack, String token, String runId, String lastEventId) throws Exception {
-    HttpRequest.Builder request =
-        HttpRequest.newBuilder(URI.create(stack.plannerUrl() + "/api/v1/runs/" + runId + "/logs"))
-            .header("Authorization", "Bearer " + token)
-            .header("Accept", "text/event-stream");
-    if (lastEventId != null) {
-      request.header("Last-Event-ID", lastEventId);
-    }
-    HttpResponse<Stream<String>> response =
-        HTTP.send(request.build(), HttpResponse.BodyHandlers.ofLines());
-    assertThat(response.statusCode()).isEqualTo(200);
-    assertThat(response.headers().firstValue("Content-Type").orElse(""))
-        .startsWith("text/event-stream");
-    return response.body();
-  }
-
-  /** Every event until the server ends the stream (bounded: the run is terminal already). */
-  private static List<Sse> readAll(
-      SharedStack stack, String token, String runId, String lastEventId) throws Exception {
-    CompletableFuture<List<Sse>> all =
-        CompletableFuture.supplyAsync(
-            () -> {
-              List<Sse> events = new ArrayList<>();
-              try (Stream<String> lines = openLogs(stack, token, runId, lastEventId)) {
-                Iterator<String> it = lines.iterator();
-                for (Sse e = next(it); e != null; e = next(it)) {
-                  events.add(e);
-                }
-              } catch (Exception e) {
-                throw new IllegalStateException(e);
-              }
-              return events;
-            });
-    return all.get(30, TimeUnit.SECONDS);
-  }
-
-  /** The next complete event, or null when the stream ended. */
-  private static Sse next(Iterator<String> lines) throws IOException {
-    Long id = null;
-    String name = null;
-    StringBuilder data = new StringBuilder();
-    while (lines.hasNext()) {
-      String line = lines.next();
-      if (line.isEmpty()) {
-        if (!data.isEmpty()) {
-          assertThat(id).as("every event carries an id").isNotNull();
-          return new Sse(id, name, JSON.readTree(data.toString()));
-        }
-      } else if (line.startsWith("id:")) {
-        id = Long.parseLong(line.substring(3).strip());
-      } else if (line.startsWith("event:")) {
-        name = line.substring(6).strip();
-      } else if (line.startsWith("data:")) {
-        data.append(line.substring(5).strip());
-      }
-    }
-    return null;
-  }
-
-  private static boolean isLog(Sse event, String line) {
-    Predicate<JsonNode> log =
-        d -> d.path("kind").asText().equals("log") && d.path("line").asText().equals(line);
-    return log.test(event.data());
   }
 
   private static JsonNode getJson(SharedStack stack, String path) throws Exception {
