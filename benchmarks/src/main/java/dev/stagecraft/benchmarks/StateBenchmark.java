@@ -90,7 +90,10 @@ public final class StateBenchmark {
    *       PostgreSQL); a push is a POST to the Terraform HTTP backend ({@code
    *       /tf/v1/workspaces/{ws}/state}, body streamed from a file, with {@code Content-MD5}); a
    *       read is a GET whose body is streamed into an MD5 (checked against the file's); the client
-   *       is {@code HttpURLConnection} (see {@link #httpPush});
+   *       behaves like Terraform's ({@link DocumentHttp}: one kept-alive connection with {@code
+   *       TCP_NODELAY}); every round also pushes (to a second workspace) and GETs with {@code
+   *       HttpURLConnection} (see {@link #httpPush}), the client used before, printed in a second
+   *       table with every round's times, sorted;
    *   <li><b>below HTTP</b>: in this process, the path the service takes for a body with a {@code
    *       Content-Length} (ADR 0031): {@link StateStore#pushStreamed} with {@link
    *       dev.stagecraft.state.adapter.document.SpooledDocument#receiveStreamed} (digests and
@@ -104,11 +107,11 @@ public final class StateBenchmark {
    *
    * <p>Each size runs warm-up rounds (not reported: they warm the JIT of this process and of the
    * service) and then measured rounds; every round does each operation once, interleaved (raw
-   * writes, HTTP push, push below HTTP, raw reads, HTTP GET, read below HTTP) on a new workspace
-   * and new raw rows, so machine noise falls on all of them alike. Reported: the median of the
-   * measured rounds with min–max; ratios are medians over the default-storage raw median. Rounds
-   * per size (warm-up + measured): 1 MiB 20 + 15, up to 10 MiB 5 + 9, larger 1 + 3; {@code
-   * MB:WARMUP:MEASURED} overrides them for one size.
+   * writes, HTTP push with each client, push below HTTP, raw reads, HTTP GET with each client, read
+   * below HTTP) on a new workspace and new raw rows, so machine noise falls on all of them alike.
+   * Reported: the median of the measured rounds with min–max; ratios are medians over the
+   * default-storage raw median. Rounds per size (warm-up + measured): 1 MiB 20 + 15, up to 10 MiB 5
+   * + 9, larger 1 + 3; {@code MB:WARMUP:MEASURED} overrides them for one size.
    */
   private static void documents(String[] args) throws Exception {
     String[] specs = args.length == 0 ? new String[] {"1", "10", "100"} : args;
@@ -132,8 +135,15 @@ public final class StateBenchmark {
                 new PrintStream(java.io.OutputStream.nullOutputStream()),
                 Map.of()));
     try (HikariDataSource ds =
-        Databases.migrateAndPool(
-            stack.info().postgres(), "postgres", "postgres", "state", "classpath:db/migration")) {
+            Databases.migrateAndPool(
+                stack.info().postgres(),
+                "postgres",
+                "postgres",
+                "state",
+                "classpath:db/migration");
+        DocumentHttp client = new DocumentHttp(java.net.URI.create(stack.info().state()))) {
+      StringBuilder clients = new StringBuilder();
+      StringBuilder rounds = new StringBuilder();
       try (Connection c = ds.getConnection()) {
         Sql.update(c, "CREATE TABLE public.raw_documents (id bigint PRIMARY KEY, body bytea)");
         Sql.update(
@@ -172,11 +182,11 @@ public final class StateBenchmark {
         String md5 =
             java.util.Base64.getEncoder()
                 .encodeToString(java.security.MessageDigest.getInstance("MD5").digest(body));
-        double[][] ms = new double[8][measured];
+        double[][] ms = new double[10][measured];
         double allocated = 0;
         for (int r = 0; r < warmUp + measured; r++) {
           int m = r - warmUp; // < 0: a warm-up round, not recorded
-          double[] round = new double[8];
+          double[] round = new double[10];
           long key = ++id;
           round[0] = rawWrite(ds, "public.raw_documents", key, body);
           round[1] = rawWrite(ds, "public.raw_documents_external", key, body);
@@ -187,10 +197,21 @@ public final class StateBenchmark {
                   .create(stateUrl + "/tf/v1/workspaces/http-" + mb + "-" + r + "/state")
                   .toURL();
           long t = System.nanoTime();
-          int pushed = httpPush(url, auth, md5, file, body.length);
+          int pushed = client.push(url.getPath(), auth, md5, file, body.length);
           round[2] = (System.nanoTime() - t) / 1e6;
           if (pushed != 200) {
             throw new IllegalStateException("HTTP push: " + pushed);
+          }
+          java.net.URL urlConnectionUrl =
+              java.net
+                  .URI
+                  .create(stateUrl + "/tf/v1/workspaces/huc-" + mb + "-" + r + "/state")
+                  .toURL();
+          t = System.nanoTime();
+          pushed = httpPush(urlConnectionUrl, auth, md5, file, body.length);
+          round[8] = (System.nanoTime() - t) / 1e6;
+          if (pushed != 200) {
+            throw new IllegalStateException("HTTP push (HttpURLConnection): " + pushed);
           }
 
           String workspace = "below-" + mb + "-" + r;
@@ -208,10 +229,17 @@ public final class StateBenchmark {
           round[5] = rawRead(ds, "public.raw_documents_external", key, body.length);
 
           t = System.nanoTime();
-          String pulledMd5 = httpGetMd5(url, auth);
+          String pulledMd5 = client.getMd5(url.getPath(), auth);
           round[6] = (System.nanoTime() - t) / 1e6;
           if (!pulledMd5.equals(md5)) {
             throw new IllegalStateException("HTTP GET: other bytes, MD5 " + pulledMd5);
+          }
+          t = System.nanoTime();
+          pulledMd5 = httpGetMd5(urlConnectionUrl, auth);
+          round[9] = (System.nanoTime() - t) / 1e6;
+          if (!pulledMd5.equals(md5)) {
+            throw new IllegalStateException(
+                "HTTP GET (HttpURLConnection): other bytes, MD5 " + pulledMd5);
           }
 
           t = System.nanoTime();
@@ -255,12 +283,49 @@ public final class StateBenchmark {
             spread(ms[7]),
             median(ms[7]) / rawRead,
             allocated);
+        clients.append(
+            String.format(
+                Locale.ROOT,
+                "| %d MiB | %s | %.2fx | %s | %.2fx | %s | %.2fx | %s | %.2fx |%n",
+                mb,
+                spread(ms[2]),
+                median(ms[2]) / rawWrite,
+                spread(ms[8]),
+                median(ms[8]) / rawWrite,
+                spread(ms[6]),
+                median(ms[6]) / rawRead,
+                spread(ms[9]),
+                median(ms[9]) / rawRead));
+        rounds.append(
+            String.format(
+                Locale.ROOT,
+                "%n%d MiB, every measured round (ms, sorted): push keep-alive %s;"
+                    + " push HttpURLConnection %s; GET keep-alive %s; GET HttpURLConnection %s;"
+                    + " raw write %s; raw read %s%n",
+                mb,
+                sorted(ms[2]),
+                sorted(ms[8]),
+                sorted(ms[6]),
+                sorted(ms[9]),
+                sorted(ms[0]),
+                sorted(ms[4])));
         // at 1 MiB the fixed cost of a push (transaction, statements, JIT) is a large part
         if (mb >= 10 && allocated >= 2) {
           throw new IllegalStateException(
               "the push allocated " + allocated + "x the payload on its thread (limit 2x)");
         }
       }
+      OUT.println();
+      OUT.println(
+          "The two HTTP clients, same rounds: keep-alive socket with TCP_NODELAY (the table"
+              + " above; as Terraform's client) and HttpURLConnection (before 2026-11-21 17:30).");
+      OUT.println();
+      OUT.println(
+          "| size | push keep-alive ms | / raw | push HttpURLConnection ms | / raw"
+              + " | GET keep-alive ms | / raw | GET HttpURLConnection ms | / raw |");
+      OUT.println("|---|---|---|---|---|---|---|---|---|");
+      OUT.print(clients);
+      OUT.print(rounds);
     } finally {
       stack.close();
       try (var paths = Files.walk(dir)) {
@@ -318,6 +383,181 @@ public final class StateBenchmark {
       }
     }
     return md5(connection.getInputStream());
+  }
+
+  /**
+   * A client that behaves like Terraform's (Go {@code net/http}): one kept-alive HTTP/1.1
+   * connection with {@code TCP_NODELAY}, the request's head and body through one 64 KiB buffer
+   * (flushed when full and at the end; no {@code Expect: 100-continue}), the answer read from a 64
+   * KiB buffer, a {@code Content-Length} or chunked body. Reconnects when the service closed the
+   * connection. One request at a time; not thread-safe.
+   */
+  static final class DocumentHttp implements AutoCloseable {
+    private final String host;
+    private final int port;
+    private java.net.Socket socket;
+    private java.io.OutputStream out;
+    private java.io.InputStream in;
+    private boolean keepAlive;
+
+    DocumentHttp(java.net.URI base) {
+      this.host = base.getHost();
+      this.port = base.getPort();
+    }
+
+    /** POSTs {@code file} ({@code length} bytes) with its {@code Content-MD5}; the status. */
+    int push(String path, String auth, String md5, Path file, long length)
+        throws java.io.IOException {
+      connect();
+      writeHead(
+          "POST "
+              + path
+              + " HTTP/1.1\r\nHost: "
+              + host
+              + ":"
+              + port
+              + "\r\nAuthorization: "
+              + auth
+              + "\r\nContent-Type: application/json\r\nContent-MD5: "
+              + md5
+              + "\r\nContent-Length: "
+              + length
+              + "\r\n\r\n");
+      try (var body = Files.newInputStream(file)) {
+        body.transferTo(out);
+      }
+      out.flush();
+      int status = readHead();
+      readBody(null);
+      return status;
+    }
+
+    /** GETs {@code path}, the body streamed into an MD5 (base64); fails unless 200. */
+    String getMd5(String path, String auth) throws Exception {
+      connect();
+      writeHead(
+          "GET "
+              + path
+              + " HTTP/1.1\r\nHost: "
+              + host
+              + ":"
+              + port
+              + "\r\nAuthorization: "
+              + auth
+              + "\r\n\r\n");
+      out.flush();
+      int status = readHead();
+      java.security.MessageDigest md5 = java.security.MessageDigest.getInstance("MD5");
+      readBody(md5);
+      if (status != 200) {
+        throw new IllegalStateException("HTTP GET: " + status);
+      }
+      return java.util.Base64.getEncoder().encodeToString(md5.digest());
+    }
+
+    private long contentLength;
+    private boolean chunked;
+
+    private void connect() throws java.io.IOException {
+      if (socket != null && keepAlive) {
+        return;
+      }
+      close();
+      socket = new java.net.Socket(host, port);
+      socket.setTcpNoDelay(true);
+      out = new java.io.BufferedOutputStream(socket.getOutputStream(), 1 << 16);
+      in = new java.io.BufferedInputStream(socket.getInputStream(), 1 << 16);
+    }
+
+    private void writeHead(String head) throws java.io.IOException {
+      out.write(head.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+    }
+
+    private int readHead() throws java.io.IOException {
+      String status = line();
+      contentLength = -1;
+      chunked = false;
+      keepAlive = true;
+      for (String header = line(); !header.isEmpty(); header = line()) {
+        int colon = header.indexOf(':');
+        String name = header.substring(0, Math.max(colon, 0)).trim();
+        String value = header.substring(colon + 1).trim();
+        if (name.equalsIgnoreCase("content-length")) {
+          contentLength = Long.parseLong(value);
+        } else if (name.equalsIgnoreCase("transfer-encoding")) {
+          chunked = value.equalsIgnoreCase("chunked");
+        } else if (name.equalsIgnoreCase("connection")) {
+          keepAlive = !value.equalsIgnoreCase("close");
+        }
+      }
+      return Integer.parseInt(status.split(" ")[1]);
+    }
+
+    /** Reads the answer's body into {@code md5} (or drops it when null). */
+    private void readBody(java.security.MessageDigest md5) throws java.io.IOException {
+      byte[] piece = new byte[1 << 16];
+      if (chunked) {
+        for (long size = Long.parseLong(line().split(";")[0].trim(), 16);
+            size > 0;
+            size = Long.parseLong(line().split(";")[0].trim(), 16)) {
+          copy(size, piece, md5);
+          line();
+        }
+        while (!line().isEmpty()) {
+          // trailers
+        }
+      } else if (contentLength >= 0) {
+        copy(contentLength, piece, md5);
+      } else {
+        throw new IllegalStateException("an answer without a length: cannot keep the connection");
+      }
+    }
+
+    private void copy(long size, byte[] piece, java.security.MessageDigest md5)
+        throws java.io.IOException {
+      for (long left = size; left > 0; ) {
+        int n = in.read(piece, 0, (int) Math.min(piece.length, left));
+        if (n < 0) {
+          throw new java.io.EOFException("connection closed by the service");
+        }
+        if (md5 != null) {
+          md5.update(piece, 0, n);
+        }
+        left -= n;
+      }
+    }
+
+    private String line() throws java.io.IOException {
+      StringBuilder line = new StringBuilder();
+      for (int b = in.read(); b != '\n'; b = in.read()) {
+        if (b < 0) {
+          throw new java.io.EOFException("connection closed by the service");
+        }
+        if (b != '\r') {
+          line.append((char) b);
+        }
+      }
+      return line.toString();
+    }
+
+    @Override
+    public void close() throws java.io.IOException {
+      if (socket != null) {
+        socket.close();
+        socket = null;
+      }
+    }
+  }
+
+  /** Every value in ascending order, rounded to whole milliseconds. */
+  private static String sorted(double[] values) {
+    double[] sorted = values.clone();
+    Arrays.sort(sorted);
+    StringBuilder b = new StringBuilder();
+    for (double v : sorted) {
+      b.append(b.isEmpty() ? "" : " ").append(Math.round(v));
+    }
+    return b.toString();
   }
 
   /** One autocommit {@code INSERT} of {@code body} into {@code table}; milliseconds. */

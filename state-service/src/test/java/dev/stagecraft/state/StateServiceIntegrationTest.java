@@ -150,6 +150,55 @@ class StateServiceIntegrationTest {
   }
 
   @Test
+  void servesTheFirstRecordedOutcomeOfEachActionOfARunToTheServiceTokenOnly() throws Exception {
+    tenantWithToken("outcomes");
+    String credential = mintCredential("outcomes", "ws", "run-o", 1);
+    executor.publish(
+        finished("outcomes", "ws", "run-o", "run-o/a", "create", "succeeded", 1, credential));
+    awaitRecorded("outcomes", "run-o/a", 1);
+    executor.publish(
+        finished("outcomes", "ws", "run-o", "run-o/b", "create", "interrupted", 1, credential));
+    // a late second outcome of the same action loses (the first is kept)
+    executor.publish(
+        finished("outcomes", "ws", "run-o", "run-o/a", "create", "failed", 1, credential));
+    awaitRecorded("outcomes", "run-o/b", 1);
+    awaitRecorded("outcomes", "run-o/a", 2);
+
+    HttpResponse<String> r =
+        internal("GET", "/tenants/outcomes/workspaces/ws/runs/run-o/action-outcomes", null);
+
+    assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+    JsonNode outcomes = EventCodec.mapper().readTree(r.body()).get("outcomes");
+    assertThat(outcomes).hasSize(2);
+    assertThat(outcomes.get(0).get("actionId").asText()).isEqualTo("run-o/a");
+    assertThat(outcomes.get(0).get("outcome").asText()).isEqualTo("succeeded");
+    assertThat(outcomes.get(0).get("address").asText()).isEqualTo(APP);
+    assertThat(outcomes.get(1).get("actionId").asText()).isEqualTo("run-o/b");
+    // as its state.recorded says it: an interrupted action is recorded like a failed one
+    assertThat(outcomes.get(1).get("outcome").asText()).isEqualTo("failed");
+    assertThat(
+            EventCodec.mapper()
+                .readTree(
+                    internal(
+                            "GET",
+                            "/tenants/outcomes/workspaces/other/runs/run-o/action-outcomes",
+                            null)
+                        .body())
+                .get("outcomes"))
+        .as("another workspace's run of the same id has none")
+        .isEmpty();
+    HttpResponse<String> withoutServiceToken =
+        http.send(
+            HttpRequest.newBuilder(
+                    uri("/internal/v1/tenants/outcomes/workspaces/ws/runs/run-o/action-outcomes"))
+                .header("Authorization", "Bearer " + credential)
+                .GET()
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    assertThat(withoutServiceToken.statusCode()).isEqualTo(401);
+  }
+
+  @Test
   void duplicateDeliveryChangesNothingAndReemitsTheSameRecord() throws Exception {
     String token = tenantWithToken("dup");
     EventEnvelope finished = finished("dup", "ws", "run-1", "act-1", "create", "succeeded", 1);

@@ -32,11 +32,19 @@ import java.time.Instant;
  *       the outcome row's keys (envelope id; run and action) refuse a second write.
  * </ul>
  *
- * <p>When any of them fails nothing is written: a check that does not hold selects no row; a unique
- * violation (SQLSTATE 23505) aborts the whole statement. The caller then makes the same append
- * through {@code state.append_events}, which decides under the workspace's row lock and says why:
- * {@code duplicate}, {@code moved}, {@code stale}, or appends itself (first append of a workspace,
- * whose fencing row it creates; a newer token, which it makes the newest). The statement relies on
+ * <p>When any of them fails nothing is written: a check that does not hold selects no row; the
+ * event's insert is {@code ON CONFLICT DO NOTHING} without a conflict target, so a sequence another
+ * writer took (a lost race; PostgreSQL waits for that writer to end, as for a unique check) or an
+ * event id already there (a redelivery) inserts no row either, without raising: no aborted
+ * statement, no {@code ERROR} line in the server's log, no rollback. In {@link #RECORD_ONE} the
+ * version and outcome rows are fed by the inserted event, so they are not written either. Only an
+ * outcome key taken while the event itself is new (another envelope of the same action already
+ * recorded, or an envelope first recorded without an event, e.g. {@code rejected}) still raises a
+ * unique violation (SQLSTATE 23505), which aborts the whole statement: the outcome must not be
+ * skipped while its event is written. In every case the caller then makes the same append through
+ * {@code state.append_events}, which decides under the workspace's row lock and says why: {@code
+ * duplicate}, {@code moved}, {@code stale}, or appends itself (first append of a workspace, whose
+ * fencing row it creates; a newer token, which it makes the newest). The statement relies on
  * autocommit: in an open transaction a unique violation would abort the caller's transaction, so
  * there the fallback is used directly.
  *
@@ -54,7 +62,8 @@ public final class EventAppend {
    * tenant, workspace, fencing token, expected head, tenant, workspace, expected head. Inserts one
    * row (at expected head + 1) or none; nothing is sent back. The head lookup takes its keys as
    * parameters, not from the fencing row: correlated, PostgreSQL may run it as a hashed subplan
-   * over every event of that sequence number in the table.
+   * over every event of that sequence number in the table. A conflict on any unique constraint of
+   * the events (sequence, event id) inserts nothing and raises nothing.
    */
   static final String ONE_EVENT =
       "INSERT INTO state.state_events (tenant, workspace, sequence, event_id, run_id, action_id,"
@@ -64,7 +73,8 @@ public final class EventAppend {
           + " WHERE f.tenant = ? AND f.workspace = ? AND f.newest_token = ?"
           + " AND (?::bigint = 0 OR EXISTS (SELECT FROM state.state_events e"
           + " WHERE e.tenant = ? AND e.workspace = ? AND e.sequence = ?::bigint))"
-          + " FOR SHARE OF f";
+          + " FOR SHARE OF f"
+          + " ON CONFLICT DO NOTHING";
 
   /**
    * {@link #ONE_EVENT}, then the event's version row (when the serial parameter is not null; digest
@@ -232,7 +242,11 @@ public final class EventAppend {
     ps.setString(++p, envelopeJson);
   }
 
-  /** A unique violation: the fast statement wrote nothing and the fallback answers. */
+  /**
+   * A unique violation: the fast statement wrote nothing and the fallback answers. Since the
+   * event's insert is {@code ON CONFLICT DO NOTHING}, only {@link #RECORD_ONE}'s outcome row can
+   * still raise it (see the class comment).
+   */
   static boolean isUniqueViolation(SQLException e) {
     return "23505".equals(e.getSQLState());
   }

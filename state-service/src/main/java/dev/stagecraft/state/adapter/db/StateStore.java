@@ -1144,22 +1144,22 @@ public final class StateStore {
 
   /**
    * {@link #currentDocument} for a pull, in one round trip in the common case (ADR 0031): when this
-   * process saw the workspace's head be a stored document of at most two slices ({@code 2 ×}
-   * {@value #DOCUMENT_SLICE} bytes, what one slice query returns anyway), one statement reads the
-   * head sequence and, if it is still that document's, the document's bytes whole. Otherwise (not
-   * cached, moved on, larger) as {@link #currentDocument}, without the bytes.
+   * process saw the workspace's head be a stored document of at most {@link #WHOLE_DOCUMENT} bytes
+   * (what one slice query returns anyway, ADR 0036), one statement reads the head sequence and, if
+   * it is still that document's, the document's bytes whole. Otherwise (not cached, moved on,
+   * larger) as {@link #currentDocument}, without the bytes.
    */
   public Pull currentDocumentForPull(String tenant, String workspace) throws SQLException {
     try (Connection c = dataSource.getConnection()) {
       DocumentHead cached = documentHeads.get(new WorkspaceKey(tenant, workspace));
       long sequence;
-      if (cached != null && cached.document().size() <= 2L * DOCUMENT_SLICE) {
+      if (cached != null && cached.document().size() <= WHOLE_DOCUMENT) {
         try (PreparedStatement ps =
                 Sql.prepare(
                     c,
                     "SELECT h.sequence, CASE WHEN h.sequence = ? THEN"
                         + " (SELECT CASE WHEN d.content_id IS NULL THEN d.content"
-                        + " ELSE (SELECT x.content FROM state.document_contents x"
+                        + " ELSE (SELECT coalesce(x.content, x.packed) FROM state.document_contents x"
                         + " WHERE x.tenant = d.tenant AND x.workspace = d.workspace"
                         + " AND x.content_id = d.content_id) END"
                         + " FROM state.state_documents d"
@@ -1234,6 +1234,13 @@ public final class StateStore {
    * document fits).
    */
   static final int DOCUMENT_SLICE = 4 << 20;
+
+  /**
+   * A stored document of at most this many bytes is read in one statement (ADR 0036): one that was
+   * streamed in is stored compressed up to this size ({@link StreamedContent#PACKED_LIMIT}), and
+   * each slice of a compressed value decompresses all before it. In memory while it is sent.
+   */
+  static final long WHOLE_DOCUMENT = StreamedContent.PACKED_LIMIT;
 
   /**
    * A workspace's state at its head {@code sequence}: {@code document} set when the head event
@@ -1471,11 +1478,37 @@ public final class StateStore {
     }
 
     private PreparedStatement sliceQuery(long from, int length) throws SQLException {
+      if (from == 1 && length == document.size()) {
+        // the whole value: no substring (which copies it once more after decompressing it)
+        if (contentId != null) {
+          return Sql.prepare(
+              c,
+              "SELECT coalesce(content, packed) FROM state.document_contents"
+                  + " WHERE tenant = ? AND workspace = ? AND content_id = ?::uuid",
+              tenant,
+              workspace,
+              contentId.toString());
+        }
+        return Sql.prepare(
+            c,
+            "SELECT CASE WHEN d.content_id IS NULL THEN d.content"
+                + " ELSE (SELECT coalesce(x.content, x.packed)"
+                + " FROM state.document_contents x WHERE x.tenant = d.tenant"
+                + " AND x.workspace = d.workspace AND x.content_id = d.content_id) END"
+                + " FROM state.state_documents d"
+                + " WHERE d.tenant = ? AND d.workspace = ? AND d.digest = ?",
+            tenant,
+            workspace,
+            document.digest());
+      }
       if (contentId != null) {
         return Sql.prepare(
             c,
-            "SELECT substring(content FROM ?::int FOR ?) FROM state.document_contents"
+            "SELECT coalesce(substring(content FROM ?::int FOR ?),"
+                + " substring(packed FROM ?::int FOR ?)) FROM state.document_contents"
                 + " WHERE tenant = ? AND workspace = ? AND content_id = ?::uuid",
+            from,
+            length,
             from,
             length,
             tenant,
@@ -1483,15 +1516,19 @@ public final class StateStore {
             contentId.toString());
       }
       // each branch takes its slice of the stored value itself: out of line and uncompressed,
-      // only the slice's chunks are read
+      // only the slice's chunks are read; compressed (a streamed document of at most
+      // PACKED_LIMIT, ADR 0036), only its prefix up to the slice's end is decompressed
       return Sql.prepare(
           c,
           "SELECT CASE WHEN d.content_id IS NULL THEN substring(d.content FROM ?::int FOR ?)"
-              + " ELSE (SELECT substring(x.content FROM ?::int FOR ?)"
+              + " ELSE (SELECT coalesce(substring(x.content FROM ?::int FOR ?),"
+              + " substring(x.packed FROM ?::int FOR ?))"
               + " FROM state.document_contents x WHERE x.tenant = d.tenant"
               + " AND x.workspace = d.workspace AND x.content_id = d.content_id) END"
               + " FROM state.state_documents d"
               + " WHERE d.tenant = ? AND d.workspace = ? AND d.digest = ?",
+          from,
+          length,
           from,
           length,
           from,
@@ -1511,8 +1548,10 @@ public final class StateStore {
       try (PreparedStatement ps =
               sliceQuery(
                   fetched + 1,
-                  // a short rest comes with the slice before it: one query less
-                  document.size() - fetched <= 2L * DOCUMENT_SLICE
+                  // a short rest comes with the slice before it: one query less; a document of
+                  // up to WHOLE_DOCUMENT comes whole (decompressed once when it is compressed)
+                  document.size() <= WHOLE_DOCUMENT
+                          || document.size() - fetched <= 2L * DOCUMENT_SLICE
                       ? (int) (document.size() - fetched)
                       : DOCUMENT_SLICE);
           ResultSet rs = ps.executeQuery()) {
@@ -1578,6 +1617,44 @@ public final class StateStore {
     try (Connection c = dataSource.getConnection()) {
       return events(c, tenant, workspace, 0, Long.MAX_VALUE);
     }
+  }
+
+  /**
+   * One action's recorded outcome (the first per action id, {@code state.action_outcomes}).
+   *
+   * @param outcome {@code succeeded}, {@code failed}, {@code interrupted}, {@code canceled} or
+   *     {@code rejected}
+   * @param serial the state's serial after it was recorded
+   */
+  public record RecordedOutcome(String actionId, String address, String outcome, long serial) {}
+
+  /**
+   * The outcomes recorded for the actions of {@code runId} in the workspace, in the order they were
+   * recorded (docs/adr/0035: a restarted planner learns which of a run's dispatched actions
+   * finished). One statement; empty for an unknown run.
+   */
+  public List<RecordedOutcome> recordedOutcomes(String tenant, String workspace, String runId)
+      throws SQLException {
+    List<RecordedOutcome> out = new ArrayList<>();
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement ps =
+            Sql.prepare(
+                c,
+                "SELECT action_id, recorded_envelope->'data'->>'address',"
+                    + " coalesce(recorded_envelope->'data'->>'outcome', outcome), serial"
+                    + " FROM state.action_outcomes"
+                    + " WHERE tenant = ? AND workspace = ? AND run_id = ?"
+                    + " ORDER BY created_at, action_id",
+                tenant,
+                workspace,
+                runId);
+        ResultSet rs = ps.executeQuery()) {
+      while (rs.next()) {
+        out.add(
+            new RecordedOutcome(rs.getString(1), rs.getString(2), rs.getString(3), rs.getLong(4)));
+      }
+    }
+    return out;
   }
 
   /**

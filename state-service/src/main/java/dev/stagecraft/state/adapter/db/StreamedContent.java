@@ -20,13 +20,22 @@ import java.util.concurrent.Future;
  * (ADR 0031): the receiver (the validating parser, on the caller's thread) writes the body into a
  * {@link ContentPipe}; a second thread streams the pipe into the row's {@code INSERT} with the
  * declared length (pgjdbc sends a stream of known length as it reads it, without buffering it), on
- * the push's connection, inside its transaction. The caller commits or rolls back.
+ * the push's connection, inside its transaction. The caller commits or rolls back. A document of at
+ * most {@link #PACKED_LIMIT} bytes is stored compressed ({@code packed}), a larger one uncompressed
+ * ({@code content}; V11, ADR 0036).
  */
 final class StreamedContent {
   /** Chunks of the pipe: 64 KiB, at most 4 waiting (256 KiB in flight, reused once read). */
   static final int CHUNK = 64 * 1024;
 
   static final int CHUNKS_WAITING = 4;
+
+  /**
+   * The largest document whose bytes go into {@code packed} (the default storage: compressed when
+   * that helps, ADR 0036) rather than {@code content} ({@code STORAGE EXTERNAL}: uncompressed, so
+   * that any slice of a large document is read without decompressing what comes before it).
+   */
+  static final long PACKED_LIMIT = 16L * 1024 * 1024;
 
   /** The content inserts (threads that mostly wait on the database's socket). */
   private static final ExecutorService WRITERS = Executors.newVirtualThreadPerTaskExecutor();
@@ -66,8 +75,9 @@ final class StreamedContent {
               try (var in = pipe.input();
                   PreparedStatement ps =
                       c.prepareStatement(
-                          "INSERT INTO state.document_contents (tenant, workspace, content_id,"
-                              + " content, created_at) VALUES (?, ?, ?, ?, ?)")) {
+                          "INSERT INTO state.document_contents (tenant, workspace, content_id, "
+                              + (length <= PACKED_LIMIT ? "packed" : "content")
+                              + ", created_at) VALUES (?, ?, ?, ?, ?)")) {
                 ps.setString(1, tenant);
                 ps.setString(2, workspace);
                 ps.setObject(3, contentId);

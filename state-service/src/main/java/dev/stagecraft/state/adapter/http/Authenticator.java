@@ -57,7 +57,9 @@ public final class Authenticator {
   /**
    * For the Terraform HTTP backend ({@code /tf/**}): HTTP basic auth whose password is an API token
    * (the user name is not checked; Terraform's {@code username}/{@code password} settings), or a
-   * bearer token as for {@code /api/**}.
+   * bearer token as for {@code /api/**}. A token verified in the last 15 s is believed without a
+   * database round trip ({@link TenantStore#verifyCached}, ADR 0036): revoked through this
+   * instance, it is refused at once; through another instance, within 15 s.
    */
   public Principal requireBackendToken(String authorization) throws SQLException {
     String token = ServiceAuth.bearer(authorization);
@@ -77,7 +79,7 @@ public final class Authenticator {
       }
     }
     return tenants
-        .verify(token)
+        .verifyCached(token)
         .orElseThrow(
             () ->
                 Problem.unauthorized(
@@ -99,10 +101,13 @@ public final class Authenticator {
     return principal;
   }
 
-  /** For {@code /api/**}: a valid, unrevoked API token; its tenant is the only one visible. */
+  /**
+   * For {@code /api/**}: a valid, unrevoked API token; its tenant is the only one visible. Checked
+   * as {@link #requireBackendToken} checks it (remembered for 15 s, ADR 0036).
+   */
   public Principal requireApiToken(String authorization) throws SQLException {
     return tenants
-        .verify(ServiceAuth.bearer(authorization))
+        .verifyCached(ServiceAuth.bearer(authorization))
         .orElseThrow(
             () ->
                 Problem.unauthorized(

@@ -198,6 +198,34 @@ public class InternalStateController {
   }
 
   /**
+   * The outcomes recorded for the actions of a run in the workspace (the first per action id): 200
+   * {@code {"outcomes":[{"actionId","address","outcome","serial"}]}}, empty for an unknown run. A
+   * planner carrying a run on after a restart reads it (docs/adr/0035). Service token only.
+   */
+  @Get("/tenants/{tenant}/workspaces/{ws}/runs/{runId}/action-outcomes")
+  public HttpResponse<String> actionOutcomes(
+      @Header(HttpHeaders.AUTHORIZATION) @Nullable String authorization,
+      String tenant,
+      String ws,
+      String runId)
+      throws SQLException {
+    requireServiceFor(authorization, tenant, ws);
+    var outcomes =
+        states.recordedOutcomes(tenant, ws, runId).stream()
+            .map(
+                o -> {
+                  Map<String, Object> m = new LinkedHashMap<>();
+                  m.put("actionId", o.actionId());
+                  m.put("address", o.address());
+                  m.put("outcome", o.outcome());
+                  m.put("serial", o.serial());
+                  return m;
+                })
+            .toList();
+    return Json.respond(HttpStatus.OK, Map.of("outcomes", outcomes));
+  }
+
+  /**
    * Opens a run that was just granted the workspace lock ({@code {"runId":..,"fencingToken":..}}),
    * in one request and one transaction (docs/adr/0025): registers the fencing token (as {@code POST
    * .../fencing}), mints the run's state credential (as {@code POST .../run-credentials}), reads

@@ -12,6 +12,7 @@ import dev.stagecraft.state.history.TerraformStateV4;
 import dev.stagecraft.state.history.WorkspaceState;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.HttpHeaders;
+import io.micronaut.http.HttpRequest;
 import io.micronaut.http.HttpResponse;
 import io.micronaut.http.HttpStatus;
 import io.micronaut.http.annotation.Body;
@@ -152,10 +153,12 @@ public class PublicStateController {
       String ws,
       @QueryValue("force") @Nullable Boolean force,
       @QueryValue("lockId") @Nullable String lockId,
-      @Body @Nullable InputStream body)
+      HttpRequest<?> request)
       throws SQLException {
     Principal principal = Authenticator.requireWriter(auth.requireApiToken(authorization));
     Names.check("workspace", ws);
+    // the body read ahead of the parser (ADR 0036), claimed only once the request is allowed
+    InputStream body = PrefetchingBodyStream.of(request);
     DocumentDecider.Outcome outcome =
         StateDocuments.receiveAndPush(
             states,

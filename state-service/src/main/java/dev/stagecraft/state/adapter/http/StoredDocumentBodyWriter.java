@@ -25,11 +25,11 @@ import reactor.core.scheduler.Schedulers;
 
 /**
  * Writes a {@link StoredDocumentBody} as the response's byte body, of known length, made of the
- * slices {@link StateStore#openDocumentSlices} reads (4 MiB, or the whole rest when it is at most
- * two), each wrapped (not copied) and written to the connection as it is (ADR 0026). An {@code
- * InputStream} body is copied again, 8 KiB at a time, through the server's I/O executor — over a
- * hundred hand-offs between threads per MiB — and a publisher as the body of a JSON response is
- * written as a JSON array.
+ * slices {@link StateStore#openDocumentSlices} reads (a document of up to 16 MiB whole, ADR 0036;
+ * else 4 MiB, or the whole rest when it is at most two), each wrapped (not copied) and written to
+ * the connection as it is (ADR 0026). An {@code InputStream} body is copied again, 8 KiB at a time,
+ * through the server's I/O executor — over a hundred hand-offs between threads per MiB — and a
+ * publisher as the body of a JSON response is written as a JSON array.
  *
  * <p>The slices are read on Reactor's bounded-elastic threads (JDBC blocks; the event loop must
  * not), as the connection asks for them, on a database connection of their own that completing,

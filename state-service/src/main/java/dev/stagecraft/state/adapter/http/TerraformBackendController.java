@@ -6,6 +6,7 @@ import dev.stagecraft.state.adapter.db.TenantStore.Principal;
 import dev.stagecraft.state.history.DocumentDecider;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.HttpHeaders;
+import io.micronaut.http.HttpRequest;
 import io.micronaut.http.HttpResponse;
 import io.micronaut.http.annotation.Body;
 import io.micronaut.http.annotation.Controller;
@@ -78,10 +79,12 @@ public class TerraformBackendController {
       @Header(HttpHeaders.CONTENT_LENGTH) @Nullable Long contentLength,
       String ws,
       @QueryValue("ID") @Nullable String id,
-      @Body @Nullable InputStream body)
+      HttpRequest<?> request)
       throws SQLException {
     Principal principal = Authenticator.requireWriter(auth.requireBackendToken(authorization));
     Names.check("workspace", ws);
+    // the body read ahead of the parser (ADR 0036), claimed only once the request is allowed
+    InputStream body = PrefetchingBodyStream.of(request);
     DocumentDecider.Outcome outcome =
         StateDocuments.receiveAndPush(
             states, uploads, locks, principal, ws, id, body, contentMd5, contentLength, false);

@@ -269,7 +269,7 @@ class StateAppendTest {
     assertThat(appendOne("fast", "x", 2, 3)).isEqualTo(new EventAppend.Answer("moved", 3, 3, null));
     assertThat(appendOne("fast", "x", 7, 3)).isEqualTo(new EventAppend.Answer("moved", 3, 3, null));
     assertThat(appendOne("fast", "x", 3, 2)).isEqualTo(new EventAppend.Answer("stale", 0, 3, null));
-    // the same event id again: refused by its unique index, answered as a duplicate
+    // the same event id again: skipped by the statement's ON CONFLICT, answered as a duplicate
     assertThat(appendOne("fast", "f2", 3, 3))
         .isEqualTo(new EventAppend.Answer("duplicate", 2, 3, null));
     // a newer token: the function appends and makes it the newest; then the fast path again
@@ -277,6 +277,60 @@ class StateAppendTest {
         .isEqualTo(new EventAppend.Answer("appended", 4, 5, null));
     assertThat(fastStatement("fast", "f5", 4, 5)).isEqualTo(5);
     assertThat(sequences("fast")).containsExactly(1L, 2L, 3L, 4L, 5L);
+  }
+
+  @Test
+  void aRedeliveryOrALostRaceOnTheFastPathWritesNothingRaisesNothingAndGetsTheFirstAnswer()
+      throws Exception {
+    assertThat(appendOne("quiet", "q1", 0, 4).status()).isEqualTo("appended");
+    StateStore store = newStore();
+    record(store, "quiet-record", "run-1", "act-1", 1); // lineage + instance (the function)
+    EventEnvelope second = finished("quiet-record", "run-1", "act-2", 1, "create");
+    StateStore.Recorded first = store.record(second, data(second)); // the fast statement
+
+    try (Connection c = dataSource.getConnection()) {
+      assertThat(fastStatement(c, "quiet", "q2", 1, 4)).isEqualTo(2);
+      // a redelivery (same event id; at the same head its sequence is taken too) and a lost race
+      // (another event at a sequence already taken): no row and no unique violation raised, so
+      // no aborted statement and no ERROR line in the server's log
+      assertThat(fastStatement(c, "quiet", "q2", 1, 4)).isNull();
+      assertThat(fastStatement(c, "quiet", "q2", 2, 4)).isNull();
+      assertThat(fastStatement(c, "quiet", "q3", 1, 4)).isNull();
+      // record's statement (event, version, outcome) for a redelivered result: nothing written,
+      // nothing raised
+      try (PreparedStatement ps = c.prepareStatement(EventAppend.RECORD_ONE)) {
+        int p =
+            EventAppend.bindOneEvent(
+                ps,
+                0,
+                TENANT,
+                "quiet-record",
+                3,
+                1,
+                second.id() + "#1",
+                "run-1",
+                "act-2",
+                "executor:exec-1",
+                "instance_created",
+                "stateful_provisioning.app[\"act-2\"]",
+                PAYLOAD,
+                java.sql.Timestamp.from(java.time.Instant.now()));
+        EventAppend.bindRecordRest(ps, p, 3L, "run-1", "act-2", second.id(), "applied", 3, "{}");
+        assertThat(ps.executeUpdate()).isZero();
+      }
+    }
+
+    // the function then answers as before: the first outcome, or the head that moved
+    assertThat(appendOne("quiet", "q2", 2, 4))
+        .isEqualTo(new EventAppend.Answer("duplicate", 2, 4, null));
+    assertThat(appendOne("quiet", "q3", 1, 4))
+        .isEqualTo(new EventAppend.Answer("moved", 2, 4, null));
+    assertThat(sequences("quiet")).containsExactly(1L, 2L);
+    StateStore.Recorded again = newStore().record(second, data(second));
+    assertThat(again.duplicate()).isTrue();
+    assertThat(again.envelope().id()).isEqualTo(first.envelope().id());
+    assertThat(sequences("quiet-record")).containsExactly(1L, 2L, 3L);
+    assertThat(outcomes("quiet-record")).isEqualTo(2);
   }
 
   @Test

@@ -84,6 +84,16 @@ class StreamedDocumentPushTest {
     return body;
   }
 
+  /** As {@link #large}, but over {@link StreamedContent#PACKED_LIMIT}: stored uncompressed. */
+  private static byte[] larger(long serial) throws IOException {
+    byte[] pretty = JSON.writerWithDefaultPrettyPrinter().writeValueAsBytes(realistic(serial));
+    int pad = (int) StreamedContent.PACKED_LIMIT + 1;
+    byte[] body = new byte[pad + pretty.length];
+    Arrays.fill(body, 0, pad, (byte) ' ');
+    System.arraycopy(pretty, 0, body, pad, pretty.length);
+    return body;
+  }
+
   private StateStore newStore() {
     return new StateStore(dataSource, Clock.systemUTC());
   }
@@ -133,6 +143,29 @@ class StreamedDocumentPushTest {
   }
 
   @Test
+  void aDocumentOverTheCompressedLimitIsStoredUncompressedAndReadsBackByteForByte()
+      throws Exception {
+    StateStore store = newStore();
+    byte[] body = larger(5);
+
+    DocumentDecider.Outcome outcome = pushStreamed(store, "uncompressed", body, md5(body), 0);
+
+    assertThat(outcome.accepted()).isTrue();
+    assertThat(
+            count(
+                "SELECT count(*) FROM state.state_documents d JOIN state.document_contents c"
+                    + " USING (tenant, workspace, content_id) WHERE d.tenant = 'acme'"
+                    + " AND d.workspace = 'uncompressed' AND c.packed IS NULL"
+                    + " AND length(c.content) = "
+                    + body.length
+                    + " AND pg_column_compression(c.content) IS NULL"))
+        .as("out of line and uncompressed, so that any slice is read without the rest")
+        .isEqualTo(1);
+    assertThat(pull(store, "uncompressed")).isEqualTo(body);
+    assertThat(pull(newStore(), "uncompressed")).as("also without the cache").isEqualTo(body);
+  }
+
+  @Test
   void aStreamedPushStoresTheBytesWhileTheyArriveAndReadsBackByteForByte() throws Exception {
     StateStore store = newStore();
     byte[] body = large(17);
@@ -149,9 +182,12 @@ class StreamedDocumentPushTest {
                 "SELECT count(*) FROM state.state_documents d JOIN state.document_contents c"
                     + " USING (tenant, workspace, content_id) WHERE d.tenant = 'acme'"
                     + " AND d.workspace = 'streamed' AND d.content IS NULL"
-                    + " AND length(c.content) = "
-                    + body.length))
-        .as("the document row names the content written while it was received")
+                    + " AND c.content IS NULL AND length(c.packed) = "
+                    + body.length
+                    + " AND pg_column_compression(c.packed) IS NOT NULL"))
+        .as(
+            "the document row names the content written while it was received, stored"
+                + " compressed (at most 16 MiB, ADR 0036)")
         .isEqualTo(1);
     assertThat(pull(store, "streamed")).isEqualTo(body);
     assertThat(pull(newStore(), "streamed")).as("also without the cache").isEqualTo(body);
@@ -336,8 +372,15 @@ class StreamedDocumentPushTest {
     StateStore other = newStore();
     pushStreamed(other, "pull-large", big, null, 0);
     assertThat(other.currentDocumentForPull(TENANT, "pull-large").content())
-        .as("over two slices: streamed, not held whole")
+        .as("over two slices but at most 16 MiB: compressed, fetched whole with the head")
+        .isEqualTo(big);
+
+    byte[] bigger = larger(23);
+    pushStreamed(other, "pull-larger", bigger, null, 0);
+    assertThat(other.currentDocumentForPull(TENANT, "pull-larger").content())
+        .as("over 16 MiB: streamed in slices, not held whole")
         .isNull();
+    assertThat(pull(other, "pull-larger")).isEqualTo(bigger);
   }
 
   @Test
