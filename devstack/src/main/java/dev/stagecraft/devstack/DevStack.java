@@ -209,7 +209,7 @@ public final class DevStack implements AutoCloseable {
    * <p>Concurrency: not to be called concurrently with itself, {@link #startAgain} or {@link
    * #close}.
    */
-  public void kill(StackService service) throws Exception {
+  public synchronized void kill(StackService service) throws Exception {
     ServiceProcess p = process(service);
     p.process().destroyForcibly();
     p.process().onExit().get();
@@ -221,7 +221,7 @@ public final class DevStack implements AutoCloseable {
    *
    * @throws IllegalStateException when the service still runs
    */
-  public void startAgain(StackService service) throws Exception {
+  public synchronized void startAgain(StackService service) throws Exception {
     ServiceProcess old = process(service);
     if (old.process().isAlive()) {
       throw new IllegalStateException(service + " is still running: kill it first");
@@ -237,7 +237,19 @@ public final class DevStack implements AutoCloseable {
             serviceEnv(service, ports, serviceToken(), secretsKeys()),
             layout.serviceLog(service));
     services.set(services.indexOf(old), restarted);
+    watch(restarted);
     restarted.awaitHealthy(options.healthTimeout());
+  }
+
+  /**
+   * The process id of the service's current process (it changes when the service is started again),
+   * or empty when that process has ended. Same concurrency rule as {@link #kill}.
+   */
+  public synchronized java.util.OptionalLong pid(StackService service) {
+    ServiceProcess p = process(service);
+    return p.process().isAlive()
+        ? java.util.OptionalLong.of(p.pid())
+        : java.util.OptionalLong.empty();
   }
 
   private ServiceProcess process(StackService service) {
@@ -265,17 +277,9 @@ public final class DevStack implements AutoCloseable {
     }
     try {
       // Reverse start order: planner and executor first, so that nothing calls a stopped store.
-      for (int group = 1; group >= 0; group--) {
-        List<ServiceProcess> stopping = new ArrayList<>();
-        for (ServiceProcess p : services) {
-          if (p.service().startGroup() == group) {
-            p.requestStop();
-            stopping.add(p);
-          }
-        }
-        for (ServiceProcess p : stopping) {
-          p.awaitStopped(STOP_GRACE);
-        }
+      // Under the monitor: a service being started again (exit status 75) is stopped too.
+      synchronized (this) {
+        stopServices();
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -370,24 +374,66 @@ public final class DevStack implements AutoCloseable {
     Files.deleteIfExists(layout.stackFile());
   }
 
+  private void stopServices() throws InterruptedException {
+    for (int group = 1; group >= 0; group--) {
+      List<ServiceProcess> stopping = new ArrayList<>();
+      for (ServiceProcess p : services) {
+        if (p.service().startGroup() == group) {
+          p.requestStop();
+          stopping.add(p);
+        }
+      }
+      for (ServiceProcess p : stopping) {
+        p.awaitStopped(STOP_GRACE);
+      }
+    }
+  }
+
+  /**
+   * Exit status of a service that stopped itself so that its supervisor starts it again: a planner
+   * instance that lost its instance lease fences itself this way (docs/adr/0034). The dev stack
+   * supervises like a process manager would: such a service is started again, with the same port
+   * and settings; any other unexpected exit is only reported.
+   */
+  static final int RESTART_EXIT_STATUS = 75;
+
   private void watchForUnexpectedExits() {
-    for (ServiceProcess p : services) {
-      p.process()
-          .onExit()
-          .thenRun(
-              () -> {
-                if (!closed.get()) {
-                  options
-                      .out()
-                      .println(
-                          "warning: "
-                              + p.service().artifactId()
-                              + " exited with code "
-                              + p.process().exitValue()
-                              + "; see "
-                              + p.logFile());
-                }
-              });
+    services.forEach(this::watch);
+  }
+
+  private void watch(ServiceProcess p) {
+    p.process().onExit().thenRun(() -> exited(p));
+  }
+
+  private void exited(ServiceProcess p) {
+    if (closed.get()) {
+      return;
+    }
+    int code = p.process().exitValue();
+    options
+        .out()
+        .println(
+            "warning: "
+                + p.service().artifactId()
+                + " exited with code "
+                + code
+                + "; see "
+                + p.logFile());
+    if (code != RESTART_EXIT_STATUS) {
+      return;
+    }
+    synchronized (this) {
+      if (closed.get() || process(p.service()) != p) {
+        return; // stopping, or already replaced
+      }
+      try {
+        startAgain(p.service());
+        options.out().println(p.service().artifactId() + " started again");
+      } catch (Exception e) {
+        options
+            .out()
+            .println("warning: starting " + p.service().artifactId() + " again failed: " + e);
+      }
     }
   }
 

@@ -360,10 +360,11 @@ class LockConcurrencyTest {
         PreparedStatement ps =
             c.prepareStatement(
                 // a pushed document is embedded in its event or stored apart (ADR 0022), its
-                // bytes in the document row or, streamed while validated, in their own (ADR 0031)
+                // bytes in the document row or, streamed while validated, in their own (ADR 0031;
+                // compressed in `packed` up to 16 MiB, ADR 0036)
                 "SELECT coalesce((e.payload #>> '{document,serial}')::bigint, d.serial),"
                     + " coalesce(e.payload #>> '{document,outputs,writer,value}',"
-                    + " convert_from(coalesce(d.content, dc.content), 'UTF8')::jsonb"
+                    + " convert_from(coalesce(d.content, dc.content, dc.packed), 'UTF8')::jsonb"
                     + " #>> '{outputs,writer,value}'),"
                     + " e.created_at FROM state.state_events e LEFT JOIN state.state_documents d"
                     + " ON d.tenant = e.tenant AND d.workspace = e.workspace"

@@ -19,6 +19,8 @@ import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -28,7 +30,9 @@ import org.junit.jupiter.api.Test;
  * runs on (docs/runs.md "Restart", docs/adr/0029), on the real stack: a run queued behind the
  * workspace lock keeps its id and place and applies once the lock is free; a run awaiting approval
  * is approved after the restart and applies; one whose workspace state changed while the planner
- * was down ends {@code errored} saying so, having applied nothing.
+ * was down ends {@code errored} saying so, having applied nothing. A run killed while applying is
+ * carried on (docs/adr/0035): what its executors finished counts, what still runs is awaited, the
+ * rest is applied, and no step runs twice.
  */
 class PlannerRestartResumeTest {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -130,7 +134,7 @@ class PlannerRestartResumeTest {
   }
 
   @Test
-  void aRunKilledWhileApplyingEndsErroredAndTheRunQueuedBehindItsLockAppliesAfterIt()
+  void aRunWhoseStepFinishedWhileThePlannerWasDownIsAppliedAndTheRunQueuedBehindItAppliesAfterIt()
       throws Exception {
     String ws = "resume-x-" + UUID.randomUUID().toString().substring(0, 8);
     Path attempts = stack.root.resolve(ws + "-attempts");
@@ -158,17 +162,194 @@ class PlannerRestartResumeTest {
     Files.createFile(release);
     stack.stack().startAgain(StackService.PLANNER);
 
-    JsonNode errored = awaitStatus(applying, "errored");
-    assertThat(errored.get("message").asText())
-        .contains("restarted while this run was applying")
-        .contains("could run a step twice");
-    // the errored run's lease runs out (it may have already: the queued run does not wait for the
-    // test) and the resumed run takes the lock, plans against the recorded state and applies
-    JsonNode applied = awaitStatus(queued, "applied");
-    assertThat(applied.get("transitions").toString()).contains("Resumed after a planner restart");
+    // carried on (docs/adr/0035): the step's recorded outcome counts, nothing remains to apply
+    JsonNode applied = awaitStatus(applying, "applied");
+    assertThat(applied.get("transitions").toString())
+        .contains("Resumed after a planner restart")
+        .contains("stateful_provisioning.app: succeeded");
+    assertThat(applied.get("message").asText()).contains("nothing remained");
+    // then the queued run takes the lock, plans against the recorded state and applies
+    JsonNode next = awaitStatus(queued, "applied");
+    assertThat(next.get("transitions").toString()).contains("Resumed after a planner restart");
     assertThat(stateKey(ws)).isEqualTo("x2");
-    // nobody started the interrupted run's step again
+    // nobody started the step again
     assertThat(Files.readAllLines(attempts)).containsExactly("attempt");
+  }
+
+  @Test
+  void aChainKilledWhileItsMiddleStepRunsIsCarriedOnAndEachStepRunsExactlyOnce() throws Exception {
+    Chain chain = new Chain("resume-c-");
+    String run = startRunOf(chain.ws, chain.mainTf());
+    await().atMost(Duration.ofSeconds(120)).until(() -> Files.exists(chain.started));
+
+    stack.stack().kill(StackService.PLANNER);
+    stack.stack().startAgain(StackService.PLANNER);
+
+    // back to applying, naming what had finished and what still runs; nothing else dispatched
+    await()
+        .atMost(Duration.ofSeconds(120))
+        .ignoreExceptions()
+        .until(() -> get(run).get("transitions").toString().contains("were still running"));
+    JsonNode resumed = get(run);
+    assertThat(resumed.get("status").asText()).isEqualTo("applying");
+    assertThat(resumed.get("transitions").toString())
+        .contains("Resumed after a planner restart")
+        .contains("stateful_provisioning.a: succeeded")
+        .contains("1 were still running (stateful_provisioning.b)");
+    assertThat(chain.logC).doesNotExist();
+
+    Files.createFile(chain.release);
+
+    JsonNode applied = awaitStatus(run, "applied");
+    assertThat(applied.get("message").asText()).contains("Apply complete!");
+    assertThat(Files.readAllLines(chain.logA)).containsExactly("a");
+    assertThat(Files.readAllLines(chain.logB)).containsExactly("b");
+    assertThat(Files.readAllLines(chain.logC)).containsExactly("c");
+    HttpResponse<String> state = backend("GET", chain.ws, "/state", "");
+    JsonNode resources = JSON.readTree(state.body()).get("resources");
+    assertThat(resources).extracting(r -> r.get("name").asText()).containsOnly("a", "b", "c");
+    assertThat(resources).hasSize(3);
+    assertThat(state.body()).doesNotContain("\"tainted\"");
+  }
+
+  @Test
+  void aChainWhoseMiddleStepFailsAfterThePlannerRestartEndsErroredAndRunsNothingTwice()
+      throws Exception {
+    Chain chain = new Chain("resume-f-");
+    String run = startRunOf(chain.ws, chain.mainTf());
+    await().atMost(Duration.ofSeconds(120)).until(() -> Files.exists(chain.started));
+
+    stack.stack().kill(StackService.PLANNER);
+    stack.stack().startAgain(StackService.PLANNER);
+    await()
+        .atMost(Duration.ofSeconds(120))
+        .ignoreExceptions()
+        .until(() -> get(run).get("transitions").toString().contains("were still running"));
+
+    Files.createFile(chain.fail);
+    Files.createFile(chain.release);
+
+    JsonNode errored = awaitStatus(run, "errored");
+    assertThat(errored.get("message").asText())
+        .contains("Apply failed: stateful_provisioning.b")
+        .contains("nothing was run twice");
+    assertThat(Files.readAllLines(chain.logA)).containsExactly("a");
+    assertThat(Files.readAllLines(chain.logB)).containsExactly("b");
+    assertThat(chain.logC).as("what depends on the failed step never ran").doesNotExist();
+    // the workspace is free again: the next run takes the lock and applies
+    String next = startRun(chain.ws, "n1");
+    awaitStatus(next, "applied");
+  }
+
+  @Test
+  void aChainWhoseExecutorIsKilledAfterThePlannerRestartEndsErroredNamingTheInterruptedStep()
+      throws Exception {
+    Chain chain = new Chain("resume-k-");
+    String run = startRunOf(chain.ws, chain.mainTf());
+    await().atMost(Duration.ofSeconds(120)).until(() -> Files.exists(chain.started));
+
+    stack.stack().kill(StackService.PLANNER);
+    stack.stack().startAgain(StackService.PLANNER);
+    await()
+        .atMost(Duration.ofSeconds(120))
+        .ignoreExceptions()
+        .until(() -> get(run).get("transitions").toString().contains("were still running"));
+    try {
+      // the restarted planner hears from b's executor (a log line after the restart) ...
+      Files.createFile(chain.ping);
+      CompletableFuture<Boolean> heard =
+          CompletableFuture.supplyAsync(
+              () -> {
+                try (var lines = RunLogEvents.open(stack.plannerUrl(), stack.token(), run, null)) {
+                  var it = lines.iterator();
+                  for (var e = RunLogEvents.next(it); e != null; e = RunLogEvents.next(it)) {
+                    if (RunLogEvents.isLog(e, "alive-after-restart")) {
+                      return true;
+                    }
+                  }
+                  return false;
+                } catch (Exception e) {
+                  throw new IllegalStateException(e);
+                }
+              });
+      assertThat(heard.get(60, TimeUnit.SECONDS)).isTrue();
+      // ... and then the executor dies: its action is reported interrupted after the action lease
+      stack.stack().kill(StackService.EXECUTOR);
+
+      JsonNode errored = awaitStatus(run, "errored");
+      assertThat(errored.get("message").asText())
+          .contains("Apply failed: stateful_provisioning.b")
+          .contains("interrupted")
+          .contains("stopped reporting");
+      assertThat(Files.readAllLines(chain.logA)).containsExactly("a");
+      assertThat(Files.readAllLines(chain.logB)).containsExactly("b");
+      assertThat(chain.logC).doesNotExist();
+      HttpResponse<String> state = backend("GET", chain.ws, "/state", "");
+      assertThat(state.body()).contains("\"tainted\"");
+    } finally {
+      // the killed executor's orphaned step ends; the executor is back for the other tests
+      if (!Files.exists(chain.release)) {
+        Files.createFile(chain.release);
+      }
+      try {
+        stack.stack().startAgain(StackService.EXECUTOR);
+      } catch (IllegalStateException stillRunning) {
+        // not killed: the test failed before
+      }
+    }
+  }
+
+  /**
+   * Three resources a → b → c whose local-exec steps append a line to a file each; b's step blocks
+   * until {@link #release} exists and then fails when {@link #fail} exists; it prints {@code
+   * alive-after-restart} once {@link #ping} exists.
+   */
+  private static final class Chain {
+    final String ws;
+    final Path logA;
+    final Path logB;
+    final Path logC;
+    final Path started;
+    final Path release;
+    final Path fail;
+    final Path ping;
+
+    Chain(String prefix) {
+      ws = prefix + UUID.randomUUID().toString().substring(0, 8);
+      logA = stack.root.resolve(ws + "-a");
+      logB = stack.root.resolve(ws + "-b");
+      logC = stack.root.resolve(ws + "-c");
+      started = stack.root.resolve(ws + "-b-started");
+      release = stack.root.resolve(ws + "-b-release");
+      fail = stack.root.resolve(ws + "-b-fail");
+      ping = stack.root.resolve(ws + "-b-ping");
+    }
+
+    String mainTf() {
+      return """
+          resource "stateful_provisioning" "a" {
+            state_key = "c1"
+            provisioner "local-exec" {
+              command = "echo a >> %s"
+            }
+          }
+          resource "stateful_provisioning" "b" {
+            state_key  = "c1"
+            depends_on = [stateful_provisioning.a]
+            provisioner "local-exec" {
+              command = "echo b >> %s; touch %s; while [ ! -f %s ]; do if [ -f %s ] && [ ! -f %s.seen ]; then touch %s.seen; echo alive-after-restart; fi; sleep 0.1; done; if [ -f %s ]; then exit 1; fi"
+            }
+          }
+          resource "stateful_provisioning" "c" {
+            state_key  = "c1"
+            depends_on = [stateful_provisioning.b]
+            provisioner "local-exec" {
+              command = "echo c >> %s"
+            }
+          }
+          """
+          .formatted(logA, logB, started, release, ping, ping, ping, fail, logC);
+    }
   }
 
   private static String lockInfo(String id) throws Exception {

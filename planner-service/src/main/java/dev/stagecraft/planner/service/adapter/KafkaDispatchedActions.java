@@ -2,12 +2,17 @@ package dev.stagecraft.planner.service.adapter;
 
 import dev.stagecraft.planner.service.run.DispatchedActions;
 import dev.stagecraft.platform.kafka.KafkaSettings;
+import dev.stagecraft.schemas.EventCodec;
+import dev.stagecraft.schemas.EventType;
 import dev.stagecraft.schemas.Topics;
+import dev.stagecraft.schemas.action.ActionDispatched;
+import dev.stagecraft.schemas.envelope.EventEnvelope;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -19,14 +24,26 @@ import org.apache.kafka.common.TopicPartition;
 
 /**
  * Reads {@code stagecraft.actions} from the first record at or after {@code since} to its end and
- * collects the runs whose dispatches it finds (record key {@code <run>/<address>}). Assigned
+ * collects the runs whose dispatches it finds (record key {@code <run>/<address>}), keeping each
+ * found run's {@code action.dispatched} events for {@link #dispatchesOf} (docs/adr/0035). Assigned
  * partitions, no group, nothing committed. Called once at startup; the cost is proportional to the
  * dispatches made since the oldest unfinished run was created.
+ *
+ * <p>Concurrency: one caller at a time (the startup recovery); the kept dispatches are replaced by
+ * each {@link #runsWithDispatches} call.
  */
 final class KafkaDispatchedActions implements DispatchedActions {
   private static final Duration TIMEOUT = Duration.ofSeconds(60);
   private final KafkaSettings kafka;
   private final String clientId;
+
+  /** The dispatches the latest scan found, by run and action id, in reading order. */
+  private Map<String, Map<String, Dispatched>> found = Map.of();
+
+  /**
+   * Runs with a record the latest scan found but could not read as an {@code action.dispatched}.
+   */
+  private Set<String> unreadable = Set.of();
 
   KafkaDispatchedActions(KafkaSettings kafka, String clientId) {
     this.kafka = kafka;
@@ -35,9 +52,12 @@ final class KafkaDispatchedActions implements DispatchedActions {
 
   @Override
   public Set<String> runsWithDispatches(Collection<String> runIds, Instant since) {
-    Set<String> found = new HashSet<>();
+    Map<String, Map<String, Dispatched>> byRun = new HashMap<>();
+    Set<String> notRead = new HashSet<>();
+    found = byRun;
+    unreadable = notRead;
     if (runIds.isEmpty()) {
-      return found;
+      return Set.of();
     }
     Properties p = kafka.consumer("unused-" + clientId, clientId, "earliest");
     p.remove("group.id");
@@ -70,12 +90,47 @@ final class KafkaDispatchedActions implements DispatchedActions {
           String key = r.key();
           int slash = key == null ? -1 : key.indexOf('/');
           if (slash > 0 && runIds.contains(key.substring(0, slash))) {
-            found.add(key.substring(0, slash));
+            String run = key.substring(0, slash);
+            Map<String, Dispatched> ofRun = byRun.computeIfAbsent(run, k -> new LinkedHashMap<>());
+            try {
+              EventEnvelope envelope = EventCodec.decode(r.value());
+              ActionDispatched action = EventCodec.data(envelope, ActionDispatched.class);
+              if (!EventType.ACTION_DISPATCHED.type().equals(envelope.type())
+                  || !run.equals(action.runId())
+                  || action.actionId() == null) {
+                notRead.add(run);
+              } else {
+                ofRun.putIfAbsent(
+                    action.actionId(), new Dispatched(action, Instant.ofEpochMilli(r.timestamp())));
+              }
+            } catch (RuntimeException e) {
+              notRead.add(run); // never guess what an unreadable dispatch was
+            }
           }
         }
         remaining.removeIf(tp -> consumer.position(tp) >= end.get(tp));
       }
     }
-    return found;
+    return Set.copyOf(byRun.keySet());
+  }
+
+  @Override
+  public List<Dispatched> dispatchesOf(String runId) {
+    if (unreadable.contains(runId)) {
+      throw new IllegalStateException(
+          "a dispatch of run "
+              + runId
+              + " on "
+              + Topics.ACTIONS
+              + " could not be read as an action.dispatched event");
+    }
+    Map<String, Dispatched> ofRun = found.get(runId);
+    if (ofRun == null) {
+      return List.of();
+    }
+    // a run's dispatches may lie on several partitions: order by publication time
+    return ofRun.values().stream()
+        .sorted(java.util.Comparator.comparing(Dispatched::dispatchedAt))
+        .toList();
   }
 }

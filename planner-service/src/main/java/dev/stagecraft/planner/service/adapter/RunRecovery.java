@@ -3,6 +3,7 @@ package dev.stagecraft.planner.service.adapter;
 import dev.stagecraft.planner.service.adapter.db.RunRequestStore;
 import dev.stagecraft.planner.service.adapter.db.RunStore;
 import dev.stagecraft.planner.service.run.DispatchedActions;
+import dev.stagecraft.planner.service.run.RecoveryCause;
 import dev.stagecraft.planner.service.run.RestartRecovery;
 import dev.stagecraft.planner.service.run.ResumableRun;
 import dev.stagecraft.planner.service.run.RunCoordinator;
@@ -22,7 +23,9 @@ import org.slf4j.LoggerFactory;
  * started again from its recorded request ({@link RunCoordinator#resume}) or ended {@code errored}
  * with the reason ({@link RestartRecovery}), so no run is left non-terminal. Runs are resumed
  * oldest first, before the HTTP server accepts new runs, after the Kafka listeners joined (a
- * resumed run that applies needs them).
+ * resumed run that applies needs them), and after the instance registered as alive ({@link
+ * PlannerInstances}), so no other instance adopts them meanwhile. Then it carries on, the same way,
+ * the runs {@link PlannerInstances} adopts from instances whose lease expired (docs/adr/0034).
  */
 @Context
 final class RunRecovery {
@@ -37,25 +40,39 @@ final class RunRecovery {
       RunRequestStore requests,
       RunCoordinator coordinator,
       KafkaSettings kafka,
-      PlannerBeans.Listeners listenersStarted)
+      PlannerBeans.Listeners listenersStarted,
+      PlannerInstances instances)
       throws java.sql.SQLException {
     recover(
-        settings.getInstanceId(),
+        new RecoveryCause.Restart(settings.getInstanceId()),
+        runs.unfinished(),
         runs,
         requests,
         coordinator,
         new KafkaDispatchedActions(kafka, settings.getInstanceId() + "-recovery"));
+    instances.startAdopting(
+        (cause, adopted) ->
+            recover(
+                cause,
+                adopted,
+                runs,
+                requests,
+                coordinator,
+                new KafkaDispatchedActions(kafka, settings.getInstanceId() + "-adoption")));
   }
 
-  /** Decides and carries out the fate of every unfinished run; returns how many were resumed. */
+  /**
+   * Decides and carries out the fate of every run of {@code unfinished} (this instance's own after
+   * a restart, or those just adopted, oldest first); returns how many were resumed.
+   */
   static int recover(
-      String instanceId,
+      RecoveryCause cause,
+      List<RunStore.UnfinishedRun> unfinished,
       RunStore runs,
       RunRequestStore requests,
       RunCoordinator coordinator,
       DispatchedActions dispatches)
       throws java.sql.SQLException {
-    List<RunStore.UnfinishedRun> unfinished = runs.unfinished();
     if (unfinished.isEmpty()) {
       return 0;
     }
@@ -87,13 +104,14 @@ final class RunRecovery {
         RestartRecovery.Decision decision =
             RestartRecovery.decide(
                 new RestartRecovery.Facts(
-                    instanceId,
+                    cause.previousOwner(),
                     run.status(),
                     recorded.isPresent(),
                     recorded.map(RunRequestStore.Recorded::variablesComplete).orElse(false),
                     awaitingApproval,
                     !dispatchesKnown || dispatched.contains(run.id()),
-                    planDigest));
+                    planDigest,
+                    dispatchesKnown));
         switch (decision) {
           case RestartRecovery.Decision.Resume r -> {
             coordinator.resume(
@@ -105,30 +123,37 @@ final class RunRecovery {
                     run.lastSequence(),
                     planDigest,
                     planDigest == null ? null : run.plannedAt()),
-                RestartRecovery.resumedMessage(instanceId, run.status()));
+                cause.resumedMessage(run.status()));
             resumed++;
             LOG.info("resumed run {} (was {})", run.id(), run.status().wireName());
           }
+          case RestartRecovery.Decision.CarryOn c -> {
+            // what it dispatched, as found on stagecraft.actions (docs/adr/0035)
+            coordinator.carryOn(
+                new ResumableRun(
+                    run.id(),
+                    recorded.get().request(),
+                    awaitingApproval,
+                    run.createdAt(),
+                    run.lastSequence(),
+                    null,
+                    null),
+                dispatches.dispatchesOf(run.id()),
+                cause.reword(
+                    RestartRecovery.carriedOnMessage(cause.previousOwner(), run.status())));
+            resumed++;
+            LOG.info("carried on run {} (was {})", run.id(), run.status().wireName());
+          }
           case RestartRecovery.Decision.Fail f -> {
-            runs.endUnfinished(run, f.message());
+            String message = cause.reword(f.message());
+            runs.endUnfinished(run, message);
             LOG.warn(
-                "run {} (was {}) ended errored: {}",
-                run.id(),
-                run.status().wireName(),
-                f.message());
+                "run {} (was {}) ended errored: {}", run.id(), run.status().wireName(), message);
           }
         }
       } catch (java.sql.SQLException | RuntimeException e) {
         LOG.warn("could not resume run {}: {}", run.id(), e.toString());
-        runs.endUnfinished(
-            run,
-            "The planner instance "
-                + instanceId
-                + " restarted while this run was "
-                + run.status().wireName()
-                + " and could not resume it: "
-                + e.getMessage()
-                + ". Start a new run.");
+        runs.endUnfinished(run, cause.couldNotResumeMessage(run.status(), e.getMessage()));
       }
     }
     return resumed;

@@ -42,6 +42,12 @@ final class InFlightActions {
     String stepTarget;
     boolean reported;
 
+    /**
+     * Dispatched before this planner instance restarted (docs/adr/0035): whether an executor took
+     * it is unknown until it reports, so it is never treated as not started.
+     */
+    boolean carried;
+
     Lease(ActionDispatched dispatch, Instant dispatchedAt) {
       this.dispatch = dispatch;
       this.dispatchedAt = dispatchedAt;
@@ -58,8 +64,27 @@ final class InFlightActions {
 
   private final Map<String, Lease> byActionId = new LinkedHashMap<>();
 
+  /**
+   * The executor of a carried action known alive from a log line only (log lines do not name it);
+   * its next heartbeat or step record names it.
+   */
+  static final String UNNAMED = "(unnamed: it started before the planner restarted)";
+
   void dispatched(ActionDispatched dispatch, Instant now) {
     byActionId.putIfAbsent(dispatch.actionId(), new Lease(dispatch, now));
+  }
+
+  /**
+   * An action dispatched at {@code dispatchedAt} by this run before the planner restarted, whose
+   * outcome is not recorded (docs/adr/0035). Until its executor reports (heartbeat, step, log line,
+   * start) it may be running or still waiting in Kafka: it is reported interrupted only once its
+   * dispatch is older than the dispatch lease ({@link #unheardSinceRestart}), when no executor can
+   * start it any more; once its executor reports, the action lease applies as to any action.
+   */
+  void carried(ActionDispatched dispatch, Instant dispatchedAt) {
+    Lease lease = new Lease(dispatch, dispatchedAt);
+    lease.carried = true;
+    byActionId.putIfAbsent(dispatch.actionId(), lease);
   }
 
   /**
@@ -86,7 +111,7 @@ final class InFlightActions {
     if (lease == null) {
       return;
     }
-    if (lease.executorId == null) {
+    if (lease.executorId == null || UNNAMED.equals(lease.executorId)) {
       lease.executorId = executorId; // its action.started is still on the way
     }
     lease.lastSeen = now;
@@ -101,6 +126,10 @@ final class InFlightActions {
   void seen(String actionId, Instant now) {
     Lease lease = byActionId.get(actionId);
     if (lease != null && lease.started()) {
+      lease.lastSeen = now;
+    } else if (lease != null && lease.carried) {
+      // a carried action's executor is alive; its name comes with its next heartbeat
+      lease.executorId = UNNAMED;
       lease.lastSeen = now;
     }
   }
@@ -146,7 +175,7 @@ final class InFlightActions {
     List<Lease> abandoned = new ArrayList<>();
     for (Iterator<Lease> it = byActionId.values().iterator(); it.hasNext(); ) {
       Lease l = it.next();
-      if (!l.started() && l.dispatchedAt.plus(lease).isBefore(now)) {
+      if (!l.started() && !l.carried && l.dispatchedAt.plus(lease).isBefore(now)) {
         it.remove();
         abandoned.add(l);
       }
@@ -154,12 +183,45 @@ final class InFlightActions {
     return abandoned;
   }
 
-  /** Stops waiting for actions no executor started yet (a canceled run); returns them. */
+  /**
+   * Carried actions (dispatched before a restart) from which no executor reported since, whose
+   * dispatch is older than {@code dispatchLease}: no executor can start them any more (executors
+   * refuse dispatches older than their shorter dispatch expiry), and one that started them before
+   * the restart is gone. Each is returned once (marked reported), to be reported interrupted.
+   */
+  List<Lease> unheardSinceRestart(Duration dispatchLease, Instant now) {
+    List<Lease> unheard = new ArrayList<>();
+    for (Lease l : byActionId.values()) {
+      if (l.carried
+          && !l.started()
+          && !l.reported
+          && l.dispatchedAt.plus(dispatchLease).isBefore(now)) {
+        l.reported = true;
+        unheard.add(l);
+      }
+    }
+    return unheard;
+  }
+
+  /** What happened to an action {@link #unheardSinceRestart}, for the user. */
+  static String unheardMessage(Lease lease, Duration dispatchLease) {
+    return "the action was dispatched before the planner restarted and no executor reported on it"
+        + " since; its dispatch is older than the dispatch lease ("
+        + dispatchLease.toSeconds()
+        + " s), so no executor can start it any more. It may have partly run before the restart;"
+        + " it was not run again. "
+        + consequence(lease.dispatch.action());
+  }
+
+  /**
+   * Stops waiting for actions no executor started yet (a canceled run); returns them. Carried
+   * actions are kept: an executor may be running them.
+   */
   List<Lease> dropNotStarted() {
     List<Lease> dropped = new ArrayList<>();
     for (Iterator<Lease> it = byActionId.values().iterator(); it.hasNext(); ) {
       Lease l = it.next();
-      if (!l.started()) {
+      if (!l.started() && !l.carried) {
         it.remove();
         dropped.add(l);
       }
@@ -167,9 +229,12 @@ final class InFlightActions {
     return dropped;
   }
 
-  /** How many actions are started and still wait for their outcome to be recorded. */
+  /**
+   * How many actions are started (or carried over a restart, which may be) and still wait for their
+   * outcome to be recorded.
+   */
   int startedUnrecorded() {
-    return (int) byActionId.values().stream().filter(Lease::started).count();
+    return (int) byActionId.values().stream().filter(l -> l.started() || l.carried).count();
   }
 
   boolean isEmpty() {

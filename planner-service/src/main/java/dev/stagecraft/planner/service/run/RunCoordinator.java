@@ -52,7 +52,8 @@ import org.slf4j.LoggerFactory;
  * {@link RecordingLane}, off the run's path: recording a transition adds no commit and no Kafka
  * acknowledgement before the first dispatch (docs/adr/0025). After a restart of this planner
  * instance its unfinished runs that applied nothing are started again ({@link #resume}, docs/adr/
- * 0029); the others are marked errored at startup.
+ * 0029) and those that were applying are carried on from what they dispatched ({@link #carryOn},
+ * docs/adr/0035).
  */
 public final class RunCoordinator implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(RunCoordinator.class);
@@ -79,6 +80,12 @@ public final class RunCoordinator implements AutoCloseable {
   private volatile RunObserver observer = RunObserver.NONE;
   private volatile RunRequestRecorder requestRecorder = RunRequestRecorder.NONE;
   private volatile RunJournal.Recorder journalRecorder;
+
+  /**
+   * Runs carried on after a planner restart (docs/adr/0035), by id: the actions each dispatched
+   * before the restart and their outcomes (guarded by the run's monitor).
+   */
+  private final Map<String, CarriedActions> carriedRuns = new ConcurrentHashMap<>();
 
   /** Runs that wait for approval once planned with changes, by id (docs/runs.md). */
   private final Map<String, PendingApproval> approvals = new ConcurrentHashMap<>();
@@ -285,9 +292,68 @@ public final class RunCoordinator implements AutoCloseable {
    * @throws IllegalStateException when this instance already has a run with that id
    */
   public Run resume(ResumableRun resumable, String message) {
+    return restart(resumable, message, null);
+  }
+
+  /**
+   * Carries on, under its own id, a run that a previous life of this planner instance was applying
+   * (the caller decided so: {@link RestartRecovery}; docs/adr/0035). {@code dispatched} are the
+   * actions it dispatched before the restart, as read from {@code stagecraft.actions}; none is
+   * dispatched again. Like {@link #resume}, the run gets back its admission slot, records a {@code
+   * pending} transition with {@code message} and asks for the lock with its id as holder (the same
+   * lease back while it has not expired). Then:
+   *
+   * <ol>
+   *   <li>it takes back the state credential its dispatches carry (for the proofs of interrupted
+   *       reports, docs/adr/0013) and reads the outcomes the state service recorded for its
+   *       actions; the {@code state.recorded} events arriving meanwhile count too (the listeners
+   *       are subscribed before this is called, so no outcome falls between);
+   *   <li>it goes {@code applying} again, naming what had finished and what still runs, and tracks
+   *       each unfinished action in the action lease from now on: a live executor's heartbeats keep
+   *       it alive, a silent one's action is reported {@code interrupted}; an action no executor
+   *       reports on is reported once its dispatch is older than the dispatch lease (no executor
+   *       can start it then);
+   *   <li>once every dispatched action has an outcome: when one did not succeed the run ends {@code
+   *       errored}; else it opens the run at the state service again (a new credential), plans
+   *       against the current state and dispatches what remains — ending {@code errored} instead
+   *       when the plan would dispatch an address dispatched already, or when the run's plan was
+   *       approved as a whole (approval, saved plan, the CLI's bound serial) and changes remain,
+   *       which cannot be shown to be part of what was approved.
+   * </ol>
+   *
+   * Returns at once.
+   *
+   * @param resumable its {@link ResumableRun#awaitingApproval} says whether it applied an approved
+   *     plan; {@link ResumableRun#planDigest} is ignored
+   * @throws IllegalStateException when this instance already has a run with that id
+   */
+  public Run carryOn(
+      ResumableRun resumable, List<DispatchedActions.Dispatched> dispatched, String message) {
+    RunRequest request = resumable.request();
+    boolean approvalBound =
+        resumable.awaitingApproval()
+            || request.expectedSerial() != null
+            || request.expectedDigest() != null;
+    return restart(
+        new ResumableRun(
+            resumable.id(),
+            request,
+            false,
+            resumable.createdAt(),
+            resumable.lastSequence(),
+            null,
+            null),
+        message,
+        new CarriedActions(dispatched, approvalBound));
+  }
+
+  private Run restart(ResumableRun resumable, String message, CarriedActions carried) {
     String id = resumable.id();
     if (runs.containsKey(id)) {
       throw new IllegalStateException("run " + id + " exists already");
+    }
+    if (carried != null) {
+      carriedRuns.put(id, carried);
     }
     RunRequest request = resumable.request();
     // its journal, too, continues above what its previous life recorded (docs/adr/0032)
@@ -633,11 +699,22 @@ public final class RunCoordinator implements AutoCloseable {
       List<EventEnvelope> interrupted = new java.util.ArrayList<>();
       boolean abandonedAny = false;
       synchronized (run) {
-        if (run.status.isTerminal() || run.schedule == null) {
+        if (run.status.isTerminal() || (run.schedule == null && !carriedRuns.containsKey(run.id))) {
           continue;
         }
-        for (InFlightActions.Lease lease : run.inFlight.silentFor(actionLease, now)) {
-          String error = InFlightActions.interruptionMessage(lease, actionLease);
+        List<InFlightActions.Lease> silent =
+            new java.util.ArrayList<>(run.inFlight.silentFor(actionLease, now));
+        // carried over a restart, and no executor reported since (docs/adr/0035)
+        List<InFlightActions.Lease> unheard = run.inFlight.unheardSinceRestart(dispatchLease, now);
+        silent.addAll(unheard);
+        for (InFlightActions.Lease lease : silent) {
+          String error =
+              unheard.contains(lease)
+                  ? InFlightActions.unheardMessage(lease, dispatchLease)
+                  : InFlightActions.interruptionMessage(lease, actionLease);
+          if (lease.executorId == null) {
+            lease.executorId = "(none reported since the planner restart)";
+          }
           LOG.warn("run {}: {} interrupted: {}", run.id, lease.address(), error);
           run.cutShort.put(lease.address(), error);
           interrupted.add(
@@ -706,7 +783,8 @@ public final class RunCoordinator implements AutoCloseable {
       if (run.status.isTerminal() || run.cancelRequestedBy != null) {
         return found;
       }
-      applying = run.status == RunStatus.APPLYING;
+      // a run carried on after a restart may have actions running before it is applying again
+      applying = run.status == RunStatus.APPLYING || carriedRuns.containsKey(run.id);
       run.cancelRequestedBy = requestedBy; // from now on nothing is dispatched
       if (applying) {
         for (InFlightActions.Lease lease : run.inFlight.dropNotStarted()) {
@@ -758,7 +836,7 @@ public final class RunCoordinator implements AutoCloseable {
           "Run canceled by "
               + run.cancelRequestedBy
               + ". "
-              + appliedCount(run)
+              + (run.schedule == null ? "" : appliedCount(run))
               + (run.cutShort.isEmpty() ? "" : "\n" + cutShortDetails(run));
     }
     finish(run, RunStatus.CANCELED, message);
@@ -796,11 +874,17 @@ public final class RunCoordinator implements AutoCloseable {
     try {
       awaitAdmission(run);
       acquireLock(run);
+      CarriedActions carried = carriedRuns.get(run.id);
+      if (carried != null && !awaitCarried(run, carried)) {
+        return;
+      }
       // one state-service call (docs/adr/0025): fencing token, credential, host keys, state; the
       // host keys and the state are read under the lock, so a key recorded by the previous run of
       // the workspace is enforced now
       WorkspaceStates.OpenedRun opened = openRun(run);
-      transition(run, RunStatus.PLANNING, null);
+      if (carried == null) {
+        transition(run, RunStatus.PLANNING, null);
+      }
       // the apply context reads provisioner files (script, source, key_file) when it dispatches,
       // so the directory lives until the run ends (finish deletes it); a prepared one was written
       // by the request's configuration check (docs/adr/0025)
@@ -846,7 +930,13 @@ public final class RunCoordinator implements AutoCloseable {
         finish(run, RunStatus.ERRORED, result.renderDiagnostics());
         return;
       }
-      if (req.expectedSerial() != null && req.expectedSerial() != prior.serial()) {
+      if (carried != null) {
+        // the expected serial / digest held when the run first planned; what remains is checked
+        // against what was dispatched and what was approved (docs/adr/0035)
+        if (!continueCarried(run, carried, result)) {
+          return;
+        }
+      } else if (req.expectedSerial() != null && req.expectedSerial() != prior.serial()) {
         finish(
             run,
             RunStatus.ERRORED,
@@ -857,7 +947,9 @@ public final class RunCoordinator implements AutoCloseable {
                 + " since it was planned. Plan again.");
         return;
       }
-      if (req.expectedDigest() != null && !req.expectedDigest().equals(result.plan().digest())) {
+      if (carried == null
+          && req.expectedDigest() != null
+          && !req.expectedDigest().equals(result.plan().digest())) {
         finish(
             run,
             RunStatus.ERRORED,
@@ -888,7 +980,9 @@ public final class RunCoordinator implements AutoCloseable {
         pending.plannedAt =
             pending.firstPlannedAt != null ? pending.firstPlannedAt : clock.instant();
       }
-      transition(run, RunStatus.PLANNED, planText);
+      if (carried == null) {
+        transition(run, RunStatus.PLANNED, planText);
+      }
       if (!result.plan().hasChanges()) {
         approvals.remove(run.id);
         finish(run, RunStatus.PLANNED_AND_FINISHED, "No changes.");
@@ -901,7 +995,8 @@ public final class RunCoordinator implements AutoCloseable {
       transition(
           run,
           RunStatus.APPLYING,
-          (approvedBy == null ? "" : "Approved by " + approvedBy + ". ")
+          (carried != null ? "Continuing after the planner restart: " : "")
+              + (approvedBy == null ? "" : "Approved by " + approvedBy + ". ")
               + PlanRenderer.summary(result.plan()));
       dispatchReady(run);
     } catch (RunEndedException e) {
@@ -910,6 +1005,112 @@ public final class RunCoordinator implements AutoCloseable {
       LOG.warn("run {} failed: {}", run.id, e.toString(), e);
       finish(run, RunStatus.ERRORED, "Run failed: " + e.getMessage());
     }
+  }
+
+  /**
+   * The first part of carrying a run on ({@link #carryOn}): takes back the run's credential from
+   * its dispatches, reads the recorded outcomes, goes {@code applying} again and waits (on the
+   * run's virtual thread) until every dispatched action has an outcome.
+   *
+   * @return true when the rest of the plan is to be made; false when the run ended (errored when a
+   *     dispatched action did not succeed, canceled)
+   * @throws RunEndedException when it ended while it waited
+   */
+  private boolean awaitCarried(Run run, CarriedActions carried) throws Exception {
+    RunRequest req = run.request;
+    List<DispatchedActions.Dispatched> unfinished;
+    synchronized (run) {
+      unfinished = carried.unfinished();
+    }
+    List<ActionDispatched> opened = new java.util.ArrayList<>();
+    for (DispatchedActions.Dispatched d : unfinished) {
+      opened.add(DispatchSealing.open(d.action(), secrets, req.tenant(), req.workspace()));
+    }
+    // read after the listeners subscribed (the caller's contract): together with the
+    // state.recorded events from now on, no outcome is missed
+    Map<String, String> outcomes = states.recordedOutcomes(req.tenant(), req.workspace(), run.id);
+    String message;
+    synchronized (run) {
+      if (run.status.isTerminal()) {
+        throw new RunEndedException();
+      }
+      // the credential the running actions prove their outcomes with, and the planner its
+      // interrupted reports; the lease it was minted for is the one the run got back
+      run.runCredential = CarriedActions.runCredential(opened);
+      outcomes.forEach(carried::recorded);
+      for (DispatchedActions.Dispatched d : carried.unfinished()) {
+        run.inFlight.carried(d.action(), d.dispatchedAt());
+        run.journal.action(d.action().address(), "still running after the planner restart");
+      }
+      for (String done : carried.finishedWithOutcomes()) {
+        run.journal.action(run.id, "finished before the planner restart: " + done);
+      }
+      message = carried.applyingMessage();
+    }
+    transition(run, RunStatus.APPLYING, message);
+    transitions.flush(req.tenant() + "/" + req.workspace());
+    carried.settled.get();
+    boolean canceling;
+    List<String> failed;
+    synchronized (run) {
+      if (run.status.isTerminal()) {
+        throw new RunEndedException();
+      }
+      canceling = run.cancelRequestedBy != null;
+      failed = carried.notSucceeded();
+    }
+    if (canceling) {
+      finishCancelIfDone(run);
+      return false;
+    }
+    if (!failed.isEmpty()) {
+      String why;
+      synchronized (run) {
+        why = carried.failedMessage() + cutShortSuffixLocked(run);
+      }
+      finish(run, RunStatus.ERRORED, why);
+      return false;
+    }
+    return true;
+  }
+
+  /**
+   * Checks the plan a carried-on run made of what remains ({@link #carryOn}); ends the run when it
+   * must not be applied, or when nothing remains ({@code applied}).
+   *
+   * @return true when the plan is to be applied
+   */
+  private boolean continueCarried(Run run, CarriedActions carried, PlanResult result) {
+    List<String> repeated =
+        carried.alreadyDispatched(
+            result.plan().changes().stream().map(PlannedAction::address).toList());
+    if (!repeated.isEmpty()) {
+      finish(run, RunStatus.ERRORED, CarriedActions.wouldRepeatMessage(repeated));
+      return false;
+    }
+    if (!result.plan().hasChanges()) {
+      int applied;
+      synchronized (run) {
+        run.plan = result.plan();
+        applied = carried.succeededCount();
+      }
+      finish(
+          run,
+          RunStatus.APPLIED,
+          "Apply complete! "
+              + applied
+              + " action(s) applied, all dispatched before the planner restarted; nothing"
+              + " remained.");
+      return false;
+    }
+    if (carried.approvalBound()) {
+      finish(
+          run,
+          RunStatus.ERRORED,
+          CarriedActions.approvalNotProvableMessage(PlanRenderer.summary(result.plan())));
+      return false;
+    }
+    return true;
   }
 
   /**
@@ -1152,6 +1353,32 @@ public final class RunCoordinator implements AutoCloseable {
     if (run == null) {
       return;
     }
+    CarriedActions carried = carriedRuns.get(run.id);
+    if (carried != null) {
+      boolean carriedAction;
+      synchronized (run) {
+        carriedAction = carried.isCarried(recorded.actionId());
+        if (carriedAction) {
+          // an action dispatched before the restart (docs/adr/0035): never in the new schedule
+          run.inFlight.recorded(recorded.actionId());
+          if (carried.recorded(recorded.actionId(), recorded.outcome())) {
+            run.journal.action(
+                recorded.address(),
+                "succeeded".equals(recorded.outcome())
+                    ? "complete"
+                    : "failed"
+                        + (recorded.error() == null ? "" : ": " + recorded.error())
+                        + " ("
+                        + recorded.outcome()
+                        + ")");
+          }
+        }
+      }
+      if (carriedAction) {
+        finishCancelIfDone(run);
+        return;
+      }
+    }
     boolean recordedLate = false;
     synchronized (run) {
       if (run.schedule == null || run.status.isTerminal()) {
@@ -1357,6 +1584,11 @@ public final class RunCoordinator implements AutoCloseable {
     }
   }
 
+  /** {@link #cutShortSuffix} for a caller holding the run's monitor. */
+  private static String cutShortSuffixLocked(Run run) {
+    return run.cutShort.isEmpty() ? "" : "\n" + cutShortDetails(run);
+  }
+
   /** The interrupted / never-started actions with their reasons, one per line, or "". */
   private static String cutShortSuffix(Run run) {
     synchronized (run) {
@@ -1396,6 +1628,10 @@ public final class RunCoordinator implements AutoCloseable {
       }
     }
     transition(run, status, message);
+    CarriedActions carried = carriedRuns.get(run.id);
+    if (carried != null) {
+      carried.settled.complete(null); // a carried-on run waiting for its actions: it ended
+    }
     // free the run's slot (or its place in line) for the next run of the tenants in turn
     wakeAdmitted(admission.release(run.request.tenant(), run.id));
     var waiter = awaitingAdmission.get(run.id);

@@ -25,12 +25,16 @@ import java.util.concurrent.locks.ReentrantLock;
  * per sequence). The run's path never waits for a flush.
  *
  * <p>Bound: a run keeps at most {@code maxLogLines} provisioner output lines ({@link
- * #DEFAULT_MAX_LOG_LINES}); at the limit one {@code action} entry says so and later lines are
- * dropped (not numbered), so memory, the table and every reader see the same entries. Transitions
- * and action entries are always kept.
+ * #DEFAULT_MAX_LOG_LINES}; a recorded journal takes its {@link Recorder#maxLogLines() recorder's}
+ * bound, {@code STAGECRAFT_PLANNER_RUN_LOG_MAX_LINES}, when it is handed to it); at the limit one
+ * {@code action} entry says so and later lines are dropped (not numbered), so memory, the table and
+ * every reader see the same entries. Transitions and action entries are always kept.
  */
 public final class RunJournal {
-  /** Output lines kept per run (memory and {@code planner.run_journal} alike). */
+  /**
+   * Output lines kept per run (memory and {@code planner.run_journal} alike) unless the recorder
+   * says otherwise.
+   */
   public static final int DEFAULT_MAX_LOG_LINES = 100_000;
 
   /** Writes journal entries durably; called on the run's recording lane, one call at a time. */
@@ -50,6 +54,14 @@ public final class RunJournal {
      * @throws RuntimeException when the records cannot be read
      */
     long lastRecorded(String tenant, String runId);
+
+    /**
+     * Output lines a run keeps, in the records and so in memory too: a journal takes this bound
+     * when it is handed to the recorder. Negative (the default): the journal keeps its own.
+     */
+    default int maxLogLines() {
+      return -1;
+    }
   }
 
   private final List<RunEvent> events = new ArrayList<>();
@@ -57,7 +69,7 @@ public final class RunJournal {
   private final Condition appended = lock.newCondition();
   private final Clock clock;
   private final long base;
-  private final int maxLogLines;
+  private int maxLogLines; // guarded by lock once recording
   private boolean closed;
   private int logLines;
   private boolean logTruncated;
@@ -95,11 +107,15 @@ public final class RunJournal {
 
   /**
    * Hands every entry, those appended so far included, to {@code recorder} on {@code lane} (see the
-   * class comment). Call once, before or right after the run starts.
+   * class comment), and keeps from now on at most the recorder's {@link Recorder#maxLogLines()}
+   * output lines when it names a bound. Call once, before or right after the run starts.
    */
   void recordTo(RecordingLane lane, Recorder recorder, String tenant, String runId) {
     lock.lock();
     try {
+      if (recorder.maxLogLines() >= 0) {
+        this.maxLogLines = recorder.maxLogLines();
+      }
       this.lane = lane;
       this.recorder = recorder;
       this.tenant = tenant;

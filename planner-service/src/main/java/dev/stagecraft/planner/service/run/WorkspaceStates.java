@@ -1,6 +1,7 @@
 package dev.stagecraft.planner.service.run;
 
 import dev.stagecraft.planner.apply.KnownHostKeys;
+import java.util.Map;
 
 /** Port to state-service. */
 public interface WorkspaceStates {
@@ -51,6 +52,20 @@ public interface WorkspaceStates {
    * @throws IllegalStateException when the state service cannot be reached
    */
   default void revokeRunCredential(String tenant, String workspace, String runId) {}
+
+  /**
+   * The outcomes the state service recorded for actions of {@code runId} (the first outcome per
+   * action id; docs/adr/0007), by action id, as their {@code state.recorded} events said them:
+   * {@code succeeded}, {@code failed} (also for interrupted and canceled actions) or {@code
+   * rejected}. A planner carrying a run on after a restart reads them (docs/adr/0035). The default
+   * knows none: for test doubles that never carry a run on.
+   *
+   * @throws IllegalStateException when the state service cannot answer (the run is not carried on
+   *     by guessing)
+   */
+  default Map<String, String> recordedOutcomes(String tenant, String workspace, String runId) {
+    throw new IllegalStateException("this state port reads no recorded outcomes");
+  }
 
   /**
    * What a run needs from the state service once it holds the workspace lock (docs/adr/0025).

@@ -1,17 +1,21 @@
 package dev.stagecraft.planner.service.adapter;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.stagecraft.devstack.EmbeddedKafka;
 import dev.stagecraft.platform.kafka.KafkaSettings;
 import dev.stagecraft.platform.kafka.TopicBootstrap;
+import dev.stagecraft.schemas.EventCodec;
 import dev.stagecraft.schemas.Topics;
+import dev.stagecraft.schemas.action.ActionDispatched;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -64,6 +68,69 @@ class KafkaDispatchedActionsTest {
     assertThat(dispatched.runsWithDispatches(List.of("run-early"), now.minus(Duration.ofHours(2))))
         .containsExactly("run-early");
     assertThat(dispatched.runsWithDispatches(List.of(), now)).isEmpty();
+  }
+
+  @Test
+  void keepsTheFoundRunsDispatchesEachActionOnceAndRefusesToGuessAnUnreadableOne()
+      throws Exception {
+    // older than what the other test reads from, so its window does not see these records
+    Instant now = Instant.now().minus(Duration.ofHours(3));
+    EventCodec codec = EventCodec.forSource("/test/planner");
+    try (KafkaProducer<String, byte[]> producer =
+        new KafkaProducer<>(settings.producer("dispatch-writer-2"))) {
+      for (String address : List.of("stateful_provisioning.db", "stateful_provisioning.app")) {
+        ActionDispatched d = dispatch("run-k", address);
+        byte[] value =
+            EventCodec.encode(
+                codec.wrapWithId(d.actionId(), "acme", "prod", "run-k", 1, address, d));
+        producer.send(
+            new ProducerRecord<>(
+                Topics.ACTIONS, null, now.toEpochMilli(), "run-k/" + address, value));
+      }
+      ActionDispatched again = dispatch("run-k", "stateful_provisioning.db");
+      producer.send(
+          new ProducerRecord<>(
+              Topics.ACTIONS,
+              null,
+              now.toEpochMilli(),
+              "run-k/stateful_provisioning.db",
+              EventCodec.encode(
+                  codec.wrapWithId(
+                      again.actionId(), "acme", "prod", "run-k", 2, again.address(), again))));
+      producer.send(record("run-broken/stateful_provisioning.app", now));
+      producer.flush();
+    }
+    KafkaDispatchedActions dispatched = new KafkaDispatchedActions(settings, "recovery-test-2");
+
+    assertThat(
+            dispatched.runsWithDispatches(
+                List.of("run-k", "run-broken", "run-none"), now.minus(Duration.ofMinutes(10))))
+        .containsExactlyInAnyOrder("run-k", "run-broken");
+
+    assertThat(dispatched.dispatchesOf("run-k"))
+        .extracting(d -> d.action().actionId())
+        .containsExactlyInAnyOrder(
+            "run-k/stateful_provisioning.db", "run-k/stateful_provisioning.app");
+    assertThat(dispatched.dispatchesOf("run-none")).isEmpty();
+    assertThatThrownBy(() -> dispatched.dispatchesOf("run-broken"))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("could not be read");
+  }
+
+  private static ActionDispatched dispatch(String run, String address) {
+    return new ActionDispatched(
+        run,
+        run + "/" + address,
+        address,
+        "stateful_provisioning",
+        "create",
+        Map.of("state_key", "v1"),
+        List.of(),
+        List.of(),
+        3,
+        List.of(),
+        false,
+        false);
   }
 
   private static ProducerRecord<String, byte[]> record(String key, Instant at) {

@@ -6,7 +6,7 @@ import dev.stagecraft.planner.service.run.RestartRecovery.Decision;
 import dev.stagecraft.planner.service.run.RestartRecovery.Facts;
 import org.junit.jupiter.api.Test;
 
-/** What a restarted planner does with each run it left unfinished (docs/adr/0029). */
+/** What a restarted planner does with each run it left unfinished (docs/adr/0029, 0035). */
 class RestartRecoveryTest {
   static Facts facts(RunStatus status) {
     return new Facts("planner-a", status, true, true, false, false, null);
@@ -24,23 +24,44 @@ class RestartRecoveryTest {
   }
 
   @Test
-  void anApplyingRunIsNeverResumed() {
-    Decision d = RestartRecovery.decide(facts(RunStatus.APPLYING));
-    assertThat(d).isInstanceOf(Decision.Fail.class);
-    assertThat(((Decision.Fail) d).message())
-        .contains("planner-a restarted while this run was applying")
-        .contains("could run a step twice")
-        .contains("stagecraft state list");
+  void anApplyingRunIsCarriedOnNotStartedAgain() {
+    // docs/adr/0035: its dispatched actions are awaited, the rest is planned and applied
+    assertThat(RestartRecovery.decide(facts(RunStatus.APPLYING)))
+        .isInstanceOf(Decision.CarryOn.class);
+    assertThat(RestartRecovery.carriedOnMessage("planner-a", RunStatus.APPLYING))
+        .startsWith("Resumed after a planner restart: planner instance planner-a restarted")
+        .contains("while this run was applying")
+        .contains("never run twice");
   }
 
   @Test
-  void aRunRecordedBeforeApplyingThatDispatchedAnActionIsNotResumed() {
+  void aRunRecordedBeforeApplyingThatDispatchedAnActionIsCarriedOn() {
     // its record lagged behind: a crash lost the applying transition, not the dispatch
     Decision d =
         RestartRecovery.decide(
             new Facts("planner-a", RunStatus.PLANNING, true, true, false, true, null));
-    assertThat(d).isInstanceOf(Decision.Fail.class);
-    assertThat(((Decision.Fail) d).message()).contains("could run a step twice");
+    assertThat(d).isInstanceOf(Decision.CarryOn.class);
+  }
+
+  @Test
+  void aRunThatMayHaveDispatchedEndsErroredWhenItsDispatchesCannotBeReadOrItsRequestIsIncomplete() {
+    Decision unreadable =
+        RestartRecovery.decide(
+            new Facts("planner-a", RunStatus.PLANNING, true, true, false, true, null, false));
+    assertThat(unreadable).isInstanceOf(Decision.Fail.class);
+    assertThat(((Decision.Fail) unreadable).message())
+        .contains("planner-a restarted while this run was applying")
+        .contains("stagecraft.actions")
+        .contains("is not guessed")
+        .contains("stagecraft state list");
+    Decision noRequest =
+        RestartRecovery.decide(
+            new Facts("planner-a", RunStatus.APPLYING, false, false, false, true, null));
+    assertThat(((Decision.Fail) noRequest).message()).contains("its request was not recorded");
+    Decision noValues =
+        RestartRecovery.decide(
+            new Facts("planner-a", RunStatus.APPLYING, true, false, false, true, null));
+    assertThat(((Decision.Fail) noValues).message()).contains("STAGECRAFT_SECRETS_KEYS");
   }
 
   @Test

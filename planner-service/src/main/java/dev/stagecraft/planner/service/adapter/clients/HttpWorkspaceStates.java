@@ -73,6 +73,29 @@ public final class HttpWorkspaceStates implements WorkspaceStates {
     }
   }
 
+  /** {@code GET .../runs/{runId}/action-outcomes} (docs/internal-api.md), service token. */
+  @Override
+  public Map<String, String> recordedOutcomes(String tenant, String workspace, String runId) {
+    InternalHttp.Response r =
+        http.get(
+            path(tenant, workspace) + "/runs/" + enc(runId) + "/action-outcomes",
+            Duration.ofSeconds(30));
+    if (r.status() != 200) {
+      throw new IllegalStateException(
+          "could not read the recorded outcomes of run "
+              + runId
+              + ": state-service answered "
+              + r.status()
+              + ": "
+              + r.body());
+    }
+    Map<String, String> outcomes = new LinkedHashMap<>();
+    for (JsonNode o : r.json().path("outcomes")) {
+      outcomes.put(o.path("actionId").asText(), o.path("outcome").asText());
+    }
+    return outcomes;
+  }
+
   @Override
   public KnownHostKeys knownHostKeys(String tenant, String workspace) {
     InternalHttp.Response r =

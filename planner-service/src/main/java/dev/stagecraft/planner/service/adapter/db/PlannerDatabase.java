@@ -38,9 +38,53 @@ public class PlannerDatabase {
   }
 
   @Singleton
-  RunJournalStore runJournalStore(HikariDataSource dataSource) {
+  RunJournalStore runJournalStore(
+      HikariDataSource dataSource,
+      @Value("${stagecraft.planner.run-log-max-lines:100000}") String maxLines) {
     // every run's log, so any instance serves it and a restart keeps it (docs/adr/0032)
-    return new RunJournalStore(dataSource);
+    int max;
+    try {
+      max = Integer.parseInt(maxLines.strip());
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(
+          "STAGECRAFT_PLANNER_RUN_LOG_MAX_LINES must be a whole number of output lines kept per"
+              + " run (default 100000), got '"
+              + maxLines
+              + "'");
+    }
+    return new RunJournalStore(dataSource, max);
+  }
+
+  /**
+   * The one connection per instance that listens for recorded journal entries and wakes the
+   * followers of those runs (docs/adr/0037); opened outside the pool.
+   */
+  @Singleton
+  @Bean(preDestroy = "close")
+  RunJournalFollowers runJournalFollowers(
+      HikariDataSource dataSource,
+      @Value("${stagecraft.planner.run-log-reread:10s}") java.time.Duration reread) {
+    return new RunJournalFollowers(
+            () ->
+                java.sql.DriverManager.getConnection(
+                    dataSource.getJdbcUrl(), dataSource.getUsername(), dataSource.getPassword()),
+            reread)
+        .start();
+  }
+
+  /**
+   * Deletes the journals of runs that ended longer ago than {@code
+   * STAGECRAFT_PLANNER_RUN_LOG_RETENTION}; unset (the default), journals are kept forever and
+   * nothing runs.
+   */
+  @Context
+  @Bean(preDestroy = "close")
+  RunJournalRetention runJournalRetention(
+      HikariDataSource dataSource,
+      @Value("${stagecraft.planner.run-log-retention:}") String retention) {
+    return new RunJournalRetention(
+            dataSource, Clock.systemUTC(), RunJournalRetention.parseRetention(retention))
+        .start();
   }
 
   @Singleton

@@ -26,9 +26,33 @@ import javax.sql.DataSource;
  */
 public final class RunJournalStore implements RunJournal.Recorder {
   private final DataSource dataSource;
+  private final int maxLogLines;
 
+  /** A store whose runs keep {@link RunJournal#DEFAULT_MAX_LOG_LINES} output lines. */
   public RunJournalStore(DataSource dataSource) {
+    this(dataSource, RunJournal.DEFAULT_MAX_LOG_LINES);
+  }
+
+  /**
+   * @param maxLogLines output lines a run keeps ({@code STAGECRAFT_PLANNER_RUN_LOG_MAX_LINES}); the
+   *     journals recorded here take this bound (at least 1)
+   */
+  public RunJournalStore(DataSource dataSource, int maxLogLines) {
+    if (maxLogLines < 1) {
+      throw new IllegalArgumentException(
+          "STAGECRAFT_PLANNER_RUN_LOG_MAX_LINES must be at least 1 (output lines kept per run;"
+              + " default "
+              + RunJournal.DEFAULT_MAX_LOG_LINES
+              + "), got "
+              + maxLogLines);
+    }
     this.dataSource = dataSource;
+    this.maxLogLines = maxLogLines;
+  }
+
+  @Override
+  public int maxLogLines() {
+    return maxLogLines;
   }
 
   /**
@@ -65,10 +89,20 @@ public final class RunJournalStore implements RunJournal.Recorder {
   }
 
   /**
-   * Inserts {@code entries} on {@code c} (the caller's transaction), keeping rows already there.
+   * Inserts {@code entries} on {@code c} (the caller's transaction), keeping rows already there,
+   * and notifies {@link RunJournalFollowers#CHANNEL} with the run id in the same transaction: the
+   * followers of the run on every planner instance are woken when (and only if) it commits.
    */
   static void insert(Connection c, String tenant, String runId, List<RunEvent> entries)
       throws SQLException {
+    if (entries.isEmpty()) {
+      return;
+    }
+    try (PreparedStatement ps = c.prepareStatement("SELECT pg_notify(?, ?)")) {
+      ps.setString(1, RunJournalFollowers.CHANNEL);
+      ps.setString(2, runId);
+      ps.execute();
+    }
     try (PreparedStatement ps =
         c.prepareStatement(
             "INSERT INTO planner.run_journal (tenant, run_id, sequence, kind, entry, at)"
@@ -110,6 +144,33 @@ public final class RunJournalStore implements RunJournal.Recorder {
     }
   }
 
+  /** The tenant's run's last recorded entry (the highest sequence), or null when none is. */
+  public RunEvent last(String tenant, String runId) throws SQLException {
+    List<RunEvent> out = new ArrayList<>();
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement ps =
+            Sql.prepare(
+                c,
+                "SELECT entry::text FROM planner.run_journal WHERE tenant = ? AND run_id = ?"
+                    + " ORDER BY sequence DESC LIMIT 1",
+                tenant,
+                runId);
+        ResultSet rs = ps.executeQuery()) {
+      read(runId, rs, out);
+    }
+    return out.isEmpty() ? null : out.getFirst();
+  }
+
+  private static void read(String runId, ResultSet rs, List<RunEvent> out) throws SQLException {
+    while (rs.next()) {
+      try {
+        out.add(EventCodec.mapper().readValue(rs.getString(1), RunEvent.class));
+      } catch (JsonProcessingException e) {
+        throw new SQLException("a recorded journal entry of run " + runId + " is not valid", e);
+      }
+    }
+  }
+
   /**
    * The recorded entries of the tenant's run with a sequence in ({@code after}, {@code upTo}], in
    * order, at most {@code limit} of them.
@@ -129,13 +190,7 @@ public final class RunJournalStore implements RunJournal.Recorder {
                 upTo,
                 limit);
         ResultSet rs = ps.executeQuery()) {
-      while (rs.next()) {
-        try {
-          out.add(EventCodec.mapper().readValue(rs.getString(1), RunEvent.class));
-        } catch (JsonProcessingException e) {
-          throw new SQLException("a recorded journal entry of run " + runId + " is not valid", e);
-        }
-      }
+      read(runId, rs, out);
     }
     return out;
   }

@@ -39,7 +39,9 @@ import org.slf4j.LoggerFactory;
  * does not rely on that order: the run's row keeps the transition with the highest sequence, the
  * transitions table keeps them all. A transition is written in one durable transaction; a crash of
  * the planner may lose the records still queued (never the first one of a run accepted over REST:
- * the POST answers after it is written).
+ * the POST answers after it is written). A run's record is written only while this instance owns
+ * the run ({@code instance_id}): once another instance adopted it (docs/adr/0034), a late record of
+ * this one changes nothing.
  */
 public final class RunStore implements RunObserver {
   private static final Logger LOG = LoggerFactory.getLogger(RunStore.class);
@@ -106,7 +108,9 @@ public final class RunStore implements RunObserver {
               + " status_message = excluded.status_message,"
               + " plan_digest = coalesce(excluded.plan_digest, planner.runs.plan_digest),"
               + " updated_at = excluded.updated_at, last_sequence = excluded.last_sequence"
-              + " WHERE planner.runs.last_sequence < excluded.last_sequence",
+              + " WHERE planner.runs.last_sequence < excluded.last_sequence"
+              // a run another instance adopted is no longer this one's to record (ADR 0034)
+              + " AND planner.runs.instance_id = excluded.instance_id",
           summary.tenant(),
           run.id(),
           summary.workspace(),
@@ -121,13 +125,16 @@ public final class RunStore implements RunObserver {
       Sql.update(
           c,
           "INSERT INTO planner.run_transitions (tenant, run_id, sequence, status, message, at)"
-              + " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+              + " SELECT ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM planner.runs"
+              + " WHERE id = ? AND instance_id = ?) ON CONFLICT DO NOTHING",
           summary.tenant(),
           run.id(),
           sequence,
           status.wireName(),
           message,
-          at);
+          at,
+          run.id(),
+          instanceId);
       c.commit();
     } catch (SQLException | RuntimeException e) {
       // the run goes on; only its record lags (reads then show an older status)
@@ -196,7 +203,8 @@ public final class RunStore implements RunObserver {
   }
 
   /**
-   * A run this planner instance was driving when it stopped, as recorded (docs/adr/0029).
+   * A run this planner instance (or one whose runs it adopted, docs/adr/0034) was driving when it
+   * stopped, as recorded (docs/adr/0029).
    *
    * @param plannedAt when its latest {@code planned} transition was recorded, or null
    */
@@ -210,6 +218,11 @@ public final class RunStore implements RunObserver {
       String planDigest,
       Instant plannedAt) {}
 
+  private static final String UNFINISHED_COLUMNS =
+      "r.id, r.tenant, r.workspace, r.status, r.last_sequence, r.created_at, r.plan_digest,"
+          + " (SELECT max(t.at) FROM planner.run_transitions t"
+          + " WHERE t.run_id = r.id AND t.status = 'planned')";
+
   /**
    * The runs of this planner instance that are not terminal, oldest first (the order they are
    * resumed in). Called once at startup, before any run starts.
@@ -220,35 +233,68 @@ public final class RunStore implements RunObserver {
         PreparedStatement ps =
             Sql.prepare(
                 c,
-                "SELECT r.id, r.tenant, r.workspace, r.status, r.last_sequence, r.created_at,"
-                    + " r.plan_digest, (SELECT max(t.at) FROM planner.run_transitions t"
-                    + " WHERE t.run_id = r.id AND t.status = 'planned')"
+                "SELECT "
+                    + UNFINISHED_COLUMNS
                     + " FROM planner.runs r WHERE r.instance_id = ? AND r.status NOT IN ("
                     + TERMINAL
                     + ") ORDER BY r.created_at, r.id",
                 instanceId);
         ResultSet rs = ps.executeQuery()) {
       while (rs.next()) {
-        out.add(
-            new UnfinishedRun(
-                rs.getString(1),
-                rs.getString(2),
-                rs.getString(3),
-                RunStatus.valueOf(rs.getString(4).toUpperCase(java.util.Locale.ROOT)),
-                rs.getLong(5),
-                instant(rs.getTimestamp(6)),
-                rs.getString(7),
-                instant(rs.getTimestamp(8))));
+        out.add(unfinishedRun(rs));
       }
     }
     return out;
   }
 
   /**
+   * Hands every non-terminal run of {@code deadInstance} to {@code adopter}, on {@code c} (the
+   * caller's transaction, which has just won the compare-and-set on the dead instance's row: {@link
+   * InstanceStore#adopt}), and returns them oldest first. A terminal run is never touched. A run
+   * row another transaction moves at the same time is taken by at most one of them (the row lock,
+   * then the {@code instance_id} condition checked again).
+   */
+  static List<UnfinishedRun> adoptRuns(Connection c, String deadInstance, String adopter)
+      throws SQLException {
+    List<UnfinishedRun> out = new ArrayList<>();
+    try (PreparedStatement ps =
+            Sql.prepare(
+                c,
+                "UPDATE planner.runs r SET instance_id = ? WHERE r.instance_id = ?"
+                    + " AND r.status NOT IN ("
+                    + TERMINAL
+                    + ") RETURNING "
+                    + UNFINISHED_COLUMNS,
+                adopter,
+                deadInstance);
+        ResultSet rs = ps.executeQuery()) {
+      while (rs.next()) {
+        out.add(unfinishedRun(rs));
+      }
+    }
+    out.sort(
+        java.util.Comparator.comparing(UnfinishedRun::createdAt).thenComparing(UnfinishedRun::id));
+    return out;
+  }
+
+  private static UnfinishedRun unfinishedRun(ResultSet rs) throws SQLException {
+    return new UnfinishedRun(
+        rs.getString(1),
+        rs.getString(2),
+        rs.getString(3),
+        RunStatus.valueOf(rs.getString(4).toUpperCase(java.util.Locale.ROOT)),
+        rs.getLong(5),
+        instant(rs.getTimestamp(6)),
+        rs.getString(7),
+        instant(rs.getTimestamp(8)));
+  }
+
+  /**
    * Ends an unfinished run of this instance {@code errored} with {@code message} (recorded only,
-   * not published), unless it ended meanwhile. Its journal gets the {@code errored} transition too,
-   * {@link RunCoordinator#RESUME_SEQUENCE_GAP} above its last recorded entry (entries a crash lost
-   * may have been sent), so a log stream of it ends like any run's (docs/adr/0032).
+   * not published), unless it ended meanwhile or another instance adopted it (docs/adr/0034). Its
+   * journal gets the {@code errored} transition too, {@link RunCoordinator#RESUME_SEQUENCE_GAP}
+   * above its last recorded entry (entries a crash lost may have been sent), so a log stream of it
+   * ends like any run's (docs/adr/0032).
    */
   public void endUnfinished(UnfinishedRun run, String message) throws SQLException {
     Instant now = clock.instant();
@@ -259,14 +305,16 @@ public final class RunStore implements RunObserver {
           Sql.update(
               c,
               "UPDATE planner.runs SET status = ?, status_message = ?, updated_at = ?,"
-                  + " last_sequence = ? WHERE id = ? AND tenant = ? AND last_sequence = ?",
+                  + " last_sequence = ? WHERE id = ? AND tenant = ? AND last_sequence = ?"
+                  + " AND instance_id = ?",
               RunStatus.ERRORED.wireName(),
               message,
               now,
               sequence,
               run.id(),
               run.tenant(),
-              run.lastSequence());
+              run.lastSequence(),
+              instanceId);
       if (updated == 1) {
         Sql.update(
             c,

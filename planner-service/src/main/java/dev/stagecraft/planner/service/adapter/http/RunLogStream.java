@@ -1,5 +1,6 @@
 package dev.stagecraft.planner.service.adapter.http;
 
+import dev.stagecraft.planner.service.adapter.db.RunJournalFollowers;
 import dev.stagecraft.planner.service.adapter.db.RunJournalStore;
 import dev.stagecraft.planner.service.adapter.db.RunStore;
 import dev.stagecraft.planner.service.run.Run;
@@ -25,15 +26,19 @@ import org.reactivestreams.Subscription;
  * <p>Two sources, same entries and ids (docs/adr/0032): {@link #live} for the instance that drives
  * the run (its in-memory journal; for a run resumed after a restart, the entries of its previous
  * life from the records first), {@link #recorded} for any other instance (the run's recorded
- * journal, {@code planner.run_journal}, polled every {@link #POLL} until the terminal transition is
- * recorded: it serves what is recorded, so it trails the live journal by the recording lane's lag).
+ * journal, {@code planner.run_journal}, read again whenever the recording instance notifies that it
+ * recorded entries of the run, and at least every safety re-read interval, until the terminal
+ * transition: docs/adr/0037. It serves what is recorded, so it trails the live journal by the
+ * recording lane's lag). A recorded run that ended without its terminal entry in the table (the
+ * last batch failed to save) gets that entry made from the run's record: the stream always ends
+ * with the terminal transition.
  *
  * <p>Concurrency: each subscription reads its source on its own virtual thread, which is the only
  * thread that calls {@code onNext}/{@code onComplete}/{@code onError}. It honours demand: it parks
  * while nothing is requested and {@link Subscription#request} unparks it. {@link
  * Subscription#cancel} (the client went away) stops it within one wait ({@link #POLL}); a recorded
- * source's wait between polls is a park, which cancel cuts short. Single subscription: the server
- * subscribes once per response.
+ * source's wait for a notification is a park, which cancel cuts short. Single subscription: the
+ * server subscribes once per response.
  */
 final class RunLogStream implements Publisher<Event<RunEvent>> {
   /** How long one journal read waits for news before checking for a cancel. */
@@ -55,6 +60,9 @@ final class RunLogStream implements Publisher<Event<RunEvent>> {
      * {@code wait} (unless the last {@link #terminal} said the run ended) and may return none.
      */
     List<RunEvent> after(long after, Duration wait) throws Exception;
+
+    /** The stream is done with the source (called once, by the reader thread). */
+    default void close() {}
   }
 
   /**
@@ -83,27 +91,85 @@ final class RunLogStream implements Publisher<Event<RunEvent>> {
     };
   }
 
-  /** The recorded journal of a run of {@code tenant} that another instance drives or drove. */
-  static Source recorded(String tenant, String runId, RunJournalStore records, RunStore runs) {
+  /**
+   * The recorded journal of a run of {@code tenant} that another instance drives or drove. When
+   * there is nothing newer it waits for {@code followers} to say entries of the run were recorded
+   * (at most their safety re-read interval; {@code wait} does not apply); a cancel unparks it.
+   */
+  static Source recorded(
+      String tenant,
+      String runId,
+      RunJournalStore records,
+      RunStore runs,
+      RunJournalFollowers followers) {
     return new Source() {
-      private boolean terminal;
+      // taken by the first read, so a stream that is never read leaves no watch behind
+      private RunJournalFollowers.Watch watch;
+      private RunStore.RunRecord record;
+      private long seen;
 
       @Override
       public boolean terminal() throws Exception {
+        if (watch == null) {
+          watch = followers.watch(runId);
+        }
+        // taken before both reads: anything recorded after them changes it
+        seen = watch.version();
         // a run whose record vanished has nothing more to send
-        terminal = runs.find(tenant, runId).map(RunStore.RunRecord::terminal).orElse(true);
-        return terminal;
+        record = runs.find(tenant, runId).orElse(null);
+        return record == null || record.terminal();
       }
 
       @Override
       public List<RunEvent> after(long after, Duration wait) throws Exception {
         List<RunEvent> entries = records.after(tenant, runId, after, Long.MAX_VALUE, PAGE);
-        if (entries.isEmpty() && !terminal) {
-          LockSupport.parkNanos(wait.toNanos()); // cancel() unparks: the client went away
+        if (!entries.isEmpty() || record == null) {
+          return entries;
         }
+        if (record.terminal()) {
+          RunEvent missing = missingTerminal(record, records.last(tenant, runId), after);
+          return missing == null ? List.of() : List.of(missing);
+        }
+        watch.await(seen, followers.reread()); // a cancel unparks: the client went away
         return entries;
       }
+
+      @Override
+      public void close() {
+        if (watch != null) {
+          watch.close();
+        }
+      }
     };
+  }
+
+  /**
+   * The terminal entry a recorded journal lacks, made from the run's record: when the run has
+   * ended, the reader has seen nothing beyond the recorded entries ({@code after} at most the last
+   * one's sequence) and the last recorded entry is not a terminal transition (the owner's last
+   * batch failed to save, or it recorded none). Numbered right after the last recorded entry, with
+   * the record's status, message and time. Null when nothing is missing.
+   */
+  static RunEvent missingTerminal(RunStore.RunRecord record, RunEvent last, long after) {
+    if (!record.terminal()) {
+      return null;
+    }
+    long lastSequence = last == null ? 0 : last.sequence();
+    if (after > lastSequence) {
+      return null; // the reader has entries the table lacks (from the owner): not ours to number
+    }
+    if (last != null && "status".equals(last.kind()) && TERMINAL.contains(last.status())) {
+      return null;
+    }
+    return new RunEvent(
+        lastSequence + 1,
+        record.updatedAt(),
+        "status",
+        record.status(),
+        null,
+        null,
+        null,
+        record.message());
   }
 
   private final String runId;
@@ -184,6 +250,8 @@ final class RunLogStream implements Publisher<Event<RunEvent>> {
       if (!canceled.get()) {
         subscriber.onError(e);
       }
+    } finally {
+      source.close();
     }
   }
 }

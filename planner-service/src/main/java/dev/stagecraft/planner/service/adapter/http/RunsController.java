@@ -68,6 +68,11 @@ public class RunsController {
   @jakarta.inject.Inject RunStore runStore;
   // every run's recorded journal: logs of runs another instance drives (docs/adr/0032)
   @jakarta.inject.Inject dev.stagecraft.planner.service.adapter.db.RunJournalStore runJournal;
+
+  /** Wakes the followers of recorded journals (docs/adr/0037). */
+  @jakarta.inject.Inject
+  dev.stagecraft.planner.service.adapter.db.RunJournalFollowers runLogFollowers;
+
   @jakarta.inject.Inject WorkspaceStore workspaceStore;
   @jakarta.inject.Inject ConfigurationVersionStore configurationVersions;
   @jakarta.inject.Inject com.zaxxer.hikari.HikariDataSource dataSource;
@@ -766,7 +771,7 @@ public class RunsController {
     RunLogStream.Source source =
         run.isPresent()
             ? RunLogStream.live(run.get(), runJournal)
-            : RunLogStream.recorded(tenant, id, runJournal, runStore);
+            : RunLogStream.recorded(tenant, id, runJournal, runStore, runLogFollowers);
     return HttpResponse.ok(new RunLogStream(id, source, after))
         .contentType(MediaType.TEXT_EVENT_STREAM_TYPE);
   }
@@ -818,20 +823,24 @@ public class RunsController {
 
   /**
    * The events of a run this planner does not hold in memory (it ran before a restart, or on
-   * another instance): its recorded journal (docs/adr/0032), long-polled (the table is read every
-   * {@link RunLogStream#POLL}, up to {@code wait} seconds, until there is something newer or the
-   * run has ended). A run recorded before journals were (no journal rows) answers its recorded
-   * transitions, as status events numbered by their event sequence. A run that is not recorded is
-   * 404.
+   * another instance): its recorded journal (docs/adr/0032), long-polled: when nothing is newer the
+   * request waits, up to {@code wait} seconds, for the recording instance's notification that
+   * entries of the run were recorded (docs/adr/0037; at least every safety re-read interval it
+   * reads again), then answers what is newer, or nothing at the deadline. A run that ended without
+   * its terminal entry recorded answers that entry made from its record (see {@link
+   * RunLogStream#missingTerminal}). A run recorded before journals were (no journal rows) answers
+   * its recorded transitions, as status events numbered by their event sequence. A run that is not
+   * recorded is 404.
    */
   private HttpResponse<?> recordedEvents(String tenant, String id, long after, int wait)
       throws InterruptedException {
     Optional<RunStore.RunRecord> recorded;
     List<RunStore.Transition> transitions;
-    try {
+    try (var watch = runLogFollowers.watch(id)) {
       long deadline =
           System.nanoTime() + Duration.ofSeconds(Math.min(Math.max(wait, 0), 30)).toNanos();
       while (true) {
+        long seen = watch.version(); // before the reads: anything recorded after them changes it
         recorded = runStore.find(tenant, id);
         if (recorded.isEmpty()) {
           return notFound(id);
@@ -841,6 +850,11 @@ public class RunsController {
         }
         List<RunEvent> entries =
             runJournal.after(tenant, id, after, Long.MAX_VALUE, RunLogStream.PAGE);
+        if (entries.isEmpty() && recorded.get().terminal()) {
+          RunEvent missing =
+              RunLogStream.missingTerminal(recorded.get(), runJournal.last(tenant, id), after);
+          entries = missing == null ? List.of() : List.of(missing);
+        }
         long left = deadline - System.nanoTime();
         if (!entries.isEmpty() || recorded.get().terminal() || left <= 0) {
           Map<String, Object> out = new LinkedHashMap<>();
@@ -849,7 +863,8 @@ public class RunsController {
           out.put("terminal", recorded.get().terminal() && entries.size() < RunLogStream.PAGE);
           return HttpResponse.ok(out);
         }
-        Thread.sleep(Math.min(RunLogStream.POLL.toMillis(), left / 1_000_000 + 1));
+        // a park until the run's entries are notified, bounded by this request's deadline
+        watch.await(seen, Duration.ofNanos(left));
       }
       transitions = runStore.transitions(tenant, id);
     } catch (java.sql.SQLException | IllegalStateException e) {

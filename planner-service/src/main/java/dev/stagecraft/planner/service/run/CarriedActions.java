@@ -1,0 +1,214 @@
+package dev.stagecraft.planner.service.run;
+
+import dev.stagecraft.schemas.action.ActionDispatched;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The actions a run had dispatched before its planner instance restarted, and what became of each
+ * (docs/adr/0035): the dispatches come from {@code stagecraft.actions}, the outcomes from the state
+ * service (first outcome per action id) and from {@code state.recorded} events arriving since the
+ * restart. The carried-on run waits until every dispatched action has an outcome ({@link
+ * #settled}); then it ends {@code errored} when one did not succeed ({@link #notSucceeded}), else
+ * it plans the rest against the current state — which must not contain an address dispatched
+ * already ({@link #alreadyDispatched}): an action is never dispatched twice.
+ *
+ * <p>Plain Java. Not thread-safe: guarded by the monitor of the {@link Run} that owns it; {@link
+ * #settled} may be awaited without it.
+ */
+final class CarriedActions {
+  /** Dispatched actions by action id, in dispatch order. */
+  private final Map<String, DispatchedActions.Dispatched> dispatched = new LinkedHashMap<>();
+
+  /** Recorded outcome by action id (the first one seen). */
+  private final Map<String, String> outcomes = new LinkedHashMap<>();
+
+  /**
+   * Completed once every dispatched action has an outcome, or when the run ends first (then with
+   * nothing more to do: the waiter checks the run's status).
+   */
+  final CompletableFuture<Void> settled = new CompletableFuture<>();
+
+  private final boolean approvalBound;
+
+  /**
+   * @param approvalBound whether the run applies a plan approved as a whole (an approval, a saved
+   *     plan's digest, the serial the CLI showed): then only the approved plan may be applied, and
+   *     a rest planned after the restart cannot be shown to be part of it
+   */
+  CarriedActions(Collection<DispatchedActions.Dispatched> dispatches, boolean approvalBound) {
+    this.approvalBound = approvalBound;
+    for (DispatchedActions.Dispatched d : dispatches) {
+      dispatched.putIfAbsent(d.action().actionId(), d);
+    }
+    if (dispatched.isEmpty()) {
+      settled.complete(null);
+    }
+  }
+
+  /** See {@link #CarriedActions}. */
+  boolean approvalBound() {
+    return approvalBound;
+  }
+
+  /** Whether {@code actionId} was dispatched before the restart. */
+  boolean isCarried(String actionId) {
+    return dispatched.containsKey(actionId);
+  }
+
+  /**
+   * Records the outcome of a dispatched action; a second outcome of the same action is ignored (the
+   * state service keeps the first, docs/adr/0007), as is one of an action not dispatched before the
+   * restart.
+   *
+   * @return true when this was the action's first outcome
+   */
+  boolean recorded(String actionId, String outcome) {
+    if (!dispatched.containsKey(actionId) || outcomes.containsKey(actionId)) {
+      return false;
+    }
+    outcomes.put(actionId, outcome);
+    if (outcomes.size() == dispatched.size()) {
+      settled.complete(null);
+    }
+    return true;
+  }
+
+  /** The dispatched actions without an outcome yet, in dispatch order. */
+  List<DispatchedActions.Dispatched> unfinished() {
+    return dispatched.values().stream()
+        .filter(d -> !outcomes.containsKey(d.action().actionId()))
+        .toList();
+  }
+
+  /** Whether every dispatched action has an outcome. */
+  boolean allFinished() {
+    return outcomes.size() == dispatched.size();
+  }
+
+  /** How many actions were dispatched before the restart. */
+  int dispatchedCount() {
+    return dispatched.size();
+  }
+
+  /** The addresses of the actions with an outcome, each with it ({@code address: outcome}). */
+  List<String> finishedWithOutcomes() {
+    List<String> out = new ArrayList<>();
+    dispatched.forEach(
+        (id, d) -> {
+          String outcome = outcomes.get(id);
+          if (outcome != null) {
+            out.add(d.action().address() + ": " + outcome);
+          }
+        });
+    return out;
+  }
+
+  /** The addresses of the actions still without an outcome. */
+  List<String> unfinishedAddresses() {
+    return unfinished().stream().map(d -> d.action().address()).toList();
+  }
+
+  /** The addresses of the actions whose outcome is not {@code succeeded}, in dispatch order. */
+  List<String> notSucceeded() {
+    List<String> out = new ArrayList<>();
+    dispatched.forEach(
+        (id, d) -> {
+          String outcome = outcomes.get(id);
+          if (outcome != null && !"succeeded".equals(outcome)) {
+            out.add(d.action().address());
+          }
+        });
+    return out;
+  }
+
+  /** How many actions succeeded. */
+  int succeededCount() {
+    return (int) outcomes.values().stream().filter("succeeded"::equals).count();
+  }
+
+  /**
+   * Those of {@code plannedAddresses} (the plan of what remains) that were dispatched before the
+   * restart: dispatching them again would reuse their action ids and run their steps a second time.
+   */
+  List<String> alreadyDispatched(Collection<String> plannedAddresses) {
+    Set<String> addresses = new LinkedHashSet<>();
+    dispatched.values().forEach(d -> addresses.add(d.action().address()));
+    return plannedAddresses.stream().filter(addresses::contains).toList();
+  }
+
+  /** The run's credential the dispatches carried (opened), or null; a secret: never log it. */
+  static String runCredential(List<ActionDispatched> opened) {
+    String credential = null;
+    for (ActionDispatched a : opened) {
+      if (a.runCredential() != null) {
+        credential = a.runCredential(); // the latest: a retried opening replaces the previous one
+      }
+    }
+    return credential;
+  }
+
+  /**
+   * The message of the carried-on run's {@code applying} transition: what had finished and what is
+   * still awaited.
+   */
+  String applyingMessage() {
+    List<String> finished = finishedWithOutcomes();
+    List<String> running = unfinishedAddresses();
+    return "Resumed after a planner restart: of the "
+        + dispatched.size()
+        + " action(s) this run had dispatched, "
+        + finished.size()
+        + " had finished"
+        + (finished.isEmpty() ? "" : " (" + String.join(", ", finished) + ")")
+        + " and "
+        + running.size()
+        + " were still running"
+        + (running.isEmpty() ? "" : " (" + String.join(", ", running) + ")")
+        + ". Nothing is run twice: running actions are awaited (an executor that stopped"
+        + " reporting has its action reported interrupted), then the rest of the plan is made"
+        + " against the current state and applied.";
+  }
+
+  /** The message of a carried-on run that ends because a dispatched action did not succeed. */
+  String failedMessage() {
+    return "Apply failed: "
+        + String.join(", ", notSucceeded())
+        + " (dispatched before the planner restarted: "
+        + String.join(", ", finishedWithOutcomes())
+        + "). Nothing more was dispatched and nothing was run twice. Check the workspace's state"
+        + " (stagecraft state list) and start a new run.";
+  }
+
+  /**
+   * The message of a carried-on run whose remaining plan would dispatch an address again; it ends
+   * {@code errored}.
+   */
+  static String wouldRepeatMessage(List<String> addresses) {
+    return "After the planner restart, planning the rest of this run against the current state"
+        + " would run "
+        + String.join(", ", addresses)
+        + " again, which this run had already dispatched; it was not dispatched a second time."
+        + " Check the workspace's state (stagecraft state list) and start a new run.";
+  }
+
+  /**
+   * The message of a carried-on run whose plan was approved (an approval, a saved plan or the CLI's
+   * bound serial) and that still has changes to make after the restart: the approval named a whole
+   * plan, and what remains cannot be shown to be part of it, so it is not applied.
+   */
+  static String approvalNotProvableMessage(String remainingSummary) {
+    return "After the planner restart this run's dispatched actions all finished, but the rest of"
+        + " its plan ("
+        + remainingSummary
+        + ") is not applied: the run applied a plan approved as a whole (an approval, a saved plan"
+        + " or the serial the CLI showed), and the planner cannot prove that the plan made again"
+        + " is part of it. Run plan/apply again to review and apply the rest.";
+  }
+}

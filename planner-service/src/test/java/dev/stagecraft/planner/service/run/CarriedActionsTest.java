@@ -1,0 +1,98 @@
+package dev.stagecraft.planner.service.run;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.stagecraft.schemas.action.ActionDispatched;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** Which of a carried-on run's actions remain, which are awaited, which failed (docs/adr/0035). */
+class CarriedActionsTest {
+  static final Instant AT = Instant.parse("2026-11-21T10:00:00Z");
+
+  static DispatchedActions.Dispatched dispatch(String address, String credential) {
+    ActionDispatched action =
+        new ActionDispatched(
+                "run-1",
+                "run-1/" + address,
+                address,
+                "stateful_provisioning",
+                "create",
+                Map.of(),
+                List.of(),
+                List.of(),
+                7,
+                List.of(),
+                false,
+                false)
+            .withRunCredential(credential);
+    return new DispatchedActions.Dispatched(action, AT);
+  }
+
+  final DispatchedActions.Dispatched a = dispatch("stateful_provisioning.a", "scr_1");
+  final DispatchedActions.Dispatched b = dispatch("stateful_provisioning.b", "scr_1");
+
+  @Test
+  void awaitsEveryDispatchedActionKeepsTheFirstOutcomeAndSettlesWhenAllHaveOne() {
+    CarriedActions carried = new CarriedActions(List.of(a, b, a), false);
+    assertThat(carried.dispatchedCount()).as("an action dispatched twice counts once").isEqualTo(2);
+    assertThat(carried.recorded("run-1/stateful_provisioning.a", "succeeded")).isTrue();
+    assertThat(carried.recorded("run-1/stateful_provisioning.a", "failed"))
+        .as("a second outcome loses, as at the state service")
+        .isFalse();
+    assertThat(carried.recorded("run-1/stateful_provisioning.x", "failed"))
+        .as("not dispatched before the restart")
+        .isFalse();
+    assertThat(carried.unfinishedAddresses()).containsExactly("stateful_provisioning.b");
+    assertThat(carried.settled).isNotDone();
+    assertThat(carried.applyingMessage())
+        .contains("of the 2 action(s) this run had dispatched, 1 had finished")
+        .contains("(stateful_provisioning.a: succeeded)")
+        .contains("1 were still running (stateful_provisioning.b)");
+
+    carried.recorded("run-1/stateful_provisioning.b", "succeeded");
+
+    assertThat(carried.settled).isDone();
+    assertThat(carried.allFinished()).isTrue();
+    assertThat(carried.notSucceeded()).isEmpty();
+    assertThat(carried.succeededCount()).isEqualTo(2);
+  }
+
+  @Test
+  void namesTheActionsThatDidNotSucceed() {
+    CarriedActions carried = new CarriedActions(List.of(a, b), false);
+    carried.recorded("run-1/stateful_provisioning.a", "succeeded");
+    carried.recorded("run-1/stateful_provisioning.b", "failed");
+    assertThat(carried.notSucceeded()).containsExactly("stateful_provisioning.b");
+    assertThat(carried.failedMessage())
+        .startsWith("Apply failed: stateful_provisioning.b")
+        .contains("stateful_provisioning.a: succeeded");
+  }
+
+  @Test
+  void aRemainingPlanMustNotContainAnAddressDispatchedAlready() {
+    CarriedActions carried = new CarriedActions(List.of(a), false);
+    assertThat(
+            carried.alreadyDispatched(
+                List.of("stateful_provisioning.a", "stateful_provisioning.c")))
+        .containsExactly("stateful_provisioning.a");
+    assertThat(carried.alreadyDispatched(List.of("stateful_provisioning.c"))).isEmpty();
+    assertThat(CarriedActions.wouldRepeatMessage(List.of("stateful_provisioning.a")))
+        .contains("would run stateful_provisioning.a again")
+        .contains("not dispatched a second time");
+  }
+
+  @Test
+  void nothingDispatchedIsSettledAtOnceAndTheCredentialIsTheLatestCarried() {
+    assertThat(new CarriedActions(List.of(), true).settled).isDone();
+    assertThat(
+            CarriedActions.runCredential(
+                List.of(
+                    a.action(),
+                    dispatch("stateful_provisioning.c", null).action(),
+                    dispatch("stateful_provisioning.d", "scr_2").action())))
+        .isEqualTo("scr_2");
+  }
+}

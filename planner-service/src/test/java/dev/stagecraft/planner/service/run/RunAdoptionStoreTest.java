@@ -1,0 +1,223 @@
+package dev.stagecraft.planner.service.run;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.stagecraft.planner.service.adapter.db.InstanceStore;
+import dev.stagecraft.planner.service.adapter.db.PlannerTestDatabase;
+import dev.stagecraft.planner.service.adapter.db.RunStore;
+import dev.stagecraft.schemas.seal.SecretsKeyring;
+import dev.stagecraft.servicekit.db.Sql;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * Adoption of a dead planner instance's runs in a real PostgreSQL (docs/adr/0034): the
+ * compare-and-set on the instance row, the move of its non-terminal runs, and the records a zombie
+ * can no longer write. An instance is made "dead" by moving its renewal time an hour back in the
+ * database (no waiting).
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class RunAdoptionStoreTest {
+  static final Duration LEASE = Duration.ofSeconds(15);
+  final Clock clock = Clock.fixed(Instant.parse("2026-11-21T10:00:00Z"), ZoneOffset.UTC);
+  final SecretsKeyring keyring = SecretsKeyring.parse(SecretsKeyring.generateEntry("k1"));
+  PlannerTestDatabase database;
+  HikariDataSource dataSource;
+  InstanceStore instances;
+
+  @BeforeAll
+  void startDatabase() throws Exception {
+    database = PlannerTestDatabase.start("planner-adoption-");
+    dataSource = database.dataSource();
+    instances = new InstanceStore(dataSource);
+  }
+
+  @AfterAll
+  void stopDatabase() throws Exception {
+    if (database != null) {
+      database.close();
+    }
+  }
+
+  @Test
+  void twoAdoptersRacingForADeadInstanceTakeEachOfItsRunsExactlyOnce() throws Exception {
+    ExecutorService pool = Executors.newFixedThreadPool(2);
+    try {
+      for (int round = 0; round < 10; round++) {
+        String dead = "race-dead-" + round;
+        instances.register(dead, "inc-1", LEASE);
+        RunStore store = new RunStore(dataSource, clock, dead, keyring);
+        List<String> open = new ArrayList<>();
+        for (RunStatus status : List.of(RunStatus.QUEUED, RunStatus.PLANNED, RunStatus.APPLYING)) {
+          String id = dead + "-" + status.wireName();
+          record(store, id, status);
+          open.add(id);
+        }
+        record(store, dead + "-applied", RunStatus.APPLIED);
+        expire(dead);
+
+        CyclicBarrier start = new CyclicBarrier(2);
+        Future<Optional<List<RunStore.UnfinishedRun>>> x =
+            pool.submit(
+                () -> {
+                  start.await(10, TimeUnit.SECONDS);
+                  return instances.adopt(dead, "adopter-x");
+                });
+        Future<Optional<List<RunStore.UnfinishedRun>>> y =
+            pool.submit(
+                () -> {
+                  start.await(10, TimeUnit.SECONDS);
+                  return instances.adopt(dead, "adopter-y");
+                });
+        List<String> byX = ids(x.get(30, TimeUnit.SECONDS));
+        List<String> byY = ids(y.get(30, TimeUnit.SECONDS));
+
+        assertThat(byX.isEmpty() ^ byY.isEmpty()).as("exactly one adopter wins").isTrue();
+        List<String> won = byX.isEmpty() ? byY : byX;
+        String winner = byX.isEmpty() ? "adopter-y" : "adopter-x";
+        assertThat(won).containsExactlyInAnyOrderElementsOf(open);
+        for (String id : open) {
+          assertThat(owner(id)).isEqualTo(winner);
+        }
+        assertThat(owner(dead + "-applied")).as("a terminal run is never touched").isEqualTo(dead);
+        assertThat(instances.expiredWithRuns("adopter-x")).doesNotContain(dead);
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  @Test
+  void aLiveInstancesRunsAreNeverTakenAndAnExpiredOneWithoutOpenRunsIsNoCandidate()
+      throws Exception {
+    instances.register("live-a", "inc-1", LEASE);
+    RunStore live = new RunStore(dataSource, clock, "live-a", keyring);
+    record(live, "live-a-queued", RunStatus.QUEUED);
+
+    assertThat(instances.expiredWithRuns("live-b")).doesNotContain("live-a");
+    assertThat(instances.adopt("live-a", "live-b")).isEmpty();
+    assertThat(owner("live-a-queued")).isEqualTo("live-a");
+
+    instances.register("done-a", "inc-1", LEASE);
+    record(new RunStore(dataSource, clock, "done-a", keyring), "done-a-run", RunStatus.ERRORED);
+    expire("done-a");
+    assertThat(instances.expiredWithRuns("live-b")).doesNotContain("done-a");
+    assertThat(instances.adopt("done-a", "live-b")).contains(List.of());
+    assertThat(owner("done-a-run")).isEqualTo("done-a");
+
+    // the lease is the database's clock against the dead instance's own lease
+    expire("live-a");
+    assertThat(instances.expiredWithRuns("live-b")).contains("live-a");
+    assertThat(instances.expiredWithRuns("live-a")).as("never itself").doesNotContain("live-a");
+  }
+
+  @Test
+  void anInstanceRestartedWithTheSameIdKeepsItsRunsAndFencesItsOlderIncarnation() throws Exception {
+    instances.register("same-a", "inc-1", LEASE);
+    RunStore first = new RunStore(dataSource, clock, "same-a", keyring);
+    record(first, "same-a-queued", RunStatus.QUEUED);
+    expire("same-a");
+
+    // it starts again before anyone adopted: registering renews the row, the CAS then fails
+    instances.register("same-a", "inc-2", LEASE);
+    assertThat(instances.expiredWithRuns("same-b")).doesNotContain("same-a");
+    assertThat(instances.adopt("same-a", "same-b")).isEmpty();
+    assertThat(new RunStore(dataSource, clock, "same-a", keyring).unfinished())
+        .extracting(RunStore.UnfinishedRun::id)
+        .contains("same-a-queued");
+    assertThat(instances.renew("same-a", "inc-2")).isEqualTo(new InstanceStore.Renewal.Renewed());
+    assertThat(instances.renew("same-a", "inc-1"))
+        .as("the older process of the same id is fenced")
+        .isEqualTo(new InstanceStore.Renewal.TakenOver(null));
+  }
+
+  @Test
+  void aZombieWhoseRunsWereAdoptedIsFencedAndCannotOverwriteTheirRecords() throws Exception {
+    instances.register("zombie-a", "inc-1", LEASE);
+    instances.register("zombie-b", "inc-1", LEASE);
+    RunStore a = new RunStore(dataSource, clock, "zombie-a", keyring);
+    Run run = record(a, "zombie-a-queued", RunStatus.QUEUED);
+    RunStore.UnfinishedRun asA = a.unfinished().get(0);
+    expire("zombie-a");
+
+    List<RunStore.UnfinishedRun> adopted = instances.adopt("zombie-a", "zombie-b").orElseThrow();
+    assertThat(adopted).extracting(RunStore.UnfinishedRun::id).containsExactly("zombie-a-queued");
+    assertThat(adopted.get(0).status()).isEqualTo(RunStatus.QUEUED);
+    assertThat(adopted.get(0).tenant()).isEqualTo("acme");
+
+    // the paused instance wakes up: its renewal says it was adopted, its records change nothing
+    assertThat(instances.renew("zombie-a", "inc-1"))
+        .isEqualTo(new InstanceStore.Renewal.TakenOver("zombie-b"));
+    a.transitioned(run, 5, RunStatus.ERRORED, "zombie says errored", clock.instant());
+    a.endUnfinished(asA, "zombie ends it");
+    RunStore b = new RunStore(dataSource, clock, "zombie-b", keyring);
+    assertThat(b.find("acme", "zombie-a-queued").orElseThrow().status()).isEqualTo("queued");
+    assertThat(b.transitions("acme", "zombie-a-queued"))
+        .extracting(RunStore.Transition::status)
+        .containsExactly("pending", "queued");
+    assertThat(a.unfinished()).isEmpty();
+
+    // the adopter records it as its own
+    b.transitioned(run, 1_000_003, RunStatus.PENDING, "Resumed after adoption", clock.instant());
+    assertThat(b.find("acme", "zombie-a-queued").orElseThrow().message())
+        .isEqualTo("Resumed after adoption");
+    assertThat(b.unfinished()).extracting(RunStore.UnfinishedRun::id).contains("zombie-a-queued");
+  }
+
+  /** Records a run of {@code store}'s instance that went pending → {@code status}. */
+  private Run record(RunStore store, String id, RunStatus status) {
+    Run run =
+        new Run(id, PlannerStoresTest.request("acme", "ws-" + id), clock.instant(), journal());
+    store.transitioned(run, 1, RunStatus.PENDING, null, clock.instant());
+    if (status != RunStatus.PENDING) {
+      store.transitioned(run, 2, status, null, clock.instant());
+    }
+    return run;
+  }
+
+  private RunJournal journal() {
+    return new RunJournal(clock);
+  }
+
+  private void expire(String instanceId) throws Exception {
+    try (Connection c = dataSource.getConnection()) {
+      Sql.update(
+          c,
+          "UPDATE planner.instances SET renewed_at = now() - interval '1 hour'"
+              + " WHERE instance_id = ?",
+          instanceId);
+    }
+  }
+
+  private String owner(String runId) throws Exception {
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement ps =
+            Sql.prepare(c, "SELECT instance_id FROM planner.runs WHERE id = ?", runId);
+        ResultSet rs = ps.executeQuery()) {
+      assertThat(rs.next()).isTrue();
+      return rs.getString(1);
+    }
+  }
+
+  private static List<String> ids(Optional<List<RunStore.UnfinishedRun>> runs) {
+    return runs.orElse(List.of()).stream().map(RunStore.UnfinishedRun::id).toList();
+  }
+}
