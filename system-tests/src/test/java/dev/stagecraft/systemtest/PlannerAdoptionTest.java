@@ -1,27 +1,20 @@
 package dev.stagecraft.systemtest;
 
+import static dev.stagecraft.systemtest.TerraformBackend.lockInfo;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.stagecraft.devstack.DevStack;
-import dev.stagecraft.devstack.DevStackLayout;
 import dev.stagecraft.devstack.StackService;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
-import java.util.Base64;
-import java.util.HashMap;
-import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
@@ -47,78 +40,24 @@ class PlannerAdoptionTest {
           "STAGECRAFT_PLANNER_INSTANCE_HEARTBEAT", "500ms",
           "STAGECRAFT_PLANNER_INSTANCE_LEASE", "3s");
   static SharedStack stack;
-  static Process plannerB;
+  static PlannerProcess plannerB;
   static String plannerBUrl;
 
   @BeforeAll
   static void start() throws Exception {
     stack = SharedStack.dedicated("planner-adoption", SHORT_LEASE);
-    int port;
-    try (ServerSocket probe = new ServerSocket(0)) {
-      port = probe.getLocalPort();
-    }
-    plannerBUrl = "http://127.0.0.1:" + port;
-    plannerB = startPlanner("dev-planner-b", port);
-    await()
-        .atMost(Duration.ofSeconds(120))
-        .ignoreExceptions()
-        .until(
-            () -> {
-              assertThat(plannerB.isAlive()).as("planner B exited; see its log").isTrue();
-              return HTTP.send(
-                          HttpRequest.newBuilder(URI.create(plannerBUrl + "/health")).build(),
-                          HttpResponse.BodyHandlers.ofString())
-                      .statusCode()
-                  == 200;
-            });
+    plannerB = PlannerProcess.start(stack, "dev-planner-b", SHORT_LEASE);
+    plannerBUrl = plannerB.url();
   }
 
   @AfterAll
   static void stop() throws Exception {
     if (plannerB != null) {
-      plannerB.destroy();
-      if (!plannerB.waitFor(30, TimeUnit.SECONDS)) {
-        plannerB.destroyForcibly();
-        plannerB.waitFor();
-      }
+      plannerB.close();
     }
     if (stack != null) {
       stack.stop();
     }
-  }
-
-  /** A planner process of its own instance id, with the stack's settings and the short lease. */
-  private static Process startPlanner(String instanceId, int port) throws Exception {
-    DevStackLayout layout = new DevStackLayout(stack.dataDir);
-    var info = stack.stack().info();
-    Path jar = SharedStack.repoRoot().resolve("planner-service/target/planner-service-app.jar");
-    ProcessBuilder builder =
-        new ProcessBuilder(
-                List.of(
-                    ProcessHandle.current().info().command().orElse("java"),
-                    "-Xmx256m",
-                    "-jar",
-                    jar.toString()))
-            .directory(jar.getParent().toFile())
-            .redirectErrorStream(true)
-            .redirectOutput(stack.root.resolve(instanceId + ".log").toFile());
-    builder.environment().keySet().removeIf(k -> k.startsWith("STAGECRAFT_"));
-    Map<String, String> env = new HashMap<>(SHORT_LEASE);
-    env.put("STAGECRAFT_PORT", Integer.toString(port));
-    env.put("STAGECRAFT_KAFKA", info.kafka());
-    env.put("STAGECRAFT_SERVICE_TOKEN", Files.readString(layout.serviceTokenFile()).strip());
-    env.put("STAGECRAFT_INSTANCE_ID", instanceId);
-    env.put("STAGECRAFT_DB_URL", info.postgres());
-    env.put("STAGECRAFT_DB_USER", "postgres");
-    env.put("STAGECRAFT_DB_PASSWORD", "postgres");
-    env.put("STAGECRAFT_STATE_URL", info.state());
-    env.put("STAGECRAFT_LOCK_URL", info.lock());
-    env.put("STAGECRAFT_PUBLIC_STATE_URL", info.state());
-    env.put("STAGECRAFT_PUBLIC_LOCK_URL", info.lock());
-    env.put("STAGECRAFT_SECRETS_KEYS", Files.readString(layout.secretsKeysFile()).strip());
-    env.put("STAGECRAFT_SECRETS_REQUIRED", "true");
-    builder.environment().putAll(env);
-    return builder.start();
   }
 
   @Test
@@ -161,21 +100,9 @@ class PlannerAdoptionTest {
       throws Exception {
     // planner C, paused with SIGSTOP (not dead): B adopts its queued run; woken with SIGCONT, C
     // finds its lease gone and halts (exit status 75) before the lock is even free
-    int port;
-    try (ServerSocket probe = new ServerSocket(0)) {
-      port = probe.getLocalPort();
-    }
-    String plannerCUrl = "http://127.0.0.1:" + port;
-    Process plannerC = startPlanner("dev-planner-c", port);
-    try {
-      await()
-          .atMost(Duration.ofSeconds(120))
-          .ignoreExceptions()
-          .until(
-              () -> {
-                assertThat(plannerC.isAlive()).as("planner C exited; see its log").isTrue();
-                return call("GET", plannerCUrl, "/health").statusCode() == 200;
-              });
+    try (PlannerProcess c = PlannerProcess.start(stack, "dev-planner-c", SHORT_LEASE)) {
+      Process plannerC = c.process();
+      String plannerCUrl = c.url();
       String ws = "adopt-paused-" + UUID.randomUUID().toString().substring(0, 8);
       Path attempts = stack.root.resolve(ws + "-attempts");
       String terraformLock = UUID.randomUUID().toString();
@@ -196,7 +123,7 @@ class PlannerAdoptionTest {
       signal("CONT", plannerC.pid());
       assertThat(plannerC.waitFor(120, TimeUnit.SECONDS)).as("C halts").isTrue();
       assertThat(plannerC.exitValue()).isEqualTo(75);
-      assertThat(Files.readString(stack.root.resolve("dev-planner-c.log")))
+      assertThat(Files.readString(c.log()))
           .contains("planner instance dev-planner-c")
           .contains("exit status 75");
 
@@ -206,12 +133,6 @@ class PlannerAdoptionTest {
       assertThat(applied.get("transitions").toString()).contains("Resumed after adoption");
       assertThat(stateKey(ws)).isEqualTo("p1");
       assertThat(Files.readAllLines(attempts)).as("the provisioner ran once").containsExactly("p1");
-    } finally {
-      if (plannerC.isAlive()) {
-        signal("CONT", plannerC.pid());
-        plannerC.destroyForcibly();
-        plannerC.waitFor();
-      }
     }
   }
 
@@ -297,31 +218,9 @@ class PlannerAdoptionTest {
     return JSON.readTree(r.body()).get("id").asText();
   }
 
-  private static String lockInfo(String id) throws Exception {
-    Map<String, Object> info = new LinkedHashMap<>();
-    info.put("ID", id);
-    info.put("Operation", "OperationTypeApply");
-    info.put("Info", "");
-    info.put("Who", "test@ci");
-    info.put("Version", "1.5.7");
-    info.put("Created", Instant.now().toString());
-    info.put("Path", "");
-    return JSON.writeValueAsString(info);
-  }
-
   private static HttpResponse<String> backend(String method, String ws, String path, String body)
       throws Exception {
-    String basic =
-        Base64.getEncoder()
-            .encodeToString(("stagecraft:" + stack.token()).getBytes(StandardCharsets.UTF_8));
-    HttpRequest request =
-        HttpRequest.newBuilder(
-                URI.create(stack.stack().info().state() + "/tf/v1/workspaces/" + ws + path))
-            .header("Authorization", "Basic " + basic)
-            .header("Content-Type", "application/json")
-            .method(method, HttpRequest.BodyPublishers.ofString(body))
-            .build();
-    return HTTP.send(request, HttpResponse.BodyHandlers.ofString());
+    return TerraformBackend.call(stack, method, ws, path, body);
   }
 
   private static String stateKey(String ws) throws Exception {

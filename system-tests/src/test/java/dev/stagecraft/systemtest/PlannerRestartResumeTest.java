@@ -1,5 +1,6 @@
 package dev.stagecraft.systemtest;
 
+import static dev.stagecraft.systemtest.TerraformBackend.lockInfo;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -10,13 +11,9 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
-import java.util.Base64;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -352,31 +349,9 @@ class PlannerRestartResumeTest {
     }
   }
 
-  private static String lockInfo(String id) throws Exception {
-    Map<String, Object> info = new LinkedHashMap<>();
-    info.put("ID", id);
-    info.put("Operation", "OperationTypeApply");
-    info.put("Info", "");
-    info.put("Who", "test@ci");
-    info.put("Version", "1.5.7");
-    info.put("Created", Instant.now().toString());
-    info.put("Path", "");
-    return JSON.writeValueAsString(info);
-  }
-
   private static HttpResponse<String> backend(String method, String ws, String path, String body)
       throws Exception {
-    String basic =
-        Base64.getEncoder()
-            .encodeToString(("stagecraft:" + stack.token()).getBytes(StandardCharsets.UTF_8));
-    HttpRequest request =
-        HttpRequest.newBuilder(
-                URI.create(stack.stack().info().state() + "/tf/v1/workspaces/" + ws + path))
-            .header("Authorization", "Basic " + basic)
-            .header("Content-Type", "application/json")
-            .method(method, HttpRequest.BodyPublishers.ofString(body))
-            .build();
-    return HTTP.send(request, HttpResponse.BodyHandlers.ofString());
+    return TerraformBackend.call(stack, method, ws, path, body);
   }
 
   private static String stateKey(String ws) throws Exception {

@@ -4,14 +4,11 @@ import static dev.stagecraft.systemtest.RunLogEvents.isLog;
 import static dev.stagecraft.systemtest.RunLogEvents.next;
 import static dev.stagecraft.systemtest.RunLogEvents.readAll;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.stagecraft.devstack.DevStackLayout;
 import dev.stagecraft.devstack.StackService;
 import dev.stagecraft.systemtest.RunLogEvents.Sse;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -20,7 +17,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -44,81 +40,24 @@ class RunLogsAcrossPlannersTest {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final HttpClient HTTP = HttpClient.newHttpClient();
   static SharedStack stack;
-  static Process plannerB;
+  static PlannerProcess plannerB;
   static String plannerBUrl;
 
-  /** One SSE event as received. */
   @BeforeAll
   static void start() throws Exception {
     stack = SharedStack.dedicated("logs-across", Map.of());
-    int port;
-    try (ServerSocket probe = new ServerSocket(0)) {
-      port = probe.getLocalPort();
-    }
-    plannerBUrl = "http://127.0.0.1:" + port;
-    plannerB = startPlanner("dev-planner-b", port);
-    await()
-        .atMost(Duration.ofSeconds(120))
-        .ignoreExceptions()
-        .until(
-            () -> {
-              assertThat(plannerB.isAlive()).as("planner B exited; see its log").isTrue();
-              return HTTP.send(
-                          HttpRequest.newBuilder(URI.create(plannerBUrl + "/health")).build(),
-                          HttpResponse.BodyHandlers.ofString())
-                      .statusCode()
-                  == 200;
-            });
+    plannerB = PlannerProcess.start(stack, "dev-planner-b", Map.of());
+    plannerBUrl = plannerB.url();
   }
 
   @AfterAll
   static void stop() throws Exception {
     if (plannerB != null) {
-      plannerB.destroy();
-      if (!plannerB.waitFor(30, TimeUnit.SECONDS)) {
-        plannerB.destroyForcibly();
-        plannerB.waitFor();
-      }
+      plannerB.close();
     }
     if (stack != null) {
       stack.stop();
     }
-  }
-
-  /**
-   * A planner process of its own instance id, with the settings the dev stack gives its planner.
-   */
-  private static Process startPlanner(String instanceId, int port) throws Exception {
-    DevStackLayout layout = new DevStackLayout(stack.dataDir);
-    var info = stack.stack().info();
-    Path jar = SharedStack.repoRoot().resolve("planner-service/target/planner-service-app.jar");
-    ProcessBuilder builder =
-        new ProcessBuilder(
-                List.of(
-                    ProcessHandle.current().info().command().orElse("java"),
-                    "-Xmx256m",
-                    "-jar",
-                    jar.toString()))
-            .directory(jar.getParent().toFile())
-            .redirectErrorStream(true)
-            .redirectOutput(stack.root.resolve(instanceId + ".log").toFile());
-    builder.environment().keySet().removeIf(k -> k.startsWith("STAGECRAFT_"));
-    Map<String, String> env = new HashMap<>();
-    env.put("STAGECRAFT_PORT", Integer.toString(port));
-    env.put("STAGECRAFT_KAFKA", info.kafka());
-    env.put("STAGECRAFT_SERVICE_TOKEN", Files.readString(layout.serviceTokenFile()).strip());
-    env.put("STAGECRAFT_INSTANCE_ID", instanceId);
-    env.put("STAGECRAFT_DB_URL", info.postgres());
-    env.put("STAGECRAFT_DB_USER", "postgres");
-    env.put("STAGECRAFT_DB_PASSWORD", "postgres");
-    env.put("STAGECRAFT_STATE_URL", info.state());
-    env.put("STAGECRAFT_LOCK_URL", info.lock());
-    env.put("STAGECRAFT_PUBLIC_STATE_URL", info.state());
-    env.put("STAGECRAFT_PUBLIC_LOCK_URL", info.lock());
-    env.put("STAGECRAFT_SECRETS_KEYS", Files.readString(layout.secretsKeysFile()).strip());
-    env.put("STAGECRAFT_SECRETS_REQUIRED", "true");
-    builder.environment().putAll(env);
-    return builder.start();
   }
 
   @Test
