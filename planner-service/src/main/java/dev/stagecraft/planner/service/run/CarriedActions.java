@@ -161,9 +161,9 @@ final class CarriedActions {
   String applyingMessage() {
     List<String> finished = finishedWithOutcomes();
     List<String> running = unfinishedAddresses();
-    return "Resumed after a planner restart: of the "
+    return "Carried on: of the "
         + dispatched.size()
-        + " action(s) this run had dispatched, "
+        + " action(s) this run had dispatched before its planner instance stopped, "
         + finished.size()
         + " had finished"
         + (finished.isEmpty() ? "" : " (" + String.join(", ", finished) + ")")
@@ -180,7 +180,7 @@ final class CarriedActions {
   String failedMessage() {
     return "Apply failed: "
         + String.join(", ", notSucceeded())
-        + " (dispatched before the planner restarted: "
+        + " (dispatched before its planner instance stopped: "
         + String.join(", ", finishedWithOutcomes())
         + "). Nothing more was dispatched and nothing was run twice. Check the workspace's state"
         + " (stagecraft state list) and start a new run.";

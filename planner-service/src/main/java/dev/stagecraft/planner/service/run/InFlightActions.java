@@ -68,7 +68,7 @@ final class InFlightActions {
    * The executor of a carried action known alive from a log line only (log lines do not name it);
    * its next heartbeat or step record names it.
    */
-  static final String UNNAMED = "(unnamed: it started before the planner restarted)";
+  static final String UNNAMED = "(unnamed: it started before its planner instance stopped)";
 
   void dispatched(ActionDispatched dispatch, Instant now) {
     byActionId.putIfAbsent(dispatch.actionId(), new Lease(dispatch, now));
@@ -205,7 +205,7 @@ final class InFlightActions {
 
   /** What happened to an action {@link #unheardSinceRestart}, for the user. */
   static String unheardMessage(Lease lease, Duration dispatchLease) {
-    return "the action was dispatched before the planner restarted and no executor reported on it"
+    return "the action was dispatched before its planner instance stopped and no executor reported on it"
         + " since; its dispatch is older than the dispatch lease ("
         + dispatchLease.toSeconds()
         + " s), so no executor can start it any more. It may have partly run before the restart;"

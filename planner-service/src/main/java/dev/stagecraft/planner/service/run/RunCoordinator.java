@@ -1099,7 +1099,7 @@ public final class RunCoordinator implements AutoCloseable {
           RunStatus.APPLIED,
           "Apply complete! "
               + applied
-              + " action(s) applied, all dispatched before the planner restarted; nothing"
+              + " action(s) applied, all dispatched before its planner instance stopped; nothing"
               + " remained.");
       return false;
     }

@@ -48,7 +48,9 @@ class CarriedActionsTest {
     assertThat(carried.unfinishedAddresses()).containsExactly("stateful_provisioning.b");
     assertThat(carried.settled).isNotDone();
     assertThat(carried.applyingMessage())
-        .contains("of the 2 action(s) this run had dispatched, 1 had finished")
+        .contains(
+            "of the 2 action(s) this run had dispatched before its planner instance stopped, 1"
+                + " had finished")
         .contains("(stateful_provisioning.a: succeeded)")
         .contains("1 were still running (stateful_provisioning.b)");
 

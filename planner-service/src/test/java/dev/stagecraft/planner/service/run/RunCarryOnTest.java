@@ -156,8 +156,8 @@ class RunCarryOnTest {
         .as("the lock is asked for with the run id as holder (the same lease back)")
         .isEqualTo(db.runId());
     assertThat(run.summary().message())
-        .contains("Resumed after a planner restart")
-        .contains("1 action(s) this run had dispatched, 0 had finished")
+        .startsWith("Carried on: ")
+        .contains("1 action(s) this run had dispatched before its planner instance stopped, 0 had")
         .contains("1 were still running (stateful_provisioning.db)");
     assertThat(after.dispatched()).as("nothing dispatched while db runs").isEmpty();
     assertThat(states.outcomeReads).isEqualTo(1);
@@ -234,7 +234,9 @@ class RunCarryOnTest {
     assertThat(reports.get(0).id()).isEqualTo("interrupted-" + db.actionId());
     ActionFinished interrupted = EventCodec.data(reports.get(0), ActionFinished.class);
     assertThat(interrupted.outcome()).isEqualTo(ActionFinished.INTERRUPTED);
-    assertThat(interrupted.error()).contains("before the planner restarted").contains("tainted");
+    assertThat(interrupted.error())
+        .contains("before its planner instance stopped")
+        .contains("tainted");
 
     after.stateRecorded("acme", "prod", db, "failed", interrupted.error(), 1);
     await().atMost(Duration.ofSeconds(10)).until(() -> run.summary().terminal());
