@@ -93,7 +93,8 @@ public final class TriggerLatencyBenchmark {
     // JVMs were started a moment ago, and their JIT compilers would otherwise still be compiling
     // the run's path, on the same cores, during the measured runs (the compiler threads' CPU per
     // run is printed below: it shows whether the warm-up was long enough)
-    int warmUp = Math.max(workspaces, args.length > 3 ? Integer.parseInt(args[3]) : 30 * workspaces);
+    int warmUp =
+        Math.max(workspaces, args.length > 3 ? Integer.parseInt(args[3]) : 30 * workspaces);
     SharedStack stack = SharedStack.get();
     String prefix = "lat-" + UUID.randomUUID().toString().substring(0, 6) + "-";
     Map<String, Seen> seen = new ConcurrentHashMap<>();
