@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -26,17 +27,23 @@ import java.util.regex.Pattern;
  * pg_advisory_lock} / {@code pg_advisory_unlock} pair on the same embedded PostgreSQL, one client,
  * in the same run. The lock service runs as its own process from {@code
  * lock-service/target/lock-service-app.jar} with the dev stack's JVM options ({@code -Xmx256m}).
- * Prints p50 / p99 of each and the ratio (docs/benchmarks.md).
+ * Prints p50 / p99 of each and the ratio (docs/benchmarks.md). {@code
+ * -Dstagecraft.bench.lock-jar=PATH} measures another build of the service (before / after a
+ * change); the service inherits the environment, so {@code
+ * STAGECRAFT_LOCK_QUICK_SNAPSHOT_CACHE_SIZE=0} turns off the quick route's one-round-trip path (ADR
+ * 0038).
  *
  * <p>The client is a minimal HTTP/1.1 client on one keep-alive TCP connection ({@link
  * KeepAliveHttp}): real requests to the real process, but without the JDK {@code HttpClient}'s
  * selector-thread hand-offs, which cost more than the server's own work per request (measured:
  * docs/benchmarks.md). Both sides get the same warm-up, long enough for the JIT to compile the
  * service's request path. A further row measures the same cycle on the <em>waiting route</em>
- * ({@code /internal/v1/tenants/...}, commands on the {@code IO} executor) for comparison —
- * interleaved with the quick route in blocks of {@value #BLOCK} cycles, so both see the same load —
- * and a last row two {@code GET /health} on the same connection: the HTTP part of a cycle without
- * the lock work.
+ * ({@code /internal/v1/tenants/...}, commands on the {@code IO} executor) for comparison, another
+ * the quick route of a second process of the same build started with {@code
+ * STAGECRAFT_LOCK_QUICK_SNAPSHOT_CACHE_SIZE=0} (two database round trips per command instead of
+ * one, ADR 0038; its own tenant, same database) — all three interleaved in blocks of {@value
+ * #BLOCK} cycles, so they see the same load — and a last row two {@code GET /health} on the same
+ * connection: the HTTP part of a cycle without the lock work.
  *
  * <p>Usage: {@code dev/bench locks [CYCLES]} (default 2000 measured cycles after 3000 warm-up).
  */
@@ -51,39 +58,42 @@ public final class LockBenchmark {
     int warmup = 3000;
     Path root = Path.of("").toAbsolutePath();
     Path repo = Files.exists(root.resolve("lock-service")) ? root : root.getParent();
-    Path jar = repo.resolve("lock-service/target/lock-service-app.jar");
+    // another build of the service, e.g. to compare before / after a change (docs/benchmarks.md)
+    Path jar =
+        Path.of(
+            System.getProperty(
+                "stagecraft.bench.lock-jar",
+                repo.resolve("lock-service/target/lock-service-app.jar").toString()));
     Path dir = Files.createTempDirectory(root.resolve("target"), "lock-bench-");
     try (EmbeddedPostgresServer pg = EmbeddedPostgresServer.start(dir.resolve("pg"), 0)) {
-      int port;
-      try (ServerSocket s = new ServerSocket(0)) {
-        port = s.getLocalPort();
-      }
-      List<String> command = new java.util.ArrayList<>();
-      command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-      command.add("-Xmx256m"); // as the dev stack starts every service (ServiceProcess)
-      command.addAll(List.of("-jar", jar.toString()));
-      ProcessBuilder pb =
-          new ProcessBuilder(command)
-              .redirectErrorStream(true)
-              .redirectOutput(dir.resolve("lock-service.log").toFile());
-      pb.environment()
-          .putAll(
-              java.util.Map.of(
-                  "STAGECRAFT_PORT", "" + port,
-                  "STAGECRAFT_DB_URL", pg.jdbcUrl(),
-                  "STAGECRAFT_DB_USER", pg.user(),
-                  "STAGECRAFT_DB_PASSWORD", pg.password(),
-                  "STAGECRAFT_SERVICE_TOKEN", TOKEN));
-      Process service = pb.start();
+      // the service inherits this environment; STAGECRAFT_LOCK_QUICK_SNAPSHOT_CACHE_SIZE=0 turns
+      // off its quick route's one-round-trip path (ADR 0038)
+      String snapshots = System.getenv("STAGECRAFT_LOCK_QUICK_SNAPSHOT_CACHE_SIZE");
+      System.out.println(
+          "lock service: " + jar + (snapshots == null ? "" : ", snapshot cache " + snapshots));
+      int port = freePort();
+      Process service = startService(jar, pg, port, dir.resolve("lock-service.log"), Map.of());
+      // the control: a second process of the same build with the one-round-trip path off, its
+      // quick route measured interleaved with the first's (same load, same database)
+      int controlPort = freePort();
+      Process control =
+          startService(
+              jar,
+              pg,
+              controlPort,
+              dir.resolve("lock-service-control.log"),
+              Map.of("STAGECRAFT_LOCK_QUICK_SNAPSHOT_CACHE_SIZE", "0"));
       try {
         HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-        String base = "http://127.0.0.1:" + port;
-        waitHealthy(http, base + "/health", service);
+        waitHealthy(http, "http://127.0.0.1:" + port + "/health", service);
+        waitHealthy(http, "http://127.0.0.1:" + controlPort + "/health", control);
+        String controlPath = "/internal/v1/quick/tenants/bench-control/workspaces/ws/lock";
         String waitingPath = "/internal/v1/tenants/bench/workspaces/ws/lock";
         String quickPath = "/internal/v1/quick/tenants/bench/workspaces/ws/lock";
         String acquireBody = "{\"holder\":\"bench\",\"leaseSeconds\":30}";
         int[] fallbacks = {0};
         try (KeepAliveHttp client = new KeepAliveHttp(port);
+            KeepAliveHttp controlClient = new KeepAliveHttp(controlPort);
             Connection c = DriverManager.getConnection(pg.jdbcUrl(), pg.user(), pg.password());
             PreparedStatement lock = c.prepareStatement("SELECT pg_advisory_lock(42)");
             PreparedStatement unlock = c.prepareStatement("SELECT pg_advisory_unlock(42)")) {
@@ -103,6 +113,19 @@ public final class LockBenchmark {
                   fallbacks[0]++;
                   r = client.send("DELETE", waitingPath + "/" + m.group(1), null);
                 }
+                if (r.status() != 200) {
+                  throw new IllegalStateException("release failed: " + r.status() + r.body());
+                }
+              };
+          Cycle viaControl =
+              () -> {
+                KeepAliveHttp.Reply a = controlClient.send("POST", controlPath, acquireBody);
+                Matcher m = LOCK_ID.matcher(a.body());
+                if (a.status() != 200 || !m.find()) {
+                  throw new IllegalStateException("acquire failed: " + a.status() + a.body());
+                }
+                KeepAliveHttp.Reply r =
+                    controlClient.send("DELETE", controlPath + "/" + m.group(1), null);
                 if (r.status() != 200) {
                   throw new IllegalStateException("release failed: " + r.status() + r.body());
                 }
@@ -133,9 +156,11 @@ public final class LockBenchmark {
                   }
                 }
               };
-          double[][] routes = measureInterleaved(viaQuickRoute, viaWaitingRoute, warmup, cycles);
+          double[][] routes =
+              measureInterleaved(warmup, cycles, viaQuickRoute, viaWaitingRoute, viaControl);
           double[] service1 = routes[0];
           double[] waiting1 = routes[1];
+          double[] control1 = routes[2];
           int quickFallbacks = fallbacks[0];
           double[] raw1 = measure(raw, warmup, cycles);
           double[] http1 = measure(httpOnly, warmup, cycles);
@@ -147,6 +172,8 @@ public final class LockBenchmark {
                   + "| pg_advisory_lock + pg_advisory_unlock | %.2f ms | %.2f ms |%n"
                   + "| ratio | %.1fx | %.1fx |%n"
                   + "| (lock-service, waiting route: IO executor) | %.2f ms | %.2f ms |%n"
+                  + "| (lock-service, quick route, one-round-trip path off: second process,"
+                  + " STAGECRAFT_LOCK_QUICK_SNAPSHOT_CACHE_SIZE=0) | %.2f ms | %.2f ms |%n"
                   + "| (HTTP alone: 2x GET /health, same connection) | %.2f ms | %.2f ms |%n"
                   + "quick-route 503s repeated on the waiting route: %d (warm-up included)%n",
               cycles,
@@ -159,13 +186,17 @@ public final class LockBenchmark {
               pct(service1, 99) / pct(raw1, 99),
               pct(waiting1, 50),
               pct(waiting1, 99),
+              pct(control1, 50),
+              pct(control1, 99),
               pct(http1, 50),
               pct(http1, 99),
               quickFallbacks);
         }
       } finally {
         service.destroy();
+        control.destroy();
         service.waitFor();
+        control.waitFor();
       }
     }
   }
@@ -267,32 +298,61 @@ public final class LockBenchmark {
   private static final int BLOCK = 250;
 
   /**
-   * Warms both cycles up, then measures them in alternating blocks of {@value #BLOCK} cycles until
-   * each has {@code cycles} samples, so that changes of the machine's load during the run affect
-   * both alike.
+   * Warms every cycle up, then measures them in turn in blocks of {@value #BLOCK} cycles until each
+   * has {@code cycles} samples, so that changes of the machine's load during the run affect all
+   * alike.
    *
-   * @return the sorted samples of {@code a} and of {@code b}
+   * @return the sorted samples of each cycle, in the order given
    */
-  private static double[][] measureInterleaved(Cycle a, Cycle b, int warmup, int cycles)
+  private static double[][] measureInterleaved(int warmup, int cycles, Cycle... all)
       throws Exception {
     for (int i = 0; i < warmup; i++) {
-      a.run();
-      b.run();
+      for (Cycle c : all) {
+        c.run();
+      }
     }
-    double[][] ms = {new double[cycles], new double[cycles]};
-    Cycle[] both = {a, b};
+    double[][] ms = new double[all.length][cycles];
     for (int done = 0; done < cycles; done += BLOCK) {
-      for (int which = 0; which < 2; which++) {
+      for (int which = 0; which < all.length; which++) {
         for (int i = done; i < Math.min(cycles, done + BLOCK); i++) {
           long start = System.nanoTime();
-          both[which].run();
+          all[which].run();
           ms[which][i] = (System.nanoTime() - start) / 1e6;
         }
       }
     }
-    Arrays.sort(ms[0]);
-    Arrays.sort(ms[1]);
+    for (double[] samples : ms) {
+      Arrays.sort(samples);
+    }
     return ms;
+  }
+
+  private static int freePort() throws java.io.IOException {
+    try (ServerSocket s = new ServerSocket(0)) {
+      return s.getLocalPort();
+    }
+  }
+
+  /** Starts the lock service from {@code jar} as the dev stack does ({@code -Xmx256m}). */
+  private static Process startService(
+      Path jar, EmbeddedPostgresServer pg, int port, Path log, Map<String, String> extraEnv)
+      throws java.io.IOException {
+    List<String> command = new java.util.ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.add("-Xmx256m"); // as the dev stack starts every service (ServiceProcess)
+    command.addAll(List.of("-jar", jar.toString()));
+    ProcessBuilder pb =
+        new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
+    pb.environment()
+        .putAll(
+            Map.of(
+                "STAGECRAFT_PORT", "" + port,
+                "STAGECRAFT_DB_URL", pg.jdbcUrl(),
+                "STAGECRAFT_DB_USER", pg.user(),
+                "STAGECRAFT_DB_PASSWORD", pg.password(),
+                "STAGECRAFT_SERVICE_TOKEN", TOKEN));
+    pb.environment().putAll(extraEnv);
+    return pb.start();
   }
 
   /** Nearest-rank percentile of sorted values. */

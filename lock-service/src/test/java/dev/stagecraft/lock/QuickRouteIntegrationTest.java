@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.stagecraft.devstack.EmbeddedPostgresServer;
+import dev.stagecraft.lock.adapter.db.LockStore;
 import dev.stagecraft.schemas.EventCodec;
 import io.micronaut.context.ApplicationContext;
 import io.micronaut.runtime.server.EmbeddedServer;
@@ -153,6 +154,47 @@ class QuickRouteIntegrationTest {
     assertThat(json(forced).get("holder").asText()).isEqualTo("run-b");
     assertThat(quickHeartbeat("ws-queue", json(granted).get("lockId").asText()).statusCode())
         .isEqualTo(410);
+  }
+
+  /**
+   * ADR 0038: after a workspace's first command, each quick acquire and release is committed by the
+   * one-round-trip path (the store's optimistic saves count them); a force-release through the
+   * waiting route between two quick commands is seen by the next ones (the heartbeat is lost, the
+   * next acquire gets the next token).
+   */
+  @Test
+  void quickCommandsAreOneRoundTripEachAndSeeAForceReleaseOnTheWaitingRoute() throws Exception {
+    LockStore store = service.getApplicationContext().getBean(LockStore.class);
+    JsonNode first = json(quickAcquire("ws-one-trip", "run-a"));
+    assertThat(quickRelease("ws-one-trip", first.get("lockId").asText()).statusCode())
+        .isEqualTo(200);
+    LockStore.Stats before = store.stats();
+    long token = first.get("fencingToken").asLong();
+    for (int i = 0; i < 5; i++) {
+      HttpResponse<String> granted = quickAcquire("ws-one-trip", "run-" + i);
+      assertThat(granted.statusCode()).isEqualTo(200);
+      assertThat(json(granted).get("fencingToken").asLong()).isEqualTo(++token);
+      assertThat(quickRelease("ws-one-trip", json(granted).get("lockId").asText()).statusCode())
+          .isEqualTo(200);
+    }
+    LockStore.Stats after = store.stats();
+    assertThat(after.optimisticSaves() - before.optimisticSaves()).isEqualTo(10);
+    assertThat(after.staleSnapshots() - before.staleSnapshots()).isZero();
+
+    JsonNode held = json(quickAcquire("ws-one-trip", "run-held"));
+    String lockId = held.get("lockId").asText();
+    HttpResponse<String> forced =
+        send(
+            "POST",
+            "/internal/v1/tenants/acme/workspaces/ws-one-trip/lock/" + lockId + "/force-release",
+            "{\"actor\":\"ops\",\"reason\":\"test\"}");
+    assertThat(forced.statusCode()).isEqualTo(200);
+    assertThat(quickHeartbeat("ws-one-trip", lockId).statusCode()).isEqualTo(410);
+    HttpResponse<String> next = quickAcquire("ws-one-trip", "run-next");
+    assertThat(next.statusCode()).isEqualTo(200);
+    assertThat(json(next).get("fencingToken").asLong())
+        .isEqualTo(held.get("fencingToken").asLong() + 1);
+    assertThat(json(quickShow("ws-one-trip")).get("holder").asText()).isEqualTo("run-next");
   }
 
   /**

@@ -53,8 +53,12 @@ public class DatabaseFactory {
         socketTimeout);
   }
 
+  /**
+   * UTC in whole microseconds — PostgreSQL's {@code timestamptz} precision — so a lock the store
+   * keeps after a save (ADR 0038) equals the one it would load back.
+   */
   @Singleton
   Clock clock() {
-    return Clock.systemUTC();
+    return Clock.tick(Clock.systemUTC(), Duration.ofNanos(1_000));
   }
 }
