@@ -117,7 +117,7 @@ class PlannerRestartResumeTest {
 
     JsonNode errored = awaitStatus(planned, "errored");
     assertThat(errored.get("message").asText())
-        .contains("moved while the planner restarted")
+        .contains("moved since the plan that awaited approval was made")
         .contains("nothing was applied");
     HttpResponse<String> late =
         call("POST", "/api/v1/runs/" + planned + "/approve", Map.of("planDigest", digest));
@@ -164,7 +164,9 @@ class PlannerRestartResumeTest {
     assertThat(applied.get("transitions").toString())
         .contains("Resumed after a planner restart")
         .contains("stateful_provisioning.app: succeeded");
-    assertThat(applied.get("message").asText()).contains("nothing remained");
+    assertThat(applied.get("message").asText())
+        .contains("Resources: 1 added, 0 changed, 0 destroyed.")
+        .contains("nothing remained");
     // then the queued run takes the lock, plans against the recorded state and applies
     JsonNode next = awaitStatus(queued, "applied");
     assertThat(next.get("transitions").toString()).contains("Resumed after a planner restart");
@@ -198,7 +200,10 @@ class PlannerRestartResumeTest {
     Files.createFile(chain.release);
 
     JsonNode applied = awaitStatus(run, "applied");
-    assertThat(applied.get("message").asText()).contains("Apply complete!");
+    // the final counts cover a and b, dispatched before the kill, and c, the rest (ADR 0039)
+    assertThat(applied.get("message").asText())
+        .contains("Apply complete! Resources: 3 added, 0 changed, 0 destroyed.")
+        .contains("Of them, 2 added, 0 changed, 0 destroyed by the actions dispatched before");
     assertThat(Files.readAllLines(chain.logA)).containsExactly("a");
     assertThat(Files.readAllLines(chain.logB)).containsExactly("b");
     assertThat(Files.readAllLines(chain.logC)).containsExactly("c");

@@ -134,6 +134,56 @@ final class CarriedActions {
   }
 
   /**
+   * The resources the dispatched actions that succeeded added, changed and destroyed, counted as a
+   * plan counts them ({@code Plan#toAdd} …): a {@code replace} adds one and destroys one — or only
+   * adds, when the old object is forgotten ({@code lifecycle { destroy = false }}); a {@code
+   * forget} counts in none.
+   *
+   * @return {@code {added, changed, destroyed}}
+   */
+  int[] succeededResourceCounts() {
+    int[] counts = new int[3];
+    dispatched.forEach(
+        (id, d) -> {
+          if (!"succeeded".equals(outcomes.get(id))) {
+            return;
+          }
+          switch (d.action().action()) {
+            case "create" -> counts[0]++;
+            case "update" -> counts[1]++;
+            case "delete" -> counts[2]++;
+            case "replace" -> {
+              counts[0]++;
+              if (!Boolean.TRUE.equals(d.action().skipDestroy())) {
+                counts[2]++;
+              }
+            }
+            default -> {} // forget: the object stays, only the state forgets it
+          }
+        });
+    return counts;
+  }
+
+  /**
+   * "Resources: A added, C changed, D destroyed." for a carried-on run that applied: the rest's
+   * plan ({@code restAdded} …) and the actions dispatched before its planner instance stopped
+   * together, followed by the latter's share when both contributed.
+   */
+  String appliedSummary(int restAdded, int restChanged, int restDestroyed) {
+    int[] before = succeededResourceCounts();
+    String total =
+        "Resources: %d added, %d changed, %d destroyed."
+            .formatted(restAdded + before[0], restChanged + before[1], restDestroyed + before[2]);
+    if (before[0] + before[1] + before[2] == 0 || restAdded + restChanged + restDestroyed == 0) {
+      return total; // all from one side: no share to tell
+    }
+    return total
+        + " Of them, %d added, %d changed, %d destroyed by the actions dispatched before its"
+            .formatted(before[0], before[1], before[2])
+        + " planner instance stopped.";
+  }
+
+  /**
    * Those of {@code plannedAddresses} (the plan of what remains) that were dispatched before the
    * restart: dispatching them again would reuse their action ids and run their steps a second time.
    */
@@ -191,8 +241,8 @@ final class CarriedActions {
    * {@code errored}.
    */
   static String wouldRepeatMessage(List<String> addresses) {
-    return "After the planner restart, planning the rest of this run against the current state"
-        + " would run "
+    return "Carried on after its planner instance stopped, planning the rest of this run against"
+        + " the current state would run "
         + String.join(", ", addresses)
         + " again, which this run had already dispatched; it was not dispatched a second time."
         + " Check the workspace's state (stagecraft state list) and start a new run.";
@@ -200,12 +250,12 @@ final class CarriedActions {
 
   /**
    * The message of a carried-on run whose plan was approved (an approval, a saved plan or the CLI's
-   * bound serial) and that still has changes to make after the restart: the approval named a whole
+   * bound serial) and that still has changes to make once carried on: the approval named a whole
    * plan, and what remains cannot be shown to be part of it, so it is not applied.
    */
   static String approvalNotProvableMessage(String remainingSummary) {
-    return "After the planner restart this run's dispatched actions all finished, but the rest of"
-        + " its plan ("
+    return "Carried on after its planner instance stopped, this run's dispatched actions all"
+        + " finished, but the rest of its plan ("
         + remainingSummary
         + ") is not applied: the run applied a plan approved as a whole (an approval, a saved plan"
         + " or the serial the CLI showed), and the planner cannot prove that the plan made again"

@@ -205,11 +205,11 @@ final class InFlightActions {
 
   /** What happened to an action {@link #unheardSinceRestart}, for the user. */
   static String unheardMessage(Lease lease, Duration dispatchLease) {
-    return "the action was dispatched before its planner instance stopped and no executor reported on it"
-        + " since; its dispatch is older than the dispatch lease ("
+    return "the action was dispatched before its planner instance stopped and no executor"
+        + " reported on it since; its dispatch is older than the dispatch lease ("
         + dispatchLease.toSeconds()
-        + " s), so no executor can start it any more. It may have partly run before the restart;"
-        + " it was not run again. "
+        + " s), so no executor can start it any more. It may have partly run before its planner"
+        + " instance stopped; it was not run again. "
         + consequence(lease.dispatch.action());
   }
 

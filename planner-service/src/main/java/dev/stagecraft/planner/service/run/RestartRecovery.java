@@ -170,13 +170,15 @@ public final class RestartRecovery {
 
   /**
    * The message of a resumed {@code planned} run whose plan, made again, differs from the one that
-   * awaited approval.
+   * awaited approval. It names no cause, so it reads right for a restart and for an adoption
+   * (docs/adr/0034); the run's {@code pending} transition before it says which it was.
    */
   public static String planMovedMessage(String shownDigest, String newDigest) {
-    return "The workspace's state (or what the plan reads) moved while the planner restarted: the"
-        + " plan made again (digest "
+    return "The workspace's state (or what the plan reads) moved since the plan that awaited"
+        + " approval was made: planned again after this run's planner instance stopped, the plan"
+        + " (digest "
         + abbreviate(newDigest)
-        + ") differs from the plan that awaited approval (digest "
+        + ") differs from the one that awaited approval (digest "
         + abbreviate(shownDigest)
         + "), so that approval cannot apply; nothing was applied. Start a new run and approve its"
         + " plan.";

@@ -713,7 +713,7 @@ public final class RunCoordinator implements AutoCloseable {
                   ? InFlightActions.unheardMessage(lease, dispatchLease)
                   : InFlightActions.interruptionMessage(lease, actionLease);
           if (lease.executorId == null) {
-            lease.executorId = "(none reported since the planner restart)";
+            lease.executorId = "(none reported since the run was carried on)";
           }
           LOG.warn("run {}: {} interrupted: {}", run.id, lease.address(), error);
           run.cutShort.put(lease.address(), error);
@@ -995,7 +995,7 @@ public final class RunCoordinator implements AutoCloseable {
       transition(
           run,
           RunStatus.APPLYING,
-          (carried != null ? "Continuing after the planner restart: " : "")
+          (carried != null ? "Carried on, applying the rest: " : "")
               + (approvedBy == null ? "" : "Approved by " + approvedBy + ". ")
               + PlanRenderer.summary(result.plan()));
       dispatchReady(run);
@@ -1040,10 +1040,10 @@ public final class RunCoordinator implements AutoCloseable {
       outcomes.forEach(carried::recorded);
       for (DispatchedActions.Dispatched d : carried.unfinished()) {
         run.inFlight.carried(d.action(), d.dispatchedAt());
-        run.journal.action(d.action().address(), "still running after the planner restart");
+        run.journal.action(d.action().address(), "still running when its planner instance stopped");
       }
       for (String done : carried.finishedWithOutcomes()) {
-        run.journal.action(run.id, "finished before the planner restart: " + done);
+        run.journal.action(run.id, "finished before its planner instance stopped: " + done);
       }
       message = carried.applyingMessage();
     }
@@ -1090,14 +1090,18 @@ public final class RunCoordinator implements AutoCloseable {
     }
     if (!result.plan().hasChanges()) {
       int applied;
+      String resources;
       synchronized (run) {
         run.plan = result.plan();
         applied = carried.succeededCount();
+        resources = carried.appliedSummary(0, 0, 0);
       }
       finish(
           run,
           RunStatus.APPLIED,
           "Apply complete! "
+              + resources
+              + " "
               + applied
               + " action(s) applied, all dispatched before its planner instance stopped; nothing"
               + " remained.");
@@ -1577,8 +1581,16 @@ public final class RunCoordinator implements AutoCloseable {
     }
   }
 
-  private static String appliedSummary(Run run) {
+  /**
+   * The resource counts of an applied run: its plan's, and for a carried-on run (docs/adr/0035)
+   * also those of the actions it had dispatched before its planner instance stopped.
+   */
+  private String appliedSummary(Run run) {
+    CarriedActions carried = carriedRuns.get(run.id);
     synchronized (run) {
+      if (carried != null) {
+        return carried.appliedSummary(run.plan.toAdd(), run.plan.toChange(), run.plan.toDestroy());
+      }
       return "Resources: %d added, %d changed, %d destroyed."
           .formatted(run.plan.toAdd(), run.plan.toChange(), run.plan.toDestroy());
     }

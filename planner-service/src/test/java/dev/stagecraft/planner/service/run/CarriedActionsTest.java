@@ -97,4 +97,56 @@ class CarriedActionsTest {
                     dispatch("stateful_provisioning.d", "scr_2").action())))
         .isEqualTo("scr_2");
   }
+
+  static DispatchedActions.Dispatched dispatch(String address, String action, boolean skipDestroy) {
+    return new DispatchedActions.Dispatched(
+        new ActionDispatched(
+            "run-1",
+            "run-1/" + address,
+            address,
+            "stateful_provisioning",
+            action,
+            Map.of(),
+            List.of(),
+            List.of(),
+            7,
+            List.of(),
+            false,
+            skipDestroy),
+        AT);
+  }
+
+  @Test
+  void theAppliedCountsAddWhatSucceededBeforeToTheRestsPlanAsAPlanCountsIt() {
+    CarriedActions carried =
+        new CarriedActions(
+            List.of(
+                dispatch("stateful_provisioning.created", "create", false),
+                dispatch("stateful_provisioning.updated", "update", false),
+                dispatch("stateful_provisioning.replaced", "replace", false),
+                dispatch("stateful_provisioning.kept", "replace", true), // destroy = false
+                dispatch("stateful_provisioning.deleted", "delete", false),
+                dispatch("stateful_provisioning.forgotten", "forget", false),
+                dispatch("stateful_provisioning.failed", "create", false),
+                dispatch("stateful_provisioning.running", "create", false)),
+            false);
+    for (String done : List.of("created", "updated", "replaced", "kept", "deleted", "forgotten")) {
+      carried.recorded("run-1/stateful_provisioning." + done, "succeeded");
+    }
+    carried.recorded("run-1/stateful_provisioning.failed", "failed");
+
+    // created, replaced, kept added; updated changed; replaced, deleted destroyed; the failed and
+    // the running one count in nothing
+    assertThat(carried.succeededResourceCounts()).containsExactly(3, 1, 2);
+    assertThat(carried.appliedSummary(2, 0, 1))
+        .isEqualTo(
+            "Resources: 5 added, 1 changed, 3 destroyed. Of them, 3 added, 1 changed, 2 destroyed"
+                + " by the actions dispatched before its planner instance stopped.");
+    // nothing remained to plan: all of it came from before
+    assertThat(carried.appliedSummary(0, 0, 0))
+        .isEqualTo("Resources: 3 added, 1 changed, 2 destroyed.");
+    // nothing succeeded before: the rest's plan alone
+    assertThat(new CarriedActions(List.of(a), false).appliedSummary(1, 0, 0))
+        .isEqualTo("Resources: 1 added, 0 changed, 0 destroyed.");
+  }
 }

@@ -52,4 +52,24 @@ class RecoveryCauseTest {
     assertThat(adoption.reword("Something else."))
         .isEqualTo("A" + adopted.substring(1) + ": Something else.");
   }
+
+  @Test
+  void theMessagesOfAResumedOrCarriedOnRunThatAreNotRewordedNameNoCause() {
+    // these are not reworded by the cause: they must read right after a restart and an adoption
+    for (String message :
+        new String[] {
+          RestartRecovery.planMovedMessage("a".repeat(64), "b".repeat(64)),
+          CarriedActions.wouldRepeatMessage(java.util.List.of("null_resource.a")),
+          CarriedActions.approvalNotProvableMessage("1 to add")
+        }) {
+      assertThat(message)
+          .doesNotContainIgnoringCase("restart")
+          .doesNotContainIgnoringCase("adopt")
+          .contains("planner instance stopped");
+    }
+    assertThat(RestartRecovery.planMovedMessage("a".repeat(64), "b".repeat(64)))
+        .contains(
+            "(digest bbbbbbbbbbbbbbbb…) differs from the one that awaited approval (digest"
+                + " aaaaaaaaaaaaaaaa…)");
+  }
 }

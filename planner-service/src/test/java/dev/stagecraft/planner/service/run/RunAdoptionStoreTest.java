@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.stagecraft.planner.service.adapter.db.InstanceStore;
 import dev.stagecraft.planner.service.adapter.db.PlannerTestDatabase;
+import dev.stagecraft.planner.service.adapter.db.RunJournalStore;
 import dev.stagecraft.planner.service.adapter.db.RunStore;
 import dev.stagecraft.schemas.seal.SecretsKeyring;
 import dev.stagecraft.servicekit.db.Sql;
@@ -180,6 +181,86 @@ class RunAdoptionStoreTest {
     assertThat(b.find("acme", "zombie-a-queued").orElseThrow().message())
         .isEqualTo("Resumed after adoption");
     assertThat(b.unfinished()).extracting(RunStore.UnfinishedRun::id).contains("zombie-a-queued");
+  }
+
+  @Test
+  void aZombiesJournalBatchesForARunAnotherInstanceAdoptedAreDroppedAndTheAdoptersAreStored()
+      throws Exception {
+    instances.register("journal-a", "inc-1", LEASE);
+    instances.register("journal-b", "inc-1", LEASE);
+    record(new RunStore(dataSource, clock, "journal-a", keyring), "journal-run", RunStatus.QUEUED);
+    RunJournalStore journalA = new RunJournalStore(dataSource, "journal-a");
+    RunJournalStore journalB = new RunJournalStore(dataSource, "journal-b");
+    journalA.record("acme", "journal-run", entries(1, 2));
+    expire("journal-a");
+    assertThat(ids(instances.adopt("journal-a", "journal-b"))).containsExactly("journal-run");
+
+    // the paused instance has not noticed yet: its batches go nowhere, without an error (a thrown
+    // batch would be offered again and again)
+    journalA.record("acme", "journal-run", entries(3, 4));
+    journalA.record("acme", "journal-run", entries(5, 5));
+    // the adopter's journal continues above what was recorded, and is stored
+    long base = 2 + RunCoordinator.RESUME_SEQUENCE_GAP;
+    journalB.record("acme", "journal-run", entries(base + 1, base + 2));
+
+    assertThat(journalB.after("acme", "journal-run", 0, Long.MAX_VALUE, 100))
+        .extracting(RunEvent::sequence)
+        .containsExactly(1L, 2L, base + 1, base + 2);
+    // a run of the same id in another tenant is not this run: its owner does not fence it
+    journalA.record("other", "journal-run", entries(1, 1));
+    assertThat(journalA.lastRecorded("other", "journal-run")).isEqualTo(1);
+  }
+
+  @Test
+  void aJournalBatchRacingTheAdoptionOfItsRunIsStoredBeforeItOrNotAtAll() throws Exception {
+    record(new RunStore(dataSource, clock, "race-j-a", keyring), "race-j-run", RunStatus.QUEUED);
+    RunJournalStore journalA = new RunJournalStore(dataSource, "race-j-a");
+    journalA.record("acme", "race-j-run", entries(1, 1));
+    ExecutorService pool = Executors.newSingleThreadExecutor();
+    try (Connection adopter = dataSource.getConnection()) {
+      // the adoption's move of the run row, not committed yet
+      adopter.setAutoCommit(false);
+      Sql.update(
+          adopter,
+          "UPDATE planner.runs SET instance_id = 'race-j-b' WHERE id = 'race-j-run'"
+              + " AND instance_id = 'race-j-a'");
+      Future<?> batch = pool.submit(() -> journalA.record("acme", "race-j-run", entries(2, 3)));
+      // the batch waits for the adoption (it reads the run row FOR SHARE) instead of going in
+      // under the owner its snapshot still shows
+      org.awaitility.Awaitility.await()
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> waitingOnALock() > 0);
+      assertThat(batch.isDone()).isFalse();
+      adopter.commit();
+      batch.get(30, TimeUnit.SECONDS);
+    } finally {
+      pool.shutdownNow();
+    }
+    assertThat(new RunJournalStore(dataSource, "race-j-b").after("acme", "race-j-run", 0, 99, 9))
+        .extracting(RunEvent::sequence)
+        .containsExactly(1L);
+  }
+
+  /** Sessions of this database waiting for a row lock held by another transaction. */
+  private long waitingOnALock() throws Exception {
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement ps =
+            c.prepareStatement(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+                    + " AND wait_event_type = 'Lock' AND query LIKE 'WITH owner AS%'");
+        ResultSet rs = ps.executeQuery()) {
+      rs.next();
+      return rs.getLong(1);
+    }
+  }
+
+  /** Journal entries numbered {@code from}…{@code to}. */
+  private List<RunEvent> entries(long from, long to) {
+    List<RunEvent> out = new ArrayList<>();
+    for (long i = from; i <= to; i++) {
+      out.add(new RunEvent(i, clock.instant(), "log", null, "a", "stdout", "line " + i, null));
+    }
+    return out;
   }
 
   /** Records a run of {@code store}'s instance that went pending → {@code status}. */

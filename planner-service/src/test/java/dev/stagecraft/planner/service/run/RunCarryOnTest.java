@@ -177,6 +177,12 @@ class RunCarryOnTest {
         .extracting(ActionDispatched::address)
         .containsExactly("stateful_provisioning.app");
     assertThat(after.statuses(run)).containsExactly("pending", "applying", "applying", "applied");
+    // db, dispatched before the restart, counts with app, the rest's plan
+    assertThat(run.summary().message())
+        .startsWith("Apply complete! Resources: 2 added, 0 changed, 0 destroyed.")
+        .contains(
+            "Of them, 1 added, 0 changed, 0 destroyed by the actions dispatched before its planner"
+                + " instance stopped.");
   }
 
   @Test
@@ -352,6 +358,7 @@ class RunCarryOnTest {
     await().atMost(Duration.ofSeconds(10)).until(() -> run.summary().terminal());
     assertThat(status(run)).isEqualTo("applied");
     assertThat(run.summary().message())
+        .contains("Resources: 1 added, 0 changed, 0 destroyed.")
         .contains("1 action(s) applied")
         .contains("nothing remained");
     assertThat(after.dispatched()).isEmpty();

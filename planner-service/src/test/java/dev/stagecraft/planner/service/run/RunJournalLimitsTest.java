@@ -51,7 +51,7 @@ class RunJournalLimitsTest {
 
   @Test
   void aRecordedJournalKeepsTheStoresNumberOfOutputLinesInMemoryAndInTheTable() throws Exception {
-    RunJournalStore store = new RunJournalStore(dataSource, 4);
+    RunJournalStore store = new RunJournalStore(dataSource, 4, "planner-1");
     RecordingLane lane = new RecordingLane("run-cap");
     RunJournal journal = new RunJournal(clock); // the default bound until it is recorded
     journal.recordTo(lane, store, "acme", "run-cap");
@@ -72,7 +72,7 @@ class RunJournalLimitsTest {
 
   @Test
   void theOutputCapMustBePositiveAndSaysWhichSettingIsWrong() {
-    assertThatThrownBy(() -> new RunJournalStore(dataSource, 0))
+    assertThatThrownBy(() -> new RunJournalStore(dataSource, 0, "planner-1"))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("STAGECRAFT_PLANNER_RUN_LOG_MAX_LINES")
         .hasMessageContaining("got 0");
@@ -97,7 +97,7 @@ class RunJournalLimitsTest {
 
   @Test
   void retentionDeletesOnlyJournalsOfRunsThatEndedLongerAgoInBatches() throws Exception {
-    RunJournalStore store = new RunJournalStore(dataSource);
+    RunJournalStore store = new RunJournalStore(dataSource, "planner-1");
     Instant longAgo = NOW.minus(Duration.ofDays(40));
     int many = 2_345; // more than two batches of 1,000
     run("old-ended", "applied", longAgo);

@@ -43,7 +43,7 @@ class RunJournalRecordsTest {
   void startDatabase() throws Exception {
     database = PlannerTestDatabase.start("planner-journal-");
     dataSource = database.dataSource();
-    store = new RunJournalStore(dataSource);
+    store = new RunJournalStore(dataSource, "planner-a");
   }
 
   @AfterAll

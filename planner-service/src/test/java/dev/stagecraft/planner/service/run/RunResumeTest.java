@@ -138,20 +138,29 @@ class RunResumeTest {
           {"mode":"managed","type":"stateful_provisioning","name":"db","instances":[{"attributes":{"id":"1","state_key":"v1"}}]}]}
         """;
     int releasedBefore = locks.released.size();
-    Run run =
-        coordinator.resume(
-            resumable("run-moved", digest, clock.instant()),
-            RestartRecovery.resumedMessage("planner-a", RunStatus.PLANNED));
-    await().atMost(Duration.ofSeconds(10)).until(() -> run.summary().terminal());
+    // after a restart and after an adoption (docs/adr/0034): the same message, naming no cause
+    for (RecoveryCause cause :
+        List.of(
+            new RecoveryCause.Restart("planner-a"),
+            new RecoveryCause.Adoption("planner-b", "planner-a"))) {
+      Run run =
+          coordinator.resume(
+              resumable("run-moved-" + cause.getClass().getSimpleName(), digest, clock.instant()),
+              cause.resumedMessage(RunStatus.PLANNED));
+      await().atMost(Duration.ofSeconds(10)).until(() -> run.summary().terminal());
 
-    assertThat(run.summary().status()).isEqualTo("errored");
-    assertThat(run.summary().message())
-        .contains("moved while the planner restarted")
-        .contains(digest.substring(0, 16));
+      assertThat(run.summary().status()).isEqualTo("errored");
+      assertThat(run.summary().message())
+          .isEqualTo(RestartRecovery.planMovedMessage(digest, run.summary().planDigest()))
+          .contains("moved since the plan that awaited approval was made")
+          .contains(digest.substring(0, 16))
+          .doesNotContainIgnoringCase("restart")
+          .doesNotContainIgnoringCase("adopt");
+      assertThat(coordinator.approve("acme", run.id(), digest, "deployer@acme"))
+          .isEqualTo(ApprovalOutcome.NOT_AWAITING);
+    }
     assertThat(harness.dispatched()).isEmpty();
-    assertThat(locks.released).hasSize(releasedBefore + 1);
-    assertThat(coordinator.approve("acme", run.id(), digest, "deployer@acme"))
-        .isEqualTo(ApprovalOutcome.NOT_AWAITING);
+    assertThat(locks.released).hasSize(releasedBefore + 2);
   }
 
   @Test

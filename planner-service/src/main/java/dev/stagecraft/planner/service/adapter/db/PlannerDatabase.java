@@ -40,6 +40,7 @@ public class PlannerDatabase {
   @Singleton
   RunJournalStore runJournalStore(
       HikariDataSource dataSource,
+      PlannerSettings settings,
       @Value("${stagecraft.planner.run-log-max-lines:100000}") String maxLines) {
     // every run's log, so any instance serves it and a restart keeps it (docs/adr/0032)
     int max;
@@ -52,7 +53,9 @@ public class PlannerDatabase {
               + maxLines
               + "'");
     }
-    return new RunJournalStore(dataSource, max);
+    // only runs this instance owns: a paused instance's runs adopted meanwhile are fenced (ADR
+    // 0039)
+    return new RunJournalStore(dataSource, max, settings.getInstanceId());
   }
 
   /**

@@ -332,6 +332,7 @@ public final class RunStore implements RunObserver {
                 + 1;
         RunJournalStore.insert(
             c,
+            instanceId,
             run.tenant(),
             run.id(),
             List.of(

@@ -57,8 +57,8 @@ class RecordedRunLogFollowersTest {
   void start() throws Exception {
     database = PlannerTestDatabase.start("planner-followers-");
     dataSource = database.dataSource();
-    instanceA = new RunJournalStore(dataSource);
-    recordsB = new RunJournalStore(dataSource);
+    instanceA = new RunJournalStore(dataSource, "planner-a");
+    recordsB = new RunJournalStore(dataSource, "planner-b");
     runsB = new RunStore(dataSource, Clock.systemUTC(), "planner-b", SecretsKeyring.none());
     followersB =
         new RunJournalFollowers(
