@@ -984,6 +984,12 @@ public final class StateStore {
    * lock is taken only after the body has arrived, so a slow upload holds a connection but blocks
    * no writer.
    *
+   * <p>The common case ends in one round trip after the content insert (ADR 0040): decided on the
+   * head this process knows (cached, else read before the content insert), written by one {@code
+   * state.push_streamed} call sent with the {@code COMMIT} ({@link #pushInOneCall}); when that call
+   * finds the head moved, the token stale or the bytes stored already, the full path above decides
+   * again.
+   *
    * @param length the body's declared length, in bytes
    * @return the outcome; nothing was written unless it was accepted with events
    * @throws RuntimeException the receiver's or the token source's refusal, as they threw it
@@ -1000,11 +1006,20 @@ public final class StateStore {
     try (Connection c = dataSource.getConnection()) {
       c.setAutoCommit(false);
       try {
+        // the head the one call decides on (ADR 0040): known in this process, else read now, while
+        // the body's first bytes arrive
+        Head known = knownHead(c, tenant, workspace);
         dev.stagecraft.state.adapter.document.SpooledDocument.Received received =
             StreamedContent.insert(
                 c, tenant, workspace, contentId, length, clock.instant(), receiver::receive);
         long token = fencingToken.token();
         StoredDocument upload = received.document();
+        DocumentDecider.Outcome committed =
+            pushInOneCall(
+                c, tenant, workspace, actor, upload, received.problems(), token, known, contentId);
+        if (committed != null) {
+          return committed;
+        }
         long newest;
         long head;
         UUID content = contentId;
@@ -1114,6 +1129,126 @@ public final class StateStore {
         throw e;
       }
     }
+  }
+
+  /**
+   * The workspace's head as this process knows it (the newer of its cached document head and cached
+   * fold), else as read on {@code c} now. May be stale when another instance or writer moved on:
+   * {@link #pushInOneCall} checks it under the workspace's row lock.
+   */
+  private Head knownHead(Connection c, String tenant, String workspace) throws SQLException {
+    WorkspaceKey key = new WorkspaceKey(tenant, workspace);
+    DocumentHead document = documentHeads.get(key);
+    Folded folded = folds.get(key);
+    if (document != null && (folded == null || document.sequence() >= folded.sequence())) {
+      return documentHead(document.sequence(), document.document());
+    }
+    if (folded != null) {
+      return new Head(folded.sequence(), folded.state(), null);
+    }
+    return head(c, tenant, workspace, headSequence(c, tenant, workspace));
+  }
+
+  /** The SQLSTATE {@code state.push_streamed} refuses with (V12): stale, moved or stored. */
+  static final String PUSH_REFUSED = "SC409";
+
+  /**
+   * The end of a streamed push in one round trip (ADR 0040), for the common case: a valid document
+   * with a higher serial than {@code known}'s head. Decides with {@link DocumentDecider#pushStored}
+   * on {@code known} (taking the token as the newest: the call checks it), and when that accepts,
+   * sends {@code SAVEPOINT}, {@code state.push_streamed} (V12: under the workspace's row lock, it
+   * checks the token against the newest, the head against {@code known}'s and that the workspace
+   * does not store these bytes already, then writes the document row, the newer token, the event
+   * and the version row) and {@code COMMIT} in one message: committed, the outcome is returned.
+   * When the call refuses, PostgreSQL skips the {@code COMMIT}; the transaction is rolled back to
+   * the savepoint (the content row stays) and null returned, as for every other case (invalid, same
+   * or lower serial, another lineage): the caller takes the full path, which locks, reads the head
+   * and decides again.
+   *
+   * @return the committed outcome, or null: nothing was written beyond the content row, the
+   *     transaction is still open
+   */
+  private DocumentDecider.Outcome pushInOneCall(
+      Connection c,
+      String tenant,
+      String workspace,
+      String actor,
+      StoredDocument upload,
+      List<String> problems,
+      long token,
+      Head known,
+      UUID contentId)
+      throws SQLException {
+    if (!problems.isEmpty()
+        || (!known.state().isEmpty() && upload.serial() <= known.state().serial())) {
+      return null; // refused, or compared with the current document: the full path decides
+    }
+    DocumentDecider.Outcome outcome =
+        DocumentDecider.pushStored(
+            upload,
+            problems,
+            known.state(),
+            known.document(),
+            false,
+            token,
+            token,
+            () -> {
+              throw new IllegalStateException("a higher serial is never compared");
+            },
+            serial -> {
+              throw new IllegalStateException("a streamed push is never forced");
+            });
+    if (!outcome.accepted() || outcome.events().isEmpty()) {
+      return null;
+    }
+    StateEvent event = outcome.events().get(0);
+    java.sql.Timestamp now = java.sql.Timestamp.from(clock.instant());
+    long sequence;
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "SAVEPOINT push_streamed;"
+                + " SELECT state.push_streamed(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?);"
+                + " COMMIT")) {
+      int i = 0;
+      ps.setString(++i, tenant);
+      ps.setString(++i, workspace);
+      ps.setLong(++i, known.sequence());
+      ps.setLong(++i, token);
+      ps.setString(++i, upload.digest());
+      ps.setString(++i, upload.md5());
+      ps.setLong(++i, upload.size());
+      ps.setLong(++i, upload.serial());
+      ps.setString(++i, upload.lineage());
+      ps.setObject(++i, contentId);
+      ps.setString(++i, "document-" + UUID.randomUUID() + "#1");
+      ps.setString(++i, actor);
+      ps.setString(++i, event.typeName());
+      ps.setString(++i, toJson(event));
+      ps.setTimestamp(++i, now);
+      boolean result = ps.execute();
+      while (!result && ps.getUpdateCount() != -1) {
+        result = ps.getMoreResults();
+      }
+      if (!result) {
+        throw new SQLException("state.push_streamed returned no sequence");
+      }
+      try (ResultSet rs = ps.getResultSet()) {
+        rs.next();
+        sequence = rs.getLong(1);
+      }
+    } catch (SQLException e) {
+      if (!PUSH_REFUSED.equals(e.getSQLState())) {
+        throw e;
+      }
+      try (java.sql.Statement rollback = c.createStatement()) {
+        rollback.execute("ROLLBACK TO SAVEPOINT push_streamed");
+      }
+      return null;
+    }
+    WorkspaceKey key = new WorkspaceKey(tenant, workspace);
+    folds.remove(key);
+    documentHeads.put(key, new DocumentHead(sequence, upload));
+    return outcome;
   }
 
   /**
