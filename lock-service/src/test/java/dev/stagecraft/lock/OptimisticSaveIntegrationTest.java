@@ -11,6 +11,7 @@ import dev.stagecraft.lock.lease.LockDecider;
 import dev.stagecraft.lock.lease.LockDecider.AcquireResult;
 import dev.stagecraft.lock.lease.LockDecider.Decision;
 import dev.stagecraft.lock.lease.LockDecider.HeartbeatResult;
+import dev.stagecraft.lock.lease.TestClock;
 import dev.stagecraft.lock.lease.WorkspaceLock;
 import dev.stagecraft.servicekit.db.Databases;
 import java.nio.file.Files;
@@ -23,8 +24,6 @@ import java.sql.Statement;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -94,7 +93,9 @@ class OptimisticSaveIntegrationTest {
    */
   @Test
   void aCommandOnAKeptSnapshotIsOneRoundTripAndAnswersAsTheTwoRoundTripPath() throws Exception {
-    MutableClock clock = new MutableClock(Instant.now().plus(1, ChronoUnit.DAYS));
+    // whole microseconds, as PostgreSQL keeps them and the service's clock ticks
+    TestClock clock =
+        new TestClock(Instant.now().plus(1, ChronoUnit.DAYS).truncatedTo(ChronoUnit.MICROS));
     LockStore optimistic = new LockStore(pool, clock, 100, LockStore.DEFAULT_MAX_ROW_WAIT);
     LockStore loading = new LockStore(pool, clock, 0, LockStore.DEFAULT_MAX_ROW_WAIT);
     Side a = new Side(optimistic, decider(clock, "a-"), "a-", "ws-equal-optimistic");
@@ -514,33 +515,5 @@ class OptimisticSaveIntegrationTest {
 
   private Connection database() throws Exception {
     return DriverManager.getConnection(postgres.jdbcUrl(), postgres.user(), postgres.password());
-  }
-
-  /** A clock in whole microseconds that only moves when the test says so. */
-  private static final class MutableClock extends Clock {
-    private volatile Instant now;
-
-    MutableClock(Instant start) {
-      this.now = start.truncatedTo(ChronoUnit.MICROS);
-    }
-
-    void advance(Duration by) {
-      now = now.plus(by);
-    }
-
-    @Override
-    public Instant instant() {
-      return now;
-    }
-
-    @Override
-    public ZoneId getZone() {
-      return ZoneOffset.UTC;
-    }
-
-    @Override
-    public Clock withZone(ZoneId zone) {
-      return this;
-    }
   }
 }

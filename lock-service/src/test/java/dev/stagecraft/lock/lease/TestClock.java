@@ -6,15 +6,15 @@ import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
 
-/** A clock that only moves when the test says so. */
-final class TestClock extends Clock {
-  private Instant now;
+/** A clock that only moves when the test says so (read from any thread). */
+public final class TestClock extends Clock {
+  private volatile Instant now;
 
-  TestClock(Instant start) {
+  public TestClock(Instant start) {
     this.now = start;
   }
 
-  void advance(Duration by) {
+  public void advance(Duration by) {
     now = now.plus(by);
   }
 
