@@ -178,17 +178,8 @@ class PlannerRestartResumeTest {
   @Test
   void aChainKilledWhileItsMiddleStepRunsIsCarriedOnAndEachStepRunsExactlyOnce() throws Exception {
     Chain chain = new Chain("resume-c-");
-    String run = startRunOf(chain.ws, chain.mainTf());
-    await().atMost(Duration.ofSeconds(120)).until(() -> Files.exists(chain.started));
-
-    stack.stack().kill(StackService.PLANNER);
-    stack.stack().startAgain(StackService.PLANNER);
-
     // back to applying, naming what had finished and what still runs; nothing else dispatched
-    await()
-        .atMost(Duration.ofSeconds(120))
-        .ignoreExceptions()
-        .until(() -> get(run).get("transitions").toString().contains("were still running"));
+    String run = runKilledAndCarriedOnDuringTheMiddleStep(chain);
     JsonNode resumed = get(run);
     assertThat(resumed.get("status").asText()).isEqualTo("applying");
     assertThat(resumed.get("transitions").toString())
@@ -218,15 +209,7 @@ class PlannerRestartResumeTest {
   void aChainWhoseMiddleStepFailsAfterThePlannerRestartEndsErroredAndRunsNothingTwice()
       throws Exception {
     Chain chain = new Chain("resume-f-");
-    String run = startRunOf(chain.ws, chain.mainTf());
-    await().atMost(Duration.ofSeconds(120)).until(() -> Files.exists(chain.started));
-
-    stack.stack().kill(StackService.PLANNER);
-    stack.stack().startAgain(StackService.PLANNER);
-    await()
-        .atMost(Duration.ofSeconds(120))
-        .ignoreExceptions()
-        .until(() -> get(run).get("transitions").toString().contains("were still running"));
+    String run = runKilledAndCarriedOnDuringTheMiddleStep(chain);
 
     Files.createFile(chain.fail);
     Files.createFile(chain.release);
@@ -247,15 +230,7 @@ class PlannerRestartResumeTest {
   void aChainWhoseExecutorIsKilledAfterThePlannerRestartEndsErroredNamingTheInterruptedStep()
       throws Exception {
     Chain chain = new Chain("resume-k-");
-    String run = startRunOf(chain.ws, chain.mainTf());
-    await().atMost(Duration.ofSeconds(120)).until(() -> Files.exists(chain.started));
-
-    stack.stack().kill(StackService.PLANNER);
-    stack.stack().startAgain(StackService.PLANNER);
-    await()
-        .atMost(Duration.ofSeconds(120))
-        .ignoreExceptions()
-        .until(() -> get(run).get("transitions").toString().contains("were still running"));
+    String run = runKilledAndCarriedOnDuringTheMiddleStep(chain);
     try {
       // the restarted planner hears from b's executor (a log line after the restart) ...
       Files.createFile(chain.ping);
@@ -299,6 +274,26 @@ class PlannerRestartResumeTest {
         // not killed: the test failed before
       }
     }
+  }
+
+  /**
+   * Starts {@code chain}'s run, kills the planner with {@code kill -9} while b's step runs, starts
+   * it again and waits until the run is carried on (its transitions say which actions were still
+   * running).
+   *
+   * @return the run's id
+   */
+  private static String runKilledAndCarriedOnDuringTheMiddleStep(Chain chain) throws Exception {
+    String run = startRunOf(chain.ws, chain.mainTf());
+    await().atMost(Duration.ofSeconds(120)).until(() -> Files.exists(chain.started));
+
+    stack.stack().kill(StackService.PLANNER);
+    stack.stack().startAgain(StackService.PLANNER);
+    await()
+        .atMost(Duration.ofSeconds(120))
+        .ignoreExceptions()
+        .until(() -> get(run).get("transitions").toString().contains("were still running"));
+    return run;
   }
 
   /**
