@@ -13,7 +13,6 @@ import java.io.InputStream;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -221,23 +220,9 @@ class OneCallStreamedPushTest {
     }
   }
 
-  private long count(String sql) throws Exception {
-    try (Connection c = database.dataSource().getConnection();
-        Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery(sql)) {
-      rs.next();
-      return rs.getLong(1);
-    }
-  }
-
   /** Rows of the workspace in the content, document, event and version tables. */
   private List<Long> rows(String workspace) throws Exception {
-    String where = " WHERE tenant = '" + TENANT + "' AND workspace = '" + workspace + "'";
-    return List.of(
-        count("SELECT count(*) FROM state.document_contents" + where),
-        count("SELECT count(*) FROM state.state_documents" + where),
-        count("SELECT count(*) FROM state.state_events" + where),
-        count("SELECT count(*) FROM state.state_versions" + where));
+    return StoredRows.ofWorkspace(database.dataSource(), TENANT, workspace);
   }
 
   /**

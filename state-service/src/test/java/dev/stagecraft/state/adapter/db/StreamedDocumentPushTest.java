@@ -17,7 +17,6 @@ import java.io.InputStream;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Clock;
 import java.util.Arrays;
@@ -124,22 +123,12 @@ class StreamedDocumentPushTest {
   }
 
   private long count(String sql) throws Exception {
-    try (Connection c = dataSource.getConnection();
-        Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery(sql)) {
-      rs.next();
-      return rs.getLong(1);
-    }
+    return StoredRows.count(dataSource, sql);
   }
 
   /** Rows of the workspace in the content, document, event and version tables. */
   private List<Long> rows(String workspace) throws Exception {
-    String where = " WHERE tenant = '" + TENANT + "' AND workspace = '" + workspace + "'";
-    return List.of(
-        count("SELECT count(*) FROM state.document_contents" + where),
-        count("SELECT count(*) FROM state.state_documents" + where),
-        count("SELECT count(*) FROM state.state_events" + where),
-        count("SELECT count(*) FROM state.state_versions" + where));
+    return StoredRows.ofWorkspace(dataSource, TENANT, workspace);
   }
 
   @Test
