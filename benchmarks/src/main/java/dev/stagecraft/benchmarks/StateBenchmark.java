@@ -160,8 +160,10 @@ public final class StateBenchmark {
                           .getBytes(java.nio.charset.StandardCharsets.UTF_8));
       StateStore store = new StateStore(ds, Clock.systemUTC());
       OUT.println(
-          "Median (min–max) ms of the measured rounds; ratios: medians over the default-storage"
-              + " raw bytea median.");
+          "Document: "
+              + DOCUMENT_SHAPE
+              + " (-Dstagecraft.bench.document). Median (min–max) ms of the measured rounds;"
+              + " ratios: medians over the default-storage raw bytea median.");
       OUT.println();
       OUT.println(
           "| size | rounds | raw write ms | raw write EXTERNAL ms | HTTP push ms | push / raw"
@@ -633,17 +635,36 @@ public final class StateBenchmark {
     return java.util.Base64.getEncoder().encodeToString(md5.digest());
   }
 
+  /** The benchmark documents' start, up to their one resource's first instance. */
+  private static final String DOCUMENT_HEAD =
+      "{\"version\":4,\"terraform_version\":\"1.9.8\",\"serial\":1,"
+          + "\"lineage\":\"bench-lineage\",\"outputs\":{},\"resources\":[{\"mode\":"
+          + "\"managed\",\"type\":\"stateful_provisioning\",\"name\":\"app\","
+          + "\"provider\":\"provider[\\\"registry.terraform.io/hashicorp/null\\\"]\","
+          + "\"instances\":[";
+
   /**
-   * A valid v4 document of about {@code mb} MiB: one resource, 1 KiB of attributes per instance.
+   * Which document {@code documents} measures: {@code repetitive} (the default; the same 1,000
+   * characters per instance: pglz and zstd compress it 50-350×) or {@code varied} (per instance a
+   * dozen random hex identifiers, ARNs and numbers, as a real state's ids and addresses are: zstd
+   * compresses it about 4×), set with {@code -Dstagecraft.bench.document=varied}.
+   */
+  private static final String DOCUMENT_SHAPE =
+      System.getProperty("stagecraft.bench.document", "repetitive");
+
+  /**
+   * A valid v4 document of about {@code mb} MiB: one resource, about 1 KiB of attributes per
+   * instance, of {@link #DOCUMENT_SHAPE}.
    */
   private static byte[] document(int mb) {
-    StringBuilder b =
-        new StringBuilder(
-            "{\"version\":4,\"terraform_version\":\"1.9.8\",\"serial\":1,"
-                + "\"lineage\":\"bench-lineage\",\"outputs\":{},\"resources\":[{\"mode\":"
-                + "\"managed\",\"type\":\"stateful_provisioning\",\"name\":\"app\","
-                + "\"provider\":\"provider[\\\"registry.terraform.io/hashicorp/null\\\"]\","
-                + "\"instances\":[");
+    if (DOCUMENT_SHAPE.equals("varied")) {
+      return variedDocument(mb);
+    }
+    if (!DOCUMENT_SHAPE.equals("repetitive")) {
+      throw new IllegalArgumentException(
+          "stagecraft.bench.document must be repetitive or varied, not " + DOCUMENT_SHAPE);
+    }
+    StringBuilder b = new StringBuilder(DOCUMENT_HEAD);
     String filler = "x".repeat(1000);
     long target = (long) mb << 20;
     for (int i = 0; b.length() < target; i++) {
@@ -657,6 +678,34 @@ public final class StateBenchmark {
           .append("\",\"blob\":\"")
           .append(filler)
           .append("\"}}");
+    }
+    b.append("]}]}");
+    return b.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+  }
+
+  /** {@link #document}'s {@code varied} shape: random identifiers, seeded (the same every run). */
+  private static byte[] variedDocument(int mb) {
+    StringBuilder b = new StringBuilder(DOCUMENT_HEAD);
+    java.util.Random random = new java.util.Random(mb);
+    String[] kinds = {"subnet-", "sg-", "arn:aws:ec2:eu-west-1:123456789012:instance/i-"};
+    long target = (long) mb << 20;
+    for (int i = 0; b.length() < target; i++) {
+      if (i > 0) {
+        b.append(',');
+      }
+      b.append("{\"index_key\":")
+          .append(i)
+          .append(",\"schema_version\":0,\"attributes\":{\"id\":\"i-")
+          .append(i)
+          .append('"');
+      for (int k = 0; k < 12; k++) {
+        b.append(",\"attr_").append(k).append("\":\"").append(kinds[k % 3]);
+        for (int j = 0; j < 16; j++) {
+          b.append(Character.forDigit(random.nextInt(16), 16));
+        }
+        b.append('-').append(random.nextInt(100_000)).append('"');
+      }
+      b.append(",\"tags\":{\"env\":\"prod\",\"team\":\"platform\"}}}");
     }
     b.append("]}]}");
     return b.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8);

@@ -360,12 +360,11 @@ class LockConcurrencyTest {
         PreparedStatement ps =
             c.prepareStatement(
                 // a pushed document is embedded in its event or stored apart (ADR 0022), its
-                // bytes in the document row or, streamed while validated, in their own (ADR 0031;
-                // compressed in `packed` up to 16 MiB, ADR 0036)
+                // bytes in the document row or, streamed while validated, in their own (ADR 0031),
+                // compressed by the service (ADR 0041)
                 "SELECT coalesce((e.payload #>> '{document,serial}')::bigint, d.serial),"
-                    + " coalesce(e.payload #>> '{document,outputs,writer,value}',"
-                    + " convert_from(coalesce(d.content, dc.content, dc.packed), 'UTF8')::jsonb"
-                    + " #>> '{outputs,writer,value}'),"
+                    + " e.payload #>> '{document,outputs,writer,value}',"
+                    + " coalesce(d.content, dc.content, dc.packed), dc.zstd, d.size,"
                     + " e.created_at FROM state.state_events e LEFT JOIN state.state_documents d"
                     + " ON d.tenant = e.tenant AND d.workspace = e.workspace"
                     + " AND d.digest = e.payload #>> '{stored,digest}'"
@@ -378,7 +377,18 @@ class LockConcurrencyTest {
       ps.setString(2, ws);
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
-          out.add(new Version(rs.getLong(1), rs.getString(2), rs.getTimestamp(3).toInstant()));
+          String writer = rs.getString(2);
+          if (writer == null) {
+            byte[] zstd = rs.getBytes(4);
+            byte[] document =
+                zstd == null
+                    ? rs.getBytes(3)
+                    : dev.stagecraft.state.adapter.document.CompressedContent.decompress(
+                        zstd, rs.getInt(5));
+            var value = JSON.readTree(document).path("outputs").path("writer").path("value");
+            writer = value.isMissingNode() ? null : value.asText();
+          }
+          out.add(new Version(rs.getLong(1), writer, rs.getTimestamp(6).toInstant()));
         }
       }
     }

@@ -968,6 +968,14 @@ public final class StateStore {
      */
     dev.stagecraft.state.adapter.document.SpooledDocument.Received receive(
         java.io.OutputStream content) throws IOException;
+
+    /**
+     * Where the compressed bytes go once they outgrow memory (ADR 0041): the service's upload
+     * directory; null for the JVM's temporary directory.
+     */
+    default java.nio.file.Path spoolDirectory() {
+      return null;
+    }
   }
 
   /**
@@ -1011,7 +1019,14 @@ public final class StateStore {
         Head known = knownHead(c, tenant, workspace);
         dev.stagecraft.state.adapter.document.SpooledDocument.Received received =
             StreamedContent.insert(
-                c, tenant, workspace, contentId, length, clock.instant(), receiver::receive);
+                c,
+                tenant,
+                workspace,
+                contentId,
+                length,
+                clock.instant(),
+                receiver.spoolDirectory(),
+                receiver::receive);
         long token = fencingToken.token();
         StoredDocument upload = received.document();
         DocumentDecider.Outcome committed =
@@ -1292,25 +1307,26 @@ public final class StateStore {
         try (PreparedStatement ps =
                 Sql.prepare(
                     c,
-                    "SELECT h.sequence, CASE WHEN h.sequence = ? THEN"
-                        + " (SELECT CASE WHEN d.content_id IS NULL THEN d.content"
-                        + " ELSE (SELECT coalesce(x.content, x.packed) FROM state.document_contents x"
-                        + " WHERE x.tenant = d.tenant AND x.workspace = d.workspace"
-                        + " AND x.content_id = d.content_id) END"
-                        + " FROM state.state_documents d"
-                        + " WHERE d.tenant = ? AND d.workspace = ? AND d.digest = ?) END"
+                    "SELECT h.sequence, b.plain, b.zstd"
                         + " FROM (SELECT coalesce(max(sequence), 0) AS sequence"
-                        + " FROM state.state_events WHERE tenant = ? AND workspace = ?) h",
-                    cached.sequence(),
+                        + " FROM state.state_events WHERE tenant = ? AND workspace = ?) h"
+                        + " LEFT JOIN LATERAL (SELECT coalesce(d.content, x.content, x.packed)"
+                        + " AS plain, x.zstd FROM state.state_documents d"
+                        + " LEFT JOIN state.document_contents x ON x.tenant = d.tenant"
+                        + " AND x.workspace = d.workspace AND x.content_id = d.content_id"
+                        + " WHERE d.tenant = ? AND d.workspace = ? AND d.digest = ?) b"
+                        + " ON h.sequence = ?",
+                    tenant,
+                    workspace,
                     tenant,
                     workspace,
                     cached.document().digest(),
-                    tenant,
-                    workspace);
+                    cached.sequence());
             ResultSet rs = ps.executeQuery()) {
           rs.next();
           sequence = rs.getLong(1);
-          byte[] content = rs.getBytes(2);
+          byte[] content =
+              sequence == cached.sequence() ? storedBytes(rs, 2, cached.document()) : null;
           if (sequence == cached.sequence()
               && content != null
               && content.length == cached.document().size()) {
@@ -1365,17 +1381,18 @@ public final class StateStore {
   }
 
   /**
-   * How many bytes one read of a stored document fetches (up to twice that when the rest of the
-   * document fits).
+   * How many bytes one read of a large stored document hands out: of its compressed bytes per query
+   * and of its decompressed bytes per slice when the service compressed it (ADR 0041), else of its
+   * bytes per query (up to twice that when the rest of the document fits).
    */
   static final int DOCUMENT_SLICE = 4 << 20;
 
   /**
-   * A stored document of at most this many bytes is read in one statement (ADR 0036): one that was
-   * streamed in is stored compressed up to this size ({@link StreamedContent#PACKED_LIMIT}), and
-   * each slice of a compressed value decompresses all before it. In memory while it is sent.
+   * A stored document of at most this many bytes is read in one statement and held whole while it
+   * is sent (ADR 0036). Rows written before ADR 0041 hold documents of up to this size compressed
+   * by PostgreSQL ({@code packed}), and each slice of such a value decompresses all before it.
    */
-  static final long WHOLE_DOCUMENT = StreamedContent.PACKED_LIMIT;
+  static final long WHOLE_DOCUMENT = 16L << 20;
 
   /**
    * A workspace's state at its head {@code sequence}: {@code document} set when the head event
@@ -1569,7 +1586,12 @@ public final class StateStore {
    * A stored document's bytes, fetched slice by slice: by digest from {@code state_documents}
    * (whose bytes are in its {@code content} or, for a document written while received, in the
    * {@code document_contents} row it names, ADR 0031), or from a {@code document_contents} row by
-   * its id (a push's own content, before its {@code state_documents} row exists).
+   * its id (a push's own content, before its {@code state_documents} row exists). A content row
+   * holds its bytes compressed by the service ({@code zstd}, ADR 0041), or — written before —
+   * compressed by PostgreSQL ({@code packed}) or not at all ({@code content}). A document of at
+   * most {@link #WHOLE_DOCUMENT} bytes comes in one statement; a larger one in slices of {@link
+   * #DOCUMENT_SLICE}: of its compressed bytes, decompressed as they are handed out, or of its
+   * uncompressed ones.
    */
   private static final class DocumentStream extends InputStream implements DocumentSlices {
     private final Connection c;
@@ -1581,6 +1603,12 @@ public final class StateStore {
     private byte[] slice = new byte[0];
     private int at;
     private long fetched;
+
+    /** A large document's decompressed bytes, once known to be compressed by the service. */
+    private InputStream unpacked;
+
+    /** Whether a large document's form was asked for (then {@link #unpacked} is set if zstd). */
+    private boolean formKnown;
 
     DocumentStream(
         Connection c,
@@ -1612,65 +1640,156 @@ public final class StateStore {
       this.closeConnection = closeConnection;
     }
 
-    private PreparedStatement sliceQuery(long from, int length) throws SQLException {
-      if (from == 1 && length == document.size()) {
-        // the whole value: no substring (which copies it once more after decompressing it)
-        if (contentId != null) {
-          return Sql.prepare(
-              c,
-              "SELECT coalesce(content, packed) FROM state.document_contents"
-                  + " WHERE tenant = ? AND workspace = ? AND content_id = ?::uuid",
-              tenant,
-              workspace,
-              contentId.toString());
-        }
-        return Sql.prepare(
-            c,
-            "SELECT CASE WHEN d.content_id IS NULL THEN d.content"
-                + " ELSE (SELECT coalesce(x.content, x.packed)"
-                + " FROM state.document_contents x WHERE x.tenant = d.tenant"
-                + " AND x.workspace = d.workspace AND x.content_id = d.content_id) END"
-                + " FROM state.state_documents d"
-                + " WHERE d.tenant = ? AND d.workspace = ? AND d.digest = ?",
-            tenant,
-            workspace,
-            document.digest());
-      }
+    /**
+     * One row: {@code columns} (which may name {@code d}, the document row — null columns when
+     * reading by content id — and {@code x}, its content row) with their {@code parameters}.
+     */
+    private PreparedStatement query(String columns, Object... parameters) throws SQLException {
+      List<Object> all = new ArrayList<>(List.of(parameters));
+      all.add(tenant);
+      all.add(workspace);
       if (contentId != null) {
+        all.add(contentId.toString());
         return Sql.prepare(
             c,
-            "SELECT coalesce(substring(content FROM ?::int FOR ?),"
-                + " substring(packed FROM ?::int FOR ?)) FROM state.document_contents"
-                + " WHERE tenant = ? AND workspace = ? AND content_id = ?::uuid",
-            from,
-            length,
-            from,
-            length,
-            tenant,
-            workspace,
-            contentId.toString());
+            "SELECT "
+                + columns
+                + " FROM (SELECT NULL::bytea AS content) d, state.document_contents x"
+                + " WHERE x.tenant = ? AND x.workspace = ? AND x.content_id = ?::uuid",
+            all.toArray());
       }
-      // each branch takes its slice of the stored value itself: out of line and uncompressed,
-      // only the slice's chunks are read; compressed (a streamed document of at most
-      // PACKED_LIMIT, ADR 0036), only its prefix up to the slice's end is decompressed
+      all.add(document.digest());
       return Sql.prepare(
           c,
-          "SELECT CASE WHEN d.content_id IS NULL THEN substring(d.content FROM ?::int FOR ?)"
-              + " ELSE (SELECT coalesce(substring(x.content FROM ?::int FOR ?),"
-              + " substring(x.packed FROM ?::int FOR ?))"
-              + " FROM state.document_contents x WHERE x.tenant = d.tenant"
-              + " AND x.workspace = d.workspace AND x.content_id = d.content_id) END"
-              + " FROM state.state_documents d"
+          "SELECT "
+              + columns
+              + " FROM state.state_documents d LEFT JOIN state.document_contents x"
+              + " ON x.tenant = d.tenant AND x.workspace = d.workspace"
+              + " AND x.content_id = d.content_id"
               + " WHERE d.tenant = ? AND d.workspace = ? AND d.digest = ?",
-          from,
-          length,
-          from,
-          length,
-          from,
-          length,
-          tenant,
-          workspace,
-          document.digest());
+          all.toArray());
+    }
+
+    private ResultSet row(PreparedStatement ps) throws SQLException, IOException {
+      ResultSet rs = ps.executeQuery();
+      if (!rs.next()) {
+        rs.close();
+        throw new IOException("stored state document " + document.digest() + " is missing");
+      }
+      return rs;
+    }
+
+    /** The whole document, in one statement (at most {@link #WHOLE_DOCUMENT} bytes). */
+    private byte[] whole() throws SQLException, IOException {
+      // the whole value: no substring (which copies it once more after decompressing it)
+      try (PreparedStatement ps = query("coalesce(d.content, x.content, x.packed), x.zstd");
+          ResultSet rs = row(ps)) {
+        return storedBytes(rs, 1, document);
+      }
+    }
+
+    /**
+     * Of a large document: the next uncompressed slice, or — the first time — whether it is stored
+     * compressed by the service (then its first compressed slice comes with the answer).
+     */
+    private byte[] nextLargeSlice() throws SQLException, IOException {
+      if (!formKnown) {
+        formKnown = true;
+        long compressedLength;
+        byte[] first;
+        try (PreparedStatement ps =
+                query("octet_length(x.zstd), substring(x.zstd FROM 1 FOR ?)", DOCUMENT_SLICE);
+            ResultSet rs = row(ps)) {
+          compressedLength = rs.getLong(1);
+          first = rs.wasNull() ? null : rs.getBytes(2);
+        }
+        if (first != null) {
+          unpacked =
+              dev.stagecraft.state.adapter.document.CompressedContent.decompressing(
+                  new CompressedSlices(first, compressedLength));
+        }
+      }
+      if (unpacked != null) {
+        return unpacked.readNBytes((int) Math.min(DOCUMENT_SLICE, document.size() - fetched));
+      }
+      // stored uncompressed, or compressed by PostgreSQL: each branch takes its slice of the stored
+      // value itself: out of line and uncompressed, only the slice's chunks are read; compressed
+      // (a streamed document of at most 16 MiB before ADR 0041), only its prefix up to the slice's
+      // end is decompressed. A short rest comes with the slice before it: one query less.
+      long from = fetched + 1;
+      int length =
+          document.size() - fetched <= 2L * DOCUMENT_SLICE
+              ? (int) (document.size() - fetched)
+              : DOCUMENT_SLICE;
+      try (PreparedStatement ps =
+              query(
+                  "coalesce(substring(d.content FROM ?::int FOR ?),"
+                      + " substring(x.content FROM ?::int FOR ?),"
+                      + " substring(x.packed FROM ?::int FOR ?))",
+                  from,
+                  length,
+                  from,
+                  length,
+                  from,
+                  length);
+          ResultSet rs = row(ps)) {
+        return rs.getBytes(1);
+      }
+    }
+
+    /** A large document's compressed bytes: the first slice as read, the rest by query. */
+    private final class CompressedSlices extends InputStream {
+      private final long length;
+      private byte[] piece;
+      private int pieceAt;
+      private long read;
+
+      CompressedSlices(byte[] first, long length) {
+        this.piece = first;
+        this.read = first.length;
+        this.length = length;
+      }
+
+      private boolean more() throws IOException {
+        if (pieceAt < piece.length) {
+          return true;
+        }
+        if (read >= length) {
+          return false;
+        }
+        try (PreparedStatement ps =
+                query("substring(x.zstd FROM ?::int FOR ?)", read + 1, DOCUMENT_SLICE);
+            ResultSet rs = row(ps)) {
+          piece = rs.getBytes(1);
+        } catch (SQLException e) {
+          throw new IOException(e);
+        }
+        if (piece == null || piece.length == 0) {
+          throw new IOException("stored state document " + document.digest() + " is truncated");
+        }
+        pieceAt = 0;
+        read += piece.length;
+        return true;
+      }
+
+      @Override
+      public int read() throws IOException {
+        return more() ? piece[pieceAt++] & 0xff : -1;
+      }
+
+      @Override
+      public int read(byte[] b, int off, int len) throws IOException {
+        if (len == 0) {
+          return 0;
+        }
+        if (!more()) {
+          return -1;
+        }
+        int n = Math.min(len, piece.length - pieceAt);
+        System.arraycopy(piece, pieceAt, b, off, n);
+        pieceAt += n;
+        return n;
+      }
     }
 
     private boolean fill() throws IOException {
@@ -1680,28 +1799,20 @@ public final class StateStore {
       if (fetched >= document.size()) {
         return false;
       }
-      try (PreparedStatement ps =
-              sliceQuery(
-                  fetched + 1,
-                  // a short rest comes with the slice before it: one query less; a document of
-                  // up to WHOLE_DOCUMENT comes whole (decompressed once when it is compressed)
-                  document.size() <= WHOLE_DOCUMENT
-                          || document.size() - fetched <= 2L * DOCUMENT_SLICE
-                      ? (int) (document.size() - fetched)
-                      : DOCUMENT_SLICE);
-          ResultSet rs = ps.executeQuery()) {
-        if (!rs.next()) {
-          throw new IOException("stored state document " + document.digest() + " is missing");
-        }
-        slice = rs.getBytes(1);
+      try {
+        slice = document.size() <= WHOLE_DOCUMENT ? whole() : nextLargeSlice();
       } catch (SQLException e) {
         throw new IOException(e);
       }
-      if (slice.length == 0) {
+      if (slice == null || slice.length == 0) {
         throw new IOException("stored state document " + document.digest() + " is truncated");
       }
       at = 0;
       fetched += slice.length;
+      if (fetched > document.size()) {
+        throw new IOException(
+            "stored state document " + document.digest() + " is longer than its size");
+      }
       return true;
     }
 
@@ -1737,13 +1848,39 @@ public final class StateStore {
     @Override
     public void close() throws IOException {
       slice = new byte[0];
-      if (closeConnection) {
-        try {
-          c.close();
-        } catch (SQLException e) {
-          throw new IOException(e);
+      try {
+        if (unpacked != null) {
+          unpacked.close();
+        }
+      } finally {
+        if (closeConnection) {
+          try {
+            c.close();
+          } catch (SQLException e) {
+            throw new IOException(e);
+          }
         }
       }
+    }
+  }
+
+  /**
+   * A stored document's bytes from the row {@code rs}: column {@code column} holds them as stored
+   * by PostgreSQL (uncompressed or compressed by it), the next one compressed by the service (ADR
+   * 0041); exactly one is set. Null when neither is (the row named another document).
+   */
+  private static byte[] storedBytes(ResultSet rs, int column, StoredDocument document)
+      throws SQLException {
+    byte[] zstd = rs.getBytes(column + 1);
+    if (zstd == null) {
+      return rs.getBytes(column);
+    }
+    try {
+      return dev.stagecraft.state.adapter.document.CompressedContent.decompress(
+          zstd, Math.toIntExact(document.size()));
+    } catch (IOException e) {
+      throw new SQLException(
+          "stored state document " + document.digest() + " unreadable: " + e.getMessage(), e);
     }
   }
 

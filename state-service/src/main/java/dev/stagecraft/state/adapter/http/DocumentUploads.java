@@ -1,5 +1,6 @@
 package dev.stagecraft.state.adapter.http;
 
+import dev.stagecraft.state.adapter.db.StateStore;
 import dev.stagecraft.state.adapter.document.SpooledDocument;
 import io.micronaut.context.annotation.Value;
 import jakarta.inject.Singleton;
@@ -81,6 +82,25 @@ public class DocumentUploads {
   public SpooledDocument.Received receiveStreamed(
       InputStream body, String contentMd5, long length, OutputStream content) throws IOException {
     return SpooledDocument.receiveStreamed(body, contentMd5, length, content);
+  }
+
+  /**
+   * {@link #receiveStreamed} as a push's receiver, whose compressed bytes go to the upload
+   * directory once they outgrow memory (ADR 0041).
+   */
+  public StateStore.ContentReceiver streamedReceiver(
+      InputStream body, String contentMd5, long length) {
+    return new StateStore.ContentReceiver() {
+      @Override
+      public SpooledDocument.Received receive(OutputStream content) throws IOException {
+        return receiveStreamed(body, contentMd5, length, content);
+      }
+
+      @Override
+      public Path spoolDirectory() {
+        return directory;
+      }
+    };
   }
 
   /**

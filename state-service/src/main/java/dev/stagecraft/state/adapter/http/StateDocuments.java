@@ -158,7 +158,7 @@ final class StateDocuments {
                 workspace,
                 contentLength,
                 principal.actor(),
-                content -> uploads.receiveStreamed(in, contentMd5, contentLength, content),
+                uploads.streamedReceiver(in, contentMd5, contentLength),
                 () -> join(token));
         requireAccepted(outcome);
         return outcome;

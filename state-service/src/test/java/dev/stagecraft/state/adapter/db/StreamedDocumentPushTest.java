@@ -31,12 +31,13 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Pushes streamed into PostgreSQL while they are received and validated (ADR 0031), against a real
+ * Pushes received, validated and compressed as they arrive (ADR 0031, ADR 0041), against a real
  * PostgreSQL, through the same {@link StateStore#pushStreamed} and {@link
  * SpooledDocument#receiveStreamed} the push endpoints use when the body has a {@code
- * Content-Length}: a good push reads back byte for byte; a body broken near its end, a wrong MD5, a
- * serial going backwards or a lost lock store nothing (no content row, no document row, no event,
- * the newest version unchanged); a spooled (chunked) push and a streamed one live side by side.
+ * Content-Length}: a good push reads back byte for byte (a large one in slices); a body broken near
+ * its end, a wrong MD5, a serial going backwards or a lost lock store nothing (no content row, no
+ * document row, no event, the newest version unchanged); a spooled (chunked) push and a streamed
+ * one live side by side; content rows written before ADR 0041 still read.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class StreamedDocumentPushTest {
@@ -70,9 +71,8 @@ class StreamedDocumentPushTest {
   }
 
   /**
-   * A pretty-printed document after whitespace that makes it well over the pipe's capacity and two
-   * read slices, so the bytes cross the pipe in many chunks and come back in several slices; its
-   * closing brace is the last byte.
+   * A pretty-printed document after whitespace that makes it well over two read slices (but at most
+   * {@link StateStore#WHOLE_DOCUMENT}); its closing brace is the last byte.
    */
   private static byte[] large(long serial) throws IOException {
     byte[] pretty = JSON.writerWithDefaultPrettyPrinter().writeValueAsBytes(realistic(serial));
@@ -83,13 +83,20 @@ class StreamedDocumentPushTest {
     return body;
   }
 
-  /** As {@link #large}, but over {@link StreamedContent#PACKED_LIMIT}: stored uncompressed. */
+  /**
+   * A valid document over {@link StateStore#WHOLE_DOCUMENT} (so read in slices) that compresses
+   * poorly: an output of random base64, so that its compressed bytes, too, span several slices.
+   */
   private static byte[] larger(long serial) throws IOException {
-    byte[] pretty = JSON.writerWithDefaultPrettyPrinter().writeValueAsBytes(realistic(serial));
-    int pad = (int) StreamedContent.PACKED_LIMIT + 1;
-    byte[] body = new byte[pad + pretty.length];
-    Arrays.fill(body, 0, pad, (byte) ' ');
-    System.arraycopy(pretty, 0, body, pad, pretty.length);
+    Map<String, Object> doc = realistic(serial);
+    byte[] noise = new byte[(int) StateStore.WHOLE_DOCUMENT * 3 / 4 + 4096];
+    new java.util.Random(serial).nextBytes(noise);
+    @SuppressWarnings("unchecked")
+    Map<String, Object> outputs = (Map<String, Object>) doc.get("outputs");
+    outputs.put(
+        "noise", Map.of("value", Base64.getEncoder().encodeToString(noise), "type", "string"));
+    byte[] body = JSON.writerWithDefaultPrettyPrinter().writeValueAsBytes(doc);
+    assertThat((long) body.length).isGreaterThan(StateStore.WHOLE_DOCUMENT);
     return body;
   }
 
@@ -132,26 +139,105 @@ class StreamedDocumentPushTest {
   }
 
   @Test
-  void aDocumentOverTheCompressedLimitIsStoredUncompressedAndReadsBackByteForByte()
+  void aLargeDocumentIsStoredCompressedByTheServiceAndReadsBackInSlicesByteForByte()
       throws Exception {
     StateStore store = newStore();
     byte[] body = larger(5);
 
-    DocumentDecider.Outcome outcome = pushStreamed(store, "uncompressed", body, md5(body), 0);
+    DocumentDecider.Outcome outcome = pushStreamed(store, "large", body, md5(body), 0);
 
     assertThat(outcome.accepted()).isTrue();
     assertThat(
             count(
                 "SELECT count(*) FROM state.state_documents d JOIN state.document_contents c"
                     + " USING (tenant, workspace, content_id) WHERE d.tenant = 'acme'"
-                    + " AND d.workspace = 'uncompressed' AND c.packed IS NULL"
-                    + " AND length(c.content) = "
-                    + body.length
-                    + " AND pg_column_compression(c.content) IS NULL"))
-        .as("out of line and uncompressed, so that any slice is read without the rest")
+                    + " AND d.workspace = 'large' AND c.content IS NULL AND c.packed IS NULL"
+                    + " AND length(c.zstd) BETWEEN "
+                    + (2L * StateStore.DOCUMENT_SLICE + 1)
+                    + " AND "
+                    + (body.length - 1)
+                    + " AND pg_column_compression(c.zstd) IS NULL"))
+        .as(
+            "compressed by the service (smaller than the body, yet over two compressed slices),"
+                + " not compressed again by PostgreSQL")
         .isEqualTo(1);
-    assertThat(pull(store, "uncompressed")).isEqualTo(body);
-    assertThat(pull(newStore(), "uncompressed")).as("also without the cache").isEqualTo(body);
+    assertThat(pull(store, "large")).isEqualTo(body);
+    StoredDocument stored = newStore().currentDocument(TENANT, "large").stored();
+    List<Integer> slices = new java.util.ArrayList<>();
+    java.io.ByteArrayOutputStream read = new java.io.ByteArrayOutputStream();
+    try (StateStore.DocumentSlices in = newStore().openDocumentSlices(TENANT, "large", stored)) {
+      for (byte[] slice = in.nextSlice(); slice != null; slice = in.nextSlice()) {
+        slices.add(slice.length);
+        read.write(slice);
+      }
+    }
+    assertThat(read.toByteArray()).as("also without the cache").isEqualTo(body);
+    assertThat(slices)
+        .as("decompressed as it is handed out, one slice at a time: never held whole")
+        .hasSizeGreaterThan(3)
+        .allSatisfy(n -> assertThat(n).isLessThanOrEqualTo(StateStore.DOCUMENT_SLICE));
+  }
+
+  @Test
+  void contentRowsWrittenBeforeTheServiceCompressedThemStillRead() throws Exception {
+    byte[] small = large(17);
+    byte[] big = larger(19);
+    StateStore store = newStore();
+    pushStreamed(store, "legacy-packed", small, null, 0);
+    pushStreamed(store, "legacy-content", big, null, 0);
+    // as V10 and V11 wrote them: compressed by PostgreSQL up to 16 MiB, else uncompressed
+    try (Connection c = dataSource.getConnection()) {
+      c.setAutoCommit(false);
+      try (Statement s = c.createStatement()) {
+        s.execute("SET LOCAL session_replication_role = replica"); // past the append-only trigger
+      }
+      for (var form :
+          List.of(Map.entry("legacy-packed", small), Map.entry("legacy-content", big))) {
+        String column = form.getKey().equals("legacy-packed") ? "packed" : "content";
+        try (var ps =
+            c.prepareStatement(
+                "UPDATE state.document_contents SET zstd = NULL, "
+                    + column
+                    + " = ? WHERE tenant = 'acme' AND workspace = ?")) {
+          ps.setBytes(1, form.getValue());
+          ps.setString(2, form.getKey());
+          assertThat(ps.executeUpdate()).isEqualTo(1);
+        }
+      }
+      c.commit();
+    }
+    assertThat(
+            count(
+                "SELECT count(*) FROM state.document_contents WHERE tenant = 'acme'"
+                    + " AND ((workspace = 'legacy-packed' AND packed IS NOT NULL)"
+                    + " OR (workspace = 'legacy-content' AND content IS NOT NULL)) AND zstd IS NULL"))
+        .isEqualTo(2);
+
+    assertThat(store.currentDocumentForPull(TENANT, "legacy-packed").content())
+        .as("whole, with the head")
+        .isEqualTo(small);
+    assertThat(pull(newStore(), "legacy-packed")).isEqualTo(small);
+    assertThat(pull(newStore(), "legacy-content")).as("in slices").isEqualTo(big);
+    assertThat(newStore().currentState(TENANT, "legacy-content").serial()).isEqualTo(19);
+  }
+
+  @Test
+  void aContentRowHoldsItsBytesInExactlyOneForm() throws Exception {
+    pushStreamed(newStore(), "one-form", JSON.writeValueAsBytes(realistic(3)), null, 0);
+    try (Connection c = dataSource.getConnection()) {
+      c.setAutoCommit(false);
+      try (Statement s = c.createStatement()) {
+        s.execute("SET LOCAL session_replication_role = replica");
+        assertThatThrownBy(
+                () ->
+                    s.executeUpdate(
+                        "UPDATE state.document_contents SET packed = zstd"
+                            + " WHERE workspace = 'one-form'"))
+            .hasMessageContaining("document_contents_one_form");
+      } finally {
+        c.rollback();
+      }
+    }
   }
 
   @Test
@@ -171,12 +257,12 @@ class StreamedDocumentPushTest {
                 "SELECT count(*) FROM state.state_documents d JOIN state.document_contents c"
                     + " USING (tenant, workspace, content_id) WHERE d.tenant = 'acme'"
                     + " AND d.workspace = 'streamed' AND d.content IS NULL"
-                    + " AND c.content IS NULL AND length(c.packed) = "
-                    + body.length
-                    + " AND pg_column_compression(c.packed) IS NOT NULL"))
+                    + " AND c.content IS NULL AND c.packed IS NULL AND length(c.zstd) < "
+                    + body.length / 10
+                    + " AND pg_column_compression(c.zstd) IS NULL"))
         .as(
-            "the document row names the content written while it was received, stored"
-                + " compressed (at most 16 MiB, ADR 0036)")
+            "the document row names the content written while it was received, compressed by"
+                + " the service (ADR 0041)")
         .isEqualTo(1);
     assertThat(pull(store, "streamed")).isEqualTo(body);
     assertThat(pull(newStore(), "streamed")).as("also without the cache").isEqualTo(body);
@@ -361,7 +447,7 @@ class StreamedDocumentPushTest {
     StateStore other = newStore();
     pushStreamed(other, "pull-large", big, null, 0);
     assertThat(other.currentDocumentForPull(TENANT, "pull-large").content())
-        .as("over two slices but at most 16 MiB: compressed, fetched whole with the head")
+        .as("over two slices but at most 16 MiB: fetched whole with the head")
         .isEqualTo(big);
 
     byte[] bigger = larger(23);
