@@ -1287,17 +1287,18 @@ public final class StateStore {
 
   /**
    * What a pull sends, as {@link #currentDocumentForPull} found it: {@code current}, and when it is
-   * a stored document fetched along with the head, its bytes ({@code content}; else null: read them
-   * with {@link #openDocumentSlices}).
+   * a stored document fetched along with the head, its bytes ({@code content}: held in memory as
+   * they were stored — compressed by the service, ADR 0041 — and handed out decompressed slice by
+   * slice, no connection behind them; else null: read them with {@link #openDocumentSlices}).
    */
-  public record Pull(CurrentDocument current, byte[] content) {}
+  public record Pull(CurrentDocument current, DocumentSlices content) {}
 
   /**
    * {@link #currentDocument} for a pull, in one round trip in the common case (ADR 0031): when this
    * process saw the workspace's head be a stored document of at most {@link #WHOLE_DOCUMENT} bytes
    * (what one slice query returns anyway, ADR 0036), one statement reads the head sequence and, if
-   * it is still that document's, the document's bytes whole. Otherwise (not cached, moved on,
-   * larger) as {@link #currentDocument}, without the bytes.
+   * it is still that document's, the document's stored bytes whole. Otherwise (not cached, moved
+   * on, larger) as {@link #currentDocument}, without the bytes.
    */
   public Pull currentDocumentForPull(String tenant, String workspace) throws SQLException {
     try (Connection c = dataSource.getConnection()) {
@@ -1325,12 +1326,13 @@ public final class StateStore {
             ResultSet rs = ps.executeQuery()) {
           rs.next();
           sequence = rs.getLong(1);
-          byte[] content =
-              sequence == cached.sequence() ? storedBytes(rs, 2, cached.document()) : null;
+          byte[] plain = rs.getBytes(2);
+          byte[] zstd = rs.getBytes(3);
           if (sequence == cached.sequence()
-              && content != null
-              && content.length == cached.document().size()) {
-            return new Pull(new CurrentDocument(cached.document(), null), content);
+              && (zstd != null || (plain != null && plain.length == cached.document().size()))) {
+            return new Pull(
+                new CurrentDocument(cached.document(), null),
+                DocumentStream.held(cached.document(), plain, zstd));
           }
         }
       } else {
@@ -1381,16 +1383,24 @@ public final class StateStore {
   }
 
   /**
-   * How many bytes one read of a large stored document hands out: of its compressed bytes per query
-   * and of its decompressed bytes per slice when the service compressed it (ADR 0041), else of its
-   * bytes per query (up to twice that when the rest of the document fits).
+   * How many bytes one query reads of a large stored document: of its compressed bytes when the
+   * service compressed it (ADR 0041), else of its bytes (then up to twice that when the rest of the
+   * document fits).
    */
   static final int DOCUMENT_SLICE = 4 << 20;
 
   /**
-   * A stored document of at most this many bytes is read in one statement and held whole while it
-   * is sent (ADR 0036). Rows written before ADR 0041 hold documents of up to this size compressed
-   * by PostgreSQL ({@code packed}), and each slice of such a value decompresses all before it.
+   * How many decompressed bytes a read of a document compressed by the service hands out at a time
+   * (ADR 0041): what one slice of the response holds. Below half a G1 region of the service's heap,
+   * so no slice is a humongous object; the compressed bytes are all a read holds besides.
+   */
+  static final int DECOMPRESSED_SLICE = 256 << 10;
+
+  /**
+   * A stored document of at most this many bytes is read in one statement (ADR 0036) and its stored
+   * bytes held while it is sent: compressed by the service (ADR 0041), or — rows written before it
+   * — compressed by PostgreSQL ({@code packed}; each slice of such a value decompresses all before
+   * it) or not at all.
    */
   static final long WHOLE_DOCUMENT = 16L << 20;
 
@@ -1604,11 +1614,30 @@ public final class StateStore {
     private int at;
     private long fetched;
 
-    /** A large document's decompressed bytes, once known to be compressed by the service. */
+    /** The document's decompressed bytes, once known to be compressed by the service. */
     private InputStream unpacked;
 
-    /** Whether a large document's form was asked for (then {@link #unpacked} is set if zstd). */
+    /** Whether the document's form was asked for (then {@link #unpacked} is set if zstd). */
     private boolean formKnown;
+
+    /** A held document's compressed bytes, until {@link #unpacked} reads them. */
+    private byte[] compressed;
+
+    /**
+     * A document whose stored bytes are in memory already: {@code plain} as PostgreSQL stored them,
+     * or {@code zstd} compressed by the service (exactly one set). No connection behind it.
+     */
+    static DocumentStream held(StoredDocument document, byte[] plain, byte[] zstd) {
+      DocumentStream held = new DocumentStream(null, null, null, document, null, false);
+      held.formKnown = true;
+      if (zstd != null) {
+        held.compressed = zstd;
+      } else {
+        held.slice = plain;
+        held.fetched = plain.length;
+      }
+      return held;
+    }
 
     DocumentStream(
         Connection c,
@@ -1679,13 +1708,37 @@ public final class StateStore {
       return rs;
     }
 
-    /** The whole document, in one statement (at most {@link #WHOLE_DOCUMENT} bytes). */
-    private byte[] whole() throws SQLException, IOException {
-      // the whole value: no substring (which copies it once more after decompressing it)
-      try (PreparedStatement ps = query("coalesce(d.content, x.content, x.packed), x.zstd");
-          ResultSet rs = row(ps)) {
-        return storedBytes(rs, 1, document);
+    /**
+     * The next slice: of the decompressed bytes ({@link #DECOMPRESSED_SLICE} at most) when the
+     * service compressed the document; else the whole document in one statement (at most {@link
+     * #WHOLE_DOCUMENT} bytes) or the next slice of a large one. The first call finds out the form.
+     */
+    private byte[] next() throws SQLException, IOException {
+      if (compressed != null) {
+        unpacked =
+            dev.stagecraft.state.adapter.document.CompressedContent.decompressing(
+                new java.io.ByteArrayInputStream(compressed));
+        compressed = null;
       }
+      if (unpacked != null) {
+        return unpacked.readNBytes((int) Math.min(DECOMPRESSED_SLICE, document.size() - fetched));
+      }
+      if (!formKnown && document.size() <= WHOLE_DOCUMENT) {
+        formKnown = true;
+        // the whole value: no substring (which copies it once more after decompressing it)
+        try (PreparedStatement ps = query("coalesce(d.content, x.content, x.packed), x.zstd");
+            ResultSet rs = row(ps)) {
+          byte[] zstd = rs.getBytes(2);
+          if (zstd == null) {
+            return rs.getBytes(1);
+          }
+          unpacked =
+              dev.stagecraft.state.adapter.document.CompressedContent.decompressing(
+                  new java.io.ByteArrayInputStream(zstd));
+        }
+        return next();
+      }
+      return nextLargeSlice();
     }
 
     /**
@@ -1707,10 +1760,8 @@ public final class StateStore {
           unpacked =
               dev.stagecraft.state.adapter.document.CompressedContent.decompressing(
                   new CompressedSlices(first, compressedLength));
+          return next();
         }
-      }
-      if (unpacked != null) {
-        return unpacked.readNBytes((int) Math.min(DOCUMENT_SLICE, document.size() - fetched));
       }
       // stored uncompressed, or compressed by PostgreSQL: each branch takes its slice of the stored
       // value itself: out of line and uncompressed, only the slice's chunks are read; compressed
@@ -1800,7 +1851,7 @@ public final class StateStore {
         return false;
       }
       try {
-        slice = document.size() <= WHOLE_DOCUMENT ? whole() : nextLargeSlice();
+        slice = next();
       } catch (SQLException e) {
         throw new IOException(e);
       }
@@ -1809,7 +1860,8 @@ public final class StateStore {
       }
       at = 0;
       fetched += slice.length;
-      if (fetched > document.size()) {
+      if (fetched > document.size()
+          || (fetched == document.size() && unpacked != null && unpacked.read() != -1)) {
         throw new IOException(
             "stored state document " + document.digest() + " is longer than its size");
       }
@@ -1861,26 +1913,6 @@ public final class StateStore {
           }
         }
       }
-    }
-  }
-
-  /**
-   * A stored document's bytes from the row {@code rs}: column {@code column} holds them as stored
-   * by PostgreSQL (uncompressed or compressed by it), the next one compressed by the service (ADR
-   * 0041); exactly one is set. Null when neither is (the row named another document).
-   */
-  private static byte[] storedBytes(ResultSet rs, int column, StoredDocument document)
-      throws SQLException {
-    byte[] zstd = rs.getBytes(column + 1);
-    if (zstd == null) {
-      return rs.getBytes(column);
-    }
-    try {
-      return dev.stagecraft.state.adapter.document.CompressedContent.decompress(
-          zstd, Math.toIntExact(document.size()));
-    } catch (IOException e) {
-      throw new SQLException(
-          "stored state document " + document.digest() + " unreadable: " + e.getMessage(), e);
     }
   }
 

@@ -1,13 +1,17 @@
 package dev.stagecraft.state.adapter.document;
 
 import com.github.luben.zstd.ZstdOutputStreamNoFinalizer;
+import java.io.BufferedOutputStream;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.io.SequenceInputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Arrays;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
 
 /**
  * A document's bytes compressed with Zstandard as they are written (ADR 0041): what {@link
@@ -35,8 +39,19 @@ public final class CompressedSpool implements AutoCloseable {
   private final Sink sink = new Sink();
   private final ZstdOutputStreamNoFinalizer compressor;
   private final OutputStream output;
-  private byte[] buffer = new byte[64 * 1024];
-  private int buffered;
+
+  /**
+   * The compressed bytes while in memory: full chunks of {@link #CHUNK} bytes and the last one, as
+   * many as they fill (no array larger than a chunk: none is copied to grow, none counts as a
+   * humongous object for G1).
+   */
+  private final List<byte[]> chunks = new ArrayList<>();
+
+  private int lastFill = CHUNK;
+
+  /** Bytes per in-memory chunk. */
+  static final int CHUNK = 64 * 1024;
+
   private Path file;
   private OutputStream fileOut;
   private long length;
@@ -92,9 +107,17 @@ public final class CompressedSpool implements AutoCloseable {
   /** The compressed bytes, from the start (after {@link #finish}); the caller closes it. */
   public InputStream open() throws IOException {
     requireFinished();
-    return file == null
-        ? new ByteArrayInputStream(buffer, 0, buffered)
-        : Files.newInputStream(file);
+    return file != null ? Files.newInputStream(file) : held();
+  }
+
+  /** The compressed bytes held in memory, in order. */
+  private InputStream held() {
+    List<InputStream> parts = new ArrayList<>();
+    for (int i = 0; i < chunks.size(); i++) {
+      parts.add(
+          new ByteArrayInputStream(chunks.get(i), 0, i == chunks.size() - 1 ? lastFill : CHUNK));
+    }
+    return new SequenceInputStream(Collections.enumeration(parts));
   }
 
   /** Releases the compressor and deletes the file, if any. */
@@ -117,7 +140,7 @@ public final class CompressedSpool implements AutoCloseable {
         }
       }
     } finally {
-      buffer = new byte[0];
+      chunks.clear();
       if (file != null) {
         Files.deleteIfExists(file);
       }
@@ -158,15 +181,19 @@ public final class CompressedSpool implements AutoCloseable {
 
     @Override
     public void write(byte[] b, int off, int len) throws IOException {
-      length += len;
-      if (fileOut == null && buffered + len <= inMemory) {
-        if (buffered + len > buffer.length) {
-          buffer =
-              Arrays.copyOf(
-                  buffer, Math.min(inMemory, Math.max(buffered + len, buffer.length * 2)));
+      if (fileOut == null && length + len <= inMemory) {
+        length += len;
+        while (len > 0) {
+          if (lastFill == CHUNK) {
+            chunks.add(new byte[CHUNK]);
+            lastFill = 0;
+          }
+          int n = Math.min(len, CHUNK - lastFill);
+          System.arraycopy(b, off, chunks.get(chunks.size() - 1), lastFill, n);
+          lastFill += n;
+          off += n;
+          len -= n;
         }
-        System.arraycopy(b, off, buffer, buffered, len);
-        buffered += len;
         return;
       }
       if (fileOut == null) {
@@ -174,11 +201,13 @@ public final class CompressedSpool implements AutoCloseable {
             directory == null
                 ? Files.createTempFile("state-content-", ".zst")
                 : Files.createTempFile(directory, "state-content-", ".zst");
-        fileOut = new java.io.BufferedOutputStream(Files.newOutputStream(file), 64 * 1024);
-        fileOut.write(buffer, 0, buffered);
-        buffer = new byte[0];
-        buffered = 0;
+        fileOut = new BufferedOutputStream(Files.newOutputStream(file), CHUNK);
+        try (InputStream held = held()) {
+          held.transferTo(fileOut);
+        }
+        chunks.clear();
       }
+      length += len;
       fileOut.write(b, off, len);
     }
 

@@ -208,7 +208,7 @@ final class StateDocuments {
    * The workspace's current state as a pull sends it: 200 with the stored document's bytes, as they
    * were pushed, their length and the stored MD5 when the state is still exactly a pushed document
    * (not parsed; fetched with the head in one statement when this process knows the document and it
-   * is at most 16 MiB, ADR 0031 and 0036, else streamed from the database in whole slices by {@link
+   * is at most 16 MiB, ADR 0031 and 0036, else streamed from the database in slices; sent by {@link
    * StoredDocumentBodyWriter}); else the rendered state as {@link #respond} sends it; 204 when
    * empty.
    */
@@ -219,13 +219,10 @@ final class StateDocuments {
     if (current.stored() == null) {
       return respond(current.state());
     }
-    if (pull.content() != null) {
-      // read along with the head (ADR 0031): sent as it is, no second query
-      return HttpResponse.ok(pull.content())
-          .contentType("application/json")
-          .header("Content-MD5", current.stored().md5());
-    }
-    return HttpResponse.ok(new StoredDocumentBody(states, tenant, workspace, current.stored()))
+    // read along with the head (ADR 0031): sent from memory, no second query; else from the
+    // database
+    return HttpResponse.ok(
+            new StoredDocumentBody(states, tenant, workspace, current.stored(), pull.content()))
         .contentType("application/json")
         .header("Content-MD5", current.stored().md5());
   }

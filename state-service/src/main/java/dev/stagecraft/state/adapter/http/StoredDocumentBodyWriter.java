@@ -25,15 +25,17 @@ import reactor.core.scheduler.Schedulers;
 
 /**
  * Writes a {@link StoredDocumentBody} as the response's byte body, of known length, made of the
- * slices {@link StateStore#openDocumentSlices} reads (a document of up to 16 MiB whole, ADR 0036;
- * else 4 MiB, or the whole rest when it is at most two), each wrapped (not copied) and written to
- * the connection as it is (ADR 0026). An {@code InputStream} body is copied again, 8 KiB at a time,
- * through the server's I/O executor — over a hundred hand-offs between threads per MiB — and a
- * publisher as the body of a JSON response is written as a JSON array.
+ * slices {@link StateStore#openDocumentSlices} reads or the body holds already (of a document the
+ * service compressed, 256 KiB decompressed at a time, ADR 0041; else up to 16 MiB whole, ADR 0036,
+ * or 4 MiB slices), each wrapped (not copied) and written to the connection as it is (ADR 0026). An
+ * {@code InputStream} body is copied again, 8 KiB at a time, through the server's I/O executor —
+ * over a hundred hand-offs between threads per MiB — and a publisher as the body of a JSON response
+ * is written as a JSON array.
  *
- * <p>The slices are read on Reactor's bounded-elastic threads (JDBC blocks; the event loop must
- * not), as the connection asks for them, on a database connection of their own that completing,
- * failing or cancelling (the client went away) returns. In memory: the slices not yet written.
+ * <p>Slices from the database are read on Reactor's bounded-elastic threads (JDBC blocks; the event
+ * loop must not), on a database connection of their own that completing, failing or cancelling (the
+ * client went away) returns; held slices are decompressed on the event loop; both as the connection
+ * asks for them. In memory: the slices not yet written, and a held document's compressed bytes.
  */
 @Singleton
 @Produces(MediaType.APPLICATION_JSON)
@@ -50,31 +52,35 @@ final class StoredDocumentBodyWriter implements ResponseBodyWriter<StoredDocumen
     ReadBufferFactory buffers = bodyFactory.readBufferFactory();
     Flux<ReadBuffer> slices =
         Flux.using(
-                () ->
-                    body.states()
+            () ->
+                body.held() != null
+                    ? body.held()
+                    : body.states()
                         .openDocumentSlices(body.tenant(), body.workspace(), body.document()),
-                document ->
-                    Flux.<ReadBuffer>generate(
-                        sink -> {
-                          try {
-                            byte[] slice = document.nextSlice();
-                            if (slice == null) {
-                              sink.complete();
-                            } else {
-                              sink.next(buffers.adapt(slice));
-                            }
-                          } catch (IOException e) {
-                            sink.error(e);
-                          }
-                        }),
-                document -> {
-                  try {
-                    document.close();
-                  } catch (IOException e) {
-                    throw new UncheckedIOException(e);
-                  }
-                })
-            .subscribeOn(Schedulers.boundedElastic());
+            document ->
+                Flux.<ReadBuffer>generate(
+                    sink -> {
+                      try {
+                        byte[] slice = document.nextSlice();
+                        if (slice == null) {
+                          sink.complete();
+                        } else {
+                          sink.next(buffers.adapt(slice));
+                        }
+                      } catch (IOException e) {
+                        sink.error(e);
+                      }
+                    }),
+            document -> {
+              try {
+                document.close();
+              } catch (IOException e) {
+                throw new UncheckedIOException(e);
+              }
+            });
+    if (body.held() == null) {
+      slices = slices.subscribeOn(Schedulers.boundedElastic()); // JDBC blocks
+    }
     return bodyFactory.adapt(slices, OptionalLong.of(body.document().size()));
   }
 
@@ -87,9 +93,19 @@ final class StoredDocumentBodyWriter implements ResponseBodyWriter<StoredDocumen
       MutableHeaders headers,
       OutputStream out)
       throws CodecException {
-    try (InputStream in =
-        body.states().openDocument(body.tenant(), body.workspace(), body.document())) {
-      in.transferTo(out);
+    try {
+      if (body.held() != null) {
+        try (StateStore.DocumentSlices held = body.held()) {
+          for (byte[] slice = held.nextSlice(); slice != null; slice = held.nextSlice()) {
+            out.write(slice);
+          }
+        }
+        return;
+      }
+      try (InputStream in =
+          body.states().openDocument(body.tenant(), body.workspace(), body.document())) {
+        in.transferTo(out);
+      }
     } catch (IOException | SQLException e) {
       throw new CodecException("cannot read stored state document " + body.document().digest(), e);
     }

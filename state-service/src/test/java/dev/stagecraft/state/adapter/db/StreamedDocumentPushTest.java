@@ -129,6 +129,34 @@ class StreamedDocumentPushTest {
     }
   }
 
+  /** Every slice {@code content} hands out, in order (null for none). */
+  private static List<byte[]> slices(StateStore.DocumentSlices content) throws Exception {
+    if (content == null) {
+      return null;
+    }
+    List<byte[]> out = new java.util.ArrayList<>();
+    try (content) {
+      for (byte[] slice = content.nextSlice(); slice != null; slice = content.nextSlice()) {
+        out.add(slice);
+      }
+    }
+    return out;
+  }
+
+  private static byte[] concat(List<byte[]> slices) throws IOException {
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    for (byte[] slice : slices) {
+      out.write(slice);
+    }
+    return out.toByteArray();
+  }
+
+  /** The bytes {@code content} hands out (null for none). */
+  private static byte[] bytes(StateStore.DocumentSlices content) throws Exception {
+    List<byte[]> slices = slices(content);
+    return slices == null ? null : concat(slices);
+  }
+
   private long count(String sql) throws Exception {
     return StoredRows.count(dataSource, sql);
   }
@@ -163,19 +191,13 @@ class StreamedDocumentPushTest {
         .isEqualTo(1);
     assertThat(pull(store, "large")).isEqualTo(body);
     StoredDocument stored = newStore().currentDocument(TENANT, "large").stored();
-    List<Integer> slices = new java.util.ArrayList<>();
-    java.io.ByteArrayOutputStream read = new java.io.ByteArrayOutputStream();
-    try (StateStore.DocumentSlices in = newStore().openDocumentSlices(TENANT, "large", stored)) {
-      for (byte[] slice = in.nextSlice(); slice != null; slice = in.nextSlice()) {
-        slices.add(slice.length);
-        read.write(slice);
-      }
-    }
-    assertThat(read.toByteArray()).as("also without the cache").isEqualTo(body);
+    List<byte[]> slices = slices(newStore().openDocumentSlices(TENANT, "large", stored));
+    assertThat(concat(slices)).as("also without the cache").isEqualTo(body);
     assertThat(slices)
         .as("decompressed as it is handed out, one slice at a time: never held whole")
         .hasSizeGreaterThan(3)
-        .allSatisfy(n -> assertThat(n).isLessThanOrEqualTo(StateStore.DOCUMENT_SLICE));
+        .allSatisfy(
+            slice -> assertThat(slice.length).isLessThanOrEqualTo(StateStore.DECOMPRESSED_SLICE));
   }
 
   @Test
@@ -213,12 +235,63 @@ class StreamedDocumentPushTest {
                     + " OR (workspace = 'legacy-content' AND content IS NOT NULL)) AND zstd IS NULL"))
         .isEqualTo(2);
 
-    assertThat(store.currentDocumentForPull(TENANT, "legacy-packed").content())
+    assertThat(bytes(store.currentDocumentForPull(TENANT, "legacy-packed").content()))
         .as("whole, with the head")
         .isEqualTo(small);
     assertThat(pull(newStore(), "legacy-packed")).isEqualTo(small);
     assertThat(pull(newStore(), "legacy-content")).as("in slices").isEqualTo(big);
     assertThat(newStore().currentState(TENANT, "legacy-content").serial()).isEqualTo(19);
+  }
+
+  @Test
+  void storedBytesThatDoNotDecompressToTheDocumentsSizeAreNotSent() throws Exception {
+    byte[] body = JSON.writeValueAsBytes(realistic(3));
+    StateStore store = newStore();
+    pushStreamed(store, "longer", body, null, 0);
+    pushStreamed(store, "shorter", body, null, 0);
+    byte[] longer = Arrays.copyOf(body, body.length + 1);
+    longer[body.length] = ' ';
+    try (Connection c = dataSource.getConnection()) {
+      c.setAutoCommit(false);
+      try (Statement s = c.createStatement()) {
+        s.execute("SET LOCAL session_replication_role = replica");
+      }
+      for (var content :
+          List.of(
+              Map.entry("longer", longer),
+              Map.entry("shorter", Arrays.copyOf(body, body.length - 1)))) {
+        try (var ps =
+            c.prepareStatement(
+                "UPDATE state.document_contents SET zstd = ? WHERE tenant = 'acme'"
+                    + " AND workspace = ?")) {
+          ps.setBytes(1, compressed(content.getValue()));
+          ps.setString(2, content.getKey());
+          assertThat(ps.executeUpdate()).isEqualTo(1);
+        }
+      }
+      c.commit();
+    }
+
+    assertThatThrownBy(() -> pull(newStore(), "longer"))
+        .isInstanceOf(IOException.class)
+        .hasMessageContaining("longer than its size");
+    assertThatThrownBy(() -> bytes(store.currentDocumentForPull(TENANT, "longer").content()))
+        .as("held with the head")
+        .isInstanceOf(IOException.class)
+        .hasMessageContaining("longer than its size");
+    assertThatThrownBy(() -> pull(newStore(), "shorter"))
+        .isInstanceOf(IOException.class)
+        .hasMessageContaining("truncated");
+  }
+
+  private static byte[] compressed(byte[] bytes) throws IOException {
+    try (var spool = new dev.stagecraft.state.adapter.document.CompressedSpool(null, 1 << 20)) {
+      spool.output().write(bytes);
+      spool.finish();
+      try (InputStream in = spool.open()) {
+        return in.readAllBytes();
+      }
+    }
   }
 
   @Test
@@ -427,7 +500,7 @@ class StreamedDocumentPushTest {
 
     StateStore.Pull known = store.currentDocumentForPull(TENANT, "pull");
     assertThat(known.current().stored().md5()).isEqualTo(md5(body));
-    assertThat(known.content()).as("fetched with the head").isEqualTo(body);
+    assertThat(bytes(known.content())).as("fetched with the head").isEqualTo(body);
 
     StateStore.Pull unknown = newStore().currentDocumentForPull(TENANT, "pull");
     assertThat(unknown.current().stored()).isEqualTo(known.current().stored());
@@ -446,9 +519,15 @@ class StreamedDocumentPushTest {
     byte[] big = large(19);
     StateStore other = newStore();
     pushStreamed(other, "pull-large", big, null, 0);
-    assertThat(other.currentDocumentForPull(TENANT, "pull-large").content())
+    List<byte[]> held = slices(other.currentDocumentForPull(TENANT, "pull-large").content());
+    assertThat(concat(held))
         .as("over two slices but at most 16 MiB: fetched whole with the head")
         .isEqualTo(big);
+    assertThat(held)
+        .as("held compressed, handed out decompressed a slice at a time")
+        .hasSize((big.length + StateStore.DECOMPRESSED_SLICE - 1) / StateStore.DECOMPRESSED_SLICE)
+        .allSatisfy(
+            slice -> assertThat(slice.length).isLessThanOrEqualTo(StateStore.DECOMPRESSED_SLICE));
 
     byte[] bigger = larger(23);
     pushStreamed(other, "pull-larger", bigger, null, 0);
