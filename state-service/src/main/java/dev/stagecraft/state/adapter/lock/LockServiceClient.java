@@ -2,15 +2,12 @@ package dev.stagecraft.state.adapter.lock;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.stagecraft.servicekit.http.InternalHttp;
 import dev.stagecraft.servicekit.http.Problem;
 import io.micronaut.context.annotation.Value;
 import jakarta.inject.Singleton;
 import java.io.IOException;
-import java.net.URI;
 import java.net.URLEncoder;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -25,8 +22,8 @@ import java.util.Optional;
  * <p>Every command goes to the lock service's quick route first and, on its 503, once to the
  * waiting route (ADR 0030); none of them waits server-side ({@code waitSeconds} 0).
  *
- * <p>Thread-safe (one shared {@link HttpClient}). A lock-service that cannot be reached is a 503
- * for the caller: nothing is written without knowing who holds the lock.
+ * <p>Thread-safe (kept-alive connections, {@link InternalHttp}). A lock-service that cannot be
+ * reached is a 503 for the caller: nothing is written without knowing who holds the lock.
  */
 @Singleton
 public final class LockServiceClient {
@@ -44,16 +41,16 @@ public final class LockServiceClient {
   /** The answer to a try-lock: granted, or refused with the current lease (null: others queue). */
   public record TryLock(Lease granted, Lease held, int queueLength) {}
 
-  private final HttpClient http =
-      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-  private final String baseUrl;
-  private final String serviceToken;
+  /** How long a command may take before the lock service counts as unreachable. */
+  private static final Duration TIMEOUT = Duration.ofSeconds(10);
+
+  /** One try per request: a lock service that cannot be reached is the caller's 503 at once. */
+  private final InternalHttp http;
 
   public LockServiceClient(
       @Value("${stagecraft.lock-url}") String baseUrl,
       @Value("${stagecraft.service-token:}") String serviceToken) {
-    this.baseUrl = baseUrl.endsWith("/") ? baseUrl.substring(0, baseUrl.length() - 1) : baseUrl;
-    this.serviceToken = serviceToken;
+    this.http = new InternalHttp(baseUrl, serviceToken, 1);
   }
 
   /** The current lease of the workspace's lock, or empty when it is free. */
@@ -145,75 +142,55 @@ public final class LockServiceClient {
    * or the database was slow), once more to the waiting route {@code url} — the same command with
    * the same meaning, each of them safe to repeat.
    */
-  private Reply call(String method, String url, Object body, int... expected) {
-    String quick =
-        baseUrl + "/internal/v1/quick" + url.substring((baseUrl + "/internal/v1").length());
+  private Reply call(String method, String path, Object body, int... expected) {
+    String quick = "/internal/v1/quick" + path.substring("/internal/v1".length());
     Reply reply = send(method, quick, body, 503);
     if (reply != null) {
       return expect(method, quick, reply, expected);
     }
-    return expect(method, url, send(method, url, body, 0), expected);
+    return expect(method, path, send(method, path, body, 0), expected);
   }
 
-  private Reply expect(String method, String url, Reply reply, int... expected) {
+  private Reply expect(String method, String path, Reply reply, int... expected) {
     for (int status : expected) {
       if (reply.status() == status) {
         return reply;
       }
     }
-    throw unavailable(
-        "the lock service answered "
-            + reply.status()
-            + " to "
-            + method
-            + " "
-            + url.substring(baseUrl.length()));
+    throw unavailable("the lock service answered " + reply.status() + " to " + method + " " + path);
   }
 
   /**
-   * One request; {@code null} when the answer's status is {@code fallThrough} (the caller tries
-   * elsewhere), else its status and body (parsed when JSON, else an empty object).
+   * One request over a kept-alive connection on the calling thread ({@link InternalHttp}: the JDK's
+   * {@code java.net.http} client cost 1.4-2 ms more per exchange, docs/benchmarks.md); {@code null}
+   * when the answer's status is {@code fallThrough} (the caller tries elsewhere), else its status
+   * and body (parsed when JSON, else an empty object).
    */
-  private Reply send(String method, String url, Object body, int fallThrough) {
+  private Reply send(String method, String path, Object body, int fallThrough) {
+    InternalHttp.Response response;
     try {
-      HttpRequest.Builder request =
-          HttpRequest.newBuilder(URI.create(url))
-              .timeout(Duration.ofSeconds(10))
-              .header("Authorization", "Bearer " + serviceToken)
-              .header("Content-Type", "application/json");
-      request.method(
-          method,
-          body == null
-              ? HttpRequest.BodyPublishers.noBody()
-              : HttpRequest.BodyPublishers.ofByteArray(JSON.writeValueAsBytes(body)));
-      HttpResponse<byte[]> response =
-          http.send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
-      if (response.statusCode() == fallThrough) {
-        return null;
-      }
-      byte[] bytes = response.body();
-      JsonNode json;
-      try {
-        json = bytes.length == 0 ? JSON.createObjectNode() : JSON.readTree(bytes);
-      } catch (IOException notJson) {
-        json = JSON.createObjectNode();
-      }
-      return new Reply(response.statusCode(), json);
-    } catch (IOException e) {
+      response = http.send(method, path, body, TIMEOUT);
+    } catch (IllegalStateException e) {
       throw unavailable("the lock service cannot be reached (" + e.getMessage() + ")");
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw unavailable("interrupted while asking the lock service");
     }
+    if (response.status() == fallThrough) {
+      return null;
+    }
+    JsonNode json;
+    try {
+      json = response.body().isBlank() ? JSON.createObjectNode() : JSON.readTree(response.body());
+    } catch (IOException notJson) {
+      json = JSON.createObjectNode();
+    }
+    return new Reply(response.status(), json);
   }
 
   private static Problem unavailable(String detail) {
     return new Problem(503, "Service Unavailable", detail + "; nothing was changed, retry later");
   }
 
-  private String url(String tenant, String workspace, String suffix) {
-    return baseUrl
-        + "/internal/v1/tenants/"
+  private static String url(String tenant, String workspace, String suffix) {
+    return "/internal/v1/tenants/"
         + enc(tenant)
         + "/workspaces/"
         + enc(workspace)

@@ -110,4 +110,34 @@ class LockServiceClientTest {
     assertThat(seen)
         .containsExactly("POST " + QUICK + "/l-1/heartbeat", "POST " + WAITING + "/l-1/heartbeat");
   }
+
+  @Test
+  void anUnreachableLockServiceIsTheCallersUnavailableAfterOneTry() {
+    int port = server.getAddress().getPort();
+    server.stop(0); // nothing listens there any more
+    LockServiceClient gone = new LockServiceClient("http://127.0.0.1:" + port, "token");
+
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> gone.current("acme", "prod"))
+        .isInstanceOfSatisfying(
+            dev.stagecraft.servicekit.http.Problem.class,
+            p -> {
+              assertThat(p.status()).isEqualTo(503);
+              assertThat(p.getMessage())
+                  .contains("the lock service cannot be reached")
+                  .contains("after 1 attempt(s)")
+                  .contains("nothing was changed");
+            });
+  }
+
+  @Test
+  void aGrantedLockReadsBackFromTheQuickRoutesAnswer() {
+    script(200, "{\"lockId\":\"l-9\",\"fencingToken\":12,\"leaseExpiresAt\":\"later\"}");
+
+    LockServiceClient.TryLock granted = client.tryLock("acme", "prod", "tf:me", 30, "{}");
+
+    assertThat(granted.granted().lockId()).isEqualTo("l-9");
+    assertThat(granted.granted().fencingToken()).isEqualTo(12);
+    assertThat(granted.granted().holder()).isEqualTo("tf:me");
+    assertThat(seen).containsExactly("POST " + QUICK);
+  }
 }

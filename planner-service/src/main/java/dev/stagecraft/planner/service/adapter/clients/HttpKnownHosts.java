@@ -2,6 +2,7 @@ package dev.stagecraft.planner.service.adapter.clients;
 
 import static dev.stagecraft.planner.service.adapter.clients.HttpWorkspaceLocks.enc;
 
+import dev.stagecraft.servicekit.http.InternalHttp;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;

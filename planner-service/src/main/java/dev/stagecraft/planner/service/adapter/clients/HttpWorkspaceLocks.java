@@ -2,6 +2,7 @@ package dev.stagecraft.planner.service.adapter.clients;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.stagecraft.planner.service.run.WorkspaceLocks;
+import dev.stagecraft.servicekit.http.InternalHttp;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;

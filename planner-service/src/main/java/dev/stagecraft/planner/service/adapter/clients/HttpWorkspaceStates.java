@@ -5,6 +5,7 @@ import static dev.stagecraft.planner.service.adapter.clients.HttpWorkspaceLocks.
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.stagecraft.planner.apply.KnownHostKeys;
 import dev.stagecraft.planner.service.run.WorkspaceStates;
+import dev.stagecraft.servicekit.http.InternalHttp;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;

@@ -1,6 +1,7 @@
 package dev.stagecraft.planner.service.adapter.clients;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.stagecraft.servicekit.http.InternalHttp;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;

@@ -3,8 +3,8 @@ package dev.stagecraft.planner.service.adapter.http;
 import static dev.stagecraft.planner.service.adapter.http.RunsController.problem;
 
 import dev.stagecraft.planner.service.adapter.clients.HttpKnownHosts;
-import dev.stagecraft.planner.service.adapter.clients.InternalHttp;
 import dev.stagecraft.planner.service.adapter.clients.TokenVerifier.Principal;
+import dev.stagecraft.servicekit.http.InternalHttp;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.HttpRequest;
 import io.micronaut.http.HttpResponse;

@@ -1,7 +1,7 @@
 package dev.stagecraft.planner.service.adapter.http;
 
 import dev.stagecraft.planner.service.adapter.PlannerSettings;
-import dev.stagecraft.planner.service.adapter.clients.InternalHttp;
+import dev.stagecraft.servicekit.http.InternalHttp;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.HttpRequest;
 import io.micronaut.http.HttpResponse;

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.sun.net.httpserver.HttpServer;
 import dev.stagecraft.planner.service.run.WorkspaceLocks;
 import dev.stagecraft.schemas.EventCodec;
+import dev.stagecraft.servicekit.http.InternalHttp;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;

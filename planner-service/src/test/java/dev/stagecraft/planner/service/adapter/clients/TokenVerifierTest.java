@@ -3,6 +3,7 @@ package dev.stagecraft.planner.service.adapter.clients;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.sun.net.httpserver.HttpServer;
+import dev.stagecraft.servicekit.http.InternalHttp;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;

@@ -1,4 +1,4 @@
-package dev.stagecraft.planner.service.adapter.clients;
+package dev.stagecraft.servicekit.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.stagecraft.schemas.EventCodec;
@@ -29,10 +29,29 @@ public final class InternalHttp {
   private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(5);
   private final String baseUrl;
   private final String serviceToken;
+  private final int attempts;
 
+  /** A client that tries a request up to five times while the target cannot be reached. */
   public InternalHttp(String baseUrl, String serviceToken) {
+    this(baseUrl, serviceToken, ATTEMPTS);
+  }
+
+  /**
+   * @param attempts how many times a request is tried while the target cannot be reached (1: once,
+   *     for callers that answer for the target's absence themselves)
+   */
+  public InternalHttp(String baseUrl, String serviceToken, int attempts) {
+    if (attempts < 1) {
+      throw new IllegalArgumentException("attempts must be at least 1");
+    }
     this.baseUrl = baseUrl.endsWith("/") ? baseUrl.substring(0, baseUrl.length() - 1) : baseUrl;
     this.serviceToken = serviceToken;
+    this.attempts = attempts;
+  }
+
+  /** The base URL requests' paths are relative to (no trailing slash). */
+  public String baseUrl() {
+    return baseUrl;
   }
 
   /** A response: status and body (parsed JSON when the body is JSON, else null). */
@@ -71,6 +90,20 @@ public final class InternalHttp {
     return send("DELETE", path, "Bearer " + serviceToken, null, timeout);
   }
 
+  /**
+   * Any method with the service token; {@code body} (null: none) is sent as JSON.
+   *
+   * @throws IllegalStateException when the target cannot be reached
+   */
+  public Response send(String method, String path, Object body, Duration timeout) {
+    return send(
+        method,
+        path,
+        "Bearer " + serviceToken,
+        body == null ? null : EventCodec.toJson(body).getBytes(StandardCharsets.UTF_8),
+        timeout);
+  }
+
   private Response send(
       String method, String path, String authorization, byte[] body, Duration timeout) {
     URL url;
@@ -80,16 +113,18 @@ public final class InternalHttp {
       throw new IllegalArgumentException("not a URL: " + baseUrl + path, e);
     }
     IOException last = null;
-    for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
+    for (int attempt = 0; attempt < attempts; attempt++) {
       try {
         return exchange(url, method, authorization, body, timeout);
       } catch (IOException e) {
         last = e;
-        backoff(attempt);
+        if (attempt + 1 < attempts) {
+          backoff(attempt);
+        }
       }
     }
     throw new IllegalStateException(
-        "cannot reach " + url + " after " + ATTEMPTS + " attempts: " + last, last);
+        "cannot reach " + url + " after " + attempts + " attempt(s): " + last, last);
   }
 
   private static Response exchange(
