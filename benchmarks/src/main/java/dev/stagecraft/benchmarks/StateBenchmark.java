@@ -671,19 +671,22 @@ public final class StateBenchmark {
     String filler = "x".repeat(1000);
     long target = (long) mb << 20;
     for (int i = 0; b.length() < target; i++) {
-      if (i > 0) {
-        b.append(',');
-      }
-      b.append("{\"index_key\":")
-          .append(i)
-          .append(",\"schema_version\":0,\"attributes\":{\"id\":\"i-")
-          .append(i)
-          .append("\",\"blob\":\"")
-          .append(filler)
-          .append("\"}}");
+      startInstance(b, i).append(",\"blob\":\"").append(filler).append("\"}}");
     }
     b.append("]}]}");
     return b.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+  }
+
+  /** Appends instance {@code i} up to its {@code id} attribute (the next attribute follows). */
+  private static StringBuilder startInstance(StringBuilder b, int i) {
+    if (i > 0) {
+      b.append(',');
+    }
+    return b.append("{\"index_key\":")
+        .append(i)
+        .append(",\"schema_version\":0,\"attributes\":{\"id\":\"i-")
+        .append(i)
+        .append('"');
   }
 
   /** {@link #document}'s {@code varied} shape: random identifiers, seeded (the same every run). */
@@ -693,14 +696,7 @@ public final class StateBenchmark {
     String[] kinds = {"subnet-", "sg-", "arn:aws:ec2:eu-west-1:123456789012:instance/i-"};
     long target = (long) mb << 20;
     for (int i = 0; b.length() < target; i++) {
-      if (i > 0) {
-        b.append(',');
-      }
-      b.append("{\"index_key\":")
-          .append(i)
-          .append(",\"schema_version\":0,\"attributes\":{\"id\":\"i-")
-          .append(i)
-          .append('"');
+      startInstance(b, i);
       for (int k = 0; k < 12; k++) {
         b.append(",\"attr_").append(k).append("\":\"").append(kinds[k % 3]);
         for (int j = 0; j < 16; j++) {

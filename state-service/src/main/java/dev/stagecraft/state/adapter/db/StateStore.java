@@ -1603,15 +1603,13 @@ public final class StateStore {
    * #DOCUMENT_SLICE}: of its compressed bytes, decompressed as they are handed out, or of its
    * uncompressed ones.
    */
-  private static final class DocumentStream extends InputStream implements DocumentSlices {
+  private static final class DocumentStream extends PieceStream implements DocumentSlices {
     private final Connection c;
     private final String tenant;
     private final String workspace;
     private final StoredDocument document;
     private final UUID contentId;
     private final boolean closeConnection;
-    private byte[] slice = new byte[0];
-    private int at;
     private long fetched;
 
     /** The document's decompressed bytes, once known to be compressed by the service. */
@@ -1633,7 +1631,7 @@ public final class StateStore {
       if (zstd != null) {
         held.compressed = zstd;
       } else {
-        held.slice = plain;
+        held.piece = plain;
         held.fetched = plain.length;
       }
       return held;
@@ -1789,19 +1787,18 @@ public final class StateStore {
     }
 
     /** A large document's compressed bytes: the first slice as read, the rest by query. */
-    private final class CompressedSlices extends InputStream {
+    private final class CompressedSlices extends PieceStream {
       private final long length;
-      private byte[] piece;
-      private int pieceAt;
       private long read;
 
       CompressedSlices(byte[] first, long length) {
-        this.piece = first;
+        piece = first;
         this.read = first.length;
         this.length = length;
       }
 
-      private boolean more() throws IOException {
+      @Override
+      protected boolean more() throws IOException {
         if (pieceAt < piece.length) {
           return true;
         }
@@ -1822,44 +1819,26 @@ public final class StateStore {
         read += piece.length;
         return true;
       }
-
-      @Override
-      public int read() throws IOException {
-        return more() ? piece[pieceAt++] & 0xff : -1;
-      }
-
-      @Override
-      public int read(byte[] b, int off, int len) throws IOException {
-        if (len == 0) {
-          return 0;
-        }
-        if (!more()) {
-          return -1;
-        }
-        int n = Math.min(len, piece.length - pieceAt);
-        System.arraycopy(piece, pieceAt, b, off, n);
-        pieceAt += n;
-        return n;
-      }
     }
 
-    private boolean fill() throws IOException {
-      if (at < slice.length) {
+    @Override
+    protected boolean more() throws IOException {
+      if (pieceAt < piece.length) {
         return true;
       }
       if (fetched >= document.size()) {
         return false;
       }
       try {
-        slice = next();
+        piece = next();
       } catch (SQLException e) {
         throw new IOException(e);
       }
-      if (slice == null || slice.length == 0) {
+      if (piece == null || piece.length == 0) {
         throw new IOException("stored state document " + document.digest() + " is truncated");
       }
-      at = 0;
-      fetched += slice.length;
+      pieceAt = 0;
+      fetched += piece.length;
       if (fetched > document.size()
           || (fetched == document.size() && unpacked != null && unpacked.read() != -1)) {
         throw new IOException(
@@ -1870,36 +1849,18 @@ public final class StateStore {
 
     @Override
     public byte[] nextSlice() throws IOException {
-      if (!fill()) {
+      if (!more()) {
         return null;
       }
-      byte[] rest = at == 0 ? slice : java.util.Arrays.copyOfRange(slice, at, slice.length);
-      at = slice.length;
+      byte[] rest =
+          pieceAt == 0 ? piece : java.util.Arrays.copyOfRange(piece, pieceAt, piece.length);
+      pieceAt = piece.length;
       return rest;
     }
 
     @Override
-    public int read() throws IOException {
-      return fill() ? slice[at++] & 0xff : -1;
-    }
-
-    @Override
-    public int read(byte[] b, int off, int len) throws IOException {
-      if (len == 0) {
-        return 0;
-      }
-      if (!fill()) {
-        return -1;
-      }
-      int n = Math.min(len, slice.length - at);
-      System.arraycopy(slice, at, b, off, n);
-      at += n;
-      return n;
-    }
-
-    @Override
     public void close() throws IOException {
-      slice = new byte[0];
+      piece = new byte[0];
       try {
         if (unpacked != null) {
           unpacked.close();
