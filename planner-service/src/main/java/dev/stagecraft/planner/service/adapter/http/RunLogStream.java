@@ -102,6 +102,30 @@ final class RunLogStream implements Publisher<Event<RunEvent>> {
       RunJournalStore records,
       RunStore runs,
       RunJournalFollowers followers) {
+    return recorded(tenant, runId, records::after, records::last, runs, followers);
+  }
+
+  /** A run's recorded entries after a sequence, up to another, at most {@code limit} of them. */
+  @FunctionalInterface
+  interface EntriesAfter {
+    List<RunEvent> read(String tenant, String runId, long after, long upTo, int limit)
+        throws java.sql.SQLException;
+  }
+
+  /** A run's last recorded entry, or null. */
+  @FunctionalInterface
+  interface LastEntry {
+    RunEvent read(String tenant, String runId) throws java.sql.SQLException;
+  }
+
+  /** {@link #recorded} reading the journal through {@code entries} and {@code lastEntry}. */
+  static Source recorded(
+      String tenant,
+      String runId,
+      EntriesAfter entries,
+      LastEntry lastEntry,
+      RunStore runs,
+      RunJournalFollowers followers) {
     return new Source() {
       // taken by the first read, so a stream that is never read leaves no watch behind
       private RunJournalFollowers.Watch watch;
@@ -122,16 +146,22 @@ final class RunLogStream implements Publisher<Event<RunEvent>> {
 
       @Override
       public List<RunEvent> after(long after, Duration wait) throws Exception {
-        List<RunEvent> entries = records.after(tenant, runId, after, Long.MAX_VALUE, PAGE);
-        if (!entries.isEmpty() || record == null) {
-          return entries;
+        List<RunEvent> found = entries.read(tenant, runId, after, Long.MAX_VALUE, PAGE);
+        if (!found.isEmpty() || record == null) {
+          return found;
         }
         if (record.terminal()) {
-          RunEvent missing = missingTerminal(record, records.last(tenant, runId), after);
+          RunEvent last = lastEntry.read(tenant, runId);
+          if (last != null && last.sequence() > after) {
+            // recorded between the two reads (the owner's last batch, with the terminal
+            // transition, may land just then): send those, not a made-up end
+            return entries.read(tenant, runId, after, Long.MAX_VALUE, PAGE);
+          }
+          RunEvent missing = missingTerminal(record, last, after);
           return missing == null ? List.of() : List.of(missing);
         }
         watch.await(seen, followers.reread()); // a cancel unparks: the client went away
-        return entries;
+        return found;
       }
 
       @Override

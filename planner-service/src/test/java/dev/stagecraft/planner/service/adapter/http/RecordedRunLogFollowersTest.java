@@ -171,6 +171,35 @@ class RecordedRunLogFollowersTest {
     assertThat(whole.ids()).containsExactly(1L, 2L);
   }
 
+  @Test
+  void anEntryRecordedBetweenTheReadsOfAnEndedRunIsSentAndEndsTheStream() throws Exception {
+    // the run has ended; its owner's last batch (the terminal transition) lands just after the
+    // follower found nothing newer and before it looked at the last recorded entry
+    runRow("run-race", "canceled", "canceled by me");
+    instanceA.record(TENANT, "run-race", List.of(log(1, "a line")));
+    java.util.concurrent.atomic.AtomicBoolean landedBetween =
+        new java.util.concurrent.atomic.AtomicBoolean();
+    RunLogStream.EntriesAfter entries =
+        (tenant, runId, after, upTo, limit) -> {
+          List<RunEvent> found = recordsB.after(tenant, runId, after, upTo, limit);
+          if (found.isEmpty() && after == 1 && landedBetween.compareAndSet(false, true)) {
+            instanceA.record(TENANT, "run-race", List.of(status(2, "canceled", "canceled by me")));
+          }
+          return found;
+        };
+    Stream stream = new Stream();
+    new RunLogStream(
+            "run-race",
+            RunLogStream.recorded(TENANT, "run-race", entries, recordsB::last, runsB, followersB),
+            0)
+        .subscribe(stream);
+
+    stream.awaitCompleted();
+    assertThat(landedBetween).isTrue();
+    assertThat(stream.ids()).as("the terminal entry is sent, not dropped").containsExactly(1L, 2L);
+    assertThat(stream.events().getLast().status()).isEqualTo("canceled");
+  }
+
   // --- fixtures -----------------------------------------------------------------------------
 
   private Stream follow(String runId, long after) {
