@@ -2,6 +2,7 @@ package dev.stagecraft.state.adapter.db;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.sql.SQLException;
 
 /**
  * An input stream over pieces of bytes that a subclass fetches one at a time ({@link #more}): the
@@ -13,8 +14,40 @@ abstract class PieceStream extends InputStream {
 
   protected int pieceAt;
 
+  /** Whether every piece has been fetched. */
+  protected abstract boolean exhausted();
+
+  /** Fetches the next piece (null or empty: the stored bytes end too early). */
+  protected abstract byte[] fetch() throws IOException, SQLException;
+
+  /** What the stream reads, for the message of a failure. */
+  protected abstract String what();
+
+  /** Called with each piece once it is current (counting, checks). */
+  protected void took(byte[] piece) throws IOException {}
+
   /** Makes a piece with unread bytes current; false at the end of the stream. */
-  protected abstract boolean more() throws IOException;
+  protected final boolean more() throws IOException {
+    if (pieceAt < piece.length) {
+      return true;
+    }
+    if (exhausted()) {
+      return false;
+    }
+    byte[] next;
+    try {
+      next = fetch();
+    } catch (SQLException e) {
+      throw new IOException(e);
+    }
+    if (next == null || next.length == 0) {
+      throw new IOException(what() + " is truncated");
+    }
+    piece = next;
+    pieceAt = 0;
+    took(next);
+    return true;
+  }
 
   @Override
   public int read() throws IOException {

@@ -1798,53 +1798,52 @@ public final class StateStore {
       }
 
       @Override
-      protected boolean more() throws IOException {
-        if (pieceAt < piece.length) {
-          return true;
-        }
-        if (read >= length) {
-          return false;
-        }
+      protected boolean exhausted() {
+        return read >= length;
+      }
+
+      @Override
+      protected byte[] fetch() throws IOException, SQLException {
         try (PreparedStatement ps =
                 query("substring(x.zstd FROM ?::int FOR ?)", read + 1, DOCUMENT_SLICE);
             ResultSet rs = row(ps)) {
-          piece = rs.getBytes(1);
-        } catch (SQLException e) {
-          throw new IOException(e);
+          return rs.getBytes(1);
         }
-        if (piece == null || piece.length == 0) {
-          throw new IOException("stored state document " + document.digest() + " is truncated");
-        }
-        pieceAt = 0;
+      }
+
+      @Override
+      protected String what() {
+        return DocumentStream.this.what();
+      }
+
+      @Override
+      protected void took(byte[] piece) {
         read += piece.length;
-        return true;
       }
     }
 
     @Override
-    protected boolean more() throws IOException {
-      if (pieceAt < piece.length) {
-        return true;
-      }
-      if (fetched >= document.size()) {
-        return false;
-      }
-      try {
-        piece = next();
-      } catch (SQLException e) {
-        throw new IOException(e);
-      }
-      if (piece == null || piece.length == 0) {
-        throw new IOException("stored state document " + document.digest() + " is truncated");
-      }
-      pieceAt = 0;
+    protected boolean exhausted() {
+      return fetched >= document.size();
+    }
+
+    @Override
+    protected byte[] fetch() throws IOException, SQLException {
+      return next();
+    }
+
+    @Override
+    protected String what() {
+      return "stored state document " + document.digest();
+    }
+
+    @Override
+    protected void took(byte[] piece) throws IOException {
       fetched += piece.length;
       if (fetched > document.size()
           || (fetched == document.size() && unpacked != null && unpacked.read() != -1)) {
-        throw new IOException(
-            "stored state document " + document.digest() + " is longer than its size");
+        throw new IOException(what() + " is longer than its size");
       }
-      return true;
     }
 
     @Override
