@@ -50,7 +50,9 @@ class DevStackMainProcessTest {
                 assertThat(supervisor.isAlive())
                     .as("supervisor alive; its output: %s", log())
                     .isTrue();
-                return Files.exists(data.resolve("stack.json"));
+                // The supervisor writes stack.json and the CLI pointer, then prints its summary;
+                // the summary's last line is the signal that start-up is over.
+                return log().contains("Press Ctrl-C to stop");
               });
       StackInfo info = StackFiles.read(data.resolve("stack.json"), StackInfo.class).orElseThrow();
       assertThat(info.pid()).isEqualTo(supervisor.pid());
