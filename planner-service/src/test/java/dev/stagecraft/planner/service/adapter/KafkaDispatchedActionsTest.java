@@ -36,37 +36,8 @@ class KafkaDispatchedActionsTest {
     Path dir = Files.createTempDirectory(Path.of("target").toAbsolutePath(), "dispatched-actions");
     kafka = EmbeddedKafka.start(dir.resolve("kafka"), 0);
     settings = new KafkaSettings(kafka.bootstrapServers());
+    // returns once every partition is led: a first idempotent batch is not met by NOT_LEADER
     TopicBootstrap.ensureTopics(settings, 3, (short) 1);
-    awaitWritable(Topics.ACTIONS);
-  }
-
-  /**
-   * Writes one record without a key (which the scans skip), a day old (before every window the
-   * tests read), to each partition of {@code topic}, one at a time, until the broker took it.
-   * Topics are created a moment before the broker leads their partitions: an idempotent producer
-   * whose first batches meet that moment (NOT_LEADER_OR_FOLLOWER, then OUT_OF_ORDER_SEQUENCE_NUMBER
-   * for the batches behind) retried until its delivery timeout and lost the record, and flush()
-   * does not say so.
-   */
-  private static void awaitWritable(String topic) throws Exception {
-    java.util.Properties p = settings.producer("warm-up");
-    p.put(org.apache.kafka.clients.producer.ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "false");
-    p.put(
-        org.apache.kafka.clients.producer.ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1);
-    try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(p)) {
-      for (int partition = 0; partition < producer.partitionsFor(topic).size(); partition++) {
-        producer
-            .send(
-                new ProducerRecord<>(
-                    topic,
-                    partition,
-                    // older than every window the tests read: a scan starts after it
-                    Instant.now().minus(Duration.ofDays(1)).toEpochMilli(),
-                    null,
-                    "{}".getBytes(StandardCharsets.UTF_8)))
-            .get();
-      }
-    }
   }
 
   @AfterAll
