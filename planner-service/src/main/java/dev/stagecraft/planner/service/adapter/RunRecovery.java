@@ -146,16 +146,30 @@ final class RunRecovery {
           }
           case RestartRecovery.Decision.Fail f -> {
             String message = cause.reword(f.message());
-            runs.endUnfinished(run, message);
+            end(runs, coordinator, run, message);
             LOG.warn(
                 "run {} (was {}) ended errored: {}", run.id(), run.status().wireName(), message);
           }
         }
       } catch (java.sql.SQLException | RuntimeException e) {
         LOG.warn("could not resume run {}: {}", run.id(), e.toString());
-        runs.endUnfinished(run, cause.couldNotResumeMessage(run.status(), e.getMessage()));
+        end(runs, coordinator, run, cause.couldNotResumeMessage(run.status(), e.getMessage()));
       }
     }
     return resumed;
+  }
+
+  /**
+   * Ends {@code run} {@code errored} with {@code message}: recorded, then announced on the
+   * run-events topic like every transition, so a bot that posted the run's start posts its end.
+   */
+  private static void end(
+      RunStore runs, RunCoordinator coordinator, RunStore.UnfinishedRun run, String message)
+      throws java.sql.SQLException {
+    java.util.OptionalLong sequence = runs.endUnfinished(run, message);
+    if (sequence.isPresent()) {
+      coordinator.announceEnded(
+          run.tenant(), run.workspace(), run.id(), sequence.getAsLong(), message);
+    }
   }
 }

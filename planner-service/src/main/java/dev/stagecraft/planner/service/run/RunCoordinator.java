@@ -1703,6 +1703,24 @@ public final class RunCoordinator implements AutoCloseable {
   }
 
   /**
+   * Announces {@code dev.stagecraft.run.transitioned} to {@code errored} with {@code message} for a
+   * run this instance does not drive, which was ended when it could not be carried on after a
+   * restart or an adoption (its transition recorded already, numbered {@code sequence}).
+   */
+  public void announceEnded(
+      String tenant, String workspace, String runId, long sequence, String message) {
+    EventEnvelope envelope =
+        codec.wrap(
+            tenant,
+            workspace,
+            runId,
+            sequence,
+            runId,
+            new RunTransitioned(runId, RunStatus.ERRORED.wireName(), message));
+    transitions.send(envelope, envelope.workspaceKey());
+  }
+
+  /**
    * Runs {@code task} on the run's recording lane, after the records of every transition made so
    * far (for the API's additions to a run's record, which must come after the record exists).
    */

@@ -142,14 +142,20 @@ class RestartRecordsTest {
     assertThat(p.plannedAt()).isEqualTo(t.plusSeconds(1));
     assertThat(unfinished.get(0).plannedAt()).isNull();
 
-    before.endUnfinished(unfinished.get(0), "could not resume: because");
+    // numbered past the gap a resumed run's next transition takes: the events of transitions a
+    // crash did not record (1 + 1 here, say) were published with their numbers
+    assertThat(before.endUnfinished(unfinished.get(0), "could not resume: because"))
+        .hasValue(1 + RunCoordinator.RESUME_SEQUENCE_GAP + 1);
     assertThat(before.find("acme", "run-u-queued").orElseThrow().status()).isEqualTo("errored");
     assertThat(before.transitions("acme", "run-u-queued"))
         .extracting(RunStore.Transition::message)
         .containsExactly("position 1", "could not resume: because");
+    assertThat(before.transitions("acme", "run-u-queued"))
+        .extracting(RunStore.Transition::sequence)
+        .containsExactly(1L, 1 + RunCoordinator.RESUME_SEQUENCE_GAP + 1);
     // a run that moved on since it was read is left alone
     before.transitioned(planned, 4, RunStatus.APPLYING, null, t.plusSeconds(2));
-    before.endUnfinished(p, "stale");
+    assertThat(before.endUnfinished(p, "stale")).isEmpty();
     assertThat(before.find("acme", "run-u-planned").orElseThrow().status()).isEqualTo("applying");
   }
 }

@@ -290,15 +290,20 @@ public final class RunStore implements RunObserver {
   }
 
   /**
-   * Ends an unfinished run of this instance {@code errored} with {@code message} (recorded only,
-   * not published), unless it ended meanwhile or another instance adopted it (docs/adr/0034). Its
-   * journal gets the {@code errored} transition too, {@link RunCoordinator#RESUME_SEQUENCE_GAP}
-   * above its last recorded entry (entries a crash lost may have been sent), so a log stream of it
-   * ends like any run's (docs/adr/0032).
+   * Ends an unfinished run of this instance {@code errored} with {@code message}, unless it ended
+   * meanwhile or another instance adopted it (docs/adr/0034). The transition is numbered {@link
+   * RunCoordinator#RESUME_SEQUENCE_GAP} + 1 above the run's last recorded sequence, as a resumed
+   * run's next transition is: a crash may have lost the records (not the events) of the last
+   * transitions, whose sequences must not be reused. Its journal gets the {@code errored}
+   * transition too, the same gap above its last recorded entry, so a log stream of it ends like any
+   * run's (docs/adr/0032). The caller announces it ({@link RunCoordinator#announceEnded}).
+   *
+   * @return the transition's sequence, or empty when nothing was written
    */
-  public void endUnfinished(UnfinishedRun run, String message) throws SQLException {
+  public java.util.OptionalLong endUnfinished(UnfinishedRun run, String message)
+      throws SQLException {
     Instant now = clock.instant();
-    long sequence = run.lastSequence() + 1;
+    long sequence = run.lastSequence() + RunCoordinator.RESUME_SEQUENCE_GAP + 1;
     try (Connection c = dataSource.getConnection()) {
       c.setAutoCommit(false);
       int updated =
@@ -347,6 +352,7 @@ public final class RunStore implements RunObserver {
                     message)));
       }
       c.commit();
+      return updated == 1 ? java.util.OptionalLong.of(sequence) : java.util.OptionalLong.empty();
     }
   }
 
