@@ -451,24 +451,8 @@ public final class StateBenchmark {
 
     /** GETs {@code path}, the body streamed into an MD5 (base64); fails unless 200. */
     String getMd5(String path, String auth) throws Exception {
-      connect();
-      writeHead(
-          "GET "
-              + path
-              + " HTTP/1.1\r\nHost: "
-              + host
-              + ":"
-              + port
-              + "\r\nAuthorization: "
-              + auth
-              + "\r\n\r\n");
-      out.flush();
-      int status = readHead();
       java.security.MessageDigest md5 = java.security.MessageDigest.getInstance("MD5");
-      readBody(md5);
-      if (status != 200) {
-        throw new IllegalStateException("HTTP GET: " + status);
-      }
+      get(path, auth, md5);
       return java.util.Base64.getEncoder().encodeToString(md5.digest());
     }
 
@@ -477,6 +461,11 @@ public final class StateBenchmark {
      * the number of bytes read. Fails unless 200.
      */
     long getLength(String path, String auth) throws Exception {
+      return get(path, auth, null);
+    }
+
+    /** GETs {@code path}, the body into {@code md5} (or dropped when null); its length. */
+    private long get(String path, String auth, java.security.MessageDigest md5) throws Exception {
       connect();
       writeHead(
           "GET "
@@ -490,7 +479,7 @@ public final class StateBenchmark {
               + "\r\n\r\n");
       out.flush();
       int status = readHead();
-      long length = readBody(null);
+      long length = readBody(md5);
       if (status != 200) {
         throw new IllegalStateException("HTTP GET: " + status);
       }

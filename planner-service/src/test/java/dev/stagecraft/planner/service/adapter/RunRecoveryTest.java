@@ -92,14 +92,7 @@ class RunRecoveryTest {
                 () -> "id")
             .withTransitionHold(java.time.Duration.ZERO);
 
-    int resumed =
-        RunRecovery.recover(
-            new RecoveryCause.Restart("planner-r"),
-            runs.unfinished(),
-            runs,
-            requests,
-            coordinator,
-            new NoDispatches());
+    int resumed = recoverAfterARestart(runs, requests, coordinator);
 
     assertThat(resumed).isZero();
     long sequence = 2 + RunCoordinator.RESUME_SEQUENCE_GAP + 1;
@@ -121,14 +114,20 @@ class RunRecoveryTest {
         .contains("its request was not recorded");
 
     // a second recovery finds nothing unfinished: nothing more is announced
-    RunRecovery.recover(
+    assertThat(recoverAfterARestart(runs, requests, coordinator)).isZero();
+    assertThat(published).hasSize(1);
+  }
+
+  /** What planner-r does with its unfinished runs when it starts again; how many it resumed. */
+  private static int recoverAfterARestart(
+      RunStore runs, RunRequestStore requests, RunCoordinator coordinator) throws Exception {
+    return RunRecovery.recover(
         new RecoveryCause.Restart("planner-r"),
         runs.unfinished(),
         runs,
         requests,
         coordinator,
         new NoDispatches());
-    assertThat(published).hasSize(1);
   }
 
   /** A record of dispatched actions that holds none. */
