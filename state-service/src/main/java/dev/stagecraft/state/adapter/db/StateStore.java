@@ -8,6 +8,7 @@ import dev.stagecraft.schemas.action.ActionFinished;
 import dev.stagecraft.schemas.envelope.EventEnvelope;
 import dev.stagecraft.schemas.state.StateRecorded;
 import dev.stagecraft.servicekit.db.Sql;
+import dev.stagecraft.state.adapter.LruMaps;
 import dev.stagecraft.state.history.Decision;
 import dev.stagecraft.state.history.DocumentDecider;
 import dev.stagecraft.state.history.StateDecider;
@@ -27,8 +28,6 @@ import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Collections;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -136,29 +135,12 @@ public final class StateStore {
    * ever holds parsed states; used only while the sequence is the workspace's head.
    */
   private final Map<WorkspaceKey, DocumentHead> documentHeads =
-      Collections.synchronizedMap(
-          new LinkedHashMap<>(16, 0.75f, true) {
-            private static final long serialVersionUID = 1L;
-
-            @Override
-            protected boolean removeEldestEntry(Map.Entry<WorkspaceKey, DocumentHead> eldest) {
-              return size() > CACHED_WORKSPACES;
-            }
-          });
+      LruMaps.synchronizedLru(CACHED_WORKSPACES);
 
   /** The workspace's head event {@code sequence} made its state exactly {@code document}. */
   private record DocumentHead(long sequence, StoredDocument document) {}
 
-  private final Map<WorkspaceKey, Folded> folds =
-      Collections.synchronizedMap(
-          new LinkedHashMap<>(16, 0.75f, true) {
-            private static final long serialVersionUID = 1L;
-
-            @Override
-            protected boolean removeEldestEntry(Map.Entry<WorkspaceKey, Folded> eldest) {
-              return size() > CACHED_WORKSPACES;
-            }
-          });
+  private final Map<WorkspaceKey, Folded> folds = LruMaps.synchronizedLru(CACHED_WORKSPACES);
 
   public StateStore(DataSource dataSource, Clock clock) {
     this.dataSource = dataSource;

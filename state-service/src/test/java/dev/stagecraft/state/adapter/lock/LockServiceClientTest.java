@@ -2,14 +2,8 @@ package dev.stagecraft.state.adapter.lock;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayDeque;
-import java.util.Deque;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -17,7 +11,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The state service's lock client uses the lock service's quick route and, on its 503, the waiting
  * route once. Lock-service is an HTTP stand-in answering with scripted answers and recording the
- * requests' method and path.
+ * requests' method and path ({@link ScriptedLockService}).
  */
 class LockServiceClientTest {
   private static final String WAITING = "/internal/v1/tenants/acme/workspaces/prod/lock";
@@ -25,46 +19,24 @@ class LockServiceClientTest {
   private static final String UNAVAILABLE =
       "{\"type\":\"https://stagecraft.dev/problems/quick-path-unavailable\",\"status\":503}";
 
-  private record Answer(int status, String body) {}
-
-  private HttpServer server;
-  private final List<String> seen = new CopyOnWriteArrayList<>();
-  private final Deque<Answer> answers = new ArrayDeque<>();
+  private ScriptedLockService lockService;
+  private List<String> seen;
   private LockServiceClient client;
 
   @BeforeEach
   void start() throws IOException {
-    server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-    server.createContext(
-        "/internal/v1/",
-        exchange -> {
-          exchange.getRequestBody().readAllBytes();
-          seen.add(exchange.getRequestMethod() + " " + exchange.getRequestURI().getPath());
-          Answer a;
-          synchronized (answers) {
-            a = answers.poll();
-          }
-          if (a == null) {
-            a = new Answer(500, "{}");
-          }
-          byte[] out = a.body().getBytes(StandardCharsets.UTF_8);
-          exchange.sendResponseHeaders(a.status(), out.length);
-          exchange.getResponseBody().write(out);
-          exchange.close();
-        });
-    server.start();
-    client = new LockServiceClient("http://127.0.0.1:" + server.getAddress().getPort(), "token");
+    lockService = new ScriptedLockService();
+    seen = lockService.seen();
+    client = lockService.client();
   }
 
   @AfterEach
   void stop() {
-    server.stop(0);
+    lockService.close();
   }
 
   private void script(int status, String body) {
-    synchronized (answers) {
-      answers.add(new Answer(status, body));
-    }
+    lockService.script(status, body);
   }
 
   @Test
@@ -113,9 +85,9 @@ class LockServiceClientTest {
 
   @Test
   void anUnreachableLockServiceIsTheCallersUnavailableAfterOneTry() {
-    int port = server.getAddress().getPort();
-    server.stop(0); // nothing listens there any more
-    LockServiceClient gone = new LockServiceClient("http://127.0.0.1:" + port, "token");
+    String url = lockService.url();
+    lockService.close(); // nothing listens there any more
+    LockServiceClient gone = new LockServiceClient(url, "token");
 
     org.assertj.core.api.Assertions.assertThatThrownBy(() -> gone.current("acme", "prod"))
         .isInstanceOfSatisfying(
