@@ -45,7 +45,13 @@ import java.util.regex.Pattern;
  * #BLOCK} cycles, so they see the same load — and a last row two {@code GET /health} on the same
  * connection: the HTTP part of a cycle without the lock work.
  *
- * <p>Usage: {@code dev/bench locks [CYCLES]} (default 2000 measured cycles after 3000 warm-up).
+ * <p>Usage: {@code dev/bench locks [CYCLES]} (default 2000 measured cycles after 30,000 warm-up
+ * cycles of each route; {@code -Dstagecraft.bench.lock-warmup=N} changes the warm-up). Until
+ * 2026-11-28 the warm-up was 3,000 cycles: the services' JIT compilers then still compiled a few
+ * hundred methods (C2) during the measured cycles, on the same two cores, and the slow 1 % were
+ * cycles that ran beside a compilation (docs/benchmarks.md). So that a reader can see whether the
+ * warm-up was long enough, it prints the CPU time the service processes' JIT compiler threads used
+ * during the warm-up and during the measured cycles ({@link #compilerCpuNanos}).
  */
 public final class LockBenchmark {
   private static final String TOKEN = "bench-service-token";
@@ -55,7 +61,7 @@ public final class LockBenchmark {
 
   public static void main(String[] args) throws Exception {
     int cycles = args.length > 0 ? Integer.parseInt(args[0]) : 2000;
-    int warmup = 3000;
+    int warmup = Integer.getInteger("stagecraft.bench.lock-warmup", 30_000);
     Path root = Path.of("").toAbsolutePath();
     Path repo = Files.exists(root.resolve("lock-service")) ? root : root.getParent();
     // another build of the service, e.g. to compare before / after a change (docs/benchmarks.md)
@@ -156,8 +162,17 @@ public final class LockBenchmark {
                   }
                 }
               };
+          long[] jit = new long[3]; // compiler CPU at start, after the warm-up, after measuring
+          jit[0] = compilerCpuNanos(service, control);
           double[][] routes =
-              measureInterleaved(warmup, cycles, viaQuickRoute, viaWaitingRoute, viaControl);
+              measureInterleaved(
+                  warmup,
+                  cycles,
+                  () -> jit[1] = compilerCpuNanos(service, control),
+                  viaQuickRoute,
+                  viaWaitingRoute,
+                  viaControl);
+          jit[2] = compilerCpuNanos(service, control);
           double[] service1 = routes[0];
           double[] waiting1 = routes[1];
           double[] control1 = routes[2];
@@ -175,7 +190,9 @@ public final class LockBenchmark {
                   + "| (lock-service, quick route, one-round-trip path off: second process,"
                   + " STAGECRAFT_LOCK_QUICK_SNAPSHOT_CACHE_SIZE=0) | %.2f ms | %.2f ms |%n"
                   + "| (HTTP alone: 2x GET /health, same connection) | %.2f ms | %.2f ms |%n"
-                  + "quick-route 503s repeated on the waiting route: %d (warm-up included)%n",
+                  + "quick-route 503s repeated on the waiting route: %d (warm-up included)%n"
+                  + "JIT compiler threads of the two service processes: %.0f ms of CPU during"
+                  + " the warm-up, %.0f ms during the measured lock cycles%n",
               cycles,
               warmup,
               pct(service1, 50),
@@ -190,7 +207,9 @@ public final class LockBenchmark {
               pct(control1, 99),
               pct(http1, 50),
               pct(http1, 99),
-              quickFallbacks);
+              quickFallbacks,
+              (jit[1] - jit[0]) / 1e6,
+              (jit[2] - jit[1]) / 1e6);
         }
       } finally {
         service.destroy();
@@ -300,17 +319,18 @@ public final class LockBenchmark {
   /**
    * Warms every cycle up, then measures them in turn in blocks of {@value #BLOCK} cycles until each
    * has {@code cycles} samples, so that changes of the machine's load during the run affect all
-   * alike.
+   * alike. {@code afterWarmup} runs once between the warm-up and the measured cycles.
    *
    * @return the sorted samples of each cycle, in the order given
    */
-  private static double[][] measureInterleaved(int warmup, int cycles, Cycle... all)
-      throws Exception {
+  private static double[][] measureInterleaved(
+      int warmup, int cycles, Runnable afterWarmup, Cycle... all) throws Exception {
     for (int i = 0; i < warmup; i++) {
       for (Cycle c : all) {
         c.run();
       }
     }
+    afterWarmup.run();
     double[][] ms = new double[all.length][cycles];
     for (int done = 0; done < cycles; done += BLOCK) {
       for (int which = 0; which < all.length; which++) {
@@ -325,6 +345,32 @@ public final class LockBenchmark {
       Arrays.sort(samples);
     }
     return ms;
+  }
+
+  /**
+   * CPU time (ns) the JIT compiler threads ({@code C1 CompilerThre…}, {@code C2 CompilerThre…}) of
+   * the given processes have used so far, from {@code /proc/<pid>/task/<tid>/schedstat}; 0 where
+   * {@code /proc} cannot be read (not Linux). A compiler thread that ended in between takes its
+   * time with it, so differences are lower bounds.
+   */
+  static long compilerCpuNanos(Process... processes) {
+    long sum = 0;
+    for (Process p : processes) {
+      try (var tasks = Files.list(Path.of("/proc", Long.toString(p.pid()), "task"))) {
+        for (Path task : tasks.toList()) {
+          try {
+            if (Files.readString(task.resolve("comm")).contains("CompilerThre")) {
+              sum += Long.parseLong(Files.readString(task.resolve("schedstat")).split(" ")[0]);
+            }
+          } catch (java.io.IOException | RuntimeException e) {
+            // the thread ended meanwhile
+          }
+        }
+      } catch (java.io.IOException e) {
+        return 0;
+      }
+    }
+    return sum;
   }
 
   private static int freePort() throws java.io.IOException {
