@@ -51,7 +51,7 @@ import java.util.regex.Pattern;
  * hundred methods (C2) during the measured cycles, on the same two cores, and the slow 1 % were
  * cycles that ran beside a compilation (docs/benchmarks.md). So that a reader can see whether the
  * warm-up was long enough, it prints the CPU time the service processes' JIT compiler threads used
- * during the warm-up and during the measured cycles ({@link #compilerCpuNanos}).
+ * during the warm-up and during the measured cycles ({@link JitCpu}).
  */
 public final class LockBenchmark {
   private static final String TOKEN = "bench-service-token";
@@ -163,16 +163,16 @@ public final class LockBenchmark {
                 }
               };
           long[] jit = new long[3]; // compiler CPU at start, after the warm-up, after measuring
-          jit[0] = compilerCpuNanos(service, control);
+          jit[0] = JitCpu.compilerNanos(service.pid(), control.pid());
           double[][] routes =
               measureInterleaved(
                   warmup,
                   cycles,
-                  () -> jit[1] = compilerCpuNanos(service, control),
+                  () -> jit[1] = JitCpu.compilerNanos(service.pid(), control.pid()),
                   viaQuickRoute,
                   viaWaitingRoute,
                   viaControl);
-          jit[2] = compilerCpuNanos(service, control);
+          jit[2] = JitCpu.compilerNanos(service.pid(), control.pid());
           double[] service1 = routes[0];
           double[] waiting1 = routes[1];
           double[] control1 = routes[2];
@@ -345,32 +345,6 @@ public final class LockBenchmark {
       Arrays.sort(samples);
     }
     return ms;
-  }
-
-  /**
-   * CPU time (ns) the JIT compiler threads ({@code C1 CompilerThre…}, {@code C2 CompilerThre…}) of
-   * the given processes have used so far, from {@code /proc/<pid>/task/<tid>/schedstat}; 0 where
-   * {@code /proc} cannot be read (not Linux). A compiler thread that ended in between takes its
-   * time with it, so differences are lower bounds.
-   */
-  static long compilerCpuNanos(Process... processes) {
-    long sum = 0;
-    for (Process p : processes) {
-      try (var tasks = Files.list(Path.of("/proc", Long.toString(p.pid()), "task"))) {
-        for (Path task : tasks.toList()) {
-          try {
-            if (Files.readString(task.resolve("comm")).contains("CompilerThre")) {
-              sum += Long.parseLong(Files.readString(task.resolve("schedstat")).split(" ")[0]);
-            }
-          } catch (java.io.IOException | RuntimeException e) {
-            // the thread ended meanwhile
-          }
-        }
-      } catch (java.io.IOException e) {
-        return 0;
-      }
-    }
-    return sum;
   }
 
   private static int freePort() throws java.io.IOException {

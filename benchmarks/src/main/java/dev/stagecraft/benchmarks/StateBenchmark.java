@@ -149,6 +149,7 @@ public final class StateBenchmark {
         DocumentHttp client = new DocumentHttp(java.net.URI.create(stack.info().state()))) {
       StringBuilder clients = new StringBuilder();
       StringBuilder rounds = new StringBuilder();
+      StringBuilder jits = new StringBuilder();
       try (Connection c = ds.getConnection()) {
         Sql.update(c, "CREATE TABLE public.raw_documents (id bigint PRIMARY KEY, body bytea)");
         Sql.update(
@@ -193,8 +194,14 @@ public final class StateBenchmark {
                 .encodeToString(java.security.MessageDigest.getInstance("MD5").digest(body));
         double[][] ms = new double[11][measured];
         double allocated = 0;
+        // the state service's JIT compilers: CPU at the start, after the warm-up, at the end
+        long statePid = stack.pid(dev.stagecraft.devstack.StackService.STATE).orElse(-1);
+        long[] jit = {JitCpu.compilerNanos(statePid), 0, 0};
         for (int r = 0; r < warmUp + measured; r++) {
           int m = r - warmUp; // < 0: a warm-up round, not recorded
+          if (m == 0) {
+            jit[1] = JitCpu.compilerNanos(statePid);
+          }
           double[] round = new double[11];
           long key = ++id;
           round[0] = rawWrite(ds, "public.raw_documents", key, body);
@@ -281,6 +288,14 @@ public final class StateBenchmark {
           }
         }
         Files.delete(file);
+        jit[2] = JitCpu.compilerNanos(statePid);
+        jits.append(
+            String.format(
+                Locale.ROOT,
+                "%d MiB: %.0f ms during the warm-up, %.0f ms during the measured rounds%n",
+                mb,
+                (jit[1] - jit[0]) / 1e6,
+                (jit[2] - jit[1]) / 1e6));
         double rawWrite = median(ms[0]);
         double rawRead = median(ms[4]);
         OUT.printf(
@@ -351,6 +366,11 @@ public final class StateBenchmark {
       OUT.println("|---|---|---|---|---|---|---|---|---|---|---|");
       OUT.print(clients);
       OUT.print(rounds);
+      OUT.println();
+      OUT.println(
+          "The state service's JIT compiler threads, CPU time (well above zero during the"
+              + " measured rounds: the service was still being compiled while measured):");
+      OUT.print(jits);
     } finally {
       stack.close();
       try (var paths = Files.walk(dir)) {
