@@ -114,7 +114,8 @@ public class PlannerBeans {
       @Value("${stagecraft.planner.max-active-runs-per-tenant:4}") int perTenantCap,
       @Value("${stagecraft.planner.tenant-run-caps:}") String tenantCaps,
       @Value("${stagecraft.planner.max-active-runs:0}") int overallLimit,
-      @Value("${stagecraft.planner.transition-hold:20ms}") Duration transitionHold) {
+      @Value("${stagecraft.planner.transition-hold:20ms}") Duration transitionHold,
+      @Value("${stagecraft.planner.ended-run-retention:2m}") Duration endedRunRetention) {
     if (actionLease.isNegative() || actionLease.isZero()) {
       throw new IllegalArgumentException(
           "STAGECRAFT_PLANNER_ACTION_LEASE must be positive (e.g. 15s), got " + actionLease);
@@ -160,7 +161,8 @@ public class PlannerBeans {
         .withRequestRecorder(runRequests)
         .withJournalRecorder(runJournal)
         .withApprovalTimeout(approvalTimeout)
-        .withTransitionHold(transitionHold);
+        .withTransitionHold(transitionHold)
+        .withEndedRunRetention(endedRunRetention);
   }
 
   /**

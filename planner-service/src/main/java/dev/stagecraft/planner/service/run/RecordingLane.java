@@ -89,7 +89,9 @@ final class RecordingLane {
     }
   }
 
-  /** How many submitted tasks have not run yet (for tests and shutdown logs). */
+  /**
+   * How many submitted tasks have not run yet (for tests, shutdown logs, forgetting ended runs).
+   */
   synchronized long pending() {
     return submitted - done;
   }

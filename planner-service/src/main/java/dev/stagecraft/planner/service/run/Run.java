@@ -24,6 +24,10 @@ public final class Run {
 
   final Map<String, Map<String, Object>> appliedAttributes = new LinkedHashMap<>();
   RunStatus status = RunStatus.PENDING;
+
+  /** When the run reached its terminal status (null while active). */
+  java.time.Instant endedAt;
+
   String message;
   String lockId;
   long fencingToken;

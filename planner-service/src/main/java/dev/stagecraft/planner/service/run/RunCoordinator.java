@@ -120,6 +120,13 @@ public final class RunCoordinator implements AutoCloseable {
           });
   private volatile Duration actionLease = DEFAULT_ACTION_LEASE;
   private volatile Duration dispatchLease = DEFAULT_DISPATCH_LEASE;
+  private volatile Duration endedRunRetention = DEFAULT_ENDED_RUN_RETENTION;
+
+  /**
+   * How long an ended run stays in memory (its live fields, e.g. the plan text, readable through
+   * the API) before {@link #forgetEnded} drops it; its records stay in the store.
+   */
+  public static final Duration DEFAULT_ENDED_RUN_RETENTION = Duration.ofMinutes(2);
 
   /** How long a started action may stay silent before it is reported interrupted. */
   public static final Duration DEFAULT_ACTION_LEASE = Duration.ofSeconds(15);
@@ -677,6 +684,7 @@ public final class RunCoordinator implements AutoCloseable {
         () -> {
           try {
             checkLeases();
+            forgetEnded();
           } catch (RuntimeException e) {
             LOG.warn("checking action leases failed: {}", e.toString(), e);
           }
@@ -685,6 +693,42 @@ public final class RunCoordinator implements AutoCloseable {
         checkEvery.toMillis(),
         TimeUnit.MILLISECONDS);
     return this;
+  }
+
+  /**
+   * How long an ended run is kept in memory before {@link #forgetEnded} drops it (default {@link
+   * #DEFAULT_ENDED_RUN_RETENTION}). Call once, before runs start.
+   */
+  public RunCoordinator withEndedRunRetention(Duration retention) {
+    if (retention.isNegative()) {
+      throw new IllegalArgumentException(
+          "STAGECRAFT_PLANNER_ENDED_RUN_RETENTION must not be negative (e.g. 2m), got "
+              + retention);
+    }
+    this.endedRunRetention = retention;
+    return this;
+  }
+
+  /**
+   * Drops from memory every run that ended at least the retention ago and whose records are all
+   * written (its recording lane is idle), so a planner that has been up for a long time holds only
+   * its active and recently ended runs, not every run it ever drove. A dropped run is read from the
+   * store from then on, as a run another instance drove is ({@link #find} returns empty; the API
+   * falls back to the run's records and recorded journal, docs/runs.md). Called by the lease timer
+   * after {@link #checkLeases}; package-private for tests.
+   */
+  void forgetEnded() {
+    Instant before = clock.instant().minus(endedRunRetention);
+    for (Run run : runs.values()) {
+      synchronized (run) {
+        if (run.endedAt == null || run.endedAt.isAfter(before) || run.recording.pending() > 0) {
+          continue;
+        }
+      }
+      runs.remove(run.id, run);
+      carriedRuns.remove(run.id);
+      approvals.remove(run.id);
+    }
   }
 
   /**
@@ -1679,6 +1723,9 @@ public final class RunCoordinator implements AutoCloseable {
       }
       run.status = status;
       run.message = message;
+      if (status.isTerminal()) {
+        run.endedAt = at;
+      }
       long sequence = run.eventSequence.incrementAndGet();
       run.journal.status(status, message);
       RunObserver recordTo = observer;
