@@ -51,10 +51,11 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * own), a PostgreSQL autocommit insert, and fork+exec of {@code true}; and composes them as the
  * path requires ({@link #firstActionFloor}, {@link #doneFloor}; docs/benchmarks.md). Run with
  * {@code dev/bench latency [RUNS] [WORKSPACES] [FLOOR_SAMPLES] [WARM_UP]} (not part of the test
- * suite: it asserts no timing). The first {@code WARM_UP} runs (default 30 per workspace; before
- * 2026-11-21 evening five) are not measured: after five per workspace the services' C2 compilers
- * still took about a quarter of the stack's CPU per measured run, after 30 about a tenth
- * (docs/benchmarks.md), and a service that has been up a while is what the numbers should show.
+ * suite: it asserts no timing). The first {@code WARM_UP} runs (default 100 per workspace; 30 until
+ * 2026-11-28, five before 2026-11-21 evening) are not measured: after five per workspace the
+ * services' C2 compilers still took about a quarter of the stack's CPU per measured run, after 30
+ * about a seventh, after 100 about a sixteenth (docs/benchmarks.md), and a service that has been up
+ * a while is what the numbers should show.
  *
  * <p>It also prints the CPU time each process of the stack (and its busiest threads) used per
  * measured run ({@link ProcessCpu}): unlike the latencies, that does not grow when other work loads
@@ -94,7 +95,7 @@ public final class TriggerLatencyBenchmark {
     // the run's path, on the same cores, during the measured runs (the compiler threads' CPU per
     // run is printed below: it shows whether the warm-up was long enough)
     int warmUp =
-        Math.max(workspaces, args.length > 3 ? Integer.parseInt(args[3]) : 30 * workspaces);
+        Math.max(workspaces, args.length > 3 ? Integer.parseInt(args[3]) : 100 * workspaces);
     SharedStack stack = SharedStack.get();
     String prefix = "lat-" + UUID.randomUUID().toString().substring(0, 6) + "-";
     Map<String, Seen> seen = new ConcurrentHashMap<>();
