@@ -11,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -38,6 +39,24 @@ final class CoordinatorHarness implements AutoCloseable {
             clock,
             () -> "id" + ids.incrementAndGet(),
             new UploadedFiles(uploadRoot));
+  }
+
+  /**
+   * A run of tenant {@code acme} on {@code workspace} with {@link RunCoordinatorTest#TWO_STEPS} (a
+   * {@code db} action with one step, then an {@code app} action that depends on it).
+   */
+  static RunRequest twoSteps(String workspace) {
+    return new RunRequest(
+        "acme",
+        workspace,
+        Map.of("main.tf", RunCoordinatorTest.TWO_STEPS),
+        Map.of(),
+        false,
+        List.of(),
+        null,
+        null,
+        "tester",
+        10);
   }
 
   /** A new temporary directory; an I/O failure is rethrown unchecked. */

@@ -6,8 +6,6 @@ import static org.awaitility.Awaitility.await;
 import dev.stagecraft.planner.service.run.RunCoordinatorTest.FakeLocks;
 import dev.stagecraft.planner.service.run.RunCoordinatorTest.FakeStates;
 import java.time.Duration;
-import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -31,23 +29,9 @@ class EndedRunRetentionTest {
     harness.close();
   }
 
-  static RunRequest request(String workspace) {
-    return new RunRequest(
-        "acme",
-        workspace,
-        Map.of("main.tf", RunCoordinatorTest.TWO_STEPS),
-        Map.of(),
-        false,
-        List.of(),
-        null,
-        null,
-        "tester",
-        10);
-  }
-
   /** Starts a run and waits until it dispatched its first action (it is applying). */
   Run startApplying(String workspace) {
-    Run run = coordinator.start(request(workspace));
+    Run run = coordinator.start(CoordinatorHarness.twoSteps(workspace));
     await()
         .atMost(Duration.ofSeconds(10))
         .until(() -> harness.dispatched().stream().anyMatch(a -> a.runId().equals(run.id())));

@@ -20,8 +20,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
-import java.util.List;
-import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
@@ -74,24 +72,10 @@ class LockLeaseExpiredTest {
     harness.close();
   }
 
-  RunRequest request(String workspace) {
-    return new RunRequest(
-        "acme",
-        workspace,
-        Map.of("main.tf", RunCoordinatorTest.TWO_STEPS),
-        Map.of(),
-        false,
-        List.of(),
-        null,
-        null,
-        "tester",
-        10);
-  }
-
   /** Starts a run and waits until it applies (its first action dispatched, the lock held). */
   Run applyingRun(String workspace) {
     int before = harness.dispatched().size();
-    Run run = coordinator.start(request(workspace));
+    Run run = coordinator.start(CoordinatorHarness.twoSteps(workspace));
     await().atMost(Duration.ofSeconds(10)).until(() -> harness.dispatched().size() == before + 1);
     assertThat(run.summary().status()).isEqualTo("applying");
     return run;
