@@ -50,17 +50,7 @@ class ActionLeasesTest {
   }
 
   RunRequest request() {
-    return new RunRequest(
-        "acme",
-        "prod",
-        Map.of("main.tf", ONE_STEP_THEN_APP),
-        Map.of(),
-        false,
-        List.of(),
-        null,
-        null,
-        "tester",
-        10);
+    return CoordinatorHarness.twoSteps("prod");
   }
 
   List<ActionDispatched> dispatched() {

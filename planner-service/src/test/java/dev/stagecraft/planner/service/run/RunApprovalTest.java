@@ -11,7 +11,6 @@ import dev.stagecraft.schemas.action.ActionDispatched;
 import dev.stagecraft.schemas.envelope.EventEnvelope;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -36,17 +35,7 @@ class RunApprovalTest {
   }
 
   RunRequest request() {
-    return new RunRequest(
-        "acme",
-        "prod",
-        Map.of("main.tf", RunCoordinatorTest.TWO_STEPS),
-        Map.of(),
-        false,
-        List.of(),
-        null,
-        null,
-        "tester",
-        10);
+    return CoordinatorHarness.twoSteps("prod");
   }
 
   List<String> statuses(Run run) {

@@ -40,17 +40,7 @@ class RunCoalescingTest {
   }
 
   RunRequest request() {
-    return new RunRequest(
-        "acme",
-        "prod",
-        Map.of("main.tf", RunCoordinatorTest.TWO_STEPS),
-        Map.of(),
-        false,
-        List.of(),
-        null,
-        null,
-        "tester",
-        10);
+    return CoordinatorHarness.twoSteps("prod");
   }
 
   @Test

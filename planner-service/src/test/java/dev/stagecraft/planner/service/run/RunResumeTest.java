@@ -40,17 +40,7 @@ class RunResumeTest {
   }
 
   static RunRequest request() {
-    return new RunRequest(
-        "acme",
-        "prod",
-        Map.of("main.tf", RunCoordinatorTest.TWO_STEPS),
-        Map.of(),
-        false,
-        List.of(),
-        null,
-        null,
-        "tester",
-        10);
+    return CoordinatorHarness.twoSteps("prod");
   }
 
   ResumableRun resumable(String id, String planDigest, Instant plannedAt) {
