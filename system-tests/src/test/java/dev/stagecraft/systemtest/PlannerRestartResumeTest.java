@@ -65,8 +65,22 @@ class PlannerRestartResumeTest {
     String planned = startRun(approvalWs, "a1");
     String digest = awaitStatus(planned, "planned").get("planDigest").asText();
 
+    // a run that ended before the restart
+    String endedWs = "resume-e-" + UUID.randomUUID().toString().substring(0, 8);
+    String ended = startRun(endedWs, "e1");
+    awaitStatus(ended, "applied");
+
     stack.stack().kill(StackService.PLANNER);
     stack.stack().startAgain(StackService.PLANNER);
+
+    // the restarted planner does not hold the ended run: a cancel leaves it as it is and answers
+    // with it, from its records (docs/adr/0044; before, 404 "There is no run")
+    HttpResponse<String> cancelEnded = call("POST", "/api/v1/runs/" + ended + "/cancel", Map.of());
+    assertThat(cancelEnded.statusCode()).as(cancelEnded.body()).isEqualTo(202);
+    JsonNode endedRun = JSON.readTree(cancelEnded.body());
+    assertThat(endedRun.get("id").asText()).isEqualTo(ended);
+    assertThat(endedRun.get("status").asText()).isEqualTo("applied");
+    assertThat(endedRun.get("terminal").asBoolean()).isTrue();
 
     // both were started again under their ids; the queued one is still behind the lock
     JsonNode requeued = awaitStatus(queued, "queued");

@@ -438,18 +438,8 @@ public class RunsController {
       out.put("planDigest", summary.planDigest());
       out.put("createdAt", summary.createdAt());
     } else {
-      Optional<RunStore.RunRecord> stored = runStore.find(tenant, runId);
       out.put("id", runId);
-      stored.ifPresent(
-          r -> {
-            out.put("tenant", r.tenant());
-            out.put("workspace", r.workspace());
-            out.put("status", r.status());
-            out.put("terminal", r.terminal());
-            out.put("message", r.message());
-            out.put("planDigest", r.planDigest());
-            out.put("createdAt", r.createdAt());
-          });
+      runStore.find(tenant, runId).ifPresent(r -> out.putAll(summaryOf(r)));
     }
     return Optional.of(HttpResponse.ok(out).header(REPLAYED, "true"));
   }
@@ -600,7 +590,9 @@ public class RunsController {
   /**
    * Cancels a run: before it applies it ends {@code canceled} at once; while it applies nothing
    * more is dispatched, running actions are stopped, and it ends {@code canceled} once they have
-   * reported (202 with the run; follow its events for the end). A terminal run is left as it is.
+   * reported (202 with the run; follow its events for the end). A terminal run is left as it is
+   * (202 with the run, read from its records when this instance no longer holds it: docs/adr/0044).
+   * A run another planner instance drives is 409: this instance cannot stop it.
    */
   @Post("/runs/{id}/cancel")
   public HttpResponse<?> cancel(HttpRequest<?> request, @PathVariable String id) {
@@ -612,7 +604,46 @@ public class RunsController {
     return coordinator
         .cancel(principal.tenant(), id, principal.role() + "@" + principal.tenant())
         .<HttpResponse<?>>map(run -> HttpResponse.accepted().body(run.summary()))
-        .orElseGet(() -> notFound(id));
+        .orElseGet(() -> cancelNotDrivenHere(principal.tenant(), id));
+  }
+
+  /** A cancel of a run this instance does not hold: ended (left as it is), elsewhere, or none. */
+  private HttpResponse<?> cancelNotDrivenHere(String tenant, String id) {
+    Optional<RunStore.RunRecord> recorded;
+    try {
+      recorded = runStore.find(tenant, id);
+    } catch (java.sql.SQLException e) {
+      return recordsUnavailable(id);
+    }
+    if (recorded.isEmpty()) {
+      return notFound(id);
+    }
+    if (recorded.get().terminal()) {
+      return HttpResponse.accepted().body(summaryOf(recorded.get()));
+    }
+    return problem(
+        HttpStatus.CONFLICT,
+        "Run driven by another instance",
+        "Run "
+            + id
+            + " is "
+            + recorded.get().status()
+            + " and driven by another planner instance; this instance cannot cancel it. Send the"
+            + " cancel to that instance (once it is gone, to the instance that adopted the run).");
+  }
+
+  /** The fields of a run's summary, from its records. */
+  private static Map<String, Object> summaryOf(RunStore.RunRecord r) {
+    Map<String, Object> out = new LinkedHashMap<>();
+    out.put("id", r.id());
+    out.put("tenant", r.tenant());
+    out.put("workspace", r.workspace());
+    out.put("status", r.status());
+    out.put("terminal", r.terminal());
+    out.put("message", r.message());
+    out.put("planDigest", r.planDigest());
+    out.put("createdAt", r.createdAt());
+    return out;
   }
 
   /** The body of an approval: the digest of the plan being approved (as the run shows it). */
