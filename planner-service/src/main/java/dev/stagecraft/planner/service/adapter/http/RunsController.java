@@ -567,14 +567,7 @@ public class RunsController {
     }
     recorded.ifPresent(
         r -> {
-          out.putIfAbsent("id", r.id());
-          out.putIfAbsent("tenant", r.tenant());
-          out.putIfAbsent("workspace", r.workspace());
-          out.putIfAbsent("status", r.status());
-          out.putIfAbsent("terminal", r.terminal());
-          out.putIfAbsent("message", r.message());
-          out.putIfAbsent("planDigest", r.planDigest());
-          out.putIfAbsent("createdAt", r.createdAt());
+          summaryOf(r).forEach(out::putIfAbsent);
           out.put("updatedAt", r.updatedAt());
           out.put("requestMessage", r.requestMessage());
           out.put("requestedBy", r.requestedBy());
