@@ -32,6 +32,11 @@ import org.slf4j.LoggerFactory;
  * MalformedEventException}, goes to {@link #DEAD_LETTER_TOPIC} with the reason in the {@code
  * stagecraft-error} header, and the loop keeps going.
  *
+ * <p>By default the handled offsets are committed at the end of every poll batch, one broker round
+ * trip and one {@code __consumer_offsets} append per batch; with {@link #commitEvery} they are
+ * committed at most once per interval (and when partitions are revoked, and on {@link #close}), so
+ * a crash redelivers at most an interval's records (ADR 0045).
+ *
  * <p>A handler that must not act on a record before its offset is durable (an executor about to run
  * an action: a redelivery would run it again) calls {@link #commitThroughCurrent()} from inside
  * {@link Handler#handle}; see there. A commit that fails because the group rebalanced (this member
@@ -73,6 +78,9 @@ public final class EventConsumer implements AutoCloseable {
   private ConsumerRecord<String, byte[]> current;
   private volatile boolean running = true;
   private volatile boolean commits = true;
+  private volatile long commitIntervalNanos;
+  // poll thread only: when offsets were last committed (System.nanoTime)
+  private long lastCommit = System.nanoTime();
   // poll thread only: the record in hand was claimed (its offset committed by the handler)
   private boolean claimed;
 
@@ -143,7 +151,17 @@ public final class EventConsumer implements AutoCloseable {
         topics,
         new ConsumerRebalanceListener() {
           @Override
-          public void onPartitionsRevoked(Collection<TopicPartition> partitions) {}
+          public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+            // on the poll thread, inside poll: what was handled of these partitions is committed
+            // before another member may get them, so it is not delivered again (ADR 0045)
+            commitRevoked(partitions);
+          }
+
+          @Override
+          public void onPartitionsLost(Collection<TopicPartition> partitions) {
+            // another member owns them already: their records go to it; nothing can be committed
+            partitions.forEach(done::remove);
+          }
 
           @Override
           public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
@@ -175,6 +193,24 @@ public final class EventConsumer implements AutoCloseable {
    */
   public EventConsumer withoutOffsetCommits() {
     this.commits = false;
+    return this;
+  }
+
+  /**
+   * Commits handled offsets at most once per {@code interval} instead of after every poll batch
+   * (ADR 0045): records handled since the last commit are committed when the interval has passed at
+   * the end of a batch or of an empty poll (so at most {@code interval} + the poll timeout later),
+   * when their partitions are revoked, and on {@link #close}. A process that dies in between has
+   * its records of that time delivered again, which the at-least-once contract (idempotent
+   * handlers) allows. A claim ({@link #commitThroughCurrent}) still commits at once, with every
+   * offset handled before it. {@link Duration#ZERO} (the default): after every batch. Call before
+   * {@link #start}.
+   */
+  public EventConsumer commitEvery(Duration interval) {
+    if (interval.isNegative()) {
+      throw new IllegalArgumentException("a commit interval cannot be negative: " + interval);
+    }
+    this.commitIntervalNanos = interval.toNanos();
     return this;
   }
 
@@ -219,6 +255,7 @@ public final class EventConsumer implements AutoCloseable {
     try {
       consumer.commitSync(offsets);
       done.clear();
+      lastCommit = System.nanoTime();
       claimed = true;
       return true;
     } catch (org.apache.kafka.common.KafkaException e) {
@@ -234,7 +271,6 @@ public final class EventConsumer implements AutoCloseable {
     try {
       while (running) {
         ConsumerRecords<String, byte[]> records = consumer.poll(Duration.ofMillis(500));
-        done.clear();
         lost.clear();
         for (ConsumerRecord<String, byte[]> record : records) {
           TopicPartition partition = new TopicPartition(record.topic(), record.partition());
@@ -266,16 +302,8 @@ public final class EventConsumer implements AutoCloseable {
         }
         if (!done.isEmpty() && !commits) {
           done.clear();
-        } else if (!done.isEmpty()) {
-          beforeCommit.run();
-          try {
-            consumer.commitSync(done);
-          } catch (org.apache.kafka.clients.consumer.CommitFailedException
-              | org.apache.kafka.common.errors.RebalanceInProgressException e) {
-            // the group moved these partitions: their new owner gets the records again
-            LOG.warn("offsets {} not committed: {}", done, e.toString());
-          }
-          done.clear();
+        } else if (!done.isEmpty() && System.nanoTime() - lastCommit >= commitIntervalNanos) {
+          commitDone();
         }
         if (!retrying.isEmpty()) {
           retrying.clear();
@@ -289,8 +317,53 @@ public final class EventConsumer implements AutoCloseable {
     } catch (Exception e) {
       LOG.error("consumer loop stopped: {}", e.toString(), e);
     } finally {
-      consumer.close();
-      stopped.countDown();
+      try {
+        if (commits && !done.isEmpty()) {
+          commitDone(); // what an interval left uncommitted (ADR 0045)
+        }
+      } catch (RuntimeException e) {
+        // the records are delivered again to the group's next member: at least once
+        LOG.warn("offsets {} not committed on close: {}", done, e.toString());
+      } finally {
+        consumer.close();
+        stopped.countDown();
+      }
+    }
+  }
+
+  /** Commits the handled offsets in {@link #done}, synchronously, after the beforeCommit hook. */
+  private void commitDone() {
+    beforeCommit.run();
+    try {
+      consumer.commitSync(done);
+    } catch (org.apache.kafka.clients.consumer.CommitFailedException
+        | org.apache.kafka.common.errors.RebalanceInProgressException e) {
+      // the group moved these partitions: their new owner gets the records again
+      LOG.warn("offsets {} not committed: {}", done, e.toString());
+    }
+    done.clear();
+    lastCommit = System.nanoTime();
+  }
+
+  private void commitRevoked(Collection<TopicPartition> partitions) {
+    if (!commits || partitions.stream().noneMatch(done::containsKey)) {
+      partitions.forEach(done::remove);
+      return;
+    }
+    Map<TopicPartition, OffsetAndMetadata> revoked = new HashMap<>();
+    partitions.forEach(
+        p -> {
+          OffsetAndMetadata offset = done.remove(p);
+          if (offset != null) {
+            revoked.put(p, offset);
+          }
+        });
+    try {
+      beforeCommit.run();
+      consumer.commitSync(revoked);
+    } catch (RuntimeException e) {
+      // the records are delivered again to the partitions' next owner: at least once
+      LOG.warn("offsets {} of revoked partitions not committed: {}", revoked, e.toString());
     }
   }
 

@@ -20,6 +20,7 @@ import jakarta.annotation.PostConstruct;
 import jakarta.annotation.PreDestroy;
 import java.nio.charset.StandardCharsets;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -65,6 +66,7 @@ public final class ActionResultListener {
   private final StateStore store;
   private final KafkaSettings settings;
   private final String instanceId;
+  private final Duration commitInterval;
   private final EventSchemaValidator validator = new EventSchemaValidator();
   private EventPublisher publisher;
   private EventConsumer consumer;
@@ -80,10 +82,12 @@ public final class ActionResultListener {
   public ActionResultListener(
       StateStore store,
       @Value("${stagecraft.kafka-bootstrap}") String bootstrap,
-      @Value("${stagecraft.instance-id:state-1}") String instanceId) {
+      @Value("${stagecraft.instance-id:state-1}") String instanceId,
+      @Value("${stagecraft.state.offset-commit-interval:1s}") Duration commitInterval) {
     this.store = store;
     this.settings = new KafkaSettings(bootstrap);
     this.instanceId = instanceId;
+    this.commitInterval = commitInterval;
   }
 
   @PostConstruct
@@ -100,6 +104,9 @@ public final class ActionResultListener {
                 publisher,
                 this::handle)
             .beforeCommit(this::awaitPublished)
+            // a redelivered result is answered with its first envelope (idempotent by event id),
+            // so offsets need not be committed after every record (ADR 0045)
+            .commitEvery(commitInterval)
             .start();
   }
 

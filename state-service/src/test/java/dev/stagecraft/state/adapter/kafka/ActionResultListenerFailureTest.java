@@ -78,7 +78,8 @@ class ActionResultListenerFailureTest {
         new ActionResultListener(
             new StateStore(dataSource, Clock.systemUTC()),
             kafka.bootstrapServers(),
-            "state-failures");
+            "state-failures",
+            Duration.ofSeconds(1));
     listener.start();
     KafkaSettings settings = new KafkaSettings(kafka.bootstrapServers());
     executor = new EventPublisher(settings, "test-executor");
