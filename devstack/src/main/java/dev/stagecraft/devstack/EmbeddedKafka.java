@@ -57,7 +57,10 @@ public final class EmbeddedKafka implements AutoCloseable {
     props.put("num.partitions", "4");
     props.put("group.initial.rebalance.delay.ms", "0");
     props.put("auto.create.topics.enable", "false");
-    props.put("log.flush.interval.messages", "1");
+    // No log.flush.interval.messages: flushing is left to the operating system, as by Kafka's
+    // default and in the compose broker (ADR 0046). A killed broker loses nothing (the page cache
+    // keeps what it appended); a crash of the machine can lose the appends the kernel had not
+    // written back yet (the dev stack's PostgreSQL, synchronous_commit off, its last commits).
     KafkaConfig config = new KafkaConfig(props, false);
     if (!Files.exists(logDir.resolve("meta.properties"))) {
       new Formatter()
