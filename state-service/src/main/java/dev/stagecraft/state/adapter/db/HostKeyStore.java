@@ -97,6 +97,18 @@ public final class HostKeyStore {
     }
   }
 
+  /**
+   * The query of {@link #keysFor(Connection, String, String)} without its order, for a statement
+   * that reads the keys beside something else (parameters: tenant, workspace; columns: {@link
+   * #keyAt}'s, then {@code id}).
+   */
+  static String keysForQuery() {
+    return "SELECT "
+        + COLUMNS
+        + ", id FROM state.host_keys WHERE tenant = ? AND removed_at IS NULL"
+        + " AND (workspace IS NULL OR workspace = ?)";
+  }
+
   /** {@link #keysFor(String, String)} on the caller's connection (inside its transaction). */
   public static List<HostKey> keysFor(Connection c, String tenant, String workspace)
       throws SQLException {
@@ -220,19 +232,23 @@ public final class HostKeyStore {
     try (PreparedStatement ps = Sql.prepare(c, sql, params);
         ResultSet rs = ps.executeQuery()) {
       while (rs.next()) {
-        keys.add(
-            new HostKey(
-                rs.getString(1),
-                rs.getString(2),
-                rs.getInt(3),
-                rs.getString(4),
-                rs.getString(5),
-                rs.getString(6),
-                rs.getString(7),
-                rs.getString(8),
-                rs.getTimestamp(9).toInstant()));
+        keys.add(keyAt(rs, 1));
       }
     }
     return keys;
+  }
+
+  /** The key in the row's columns {@code first} … {@code first + 8} (as {@link #COLUMNS}). */
+  static HostKey keyAt(ResultSet rs, int first) throws SQLException {
+    return new HostKey(
+        rs.getString(first),
+        rs.getString(first + 1),
+        rs.getInt(first + 2),
+        rs.getString(first + 3),
+        rs.getString(first + 4),
+        rs.getString(first + 5),
+        rs.getString(first + 6),
+        rs.getString(first + 7),
+        rs.getTimestamp(first + 8).toInstant());
   }
 }

@@ -80,11 +80,10 @@ public final class RunCredentialStore {
   }
 
   /**
-   * Mints the run's credential inside the caller's transaction, for a caller that already holds the
-   * workspace's fencing row with {@code fencingToken} as its newest token ({@link
-   * StateStore#openRun}); like {@link #mint} otherwise (refused for a revoked run).
+   * Mints the run's credential inside {@link #mint}'s transaction, which holds the newest token
+   * (refused for a revoked run).
    */
-  public Minted mintIn(
+  private Minted mintIn(
       Connection c, String tenant, String workspace, String runId, long fencingToken)
       throws SQLException {
     String credential = RunCredentialProof.newCredential();
@@ -103,10 +102,12 @@ public final class RunCredentialStore {
             RunCredentialProof.digest(credential),
             fencingToken,
             clock.instant());
-    return rows == 1
-        ? new Issued(credential)
-        : new Refused(
-            "run '" + runId + "' already ended (its credential was revoked); start a new run");
+    return rows == 1 ? new Issued(credential) : new Refused(revokedDetail(runId));
+  }
+
+  /** Why a run whose credential was revoked gets no new one. */
+  public static String revokedDetail(String runId) {
+    return "run '" + runId + "' already ended (its credential was revoked); start a new run";
   }
 
   /**

@@ -432,47 +432,109 @@ public final class StateStore {
     }
   }
 
-  /** Work done inside {@link #openRun}'s transaction, after the fencing token advanced. */
-  @FunctionalInterface
-  public interface InRunOpening<T> {
-    T apply(Connection c) throws SQLException;
-  }
-
   /**
    * The outcome of {@link #openRun}: {@code newerToken} is present (and nothing was written) when
-   * the workspace already saw a newer fencing token; otherwise {@code state} is the current state
-   * and {@code opened} what the caller's work returned.
+   * the workspace already saw a newer fencing token. Otherwise the token is the workspace's newest,
+   * {@code credentialIssued} says whether the run's credential was stored (false: the run already
+   * ended, its credential revoked), and then {@code state} and {@code hostKeys} are what the run
+   * works from (null and empty when it was not).
    */
-  public record RunOpening<T>(Optional<Long> newerToken, WorkspaceState state, T opened) {}
+  public record RunOpening(
+      Optional<Long> newerToken,
+      boolean credentialIssued,
+      WorkspaceState state,
+      List<dev.stagecraft.state.hostkey.HostKey> hostKeys) {}
 
   /**
-   * Opens a run that was just granted the workspace lock with {@code token}, in one transaction
-   * (docs/adr/0025): takes the workspace row, advances the fencing token as {@link #advanceFencing}
-   * does, runs {@code work} (the caller mints the run credential and reads host keys on the same
-   * connection), and reads the current state under the row lock — so no action result of an older
-   * holder can be recorded between the token advancing and the state read.
+   * Opens a run that was just granted the workspace lock with {@code token} (docs/adr/0025, ADR
+   * 0047), in two statements. The first, one autocommit statement, advances the workspace's fencing
+   * token (as {@link #advanceFencing} does: never backwards) and, only when it did, stores the
+   * run's credential ({@code credentialHash}, refused for a run whose credential was revoked). The
+   * second reads the newest event's sequence and the host keys the run must enforce, with a
+   * snapshot taken after the first committed: every result an older holder recorded is in it, and
+   * none can be recorded after (its token is older than the workspace's newest now), so the state
+   * and the keys are those the lock protects, as when they were read under the row lock.
    */
-  public <T> RunOpening<T> openRun(
-      String tenant, String workspace, long token, InRunOpening<T> work) throws SQLException {
+  public RunOpening openRun(
+      String tenant, String workspace, long token, String runId, String credentialHash)
+      throws SQLException {
     try (Connection c = dataSource.getConnection()) {
-      c.setAutoCommit(false);
-      try {
-        long newest = lockWorkspace(c, tenant, workspace);
-        if (token < newest) {
-          c.rollback();
-          return new RunOpening<>(Optional.of(newest), null, null);
-        }
-        advance(c, tenant, workspace, token);
-        T opened = work.apply(c);
-        Folded current = fold(c, tenant, workspace, headSequence(c, tenant, workspace));
-        c.commit();
-        remember(tenant, workspace, current);
-        return new RunOpening<>(Optional.empty(), current.state(), opened);
-      } catch (SQLException | RuntimeException e) {
-        c.rollback();
-        throw e;
+      long advanced;
+      long issued;
+      try (PreparedStatement ps =
+              Sql.prepare(
+                  c,
+                  "WITH f AS (INSERT INTO state.fencing AS f (tenant, workspace, newest_token)"
+                      + " VALUES (?, ?, ?) ON CONFLICT (tenant, workspace)"
+                      + " DO UPDATE SET newest_token = excluded.newest_token"
+                      + " WHERE f.newest_token <= excluded.newest_token RETURNING f.newest_token),"
+                      + " cr AS (INSERT INTO state.run_credentials (tenant, workspace, run_id,"
+                      + " credential_hash, fencing_token, created_at)"
+                      + " SELECT ?, ?, ?, ?, ?, ? FROM f"
+                      + " ON CONFLICT (tenant, workspace, run_id) DO UPDATE SET"
+                      + " credential_hash = excluded.credential_hash,"
+                      + " fencing_token = excluded.fencing_token"
+                      + " WHERE state.run_credentials.revoked_at IS NULL RETURNING 1)"
+                      + " SELECT (SELECT count(*) FROM f), (SELECT count(*) FROM cr)",
+                  tenant,
+                  workspace,
+                  token,
+                  tenant,
+                  workspace,
+                  runId,
+                  credentialHash,
+                  token,
+                  clock.instant());
+          ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        advanced = rs.getLong(1);
+        issued = rs.getLong(2);
       }
+      if (advanced == 0) {
+        return new RunOpening(
+            Optional.of(newestToken(c, tenant, workspace)), false, null, List.of());
+      }
+      if (issued == 0) {
+        return new RunOpening(Optional.empty(), false, null, List.of());
+      }
+      long head = 0;
+      List<dev.stagecraft.state.hostkey.HostKey> keys = new ArrayList<>();
+      try (PreparedStatement ps =
+              Sql.prepare(
+                  c,
+                  "SELECT h.head, k.* FROM (SELECT coalesce(max(sequence), 0) AS head"
+                      + " FROM state.state_events WHERE tenant = ? AND workspace = ?) h"
+                      + " LEFT JOIN LATERAL ("
+                      + HostKeyStore.keysForQuery()
+                      + ") k ON true"
+                      + " ORDER BY k.host, k.port, k.id",
+                  tenant,
+                  workspace,
+                  tenant,
+                  workspace);
+          ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          head = rs.getLong(1);
+          if (rs.getString(3) != null) {
+            keys.add(HostKeyStore.keyAt(rs, 2));
+          }
+        }
+      }
+      Folded current = fold(c, tenant, workspace, head);
+      remember(tenant, workspace, current);
+      return new RunOpening(Optional.empty(), true, current.state(), keys);
     }
+  }
+
+  /** The workspace's newest fencing token, 0 when it has none. */
+  private static long newestToken(Connection c, String tenant, String workspace)
+      throws SQLException {
+    return Sql.queryLong(
+        c,
+        "SELECT coalesce((SELECT newest_token FROM state.fencing"
+            + " WHERE tenant = ? AND workspace = ?), 0)",
+        tenant,
+        workspace);
   }
 
   /**

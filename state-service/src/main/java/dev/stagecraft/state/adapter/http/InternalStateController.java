@@ -1,10 +1,10 @@
 package dev.stagecraft.state.adapter.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.stagecraft.schemas.action.RunCredentialProof;
 import dev.stagecraft.servicekit.http.Json;
 import dev.stagecraft.servicekit.http.Names;
 import dev.stagecraft.servicekit.http.Problem;
-import dev.stagecraft.state.adapter.db.HostKeyStore;
 import dev.stagecraft.state.adapter.db.RunCredentialStore;
 import dev.stagecraft.state.adapter.db.StateStore;
 import dev.stagecraft.state.adapter.db.TenantStore;
@@ -227,12 +227,12 @@ public class InternalStateController {
 
   /**
    * Opens a run that was just granted the workspace lock ({@code {"runId":..,"fencingToken":..}}),
-   * in one request and one transaction (docs/adr/0025): registers the fencing token (as {@code POST
-   * .../fencing}), mints the run's state credential (as {@code POST .../run-credentials}), reads
-   * the host keys the run must enforce (as {@code GET .../host-keys}) and the current state (as
-   * {@code GET .../state}). 201 {@code {"credential", "hostKeys": [...], "serial", "state": {v4}}};
-   * 409 when the fencing token is stale (nothing written) or the run already ended. Service token
-   * only.
+   * in one request (docs/adr/0025) and two database round trips (ADR 0047): registers the fencing
+   * token (as {@code POST .../fencing}), mints the run's state credential (as {@code POST
+   * .../run-credentials}), reads the host keys the run must enforce (as {@code GET .../host-keys})
+   * and the current state (as {@code GET .../state}). 201 {@code {"credential", "hostKeys": [...],
+   * "serial", "state": {v4}}}; 409 when the fencing token is stale (nothing written) or the run
+   * already ended. Service token only.
    */
   @Post("/tenants/{tenant}/workspaces/{ws}/run-openings")
   public HttpResponse<String> openRun(
@@ -246,19 +246,9 @@ public class InternalStateController {
     String runId = Json.requiredText(json, "runId");
     long token =
         nonNegativeLong(json, "fencingToken", ": the token of the workspace lock the run holds");
-    StateStore.RunOpening<Opened> opening =
-        states.openRun(
-            tenant,
-            ws,
-            token,
-            c -> {
-              RunCredentialStore.Minted minted = runCredentials.mintIn(c, tenant, ws, runId, token);
-              return new Opened(
-                  minted,
-                  minted instanceof RunCredentialStore.Issued
-                      ? HostKeyStore.keysFor(c, tenant, ws)
-                      : java.util.List.of());
-            });
+    String credential = RunCredentialProof.newCredential();
+    StateStore.RunOpening opening =
+        states.openRun(tenant, ws, token, runId, RunCredentialProof.digest(credential));
     if (opening.newerToken().isPresent()) {
       throw Problem.conflict(
           "fencing token "
@@ -269,24 +259,18 @@ public class InternalStateController {
               + ws
               + "': the lock was lost; acquire it again");
     }
-    if (opening.opened().minted() instanceof RunCredentialStore.Refused refused) {
-      throw Problem.conflict(refused.detail());
+    if (!opening.credentialIssued()) {
+      throw Problem.conflict(RunCredentialStore.revokedDetail(runId));
     }
     Map<String, Object> out = new LinkedHashMap<>();
     out.put("fencingToken", token);
-    out.put("credential", ((RunCredentialStore.Issued) opening.opened().minted()).credential());
+    out.put("credential", credential);
     out.put(
-        "hostKeys",
-        opening.opened().keys().stream().map(InternalHostKeyController::toJson).toList());
+        "hostKeys", opening.hostKeys().stream().map(InternalHostKeyController::toJson).toList());
     out.put("serial", opening.state().serial());
     out.put("state", TerraformStateV4.render(opening.state(), UUID.randomUUID().toString()));
     return Json.respond(HttpStatus.CREATED, out);
   }
-
-  /** What {@link #openRun} did in its transaction besides the fencing token and the state read. */
-  private record Opened(
-      RunCredentialStore.Minted minted,
-      java.util.List<dev.stagecraft.state.hostkey.HostKey> keys) {}
 
   @Post("/tenants/{tenant}/workspaces/{ws}/fencing")
   public HttpResponse<String> fencing(
