@@ -87,33 +87,14 @@ class EventConsumerCommitIntervalTest {
   @Test
   void withoutAnIntervalEveryBatchIsCommittedWhileTheConsumerRuns() throws Exception {
     // the control for the test above: the default commits before the consumer closes
-    String topic = newTopic(2);
-    List<String> sent = publish(topic, "r", 10);
-    String group = "interval-zero-" + UUID.randomUUID();
-    List<String> handled = new CopyOnWriteArrayList<>();
-    try (EventConsumer started = consumer(group, topic, handled).start()) {
-      await().atMost(Duration.ofSeconds(60)).until(() -> handled.containsAll(sent));
-      await()
-          .atMost(Duration.ofSeconds(30))
-          .until(() -> committed(group).equals(endOffsets(topic, 2)));
-    }
+    handleAllAndAwaitTheirCommitWhileRunning(2, 10, Duration.ZERO);
   }
 
   @Test
   void anElapsedIntervalCommitsWithoutANewRecordOrAClose() throws Exception {
-    String topic = newTopic(1);
-    List<String> sent = publish(topic, "r", 3);
-    String group = "interval-idle-" + UUID.randomUUID();
-    List<String> handled = new CopyOnWriteArrayList<>();
-    EventConsumer consumer = consumer(group, topic, handled);
-    consumer.commitEvery(Duration.ofMillis(300));
-    try (EventConsumer started = consumer.start()) {
-      await().atMost(Duration.ofSeconds(60)).until(() -> handled.containsAll(sent));
-      // nothing more is published: the empty polls commit once the interval has passed
-      await()
-          .atMost(Duration.ofSeconds(30))
-          .until(() -> committed(group).equals(endOffsets(topic, 1)));
-    }
+    // nothing more is published once they are handled: the empty polls commit once the interval
+    // has passed
+    handleAllAndAwaitTheirCommitWhileRunning(1, 3, Duration.ofMillis(300));
   }
 
   @Test
@@ -162,6 +143,26 @@ class EventConsumerCommitIntervalTest {
   }
 
   // --- fixtures -----------------------------------------------------------------------------
+
+  /**
+   * Publishes {@code count} records to a new topic, consumes them with {@code interval}, and waits
+   * (consumer still open) until the group's committed offsets reach the topic's end.
+   */
+  private static void handleAllAndAwaitTheirCommitWhileRunning(
+      int partitions, int count, Duration interval) throws Exception {
+    String topic = newTopic(partitions);
+    List<String> sent = publish(topic, "r", count);
+    String group = "interval-running-" + UUID.randomUUID();
+    List<String> handled = new CopyOnWriteArrayList<>();
+    EventConsumer consumer = consumer(group, topic, handled);
+    consumer.commitEvery(interval);
+    try (EventConsumer started = consumer.start()) {
+      await().atMost(Duration.ofSeconds(60)).until(() -> handled.containsAll(sent));
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> committed(group).equals(endOffsets(topic, partitions)));
+    }
+  }
 
   private static EventConsumer consumer(String group, String topic, List<String> handled) {
     return EventConsumer.ofRecords(

@@ -213,8 +213,8 @@ public final class RunCredentialStore {
     }
   }
 
-  private static long newestToken(Connection c, String tenant, String workspace)
-      throws SQLException {
+  /** The workspace's newest fencing token, 0 when it has none. */
+  static long newestToken(Connection c, String tenant, String workspace) throws SQLException {
     try (PreparedStatement ps =
             Sql.prepare(
                 c,

@@ -492,7 +492,10 @@ public final class StateStore {
       }
       if (advanced == 0) {
         return new RunOpening(
-            Optional.of(newestToken(c, tenant, workspace)), false, null, List.of());
+            Optional.of(RunCredentialStore.newestToken(c, tenant, workspace)),
+            false,
+            null,
+            List.of());
       }
       if (issued == 0) {
         return new RunOpening(Optional.empty(), false, null, List.of());
@@ -524,17 +527,6 @@ public final class StateStore {
       remember(tenant, workspace, current);
       return new RunOpening(Optional.empty(), true, current.state(), keys);
     }
-  }
-
-  /** The workspace's newest fencing token, 0 when it has none. */
-  private static long newestToken(Connection c, String tenant, String workspace)
-      throws SQLException {
-    return Sql.queryLong(
-        c,
-        "SELECT coalesce((SELECT newest_token FROM state.fencing"
-            + " WHERE tenant = ? AND workspace = ?), 0)",
-        tenant,
-        workspace);
   }
 
   /**
