@@ -46,10 +46,18 @@ final class CoordinatorHarness implements AutoCloseable {
    * {@code db} action with one step, then an {@code app} action that depends on it).
    */
   static RunRequest twoSteps(String workspace) {
+    return request("acme", workspace, RunCoordinatorTest.TWO_STEPS);
+  }
+
+  /**
+   * A run of {@code tenant} on {@code workspace} applying {@code mainTf} as {@code main.tf}: no
+   * support files or variables, requested by {@code tester}, parallelism 10.
+   */
+  static RunRequest request(String tenant, String workspace, String mainTf) {
     return new RunRequest(
-        "acme",
+        tenant,
         workspace,
-        Map.of("main.tf", RunCoordinatorTest.TWO_STEPS),
+        Map.of("main.tf", mainTf),
         Map.of(),
         false,
         List.of(),

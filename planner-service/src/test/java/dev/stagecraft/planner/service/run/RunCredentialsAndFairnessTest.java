@@ -128,17 +128,7 @@ class RunCredentialsAndFairnessTest {
   }
 
   private RunRequest request(String tenant, String workspace) {
-    return new RunRequest(
-        tenant,
-        workspace,
-        Map.of("main.tf", ONE_STEP),
-        Map.of(),
-        false,
-        List.of(),
-        null,
-        null,
-        "tester",
-        10);
+    return CoordinatorHarness.request(tenant, workspace, ONE_STEP);
   }
 
   private List<ActionDispatched> dispatched() {

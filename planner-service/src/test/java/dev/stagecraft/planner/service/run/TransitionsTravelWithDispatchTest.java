@@ -14,7 +14,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -92,17 +91,7 @@ class TransitionsTravelWithDispatchTest {
   }
 
   private static RunRequest request(String config) {
-    return new RunRequest(
-        "acme",
-        "prod",
-        Map.of("main.tf", config),
-        Map.of(),
-        false,
-        List.of(),
-        null,
-        null,
-        "tester",
-        10);
+    return CoordinatorHarness.request("acme", "prod", config);
   }
 
   @Test
