@@ -26,7 +26,7 @@ import java.util.regex.Pattern;
  * repeated on the waiting route, as the clients do, and counted) against a raw {@code
  * pg_advisory_lock} / {@code pg_advisory_unlock} pair on the same embedded PostgreSQL, one client,
  * in the same run. The lock service runs as its own process from {@code
- * lock-service/target/lock-service-app.jar} with the dev stack's JVM options ({@code -Xmx256m}).
+ * lock-service/target/lock-service-app.jar} with the dev stack's JVM options ({@code ServiceJvm}).
  * Prints p50 / p99 of each and the ratio (docs/benchmarks.md). {@code
  * -Dstagecraft.bench.lock-jar=PATH} measures another build of the service (before / after a
  * change); the service inherits the environment, so {@code
@@ -353,14 +353,14 @@ public final class LockBenchmark {
     }
   }
 
-  /** Starts the lock service from {@code jar} as the dev stack does ({@code -Xmx256m}). */
+  /** Starts the lock service from {@code jar} as the dev stack does ({@code ServiceJvm}). */
   private static Process startService(
       Path jar, EmbeddedPostgresServer pg, int port, Path log, Map<String, String> extraEnv)
       throws java.io.IOException {
-    List<String> command = new java.util.ArrayList<>();
-    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    command.add("-Xmx256m"); // as the dev stack starts every service (ServiceProcess)
-    command.addAll(List.of("-jar", jar.toString()));
+    // as the dev stack starts every service
+    List<String> command =
+        dev.stagecraft.devstack.ServiceJvm.command(
+            Path.of(System.getProperty("java.home"), "bin", "java").toString(), jar);
     ProcessBuilder pb =
         new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
     pb.environment()

@@ -86,17 +86,16 @@ public final class StateBenchmark {
    *
    * <ul>
    *   <li><b>over HTTP</b>: a dev stack as {@code stagecraft up} starts it (its services from their
-   *       packaged jars, state-service with {@code -Xmx256m}; the raw baselines use its
-   *       PostgreSQL); a push is a POST to the Terraform HTTP backend ({@code
-   *       /tf/v1/workspaces/{ws}/state}, body streamed from a file, with {@code Content-MD5}); a
-   *       read is a GET whose body is read into memory with its {@code Content-MD5} header decoded,
-   *       as Terraform's client reads it (it hashes the body only when the header is missing), and
-   *       compared with the file's bytes after the clock stopped; the same GET is timed again with
-   *       the client computing the body's MD5 itself; the client behaves like Terraform's ({@link
-   *       DocumentHttp}: one kept-alive connection with {@code TCP_NODELAY}); every round also
-   *       pushes (to a second workspace) and GETs with {@code HttpURLConnection} (see {@link
-   *       #httpPush}), the client used before, printed in a second table with every round's times,
-   *       sorted;
+   *       packaged jars with {@code ServiceJvm}'s options; the raw baselines use its PostgreSQL); a
+   *       push is a POST to the Terraform HTTP backend ({@code /tf/v1/workspaces/{ws}/state}, body
+   *       streamed from a file, with {@code Content-MD5}); a read is a GET whose body is read into
+   *       memory with its {@code Content-MD5} header decoded, as Terraform's client reads it (it
+   *       hashes the body only when the header is missing), and compared with the file's bytes
+   *       after the clock stopped; the same GET is timed again with the client computing the body's
+   *       MD5 itself; the client behaves like Terraform's ({@link DocumentHttp}: one kept-alive
+   *       connection with {@code TCP_NODELAY}); every round also pushes (to a second workspace) and
+   *       GETs with {@code HttpURLConnection} (see {@link #httpPush}), the client used before,
+   *       printed in a second table with every round's times, sorted;
    *   <li><b>below HTTP</b>: in this process, the path the service takes for a body with a {@code
    *       Content-Length} (ADR 0031): {@link StateStore#pushStreamed} with {@link
    *       dev.stagecraft.state.adapter.document.SpooledDocument#receiveStreamed} (digests and

@@ -14,7 +14,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One service running as its own OS process ({@code java -jar <svc>.jar}), its output appended to
+ * One service running as its own OS process ({@link ServiceJvm#command}), its output appended to
  * its log file. Not thread-safe: the supervisor starts and stops it from one thread.
  */
 final class ServiceProcess {
@@ -51,7 +51,7 @@ final class ServiceProcess {
     }
     Files.createDirectories(logFile.getParent());
     ProcessBuilder builder =
-        new ProcessBuilder(List.of(javaCommand, "-Xmx256m", "-jar", jar.toString()))
+        new ProcessBuilder(ServiceJvm.command(javaCommand, jar))
             .directory(jar.getParent().toFile())
             .redirectErrorStream(true)
             .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()))

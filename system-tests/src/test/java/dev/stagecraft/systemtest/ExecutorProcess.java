@@ -37,11 +37,8 @@ final class ExecutorProcess implements AutoCloseable {
     Path log = stack.root.resolve(instanceId + ".log");
     ProcessBuilder builder =
         new ProcessBuilder(
-                List.of(
-                    ProcessHandle.current().info().command().orElse("java"),
-                    "-Xmx256m",
-                    "-jar",
-                    jar.toString()))
+                dev.stagecraft.devstack.ServiceJvm.command(
+                    ProcessHandle.current().info().command().orElse("java"), jar))
             .redirectErrorStream(true)
             .redirectOutput(log.toFile());
     builder.environment().keySet().removeIf(k -> k.startsWith("STAGECRAFT_"));

@@ -13,7 +13,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
@@ -49,11 +48,8 @@ final class PlannerProcess implements AutoCloseable {
     Path log = stack.root.resolve(instanceId + ".log");
     ProcessBuilder builder =
         new ProcessBuilder(
-                List.of(
-                    ProcessHandle.current().info().command().orElse("java"),
-                    "-Xmx256m",
-                    "-jar",
-                    jar.toString()))
+                dev.stagecraft.devstack.ServiceJvm.command(
+                    ProcessHandle.current().info().command().orElse("java"), jar))
             .directory(jar.getParent().toFile())
             .redirectErrorStream(true)
             .redirectOutput(log.toFile());

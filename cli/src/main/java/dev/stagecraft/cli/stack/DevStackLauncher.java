@@ -146,6 +146,8 @@ final class DevStackLauncher {
   private ProcessBuilder builder(Path dataDir) {
     List<String> command = new ArrayList<>();
     command.add(javaCommand());
+    // the dev stack's JVM runs the embedded broker: the services' JIT options (docs/adr/0048)
+    command.addAll(dev.stagecraft.devstack.ServiceJvm.JIT_OPTIONS);
     command.add("-jar");
     command.add(devstackJar().toString());
     command.add("--data-dir");
