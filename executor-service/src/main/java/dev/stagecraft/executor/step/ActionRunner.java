@@ -17,7 +17,12 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 
 /**
@@ -52,6 +57,18 @@ public final class ActionRunner {
   private static final Set<String> SUPPORTED =
       Set.of(LOCAL_EXEC, RemoteSteps.REMOTE_EXEC, RemoteSteps.FILE);
   private static final Duration KILL_GRACE = Duration.ofSeconds(5);
+
+  /**
+   * The threads that read local-exec commands' output pipes: platform threads, reused. A read from
+   * a pipe blocks in native code, and on a virtual thread it holds the carrier thread all that
+   * time; the JDK does not always add a carrier for it. On a two-core executor the two readers of
+   * one long command then held both carriers, and every other virtual thread of the executor (the
+   * other actions, their heartbeats, the cancel that would have stopped the command) waited
+   * (docs/adr/0049).
+   */
+  private static final ExecutorService PIPE_READERS =
+      Executors.newCachedThreadPool(
+          Thread.ofPlatform().daemon().name("local-exec-pipe-", 0).factory());
 
   private final Path workingDirectory;
   private final RemoteConnector connector;
@@ -208,14 +225,14 @@ public final class ActionRunner {
     } catch (IOException e) {
       return out.stepFailed(index, null, name + " could not start: " + e.getMessage());
     }
-    Thread stdout = pump(process.getInputStream(), index, LogStream.STDOUT, out);
-    Thread stderr = pump(process.getErrorStream(), index, LogStream.STDERR, out);
+    Future<?> stdout = pump(process.getInputStream(), index, LogStream.STDOUT, out);
+    Future<?> stderr = pump(process.getErrorStream(), index, LogStream.STDERR, out);
     int exit;
     try {
       exit = process.waitFor();
       // The readers end at end-of-stream, after the last line was handed to the sink.
-      stdout.join();
-      stderr.join();
+      awaitReader(stdout, null);
+      awaitReader(stderr, null);
     } catch (InterruptedException e) {
       kill(process, stdout, stderr);
       Thread.currentThread().interrupt();
@@ -234,25 +251,46 @@ public final class ActionRunner {
     return ActionResult.succeeded();
   }
 
-  private static Thread pump(InputStream in, int step, LogStream stream, ActionOutput out) {
-    return Thread.ofVirtual()
-        .name("local-exec-" + stream.wireName())
-        .start(
-            () -> {
-              try (BufferedReader reader =
-                  new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
-                String line;
-                while ((line = reader.readLine()) != null) {
-                  out.output(step, stream, line);
-                }
-              } catch (IOException e) {
-                // The stream closes when the process is killed: nothing more to read.
-              }
-            });
+  /**
+   * Reads a command's output pipe until end-of-stream on a {@link #PIPE_READERS} thread, handing
+   * every line to {@code out}.
+   */
+  private static Future<?> pump(InputStream in, int step, LogStream stream, ActionOutput out) {
+    return PIPE_READERS.submit(
+        () -> {
+          try (BufferedReader reader =
+              new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
+            String line;
+            while ((line = reader.readLine()) != null) {
+              out.output(step, stream, line);
+            }
+          } catch (IOException e) {
+            // The stream closes when the process is killed: nothing more to read.
+          }
+        });
+  }
+
+  /**
+   * Waits until {@code reader} has read its pipe to the end, at most {@code timeout} (null: no
+   * limit). A reader that failed or is still reading after the timeout is left: the pipe closes
+   * with the process.
+   */
+  private static void awaitReader(Future<?> reader, Duration timeout) throws InterruptedException {
+    try {
+      if (timeout == null) {
+        reader.get();
+      } else {
+        reader.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+      }
+    } catch (ExecutionException e) {
+      // the sink failed on a line: the action's result says what it can without the rest
+    } catch (TimeoutException e) {
+      // a grandchild still holds the pipe open: it was killed, its reader ends with it
+    }
   }
 
   /** Terminates the command and everything it started, then forcibly if it does not exit. */
-  private static void kill(Process process, Thread... readers) {
+  private static void kill(Process process, Future<?>... readers) {
     // Snapshot the tree first: once the shell is gone its children are re-parented and no longer
     // its descendants. The shell is stopped before its children, so it cannot go on to its next
     // command when a child dies (e.g. "sleep 600; echo done" must never print "done").
@@ -276,8 +314,8 @@ public final class ActionRunner {
       tree.stream().filter(ProcessHandle::isAlive).forEach(ProcessHandle::destroyForcibly);
     }
     try {
-      for (Thread reader : readers) {
-        reader.join(KILL_GRACE);
+      for (Future<?> reader : readers) {
+        awaitReader(reader, KILL_GRACE);
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

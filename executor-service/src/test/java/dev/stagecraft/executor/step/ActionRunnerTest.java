@@ -74,6 +74,33 @@ class ActionRunnerTest {
   }
 
   @Test
+  void readsTheCommandsPipesOnPlatformThreadsSoNoCarrierIsHeld() throws Exception {
+    // a pipe read blocks in native code: on a virtual thread it would hold its carrier for as long
+    // as the command runs (two readers of one long command held both carriers of a 2-core
+    // executor and starved every other virtual thread of it)
+    List<String> readBy = new java.util.concurrent.CopyOnWriteArrayList<>();
+    ActionResult result =
+        CompletableFuture.supplyAsync(
+                () ->
+                    runner.run(
+                        action("create", localExec("echo out; echo err >&2")),
+                        (step, stream, line) -> {
+                          if (stream != LogStream.SYSTEM) {
+                            readBy.add(
+                                stream.wireName()
+                                    + (Thread.currentThread().isVirtual()
+                                        ? " virtual"
+                                        : " platform"));
+                          }
+                        }),
+                threads) // the executor runs every action on a virtual thread
+            .get(30, TimeUnit.SECONDS);
+
+    assertThat(result.outcome()).isEqualTo(Outcome.SUCCEEDED);
+    assertThat(readBy).containsExactlyInAnyOrder("stdout platform", "stderr platform");
+  }
+
+  @Test
   void keepsTheOrderOfLinesWithinAStream() {
     ActionResult result =
         runner.run(
