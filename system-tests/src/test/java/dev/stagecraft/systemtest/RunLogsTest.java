@@ -191,6 +191,12 @@ class RunLogsTest {
     Process cli = pb.start();
     try {
       await().atMost(Duration.ofSeconds(120)).until(() -> Files.exists(waiting));
+      assertThat(ignoresSigint(cli.pid()))
+          .as(
+              "the CLI process ignores SIGINT: it inherited that from this test JVM, started with"
+                  + " SIGINT ignored (a background job of a shell without job control, e.g. `bash"
+                  + " .ci/run &` in a script). Run the tests in the foreground, or with `set -m`")
+          .isFalse();
       new ProcessBuilder("kill", "-INT", Long.toString(cli.pid())).start().waitFor();
       assertThat(cli.waitFor(120, TimeUnit.SECONDS)).as(Files.readString(out)).isTrue();
       String printed = Files.readString(out);
@@ -204,6 +210,17 @@ class RunLogsTest {
     } finally {
       cli.destroyForcibly();
     }
+  }
+
+  /** Whether process {@code pid} ignores SIGINT (its {@code SigIgn} mask in /proc). */
+  static boolean ignoresSigint(long pid) throws java.io.IOException {
+    for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid), "status"))) {
+      if (line.startsWith("SigIgn:")) {
+        long mask = Long.parseUnsignedLong(line.substring("SigIgn:".length()).strip(), 16);
+        return (mask & (1L << (2 - 1))) != 0; // SIGINT is signal 2
+      }
+    }
+    throw new IllegalStateException("no SigIgn line in /proc/" + pid + "/status");
   }
 
   /** a → gate (waits for the gate file) → c, each step printing lines. */
