@@ -63,8 +63,7 @@ public final class ActionRunner {
    * a pipe blocks in native code, and on a virtual thread it holds the carrier thread all that
    * time; the JDK does not always add a carrier for it. On a two-core executor the two readers of
    * one long command then held both carriers, and every other virtual thread of the executor (the
-   * other actions, their heartbeats, the cancel that would have stopped the command) waited
-   * (docs/adr/0049).
+   * other actions, their heartbeats) waited (docs/adr/0049).
    */
   private static final ExecutorService PIPE_READERS =
       Executors.newCachedThreadPool(
