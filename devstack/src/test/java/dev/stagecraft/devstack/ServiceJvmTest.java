@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /** Every way a service is started gives it the same JIT options (docs/adr/0048). */
@@ -38,6 +40,39 @@ class ServiceJvmTest {
             .contains("\"java\",\"" + option + "\"")
             .containsSubsequence(option, "-jar");
       }
+    }
+  }
+
+  @Test
+  void everyServiceStartedFromAReadmeOrABenchmarkScriptGetsTheJitOptions() throws Exception {
+    Path root = TestRepo.root();
+    // `java ... -jar <service>-app.jar` in a README: how a reader starts a service by hand
+    Pattern serviceJar = Pattern.compile("\\bjava\\b.*-jar\\s+\\S*-service-app\\.jar");
+    List<Path> readmes;
+    try (Stream<Path> modules = Files.list(root)) {
+      readmes = modules.map(m -> m.resolve("README.md")).filter(Files::isRegularFile).toList();
+    }
+    int commands = 0;
+    for (Path readme : readmes) {
+      for (String line : Files.readAllLines(readme)) {
+        if (serviceJar.matcher(line).find()) {
+          commands++;
+          for (String option : ServiceJvm.JIT_OPTIONS) {
+            assertThat(line)
+                .as("%s: the JIT options go before -jar (docs/adr/0048)", readme)
+                .containsSubsequence(option, "-jar");
+          }
+        }
+      }
+    }
+    assertThat(commands).as("service start commands found in the READMEs").isPositive();
+    // dev/bench latency|pipeline: the harness's JVM runs the dev stack's broker
+    String bench = Files.readString(root.resolve("dev/bench"));
+    int harness = bench.indexOf("dev.stagecraft.systemtest.");
+    assertThat(harness).as("dev/bench starts the system-test harness").isPositive();
+    String harnessCommand = bench.substring(bench.lastIndexOf("exec ", harness), harness);
+    for (String option : ServiceJvm.JIT_OPTIONS) {
+      assertThat(harnessCommand).as("dev/bench's harness command").contains(option);
     }
   }
 }

@@ -24,6 +24,8 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Carries out one dispatched action: runs the provisioners that apply to it, in order, and reports
@@ -52,6 +54,7 @@ import java.util.function.Supplier;
  * action id is run once (see the executor's Kafka adapter).
  */
 public final class ActionRunner {
+  private static final Logger LOG = LoggerFactory.getLogger(ActionRunner.class);
   public static final List<String> DEFAULT_INTERPRETER = List.of("/bin/sh", "-c");
   static final String LOCAL_EXEC = "local-exec";
   private static final Set<String> SUPPORTED =
@@ -282,7 +285,9 @@ public final class ActionRunner {
         reader.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
       }
     } catch (ExecutionException e) {
-      // the sink failed on a line: the action's result says what it can without the rest
+      // ActionOutput keeps draining when its sink fails, so this is a failure of the reader
+      // itself (e.g. the redactor): the rest of the pipe is unread, the result says what it can
+      LOG.warn("reading a command's output failed; the rest of it is lost", e.getCause());
     } catch (TimeoutException e) {
       // a grandchild still holds the pipe open: it was killed, its reader ends with it
     }
