@@ -84,6 +84,28 @@ class RunLogsAcrossPlannersTest {
     assertThat(firstOnA.size()).isGreaterThan(3);
     long resumeAfter = firstOnA.get(2).id();
 
+    // B cannot cancel, approve or discard a live run A drives, and says so (not "no such run" or
+    // "not awaiting approval"); the run goes on untouched (it ends applied below)
+    for (String[] command :
+        List.of(
+            new String[] {"cancel", "{}"},
+            new String[] {"approve", "{\"planDigest\":\"sha256:0\"}"},
+            new String[] {"discard", "{}"})) {
+      HttpResponse<String> refused =
+          HTTP.send(
+              HttpRequest.newBuilder(
+                      URI.create(plannerBUrl + "/api/v1/runs/" + runId + "/" + command[0]))
+                  .header("Authorization", "Bearer " + stack.token())
+                  .header("Content-Type", "application/json")
+                  .POST(HttpRequest.BodyPublishers.ofString(command[1]))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
+      assertThat(refused.statusCode()).as(refused.body()).isEqualTo(409);
+      assertThat(refused.body())
+          .contains("driven by another planner instance")
+          .contains("cannot " + command[0] + " it");
+    }
+
     // on B (which does not hold the run): resume after an id A sent, and follow the run to its
     // end; the gate opens only once B has caught up with the waiting step
     CompletableFuture<List<Sse>> onB =

@@ -614,15 +614,38 @@ public class RunsController {
     if (recorded.get().terminal()) {
       return HttpResponse.accepted().body(summaryOf(recorded.get()));
     }
+    return drivenElsewhere(recorded.get(), "cancel");
+  }
+
+  /**
+   * An approve or discard of a run this instance does not hold: 404 when there is no such run, 409
+   * "not awaiting approval" when it ended, 409 "driven by another instance" when it is live
+   * elsewhere (it may await approval there).
+   */
+  private HttpResponse<?> approvalNotHeldHere(String tenant, String id, String verb)
+      throws java.sql.SQLException {
+    Optional<RunStore.RunRecord> recorded = runStore.find(tenant, id);
+    if (recorded.isEmpty()) {
+      return notFound(id);
+    }
+    return recorded.get().terminal() ? notAwaiting(id) : drivenElsewhere(recorded.get(), verb);
+  }
+
+  /**
+   * 409: a live run that another planner instance drives; only that instance can {@code verb} it.
+   */
+  private static HttpResponse<?> drivenElsewhere(RunStore.RunRecord run, String verb) {
     return problem(
         HttpStatus.CONFLICT,
         "Run driven by another instance",
         "Run "
-            + id
+            + run.id()
             + " is "
-            + recorded.get().status()
-            + " and driven by another planner instance; this instance cannot cancel it. Send the"
-            + " cancel to that instance (once it is gone, to the instance that adopted the run).");
+            + run.status()
+            + " and driven by another planner instance; this instance cannot "
+            + verb
+            + " it. Send the request to that instance (once it is gone, to the instance that"
+            + " adopted the run).");
   }
 
   /** The fields of a run's summary, from its records. */
@@ -645,8 +668,9 @@ public class RunsController {
   /**
    * Approves a planned run's plan, named by its digest: 202 the run, which goes on to apply exactly
    * that plan. 409 when the digest is not the run's plan's ("stale"), when the run does not wait
-   * for approval, or when the approval timeout passed (the run is then discarded). Deployer or
-   * admin.
+   * for approval, or when the approval timeout passed (the run is then discarded); 409 "driven by
+   * another instance" when another planner instance drives the run (only it can approve). Deployer
+   * or admin.
    */
   @Post("/runs/{id}/approve")
   public HttpResponse<?> approve(
@@ -672,7 +696,7 @@ public class RunsController {
         runStore.approved(tenant, id, by);
         yield HttpResponse.accepted().body(coordinator.find(tenant, id).orElseThrow().summary());
       }
-      case NOT_FOUND -> runStore.find(tenant, id).isPresent() ? notAwaiting(id) : notFound(id);
+      case NOT_FOUND -> approvalNotHeldHere(tenant, id, "approve");
       case NOT_AWAITING -> notAwaiting(id);
       case WRONG_DIGEST ->
           problem(
@@ -695,7 +719,10 @@ public class RunsController {
     };
   }
 
-  /** Discards a run waiting for approval: 202 the run (ended {@code discarded}, lock released). */
+  /**
+   * Discards a run waiting for approval: 202 the run (ended {@code discarded}, lock released); 409
+   * when it does not wait for approval, or when another planner instance drives it.
+   */
   @Post("/runs/{id}/discard")
   public HttpResponse<?> discard(HttpRequest<?> request, @PathVariable String id)
       throws java.sql.SQLException {
@@ -709,7 +736,7 @@ public class RunsController {
     return switch (outcome) {
       case DONE ->
           HttpResponse.accepted().body(coordinator.find(tenant, id).orElseThrow().summary());
-      case NOT_FOUND -> runStore.find(tenant, id).isPresent() ? notAwaiting(id) : notFound(id);
+      case NOT_FOUND -> approvalNotHeldHere(tenant, id, "discard");
       default -> notAwaiting(id);
     };
   }
