@@ -458,6 +458,10 @@ public final class DevStack implements AutoCloseable {
     if (service == StackService.PLANNER || service == StackService.LOCK) {
       env.put("STAGECRAFT_STATE_URL", url(ports.get(StackService.STATE)));
     }
+    if (service == StackService.PLANNER) {
+      // where other planner instances forward cancel, approve and discard of its runs (ADR 0050)
+      env.put("STAGECRAFT_PLANNER_ADVERTISED_URL", url(ports.get(StackService.PLANNER)));
+    }
     if (service == StackService.PLANNER
         || service == StackService.LOCK
         || service == StackService.STATE) {

@@ -59,6 +59,7 @@ final class PlannerProcess implements AutoCloseable {
     env.put("STAGECRAFT_KAFKA", info.kafka());
     env.put("STAGECRAFT_SERVICE_TOKEN", Files.readString(layout.serviceTokenFile()).strip());
     env.put("STAGECRAFT_INSTANCE_ID", instanceId);
+    env.putIfAbsent("STAGECRAFT_PLANNER_ADVERTISED_URL", "http://127.0.0.1:" + port);
     env.put("STAGECRAFT_DB_URL", info.postgres());
     env.put("STAGECRAFT_DB_USER", "postgres");
     env.put("STAGECRAFT_DB_PASSWORD", "postgres");

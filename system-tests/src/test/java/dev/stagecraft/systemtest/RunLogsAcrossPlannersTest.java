@@ -84,26 +84,22 @@ class RunLogsAcrossPlannersTest {
     assertThat(firstOnA.size()).isGreaterThan(3);
     long resumeAfter = firstOnA.get(2).id();
 
-    // B cannot cancel, approve or discard a live run A drives, and says so (not "no such run" or
-    // "not awaiting approval"); the run goes on untouched (it ends applied below)
-    for (String[] command :
-        List.of(
-            new String[] {"cancel", "{}"},
-            new String[] {"approve", "{\"planDigest\":\"sha256:0\"}"},
-            new String[] {"discard", "{}"})) {
-      HttpResponse<String> refused =
-          HTTP.send(
-              HttpRequest.newBuilder(
-                      URI.create(plannerBUrl + "/api/v1/runs/" + runId + "/" + command[0]))
-                  .header("Authorization", "Bearer " + stack.token())
-                  .header("Content-Type", "application/json")
-                  .POST(HttpRequest.BodyPublishers.ofString(command[1]))
-                  .build(),
-              HttpResponse.BodyHandlers.ofString());
+    // B forwards an approve or discard of a live run A drives to A, and relays A's answer: the
+    // run applies automatically, so A says it does not await approval; the run goes on untouched
+    for (String verb : List.of("approve", "discard")) {
+      HttpResponse<String> relayed = command(plannerBUrl, runId, verb, null);
+      assertThat(relayed.statusCode()).as(relayed.body()).isEqualTo(409);
+      assertThat(relayed.body()).contains("is not waiting for approval");
+      assertThat(relayed.headers().firstValue("Stagecraft-Answered-By")).contains("dev-planner");
+    }
+    // a request that was forwarded once already is never forwarded again (no loops), and says
+    // that another instance drives the run
+    for (String verb : List.of("cancel", "approve", "discard")) {
+      HttpResponse<String> refused = command(plannerBUrl, runId, verb, "dev-planner-c");
       assertThat(refused.statusCode()).as(refused.body()).isEqualTo(409);
       assertThat(refused.body())
           .contains("driven by another planner instance")
-          .contains("cannot " + command[0] + " it");
+          .contains("cannot " + verb + " it");
     }
 
     // on B (which does not hold the run): resume after an id A sent, and follow the run to its
@@ -177,6 +173,110 @@ class RunLogsAcrossPlannersTest {
                 Duration.ofSeconds(60)))
         .isEqualTo(fromB);
     assertThat(logsResponse(stack.plannerUrl(), other, runId).statusCode()).isEqualTo(404);
+  }
+
+  @Test
+  void approveDiscardAndCancelSentToAnotherPlannerAreForwardedToTheOneThatDrivesTheRun()
+      throws Exception {
+    String suffix = UUID.randomUUID().toString().substring(0, 8);
+    String planner = stack.plannerUrl();
+    Map<String, String> runs = new java.util.LinkedHashMap<>();
+    for (String verb : List.of("approve", "discard", "cancel")) {
+      String ws = "fwd-" + verb + "-" + suffix;
+      HttpResponse<String> created =
+          send(
+              planner,
+              "/api/v1/workspaces",
+              null,
+              JSON.writeValueAsString(Map.of("name", ws, "autoApply", false)));
+      assertThat(created.statusCode()).as(created.body()).isEqualTo(201);
+      runs.put(
+          verb,
+          RunLogsTest.startRun(
+              stack,
+              ws,
+              "resource \"stateful_provisioning\" \"app\" {\n"
+                  + "  state_key = \"v1\"\n"
+                  + "  provisioner \"local-exec\" {\n"
+                  + "    command = \"echo forwarded\"\n"
+                  + "  }\n"
+                  + "}\n"));
+    }
+    for (String runId : runs.values()) {
+      org.awaitility.Awaitility.await()
+          .atMost(Duration.ofSeconds(120))
+          .until(
+              () -> getJson(planner, "/api/v1/runs/" + runId).path("status").asText(),
+              "planned"::equals);
+    }
+
+    // approving on B the digest A shows applies exactly that plan, on A, recorded as approved by
+    // the caller
+    String approved = runs.get("approve");
+    String digest = getJson(planner, "/api/v1/runs/" + approved).path("planDigest").asText();
+    HttpResponse<String> approve =
+        send(
+            plannerBUrl,
+            "/api/v1/runs/" + approved + "/approve",
+            null,
+            JSON.writeValueAsString(Map.of("planDigest", digest)));
+    assertThat(approve.statusCode()).as(approve.body()).isEqualTo(202);
+    assertThat(approve.headers().firstValue("Stagecraft-Answered-By")).contains("dev-planner");
+    assertThat(ended(planner, approved).path("status").asText()).isEqualTo("applied");
+    assertThat(getJson(planner, "/api/v1/runs/" + approved).path("approvedBy").asText())
+        .isEqualTo("admin@" + getJson(planner, "/api/v1/runs/" + approved).path("tenant").asText());
+
+    // discard and cancel on B end the runs A drives, and each leaves the workspace's lock free:
+    // a next run of the workspace plans
+    for (String verb : List.of("discard", "cancel")) {
+      String runId = runs.get(verb);
+      HttpResponse<String> answer =
+          send(plannerBUrl, "/api/v1/runs/" + runId + "/" + verb, null, "{}");
+      assertThat(answer.statusCode()).as(answer.body()).isEqualTo(202);
+      assertThat(answer.headers().firstValue("Stagecraft-Answered-By")).contains("dev-planner");
+      String expected = verb.equals("discard") ? "discarded" : "canceled";
+      assertThat(ended(planner, runId).path("status").asText()).isEqualTo(expected);
+      String next =
+          RunLogsTest.startRun(
+              stack,
+              getJson(planner, "/api/v1/runs/" + runId).path("workspace").asText(),
+              "resource \"stateful_provisioning\" \"app\" {\n  state_key = \"v2\"\n}\n");
+      org.awaitility.Awaitility.await()
+          .atMost(Duration.ofSeconds(120))
+          .until(
+              () -> getJson(planner, "/api/v1/runs/" + next).path("status").asText(),
+              "planned"::equals);
+      assertThat(send(planner, "/api/v1/runs/" + next + "/discard", null, "{}").statusCode())
+          .isEqualTo(202);
+    }
+  }
+
+  /** The run once it has ended, as A shows it. */
+  private static JsonNode ended(String base, String runId) {
+    return org.awaitility.Awaitility.await()
+        .atMost(Duration.ofSeconds(120))
+        .until(
+            () -> getJson(base, "/api/v1/runs/" + runId), run -> run.path("terminal").asBoolean());
+  }
+
+  /** A POST of a run command to {@code base}, as if forwarded by {@code forwardedBy} when set. */
+  private static HttpResponse<String> command(
+      String base, String runId, String verb, String forwardedBy) throws Exception {
+    String body = verb.equals("approve") ? "{\"planDigest\":\"sha256:0\"}" : "{}";
+    return send(base, "/api/v1/runs/" + runId + "/" + verb, forwardedBy, body);
+  }
+
+  private static HttpResponse<String> send(
+      String base, String path, String forwardedBy, String jsonBody) throws Exception {
+    HttpRequest.Builder request =
+        HttpRequest.newBuilder(URI.create(base + path))
+            .header("Authorization", "Bearer " + stack.token())
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString(jsonBody));
+    if (forwardedBy != null) {
+      request.header("Stagecraft-Forwarded-By", forwardedBy);
+    }
+    return HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
   }
 
   private static HttpResponse<String> logsResponse(String base, String token, String runId)

@@ -78,6 +78,7 @@ public final class PlannerInstances implements AutoCloseable {
     this(
         new InstanceStore(dataSource),
         settings.getInstanceId(),
+        settings.getPlannerAdvertisedUrl(),
         new InstanceLease(heartbeat, lease),
         System::nanoTime,
         PlannerInstances::halt);
@@ -96,18 +97,36 @@ public final class PlannerInstances implements AutoCloseable {
       LongSupplier nanoTime,
       Consumer<String> fence)
       throws java.sql.SQLException {
+    this(store, instanceId, null, lease, nanoTime, fence);
+  }
+
+  /**
+   * Registers the instance, advertising {@code advertisedUrl} (null: nowhere) as where it answers
+   * the public API (docs/adr/0050), and starts renewing.
+   */
+  public PlannerInstances(
+      InstanceStore store,
+      String instanceId,
+      String advertisedUrl,
+      InstanceLease lease,
+      LongSupplier nanoTime,
+      Consumer<String> fence)
+      throws java.sql.SQLException {
     this.store = store;
     this.instanceId = instanceId;
     this.lease = lease;
     this.nanoTime = nanoTime;
     this.fence = fence;
     lastRenewalStart = nanoTime.getAsLong();
-    store.register(instanceId, incarnation, lease.lease());
+    store.register(instanceId, incarnation, lease.lease(), advertisedUrl);
     LOG.info(
-        "planner instance {} registered (heartbeat {} ms, lease {} ms)",
+        "planner instance {} registered (heartbeat {} ms, lease {} ms, advertised at {})",
         instanceId,
         lease.heartbeat().toMillis(),
-        lease.lease().toMillis());
+        lease.lease().toMillis(),
+        advertisedUrl == null
+            ? "no address: STAGECRAFT_PLANNER_ADVERTISED_URL unset"
+            : advertisedUrl);
     long beat = lease.heartbeat().toMillis();
     renewal.scheduleWithFixedDelay(this::renew, beat, beat, TimeUnit.MILLISECONDS);
     long look = Math.max(10, beat / 4);

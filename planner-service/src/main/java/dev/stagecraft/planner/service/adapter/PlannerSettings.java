@@ -12,6 +12,7 @@ public final class PlannerSettings {
   private String publicStateUrl;
   private String publicLockUrl;
   private String instanceId;
+  private String plannerAdvertisedUrl;
 
   public String getKafka() {
     return kafka;
@@ -67,5 +68,39 @@ public final class PlannerSettings {
 
   public void setInstanceId(String instanceId) {
     this.instanceId = instanceId;
+  }
+
+  /**
+   * Where this instance answers the public API for the other planner instances (docs/adr/0050),
+   * e.g. {@code http://planner-2.internal:8080}; null when not set (blank counts as not set).
+   */
+  public String getPlannerAdvertisedUrl() {
+    if (plannerAdvertisedUrl == null || plannerAdvertisedUrl.isBlank()) {
+      return null;
+    }
+    String url = plannerAdvertisedUrl.strip().replaceAll("/+$", "");
+    java.net.URI uri;
+    try {
+      uri = new java.net.URI(url);
+    } catch (java.net.URISyntaxException e) {
+      uri = null;
+    }
+    if (uri == null
+        || !("http".equals(uri.getScheme()) || "https".equals(uri.getScheme()))
+        || uri.getHost() == null
+        || uri.getRawQuery() != null
+        || uri.getRawFragment() != null) {
+      throw new IllegalStateException(
+          "STAGECRAFT_PLANNER_ADVERTISED_URL '"
+              + plannerAdvertisedUrl
+              + "' is not an http(s) URL with a host (and no query or fragment). Set it to where"
+              + " the other planner instances reach this one, e.g. http://planner-2.internal:8080,"
+              + " or leave it empty.");
+    }
+    return url;
+  }
+
+  public void setPlannerAdvertisedUrl(String plannerAdvertisedUrl) {
+    this.plannerAdvertisedUrl = plannerAdvertisedUrl;
   }
 }

@@ -131,6 +131,38 @@ class RunAdoptionStoreTest {
   }
 
   @Test
+  void aRunsDriverIsItsInstanceWithTheAddressItAdvertisedAliveUntilItsLeaseExpires()
+      throws Exception {
+    instances.register("drive-a", "inc-1", LEASE, "http://planner-a.internal:8080");
+    instances.register("drive-b", "inc-1", LEASE);
+    record(new RunStore(dataSource, clock, "drive-a", keyring), "drive-run", RunStatus.PLANNED);
+
+    assertThat(instances.driverOf("acme", "drive-run"))
+        .contains(new InstanceStore.Driver("drive-a", "http://planner-a.internal:8080", true));
+    assertThat(instances.driverOf("other", "drive-run")).as("another tenant's run").isEmpty();
+    assertThat(instances.driverOf("acme", "no-such-run")).isEmpty();
+
+    // expired: not alive, so nobody forwards to it until an instance adopts the run
+    expire("drive-a");
+    assertThat(instances.driverOf("acme", "drive-run"))
+        .contains(new InstanceStore.Driver("drive-a", "http://planner-a.internal:8080", false));
+    // a new incarnation advertises anew (here: nowhere)
+    instances.register("drive-a", "inc-2", LEASE);
+    assertThat(instances.driverOf("acme", "drive-run"))
+        .contains(new InstanceStore.Driver("drive-a", null, true));
+    // adopted: the adopter drives it
+    expire("drive-a");
+    assertThat(ids(instances.adopt("drive-a", "drive-b"))).containsExactly("drive-run");
+    assertThat(instances.driverOf("acme", "drive-run"))
+        .contains(new InstanceStore.Driver("drive-b", null, true));
+
+    // recorded by an instance that never registered: no address, not alive
+    record(new RunStore(dataSource, clock, "drive-ghost", keyring), "ghost-run", RunStatus.QUEUED);
+    assertThat(instances.driverOf("acme", "ghost-run"))
+        .contains(new InstanceStore.Driver("drive-ghost", null, false));
+  }
+
+  @Test
   void anInstanceRestartedWithTheSameIdKeepsItsRunsAndFencesItsOlderIncarnation() throws Exception {
     instances.register("same-a", "inc-1", LEASE);
     RunStore first = new RunStore(dataSource, clock, "same-a", keyring);

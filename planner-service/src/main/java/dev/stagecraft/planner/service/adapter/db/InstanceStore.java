@@ -56,17 +56,58 @@ public final class InstanceStore {
    * replaced: its runs that were not adopted are this instance's again (docs/adr/0029).
    */
   public void register(String instanceId, String incarnation, Duration lease) throws SQLException {
+    register(instanceId, incarnation, lease, null);
+  }
+
+  /**
+   * {@link #register(String, String, Duration)}, advertising where the instance answers the public
+   * API ({@code advertisedUrl}, null: nowhere), so that the others can forward to it what only it
+   * can do (docs/adr/0050).
+   */
+  public void register(String instanceId, String incarnation, Duration lease, String advertisedUrl)
+      throws SQLException {
     try (Connection c = dataSource.getConnection()) {
       Sql.update(
           c,
           "INSERT INTO planner.instances (instance_id, incarnation, started_at, renewed_at,"
-              + " lease_ms) VALUES (?, ?, now(), now(), ?) ON CONFLICT (instance_id) DO UPDATE"
+              + " lease_ms, advertised_url) VALUES (?, ?, now(), now(), ?, ?)"
+              + " ON CONFLICT (instance_id) DO UPDATE"
               + " SET incarnation = excluded.incarnation, started_at = excluded.started_at,"
               + " renewed_at = excluded.renewed_at, lease_ms = excluded.lease_ms,"
-              + " adopted_by = NULL, adopted_at = NULL",
+              + " adopted_by = NULL, adopted_at = NULL, advertised_url = excluded.advertised_url",
           instanceId,
           incarnation,
-          lease.toMillis());
+          lease.toMillis(),
+          advertisedUrl);
+    }
+  }
+
+  /**
+   * The instance recorded as driving a run: its id, where it answers the public API (null when it
+   * advertised nowhere, or is not registered) and whether it is alive (registered, not adopted, its
+   * lease not expired by the database's clock).
+   */
+  public record Driver(String instanceId, String advertisedUrl, boolean alive) {}
+
+  /**
+   * Who drives {@code runId} of {@code tenant}, by the records; empty when there is no such run.
+   */
+  public Optional<Driver> driverOf(String tenant, String runId) throws SQLException {
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement ps =
+            Sql.prepare(
+                c,
+                "SELECT r.instance_id, i.advertised_url, coalesce(i.adopted_by IS NULL"
+                    + " AND i.renewed_at + i.lease_ms * interval '1 millisecond' >= now(), false)"
+                    + " FROM planner.runs r LEFT JOIN planner.instances i"
+                    + " ON i.instance_id = r.instance_id WHERE r.tenant = ? AND r.id = ?",
+                tenant,
+                runId);
+        ResultSet rs = ps.executeQuery()) {
+      if (!rs.next()) {
+        return Optional.empty();
+      }
+      return Optional.of(new Driver(rs.getString(1), rs.getString(2), rs.getBoolean(3)));
     }
   }
 

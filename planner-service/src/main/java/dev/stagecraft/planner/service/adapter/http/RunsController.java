@@ -74,6 +74,8 @@ public class RunsController {
   dev.stagecraft.planner.service.adapter.db.RunJournalFollowers runLogFollowers;
 
   @jakarta.inject.Inject WorkspaceStore workspaceStore;
+  // cancel, approve and discard of runs another instance drives (docs/adr/0050)
+  @jakarta.inject.Inject RunForwarding forwarding;
   @jakarta.inject.Inject ConfigurationVersionStore configurationVersions;
   @jakarta.inject.Inject com.zaxxer.hikari.HikariDataSource dataSource;
   // opens the sealed attribute values of the prior state (docs/adr/0024)
@@ -597,55 +599,55 @@ public class RunsController {
     return coordinator
         .cancel(principal.tenant(), id, principal.role() + "@" + principal.tenant())
         .<HttpResponse<?>>map(run -> HttpResponse.accepted().body(run.summary()))
-        .orElseGet(() -> cancelNotDrivenHere(principal.tenant(), id));
+        .orElseGet(() -> cancelNotDrivenHere(request, principal.tenant(), id));
   }
 
-  /** A cancel of a run this instance does not hold: ended (left as it is), elsewhere, or none. */
-  private HttpResponse<?> cancelNotDrivenHere(String tenant, String id) {
-    Optional<RunStore.RunRecord> recorded;
+  /**
+   * A cancel of a run this instance does not hold: ended (left as it is), none, or live elsewhere
+   * (forwarded to the instance that drives it, docs/adr/0050).
+   */
+  private HttpResponse<?> cancelNotDrivenHere(HttpRequest<?> request, String tenant, String id) {
     try {
-      recorded = runStore.find(tenant, id);
+      Optional<RunStore.RunRecord> recorded = runStore.find(tenant, id);
+      if (recorded.isEmpty()) {
+        return notFound(id);
+      }
+      if (recorded.get().terminal()) {
+        return HttpResponse.accepted().body(summaryOf(recorded.get()));
+      }
+      return forwarded(request, recorded.get(), "cancel", "{}");
     } catch (java.sql.SQLException e) {
       return recordsUnavailable(id);
     }
-    if (recorded.isEmpty()) {
-      return notFound(id);
-    }
-    if (recorded.get().terminal()) {
-      return HttpResponse.accepted().body(summaryOf(recorded.get()));
-    }
-    return drivenElsewhere(recorded.get(), "cancel");
   }
 
   /**
    * An approve or discard of a run this instance does not hold: 404 when there is no such run, 409
-   * "not awaiting approval" when it ended, 409 "driven by another instance" when it is live
-   * elsewhere (it may await approval there).
+   * "not awaiting approval" when it ended; when it is live elsewhere (it may await approval there),
+   * forwarded to the instance that drives it (docs/adr/0050).
    */
-  private HttpResponse<?> approvalNotHeldHere(String tenant, String id, String verb)
+  private HttpResponse<?> approvalNotHeldHere(
+      HttpRequest<?> request, String tenant, String id, String verb, String jsonBody)
       throws java.sql.SQLException {
     Optional<RunStore.RunRecord> recorded = runStore.find(tenant, id);
     if (recorded.isEmpty()) {
       return notFound(id);
     }
-    return recorded.get().terminal() ? notAwaiting(id) : drivenElsewhere(recorded.get(), verb);
+    return recorded.get().terminal()
+        ? notAwaiting(id)
+        : forwarded(request, recorded.get(), verb, jsonBody);
   }
 
   /**
-   * 409: a live run that another planner instance drives; only that instance can {@code verb} it.
+   * {@code verb} of a live run another planner instance drives, asked of that instance, or a
+   * problem saying why it could not be (see {@link RunForwarding}).
    */
-  private static HttpResponse<?> drivenElsewhere(RunStore.RunRecord run, String verb) {
-    return problem(
-        HttpStatus.CONFLICT,
-        "Run driven by another instance",
-        "Run "
-            + run.id()
-            + " is "
-            + run.status()
-            + " and driven by another planner instance; this instance cannot "
-            + verb
-            + " it. Send the request to that instance (once it is gone, to the instance that"
-            + " adopted the run).");
+  private HttpResponse<?> forwarded(
+      HttpRequest<?> request, RunStore.RunRecord run, String verb, String jsonBody)
+      throws java.sql.SQLException {
+    return forwarding
+        .forward(request, run.tenant(), run.id(), run.status(), verb, jsonBody)
+        .orElseGet(() -> notFound(run.id()));
   }
 
   /** The fields of a run's summary, from its records. */
@@ -668,9 +670,9 @@ public class RunsController {
   /**
    * Approves a planned run's plan, named by its digest: 202 the run, which goes on to apply exactly
    * that plan. 409 when the digest is not the run's plan's ("stale"), when the run does not wait
-   * for approval, or when the approval timeout passed (the run is then discarded); 409 "driven by
-   * another instance" when another planner instance drives the run (only it can approve). Deployer
-   * or admin.
+   * for approval, or when the approval timeout passed (the run is then discarded). When another
+   * planner instance drives the run (only it can approve), the request is forwarded there and its
+   * answer relayed (docs/adr/0050). Deployer or admin.
    */
   @Post("/runs/{id}/approve")
   public HttpResponse<?> approve(
@@ -696,7 +698,13 @@ public class RunsController {
         runStore.approved(tenant, id, by);
         yield HttpResponse.accepted().body(coordinator.find(tenant, id).orElseThrow().summary());
       }
-      case NOT_FOUND -> approvalNotHeldHere(tenant, id, "approve");
+      case NOT_FOUND ->
+          approvalNotHeldHere(
+              request,
+              tenant,
+              id,
+              "approve",
+              dev.stagecraft.servicekit.http.Json.write(Map.of("planDigest", body.planDigest())));
       case NOT_AWAITING -> notAwaiting(id);
       case WRONG_DIGEST ->
           problem(
@@ -721,7 +729,7 @@ public class RunsController {
 
   /**
    * Discards a run waiting for approval: 202 the run (ended {@code discarded}, lock released); 409
-   * when it does not wait for approval, or when another planner instance drives it.
+   * when it does not wait for approval; forwarded when another planner instance drives it.
    */
   @Post("/runs/{id}/discard")
   public HttpResponse<?> discard(HttpRequest<?> request, @PathVariable String id)
@@ -736,7 +744,7 @@ public class RunsController {
     return switch (outcome) {
       case DONE ->
           HttpResponse.accepted().body(coordinator.find(tenant, id).orElseThrow().summary());
-      case NOT_FOUND -> approvalNotHeldHere(tenant, id, "discard");
+      case NOT_FOUND -> approvalNotHeldHere(request, tenant, id, "discard", "{}");
       default -> notAwaiting(id);
     };
   }
@@ -831,11 +839,12 @@ public class RunsController {
    * The public API's problem documents: typed by title (a page under stagecraft.dev) and without
    * {@code WWW-Authenticate}, since the API takes a bearer token or basic auth alike.
    */
-  static HttpResponse<String> problem(HttpStatus status, String title, String detail) {
+  static io.micronaut.http.MutableHttpResponse<String> problem(
+      HttpStatus status, String title, String detail) {
     return problem(status, title, detail, null);
   }
 
-  private static HttpResponse<String> problem(
+  private static io.micronaut.http.MutableHttpResponse<String> problem(
       HttpStatus status, String title, String detail, List<Object> diagnostics) {
     return new Problem(Problem.typeFor(title), status.getCode(), title, detail, diagnostics)
         .response();

@@ -1,0 +1,206 @@
+package dev.stagecraft.planner.service.adapter.http;
+
+import dev.stagecraft.planner.service.adapter.PlannerSettings;
+import dev.stagecraft.planner.service.adapter.db.InstanceStore;
+import io.micronaut.http.HttpResponse;
+import io.micronaut.http.HttpStatus;
+import io.micronaut.http.MediaType;
+import jakarta.inject.Singleton;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpTimeoutException;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Forwards a cancel, approve or discard of a live run to the planner instance that drives it
+ * (docs/adr/0050): only that instance holds the run's thread, lock and pending approval. The
+ * request goes to the address the driver advertised at registration ({@code
+ * STAGECRAFT_PLANNER_ADVERTISED_URL}), with the caller's own {@code Authorization} (the driver
+ * checks it again: no trust between instances is needed) and {@link #FORWARDED_BY}, which a
+ * forwarded request is never forwarded again for (no loops, at most one extra hop); the driver's
+ * answer is relayed as it is. What cannot be forwarded answers a problem that says why and what to
+ * do: 503 with {@code Retry-After} while the driver is gone (until an instance adopts its runs) or
+ * does not answer, or while this instance is still resuming the run itself; 409 when the driver
+ * advertised no address.
+ */
+@Singleton
+public final class RunForwarding {
+  private static final Logger LOG = LoggerFactory.getLogger(RunForwarding.class);
+
+  /** The header naming the instance that forwarded a request. */
+  public static final String FORWARDED_BY = "Stagecraft-Forwarded-By";
+
+  /** The header of a relayed answer naming the instance that gave it. */
+  public static final String ANSWERED_BY = "Stagecraft-Answered-By";
+
+  static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(2);
+
+  /**
+   * Longer than the driver's own wait for a run's records ({@link RunsController#RECORDS_WAIT}).
+   */
+  static final Duration ANSWER_TIMEOUT = Duration.ofSeconds(20);
+
+  private final InstanceStore instances;
+  private final String self;
+  private final HttpClient http =
+      HttpClient.newBuilder()
+          .version(HttpClient.Version.HTTP_1_1)
+          .connectTimeout(CONNECT_TIMEOUT)
+          .followRedirects(HttpClient.Redirect.NEVER)
+          .build();
+
+  @jakarta.inject.Inject
+  RunForwarding(com.zaxxer.hikari.HikariDataSource dataSource, PlannerSettings settings) {
+    this(new InstanceStore(dataSource), settings.getInstanceId());
+  }
+
+  RunForwarding(InstanceStore instances, String self) {
+    this.instances = instances;
+    this.self = self;
+  }
+
+  /**
+   * {@code verb} ({@code cancel}, {@code approve}, {@code discard}) of live run {@code runId} of
+   * {@code tenant}, which this instance does not hold, with {@code jsonBody}: the driver's answer,
+   * or a problem saying why it could not be asked. Empty when the run is not recorded (the caller
+   * answers 404).
+   *
+   * @param request the caller's request (its {@code Authorization} and {@link #FORWARDED_BY})
+   * @param status the run's recorded status, for the messages
+   */
+  Optional<HttpResponse<?>> forward(
+      io.micronaut.http.HttpRequest<?> request,
+      String tenant,
+      String runId,
+      String status,
+      String verb,
+      String jsonBody)
+      throws SQLException {
+    Optional<InstanceStore.Driver> found = instances.driverOf(tenant, runId);
+    if (found.isEmpty()) {
+      return Optional.empty();
+    }
+    InstanceStore.Driver driver = found.get();
+    String forwardedBy = request.getHeaders().get(FORWARDED_BY);
+    if (driver.instanceId().equals(self)) {
+      // recorded as this instance's but not (yet) held: resumed after a restart shortly
+      return Optional.of(
+          unavailable(
+              "Run being resumed",
+              "Run "
+                  + runId
+                  + " is "
+                  + status
+                  + " and this planner instance is still resuming it after a restart; retry the"
+                  + " request in a moment."));
+    }
+    if (forwardedBy != null) {
+      // forwarded once already: the records and the forwarder disagree on who drives the run
+      return Optional.of(drivenElsewhere(runId, status, verb, ""));
+    }
+    if (!driver.alive()) {
+      return Optional.of(
+          unavailable(
+              "Run's planner instance gone",
+              "Run "
+                  + runId
+                  + " is "
+                  + status
+                  + " and driven by planner instance "
+                  + driver.instanceId()
+                  + ", whose lease has expired; another instance adopts its runs within a"
+                  + " heartbeat or two. Retry the request then."));
+    }
+    if (driver.advertisedUrl() == null) {
+      return Optional.of(
+          drivenElsewhere(
+              runId,
+              status,
+              verb,
+              " Planner instances forward such requests to each other when each is started with"
+                  + " STAGECRAFT_PLANNER_ADVERTISED_URL (instance "
+                  + driver.instanceId()
+                  + " was not)."));
+    }
+    URI target = URI.create(driver.advertisedUrl() + "/api/v1/runs/" + encoded(runId) + "/" + verb);
+    HttpRequest.Builder forwarded =
+        HttpRequest.newBuilder(target)
+            .timeout(ANSWER_TIMEOUT)
+            .header("Content-Type", MediaType.APPLICATION_JSON)
+            .header(FORWARDED_BY, self)
+            .POST(HttpRequest.BodyPublishers.ofString(jsonBody));
+    String authorization = request.getHeaders().get("Authorization");
+    if (authorization != null) {
+      forwarded.header("Authorization", authorization);
+    }
+    java.net.http.HttpResponse<String> answer;
+    try {
+      answer = http.send(forwarded.build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+    } catch (IOException e) {
+      LOG.warn(
+          "could not forward {} of run {} to planner instance {} at {}: {}",
+          verb,
+          runId,
+          driver.instanceId(),
+          driver.advertisedUrl(),
+          e.toString());
+      return Optional.of(
+          unavailable(
+              "Run's planner instance not answering",
+              "Run "
+                  + runId
+                  + " is driven by planner instance "
+                  + driver.instanceId()
+                  + ", which did not answer at "
+                  + driver.advertisedUrl()
+                  + (e instanceof HttpTimeoutException ? " in time" : "")
+                  + ". Retry the request; if that instance is gone, another adopts its runs once"
+                  + " its lease expires."));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return Optional.of(
+          unavailable("Interrupted", "The request was interrupted while forwarded; retry it."));
+    }
+    HttpStatus code = HttpStatus.valueOf(answer.statusCode());
+    var relayed =
+        HttpResponse.status(code)
+            .header(ANSWERED_BY, driver.instanceId())
+            .contentType(
+                answer.headers().firstValue("Content-Type").orElse(MediaType.APPLICATION_JSON));
+    answer.headers().firstValue("Retry-After").ifPresent(v -> relayed.header("Retry-After", v));
+    return Optional.of(relayed.body(answer.body()));
+  }
+
+  private static String encoded(String runId) {
+    return java.net.URLEncoder.encode(runId, java.nio.charset.StandardCharsets.UTF_8)
+        .replace("+", "%20");
+  }
+
+  /** 503 with {@code Retry-After}: a condition that passes by itself. */
+  private static HttpResponse<?> unavailable(String title, String detail) {
+    return RunsController.problem(HttpStatus.SERVICE_UNAVAILABLE, title, detail)
+        .header("Retry-After", "2");
+  }
+
+  /** 409: only the driver can {@code verb} the run, and it cannot be asked from here. */
+  static HttpResponse<?> drivenElsewhere(String runId, String status, String verb, String how) {
+    return RunsController.problem(
+        HttpStatus.CONFLICT,
+        "Run driven by another instance",
+        "Run "
+            + runId
+            + " is "
+            + status
+            + " and driven by another planner instance; this instance cannot "
+            + verb
+            + " it. Send the request to that instance (once it is gone, to the instance that"
+            + " adopted the run)."
+            + how);
+  }
+}
