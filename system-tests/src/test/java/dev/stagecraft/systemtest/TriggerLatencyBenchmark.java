@@ -120,6 +120,10 @@ public final class TriggerLatencyBenchmark {
     // action.started was seen (the reading of /proc then competes with the rest of the run)
     boolean startCpu = Boolean.getBoolean("latency.startCpu");
     ProcessCpu.Snapshot startWindows = null;
+    // -Dlatency.warmUpBlocks=N: the first action's p50/p99 over every N warm-up runs, printed as
+    // they end, to show whether (and when) a longer warm-up still lowers the latency
+    int block = Integer.getInteger("latency.warmUpBlocks", 0);
+    List<Long> blockFirstAction = new ArrayList<>();
     for (int i = -warmUp; i < runs; i++) {
       if (i == 0) {
         cpuBefore = ProcessCpu.snapshot(stackProcesses(stack));
@@ -144,6 +148,20 @@ public final class TriggerLatencyBenchmark {
         throw new IllegalStateException("run " + runId + " ended " + s.endStatus);
       }
       long started = s.firstStarted.get(1, TimeUnit.SECONDS);
+      if (i < 0 && block > 0) {
+        blockFirstAction.add(started - t0);
+        if (blockFirstAction.size() == block) {
+          System.out.printf(
+              Locale.ROOT,
+              "warm-up runs %d-%d: first action.started p50 %.2f ms  p99 %.2f ms%n",
+              warmUp + i + 2 - block,
+              warmUp + i + 1,
+              ms(pct(blockFirstAction, 50)),
+              ms(pct(blockFirstAction, 99)));
+          System.out.flush();
+          blockFirstAction.clear();
+        }
+      }
       if (i >= 0) {
         accepted.add(t1 - t0);
         firstAction.add(started - t0);
