@@ -34,11 +34,22 @@ public final class ApiClient {
     private static final long serialVersionUID = 1L;
     private final int status;
     private final transient JsonNode body;
+    private final transient Duration retryAfter;
 
     ApiException(int status, String message, JsonNode body) {
+      this(status, message, body, null);
+    }
+
+    ApiException(int status, String message, JsonNode body, Duration retryAfter) {
       super(message);
       this.status = status;
       this.body = body;
+      this.retryAfter = retryAfter;
+    }
+
+    /** The answer's {@code Retry-After} (seconds), when it had one: try again after that. */
+    public java.util.Optional<Duration> retryAfter() {
+      return java.util.Optional.ofNullable(retryAfter);
     }
 
     public int status() {
@@ -85,6 +96,38 @@ public final class ApiClient {
             .header("Content-Type", "application/json")
             .POST(HttpRequest.BodyPublishers.ofString(MAPPER.writeValueAsString(body))));
   }
+
+  /**
+   * POST of a command that is safe to send again (a cancel): while the server answers 503 with
+   * {@code Retry-After} (say, the planner instance that drives the run is being replaced), waits as
+   * it asks and sends it again, for at most {@code patience} in all; {@code waiting} is told the
+   * server's reason before each wait. Any other answer, or a 503 past the patience, is returned or
+   * thrown as {@link #post(String, Object)} does.
+   */
+  public JsonNode postRetrying(
+      String url, Object body, Duration patience, java.util.function.Consumer<String> waiting)
+      throws IOException, InterruptedException {
+    long deadline = System.nanoTime() + patience.toNanos();
+    while (true) {
+      try {
+        return post(url, body);
+      } catch (ApiException e) {
+        if (e.status() != 503 || e.retryAfter().isEmpty()) {
+          throw e;
+        }
+        long pause = Math.min(e.retryAfter().get().toNanos(), MAX_RETRY_PAUSE.toNanos());
+        if (System.nanoTime() + pause > deadline) {
+          throw e;
+        }
+        waiting.accept(
+            e.getMessage() + " (trying again in " + Math.max(1, pause / 1_000_000_000L) + " s)");
+        java.util.concurrent.TimeUnit.NANOSECONDS.sleep(pause);
+      }
+    }
+  }
+
+  /** The longest pause between two tries, whatever {@code Retry-After} says. */
+  static final Duration MAX_RETRY_PAUSE = Duration.ofSeconds(10);
 
   /** POST of a raw JSON document, with its {@code Content-MD5} (base64), as uploads are sent. */
   public JsonNode postDocument(String url, byte[] document)
@@ -184,6 +227,16 @@ public final class ApiClient {
         json != null && json.hasNonNull("detail")
             ? json.get("detail").asText()
             : "HTTP " + response.statusCode() + " from " + sent.uri();
-    return new ApiException(response.statusCode(), detail, json);
+    return new ApiException(response.statusCode(), detail, json, retryAfter(response));
+  }
+
+  /** {@code Retry-After} in seconds (the HTTP-date form is not used by Stagecraft), or null. */
+  private static Duration retryAfter(HttpResponse<?> response) {
+    return response
+        .headers()
+        .firstValue("Retry-After")
+        .filter(v -> v.strip().matches("[0-9]{1,6}"))
+        .map(v -> Duration.ofSeconds(Long.parseLong(v.strip())))
+        .orElse(null);
   }
 }

@@ -18,6 +18,12 @@ import java.util.Map;
  */
 public final class CancelCommand implements Command {
 
+  /**
+   * How long a cancel is sent again while the server answers 503 with {@code Retry-After}: longer
+   * than a dead planner instance's lease (15 s) and its adoption (ADR 0050).
+   */
+  static final java.time.Duration CANCEL_PATIENCE = java.time.Duration.ofSeconds(30);
+
   @Override
   public int run(CliContext ctx, List<String> args) throws Exception {
     if (args.size() != 1 || args.getFirst().startsWith("-")) {
@@ -29,9 +35,11 @@ public final class CancelCommand implements Command {
     JsonNode run;
     try {
       run =
-          api.post(
+          api.postRetrying(
               api.api("runs") + "/" + URLEncoder.encode(runId, StandardCharsets.UTF_8) + "/cancel",
-              Map.of());
+              Map.of(),
+              CANCEL_PATIENCE,
+              why -> ctx.err().println("Waiting: " + why));
     } catch (ApiClient.ApiException e) {
       ctx.err().println("Error: " + e.getMessage());
       return 1;

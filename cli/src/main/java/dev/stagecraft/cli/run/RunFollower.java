@@ -86,9 +86,11 @@ final class RunFollower {
       ctx.err().println("Interrupt received. Canceling run " + runId + "...");
       ctx.err().println("  (press Ctrl-C again to stop following; the run goes on on the server)");
       try {
-        api.post(
+        api.postRetrying(
             api.api("runs") + "/" + URLEncoder.encode(runId, StandardCharsets.UTF_8) + "/cancel",
-            Map.of());
+            Map.of(),
+            CancelCommand.CANCEL_PATIENCE,
+            why -> ctx.err().println("Waiting: " + why));
       } catch (IOException | RuntimeException e) {
         ctx.err().println("Error: could not cancel run " + runId + ": " + e.getMessage());
       } catch (InterruptedException e) {
