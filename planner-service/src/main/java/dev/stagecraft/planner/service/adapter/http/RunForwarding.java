@@ -167,7 +167,25 @@ public final class RunForwarding {
       return Optional.of(
           unavailable("Interrupted", "The request was interrupted while forwarded; retry it."));
     }
-    HttpStatus code = HttpStatus.valueOf(answer.statusCode());
+    HttpStatus code;
+    try {
+      code = HttpStatus.valueOf(answer.statusCode());
+    } catch (IllegalArgumentException e) {
+      // not Stagecraft's answer (something between the instances): say so rather than relay it
+      return Optional.of(
+          RunsController.problem(
+              HttpStatus.BAD_GATEWAY,
+              "Unexpected answer from the run's planner instance",
+              "Run "
+                  + runId
+                  + " is driven by planner instance "
+                  + driver.instanceId()
+                  + ", whose address ("
+                  + driver.advertisedUrl()
+                  + ") answered HTTP "
+                  + answer.statusCode()
+                  + ". Check that STAGECRAFT_PLANNER_ADVERTISED_URL points at the planner itself."));
+    }
     var relayed =
         HttpResponse.status(code)
             .header(ANSWERED_BY, driver.instanceId())

@@ -72,7 +72,9 @@ class RunForwardingTest {
           received.add(seen);
           byte[] answer = "{\"title\":\"Not awaiting approval\"}".getBytes(UTF8);
           exchange.getResponseHeaders().add("Content-Type", "application/problem+json");
-          exchange.sendResponseHeaders(409, answer.length);
+          // a run named "run-odd" gets a status no planner sends (something else at the address)
+          exchange.sendResponseHeaders(
+              exchange.getRequestURI().getRawPath().contains("run-odd") ? 599 : 409, answer.length);
           exchange.getResponseBody().write(answer);
           exchange.close();
         });
@@ -182,6 +184,16 @@ class RunForwardingTest {
     assertThat(String.valueOf(mute.body()))
         .contains("mute-a")
         .contains("did not answer at http://127.0.0.1:" + closed);
+
+    // something that is not a planner answers at the address: 502, saying what to check
+    instances.register(
+        "odd-a", "inc-1", LEASE, "http://127.0.0.1:" + driver.getAddress().getPort());
+    record("odd-a", "run-odd");
+    HttpResponse<?> odd = forward("run-odd");
+    assertThat(odd.code()).isEqualTo(502);
+    assertThat(String.valueOf(odd.body()))
+        .contains("answered HTTP 599")
+        .contains("STAGECRAFT_PLANNER_ADVERTISED_URL");
 
     // recorded as B's own, not resumed yet after a restart: 503, retry in a moment
     record("fwd-b", "run-mine");
