@@ -123,6 +123,7 @@ public final class TriggerLatencyBenchmark {
     // -Dlatency.warmUpBlocks=N: the first action's p50/p99 over every N warm-up runs, printed as
     // they end, to show whether (and when) a longer warm-up still lowers the latency
     int block = Integer.getInteger("latency.warmUpBlocks", 0);
+    PrintStream out = System.out; // the harness's report (stdout)
     List<Long> blockFirstAction = new ArrayList<>();
     for (int i = -warmUp; i < runs; i++) {
       if (i == 0) {
@@ -151,14 +152,14 @@ public final class TriggerLatencyBenchmark {
       if (i < 0 && block > 0) {
         blockFirstAction.add(started - t0);
         if (blockFirstAction.size() == block) {
-          System.out.printf(
+          out.printf(
               Locale.ROOT,
               "warm-up runs %d-%d: first action.started p50 %.2f ms  p99 %.2f ms%n",
               warmUp + i + 2 - block,
               warmUp + i + 1,
               ms(pct(blockFirstAction, 50)),
               ms(pct(blockFirstAction, 99)));
-          System.out.flush();
+          out.flush();
           blockFirstAction.clear();
         }
       }
@@ -177,7 +178,6 @@ public final class TriggerLatencyBenchmark {
 
     Floor floor = measureFloor(stack, floorSamples);
     stack.stop();
-    PrintStream out = System.out;
     out.printf(
         Locale.ROOT,
         "runs=%d workspaces=%d warm-up runs=%d chain=%d (local-exec \"true\"), one run at a"
