@@ -220,6 +220,35 @@ class PlannerRestartResumeTest {
   }
 
   @Test
+  void anApprovedChainKilledWhileItsMiddleStepRunsAppliesTheRestOfTheApprovedPlan()
+      throws Exception {
+    // docs/adr/0051: the restarted planner shows that what remains is part of the approved plan
+    Chain chain = new Chain("resume-ap-");
+    createWorkspace(chain.ws, false);
+    String run = startRunOf(chain.ws, chain.mainTf());
+    String digest = awaitStatus(run, "planned").get("planDigest").asText();
+    HttpResponse<String> approved =
+        call("POST", "/api/v1/runs/" + run + "/approve", Map.of("planDigest", digest));
+    assertThat(approved.statusCode()).as(approved.body()).isEqualTo(202);
+    killAndCarryOnDuringTheMiddleStep(chain, run);
+
+    Files.createFile(chain.release);
+
+    await()
+        .atMost(Duration.ofSeconds(120))
+        .ignoreExceptions()
+        .until(() -> get(run).get("terminal").asBoolean());
+    JsonNode applied = get(run);
+    assertThat(applied.get("status").asText()).as(applied.toString()).isEqualTo("applied");
+    assertThat(applied.get("transitions").toString()).contains("Carried on, applying the rest");
+    assertThat(applied.get("message").asText())
+        .contains("Apply complete! Resources: 3 added, 0 changed, 0 destroyed.");
+    assertThat(Files.readAllLines(chain.logA)).containsExactly("a");
+    assertThat(Files.readAllLines(chain.logB)).containsExactly("b");
+    assertThat(Files.readAllLines(chain.logC)).containsExactly("c");
+  }
+
+  @Test
   void aChainWhoseMiddleStepFailsAfterThePlannerRestartEndsErroredAndRunsNothingTwice()
       throws Exception {
     Chain chain = new Chain("resume-f-");
@@ -299,6 +328,12 @@ class PlannerRestartResumeTest {
    */
   private static String runKilledAndCarriedOnDuringTheMiddleStep(Chain chain) throws Exception {
     String run = startRunOf(chain.ws, chain.mainTf());
+    killAndCarryOnDuringTheMiddleStep(chain, run);
+    return run;
+  }
+
+  /** The kill, restart and carry-on of {@link #runKilledAndCarriedOnDuringTheMiddleStep}. */
+  private static void killAndCarryOnDuringTheMiddleStep(Chain chain, String run) throws Exception {
     await().atMost(Duration.ofSeconds(120)).until(() -> Files.exists(chain.started));
 
     stack.stack().kill(StackService.PLANNER);
@@ -307,7 +342,6 @@ class PlannerRestartResumeTest {
         .atMost(Duration.ofSeconds(120))
         .ignoreExceptions()
         .until(() -> get(run).get("transitions").toString().contains("were still running"));
-    return run;
   }
 
   /**

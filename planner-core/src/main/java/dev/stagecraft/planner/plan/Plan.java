@@ -87,10 +87,29 @@ public record Plan(
       copy.remove("prior_lineage");
       document.put("stagecraft", copy);
     }
+    return sha256(PlanJson.canonical(document));
+  }
+
+  /**
+   * SHA-256 of what each change does, by instance address: its JSON entry without its order
+   * constraints (see {@link PlanJson#changeDocument}). Two plans made against different states give
+   * the same digest for an instance when they would do the same to it — how a planner restarted
+   * during an approved apply shows that what remains is part of the approved plan (docs/adr/0051).
+   * No-op instances are left out. Like {@link #digest}, it covers sensitive attributes by name, not
+   * by value.
+   */
+  public Map<String, String> changeDigests() {
+    Map<String, String> out = new java.util.TreeMap<>();
+    for (PlannedAction a : changes()) {
+      out.put(a.address(), sha256(PlanJson.canonical(PlanJson.changeDocument(a))));
+    }
+    return out;
+  }
+
+  private static String sha256(String text) {
     try {
       byte[] hash =
-          MessageDigest.getInstance("SHA-256")
-              .digest(PlanJson.canonical(document).getBytes(StandardCharsets.UTF_8));
+          MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
       return HexFormat.of().formatHex(hash);
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException(e);

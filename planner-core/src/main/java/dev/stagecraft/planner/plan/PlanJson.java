@@ -90,6 +90,20 @@ public final class PlanJson {
     return root;
   }
 
+  /**
+   * What one change does, as {@link Plan#changeDigests} digests it: its {@code resource_changes}
+   * entry (actions, before, after, unknown and sensitive attributes, replace paths, reason) with
+   * the lifecycle flags and dependencies that go to state. Not its order constraints: which other
+   * changes it waits for depends on what else the plan still does.
+   */
+  static Map<String, Object> changeDocument(PlannedAction a) {
+    Map<String, Object> document = resourceChange(a);
+    document.put("create_before_destroy", a.createBeforeDestroy());
+    document.put("skip_destroy", a.skipDestroy());
+    document.put("dependencies", a.dependencies().stream().sorted().toList());
+    return document;
+  }
+
   private static Map<String, Object> resourceChange(PlannedAction a) {
     Map<String, Object> rc = new LinkedHashMap<>();
     rc.put("address", a.address());

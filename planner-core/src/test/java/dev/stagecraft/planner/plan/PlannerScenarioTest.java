@@ -278,4 +278,63 @@ class PlannerScenarioTest {
         .contains("\"actions\":[\"delete\",\"create\"]")
         .contains("\"action_reason\":\"replace_because_cannot_update\"");
   }
+
+  static final String CHAIN =
+      """
+      variable "rev" {}
+      resource "stateful_provisioning" "db" {
+        state_key = var.rev
+        provisioner "local-exec" {
+          command = "migrate"
+        }
+      }
+      resource "stateful_provisioning" "app" {
+        state_key  = var.rev
+        depends_on = [stateful_provisioning.db]
+        provisioner "local-exec" {
+          command = "deploy"
+        }
+      }
+      """;
+
+  static PriorInstance instance(String name, String stateKey, List<String> dependencies) {
+    return new PriorInstance(
+        "stateful_provisioning." + name,
+        "stateful_provisioning",
+        name,
+        Map.of("id", name + "-1", "state_key", stateKey),
+        dependencies,
+        false);
+  }
+
+  @Test
+  void aChangeHasTheSameDigestWhenPlannedAgainAfterTheChangesBeforeItWereApplied() {
+    PriorState before =
+        stateWith(
+            instance("db", "r1", List.of()),
+            instance("app", "r1", List.of("stateful_provisioning.db")));
+    Plan approved = plan(CHAIN, Map.of("rev", "r2"), before).plan();
+    // db was applied: the state moved, app is what remains
+    PriorState afterDb =
+        new PriorState(
+            4,
+            "lineage-1",
+            stateWith(
+                    instance("db", "r2", List.of()),
+                    instance("app", "r1", List.of("stateful_provisioning.db")))
+                .instances());
+    Plan rest = plan(CHAIN, Map.of("rev", "r2"), afterDb).plan();
+
+    assertThat(approved.changeDigests())
+        .containsOnlyKeys("stateful_provisioning.db", "stateful_provisioning.app");
+    assertThat(rest.changeDigests()).containsOnlyKeys("stateful_provisioning.app");
+    assertThat(rest.changeDigests().get("stateful_provisioning.app"))
+        .isEqualTo(approved.changeDigests().get("stateful_provisioning.app"));
+    assertThat(rest.digest()).as("the whole plan differs").isNotEqualTo(approved.digest());
+
+    // app planned to a different revision is a different change
+    Plan other = plan(CHAIN, Map.of("rev", "r3"), afterDb).plan();
+    assertThat(other.changeDigests().get("stateful_provisioning.app"))
+        .isNotEqualTo(approved.changeDigests().get("stateful_provisioning.app"));
+  }
 }

@@ -137,7 +137,8 @@ final class RunRecovery {
                     run.createdAt(),
                     run.lastSequence(),
                     null,
-                    null),
+                    null,
+                    run.approvedChanges()),
                 dispatches.dispatchesOf(run.id()),
                 cause.reword(
                     RestartRecovery.carriedOnMessage(cause.previousOwner(), run.status())));

@@ -37,13 +37,23 @@ final class CarriedActions {
 
   private final boolean approvalBound;
 
+  /** What each change of the approved plan does, by address (ADR 0051); null when not recorded. */
+  private final Map<String, String> approvedChanges;
+
   /**
    * @param approvalBound whether the run applies a plan approved as a whole (an approval, a saved
-   *     plan's digest, the serial the CLI showed): then only the approved plan may be applied, and
-   *     a rest planned after the restart cannot be shown to be part of it
+   *     plan's digest, the serial the CLI showed): then only the approved plan may be applied
+   * @param approvedChanges {@link dev.stagecraft.planner.plan.Plan#changeDigests} of that plan, as
+   *     recorded with the run (docs/adr/0051): the rest planned after the restart is applied only
+   *     when it is exactly the approved changes not dispatched yet. Null when the run recorded none
+   *     (recorded before they were): then no rest of an approved plan is applied
    */
-  CarriedActions(Collection<DispatchedActions.Dispatched> dispatches, boolean approvalBound) {
+  CarriedActions(
+      Collection<DispatchedActions.Dispatched> dispatches,
+      boolean approvalBound,
+      Map<String, String> approvedChanges) {
     this.approvalBound = approvalBound;
+    this.approvedChanges = approvedChanges == null ? null : Map.copyOf(approvedChanges);
     for (DispatchedActions.Dispatched d : dispatches) {
       dispatched.putIfAbsent(d.action().actionId(), d);
     }
@@ -55,6 +65,57 @@ final class CarriedActions {
   /** See {@link #CarriedActions}. */
   boolean approvalBound() {
     return approvalBound;
+  }
+
+  /** See {@link #CarriedActions}. */
+  Map<String, String> approvedChanges() {
+    return approvedChanges;
+  }
+
+  /**
+   * Whether the rest of an approved plan, planned again after the restart ({@code restChanges}: its
+   * {@link dev.stagecraft.planner.plan.Plan#changeDigests}), is exactly the approved changes not
+   * dispatched before the restart, each doing the same as approved (docs/adr/0051).
+   *
+   * @return empty when it is; else why not, naming the addresses
+   */
+  java.util.Optional<String> unapprovedRest(Map<String, String> restChanges) {
+    if (approvedChanges == null) {
+      return java.util.Optional.of(
+          "the planner that approved it recorded no digest of each change (a planner version"
+              + " before ADR 0051)");
+    }
+    Set<String> dispatchedAddresses = new LinkedHashSet<>();
+    dispatched.values().forEach(d -> dispatchedAddresses.add(d.action().address()));
+    Map<String, String> expected = new java.util.TreeMap<>(approvedChanges);
+    expected.keySet().removeAll(dispatchedAddresses);
+    List<String> notApproved = new ArrayList<>();
+    List<String> changed = new ArrayList<>();
+    List<String> gone = new ArrayList<>();
+    new java.util.TreeMap<>(restChanges)
+        .forEach(
+            (address, digest) -> {
+              String approved = expected.get(address);
+              if (approved == null) {
+                notApproved.add(address);
+              } else if (!approved.equals(digest)) {
+                changed.add(address);
+              }
+            });
+    expected.keySet().stream().filter(a -> !restChanges.containsKey(a)).forEach(gone::add);
+    List<String> why = new ArrayList<>();
+    if (!notApproved.isEmpty()) {
+      why.add("not in the approved plan: " + String.join(", ", notApproved));
+    }
+    if (!changed.isEmpty()) {
+      why.add("planned differently from the approved plan: " + String.join(", ", changed));
+    }
+    if (!gone.isEmpty()) {
+      why.add("approved but no longer planned: " + String.join(", ", gone));
+    }
+    return why.isEmpty()
+        ? java.util.Optional.empty()
+        : java.util.Optional.of(String.join("; ", why));
   }
 
   /** Whether {@code actionId} was dispatched before the restart. */
@@ -253,12 +314,13 @@ final class CarriedActions {
    * bound serial) and that still has changes to make once carried on: the approval named a whole
    * plan, and what remains cannot be shown to be part of it, so it is not applied.
    */
-  static String approvalNotProvableMessage(String remainingSummary) {
+  static String approvalNotProvableMessage(String remainingSummary, String why) {
     return "Carried on after its planner instance stopped, this run's dispatched actions all"
         + " finished, but the rest of its plan ("
         + remainingSummary
         + ") is not applied: the run applied a plan approved as a whole (an approval, a saved plan"
-        + " or the serial the CLI showed), and the planner cannot prove that the plan made again"
-        + " is part of it. Run plan/apply again to review and apply the rest.";
+        + " or the serial the CLI showed), and the plan made again is not the rest of it ("
+        + why
+        + "). Run plan/apply again to review and apply the rest.";
   }
 }

@@ -14,6 +14,9 @@ import java.time.Instant;
  * @param planDigest for a run that was {@code planned} awaiting approval: the digest of the plan
  *     shown, which the plan made again must equal (else the run ends {@code errored}); else null
  * @param plannedAt when that plan was made (the approval timeout counts from it); else null
+ * @param approvedChanges for a run that was applying a plan approved as a whole: the recorded
+ *     {@link dev.stagecraft.planner.plan.Plan#changeDigests} of that plan (docs/adr/0051); else
+ *     null (also for a run recorded before they were)
  */
 public record ResumableRun(
     String id,
@@ -22,4 +25,22 @@ public record ResumableRun(
     Instant createdAt,
     long lastSequence,
     String planDigest,
-    Instant plannedAt) {}
+    Instant plannedAt,
+    java.util.Map<String, String> approvedChanges) {
+
+  public ResumableRun {
+    approvedChanges = approvedChanges == null ? null : java.util.Map.copyOf(approvedChanges);
+  }
+
+  /** Without recorded approved changes. */
+  public ResumableRun(
+      String id,
+      RunRequest request,
+      boolean awaitingApproval,
+      Instant createdAt,
+      long lastSequence,
+      String planDigest,
+      Instant plannedAt) {
+    this(id, request, awaitingApproval, createdAt, lastSequence, planDigest, plannedAt, null);
+  }
+}

@@ -62,6 +62,14 @@ public final class Run {
    */
   String resumedPlanDigest;
 
+  /**
+   * For a run applying a plan approved as a whole (an approval, a saved plan, the serial the CLI
+   * showed): {@link Plan#changeDigests} of that plan, recorded with the run so that a planner
+   * carrying it on after a restart can show that what remains is part of it (docs/adr/0051). Null
+   * otherwise.
+   */
+  Map<String, String> approvedChanges;
+
   /** The uploaded files, written out while the run plans and applies; deleted when it ends. */
   java.nio.file.Path filesDir;
 
@@ -83,6 +91,11 @@ public final class Run {
 
   public RunJournal journal() {
     return journal;
+  }
+
+  /** See {@link #approvedChanges}: null unless the run applies a plan approved as a whole. */
+  public synchronized Map<String, String> approvedChanges() {
+    return approvedChanges;
   }
 
   public synchronized RunSummary summary() {

@@ -324,8 +324,9 @@ public final class RunCoordinator implements AutoCloseable {
    *       errored}; else it opens the run at the state service again (a new credential), plans
    *       against the current state and dispatches what remains — ending {@code errored} instead
    *       when the plan would dispatch an address dispatched already, or when the run's plan was
-   *       approved as a whole (approval, saved plan, the CLI's bound serial) and changes remain,
-   *       which cannot be shown to be part of what was approved.
+   *       approved as a whole (approval, saved plan, the CLI's bound serial) and what remains is
+   *       not exactly the approved changes it had not dispatched ({@link
+   *       ResumableRun#approvedChanges}, docs/adr/0051).
    * </ol>
    *
    * Returns at once.
@@ -351,7 +352,7 @@ public final class RunCoordinator implements AutoCloseable {
             null,
             null),
         message,
-        new CarriedActions(dispatched, approvalBound));
+        new CarriedActions(dispatched, approvalBound, resumable.approvedChanges()));
   }
 
   private Run restart(ResumableRun resumable, String message, CarriedActions carried) {
@@ -1035,6 +1036,16 @@ public final class RunCoordinator implements AutoCloseable {
       String approvedBy = pending == null ? null : awaitApproval(run, pending);
       synchronized (run) {
         run.schedule = new ApplySchedule(result.plan(), Math.max(1, req.parallelism()));
+        if (carried == null
+            && (approvedBy != null
+                || req.expectedSerial() != null
+                || req.expectedDigest() != null)) {
+          // recorded with the applying transition: a planner carrying the run on after a restart
+          // applies the rest only when it is part of this plan (docs/adr/0051)
+          run.approvedChanges = result.plan().changeDigests();
+        } else if (carried != null) {
+          run.approvedChanges = carried.approvedChanges();
+        }
       }
       transition(
           run,
@@ -1152,11 +1163,15 @@ public final class RunCoordinator implements AutoCloseable {
       return false;
     }
     if (carried.approvalBound()) {
-      finish(
-          run,
-          RunStatus.ERRORED,
-          CarriedActions.approvalNotProvableMessage(PlanRenderer.summary(result.plan())));
-      return false;
+      Optional<String> unapproved = carried.unapprovedRest(result.plan().changeDigests());
+      if (unapproved.isPresent()) {
+        finish(
+            run,
+            RunStatus.ERRORED,
+            CarriedActions.approvalNotProvableMessage(
+                PlanRenderer.summary(result.plan()), unapproved.get()));
+        return false;
+      }
     }
     return true;
   }

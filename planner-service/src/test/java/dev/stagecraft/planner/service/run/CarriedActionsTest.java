@@ -35,8 +35,38 @@ class CarriedActionsTest {
   final DispatchedActions.Dispatched b = dispatch("stateful_provisioning.b", "scr_1");
 
   @Test
+  void theRestOfAnApprovedPlanMustBeExactlyTheApprovedChangesNotDispatchedYet() {
+    Map<String, String> approved =
+        Map.of(
+            "stateful_provisioning.a", "da",
+            "stateful_provisioning.b", "db",
+            "stateful_provisioning.c", "dc");
+    CarriedActions carried = new CarriedActions(List.of(a), true, approved);
+
+    assertThat(
+            carried.unapprovedRest(
+                Map.of("stateful_provisioning.b", "db", "stateful_provisioning.c", "dc")))
+        .as("a was dispatched before the restart; b and c remain as approved")
+        .isEmpty();
+    assertThat(carried.unapprovedRest(Map.of("stateful_provisioning.b", "db")))
+        .hasValue("approved but no longer planned: stateful_provisioning.c");
+    assertThat(
+            carried.unapprovedRest(
+                Map.of(
+                    "stateful_provisioning.b", "other",
+                    "stateful_provisioning.c", "dc",
+                    "stateful_provisioning.d", "dd")))
+        .hasValue(
+            "not in the approved plan: stateful_provisioning.d; planned differently from the"
+                + " approved plan: stateful_provisioning.b");
+    assertThat(new CarriedActions(List.of(a), true, null).unapprovedRest(Map.of()))
+        .as("nothing recorded: nothing can be shown")
+        .hasValueSatisfying(why -> assertThat(why).contains("recorded no digest"));
+  }
+
+  @Test
   void awaitsEveryDispatchedActionKeepsTheFirstOutcomeAndSettlesWhenAllHaveOne() {
-    CarriedActions carried = new CarriedActions(List.of(a, b, a), false);
+    CarriedActions carried = new CarriedActions(List.of(a, b, a), false, null);
     assertThat(carried.dispatchedCount()).as("an action dispatched twice counts once").isEqualTo(2);
     assertThat(carried.recorded("run-1/stateful_provisioning.a", "succeeded")).isTrue();
     assertThat(carried.recorded("run-1/stateful_provisioning.a", "failed"))
@@ -64,7 +94,7 @@ class CarriedActionsTest {
 
   @Test
   void namesTheActionsThatDidNotSucceed() {
-    CarriedActions carried = new CarriedActions(List.of(a, b), false);
+    CarriedActions carried = new CarriedActions(List.of(a, b), false, null);
     carried.recorded("run-1/stateful_provisioning.a", "succeeded");
     carried.recorded("run-1/stateful_provisioning.b", "failed");
     assertThat(carried.notSucceeded()).containsExactly("stateful_provisioning.b");
@@ -75,7 +105,7 @@ class CarriedActionsTest {
 
   @Test
   void aRemainingPlanMustNotContainAnAddressDispatchedAlready() {
-    CarriedActions carried = new CarriedActions(List.of(a), false);
+    CarriedActions carried = new CarriedActions(List.of(a), false, null);
     assertThat(
             carried.alreadyDispatched(
                 List.of("stateful_provisioning.a", "stateful_provisioning.c")))
@@ -88,7 +118,7 @@ class CarriedActionsTest {
 
   @Test
   void nothingDispatchedIsSettledAtOnceAndTheCredentialIsTheLatestCarried() {
-    assertThat(new CarriedActions(List.of(), true).settled).isDone();
+    assertThat(new CarriedActions(List.of(), true, null).settled).isDone();
     assertThat(
             CarriedActions.runCredential(
                 List.of(
@@ -129,7 +159,8 @@ class CarriedActionsTest {
                 dispatch("stateful_provisioning.forgotten", "forget", false),
                 dispatch("stateful_provisioning.failed", "create", false),
                 dispatch("stateful_provisioning.running", "create", false)),
-            false);
+            false,
+            null);
     for (String done : List.of("created", "updated", "replaced", "kept", "deleted", "forgotten")) {
       carried.recorded("run-1/stateful_provisioning." + done, "succeeded");
     }
@@ -146,7 +177,7 @@ class CarriedActionsTest {
     assertThat(carried.appliedSummary(0, 0, 0))
         .isEqualTo("Resources: 3 added, 1 changed, 2 destroyed.");
     // nothing succeeded before: the rest's plan alone
-    assertThat(new CarriedActions(List.of(a), false).appliedSummary(1, 0, 0))
+    assertThat(new CarriedActions(List.of(a), false, null).appliedSummary(1, 0, 0))
         .isEqualTo("Resources: 1 added, 0 changed, 0 destroyed.");
   }
 }

@@ -60,7 +60,7 @@ class RecoveryCauseTest {
         new String[] {
           RestartRecovery.planMovedMessage("a".repeat(64), "b".repeat(64)),
           CarriedActions.wouldRepeatMessage(java.util.List.of("null_resource.a")),
-          CarriedActions.approvalNotProvableMessage("1 to add")
+          CarriedActions.approvalNotProvableMessage("1 to add", "not in the approved plan: x.y")
         }) {
       assertThat(message)
           .doesNotContainIgnoringCase("restart")

@@ -158,4 +158,34 @@ class RestartRecordsTest {
     assertThat(before.endUnfinished(p, "stale")).isEmpty();
     assertThat(before.find("acme", "run-u-planned").orElseThrow().status()).isEqualTo("applying");
   }
+
+  @Test
+  void theChangesOfAnApprovedPlanAreRecordedOnceAndComeBackWithTheUnfinishedRun() throws Exception {
+    RunStore store = new RunStore(dataSource, clock, "planner-a", keyring);
+    Instant t = clock.instant();
+    Run run = run("run-a-approved", request("ws-a"), t);
+    store.transitioned(run, 1, RunStatus.PLANNED, "plan", t);
+    Map<String, String> approved =
+        Map.of("stateful_provisioning.app", "a".repeat(64), "stateful_provisioning.db", "d");
+    synchronized (run) {
+      run.approvedChanges = approved;
+    }
+    store.transitioned(run, 2, RunStatus.APPLYING, "applying", t);
+    // a later transition with other (or no) changes does not overwrite what was approved
+    synchronized (run) {
+      run.approvedChanges = Map.of("stateful_provisioning.x", "x");
+    }
+    store.transitioned(run, 3, RunStatus.APPLYING, "carried on", t);
+    Run other = run("run-a-auto", request("ws-a"), t.plusSeconds(1));
+    store.transitioned(other, 1, RunStatus.APPLYING, "applying", t);
+
+    List<RunStore.UnfinishedRun> unfinished =
+        new RunStore(dataSource, clock, "planner-a", keyring).unfinished();
+
+    assertThat(unfinished)
+        .extracting(RunStore.UnfinishedRun::id)
+        .containsExactly("run-a-approved", "run-a-auto");
+    assertThat(unfinished.get(0).approvedChanges()).isEqualTo(approved);
+    assertThat(unfinished.get(1).approvedChanges()).isNull();
+  }
 }

@@ -92,17 +92,30 @@ class RunCarryOnTest {
         10);
   }
 
+  /** The run started on the "before" coordinator. */
+  Run beforeRun;
+
   /** Starts a run on the "before" coordinator and returns its first dispatch (db). */
   ActionDispatched dispatchedBeforeTheRestart(RunRequest request) {
     Run run = before.coordinator.start(request);
+    beforeRun = run;
     await().atMost(Duration.ofSeconds(10)).until(() -> before.dispatched().size() == 1);
     assertThat(run.summary().status()).isEqualTo("applying");
     return before.dispatched().get(0);
   }
 
   Run carryOn(ActionDispatched db, RunRequest request, boolean approved) {
+    return carryOn(db, request, approved, null);
+  }
+
+  Run carryOn(
+      ActionDispatched db,
+      RunRequest request,
+      boolean approved,
+      Map<String, String> approvedChanges) {
     return after.coordinator.carryOn(
-        new ResumableRun(db.runId(), request, approved, clock.instant(), 5, null, null),
+        new ResumableRun(
+            db.runId(), request, approved, clock.instant(), 5, null, null, approvedChanges),
         List.of(new DispatchedActions.Dispatched(db, clock.instant())),
         RestartRecovery.carriedOnMessage("planner-1", RunStatus.APPLYING));
   }
@@ -308,7 +321,7 @@ class RunCarryOnTest {
   }
 
   @Test
-  void anApprovedRunWithChangesLeftAfterTheRestartEndsErroredWithoutDispatching() {
+  void anApprovedRunWithoutRecordedChangesAndChangesLeftEndsErroredWithoutDispatching() {
     ActionDispatched db = dispatchedBeforeTheRestart(request(0L));
     states.outcomes.put(db.actionId(), "succeeded");
     states.delegate.json = stateWithDb(db);
@@ -317,7 +330,80 @@ class RunCarryOnTest {
 
     await().atMost(Duration.ofSeconds(10)).until(() -> run.summary().terminal());
     assertThat(status(run)).isEqualTo("errored");
-    assertThat(run.summary().message()).contains("cannot prove").contains("approved as a whole");
+    assertThat(run.summary().message())
+        .contains("approved as a whole")
+        .contains("recorded no digest of each change");
+    assertThat(after.dispatched()).isEmpty();
+  }
+
+  @Test
+  void anApprovedRunIsRecordedWithWhatEachOfItsChangesDoes() {
+    dispatchedBeforeTheRestart(request(0L));
+    assertThat(beforeRun.approvedChanges())
+        .as("the CLI's bound serial makes the plan approved as a whole")
+        .containsOnlyKeys("stateful_provisioning.db", "stateful_provisioning.app");
+  }
+
+  @Test
+  void anAutoApplyRunRecordsNoApprovedChanges() {
+    dispatchedBeforeTheRestart(request(null));
+    assertThat(beforeRun.approvedChanges()).isNull();
+  }
+
+  @Test
+  void theRestOfAnApprovedPlanIsAppliedAfterTheRestartWhenItIsWhatWasApproved() {
+    ActionDispatched db = dispatchedBeforeTheRestart(request(0L));
+    Map<String, String> approved = beforeRun.approvedChanges();
+    states.outcomes.put(db.actionId(), "succeeded");
+    states.delegate.json = stateWithDb(db);
+
+    Run run = carryOn(db, request(0L), false, approved);
+
+    await().atMost(Duration.ofSeconds(10)).until(() -> after.dispatched().size() == 1);
+    ActionDispatched app = after.dispatched().get(0);
+    assertThat(app.address()).isEqualTo("stateful_provisioning.app");
+    assertThat(run.approvedChanges()).as("kept for a second restart").isEqualTo(approved);
+    after.stateRecorded("acme", "prod", app, "succeeded", null, 2);
+    await().atMost(Duration.ofSeconds(10)).until(() -> run.summary().terminal());
+    assertThat(status(run)).isEqualTo("applied");
+    assertThat(after.dispatched())
+        .extracting(ActionDispatched::address)
+        .containsExactly("stateful_provisioning.app");
+  }
+
+  @Test
+  void theRestOfAnApprovedPlanThatWouldDoSomethingElseEndsErroredNamingIt() {
+    ActionDispatched db = dispatchedBeforeTheRestart(request(0L));
+    Map<String, String> approved = new java.util.HashMap<>(beforeRun.approvedChanges());
+    approved.put("stateful_provisioning.app", "0".repeat(64)); // approved something else
+    states.outcomes.put(db.actionId(), "succeeded");
+    states.delegate.json = stateWithDb(db);
+
+    Run run = carryOn(db, request(0L), false, approved);
+
+    await().atMost(Duration.ofSeconds(10)).until(() -> run.summary().terminal());
+    assertThat(status(run)).isEqualTo("errored");
+    assertThat(run.summary().message())
+        .contains("planned differently from the approved plan: stateful_provisioning.app");
+    assertThat(after.dispatched()).isEmpty();
+  }
+
+  @Test
+  void theRestOfAnApprovedPlanWithAChangeThatWasNotApprovedEndsErroredNamingIt() {
+    ActionDispatched db = dispatchedBeforeTheRestart(request(0L));
+    Map<String, String> approved = new java.util.HashMap<>(beforeRun.approvedChanges());
+    approved.remove("stateful_provisioning.app");
+    approved.put("stateful_provisioning.web", "0".repeat(64));
+    states.outcomes.put(db.actionId(), "succeeded");
+    states.delegate.json = stateWithDb(db);
+
+    Run run = carryOn(db, request(0L), false, approved);
+
+    await().atMost(Duration.ofSeconds(10)).until(() -> run.summary().terminal());
+    assertThat(status(run)).isEqualTo("errored");
+    assertThat(run.summary().message())
+        .contains("not in the approved plan: stateful_provisioning.app")
+        .contains("approved but no longer planned: stateful_provisioning.web");
     assertThat(after.dispatched()).isEmpty();
   }
 

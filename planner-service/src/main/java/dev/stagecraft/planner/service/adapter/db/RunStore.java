@@ -95,6 +95,7 @@ public final class RunStore implements RunObserver {
   @Override
   public void transitioned(Run run, long sequence, RunStatus status, String message, Instant at) {
     Run.RunSummary summary = run.summary();
+    Map<String, String> approvedChanges = run.approvedChanges();
     try (Connection c = dataSource.getConnection()) {
       // one transaction for both rows, committed durably: it is off the run's path
       // (docs/adr/0025), so the WAL flush costs the run nothing
@@ -102,11 +103,15 @@ public final class RunStore implements RunObserver {
       Sql.update(
           c,
           "INSERT INTO planner.runs (tenant, id, workspace, status, status_message, plan_digest,"
-              + " created_at, updated_at, requested_by, instance_id, last_sequence)"
-              + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+              + " created_at, updated_at, requested_by, instance_id, last_sequence,"
+              + " approved_changes)"
+              + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb)"
               + " ON CONFLICT (id) DO UPDATE SET status = excluded.status,"
               + " status_message = excluded.status_message,"
               + " plan_digest = coalesce(excluded.plan_digest, planner.runs.plan_digest),"
+              // written once, with the applying transition of an approved plan (ADR 0051)
+              + " approved_changes = coalesce(planner.runs.approved_changes,"
+              + " excluded.approved_changes),"
               + " updated_at = excluded.updated_at, last_sequence = excluded.last_sequence"
               + " WHERE planner.runs.last_sequence < excluded.last_sequence"
               // a run another instance adopted is no longer this one's to record (ADR 0034)
@@ -121,7 +126,8 @@ public final class RunStore implements RunObserver {
           at,
           run.request().requestedBy(),
           instanceId,
-          sequence);
+          sequence,
+          approvedChanges == null ? null : Json.write(approvedChanges));
       Sql.update(
           c,
           "INSERT INTO planner.run_transitions (tenant, run_id, sequence, status, message, at)"
@@ -207,6 +213,8 @@ public final class RunStore implements RunObserver {
    * stopped, as recorded (docs/adr/0029).
    *
    * @param plannedAt when its latest {@code planned} transition was recorded, or null
+   * @param approvedChanges what each change of the approved plan it applied does ({@link
+   *     Run#approvedChanges}, ADR 0051), or null
    */
   public record UnfinishedRun(
       String id,
@@ -216,12 +224,13 @@ public final class RunStore implements RunObserver {
       long lastSequence,
       Instant createdAt,
       String planDigest,
-      Instant plannedAt) {}
+      Instant plannedAt,
+      Map<String, String> approvedChanges) {}
 
   private static final String UNFINISHED_COLUMNS =
       "r.id, r.tenant, r.workspace, r.status, r.last_sequence, r.created_at, r.plan_digest,"
           + " (SELECT max(t.at) FROM planner.run_transitions t"
-          + " WHERE t.run_id = r.id AND t.status = 'planned')";
+          + " WHERE t.run_id = r.id AND t.status = 'planned'), r.approved_changes";
 
   /**
    * The runs of this planner instance that are not terminal, oldest first (the order they are
@@ -286,7 +295,18 @@ public final class RunStore implements RunObserver {
         rs.getLong(5),
         instant(rs.getTimestamp(6)),
         rs.getString(7),
-        instant(rs.getTimestamp(8)));
+        instant(rs.getTimestamp(8)),
+        digestsByAddress(rs.getString(9)));
+  }
+
+  /** The {@code approved_changes} column: address to digest, or null. */
+  private static Map<String, String> digestsByAddress(String json) {
+    if (json == null) {
+      return null;
+    }
+    Map<String, String> out = new LinkedHashMap<>();
+    Json.object(json).fields().forEachRemaining(e -> out.put(e.getKey(), e.getValue().asText()));
+    return out;
   }
 
   /**
