@@ -29,12 +29,18 @@ import java.util.Map;
  * docs/benchmarks.md. Not a test: it asserts nothing about time.
  *
  * <ul>
- *   <li><b>raw insert</b>: one autocommit {@code INSERT} of a row shaped like a state event (same
- *       columns, the same jsonb payload) into a table with the same primary key;
+ *   <li><b>raw insert</b>: one autocommit {@code INSERT} of five of a state event's columns
+ *       (tenant, workspace, sequence, the same jsonb payload, time) into a table with the same
+ *       primary key; and, since 2026-11-29, <b>the event's row</b>: every column of a state event
+ *       with the same values (a) writes, into a table with the same primary key and no other
+ *       constraint, index or trigger. Both baselines measure the same (within 2 %): the six text
+ *       columns the first leaves out cost nothing measurable;
  *   <li><b>(a) event append</b>: the store's append primitive, {@code EventAppend.appendOne} (ADR
  *       0027: one plain statement, {@code state.append_events} only when that writes nothing) with
- *       one event of the same payload (see {@link #primitives}); beside it, as "(a, before)", one
- *       call of {@code state.append_events} (V7, ADR 0021) per event;
+ *       one event of the same payload (see {@link #primitive}); beside it, as "(a, before)", one
+ *       call of {@code state.append_events} (V7, ADR 0021) per event; and "(a, no check)", the same
+ *       event row inserted with none of (a)'s checks ({@link #bareInsert}): the floor of any append
+ *       that keeps the event table's two unique keys;
  *   <li><b>(b) record</b>: {@link StateStore#record} of a succeeded {@code update} — the real path
  *       of an executor's result, built on exactly (a): fold (from the in-process cache), decide,
  *       serialize, then one statement with the event, its version row and the outcome;
@@ -42,6 +48,10 @@ import java.util.Map;
  *       store (1,000 per workspace), appending to one of those workspaces (for (b) its first append
  *       folds its 1,000 events; the measured ones hit the cache, as in service) and to a new one.
  * </ul>
+ *
+ * <p>Every series takes its turn in every round, the order rotating ({@link #interleaved}; since
+ * 2026-11-29; before, each series ran as one block after the other, and the machine's drift between
+ * blocks moved the ratios by up to ±0.3).
  *
  * <p>Usage: {@code StateBenchmark append [APPENDS] [FILL]} (defaults 2000 and 1000000). One client,
  * one thread: latency per operation, not the database's parallel throughput. {@code StateBenchmark
@@ -54,9 +64,6 @@ public final class StateBenchmark {
 
   private static final java.lang.management.ThreadMXBean CPU =
       java.lang.management.ManagementFactory.getThreadMXBean();
-
-  /** CPU time of this thread spent by the last measuring loop, in nanoseconds per operation. */
-  private static double lastCpuPerOp;
 
   /** The client CPU per operation of each measured series (by identity). */
   private static final Map<double[], Double> CPU_PER_OP = new java.util.IdentityHashMap<>();
@@ -836,6 +843,13 @@ public final class StateBenchmark {
             "CREATE TABLE state.raw_events (tenant text NOT NULL, workspace text NOT NULL,"
                 + " sequence bigint NOT NULL, payload jsonb NOT NULL, created_at timestamptz"
                 + " NOT NULL, PRIMARY KEY (tenant, workspace, sequence))");
+        // the same row as a state event, every column, the same primary key; no other constraint
+        Sql.update(
+            c,
+            "CREATE TABLE state.raw_event_rows (tenant text NOT NULL, workspace text NOT NULL,"
+                + " sequence bigint NOT NULL, event_id text NOT NULL, run_id text, action_id text,"
+                + " actor text, type text NOT NULL, address text, payload jsonb NOT NULL,"
+                + " created_at timestamptz NOT NULL, PRIMARY KEY (tenant, workspace, sequence))");
       }
       StateStore store = new StateStore(ds, Clock.systemUTC());
       String payload = samplePayload(store);
@@ -846,51 +860,100 @@ public final class StateBenchmark {
           pg.jdbcUrl());
       OUT.println(
           "| case | ops/s | p50 ms | p99 ms | client CPU ms/op | vs raw insert (throughput)"
-              + " | vs raw insert (p50) |");
-      OUT.println("|---|---|---|---|---|---|---|");
+              + " | vs raw insert (p50) | vs raw insert of the event's row (throughput)"
+              + " | vs raw insert of the event's row (p50) |");
+      OUT.println("|---|---|---|---|---|---|---|---|---|");
       // warm up every path (JIT, pool, plan cache): at least 2,000 operations each
       int warmUp = Math.max(appends / 4, 2_000);
-      rawInserts(ds, "warm", payload, warmUp);
-      primitives(ds, "warm-primitive", payload, 0, warmUp, false);
-      primitives(ds, "warm-function", payload, 0, warmUp, true);
-      appends(store, "warm", 0, warmUp);
+      interleaved(
+          warmUp,
+          i -> rawInsert(ds, "warm", payload, i),
+          i -> rawRowInsert(ds, "warm", payload, i),
+          i -> primitive(ds, "warm-primitive", payload, 0, i, false),
+          i -> primitive(ds, "warm-function", payload, 0, i, true),
+          i -> bareInsert(ds, "warm-bare", payload, 0, i),
+          records(store, "warm", 0, warmUp));
 
-      double[] raw = rawInserts(ds, "raw-empty", payload, appends);
-      double[] primitive = primitives(ds, "primitive", payload, 0, appends, false);
-      double[] function = primitives(ds, "function", payload, 0, appends, true);
-      double[] empty = appends(store, "empty", 0, appends);
-      row("raw single-row insert (empty store)", raw, raw);
-      row("(a) event append: the fast statement (empty store)", primitive, raw);
-      row("(a, before) one `state.append_events` call (V7) (empty store)", function, raw);
-      row("(b) `StateStore.record` of an action outcome (empty store)", empty, raw);
+      // every series takes its turn in every round (the order rotating), so that the machine's
+      // drift and the database's background work fall on all of them alike
+      double[][] empty =
+          interleaved(
+              appends,
+              i -> rawInsert(ds, "raw-empty", payload, i),
+              i -> rawRowInsert(ds, "raw-empty", payload, i),
+              i -> primitive(ds, "primitive", payload, 0, i, false),
+              i -> primitive(ds, "function", payload, 0, i, true),
+              i -> bareInsert(ds, "bare", payload, 0, i),
+              records(store, "empty", 0, appends));
+      double[] raw = empty[0];
+      double[] rawRow = empty[1];
+      double[] primitive = empty[2];
+      double[] recordEmpty = empty[5];
+      row("raw single-row insert (empty store)", raw, raw, rawRow);
+      row(
+          "raw single-row insert of the event's row: every column (empty store)",
+          rawRow,
+          raw,
+          rawRow);
+      row("(a) event append: the fast statement (empty store)", primitive, raw, rawRow);
+      row("(a, before) one `state.append_events` call (V7) (empty store)", empty[3], raw, rawRow);
+      row(
+          "(a, no check) the event row alone, `ON CONFLICT DO NOTHING` (empty store)",
+          empty[4],
+          raw,
+          rawRow);
+      row("(b) `StateStore.record` of an action outcome (empty store)", recordEmpty, raw, rawRow);
 
       long loaded = bulkLoad(ds, payload, fill);
-      double[] rawFull = rawInserts(ds, "raw-full", payload, appends);
-      double[] primitiveFull = primitives(ds, "w1", payload, 1000, appends, false);
-      double[] functionFull = primitives(ds, "w2", payload, 1000, appends, true);
-      double[] primitiveFresh = primitives(ds, "primitive-fresh", payload, 0, appends, false);
-      appends(store, "w0", 10_000, 1); // first append to a filled workspace: folds its history
-      double[] full = appends(store, "w0", 10_001, appends);
-      double[] fresh = appends(store, "fresh", 0, appends);
+      // first append to a filled workspace: folds its history
+      records(store, "w0", 10_000, 1).run(0);
+      double[][] full =
+          interleaved(
+              appends,
+              i -> rawInsert(ds, "raw-full", payload, i),
+              i -> rawRowInsert(ds, "raw-full", payload, i),
+              i -> primitive(ds, "w1", payload, 1000, i, false),
+              i -> primitive(ds, "w2", payload, 1000, i, true),
+              i -> primitive(ds, "primitive-fresh", payload, 0, i, false),
+              i -> bareInsert(ds, "w3", payload, 1000, i),
+              records(store, "w0", 10_001, appends),
+              records(store, "fresh", 0, appends));
+      double[] rawFull = full[0];
+      double[] rawRowFull = full[1];
       String stored = String.format(Locale.ROOT, "%,d stored", loaded);
-      row("raw single-row insert (" + stored + ")", rawFull, rawFull);
-      row("(a) event append, 1,000-event workspace (" + stored + ")", primitiveFull, rawFull);
+      row("raw single-row insert (" + stored + ")", rawFull, rawFull, rawRowFull);
+      row(
+          "raw single-row insert of the event's row: every column (" + stored + ")",
+          rawRowFull,
+          rawFull,
+          rawRowFull);
+      row("(a) event append, 1,000-event workspace (" + stored + ")", full[2], rawFull, rawRowFull);
       row(
           "(a, before) `state.append_events`, 1,000-event workspace (" + stored + ")",
-          functionFull,
-          rawFull);
-      row("(a) event append, new workspace (" + stored + ")", primitiveFresh, rawFull);
-      row("(b) `StateStore.record`, 1,000-event workspace (" + stored + ")", full, rawFull);
-      row("(b) `StateStore.record`, new workspace (" + stored + ")", fresh, rawFull);
+          full[3],
+          rawFull,
+          rawRowFull);
+      row("(a) event append, new workspace (" + stored + ")", full[4], rawFull, rawRowFull);
+      row(
+          "(a, no check) the event row alone, 1,000-event workspace (" + stored + ")",
+          full[5],
+          rawFull,
+          rawRowFull);
+      row(
+          "(b) `StateStore.record`, 1,000-event workspace (" + stored + ")",
+          full[6],
+          rawFull,
+          rawRowFull);
+      row("(b) `StateStore.record`, new workspace (" + stored + ")", full[7], rawFull, rawRowFull);
       OUT.printf(
           Locale.ROOT,
           "at %d events / empty store, 1,000-event workspace: (a) p50 %.2fx p99 %.2fx;"
               + " (b) p50 %.2fx p99 %.2fx%n",
           loaded,
-          percentile(primitiveFull, 50) / percentile(primitive, 50),
-          percentile(primitiveFull, 99) / percentile(primitive, 99),
-          percentile(full, 50) / percentile(empty, 50),
-          percentile(full, 99) / percentile(empty, 99));
+          percentile(full[2], 50) / percentile(primitive, 50),
+          percentile(full[2], 99) / percentile(primitive, 99),
+          percentile(full[6], 50) / percentile(recordEmpty, 50),
+          percentile(full[6], 99) / percentile(recordEmpty, 99));
     } finally {
       try (var paths = Files.walk(dir)) {
         paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
@@ -916,79 +979,151 @@ public final class StateBenchmark {
     }
   }
 
-  /** Latencies in nanoseconds of {@code n} autocommit single-row inserts. */
-  private static double[] rawInserts(HikariDataSource ds, String workspace, String payload, int n)
-      throws SQLException {
-    double[] nanos = new double[n];
-    long cpuStart = CPU.getCurrentThreadCpuTime();
-    for (int i = 0; i < n; i++) {
-      long start = System.nanoTime();
-      try (Connection c = ds.getConnection()) {
-        Sql.update(
-            c,
-            "INSERT INTO state.raw_events (tenant, workspace, sequence, payload, created_at)"
-                + " VALUES (?, ?, ?, ?::jsonb, ?)",
-            TENANT,
-            workspace,
-            i + 1,
-            payload,
-            Instant.now());
-      }
-      nanos[i] = System.nanoTime() - start;
-    }
-    lastCpuPerOp = (double) (CPU.getCurrentThreadCpuTime() - cpuStart) / n;
-    CPU_PER_OP.put(nanos, lastCpuPerOp);
-    return nanos;
+  /** One operation of a measured series: its {@code i}-th. */
+  private interface Op {
+    void run(int i) throws SQLException;
   }
 
   /**
-   * Latencies in nanoseconds of {@code n} event appends through the store's append primitive,
-   * {@link dev.stagecraft.state.adapter.db.EventAppend#appendOne} (ADR 0027): one event at the
-   * workspace's next sequence (checked against the head the caller expects, {@code head + 1, head +
-   * 2, ...}), idempotent by event id, with its tenant, its fencing token checked under the
-   * workspace's row lock ({@code FOR SHARE}) — and no version row, snapshot or outcome. One plain
-   * autocommit statement; the first append of a workspace (no fencing row yet) goes through {@code
-   * state.append_events}, as in service. With {@code viaFunction}: every append is one call of
-   * {@code state.append_events} (V7, ADR 0021: {@code FOR UPDATE}, plpgsql), for comparison.
+   * Runs {@code n} rounds; in every round each of {@code ops} runs once (its {@code i}-th
+   * operation), starting with a different one each round. Returns the latency in nanoseconds of
+   * every operation of each series, and keeps each series' client CPU per operation ({@link
+   * #CPU_PER_OP}).
    */
-  private static double[] primitives(
-      HikariDataSource ds, String workspace, String payload, long head, int n, boolean viaFunction)
-      throws SQLException {
-    double[] nanos = new double[n];
-    long cpuStart = CPU.getCurrentThreadCpuTime();
+  private static double[][] interleaved(int n, Op... ops) throws SQLException {
+    double[][] nanos = new double[ops.length][n];
+    long[] cpu = new long[ops.length];
     for (int i = 0; i < n; i++) {
-      long start = System.nanoTime();
-      String status;
-      if (viaFunction) {
-        status = functionCall(ds, workspace, payload, head + i, i);
-      } else {
-        try (Connection c = ds.getConnection()) {
-          status =
-              dev.stagecraft.state.adapter.db.EventAppend.appendOne(
-                      c,
-                      TENANT,
-                      workspace,
-                      head + i,
-                      1,
-                      workspace + "-event-" + i,
-                      "run-" + workspace,
-                      "act-" + i,
-                      "executor:exec-1",
-                      "instance_updated",
-                      "stateful_provisioning.app",
-                      payload,
-                      Instant.now())
-                  .status();
-        }
+      for (int k = 0; k < ops.length; k++) {
+        int s = (i + k) % ops.length;
+        long cpuStart = CPU.getCurrentThreadCpuTime();
+        long start = System.nanoTime();
+        ops[s].run(i);
+        nanos[s][i] = System.nanoTime() - start;
+        cpu[s] += CPU.getCurrentThreadCpuTime() - cpuStart;
       }
-      if (!"appended".equals(status)) {
-        throw new IllegalStateException("append answered " + status);
-      }
-      nanos[i] = System.nanoTime() - start;
     }
-    lastCpuPerOp = (double) (CPU.getCurrentThreadCpuTime() - cpuStart) / n;
-    CPU_PER_OP.put(nanos, lastCpuPerOp);
+    for (int s = 0; s < ops.length; s++) {
+      CPU_PER_OP.put(nanos[s], (double) cpu[s] / n);
+    }
     return nanos;
+  }
+
+  /** The {@code i}-th autocommit insert of the narrow raw row (five of the event's columns). */
+  private static void rawInsert(HikariDataSource ds, String workspace, String payload, int i)
+      throws SQLException {
+    try (Connection c = ds.getConnection()) {
+      Sql.update(
+          c,
+          "INSERT INTO state.raw_events (tenant, workspace, sequence, payload, created_at)"
+              + " VALUES (?, ?, ?, ?::jsonb, ?)",
+          TENANT,
+          workspace,
+          i + 1,
+          payload,
+          Instant.now());
+    }
+  }
+
+  /**
+   * The {@code i}-th autocommit insert of the same row a state event is (every column of {@code
+   * state.state_events}, the values (a) writes) into a table with the same primary key and no other
+   * constraint, index or trigger.
+   */
+  private static void rawRowInsert(HikariDataSource ds, String workspace, String payload, int i)
+      throws SQLException {
+    try (Connection c = ds.getConnection()) {
+      Sql.update(
+          c,
+          "INSERT INTO state.raw_event_rows (tenant, workspace, sequence, event_id, run_id,"
+              + " action_id, actor, type, address, payload, created_at)"
+              + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?)",
+          TENANT,
+          workspace,
+          i + 1,
+          workspace + "-event-" + i,
+          "run-" + workspace,
+          "act-" + i,
+          "executor:exec-1",
+          "instance_updated",
+          "stateful_provisioning.app",
+          payload,
+          Instant.now());
+    }
+  }
+
+  /**
+   * The {@code i}-th event append through the store's append primitive, {@link
+   * dev.stagecraft.state.adapter.db.EventAppend#appendOne} (ADR 0027): one event at the workspace's
+   * next sequence ({@code head + i + 1}, checked against the head the caller expects), idempotent
+   * by event id, with its tenant, its fencing token checked under the workspace's row lock ({@code
+   * FOR SHARE}) — and no version row, snapshot or outcome. One plain autocommit statement; the
+   * first append of a workspace (no fencing row yet) goes through {@code state.append_events}, as
+   * in service. With {@code viaFunction}: one call of {@code state.append_events} (V7, ADR 0021:
+   * {@code FOR UPDATE}, plpgsql), for comparison.
+   */
+  private static void primitive(
+      HikariDataSource ds, String workspace, String payload, long head, int i, boolean viaFunction)
+      throws SQLException {
+    String status;
+    if (viaFunction) {
+      status = functionCall(ds, workspace, payload, head + i, i);
+    } else {
+      try (Connection c = ds.getConnection()) {
+        status =
+            dev.stagecraft.state.adapter.db.EventAppend.appendOne(
+                    c,
+                    TENANT,
+                    workspace,
+                    head + i,
+                    1,
+                    workspace + "-event-" + i,
+                    "run-" + workspace,
+                    "act-" + i,
+                    "executor:exec-1",
+                    "instance_updated",
+                    "stateful_provisioning.app",
+                    payload,
+                    Instant.now())
+                .status();
+      }
+    }
+    if (!"appended".equals(status)) {
+      throw new IllegalStateException("append answered " + status);
+    }
+  }
+
+  /**
+   * The {@code i}-th insert of the event row alone into {@code state.state_events}, at {@code head
+   * + i + 1}: the statement (a) makes without any of its checks (no fencing row, no head probe),
+   * with {@code ON CONFLICT DO NOTHING} as (a) has. Not a safe append: what an append that keeps
+   * only the event table's own constraints (its two unique keys) costs.
+   */
+  private static void bareInsert(
+      HikariDataSource ds, String workspace, String payload, long head, int i) throws SQLException {
+    int inserted;
+    try (Connection c = ds.getConnection()) {
+      inserted =
+          Sql.update(
+              c,
+              "INSERT INTO state.state_events (tenant, workspace, sequence, event_id, run_id,"
+                  + " action_id, actor, type, address, payload, created_at)"
+                  + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?) ON CONFLICT DO NOTHING",
+              TENANT,
+              workspace,
+              head + i + 1,
+              workspace + "-event-" + i,
+              "run-" + workspace,
+              "act-" + i,
+              "executor:exec-1",
+              "instance_updated",
+              "stateful_provisioning.app",
+              payload,
+              Instant.now());
+    }
+    if (inserted != 1) {
+      throw new IllegalStateException("the bare insert wrote " + inserted + " rows");
+    }
   }
 
   /** One autocommit call of {@code state.append_events} (V7) appending one event. */
@@ -1017,25 +1152,21 @@ public final class StateBenchmark {
     }
   }
 
-  /** Latencies in nanoseconds of {@code n} recorded action results (create first, then updates). */
-  private static double[] appends(StateStore store, String workspace, int from, int n)
-      throws SQLException {
-    double[] nanos = new double[n];
-    long cpu = 0;
+  /**
+   * A series of {@link StateStore#record} calls of {@code workspace}'s action results {@code from},
+   * {@code from + 1}, ... (its first a create, then updates): the {@code i}-th operation records
+   * result {@code from + i}. The executor's envelopes are built and decoded beforehand, so only the
+   * store's work is timed.
+   */
+  private static Op records(StateStore store, String workspace, int from, int n) {
+    EventEnvelope[] envelopes = new EventEnvelope[n];
+    ActionFinished[] decoded = new ActionFinished[n];
     for (int i = 0; i < n; i++) {
       int index = from + i;
-      EventEnvelope envelope = finished(workspace, index, index == 0 ? "create" : "update");
-      ActionFinished finished = decode(envelope);
-      // only the store's work: building and decoding the executor's envelope is not counted
-      long cpuStart = CPU.getCurrentThreadCpuTime();
-      long start = System.nanoTime();
-      store.record(envelope, finished);
-      nanos[i] = System.nanoTime() - start;
-      cpu += CPU.getCurrentThreadCpuTime() - cpuStart;
+      envelopes[i] = finished(workspace, index, index == 0 ? "create" : "update");
+      decoded[i] = decode(envelopes[i]);
     }
-    lastCpuPerOp = (double) cpu / n;
-    CPU_PER_OP.put(nanos, lastCpuPerOp);
-    return nanos;
+    return i -> store.record(envelopes[i], decoded[i]);
   }
 
   /**
@@ -1109,19 +1240,26 @@ public final class StateBenchmark {
     return EventCodec.data(envelope, ActionFinished.class);
   }
 
-  private static void row(String name, double[] nanos, double[] baseline) {
+  /**
+   * One line of the append table: {@code nanos} against {@code baseline} (the narrow raw insert)
+   * and {@code rowBaseline} (the raw insert of the event's whole row), both measured beside it.
+   */
+  private static void row(String name, double[] nanos, double[] baseline, double[] rowBaseline) {
     double opsPerSecond = nanos.length / (Arrays.stream(nanos).sum() / 1e9);
     double baselineOps = baseline.length / (Arrays.stream(baseline).sum() / 1e9);
+    double rowBaselineOps = rowBaseline.length / (Arrays.stream(rowBaseline).sum() / 1e9);
     OUT.printf(
         Locale.ROOT,
-        "| %s | %.0f | %.3f | %.2f | %.3f | %.2fx | %.2fx |%n",
+        "| %s | %.0f | %.3f | %.2f | %.3f | %.2fx | %.2fx | %.2fx | %.2fx |%n",
         name,
         opsPerSecond,
         percentile(nanos, 50) / 1e6,
         percentile(nanos, 99) / 1e6,
         CPU_PER_OP.getOrDefault(nanos, Double.NaN) / 1e6,
         opsPerSecond / baselineOps,
-        percentile(baseline, 50) / percentile(nanos, 50));
+        percentile(baseline, 50) / percentile(nanos, 50),
+        opsPerSecond / rowBaselineOps,
+        percentile(rowBaseline, 50) / percentile(nanos, 50));
   }
 
   private static double percentile(double[] nanos, int p) {
