@@ -223,7 +223,8 @@ class PlannerRestartResumeTest {
   void anApprovedChainKilledWhileItsMiddleStepRunsAppliesTheRestOfTheApprovedPlan()
       throws Exception {
     // docs/adr/0051: the restarted planner shows that what remains is part of the approved plan
-    Chain chain = new Chain("resume-ap-");
+    // c's trigger is b's id: unknown when approved, known once b is applied (ADR 0051)
+    Chain chain = new Chain("resume-ap-", true);
     createWorkspace(chain.ws, false);
     String run = startRunOf(chain.ws, chain.mainTf());
     String digest = awaitStatus(run, "planned").get("planDigest").asText();
@@ -359,7 +360,15 @@ class PlannerRestartResumeTest {
     final Path fail;
     final Path ping;
 
+    /** Whether c's trigger references b's id (else only {@code depends_on}). */
+    final boolean references;
+
     Chain(String prefix) {
+      this(prefix, false);
+    }
+
+    Chain(String prefix, boolean references) {
+      this.references = references;
       ws = prefix + UUID.randomUUID().toString().substring(0, 8);
       logA = stack.root.resolve(ws + "-a");
       logB = stack.root.resolve(ws + "-b");
@@ -388,12 +397,23 @@ class PlannerRestartResumeTest {
           resource "stateful_provisioning" "c" {
             state_key  = "c1"
             depends_on = [stateful_provisioning.b]
+            %s
             provisioner "local-exec" {
               command = "echo c >> %s"
             }
           }
           """
-          .formatted(logA, logB, started, release, ping, ping, ping, fail, logC);
+          .formatted(
+              logA,
+              logB,
+              started,
+              release,
+              ping,
+              ping,
+              ping,
+              fail,
+              references ? "triggers = { b = stateful_provisioning.b.id }" : "",
+              logC);
     }
   }
 

@@ -91,17 +91,17 @@ public record Plan(
   }
 
   /**
-   * SHA-256 of what each change does, by instance address: its JSON entry without its order
-   * constraints (see {@link PlanJson#changeDocument}). Two plans made against different states give
-   * the same digest for an instance when they would do the same to it — how a planner restarted
-   * during an approved apply shows that what remains is part of the approved plan (docs/adr/0051).
-   * No-op instances are left out. Like {@link #digest}, it covers sensitive attributes by name, not
-   * by value.
+   * What each change does, by instance address: its JSON document ({@link PlanJson#changeDocument}:
+   * its {@code resource_changes} entry with the lifecycle flags and dependencies that go to state,
+   * without its order constraints), rendered canonically. A planner restarted during an approved
+   * apply checks with {@link PlanJson#covers} that what remains is part of the approved plan
+   * (docs/adr/0051). No-op instances are left out. Sensitive attributes are named, never written
+   * (as in {@link PlanJson}).
    */
-  public Map<String, String> changeDigests() {
+  public Map<String, String> changeDocuments() {
     Map<String, String> out = new java.util.TreeMap<>();
     for (PlannedAction a : changes()) {
-      out.put(a.address(), sha256(PlanJson.canonical(PlanJson.changeDocument(a))));
+      out.put(a.address(), PlanJson.canonical(PlanJson.changeDocument(a)));
     }
     return out;
   }

@@ -104,6 +104,43 @@ public final class PlanJson {
     return document;
   }
 
+  /**
+   * Whether {@code planned}, a change planned again after some of an approved plan's changes were
+   * applied, is the change {@code approved} approved ({@link Plan#changeDocuments}, docs/adr/0051):
+   * the same document, except that an attribute the approved change did not know yet (in its {@code
+   * after_unknown}) may now have any value, known or not, as applying the approved plan would have
+   * given it. An attribute unknown now but known when approved is not covered.
+   *
+   * @param approved a document of {@link Plan#changeDocuments}, as recorded
+   * @param planned the document of the same address in the plan made again
+   */
+  public static boolean covers(String approved, String planned) {
+    try {
+      com.fasterxml.jackson.databind.JsonNode a = MAPPER.readTree(approved);
+      com.fasterxml.jackson.databind.JsonNode p = MAPPER.readTree(planned);
+      if (!(a.path("change") instanceof com.fasterxml.jackson.databind.node.ObjectNode ac)
+          || !(p.path("change") instanceof com.fasterxml.jackson.databind.node.ObjectNode pc)) {
+        return a.equals(p);
+      }
+      Set<String> wasUnknown = new java.util.HashSet<>();
+      ac.path("after_unknown").fieldNames().forEachRemaining(wasUnknown::add);
+      Set<String> isUnknown = new java.util.HashSet<>();
+      pc.path("after_unknown").fieldNames().forEachRemaining(isUnknown::add);
+      if (!wasUnknown.containsAll(isUnknown)) {
+        return false;
+      }
+      for (com.fasterxml.jackson.databind.node.ObjectNode change : List.of(ac, pc)) {
+        if (change.get("after") instanceof com.fasterxml.jackson.databind.node.ObjectNode after) {
+          after.remove(wasUnknown);
+        }
+        change.remove("after_unknown");
+      }
+      return a.equals(p);
+    } catch (JsonProcessingException e) {
+      return false;
+    }
+  }
+
   private static Map<String, Object> resourceChange(PlannedAction a) {
     Map<String, Object> rc = new LinkedHashMap<>();
     rc.put("address", a.address());

@@ -43,10 +43,10 @@ final class CarriedActions {
   /**
    * @param approvalBound whether the run applies a plan approved as a whole (an approval, a saved
    *     plan's digest, the serial the CLI showed): then only the approved plan may be applied
-   * @param approvedChanges {@link dev.stagecraft.planner.plan.Plan#changeDigests} of that plan, as
-   *     recorded with the run (docs/adr/0051): the rest planned after the restart is applied only
-   *     when it is exactly the approved changes not dispatched yet. Null when the run recorded none
-   *     (recorded before they were): then no rest of an approved plan is applied
+   * @param approvedChanges {@link dev.stagecraft.planner.plan.Plan#changeDocuments} of that plan,
+   *     as recorded with the run (docs/adr/0051): the rest planned after the restart is applied
+   *     only when it is exactly the approved changes not dispatched yet. Null when the run recorded
+   *     none (recorded before they were): then no rest of an approved plan is applied
    */
   CarriedActions(
       Collection<DispatchedActions.Dispatched> dispatches,
@@ -74,15 +74,17 @@ final class CarriedActions {
 
   /**
    * Whether the rest of an approved plan, planned again after the restart ({@code restChanges}: its
-   * {@link dev.stagecraft.planner.plan.Plan#changeDigests}), is exactly the approved changes not
-   * dispatched before the restart, each doing the same as approved (docs/adr/0051).
+   * {@link dev.stagecraft.planner.plan.Plan#changeDocuments}), is exactly the approved changes not
+   * dispatched before the restart, each doing what was approved ({@link
+   * dev.stagecraft.planner.plan.PlanJson#covers}: a value unknown when approved may be known now;
+   * docs/adr/0051).
    *
    * @return empty when it is; else why not, naming the addresses
    */
   java.util.Optional<String> unapprovedRest(Map<String, String> restChanges) {
     if (approvedChanges == null) {
       return java.util.Optional.of(
-          "the planner that approved it recorded no digest of each change (a planner version"
+          "the planner that approved it recorded no copy of each change (a planner version"
               + " before ADR 0051)");
     }
     Set<String> dispatchedAddresses = new LinkedHashSet<>();
@@ -94,11 +96,11 @@ final class CarriedActions {
     List<String> gone = new ArrayList<>();
     new java.util.TreeMap<>(restChanges)
         .forEach(
-            (address, digest) -> {
+            (address, document) -> {
               String approved = expected.get(address);
               if (approved == null) {
                 notApproved.add(address);
-              } else if (!approved.equals(digest)) {
+              } else if (!dev.stagecraft.planner.plan.PlanJson.covers(approved, document)) {
                 changed.add(address);
               }
             });

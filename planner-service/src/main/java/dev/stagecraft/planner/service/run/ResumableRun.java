@@ -15,7 +15,7 @@ import java.time.Instant;
  *     shown, which the plan made again must equal (else the run ends {@code errored}); else null
  * @param plannedAt when that plan was made (the approval timeout counts from it); else null
  * @param approvedChanges for a run that was applying a plan approved as a whole: the recorded
- *     {@link dev.stagecraft.planner.plan.Plan#changeDigests} of that plan (docs/adr/0051); else
+ *     {@link dev.stagecraft.planner.plan.Plan#changeDocuments} of that plan (docs/adr/0051); else
  *     null (also for a run recorded before they were)
  */
 public record ResumableRun(

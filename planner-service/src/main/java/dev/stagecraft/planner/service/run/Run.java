@@ -64,7 +64,7 @@ public final class Run {
 
   /**
    * For a run applying a plan approved as a whole (an approval, a saved plan, the serial the CLI
-   * showed): {@link Plan#changeDigests} of that plan, recorded with the run so that a planner
+   * showed): {@link Plan#changeDocuments} of that plan, recorded with the run so that a planner
    * carrying it on after a restart can show that what remains is part of it (docs/adr/0051). Null
    * otherwise.
    */

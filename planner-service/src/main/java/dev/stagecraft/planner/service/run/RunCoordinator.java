@@ -1042,7 +1042,7 @@ public final class RunCoordinator implements AutoCloseable {
                 || req.expectedDigest() != null)) {
           // recorded with the applying transition: a planner carrying the run on after a restart
           // applies the rest only when it is part of this plan (docs/adr/0051)
-          run.approvedChanges = result.plan().changeDigests();
+          run.approvedChanges = result.plan().changeDocuments();
         } else if (carried != null) {
           run.approvedChanges = carried.approvedChanges();
         }
@@ -1163,7 +1163,7 @@ public final class RunCoordinator implements AutoCloseable {
       return false;
     }
     if (carried.approvalBound()) {
-      Optional<String> unapproved = carried.unapprovedRest(result.plan().changeDigests());
+      Optional<String> unapproved = carried.unapprovedRest(result.plan().changeDocuments());
       if (unapproved.isPresent()) {
         finish(
             run,

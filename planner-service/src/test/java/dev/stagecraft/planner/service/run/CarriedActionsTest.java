@@ -36,32 +36,44 @@ class CarriedActionsTest {
 
   @Test
   void theRestOfAnApprovedPlanMustBeExactlyTheApprovedChangesNotDispatchedYet() {
+    String da = change("a", "1");
+    String db = change("b", "1");
+    String dc = change("c", "1");
     Map<String, String> approved =
         Map.of(
-            "stateful_provisioning.a", "da",
-            "stateful_provisioning.b", "db",
-            "stateful_provisioning.c", "dc");
+            "stateful_provisioning.a", da,
+            "stateful_provisioning.b", db,
+            "stateful_provisioning.c", dc);
     CarriedActions carried = new CarriedActions(List.of(a), true, approved);
 
     assertThat(
             carried.unapprovedRest(
-                Map.of("stateful_provisioning.b", "db", "stateful_provisioning.c", "dc")))
+                Map.of("stateful_provisioning.b", db, "stateful_provisioning.c", dc)))
         .as("a was dispatched before the restart; b and c remain as approved")
         .isEmpty();
-    assertThat(carried.unapprovedRest(Map.of("stateful_provisioning.b", "db")))
+    assertThat(carried.unapprovedRest(Map.of("stateful_provisioning.b", db)))
         .hasValue("approved but no longer planned: stateful_provisioning.c");
     assertThat(
             carried.unapprovedRest(
                 Map.of(
-                    "stateful_provisioning.b", "other",
-                    "stateful_provisioning.c", "dc",
-                    "stateful_provisioning.d", "dd")))
+                    "stateful_provisioning.b", change("b", "2"),
+                    "stateful_provisioning.c", dc,
+                    "stateful_provisioning.d", change("d", "1"))))
         .hasValue(
             "not in the approved plan: stateful_provisioning.d; planned differently from the"
                 + " approved plan: stateful_provisioning.b");
     assertThat(new CarriedActions(List.of(a), true, null).unapprovedRest(Map.of()))
         .as("nothing recorded: nothing can be shown")
-        .hasValueSatisfying(why -> assertThat(why).contains("recorded no digest"));
+        .hasValueSatisfying(why -> assertThat(why).contains("recorded no copy"));
+  }
+
+  /** A change document as {@code Plan.changeDocuments} renders one (the parts that matter here). */
+  static String change(String name, String stateKey) {
+    return "{\"address\":\"stateful_provisioning."
+        + name
+        + "\",\"change\":{\"actions\":[\"update\"],\"after\":{\"state_key\":\""
+        + stateKey
+        + "\"},\"after_unknown\":{}}}";
   }
 
   @Test

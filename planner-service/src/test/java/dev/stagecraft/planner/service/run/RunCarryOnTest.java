@@ -332,7 +332,7 @@ class RunCarryOnTest {
     assertThat(status(run)).isEqualTo("errored");
     assertThat(run.summary().message())
         .contains("approved as a whole")
-        .contains("recorded no digest of each change");
+        .contains("recorded no copy of each change");
     assertThat(after.dispatched()).isEmpty();
   }
 
@@ -375,7 +375,10 @@ class RunCarryOnTest {
   void theRestOfAnApprovedPlanThatWouldDoSomethingElseEndsErroredNamingIt() {
     ActionDispatched db = dispatchedBeforeTheRestart(request(0L));
     Map<String, String> approved = new java.util.HashMap<>(beforeRun.approvedChanges());
-    approved.put("stateful_provisioning.app", "0".repeat(64)); // approved something else
+    // approved something else: another state_key
+    approved.put(
+        "stateful_provisioning.app",
+        approved.get("stateful_provisioning.app").replace("\"v1\"", "\"v0\""));
     states.outcomes.put(db.actionId(), "succeeded");
     states.delegate.json = stateWithDb(db);
 
@@ -393,7 +396,7 @@ class RunCarryOnTest {
     ActionDispatched db = dispatchedBeforeTheRestart(request(0L));
     Map<String, String> approved = new java.util.HashMap<>(beforeRun.approvedChanges());
     approved.remove("stateful_provisioning.app");
-    approved.put("stateful_provisioning.web", "0".repeat(64));
+    approved.put("stateful_provisioning.web", approved.get("stateful_provisioning.db"));
     states.outcomes.put(db.actionId(), "succeeded");
     states.delegate.json = stateWithDb(db);
 

@@ -127,7 +127,7 @@ public final class RunStore implements RunObserver {
           run.request().requestedBy(),
           instanceId,
           sequence,
-          approvedChanges == null ? null : Json.write(approvedChanges));
+          approvedChanges == null ? null : documentsJson(approvedChanges));
       Sql.update(
           c,
           "INSERT INTO planner.run_transitions (tenant, run_id, sequence, status, message, at)"
@@ -296,16 +296,26 @@ public final class RunStore implements RunObserver {
         instant(rs.getTimestamp(6)),
         rs.getString(7),
         instant(rs.getTimestamp(8)),
-        digestsByAddress(rs.getString(9)));
+        documentsByAddress(rs.getString(9)));
   }
 
-  /** The {@code approved_changes} column: address to digest, or null. */
-  private static Map<String, String> digestsByAddress(String json) {
+  /**
+   * The {@code approved_changes} column written: one JSON object, the change documents as its
+   * members (readable in SQL), not as strings.
+   */
+  private static String documentsJson(Map<String, String> documents) {
+    Map<String, JsonNode> members = new LinkedHashMap<>();
+    documents.forEach((address, document) -> members.put(address, Json.object(document)));
+    return Json.write(members);
+  }
+
+  /** The {@code approved_changes} column read: address to change document, or null. */
+  private static Map<String, String> documentsByAddress(String json) {
     if (json == null) {
       return null;
     }
     Map<String, String> out = new LinkedHashMap<>();
-    Json.object(json).fields().forEachRemaining(e -> out.put(e.getKey(), e.getValue().asText()));
+    Json.object(json).properties().forEach(e -> out.put(e.getKey(), e.getValue().toString()));
     return out;
   }
 
