@@ -164,6 +164,10 @@ class SealedAttributesTest {
     assertThat(text).doesNotContain(SECRET).contains("(sensitive value)");
     String json = JSON.writeValueAsString(PlanJson.toMap(changed.plan()));
     assertThat(json).doesNotContain(SECRET).doesNotContain("stagecraft:sealed");
+    // what an approved run records of each change (docs/adr/0051)
+    assertThat(changed.plan().changeDocuments().values())
+        .isNotEmpty()
+        .allSatisfy(d -> assertThat(d).doesNotContain(SECRET).doesNotContain("other-"));
     String next = apply(changed, sealing);
     assertThat(next).doesNotContain(SECRET);
     assertThat(attributesOf(next, "stateful_provisioning").get("state_key"))
