@@ -1038,18 +1038,29 @@ public final class StateBenchmark {
           "INSERT INTO state.raw_event_rows (tenant, workspace, sequence, event_id, run_id,"
               + " action_id, actor, type, address, payload, created_at)"
               + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?)",
-          TENANT,
-          workspace,
-          i + 1,
-          workspace + "-event-" + i,
-          "run-" + workspace,
-          "act-" + i,
-          "executor:exec-1",
-          "instance_updated",
-          "stateful_provisioning.app",
-          payload,
-          Instant.now());
+          eventRow(workspace, i + 1, i, payload));
     }
+  }
+
+  /**
+   * The values of the {@code i}-th event row of {@code workspace} at {@code sequence}, in the
+   * column order of {@code state.state_events}: the row (a) writes, as the raw whole-row insert and
+   * the unchecked insert write it too.
+   */
+  private static Object[] eventRow(String workspace, long sequence, int i, String payload) {
+    return new Object[] {
+      TENANT,
+      workspace,
+      sequence,
+      workspace + "-event-" + i,
+      "run-" + workspace,
+      "act-" + i,
+      "executor:exec-1",
+      "instance_updated",
+      "stateful_provisioning.app",
+      payload,
+      Instant.now()
+    };
   }
 
   /**
@@ -1109,17 +1120,7 @@ public final class StateBenchmark {
               "INSERT INTO state.state_events (tenant, workspace, sequence, event_id, run_id,"
                   + " action_id, actor, type, address, payload, created_at)"
                   + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?) ON CONFLICT DO NOTHING",
-              TENANT,
-              workspace,
-              head + i + 1,
-              workspace + "-event-" + i,
-              "run-" + workspace,
-              "act-" + i,
-              "executor:exec-1",
-              "instance_updated",
-              "stateful_provisioning.app",
-              payload,
-              Instant.now());
+              eventRow(workspace, head + i + 1, i, payload));
     }
     if (inserted != 1) {
       throw new IllegalStateException("the bare insert wrote " + inserted + " rows");

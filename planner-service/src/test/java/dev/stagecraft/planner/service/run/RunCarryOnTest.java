@@ -323,17 +323,27 @@ class RunCarryOnTest {
   @Test
   void anApprovedRunWithoutRecordedChangesAndChangesLeftEndsErroredWithoutDispatching() {
     ActionDispatched db = dispatchedBeforeTheRestart(request(0L));
+
+    assertThat(erroredAfterTheRestart(db, null))
+        .contains("approved as a whole")
+        .contains("recorded no copy of each change");
+  }
+
+  /**
+   * Carries on the approved run whose db the "before" coordinator dispatched, db having succeeded,
+   * with {@code approved} as the recorded changes; asserts that it ends errored without dispatching
+   * anything and returns its message.
+   */
+  String erroredAfterTheRestart(ActionDispatched db, Map<String, String> approved) {
     states.outcomes.put(db.actionId(), "succeeded");
     states.delegate.json = stateWithDb(db);
 
-    Run run = carryOn(db, request(0L), false);
+    Run run = carryOn(db, request(0L), false, approved);
 
     await().atMost(Duration.ofSeconds(10)).until(() -> run.summary().terminal());
     assertThat(status(run)).isEqualTo("errored");
-    assertThat(run.summary().message())
-        .contains("approved as a whole")
-        .contains("recorded no copy of each change");
     assertThat(after.dispatched()).isEmpty();
+    return run.summary().message();
   }
 
   @Test
@@ -379,16 +389,9 @@ class RunCarryOnTest {
     approved.put(
         "stateful_provisioning.app",
         approved.get("stateful_provisioning.app").replace("\"v1\"", "\"v0\""));
-    states.outcomes.put(db.actionId(), "succeeded");
-    states.delegate.json = stateWithDb(db);
 
-    Run run = carryOn(db, request(0L), false, approved);
-
-    await().atMost(Duration.ofSeconds(10)).until(() -> run.summary().terminal());
-    assertThat(status(run)).isEqualTo("errored");
-    assertThat(run.summary().message())
+    assertThat(erroredAfterTheRestart(db, approved))
         .contains("planned differently from the approved plan: stateful_provisioning.app");
-    assertThat(after.dispatched()).isEmpty();
   }
 
   @Test
@@ -397,17 +400,10 @@ class RunCarryOnTest {
     Map<String, String> approved = new java.util.HashMap<>(beforeRun.approvedChanges());
     approved.remove("stateful_provisioning.app");
     approved.put("stateful_provisioning.web", approved.get("stateful_provisioning.db"));
-    states.outcomes.put(db.actionId(), "succeeded");
-    states.delegate.json = stateWithDb(db);
 
-    Run run = carryOn(db, request(0L), false, approved);
-
-    await().atMost(Duration.ofSeconds(10)).until(() -> run.summary().terminal());
-    assertThat(status(run)).isEqualTo("errored");
-    assertThat(run.summary().message())
+    assertThat(erroredAfterTheRestart(db, approved))
         .contains("not in the approved plan: stateful_provisioning.app")
         .contains("approved but no longer planned: stateful_provisioning.web");
-    assertThat(after.dispatched()).isEmpty();
   }
 
   @Test
