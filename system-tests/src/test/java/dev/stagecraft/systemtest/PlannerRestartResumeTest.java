@@ -242,6 +242,9 @@ class PlannerRestartResumeTest {
     JsonNode applied = get(run);
     assertThat(applied.get("status").asText()).as(applied.toString()).isEqualTo("applied");
     assertThat(applied.get("transitions").toString()).contains("Carried on, applying the rest");
+    assertThat(applied.get("planDigest").asText())
+        .as("the run still shows the plan that was approved, not the rest's")
+        .isEqualTo(digest);
     assertThat(applied.get("message").asText())
         .contains("Apply complete! Resources: 3 added, 0 changed, 0 destroyed.");
     assertThat(Files.readAllLines(chain.logA)).containsExactly("a");

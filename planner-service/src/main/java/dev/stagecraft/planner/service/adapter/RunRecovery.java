@@ -136,7 +136,8 @@ final class RunRecovery {
                     awaitingApproval,
                     run.createdAt(),
                     run.lastSequence(),
-                    null,
+                    // the digest recorded when it planned (kept by an approved run, ADR 0051)
+                    run.planDigest(),
                     null,
                     run.approvedChanges()),
                 dispatches.dispatchesOf(run.id()),

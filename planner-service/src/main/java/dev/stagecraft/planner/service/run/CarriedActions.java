@@ -40,6 +40,9 @@ final class CarriedActions {
   /** What each change of the approved plan does, by address (ADR 0051); null when not recorded. */
   private final Map<String, String> approvedChanges;
 
+  /** The recorded digest of the approved plan, or null (see {@link Run#approvedPlanDigest}). */
+  private final String approvedPlanDigest;
+
   /**
    * @param approvalBound whether the run applies a plan approved as a whole (an approval, a saved
    *     plan's digest, the serial the CLI showed): then only the approved plan may be applied
@@ -47,12 +50,16 @@ final class CarriedActions {
    *     as recorded with the run (docs/adr/0051): the rest planned after the restart is applied
    *     only when it is exactly the approved changes not dispatched yet. Null when the run recorded
    *     none (recorded before they were): then no rest of an approved plan is applied
+   * @param approvedPlanDigest the recorded digest of the approved plan, which the carried-on run
+   *     keeps showing; null when not approval-bound
    */
   CarriedActions(
       Collection<DispatchedActions.Dispatched> dispatches,
       boolean approvalBound,
-      Map<String, String> approvedChanges) {
+      Map<String, String> approvedChanges,
+      String approvedPlanDigest) {
     this.approvalBound = approvalBound;
+    this.approvedPlanDigest = approvedPlanDigest;
     this.approvedChanges = approvedChanges == null ? null : Map.copyOf(approvedChanges);
     for (DispatchedActions.Dispatched d : dispatches) {
       dispatched.putIfAbsent(d.action().actionId(), d);
@@ -70,6 +77,11 @@ final class CarriedActions {
   /** See {@link #CarriedActions}. */
   Map<String, String> approvedChanges() {
     return approvedChanges;
+  }
+
+  /** See {@link #CarriedActions}. */
+  String approvedPlanDigest() {
+    return approvedPlanDigest;
   }
 
   /**

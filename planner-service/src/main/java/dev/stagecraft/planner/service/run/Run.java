@@ -70,6 +70,13 @@ public final class Run {
    */
   Map<String, String> approvedChanges;
 
+  /**
+   * For a run carried on while it applied an approved plan: the recorded digest of that plan, which
+   * the run keeps showing (and recording) while it applies the rest of it (docs/adr/0051); the
+   * rest's own plan has another digest. Null otherwise.
+   */
+  String approvedPlanDigest;
+
   /** The uploaded files, written out while the run plans and applies; deleted when it ends. */
   java.nio.file.Path filesDir;
 
@@ -106,7 +113,7 @@ public final class Run {
         status.wireName(),
         status.isTerminal(),
         message,
-        plan == null ? null : plan.digest(),
+        approvedPlanDigest != null ? approvedPlanDigest : plan == null ? null : plan.digest(),
         planText,
         createdAt);
   }

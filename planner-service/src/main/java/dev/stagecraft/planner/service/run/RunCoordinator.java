@@ -332,7 +332,8 @@ public final class RunCoordinator implements AutoCloseable {
    * Returns at once.
    *
    * @param resumable its {@link ResumableRun#awaitingApproval} says whether it applied an approved
-   *     plan; {@link ResumableRun#planDigest} is ignored
+   *     plan; for a run that applied a plan approved as a whole, {@link ResumableRun#planDigest} is
+   *     that plan's recorded digest, which the run keeps showing (else it is ignored)
    * @throws IllegalStateException when this instance already has a run with that id
    */
   public Run carryOn(
@@ -352,7 +353,11 @@ public final class RunCoordinator implements AutoCloseable {
             null,
             null),
         message,
-        new CarriedActions(dispatched, approvalBound, resumable.approvedChanges()));
+        new CarriedActions(
+            dispatched,
+            approvalBound,
+            resumable.approvedChanges(),
+            approvalBound ? resumable.planDigest() : null));
   }
 
   private Run restart(ResumableRun resumable, String message, CarriedActions carried) {
@@ -374,6 +379,9 @@ public final class RunCoordinator implements AutoCloseable {
     run.eventSequence.set(resumable.lastSequence() + RESUME_SEQUENCE_GAP);
     run.resumed = true;
     run.resumedPlanDigest = resumable.planDigest();
+    if (carried != null) {
+      run.approvedPlanDigest = carried.approvedPlanDigest();
+    }
     if (resumable.awaitingApproval()) {
       PendingApproval pending = new PendingApproval();
       pending.firstPlannedAt = resumable.plannedAt();

@@ -44,7 +44,7 @@ class CarriedActionsTest {
             "stateful_provisioning.a", da,
             "stateful_provisioning.b", db,
             "stateful_provisioning.c", dc);
-    CarriedActions carried = new CarriedActions(List.of(a), true, approved);
+    CarriedActions carried = new CarriedActions(List.of(a), true, approved, "d");
 
     assertThat(
             carried.unapprovedRest(
@@ -62,7 +62,7 @@ class CarriedActionsTest {
         .hasValue(
             "not in the approved plan: stateful_provisioning.d; planned differently from the"
                 + " approved plan: stateful_provisioning.b");
-    assertThat(new CarriedActions(List.of(a), true, null).unapprovedRest(Map.of()))
+    assertThat(new CarriedActions(List.of(a), true, null, null).unapprovedRest(Map.of()))
         .as("nothing recorded: nothing can be shown")
         .hasValueSatisfying(why -> assertThat(why).contains("recorded no copy"));
   }
@@ -78,7 +78,7 @@ class CarriedActionsTest {
 
   @Test
   void awaitsEveryDispatchedActionKeepsTheFirstOutcomeAndSettlesWhenAllHaveOne() {
-    CarriedActions carried = new CarriedActions(List.of(a, b, a), false, null);
+    CarriedActions carried = new CarriedActions(List.of(a, b, a), false, null, null);
     assertThat(carried.dispatchedCount()).as("an action dispatched twice counts once").isEqualTo(2);
     assertThat(carried.recorded("run-1/stateful_provisioning.a", "succeeded")).isTrue();
     assertThat(carried.recorded("run-1/stateful_provisioning.a", "failed"))
@@ -106,7 +106,7 @@ class CarriedActionsTest {
 
   @Test
   void namesTheActionsThatDidNotSucceed() {
-    CarriedActions carried = new CarriedActions(List.of(a, b), false, null);
+    CarriedActions carried = new CarriedActions(List.of(a, b), false, null, null);
     carried.recorded("run-1/stateful_provisioning.a", "succeeded");
     carried.recorded("run-1/stateful_provisioning.b", "failed");
     assertThat(carried.notSucceeded()).containsExactly("stateful_provisioning.b");
@@ -117,7 +117,7 @@ class CarriedActionsTest {
 
   @Test
   void aRemainingPlanMustNotContainAnAddressDispatchedAlready() {
-    CarriedActions carried = new CarriedActions(List.of(a), false, null);
+    CarriedActions carried = new CarriedActions(List.of(a), false, null, null);
     assertThat(
             carried.alreadyDispatched(
                 List.of("stateful_provisioning.a", "stateful_provisioning.c")))
@@ -130,7 +130,7 @@ class CarriedActionsTest {
 
   @Test
   void nothingDispatchedIsSettledAtOnceAndTheCredentialIsTheLatestCarried() {
-    assertThat(new CarriedActions(List.of(), true, null).settled).isDone();
+    assertThat(new CarriedActions(List.of(), true, null, null).settled).isDone();
     assertThat(
             CarriedActions.runCredential(
                 List.of(
@@ -172,6 +172,7 @@ class CarriedActionsTest {
                 dispatch("stateful_provisioning.failed", "create", false),
                 dispatch("stateful_provisioning.running", "create", false)),
             false,
+            null,
             null);
     for (String done : List.of("created", "updated", "replaced", "kept", "deleted", "forgotten")) {
       carried.recorded("run-1/stateful_provisioning." + done, "succeeded");
@@ -189,7 +190,7 @@ class CarriedActionsTest {
     assertThat(carried.appliedSummary(0, 0, 0))
         .isEqualTo("Resources: 3 added, 1 changed, 2 destroyed.");
     // nothing succeeded before: the rest's plan alone
-    assertThat(new CarriedActions(List.of(a), false, null).appliedSummary(1, 0, 0))
+    assertThat(new CarriedActions(List.of(a), false, null, null).appliedSummary(1, 0, 0))
         .isEqualTo("Resources: 1 added, 0 changed, 0 destroyed.");
   }
 }

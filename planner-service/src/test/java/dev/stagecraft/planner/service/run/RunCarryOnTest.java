@@ -115,7 +115,14 @@ class RunCarryOnTest {
       Map<String, String> approvedChanges) {
     return after.coordinator.carryOn(
         new ResumableRun(
-            db.runId(), request, approved, clock.instant(), 5, null, null, approvedChanges),
+            db.runId(),
+            request,
+            approved,
+            clock.instant(),
+            5,
+            beforeRun.summary().planDigest(), // as recorded
+            null,
+            approvedChanges),
         List.of(new DispatchedActions.Dispatched(db, clock.instant())),
         RestartRecovery.carriedOnMessage("planner-1", RunStatus.APPLYING));
   }
@@ -373,6 +380,12 @@ class RunCarryOnTest {
     ActionDispatched app = after.dispatched().get(0);
     assertThat(app.address()).isEqualTo("stateful_provisioning.app");
     assertThat(run.approvedChanges()).as("kept for a second restart").isEqualTo(approved);
+    assertThat(run.summary().planDigest())
+        .as("the approved plan's digest, not the rest's")
+        .isEqualTo(beforeRun.summary().planDigest());
+    synchronized (run) {
+      assertThat(run.plan.digest()).as("the rest's plan").isNotEqualTo(run.summary().planDigest());
+    }
     after.stateRecorded("acme", "prod", app, "succeeded", null, 2);
     await().atMost(Duration.ofSeconds(10)).until(() -> run.summary().terminal());
     assertThat(status(run)).isEqualTo("applied");
