@@ -95,7 +95,10 @@ public final class RunStore implements RunObserver {
   @Override
   public void transitioned(Run run, long sequence, RunStatus status, String message, Instant at) {
     Run.RunSummary summary = run.summary();
-    Map<String, String> approvedChanges = run.approvedChanges();
+    // sent with the applying transition only: it is written once (ADR 0051), so the run's later
+    // transitions do not render the plan's change documents again
+    Map<String, String> approvedChanges =
+        status == RunStatus.APPLYING ? run.approvedChanges() : null;
     try (Connection c = dataSource.getConnection()) {
       // one transaction for both rows, committed durably: it is off the run's path
       // (docs/adr/0025), so the WAL flush costs the run nothing
