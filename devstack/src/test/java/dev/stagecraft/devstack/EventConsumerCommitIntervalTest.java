@@ -181,6 +181,21 @@ class EventConsumerCommitIntervalTest {
         .createTopics(List.of(new NewTopic(topic, partitions, (short) 1)))
         .all()
         .get(30, TimeUnit.SECONDS);
+    // created is not yet known everywhere: the broker may answer a describe with "unknown topic"
+    // for a moment (KRaft metadata propagation), so wait until every partition has a leader
+    org.awaitility.Awaitility.await()
+        .atMost(java.time.Duration.ofSeconds(30))
+        .ignoreExceptions()
+        .until(
+            () ->
+                admin
+                    .describeTopics(List.of(topic))
+                    .allTopicNames()
+                    .get(30, TimeUnit.SECONDS)
+                    .get(topic)
+                    .partitions()
+                    .stream()
+                    .allMatch(p -> p.leader() != null && !p.leader().isEmpty()));
     return topic;
   }
 
