@@ -36,11 +36,12 @@ import java.util.Map;
  *       constraint, index or trigger. Both baselines measure the same (within 2 %): the six text
  *       columns the first leaves out cost nothing measurable;
  *   <li><b>(a) event append</b>: the store's append primitive, {@code EventAppend.appendOne} (ADR
- *       0027: one plain statement, {@code state.append_events} only when that writes nothing) with
- *       one event of the same payload (see {@link #primitive}); beside it, as "(a, before)", one
- *       call of {@code state.append_events} (V7, ADR 0021) per event; and "(a, no check)", the same
- *       event row inserted with none of (a)'s checks ({@link #bareInsert}): the floor of any append
- *       that keeps the event table's two unique keys;
+ *       0027, ADR 0052: since 2026-11-29 a bare insert at the head + 1 when the caller knows its
+ *       token is the newest at that head; {@code state.append_events} only when that writes
+ *       nothing) with one event of the same payload (see {@link #primitive}); beside it, as "(a,
+ *       before)", one call of {@code state.append_events} (V7/V14, ADR 0021) per event; and "(a, no
+ *       check)", the same event row inserted by the benchmark itself ({@link #bareInsert}): what
+ *       (a) now sends, without the primitive's Java around it;
  *   <li><b>(b) record</b>: {@link StateStore#record} of a succeeded {@code update} — the real path
  *       of an executor's result, built on exactly (a): fold (from the in-process cache), decide,
  *       serialize, then one statement with the event, its version row and the outcome;
@@ -1066,12 +1067,13 @@ public final class StateBenchmark {
   /**
    * The {@code i}-th event append through the store's append primitive, {@link
    * dev.stagecraft.state.adapter.db.EventAppend#appendOne} (ADR 0027): one event at the workspace's
-   * next sequence ({@code head + i + 1}, checked against the head the caller expects), idempotent
-   * by event id, with its tenant, its fencing token checked under the workspace's row lock ({@code
-   * FOR SHARE}) — and no version row, snapshot or outcome. One plain autocommit statement; the
-   * first append of a workspace (no fencing row yet) goes through {@code state.append_events}, as
-   * in service. With {@code viaFunction}: one call of {@code state.append_events} (V7, ADR 0021:
-   * {@code FOR UPDATE}, plpgsql), for comparison.
+   * next sequence ({@code head + i + 1}, the head the previous answer gave), idempotent by event
+   * id, with its tenant and its fencing token, known to be the newest at that head from the
+   * previous answer (ADR 0052) — and no version row, snapshot or outcome. One bare autocommit
+   * insert; the first append of a series finds no fencing row (newest 0 at its head) and goes
+   * through {@code state.append_events}, which makes token 1 the newest, as in service. With {@code
+   * viaFunction}: one call of {@code state.append_events} (V7, ADR 0021: {@code FOR UPDATE},
+   * plpgsql), for comparison.
    */
   private static void primitive(
       HikariDataSource ds, String workspace, String payload, long head, int i, boolean viaFunction)
@@ -1087,6 +1089,7 @@ public final class StateBenchmark {
                     TENANT,
                     workspace,
                     head + i,
+                    i == 0 ? 0 : 1,
                     1,
                     workspace + "-event-" + i,
                     "run-" + workspace,
@@ -1106,9 +1109,9 @@ public final class StateBenchmark {
 
   /**
    * The {@code i}-th insert of the event row alone into {@code state.state_events}, at {@code head
-   * + i + 1}: the statement (a) makes without any of its checks (no fencing row, no head probe),
-   * with {@code ON CONFLICT DO NOTHING} as (a) has. Not a safe append: what an append that keeps
-   * only the event table's own constraints (its two unique keys) costs.
+   * + i + 1}, {@code ON CONFLICT DO NOTHING}: since ADR 0052 the statement (a) sends, issued here
+   * without the primitive around it; before, the floor of any append that keeps the event table's
+   * two unique keys.
    */
   private static void bareInsert(
       HikariDataSource ds, String workspace, String payload, long head, int i) throws SQLException {

@@ -411,9 +411,11 @@ class StateServiceIntegrationTest {
     assertThat(v4.get("serial").asLong()).isEqualTo(2);
     JsonNode history =
         EventCodec.mapper().readTree(get("/api/v1/workspaces/ws/state/events", token).body());
-    assertThat(history.get(2).get("type").asText()).isEqualTo("instance_marked_tainted");
-    assertThat(history.get(2).get("actor").asText()).isEqualTo("deployer@taint");
-    assertThat(history.get(2).get("address").asText()).isEqualTo(APP);
+    // the advance to token 3 is in the history too (ADR 0052), then the mark
+    assertThat(history.get(2).get("type").asText()).isEqualTo("fencing_advanced");
+    assertThat(history.get(3).get("type").asText()).isEqualTo("instance_marked_tainted");
+    assertThat(history.get(3).get("actor").asText()).isEqualTo("deployer@taint");
+    assertThat(history.get(3).get("address").asText()).isEqualTo(APP);
 
     // tainting again succeeds and writes nothing, as Terraform's taint does
     HttpResponse<String> again = internal("POST", path, taintBody(APP, true, 3));
@@ -454,7 +456,7 @@ class StateServiceIntegrationTest {
                 .readTree(get("/api/v1/workspaces/ws/state/events", token).body())
                 .size())
         .as("refused requests append nothing")
-        .isEqualTo(4);
+        .isEqualTo(5); // lineage, create, fencing_advanced, taint, untaint
   }
 
   private static String taintBody(String address, boolean tainted, long fencingToken) {

@@ -218,6 +218,26 @@ public sealed interface StateEvent {
     }
   }
 
+  /**
+   * The workspace's newest fencing token became {@code fencingToken} (a lock holder took over)
+   * without any other event in the same write: the run opening, an explicit advance. Changes no
+   * state; recorded because every advance of the token moves the workspace's head (ADR 0052), which
+   * is what lets the common append skip reading the token.
+   *
+   * @param fencingToken the token that became the newest
+   */
+  record FencingAdvanced(long fencingToken) implements StateEvent {
+    @Override
+    public String typeName() {
+      return "fencing_advanced";
+    }
+
+    @Override
+    public String address() {
+      return null;
+    }
+  }
+
   /** An instance was removed from the state. */
   record InstanceRemoved(String address, RemoveKind kind) implements StateEvent {
     public InstanceRemoved {

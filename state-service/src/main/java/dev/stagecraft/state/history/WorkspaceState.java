@@ -62,6 +62,7 @@ public record WorkspaceState(
       }
       case StateEvent.StateDeleted d -> new WorkspaceState(serial, null, Map.of());
       case StateEvent.LockForceUnlocked f -> this;
+      case StateEvent.FencingAdvanced f -> this;
       case StateEvent.InstanceWritten w -> {
         Map<String, InstanceState> next = new TreeMap<>(instances);
         next.put(

@@ -9,44 +9,41 @@ import java.sql.Types;
 import java.time.Instant;
 
 /**
- * The common case of the state append as one plain prepared statement (ADR 0027), with {@code
- * state.append_events} (V7) as the fallback that answers every other case.
+ * The common case of the state append as one bare insert (ADR 0027, ADR 0052), with {@code
+ * state.append_events} (V7, V14) as the fallback that answers every other case.
  *
- * <p>The fast statement appends after the head the caller expects, in autocommit (one round trip,
- * one commit), and writes only when all of these hold at once:
+ * <p>The fast statement inserts the event at {@code expected head + 1}, in autocommit (one round
+ * trip, one commit), {@code ON CONFLICT DO NOTHING}. It is tried only when the caller knows the
+ * newest fencing token at that head ({@code newestAtHead}: read in one snapshot with the head, or
+ * answered by its own previous append) and its own token is that one. It reads nothing else:
  *
  * <ul>
- *   <li><b>fencing</b>: the workspace's {@code state.fencing} row exists and its newest token
- *       equals the caller's; the row is taken {@code FOR SHARE} until the commit. A newer token can
- *       only be registered by updating that row, and every row update (or {@code FOR UPDATE}, which
- *       the locked writers take first) conflicts with {@code FOR SHARE}; a row lock read also sees
- *       the newest committed token, not the statement's snapshot. So a token cannot be superseded
- *       between this check and this commit: the append is ordered before any newer holder's
- *       takeover, exactly as under the exclusive lock. Appenders with the current token do not wait
- *       for each other on the row; the primary key orders them instead;
- *   <li><b>gapless sequence</b>: the event gets {@code expected head + 1}, and only when the event
- *       at {@code expected head} exists (or the head expected is 0). Events are never deleted and a
- *       writer only ever appends right after an existing event, so sequences stay gapless; the
- *       primary key refuses a second writer of the same sequence (it waits for the first to end);
+ *   <li><b>fencing</b>: every advance of a workspace's newest token commits together with an event
+ *       of that workspace (V14: {@code fencing_advanced} when the advance writes nothing else). A
+ *       takeover after the head the caller knows therefore holds {@code expected head + 1} or an
+ *       earlier sequence after it; either way {@code expected head + 1} is taken, by the takeover's
+ *       event or by one before it, and the insert writes nothing. A takeover still in flight holds
+ *       that sequence or will claim a later one: the insert waits for it, or the takeover's event
+ *       lands after this one, which orders this write before the takeover, as under a row lock;
+ *   <li><b>gapless sequence</b>: the expected head is one the store gave (events are never deleted,
+ *       so the event at it exists); the primary key refuses a second writer of the same sequence
+ *       (it waits for the first to end);
  *   <li><b>idempotency</b>: the unique event id (per tenant) and, for {@link StateStore#record},
  *       the outcome row's keys (envelope id; run and action) refuse a second write.
  * </ul>
  *
- * <p>When any of them fails nothing is written: a check that does not hold selects no row; the
- * event's insert is {@code ON CONFLICT DO NOTHING} without a conflict target, so a sequence another
- * writer took (a lost race; PostgreSQL waits for that writer to end, as for a unique check) or an
- * event id already there (a redelivery) inserts no row either, without raising: no aborted
- * statement, no {@code ERROR} line in the server's log, no rollback. In {@link #RECORD_ONE} the
- * version and outcome rows are fed by the inserted event, so they are not written either. Only an
- * outcome key taken while the event itself is new (another envelope of the same action already
- * recorded, or an envelope first recorded without an event, e.g. {@code rejected}) still raises a
- * unique violation (SQLSTATE 23505), which aborts the whole statement: the outcome must not be
- * skipped while its event is written. In every case the caller then makes the same append through
- * {@code state.append_events}, which decides under the workspace's row lock and says why: {@code
- * duplicate}, {@code moved}, {@code stale}, or appends itself (first append of a workspace, whose
- * fencing row it creates; a newer token, which it makes the newest). The statement relies on
- * autocommit: in an open transaction a unique violation would abort the caller's transaction, so
- * there the fallback is used directly.
+ * <p>When the insert writes nothing (a sequence another writer took, or an event id already there),
+ * it raises nothing: no aborted statement, no {@code ERROR} line in the server's log. In {@link
+ * #RECORD_ONE} the version and outcome rows are fed by the inserted event, so they are not written
+ * either. Only an outcome key taken while the event itself is new (another envelope of the same
+ * action already recorded, or an envelope first recorded without an event, e.g. {@code rejected})
+ * still raises a unique violation (SQLSTATE 23505), which aborts the whole statement: the outcome
+ * must not be skipped while its event is written. In every case the caller then makes the same
+ * append through {@code state.append_events}, which decides under the workspace's row lock and says
+ * why: {@code duplicate}, {@code moved}, {@code stale}, or appends itself (first append of a
+ * workspace, whose fencing row it creates; a newer token, which it makes the newest). The statement
+ * relies on autocommit: in an open transaction a unique violation would abort the caller's
+ * transaction, so there the fallback is used directly.
  *
  * <p>Stateless; the methods run on the caller's connection.
  */
@@ -56,24 +53,19 @@ public final class EventAppend {
   /** What an append answered: as {@code state.append_events} (V7) does. */
   public record Answer(String status, long head, long newest, String previous) {}
 
+  /** No newest fencing token known at the expected head: the fast statement is not tried. */
+  public static final long UNKNOWN_TOKEN = Long.MIN_VALUE;
+
   /**
-   * One event after the expected head, no version row or outcome: parameters tenant, workspace,
-   * expected head, event id, run, action, actor, type, address, payload (JSON text), time, then
-   * tenant, workspace, fencing token, expected head, tenant, workspace, expected head. Inserts one
-   * row (at expected head + 1) or none; nothing is sent back. The head lookup takes its keys as
-   * parameters, not from the fencing row: correlated, PostgreSQL may run it as a hashed subplan
-   * over every event of that sequence number in the table. A conflict on any unique constraint of
-   * the events (sequence, event id) inserts nothing and raises nothing.
+   * One event right after the expected head, no version row or outcome: parameters tenant,
+   * workspace, expected head, event id, run, action, actor, type, address, payload (JSON text),
+   * time. Inserts one row (at expected head + 1) or none; nothing is sent back. A conflict on any
+   * unique constraint of the events (sequence, event id) inserts nothing and raises nothing.
    */
   static final String ONE_EVENT =
       "INSERT INTO state.state_events (tenant, workspace, sequence, event_id, run_id, action_id,"
           + " actor, type, address, payload, created_at)"
-          + " SELECT ?, ?, ?::bigint + 1, ?, ?, ?, ?, ?, ?, ?::jsonb, ?"
-          + " FROM state.fencing f"
-          + " WHERE f.tenant = ? AND f.workspace = ? AND f.newest_token = ?"
-          + " AND (?::bigint = 0 OR EXISTS (SELECT FROM state.state_events e"
-          + " WHERE e.tenant = ? AND e.workspace = ? AND e.sequence = ?::bigint))"
-          + " FOR SHARE OF f"
+          + " VALUES (?, ?, ?::bigint + 1, ?, ?, ?, ?, ?, ?, ?::jsonb, ?)"
           + " ON CONFLICT DO NOTHING";
 
   /**
@@ -107,6 +99,10 @@ public final class EventAppend {
    * (the event-store part of {@link StateStore#record}), without a version row or outcome. One
    * round trip in the common case (see the class comment), two when the fallback has to answer.
    *
+   * @param expectedHead a head the store gave: read from it, or a previous answer's
+   * @param newestAtHead the workspace's newest fencing token at {@code expectedHead}, read in one
+   *     snapshot with it or a previous answer's {@code newest}; {@link #UNKNOWN_TOKEN} when not
+   *     known (the function decides)
    * @return {@code appended} with the new head; else what {@code state.append_events} answered
    *     ({@code duplicate} with the event's sequence, {@code moved} with the current head, {@code
    *     stale} with the newest token)
@@ -116,6 +112,7 @@ public final class EventAppend {
       String tenant,
       String workspace,
       long expectedHead,
+      long newestAtHead,
       long fencingToken,
       String eventId,
       String runId,
@@ -127,7 +124,7 @@ public final class EventAppend {
       Instant now)
       throws SQLException {
     Timestamp time = Timestamp.from(now);
-    if (c.getAutoCommit()) {
+    if (c.getAutoCommit() && fencingToken == newestAtHead) {
       try (PreparedStatement ps = c.prepareStatement(ONE_EVENT)) {
         bindOneEvent(
             ps,
@@ -135,7 +132,6 @@ public final class EventAppend {
             tenant,
             workspace,
             expectedHead,
-            fencingToken,
             eventId,
             runId,
             actionId,
@@ -181,7 +177,6 @@ public final class EventAppend {
       String tenant,
       String workspace,
       long expectedHead,
-      long fencingToken,
       String eventId,
       String runId,
       String actionId,
@@ -202,13 +197,6 @@ public final class EventAppend {
     ps.setString(++p, address);
     ps.setString(++p, payloadJson);
     ps.setTimestamp(++p, time);
-    ps.setString(++p, tenant);
-    ps.setString(++p, workspace);
-    ps.setLong(++p, fencingToken);
-    ps.setLong(++p, expectedHead);
-    ps.setString(++p, tenant);
-    ps.setString(++p, workspace);
-    ps.setLong(++p, expectedHead);
     return p;
   }
 

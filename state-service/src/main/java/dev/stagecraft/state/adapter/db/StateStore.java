@@ -112,8 +112,21 @@ public final class StateStore {
         throws SQLException;
   }
 
-  /** The fold of a workspace's events 1..{@code sequence}, and its newest snapshot's sequence. */
-  private record Folded(long sequence, WorkspaceState state, long snapshotSequence) {}
+  /**
+   * The fold of a workspace's events 1..{@code sequence}, its newest snapshot's sequence, and the
+   * workspace's newest fencing token at {@code sequence} ({@link EventAppend#UNKNOWN_TOKEN} when
+   * not known): read in one snapshot with the head, or answered by the append that made the head.
+   * Known, it lets {@link #record} append with the bare insert of ADR 0052.
+   */
+  private record Folded(long sequence, WorkspaceState state, long snapshotSequence, long newest) {
+    Folded(long sequence, WorkspaceState state, long snapshotSequence) {
+      this(sequence, state, snapshotSequence, EventAppend.UNKNOWN_TOKEN);
+    }
+
+    Folded knowing(long newestToken) {
+      return new Folded(sequence, state, snapshotSequence, newestToken);
+    }
+  }
 
   private record WorkspaceKey(String tenant, String workspace) {}
 
@@ -195,7 +208,8 @@ public final class StateStore {
       long newest = Long.MIN_VALUE;
       for (int attempt = 1; ; attempt++) {
         if (current == null) {
-          current = fold(c, tenant, workspace, headSequence(c, tenant, workspace));
+          long[] head = headAndNewestToken(c, tenant, workspace);
+          current = fold(c, tenant, workspace, head[0]).knowing(head[1]);
         }
         Decision decision = decider.decide(finished, current.state(), newest);
         // a result rejected anyway (stale fencing token, invalid) keeps that reason
@@ -324,10 +338,16 @@ public final class StateStore {
             recorded);
     String actor = finished.executorId() == null ? null : "executor:" + finished.executorId();
     String envelopeJson = EventCodec.toJson(envelope);
-    Folded after = new Folded(sequence, state, snapshotSequence);
-    // the common case (one event, nothing else to write, the token checked): the plain statement
-    // of ADR 0027; when it writes nothing, state.append_events below decides and answers why
-    if (n == 1 && snapshot == null && hostKeys == null && !tokenKnownStale && c.getAutoCommit()) {
+    Folded after = new Folded(sequence, state, snapshotSequence, finished.fencingToken());
+    // the common case (one event, nothing else to write, the token the newest known at the head):
+    // the bare insert of ADR 0052; when it writes nothing, state.append_events below decides and
+    // answers why
+    if (n == 1
+        && snapshot == null
+        && hostKeys == null
+        && !tokenKnownStale
+        && finished.fencingToken() == current.newest()
+        && c.getAutoCommit()) {
       try (PreparedStatement ps = c.prepareStatement(EventAppend.RECORD_ONE)) {
         int p =
             EventAppend.bindOneEvent(
@@ -336,7 +356,6 @@ public final class StateStore {
                 tenant,
                 workspace,
                 current.sequence(),
-                finished.fencingToken(),
                 ids[0],
                 finished.runId(),
                 finished.actionId(),
@@ -393,7 +412,19 @@ public final class StateStore {
       ps.setTimestamp(++p, java.sql.Timestamp.from(now));
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();
-        return new Appended(rs.getString(1), rs.getLong(3), rs.getString(4), envelope, after);
+        String status = rs.getString(1);
+        long newest = rs.getLong(3);
+        if ("appended".equals(status)) {
+          // an advance with no event of its own appended fencing_advanced (V14): a head further on,
+          // the same state; the newest token answered is the newest at that head
+          after =
+              new Folded(
+                  n == 0 ? rs.getLong(2) : after.sequence(),
+                  after.state(),
+                  after.snapshotSequence(),
+                  newest);
+        }
+        return new Appended(status, newest, rs.getString(4), envelope, after);
       }
     }
   }
@@ -415,20 +446,8 @@ public final class StateStore {
   public Optional<Long> advanceFencing(String tenant, String workspace, long token)
       throws SQLException {
     try (Connection c = dataSource.getConnection()) {
-      c.setAutoCommit(false);
-      try {
-        long newest = lockWorkspace(c, tenant, workspace);
-        if (token < newest) {
-          c.rollback();
-          return Optional.of(newest);
-        }
-        advance(c, tenant, workspace, token);
-        c.commit();
-        return Optional.empty();
-      } catch (SQLException | RuntimeException e) {
-        c.rollback();
-        throw e;
-      }
+      long[] advanced = advanceFencing(c, tenant, workspace, token, null);
+      return advanced[0] == 1 ? Optional.empty() : Optional.of(advanced[1]);
     }
   }
 
@@ -460,25 +479,26 @@ public final class StateStore {
       throws SQLException {
     try (Connection c = dataSource.getConnection()) {
       long advanced;
+      long newest;
+      long head;
       long issued;
       try (PreparedStatement ps =
               Sql.prepare(
                   c,
-                  "WITH f AS (INSERT INTO state.fencing AS f (tenant, workspace, newest_token)"
-                      + " VALUES (?, ?, ?) ON CONFLICT (tenant, workspace)"
-                      + " DO UPDATE SET newest_token = excluded.newest_token"
-                      + " WHERE f.newest_token <= excluded.newest_token RETURNING f.newest_token),"
+                  "WITH f AS (SELECT * FROM state.advance_fencing(?, ?, ?, ?, NULL, ?)),"
                       + " cr AS (INSERT INTO state.run_credentials (tenant, workspace, run_id,"
                       + " credential_hash, fencing_token, created_at)"
-                      + " SELECT ?, ?, ?, ?, ?, ? FROM f"
+                      + " SELECT ?, ?, ?, ?, ?, ? FROM f WHERE f.advanced"
                       + " ON CONFLICT (tenant, workspace, run_id) DO UPDATE SET"
                       + " credential_hash = excluded.credential_hash,"
                       + " fencing_token = excluded.fencing_token"
                       + " WHERE state.run_credentials.revoked_at IS NULL RETURNING 1)"
-                      + " SELECT (SELECT count(*) FROM f), (SELECT count(*) FROM cr)",
+                      + " SELECT f.advanced, f.newest, f.head, (SELECT count(*) FROM cr) FROM f",
                   tenant,
                   workspace,
                   token,
+                  runId,
+                  clock.instant(),
                   tenant,
                   workspace,
                   runId,
@@ -487,43 +507,36 @@ public final class StateStore {
                   clock.instant());
           ResultSet rs = ps.executeQuery()) {
         rs.next();
-        advanced = rs.getLong(1);
-        issued = rs.getLong(2);
+        advanced = rs.getBoolean(1) ? 1 : 0;
+        newest = rs.getLong(2);
+        head = rs.getLong(3);
+        issued = rs.getLong(4);
       }
       if (advanced == 0) {
-        return new RunOpening(
-            Optional.of(RunCredentialStore.newestToken(c, tenant, workspace)),
-            false,
-            null,
-            List.of());
+        return new RunOpening(Optional.of(newest), false, null, List.of());
       }
       if (issued == 0) {
         return new RunOpening(Optional.empty(), false, null, List.of());
       }
-      long head = 0;
+      // the run's token is the newest at head (its fencing_advanced event, or the head it found
+      // when it was the newest already): every result an older holder recorded is at or below it,
+      // and none can be recorded after it
       List<dev.stagecraft.state.hostkey.HostKey> keys = new ArrayList<>();
       try (PreparedStatement ps =
               Sql.prepare(
                   c,
-                  "SELECT h.head, k.* FROM (SELECT coalesce(max(sequence), 0) AS head"
-                      + " FROM state.state_events WHERE tenant = ? AND workspace = ?) h"
-                      + " LEFT JOIN LATERAL ("
+                  "SELECT k.* FROM ("
                       + HostKeyStore.keysForQuery()
-                      + ") k ON true"
+                      + ") k"
                       + " ORDER BY k.host, k.port, k.id",
-                  tenant,
-                  workspace,
                   tenant,
                   workspace);
           ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
-          head = rs.getLong(1);
-          if (rs.getString(3) != null) {
-            keys.add(HostKeyStore.keyAt(rs, 2));
-          }
+          keys.add(HostKeyStore.keyAt(rs, 1));
         }
       }
-      Folded current = fold(c, tenant, workspace, head);
+      Folded current = fold(c, tenant, workspace, head).knowing(token);
       remember(tenant, workspace, current);
       return new RunOpening(Optional.empty(), true, current.state(), keys);
     }
@@ -624,37 +637,53 @@ public final class StateStore {
       throws SQLException {
     try (Connection c = dataSource.getConnection()) {
       c.setAutoCommit(false);
-      try {
-        long newest = lockWorkspace(c, tenant, workspace);
-        long head = headSequence(c, tenant, workspace);
-        Folded current = fold(c, tenant, workspace, head);
-        D decision = decide.apply(current.state(), newest);
-        List<StateEvent> events = toAppend.apply(decision);
-        if (events == null) {
-          c.rollback();
-          remember(tenant, workspace, current);
+      for (int attempt = 1; ; attempt++) {
+        try {
+          long newest = lockWorkspace(c, tenant, workspace);
+          long head = headSequence(c, tenant, workspace);
+          Folded current = fold(c, tenant, workspace, head);
+          D decision = decide.apply(current.state(), newest);
+          List<StateEvent> events = toAppend.apply(decision);
+          if (events == null) {
+            c.rollback();
+            remember(tenant, workspace, current);
+            return decision;
+          }
+          if (fencingToken > newest) {
+            advance(c, tenant, workspace, fencingToken);
+          }
+          Folded after =
+              appendAll(
+                  c,
+                  tenant,
+                  workspace,
+                  current,
+                  events,
+                  new Origin(originPrefix + UUID.randomUUID(), runId, null, actor),
+                  clock.instant());
+          c.commit();
+          remember(tenant, workspace, after.knowing(Math.max(newest, fencingToken)));
           return decision;
+        } catch (SQLException | RuntimeException e) {
+          c.rollback();
+          if (!retryAfterLostSequence(e, attempt)) {
+            throw e;
+          }
         }
-        if (fencingToken > newest) {
-          advance(c, tenant, workspace, fencingToken);
-        }
-        Folded after =
-            appendAll(
-                c,
-                tenant,
-                workspace,
-                current,
-                events,
-                new Origin(originPrefix + UUID.randomUUID(), runId, null, actor),
-                clock.instant());
-        c.commit();
-        remember(tenant, workspace, after);
-        return decision;
-      } catch (SQLException | RuntimeException e) {
-        c.rollback();
-        throw e;
       }
     }
+  }
+
+  /**
+   * Whether a locked writer whose transaction failed with {@code e} should run again: its first
+   * event's sequence was taken by a fast append meanwhile (ADR 0052: the row lock no longer
+   * excludes those), so it reads the head again and decides again. Bounded like {@link #record}.
+   */
+  private static boolean retryAfterLostSequence(Exception e, int attempt) {
+    return e instanceof SQLException sql
+        && EventAppend.isUniqueViolation(sql)
+        && String.valueOf(sql.getMessage()).contains("state_events_pkey")
+        && attempt < MAX_APPEND_ATTEMPTS;
   }
 
   /**
@@ -665,24 +694,29 @@ public final class StateStore {
       throws SQLException {
     try (Connection c = dataSource.getConnection()) {
       c.setAutoCommit(false);
-      try {
-        lockWorkspace(c, tenant, workspace);
-        long head = headSequence(c, tenant, workspace);
-        Folded current = fold(c, tenant, workspace, head);
-        Folded after =
-            appendAll(
-                c,
-                tenant,
-                workspace,
-                current,
-                List.of(event),
-                new Origin("force-unlock-" + UUID.randomUUID(), null, null, actor),
-                clock.instant());
-        c.commit();
-        remember(tenant, workspace, after);
-      } catch (SQLException | RuntimeException e) {
-        c.rollback();
-        throw e;
+      for (int attempt = 1; ; attempt++) {
+        try {
+          long newest = lockWorkspace(c, tenant, workspace);
+          long head = headSequence(c, tenant, workspace);
+          Folded current = fold(c, tenant, workspace, head);
+          Folded after =
+              appendAll(
+                  c,
+                  tenant,
+                  workspace,
+                  current,
+                  List.of(event),
+                  new Origin("force-unlock-" + UUID.randomUUID(), null, null, actor),
+                  clock.instant());
+          c.commit();
+          remember(tenant, workspace, after.knowing(newest));
+          return;
+        } catch (SQLException | RuntimeException e) {
+          c.rollback();
+          if (!retryAfterLostSequence(e, attempt)) {
+            throw e;
+          }
+        }
       }
     }
   }
@@ -925,60 +959,72 @@ public final class StateStore {
       c.setAutoCommit(false);
       try {
         long newest = lockWorkspaceForPush(c, tenant, workspace);
-        long head = headSequence(c, tenant, workspace);
-        Head current = head(c, tenant, workspace, head);
-        dev.stagecraft.state.adapter.document.SpooledDocument[] stored = {upload};
-        DocumentDecider.Outcome outcome =
-            DocumentDecider.pushStored(
-                upload.document(),
-                upload.problems(),
-                current.state(),
-                current.document(),
-                force,
-                fencingToken,
-                newest,
-                () -> {
-                  WorkspaceState state = current.state();
-                  if (current.document() != null) {
-                    try {
-                      state = loadDocument(c, tenant, workspace, current.document());
-                    } catch (SQLException e) {
-                      throw new IllegalStateException(
-                          "cannot load the current state document: " + e.getMessage(), e);
+        // again when a fast append took the event's sequence meanwhile (ADR 0052): read the head
+        // again, decide again; the row lock stays held
+        for (; ; ) {
+          long head = headSequence(c, tenant, workspace);
+          Head current = head(c, tenant, workspace, head);
+          dev.stagecraft.state.adapter.document.SpooledDocument[] stored = {upload};
+          DocumentDecider.Outcome outcome =
+              DocumentDecider.pushStored(
+                  upload.document(),
+                  upload.problems(),
+                  current.state(),
+                  current.document(),
+                  force,
+                  fencingToken,
+                  newest,
+                  () -> {
+                    WorkspaceState state = current.state();
+                    if (current.document() != null) {
+                      try {
+                        state = loadDocument(c, tenant, workspace, current.document());
+                      } catch (SQLException e) {
+                        throw new IllegalStateException(
+                            "cannot load the current state document: " + e.getMessage(), e);
+                      }
                     }
-                  }
-                  return DocumentDecider.sameJson(
-                      TerraformStateV4.render(state, state.lineage()), upload.parse());
-                },
-                serial -> {
-                  stored[0] = upload.withSerial(serial);
-                  return stored[0].document();
-                });
-        if (!outcome.accepted() || outcome.events().isEmpty()) {
-          c.rollback();
+                    return DocumentDecider.sameJson(
+                        TerraformStateV4.render(state, state.lineage()), upload.parse());
+                  },
+                  serial -> {
+                    stored[0] = upload.withSerial(serial);
+                    return stored[0].document();
+                  });
+          if (!outcome.accepted() || outcome.events().isEmpty()) {
+            c.rollback();
+            return outcome;
+          }
+          Instant now = clock.instant();
+          StoredDocument document = stored[0].document();
+          StateEvent event = outcome.events().get(0);
+          long sequence = head + 1;
+          if (!storeDocumentAndEvent(
+              c,
+              tenant,
+              workspace,
+              new DocumentContent(stored[0].document(), stored[0], null),
+              fencingToken > newest ? fencingToken : null,
+              new Version(
+                  document.serial(),
+                  sequence,
+                  now,
+                  event.typeName(),
+                  null,
+                  actor,
+                  document.digest()),
+              "document-" + UUID.randomUUID() + "#1",
+              toJson(event))) {
+            continue;
+          }
+          c.commit();
+          // no snapshot here: a stored document is cheap to fold to (its event is its reference);
+          // the next write that parses it writes the snapshot when due
+          WorkspaceKey key = new WorkspaceKey(tenant, workspace);
+          folds.remove(key);
+          documentHeads.put(key, new DocumentHead(sequence, document));
           return outcome;
         }
-        Instant now = clock.instant();
-        StoredDocument document = stored[0].document();
-        StateEvent event = outcome.events().get(0);
-        long sequence = head + 1;
-        storeDocumentAndEvent(
-            c,
-            tenant,
-            workspace,
-            new DocumentContent(stored[0].document(), stored[0], null),
-            fencingToken > newest ? fencingToken : null,
-            new Version(
-                document.serial(), sequence, now, event.typeName(), null, actor, document.digest()),
-            "document-" + UUID.randomUUID() + "#1",
-            toJson(event));
-        c.commit();
-        // no snapshot here: a stored document is cheap to fold to (its event is its reference);
-        // the next write that parses it writes the snapshot when due
-        WorkspaceKey key = new WorkspaceKey(tenant, workspace);
-        folds.remove(key);
-        documentHeads.put(key, new DocumentHead(sequence, document));
-        return outcome;
       } catch (SQLException | RuntimeException e) {
         c.rollback();
         throw e;
@@ -1117,64 +1163,73 @@ public final class StateStore {
           newest = lockWorkspaceForPush(c, tenant, workspace);
           head = headSequence(c, tenant, workspace);
         }
-        Head current = head(c, tenant, workspace, head);
-        UUID written = content;
-        DocumentDecider.Outcome outcome =
-            DocumentDecider.pushStored(
-                upload,
-                received.problems(),
-                current.state(),
-                current.document(),
-                false,
-                token,
-                newest,
-                () -> {
-                  try {
-                    WorkspaceState state =
-                        current.document() != null
-                            ? loadDocument(c, tenant, workspace, current.document())
-                            : current.state();
-                    Object pushed;
-                    try (InputStream in =
-                        written != null
-                            ? new DocumentStream(c, tenant, workspace, upload, written)
-                            : new DocumentStream(c, tenant, workspace, upload, false)) {
-                      pushed = DOCUMENT_VALUES.readValue(in, Object.class);
+        // again when a fast append took the event's sequence meanwhile (ADR 0052): read the head
+        // again, decide again; the row lock and the received content stay
+        for (boolean again = false; ; again = true) {
+          if (again) {
+            head = headSequence(c, tenant, workspace);
+          }
+          Head current = head(c, tenant, workspace, head);
+          UUID written = content;
+          DocumentDecider.Outcome outcome =
+              DocumentDecider.pushStored(
+                  upload,
+                  received.problems(),
+                  current.state(),
+                  current.document(),
+                  false,
+                  token,
+                  newest,
+                  () -> {
+                    try {
+                      WorkspaceState state =
+                          current.document() != null
+                              ? loadDocument(c, tenant, workspace, current.document())
+                              : current.state();
+                      Object pushed;
+                      try (InputStream in =
+                          written != null
+                              ? new DocumentStream(c, tenant, workspace, upload, written)
+                              : new DocumentStream(c, tenant, workspace, upload, false)) {
+                        pushed = DOCUMENT_VALUES.readValue(in, Object.class);
+                      }
+                      return DocumentDecider.sameJson(
+                          TerraformStateV4.render(state, state.lineage()), pushed);
+                    } catch (SQLException | IOException e) {
+                      throw new IllegalStateException(
+                          "cannot compare the pushed document with the current state: "
+                              + e.getMessage(),
+                          e);
                     }
-                    return DocumentDecider.sameJson(
-                        TerraformStateV4.render(state, state.lineage()), pushed);
-                  } catch (SQLException | IOException e) {
-                    throw new IllegalStateException(
-                        "cannot compare the pushed document with the current state: "
-                            + e.getMessage(),
-                        e);
-                  }
-                },
-                serial -> {
-                  throw new IllegalStateException("a streamed push is never forced");
-                });
-        if (!outcome.accepted() || outcome.events().isEmpty()) {
-          c.rollback();
+                  },
+                  serial -> {
+                    throw new IllegalStateException("a streamed push is never forced");
+                  });
+          if (!outcome.accepted() || outcome.events().isEmpty()) {
+            c.rollback();
+            return outcome;
+          }
+          Instant now = clock.instant();
+          StateEvent event = outcome.events().get(0);
+          long sequence = head + 1;
+          if (!storeDocumentAndEvent(
+              c,
+              tenant,
+              workspace,
+              new DocumentContent(upload, null, written),
+              token > newest ? token : null,
+              new Version(
+                  upload.serial(), sequence, now, event.typeName(), null, actor, upload.digest()),
+              "document-" + UUID.randomUUID() + "#1",
+              toJson(event))) {
+            continue;
+          }
+          c.commit();
+          WorkspaceKey key = new WorkspaceKey(tenant, workspace);
+          folds.remove(key);
+          documentHeads.put(key, new DocumentHead(sequence, upload));
           return outcome;
         }
-        Instant now = clock.instant();
-        StateEvent event = outcome.events().get(0);
-        long sequence = head + 1;
-        storeDocumentAndEvent(
-            c,
-            tenant,
-            workspace,
-            new DocumentContent(upload, null, written),
-            token > newest ? token : null,
-            new Version(
-                upload.serial(), sequence, now, event.typeName(), null, actor, upload.digest()),
-            "document-" + UUID.randomUUID() + "#1",
-            toJson(event));
-        c.commit();
-        WorkspaceKey key = new WorkspaceKey(tenant, workspace);
-        folds.remove(key);
-        documentHeads.put(key, new DocumentHead(sequence, upload));
-        return outcome;
       } catch (SQLException | IOException | RuntimeException | Error e) {
         c.rollback();
         throw e;
@@ -1528,9 +1583,13 @@ public final class StateStore {
    * driver sends a stream of known length without buffering it) or naming the content row written
    * while they were received; none when {@code content} has neither — the newest fencing token
    * advanced to {@code advanceTo} when not null, the {@code state_pushed} event at {@code
-   * version.sequence()} and its version row.
+   * version.sequence()} and its version row. The event claims its sequence ({@code ON CONFLICT DO
+   * NOTHING}) and every other write depends on it (ADR 0052).
+   *
+   * @return false, with nothing written, when the sequence was taken meanwhile by a fast append:
+   *     the caller reads the head again and decides again
    */
-  private static void storeDocumentAndEvent(
+  private static boolean storeDocumentAndEvent(
       Connection c,
       String tenant,
       String workspace,
@@ -1544,29 +1603,40 @@ public final class StateStore {
     java.sql.Timestamp now = java.sql.Timestamp.from(version.time());
     boolean insert = content.upload() != null || content.contentId() != null;
     String sql =
-        (insert
-                ? "WITH document AS ("
+        "WITH event AS ("
+            + " INSERT INTO state.state_events (tenant, workspace, sequence, event_id, run_id,"
+            + " action_id, actor, type, address, payload, created_at)"
+            + " VALUES (?, ?, ?, ?, NULL, NULL, ?, ?, NULL, ?::jsonb, ?)"
+            + " ON CONFLICT DO NOTHING RETURNING sequence),"
+            + (insert
+                ? " document AS ("
                     + " INSERT INTO state.state_documents (tenant, workspace, digest, md5, size,"
                     + " serial, lineage, "
                     + (content.upload() != null ? "content" : "content_id")
-                    + ", created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                    + ", created_at) SELECT ?, ?, ?, ?, ?, ?, ?, ?, ? FROM event"
                     + " ON CONFLICT (tenant, workspace, digest) DO NOTHING),"
-                : "WITH")
+                : "")
             + (advanceTo == null
                 ? ""
                 : " fencing AS (UPDATE state.fencing SET newest_token = ? WHERE tenant = ?"
-                    + " AND workspace = ? AND newest_token < ?),")
-            + " event AS ("
-            + " INSERT INTO state.state_events (tenant, workspace, sequence, event_id, run_id,"
-            + " action_id, actor, type, address, payload, created_at)"
-            + " VALUES (?, ?, ?, ?, NULL, NULL, ?, ?, NULL, ?::jsonb, ?))"
-            + " INSERT INTO state.state_versions (tenant, workspace, sequence, serial, type,"
-            + " run_id, actor, digest, created_at) VALUES (?, ?, ?, ?, ?, NULL, ?, ?, ?)"
-            + " ON CONFLICT (tenant, workspace, sequence) DO NOTHING";
+                    + " AND workspace = ? AND newest_token < ? AND EXISTS (SELECT FROM event)),")
+            + " version AS (INSERT INTO state.state_versions (tenant, workspace, sequence, serial,"
+            + " type, run_id, actor, digest, created_at)"
+            + " SELECT ?, ?, ?, ?, ?, NULL, ?, ?, ? FROM event"
+            + " ON CONFLICT (tenant, workspace, sequence) DO NOTHING)"
+            + " SELECT count(*) FROM event";
     try (InputStream in =
             content.upload() != null ? content.upload().open() : InputStream.nullInputStream();
         PreparedStatement ps = c.prepareStatement(sql)) {
       int i = 0;
+      ps.setString(++i, tenant);
+      ps.setString(++i, workspace);
+      ps.setLong(++i, version.sequence());
+      ps.setString(++i, eventId);
+      ps.setString(++i, version.actor());
+      ps.setString(++i, version.type());
+      ps.setString(++i, payload);
+      ps.setTimestamp(++i, now);
       if (insert) {
         ps.setString(++i, tenant);
         ps.setString(++i, workspace);
@@ -1591,20 +1661,15 @@ public final class StateStore {
       ps.setString(++i, tenant);
       ps.setString(++i, workspace);
       ps.setLong(++i, version.sequence());
-      ps.setString(++i, eventId);
-      ps.setString(++i, version.actor());
-      ps.setString(++i, version.type());
-      ps.setString(++i, payload);
-      ps.setTimestamp(++i, now);
-      ps.setString(++i, tenant);
-      ps.setString(++i, workspace);
-      ps.setLong(++i, version.sequence());
       ps.setLong(++i, version.serial());
       ps.setString(++i, version.type());
       ps.setString(++i, version.actor());
       ps.setString(++i, version.digest());
       ps.setTimestamp(++i, now);
-      ps.executeUpdate();
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return rs.getLong(1) == 1;
+      }
     } catch (IOException e) {
       throw new SQLException("cannot read the uploaded document: " + e.getMessage(), e);
     }
@@ -2031,6 +2096,54 @@ public final class StateStore {
         (old, fresh) -> fresh.sequence() >= old.sequence() ? fresh : old);
   }
 
+  /**
+   * The sequence of the workspace's newest event and its newest fencing token (0 and 0 when it has
+   * none), read in one snapshot: the token is the newest at that head (ADR 0052).
+   */
+  private static long[] headAndNewestToken(Connection c, String tenant, String workspace)
+      throws SQLException {
+    try (PreparedStatement ps =
+            Sql.prepare(
+                c,
+                "SELECT (SELECT coalesce(max(sequence), 0) FROM state.state_events"
+                    + " WHERE tenant = ? AND workspace = ?),"
+                    + " (SELECT coalesce(max(newest_token), 0) FROM state.fencing"
+                    + " WHERE tenant = ? AND workspace = ?)",
+                tenant,
+                workspace,
+                tenant,
+                workspace);
+        ResultSet rs = ps.executeQuery()) {
+      rs.next();
+      return new long[] {rs.getLong(1), rs.getLong(2)};
+    }
+  }
+
+  /**
+   * Advances the workspace's newest fencing token to {@code token} with {@code
+   * state.advance_fencing} (V14): never backwards, and an advance appends its {@code
+   * fencing_advanced} event.
+   *
+   * @return {advanced (1 or 0), the newest token after the call, the head at which {@code token} is
+   *     the newest (when advanced)}
+   */
+  private long[] advanceFencing(
+      Connection c, String tenant, String workspace, long token, String runId) throws SQLException {
+    try (PreparedStatement ps =
+            Sql.prepare(
+                c,
+                "SELECT advanced, newest, head FROM state.advance_fencing(?, ?, ?, ?, NULL, ?)",
+                tenant,
+                workspace,
+                token,
+                runId,
+                clock.instant());
+        ResultSet rs = ps.executeQuery()) {
+      rs.next();
+      return new long[] {rs.getBoolean(1) ? 1 : 0, rs.getLong(2), rs.getLong(3)};
+    }
+  }
+
   /** The sequence of the workspace's newest event, 0 when it has none. */
   private static long headSequence(Connection c, String tenant, String workspace)
       throws SQLException {
@@ -2279,6 +2392,7 @@ public final class StateStore {
           case "state_pushed", "state_rolled_back" -> StateEvent.StateReplaced.class;
           case "state_deleted" -> StateEvent.StateDeleted.class;
           case "lock_force_unlocked" -> StateEvent.LockForceUnlocked.class;
+          case "fencing_advanced" -> StateEvent.FencingAdvanced.class;
           default -> throw new IllegalStateException("unknown stored state event type " + type);
         };
     try {

@@ -39,7 +39,10 @@ import org.junit.jupiter.api.TestInstance;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class StateAppendTest {
   private static final String TENANT = "append";
-  private static final String PAYLOAD = "{\"k\":1}";
+
+  /** A payload the fold reads back (the events written here are typed lock_force_unlocked). */
+  private static final String PAYLOAD =
+      "{\"lockId\":\"l\",\"holder\":\"h\",\"fencingToken\":1,\"reason\":\"r\"}";
 
   private StateTestDatabase database;
   private HikariDataSource dataSource;
@@ -94,13 +97,16 @@ class StateAppendTest {
     record(store, "stale", "run-1", "act-1", 3);
     assertThat(store.advanceFencing(TENANT, "stale", 9)).isEmpty();
 
-    // this store's cache holds the fold but not the newest token: the append refuses the token
+    // this store's cache holds the fold and token 3 as the newest at its head: the bare insert
+    // finds the head taken by the advance's event, and the function refuses the token
     StateRecorded rejected = record(store, "stale", "run-1", "act-2", 3);
 
     assertThat(rejected.outcome()).isEqualTo("rejected");
     assertThat(rejected.error()).contains("fencing token 3 is older than the newest token 9");
     assertThat(rejected.serial()).isEqualTo(1);
-    assertThat(store.history(TENANT, "stale")).hasSize(2);
+    assertThat(store.history(TENANT, "stale"))
+        .extracting(e -> e.type())
+        .containsExactly("lineage_assigned", "instance_created", "fencing_advanced");
     assertThat(store.newestFencingToken(TENANT, "stale")).isEqualTo(9);
     // a newer token is accepted and becomes the newest
     assertThat(record(store, "stale", "run-2", "act-3", 10).serial()).isEqualTo(2);
@@ -254,48 +260,52 @@ class StateAppendTest {
   void theFastAppendWritesAfterTheExpectedHeadAndLeavesEveryOtherCaseToTheFunction()
       throws Exception {
     // first append of a workspace: no fencing row yet, the function appends and creates it
-    assertThat(appendOne("fast", "f1", 0, 3))
+    assertThat(appendOne("fast", "f1", 0, 0, 3))
         .isEqualTo(new EventAppend.Answer("appended", 1, 3, null));
-    // the fast statement alone appends after an existing head with the current token
-    assertThat(fastStatement("fast", "f2", 1, 3)).isEqualTo(2);
-    assertThat(appendOne("fast", "f3", 2, 3))
+    // the bare insert alone appends after a head it is given
+    assertThat(fastStatement("fast", "f2", 1)).isEqualTo(2);
+    assertThat(appendOne("fast", "f3", 2, 3, 3))
         .isEqualTo(new EventAppend.Answer("appended", 3, 3, null));
 
-    // a head that moved, a head that does not exist yet, a stale token: the statement writes
-    // nothing, the function says why
-    assertThat(fastStatement("fast", "x", 2, 3)).isNull();
-    assertThat(fastStatement("fast", "x", 7, 3)).isNull();
-    assertThat(fastStatement("fast", "x", 3, 2)).isNull();
-    assertThat(appendOne("fast", "x", 2, 3)).isEqualTo(new EventAppend.Answer("moved", 3, 3, null));
-    assertThat(appendOne("fast", "x", 7, 3)).isEqualTo(new EventAppend.Answer("moved", 3, 3, null));
-    assertThat(appendOne("fast", "x", 3, 2)).isEqualTo(new EventAppend.Answer("stale", 0, 3, null));
+    // a head that moved: the insert writes nothing, the function says why
+    assertThat(fastStatement("fast", "x", 2)).isNull();
+    assertThat(appendOne("fast", "x", 2, 3, 3))
+        .isEqualTo(new EventAppend.Answer("moved", 3, 3, null));
+    // not tried when the caller does not know the newest token at its head, or its token is not
+    // that one: the function decides (a head that does not exist, a stale token)
+    assertThat(appendOne("fast", "x", 7, EventAppend.UNKNOWN_TOKEN, 3))
+        .isEqualTo(new EventAppend.Answer("moved", 3, 3, null));
+    assertThat(appendOne("fast", "x", 3, 3, 2))
+        .isEqualTo(new EventAppend.Answer("stale", 0, 3, null));
     // the same event id again: skipped by the statement's ON CONFLICT, answered as a duplicate
-    assertThat(appendOne("fast", "f2", 3, 3))
+    assertThat(appendOne("fast", "f2", 3, 3, 3))
         .isEqualTo(new EventAppend.Answer("duplicate", 2, 3, null));
     // a newer token: the function appends and makes it the newest; then the fast path again
-    assertThat(appendOne("fast", "f4", 3, 5))
+    assertThat(appendOne("fast", "f4", 3, 3, 5))
         .isEqualTo(new EventAppend.Answer("appended", 4, 5, null));
-    assertThat(fastStatement("fast", "f5", 4, 5)).isEqualTo(5);
+    assertThat(appendOne("fast", "f5", 4, 5, 5))
+        .isEqualTo(new EventAppend.Answer("appended", 5, 5, null));
     assertThat(sequences("fast")).containsExactly(1L, 2L, 3L, 4L, 5L);
+    assertThat(types("fast")).doesNotContain("fencing_advanced");
   }
 
   @Test
   void aRedeliveryOrALostRaceOnTheFastPathWritesNothingRaisesNothingAndGetsTheFirstAnswer()
       throws Exception {
-    assertThat(appendOne("quiet", "q1", 0, 4).status()).isEqualTo("appended");
+    assertThat(appendOne("quiet", "q1", 0, 0, 4).status()).isEqualTo("appended");
     StateStore store = newStore();
     record(store, "quiet-record", "run-1", "act-1", 1); // lineage + instance (the function)
     EventEnvelope second = finished("quiet-record", "run-1", "act-2", 1, "create");
     StateStore.Recorded first = store.record(second, data(second)); // the fast statement
 
     try (Connection c = dataSource.getConnection()) {
-      assertThat(fastStatement(c, "quiet", "q2", 1, 4)).isEqualTo(2);
+      assertThat(fastStatement(c, "quiet", "q2", 1)).isEqualTo(2);
       // a redelivery (same event id; at the same head its sequence is taken too) and a lost race
       // (another event at a sequence already taken): no row and no unique violation raised, so
       // no aborted statement and no ERROR line in the server's log
-      assertThat(fastStatement(c, "quiet", "q2", 1, 4)).isNull();
-      assertThat(fastStatement(c, "quiet", "q2", 2, 4)).isNull();
-      assertThat(fastStatement(c, "quiet", "q3", 1, 4)).isNull();
+      assertThat(fastStatement(c, "quiet", "q2", 1)).isNull();
+      assertThat(fastStatement(c, "quiet", "q2", 2)).isNull();
+      assertThat(fastStatement(c, "quiet", "q3", 1)).isNull();
       // record's statement (event, version, outcome) for a redelivered result: nothing written,
       // nothing raised
       try (PreparedStatement ps = c.prepareStatement(EventAppend.RECORD_ONE)) {
@@ -306,7 +316,6 @@ class StateAppendTest {
                 TENANT,
                 "quiet-record",
                 3,
-                1,
                 second.id() + "#1",
                 "run-1",
                 "act-2",
@@ -321,9 +330,9 @@ class StateAppendTest {
     }
 
     // the function then answers as before: the first outcome, or the head that moved
-    assertThat(appendOne("quiet", "q2", 2, 4))
+    assertThat(appendOne("quiet", "q2", 2, 4, 4))
         .isEqualTo(new EventAppend.Answer("duplicate", 2, 4, null));
-    assertThat(appendOne("quiet", "q3", 1, 4))
+    assertThat(appendOne("quiet", "q3", 1, 4, 4))
         .isEqualTo(new EventAppend.Answer("moved", 2, 4, null));
     assertThat(sequences("quiet")).containsExactly(1L, 2L);
     StateStore.Recorded again = newStore().record(second, data(second));
@@ -334,53 +343,92 @@ class StateAppendTest {
   }
 
   @Test
+  void everyAdvanceOfTheNewestTokenMovesTheHeadSoAnOlderHoldersFastAppendFindsItsSequenceTaken()
+      throws Exception {
+    StateStore store = newStore();
+    record(store, "advance", "run-1", "act-1", 1); // lineage + instance: head 2, token 1
+    long serial = store.currentState(TENANT, "advance").serial();
+    // an advance with no write of its own appends its fencing_advanced event
+    assertThat(store.advanceFencing(TENANT, "advance", 2)).isEmpty();
+    assertThat(types("advance"))
+        .containsExactly("lineage_assigned", "instance_created", "fencing_advanced");
+    // the same token again, or an older one: nothing advances, nothing is appended
+    assertThat(store.advanceFencing(TENANT, "advance", 2)).isEmpty();
+    assertThat(store.advanceFencing(TENANT, "advance", 1)).contains(2L);
+    assertThat(sequences("advance")).containsExactly(1L, 2L, 3L);
+
+    // the older holder still believes head 2 with its token the newest: its insert finds 3 taken,
+    // and the function refuses its token
+    assertThat(appendOne("advance", "a2", 2, 1, 1))
+        .isEqualTo(new EventAppend.Answer("stale", 0, 2, null));
+    // a run opening that advances: the same
+    StateStore.RunOpening opening = store.openRun(TENANT, "advance", 3, "run-3", "hash");
+    assertThat(opening.newerToken()).isEmpty();
+    assertThat(types("advance")).endsWith("fencing_advanced", "fencing_advanced");
+    assertThat(appendOne("advance", "a3", 3, 2, 2))
+        .isEqualTo(new EventAppend.Answer("stale", 0, 3, null));
+    // the function's own advance with no events (a result recorded without a change): the same
+    assertThat(appendNothing("advance", 4L, 4L)).isEqualTo(new Answer("appended", 5, 4, null));
+    assertThat(types("advance"))
+        .containsExactly(
+            "lineage_assigned",
+            "instance_created",
+            "fencing_advanced",
+            "fencing_advanced",
+            "fencing_advanced");
+    assertThat(appendOne("advance", "a4", 4, 3, 3))
+        .isEqualTo(new EventAppend.Answer("stale", 0, 4, null));
+    // the fold ignores them, a fresh store included
+    assertThat(newStore().currentState(TENANT, "advance").serial()).isEqualTo(serial);
+    assertThat(newStore().currentState(TENANT, "advance").instances()).hasSize(1);
+  }
+
+  @Test
   void aTakeoverInProgressMakesTheFastAppendWaitAndThenRefusesItsOlderToken() throws Exception {
-    assertThat(appendOne("takeover", "t1", 0, 1).status()).isEqualTo("appended");
+    assertThat(appendOne("takeover", "t1", 0, 0, 1).status()).isEqualTo("appended");
     ExecutorService pool = Executors.newSingleThreadExecutor();
     try (Connection takeover = dataSource.getConnection()) {
-      // a newer lock holder registers its token: the row taken FOR UPDATE, not yet committed
+      // a newer lock holder registers its token: its fencing_advanced event holds sequence 2,
+      // not yet committed
       takeover.setAutoCommit(false);
       try (PreparedStatement ps =
           takeover.prepareStatement(
-              "SELECT newest_token FROM state.fencing WHERE tenant = ? AND workspace = ?"
-                  + " FOR UPDATE")) {
+              "SELECT advanced FROM state.advance_fencing(?, ?, 2, NULL, NULL, now())")) {
         ps.setString(1, TENANT);
         ps.setString(2, "takeover");
-        ps.executeQuery().close();
+        try (ResultSet rs = ps.executeQuery()) {
+          rs.next();
+          assertThat(rs.getBoolean(1)).isTrue();
+        }
       }
-      Future<EventAppend.Answer> old = pool.submit(() -> appendOne("takeover", "t2", 1, 1));
-      awaitWaitingOnALock("FOR SHARE OF f");
+      Future<EventAppend.Answer> old = pool.submit(() -> appendOne("takeover", "t2", 1, 1, 1));
+      awaitWaitingOnALock("INSERT INTO state.state_events");
       assertThat(old).isNotDone();
-      try (PreparedStatement ps =
-          takeover.prepareStatement(
-              "UPDATE state.fencing SET newest_token = 2 WHERE tenant = ? AND workspace = ?")) {
-        ps.setString(1, TENANT);
-        ps.setString(2, "takeover");
-        ps.executeUpdate();
-      }
       takeover.commit();
 
-      // the older token's append saw the newer token once the takeover committed: refused
+      // the older token's insert found its sequence taken once the takeover committed; the
+      // function refused the token
       assertThat(old.get(30, java.util.concurrent.TimeUnit.SECONDS))
           .isEqualTo(new EventAppend.Answer("stale", 0, 2, null));
     } finally {
       pool.shutdownNow();
     }
-    assertThat(sequences("takeover")).containsExactly(1L);
+    assertThat(sequences("takeover")).containsExactly(1L, 2L);
+    assertThat(types("takeover")).containsExactly("lock_force_unlocked", "fencing_advanced");
   }
 
   @Test
-  void anAppendInFlightMakesATakeoverWaitUntilItIsCommitted() throws Exception {
-    assertThat(appendOne("inflight", "i1", 0, 1).status()).isEqualTo("appended");
+  void anAppendInFlightMakesATakeoverWaitAndTheTakeoverLandsAfterIt() throws Exception {
+    assertThat(appendOne("inflight", "i1", 0, 0, 1).status()).isEqualTo("appended");
     ExecutorService pool = Executors.newSingleThreadExecutor();
     StateStore store = newStore();
     try (Connection appending = dataSource.getConnection()) {
-      // the fast statement in an open transaction: its FOR SHARE row lock is held until commit
+      // the bare insert in an open transaction: sequence 2 is held until it commits
       appending.setAutoCommit(false);
-      assertThat(fastStatement(appending, "inflight", "i2", 1, 1)).isEqualTo(2);
+      assertThat(fastStatement(appending, "inflight", "i2", 1)).isEqualTo(2);
       Future<java.util.Optional<Long>> advance =
           pool.submit(() -> store.advanceFencing(TENANT, "inflight", 2));
-      awaitWaitingOnALock("newest_token FROM state.fencing");
+      awaitWaitingOnALock("advance_fencing");
       assertThat(advance).isNotDone();
       appending.commit();
       assertThat(advance.get(30, java.util.concurrent.TimeUnit.SECONDS)).isEmpty();
@@ -388,8 +436,45 @@ class StateAppendTest {
       pool.shutdownNow();
     }
     assertThat(store.newestFencingToken(TENANT, "inflight")).isEqualTo(2);
-    assertThat(sequences("inflight")).containsExactly(1L, 2L);
-    assertThat(appendOne("inflight", "i3", 2, 1).status()).isEqualTo("stale");
+    // the older holder's write is ordered before the takeover, whose event claimed the next one
+    assertThat(sequences("inflight")).containsExactly(1L, 2L, 3L);
+    assertThat(types("inflight"))
+        .containsExactly("lock_force_unlocked", "lock_force_unlocked", "fencing_advanced");
+    assertThat(appendOne("inflight", "i3", 2, 1, 1).status()).isEqualTo("stale");
+  }
+
+  @Test
+  void aLockedWriterWhoseSequenceAFastAppendTookReadsTheHeadAgainInsteadOfFailing()
+      throws Exception {
+    assertThat(appendOne("locked", "l1", 0, 0, 1).status()).isEqualTo("appended");
+    ExecutorService pool = Executors.newSingleThreadExecutor();
+    StateStore store = newStore();
+    try (Connection appending = dataSource.getConnection()) {
+      appending.setAutoCommit(false);
+      assertThat(fastStatement(appending, "locked", "l2", 1)).isEqualTo(2);
+      // a writer under the workspace's row lock (a force-unlock record) reads head 1 and inserts
+      // at 2: it waits for the bare insert, loses the sequence, and must not fail for it
+      Future<?> forced =
+          pool.submit(
+              () -> {
+                store.recordForceUnlock(
+                    TENANT,
+                    "locked",
+                    new dev.stagecraft.state.history.StateEvent.LockForceUnlocked(
+                        "lock-1", "holder", 1, "stuck"),
+                    "admin");
+                return null;
+              });
+      awaitWaitingOnALock("INSERT INTO state.state_events");
+      assertThat(forced).isNotDone();
+      appending.commit();
+      forced.get(30, java.util.concurrent.TimeUnit.SECONDS);
+    } finally {
+      pool.shutdownNow();
+    }
+    assertThat(sequences("locked")).containsExactly(1L, 2L, 3L);
+    assertThat(types("locked"))
+        .containsExactly("lock_force_unlocked", "lock_force_unlocked", "lock_force_unlocked");
   }
 
   // --- fixtures -----------------------------------------------------------------------------
@@ -419,14 +504,36 @@ class StateAppendTest {
     }
   }
 
+  /** {@code state.append_events} with no events, as a result recorded without a change calls it. */
+  private Answer appendNothing(String workspace, Long expectedHead, Long token)
+      throws SQLException {
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement ps =
+            c.prepareStatement(
+                "SELECT status, head, newest, previous FROM state.append_events(?, ?, ?, ?, true,"
+                    + " ARRAY[]::text[], NULL, NULL, NULL, ARRAY[]::text[], ARRAY[]::text[],"
+                    + " ARRAY[]::jsonb[], NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, now())")) {
+      ps.setString(1, TENANT);
+      ps.setString(2, workspace);
+      ps.setObject(3, expectedHead, java.sql.Types.BIGINT);
+      ps.setObject(4, token, java.sql.Types.BIGINT);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return new Answer(rs.getString(1), rs.getLong(2), rs.getLong(3), rs.getString(4));
+      }
+    }
+  }
+
   private EventAppend.Answer appendOne(
-      String workspace, String eventId, long expectedHead, long token) throws SQLException {
+      String workspace, String eventId, long expectedHead, long newestAtHead, long token)
+      throws SQLException {
     try (Connection c = dataSource.getConnection()) {
       return EventAppend.appendOne(
           c,
           TENANT,
           workspace,
           expectedHead,
+          newestAtHead,
           token,
           eventId,
           "run-1",
@@ -443,10 +550,10 @@ class StateAppendTest {
    * The fast statement alone, in autocommit: the sequence it appended, or null when it wrote
    * nothing (no row, or a unique violation aborted it).
    */
-  private Long fastStatement(String workspace, String eventId, long expectedHead, long token)
+  private Long fastStatement(String workspace, String eventId, long expectedHead)
       throws SQLException {
     try (Connection c = dataSource.getConnection()) {
-      return fastStatement(c, workspace, eventId, expectedHead, token);
+      return fastStatement(c, workspace, eventId, expectedHead);
     } catch (SQLException e) {
       if (EventAppend.isUniqueViolation(e)) {
         return null;
@@ -456,8 +563,7 @@ class StateAppendTest {
   }
 
   private static Long fastStatement(
-      Connection c, String workspace, String eventId, long expectedHead, long token)
-      throws SQLException {
+      Connection c, String workspace, String eventId, long expectedHead) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(EventAppend.ONE_EVENT)) {
       EventAppend.bindOneEvent(
           ps,
@@ -465,7 +571,6 @@ class StateAppendTest {
           TENANT,
           workspace,
           expectedHead,
-          token,
           eventId,
           "run-1",
           "act-" + eventId,
@@ -532,6 +637,24 @@ class StateAppendTest {
       }
     }
     return digests;
+  }
+
+  private List<String> types(String workspace) throws SQLException {
+    List<String> types = new ArrayList<>();
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement ps =
+            c.prepareStatement(
+                "SELECT type FROM state.state_events WHERE tenant = ? AND workspace = ?"
+                    + " ORDER BY sequence")) {
+      ps.setString(1, TENANT);
+      ps.setString(2, workspace);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          types.add(rs.getString(1));
+        }
+      }
+    }
+    return types;
   }
 
   private List<Long> sequences(String workspace) throws SQLException {
