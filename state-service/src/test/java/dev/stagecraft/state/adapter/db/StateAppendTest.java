@@ -477,6 +477,50 @@ class StateAppendTest {
         .containsExactly("lock_force_unlocked", "lock_force_unlocked", "lock_force_unlocked");
   }
 
+  @Test
+  void aPushWhoseSequenceAFastAppendTookReadsTheHeadAgainAndDecidesAgain(
+      @org.junit.jupiter.api.io.TempDir java.nio.file.Path uploads) throws Exception {
+    StateStore store = newStore();
+    com.fasterxml.jackson.databind.ObjectMapper json =
+        new com.fasterxml.jackson.databind.ObjectMapper();
+    Map<String, Object> doc = StoredDocumentStoreTest.realistic(); // serial 17
+    assertThat(push(store, "pushed", json.writeValueAsBytes(doc), uploads).accepted()).isTrue();
+    assertThat(sequences("pushed")).containsExactly(1L);
+    ExecutorService pool = Executors.newSingleThreadExecutor();
+    try (Connection appending = dataSource.getConnection()) {
+      // a result's bare insert at 2, not yet committed; the push reads head 1 under the row lock,
+      // claims 2, waits for the insert, loses the sequence, and must not fail for it
+      appending.setAutoCommit(false);
+      assertThat(fastStatement(appending, "pushed", "p2", 1)).isEqualTo(2);
+      doc.put("serial", 18);
+      byte[] next = json.writeValueAsBytes(doc);
+      Future<dev.stagecraft.state.history.DocumentDecider.Outcome> pushed =
+          pool.submit(() -> push(store, "pushed", next, uploads));
+      awaitWaitingOnALock("INSERT INTO state.state_events");
+      assertThat(pushed).isNotDone();
+      appending.commit();
+      assertThat(pushed.get(30, java.util.concurrent.TimeUnit.SECONDS).serial()).isEqualTo(18);
+    } finally {
+      pool.shutdownNow();
+    }
+    assertThat(types("pushed"))
+        .containsExactly("state_pushed", "lock_force_unlocked", "state_pushed");
+    assertThat(store.versions(TENANT, "pushed"))
+        .extracting(StateStore.Version::sequence)
+        .containsExactly(1L, 3L);
+    assertThat(newStore().currentState(TENANT, "pushed").serial()).isEqualTo(18);
+  }
+
+  private static dev.stagecraft.state.history.DocumentDecider.Outcome push(
+      StateStore store, String workspace, byte[] body, java.nio.file.Path uploads)
+      throws Exception {
+    try (dev.stagecraft.state.adapter.document.SpooledDocument upload =
+        dev.stagecraft.state.adapter.document.SpooledDocument.receive(
+            new java.io.ByteArrayInputStream(body), null, Long.MAX_VALUE, uploads)) {
+      return store.pushDocument(TENANT, workspace, 0, "user:test", upload, false);
+    }
+  }
+
   // --- fixtures -----------------------------------------------------------------------------
 
   /** What {@code state.append_events} answered. */
