@@ -16,6 +16,14 @@ public sealed interface StateEvent {
   /** The instance address the event is about, or null. */
   String address();
 
+  /**
+   * False for the events that only record something about the workspace (a lock forced open, a
+   * fencing token advanced): the state after them is the state before.
+   */
+  default boolean changesState() {
+    return true;
+  }
+
   /** The first event of a workspace: the lineage that identifies its state forever. */
   record LineageAssigned(String lineage) implements StateEvent {
     public LineageAssigned {
@@ -216,6 +224,11 @@ public sealed interface StateEvent {
     public String address() {
       return null;
     }
+
+    @Override
+    public boolean changesState() {
+      return false;
+    }
   }
 
   /**
@@ -235,6 +248,11 @@ public sealed interface StateEvent {
     @Override
     public String address() {
       return null;
+    }
+
+    @Override
+    public boolean changesState() {
+      return false;
     }
   }
 

@@ -1517,19 +1517,24 @@ public final class StateStore {
       folded = null;
       StoredDocument stored = null;
       if (sequence > 0) {
+        // the newest event at or below the head that changed the state: events that change
+        // nothing (a run opening's fencing_advanced, a forced unlock) keep a pushed document the
+        // state, without loading it
         try (PreparedStatement ps =
                 Sql.prepare(
                     c,
-                    "SELECT payload::text FROM state.state_events WHERE tenant = ?"
-                        + " AND workspace = ? AND sequence = ? AND type = 'state_pushed'"
-                        + " AND jsonb_typeof(payload -> 'stored') = 'object'",
+                    "SELECT type = 'state_pushed' AND jsonb_typeof(payload -> 'stored') = 'object',"
+                        + " payload::text FROM state.state_events WHERE tenant = ?"
+                        + " AND workspace = ? AND sequence <= ?"
+                        + " AND type NOT IN ('fencing_advanced', 'lock_force_unlocked')"
+                        + " ORDER BY sequence DESC LIMIT 1",
                     tenant,
                     workspace,
                     sequence);
             ResultSet rs = ps.executeQuery()) {
-          if (rs.next()) {
+          if (rs.next() && rs.getBoolean(1)) {
             stored =
-                ((StateEvent.StateReplaced) fromJson("state_pushed", rs.getString(1))).stored();
+                ((StateEvent.StateReplaced) fromJson("state_pushed", rs.getString(2))).stored();
           }
         }
       }
@@ -2072,6 +2077,9 @@ public final class StateStore {
       if (event.event() instanceof StateEvent.StateReplaced r && r.stored() != null) {
         pending = r.stored();
         continue;
+      }
+      if (pending != null && !event.event().changesState()) {
+        continue; // a run opening after a push, say: no reason to load the document
       }
       if (pending != null) {
         state = loadDocument(c, tenant, workspace, pending);

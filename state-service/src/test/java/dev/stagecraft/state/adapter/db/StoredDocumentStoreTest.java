@@ -190,6 +190,22 @@ class StoredDocumentStoreTest {
   }
 
   @Test
+  void aRunOpeningAfterAPushLeavesThePushedBytesTheStateWithoutLoadingThem() throws Exception {
+    StateStore store = newStore();
+    byte[] pretty = JSON.writerWithDefaultPrettyPrinter().writeValueAsBytes(realistic());
+    push(store, "opened", pretty, false);
+    // a run opening and an explicit advance each append fencing_advanced (ADR 0052); neither
+    // changes the state, so the pushed document stays what a pull sends, byte for byte
+    assertThat(store.openRun(TENANT, "opened", 3, "run-3", "hash").newerToken()).isEmpty();
+    assertThat(store.advanceFencing(TENANT, "opened", 4)).isEmpty();
+    assertThat(store.history(TENANT, "opened"))
+        .extracting(StateStore.StoredEvent::type)
+        .containsExactly("state_pushed", "fencing_advanced", "fencing_advanced");
+    assertThat(pull(newStore(), "opened")).isEqualTo(pretty);
+    assertThat(newStore().currentState(TENANT, "opened").serial()).isEqualTo(17);
+  }
+
+  @Test
   void aPushUnderANewerFencingTokenAdvancesTheNewestAndAnOlderTokenIsRefused() throws Exception {
     StateStore store = newStore();
     Map<String, Object> doc = realistic();
