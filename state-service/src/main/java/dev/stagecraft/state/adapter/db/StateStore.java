@@ -478,45 +478,69 @@ public final class StateStore {
       String tenant, String workspace, long token, String runId, String credentialHash)
       throws SQLException {
     try (Connection c = dataSource.getConnection()) {
-      long advanced;
-      long newest;
+      Folded before = folds.get(new WorkspaceKey(tenant, workspace));
+      Long newest;
+      long appended;
       long head;
       long issued;
-      try (PreparedStatement ps =
-              Sql.prepare(
-                  c,
-                  "WITH f AS (SELECT * FROM state.advance_fencing(?, ?, ?, ?, NULL, ?)),"
-                      + " cr AS (INSERT INTO state.run_credentials (tenant, workspace, run_id,"
-                      + " credential_hash, fencing_token, created_at)"
-                      + " SELECT ?, ?, ?, ?, ?, ? FROM f WHERE f.advanced"
-                      + " ON CONFLICT (tenant, workspace, run_id) DO UPDATE SET"
-                      + " credential_hash = excluded.credential_hash,"
-                      + " fencing_token = excluded.fencing_token"
-                      + " WHERE state.run_credentials.revoked_at IS NULL RETURNING 1)"
-                      + " SELECT f.advanced, f.newest, f.head, (SELECT count(*) FROM cr) FROM f",
-                  tenant,
-                  workspace,
-                  token,
-                  runId,
-                  clock.instant(),
-                  tenant,
-                  workspace,
-                  runId,
-                  credentialHash,
-                  token,
-                  clock.instant());
-          ResultSet rs = ps.executeQuery()) {
-        rs.next();
-        advanced = rs.getBoolean(1) ? 1 : 0;
-        newest = rs.getLong(2);
-        head = rs.getLong(3);
-        issued = rs.getLong(4);
-      }
-      if (advanced == 0) {
-        return new RunOpening(Optional.of(newest), false, null, List.of());
+      for (int attempt = 1; ; attempt++) {
+        java.sql.Timestamp now = java.sql.Timestamp.from(clock.instant());
+        try (PreparedStatement ps = c.prepareStatement(OPEN_RUN)) {
+          int p = 0;
+          ps.setString(++p, tenant);
+          ps.setString(++p, workspace);
+          ps.setString(++p, tenant);
+          ps.setString(++p, workspace);
+          ps.setString(++p, tenant);
+          ps.setString(++p, workspace);
+          ps.setString(++p, workspace);
+          ps.setLong(++p, token);
+          ps.setString(++p, runId);
+          ps.setLong(++p, token);
+          ps.setTimestamp(++p, now);
+          ps.setLong(++p, token);
+          ps.setLong(++p, token);
+          ps.setString(++p, tenant);
+          ps.setString(++p, workspace);
+          ps.setString(++p, tenant);
+          ps.setString(++p, workspace);
+          ps.setString(++p, runId);
+          ps.setString(++p, credentialHash);
+          ps.setLong(++p, token);
+          ps.setTimestamp(++p, now);
+          ps.setLong(++p, token);
+          try (ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            newest = (Long) rs.getObject(1);
+            appended = rs.getLong(2); // 0: no event appended
+            head = rs.getLong(3);
+            issued = rs.getLong(4);
+          }
+        }
+        if (newest == null) {
+          // the workspace's first opening: create its fencing row (token 0), then again
+          Sql.update(
+              c,
+              "INSERT INTO state.fencing (tenant, workspace, newest_token) VALUES (?, ?, 0)"
+                  + " ON CONFLICT (tenant, workspace) DO NOTHING",
+              tenant,
+              workspace);
+        } else if (newest > token) {
+          return new RunOpening(Optional.of(newest), false, null, List.of());
+        } else if (newest == token || appended > 0) {
+          break;
+        } else if (attempt >= MAX_APPEND_ATTEMPTS) {
+          throw new SQLException(
+              "opening run " + runId + " lost the workspace's next sequence " + attempt + " times",
+              "40001");
+        }
+        // else the head moved between the statement's snapshot and its insert: again
       }
       if (issued == 0) {
         return new RunOpening(Optional.empty(), false, null, List.of());
+      }
+      if (appended > 0) {
+        head = appended;
       }
       // the run's token is the newest at head (its fencing_advanced event, or the head it found
       // when it was the newest already): every result an older holder recorded is at or below it,
@@ -536,11 +560,51 @@ public final class StateStore {
           keys.add(HostKeyStore.keyAt(rs, 1));
         }
       }
-      Folded current = fold(c, tenant, workspace, head).knowing(token);
+      // the fold the cache held right before the opening's own event is the state at it
+      Folded current =
+          (appended > 0 && before != null && before.sequence() == appended - 1
+                  ? new Folded(appended, before.state(), before.snapshotSequence())
+                  : fold(c, tenant, workspace, head))
+              .knowing(token);
       remember(tenant, workspace, current);
       return new RunOpening(Optional.empty(), true, current.state(), keys);
     }
   }
+
+  /**
+   * The run opening's one statement (ADR 0047, ADR 0052), in autocommit: the workspace's fencing
+   * row taken {@code FOR UPDATE} (its newest committed token); when the run's token is newer, its
+   * {@code fencing_advanced} event at the head + 1 ({@code ON CONFLICT DO NOTHING}) and, only when
+   * that event was written, the token made the newest; the run's credential when the token is the
+   * newest (already, or by this event), refused for a run whose credential was revoked. Answers the
+   * newest token before (null: no fencing row yet), the event's sequence (null: none), the head the
+   * statement saw and whether the credential was stored. The head is read with the statement's
+   * snapshot, which may predate a write that committed while the row lock was awaited or a fast
+   * append: then the event's sequence is taken, nothing is written, and the caller runs it again.
+   */
+  private static final String OPEN_RUN =
+      "WITH cur AS (SELECT newest_token FROM state.fencing WHERE tenant = ? AND workspace = ?"
+          + " FOR UPDATE),"
+          + " h AS (SELECT coalesce(max(sequence), 0) AS head FROM state.state_events"
+          + " WHERE tenant = ? AND workspace = ?),"
+          + " ev AS (INSERT INTO state.state_events (tenant, workspace, sequence, event_id, run_id,"
+          + " action_id, actor, type, address, payload, created_at)"
+          + " SELECT ?, ?, h.head + 1, 'fencing:' || ? || ':' || ?::bigint, ?, NULL, NULL,"
+          + " 'fencing_advanced', NULL, jsonb_build_object('fencingToken', ?::bigint), ?"
+          + " FROM h, cur WHERE cur.newest_token < ?::bigint"
+          + " ON CONFLICT DO NOTHING RETURNING sequence),"
+          + " upd AS (UPDATE state.fencing SET newest_token = ? WHERE tenant = ? AND workspace = ?"
+          + " AND EXISTS (SELECT FROM ev) RETURNING 1),"
+          + " cr AS (INSERT INTO state.run_credentials (tenant, workspace, run_id,"
+          + " credential_hash, fencing_token, created_at)"
+          + " SELECT ?, ?, ?, ?, ?, ? FROM cur WHERE cur.newest_token = ?::bigint"
+          + " OR EXISTS (SELECT FROM ev)"
+          + " ON CONFLICT (tenant, workspace, run_id) DO UPDATE SET"
+          + " credential_hash = excluded.credential_hash,"
+          + " fencing_token = excluded.fencing_token"
+          + " WHERE state.run_credentials.revoked_at IS NULL RETURNING 1)"
+          + " SELECT (SELECT newest_token FROM cur), (SELECT sequence FROM ev),"
+          + " (SELECT head FROM h), (SELECT count(*) FROM cr), (SELECT count(*) FROM upd)";
 
   /**
    * Marks the instance at {@code address} tainted or clears the mark, in one transaction with the
@@ -2042,9 +2106,11 @@ public final class StateStore {
   }
 
   /**
-   * The fold of the workspace's events 1..{@code upTo}: the cached one when it is exactly that,
-   * else the newest snapshot at or below {@code upTo} (of a format this code reads) plus the events
-   * after it.
+   * The fold of the workspace's events 1..{@code upTo}: the cached one when it is exactly that; the
+   * cached one plus the events after it when it is at most {@value #SNAPSHOT_INTERVAL} events
+   * behind (a run opening's own {@code fencing_advanced}, say: one event, not a snapshot and up to
+   * a hundred); else the newest snapshot at or below {@code upTo} (of a format this code reads)
+   * plus the events after it.
    */
   private Folded fold(Connection c, String tenant, String workspace, long upTo)
       throws SQLException {
@@ -2053,21 +2119,32 @@ public final class StateStore {
       return cached;
     }
     long from = 0;
+    long snapshotSequence = 0;
     WorkspaceState state = WorkspaceState.EMPTY;
-    try (PreparedStatement ps =
-            Sql.prepare(
-                c,
-                "SELECT sequence, state::text FROM state.state_snapshots"
-                    + " WHERE tenant = ? AND workspace = ? AND sequence <= ?"
-                    + " AND state ->> 'format' = ? ORDER BY sequence DESC LIMIT 1",
-                tenant,
-                workspace,
-                upTo,
-                Integer.toString(StateSnapshot.FORMAT));
-        ResultSet rs = ps.executeQuery()) {
-      if (rs.next()) {
-        from = rs.getLong(1);
-        state = StateSnapshot.fromSnapshot(readSnapshot(rs.getString(2)));
+    if (cached != null
+        && cached.sequence() < upTo
+        && upTo - cached.sequence() <= SNAPSHOT_INTERVAL) {
+      // events never change: the cached fold is the state at its sequence
+      from = cached.sequence();
+      snapshotSequence = cached.snapshotSequence();
+      state = cached.state();
+    } else {
+      try (PreparedStatement ps =
+              Sql.prepare(
+                  c,
+                  "SELECT sequence, state::text FROM state.state_snapshots"
+                      + " WHERE tenant = ? AND workspace = ? AND sequence <= ?"
+                      + " AND state ->> 'format' = ? ORDER BY sequence DESC LIMIT 1",
+                  tenant,
+                  workspace,
+                  upTo,
+                  Integer.toString(StateSnapshot.FORMAT));
+          ResultSet rs = ps.executeQuery()) {
+        if (rs.next()) {
+          from = rs.getLong(1);
+          snapshotSequence = from;
+          state = StateSnapshot.fromSnapshot(readSnapshot(rs.getString(2)));
+        }
       }
     }
     // A stored document (ADR 0022) is loaded only when the fold needs what it holds: when an
@@ -2090,10 +2167,13 @@ public final class StateStore {
     if (pending != null) {
       state = loadDocument(c, tenant, workspace, pending);
     }
-    return new Folded(upTo, state, from);
+    return new Folded(upTo, state, snapshotSequence);
   }
 
-  /** Caches {@code fold} unless the cache already holds a newer one of the workspace. */
+  /**
+   * Caches {@code fold} unless the cache already holds a newer one of the workspace, or one of the
+   * same head that knows the newest fencing token while {@code fold} does not.
+   */
   private void remember(String tenant, String workspace, Folded fold) {
     if (fold.sequence() == 0) {
       return; // nothing written yet: nothing worth keeping
@@ -2101,7 +2181,13 @@ public final class StateStore {
     folds.merge(
         new WorkspaceKey(tenant, workspace),
         fold,
-        (old, fresh) -> fresh.sequence() >= old.sequence() ? fresh : old);
+        (old, fresh) ->
+            fresh.sequence() > old.sequence()
+                    || (fresh.sequence() == old.sequence()
+                        && (fresh.newest() != EventAppend.UNKNOWN_TOKEN
+                            || old.newest() == EventAppend.UNKNOWN_TOKEN))
+                ? fresh
+                : old);
   }
 
   /**

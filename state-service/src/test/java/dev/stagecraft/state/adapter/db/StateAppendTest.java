@@ -362,7 +362,7 @@ class StateAppendTest {
     assertThat(appendOne("advance", "a2", 2, 1, 1))
         .isEqualTo(new EventAppend.Answer("stale", 0, 2, null));
     // a run opening that advances: the same
-    StateStore.RunOpening opening = store.openRun(TENANT, "advance", 3, "run-3", "hash");
+    StateStore.RunOpening opening = store.openRun(TENANT, "advance", 3, "run-3", "hash-advance");
     assertThat(opening.newerToken()).isEmpty();
     assertThat(types("advance")).endsWith("fencing_advanced", "fencing_advanced");
     assertThat(appendOne("advance", "a3", 3, 2, 2))
@@ -381,6 +381,44 @@ class StateAppendTest {
     // the fold ignores them, a fresh store included
     assertThat(newStore().currentState(TENANT, "advance").serial()).isEqualTo(serial);
     assertThat(newStore().currentState(TENANT, "advance").instances()).hasSize(1);
+  }
+
+  @Test
+  void aRunsResultsAfterItsOpeningTakeTheBareInsertWithoutTouchingTheFencingRow() throws Exception {
+    StateStore store = newStore();
+    record(store, "opened", "run-1", "act-1", 1);
+    assertThat(store.openRun(TENANT, "opened", 2, "run-2", "hash-opened").newerToken()).isEmpty();
+    ExecutorService pool = Executors.newSingleThreadExecutor();
+    try (Connection holder = dataSource.getConnection()) {
+      // the fencing row held FOR UPDATE: the function (and any read of the row under a lock)
+      // would wait for it; the opening told the store that token 2 is the newest at its head
+      holder.setAutoCommit(false);
+      try (PreparedStatement ps =
+          holder.prepareStatement(
+              "SELECT newest_token FROM state.fencing WHERE tenant = ? AND workspace = ?"
+                  + " FOR UPDATE")) {
+        ps.setString(1, TENANT);
+        ps.setString(2, "opened");
+        ps.executeQuery().close();
+      }
+      for (String action : List.of("act-2", "act-3", "act-4")) {
+        Future<StateRecorded> recorded =
+            pool.submit(() -> record(store, "opened", "run-2", action, 2));
+        assertThat(recorded.get(30, java.util.concurrent.TimeUnit.SECONDS).outcome())
+            .isNotEqualTo("rejected");
+      }
+      holder.rollback();
+    } finally {
+      pool.shutdownNow();
+    }
+    assertThat(types("opened"))
+        .containsExactly(
+            "lineage_assigned",
+            "instance_created",
+            "fencing_advanced",
+            "instance_created",
+            "instance_created",
+            "instance_created");
   }
 
   @Test
@@ -441,6 +479,35 @@ class StateAppendTest {
     assertThat(types("inflight"))
         .containsExactly("lock_force_unlocked", "lock_force_unlocked", "fencing_advanced");
     assertThat(appendOne("inflight", "i3", 2, 1, 1).status()).isEqualTo("stale");
+  }
+
+  @Test
+  void aRunOpeningWhoseSequenceAFastAppendTookLandsAfterIt() throws Exception {
+    StateStore store = newStore();
+    record(store, "opening", "run-1", "act-1", 1); // head 2, token 1
+    ExecutorService pool = Executors.newSingleThreadExecutor();
+    try (Connection appending = dataSource.getConnection()) {
+      // the old holder's bare insert at 3, not yet committed; the opening's statement reads head
+      // 2, its event waits for the insert, finds 3 taken and writes nothing; it runs again
+      appending.setAutoCommit(false);
+      assertThat(fastStatement(appending, "opening", "o3", 2)).isEqualTo(3);
+      Future<StateStore.RunOpening> opening =
+          pool.submit(() -> store.openRun(TENANT, "opening", 2, "run-2", "hash-opening"));
+      awaitWaitingOnALock("fencing_advanced");
+      assertThat(opening).isNotDone();
+      appending.commit();
+      StateStore.RunOpening opened = opening.get(30, java.util.concurrent.TimeUnit.SECONDS);
+      assertThat(opened.newerToken()).isEmpty();
+      assertThat(opened.credentialIssued()).isTrue();
+    } finally {
+      pool.shutdownNow();
+    }
+    assertThat(types("opening"))
+        .containsExactly(
+            "lineage_assigned", "instance_created", "lock_force_unlocked", "fencing_advanced");
+    assertThat(store.newestFencingToken(TENANT, "opening")).isEqualTo(2);
+    // the old holder's next write finds its sequence taken: refused
+    assertThat(appendOne("opening", "o4", 3, 1, 1).status()).isEqualTo("stale");
   }
 
   @Test
