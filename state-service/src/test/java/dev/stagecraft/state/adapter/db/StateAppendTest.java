@@ -733,57 +733,38 @@ class StateAppendTest {
   }
 
   private List<String> digests(String workspace) throws SQLException {
-    List<String> digests = new ArrayList<>();
-    try (Connection c = dataSource.getConnection();
-        PreparedStatement ps =
-            c.prepareStatement(
-                "SELECT digest FROM state.state_versions WHERE tenant = ? AND workspace = ?"
-                    + " ORDER BY sequence")) {
-      ps.setString(1, TENANT);
-      ps.setString(2, workspace);
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          digests.add(rs.getString(1));
-        }
-      }
-    }
-    return digests;
+    return column("state.state_versions", "digest", workspace, String.class);
   }
 
   private List<String> types(String workspace) throws SQLException {
-    List<String> types = new ArrayList<>();
-    try (Connection c = dataSource.getConnection();
-        PreparedStatement ps =
-            c.prepareStatement(
-                "SELECT type FROM state.state_events WHERE tenant = ? AND workspace = ?"
-                    + " ORDER BY sequence")) {
-      ps.setString(1, TENANT);
-      ps.setString(2, workspace);
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          types.add(rs.getString(1));
-        }
-      }
-    }
-    return types;
+    return column("state.state_events", "type", workspace, String.class);
   }
 
   private List<Long> sequences(String workspace) throws SQLException {
-    List<Long> sequences = new ArrayList<>();
+    return column("state.state_events", "sequence", workspace, Long.class);
+  }
+
+  /** One column of a workspace's rows in {@code table}, in sequence order. */
+  private <T> List<T> column(String table, String name, String workspace, Class<T> type)
+      throws SQLException {
+    List<T> values = new ArrayList<>();
     try (Connection c = dataSource.getConnection();
         PreparedStatement ps =
             c.prepareStatement(
-                "SELECT sequence FROM state.state_events WHERE tenant = ? AND workspace = ?"
-                    + " ORDER BY sequence")) {
+                "SELECT "
+                    + name
+                    + " FROM "
+                    + table
+                    + " WHERE tenant = ? AND workspace = ? ORDER BY sequence")) {
       ps.setString(1, TENANT);
       ps.setString(2, workspace);
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
-          sequences.add(rs.getLong(1));
+          values.add(rs.getObject(1, type));
         }
       }
     }
-    return sequences;
+    return values;
   }
 
   private StateStore newStore() {
