@@ -739,6 +739,27 @@ public final class StateStore {
   }
 
   /**
+   * A push lost its event's sequence to a fast append for the {@code attempt}-th time: it reads the
+   * head again, up to {@link #MAX_APPEND_ATTEMPTS} times, as {@link #record} does.
+   *
+   * @throws SQLException SQLSTATE 40001 (transient) once the attempts are spent
+   */
+  private static void lostSequence(String tenant, String workspace, int attempt)
+      throws SQLException {
+    if (attempt >= MAX_APPEND_ATTEMPTS) {
+      throw new SQLException(
+          "a push to workspace "
+              + tenant
+              + "/"
+              + workspace
+              + " lost the race for its sequence "
+              + attempt
+              + " times in a row; retry later",
+          "40001");
+    }
+  }
+
+  /**
    * Whether a locked writer whose transaction failed with {@code e} should run again: its first
    * event's sequence was taken by a fast append meanwhile (ADR 0052: the row lock no longer
    * excludes those), so it reads the head again and decides again. Bounded like {@link #record}.
@@ -1025,7 +1046,7 @@ public final class StateStore {
         long newest = lockWorkspaceForPush(c, tenant, workspace);
         // again when a fast append took the event's sequence meanwhile (ADR 0052): read the head
         // again, decide again; the row lock stays held
-        for (; ; ) {
+        for (int attempt = 1; ; attempt++) {
           long head = headSequence(c, tenant, workspace);
           Head current = head(c, tenant, workspace, head);
           dev.stagecraft.state.adapter.document.SpooledDocument[] stored = {upload};
@@ -1079,6 +1100,7 @@ public final class StateStore {
                   document.digest()),
               "document-" + UUID.randomUUID() + "#1",
               toJson(event))) {
+            lostSequence(tenant, workspace, attempt);
             continue;
           }
           c.commit();
@@ -1229,8 +1251,8 @@ public final class StateStore {
         }
         // again when a fast append took the event's sequence meanwhile (ADR 0052): read the head
         // again, decide again; the row lock and the received content stay
-        for (boolean again = false; ; again = true) {
-          if (again) {
+        for (int attempt = 1; ; attempt++) {
+          if (attempt > 1) {
             head = headSequence(c, tenant, workspace);
           }
           Head current = head(c, tenant, workspace, head);
@@ -1286,6 +1308,7 @@ public final class StateStore {
                   upload.serial(), sequence, now, event.typeName(), null, actor, upload.digest()),
               "document-" + UUID.randomUUID() + "#1",
               toJson(event))) {
+            lostSequence(tenant, workspace, attempt);
             continue;
           }
           c.commit();
