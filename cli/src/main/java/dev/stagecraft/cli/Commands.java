@@ -37,6 +37,8 @@ final class Commands {
     commands.put("runs list", new RunsCommand(RunsCommand.Mode.LIST));
     commands.put("runs show", new RunsCommand(RunsCommand.Mode.SHOW));
     commands.put("runs logs", new RunsCommand(RunsCommand.Mode.LOGS));
+    commands.put("runs approve", new RunsCommand(RunsCommand.Mode.APPROVE));
+    commands.put("runs discard", new RunsCommand(RunsCommand.Mode.DISCARD));
     commands.put("taint", new TaintCommand(true));
     commands.put("untaint", new TaintCommand(false));
     commands.put("known-hosts list", new KnownHostsCommand(KnownHostsCommand.Mode.LIST));

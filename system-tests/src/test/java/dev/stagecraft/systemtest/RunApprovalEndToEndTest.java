@@ -35,6 +35,10 @@ class RunApprovalEndToEndTest {
     String first = startRun(stack, ws, "v1");
     JsonNode planned = awaitStatus(stack, first, "planned");
     String digest = planned.get("planDigest").asText();
+    assertThat(planned.get("awaitingApproval").asBoolean()).as(planned.toString()).isTrue();
+    // times are ISO-8601 text
+    assertThat(java.time.Instant.parse(planned.get("approvalExpiresAt").asText()))
+        .isAfter(java.time.Instant.parse(planned.get("createdAt").asText()));
     HttpResponse<String> wrong =
         call(stack, "POST", "/api/v1/runs/" + first + "/approve", Map.of("planDigest", "sha256:x"));
     assertThat(wrong.statusCode()).as(wrong.body()).isEqualTo(409);
@@ -46,6 +50,8 @@ class RunApprovalEndToEndTest {
     assertThat(approved.statusCode()).as(approved.body()).isEqualTo(202);
     JsonNode applied = awaitStatus(stack, first, "applied");
     assertThat(applied.get("approvedBy").asText()).isEqualTo("admin@dev");
+    assertThat(applied.get("awaitingApproval").asBoolean()).as(applied.toString()).isFalse();
+    assertThat(applied.has("approvalExpiresAt")).isFalse();
     assertThat(applied.get("transitions").toString()).contains("Approved by admin@dev");
 
     String second = startRun(stack, ws, "v2");
@@ -64,7 +70,7 @@ class RunApprovalEndToEndTest {
     call(stack, "POST", "/api/v1/runs/" + third + "/discard", Map.of());
   }
 
-  private static String startRun(SharedStack stack, String ws, String key) throws Exception {
+  static String startRun(SharedStack stack, String ws, String key) throws Exception {
     HttpResponse<String> r =
         call(
             stack,
@@ -83,7 +89,7 @@ class RunApprovalEndToEndTest {
     return JSON.readTree(r.body()).get("id").asText();
   }
 
-  private static JsonNode awaitStatus(SharedStack stack, String run, String status) {
+  static JsonNode awaitStatus(SharedStack stack, String run, String status) {
     await()
         .atMost(Duration.ofSeconds(120))
         .until(() -> get(stack, run).get("status").asText(), status::equals);
@@ -94,12 +100,12 @@ class RunApprovalEndToEndTest {
     }
   }
 
-  private static JsonNode get(SharedStack stack, String run) throws Exception {
+  static JsonNode get(SharedStack stack, String run) throws Exception {
     return JSON.readTree(call(stack, "GET", "/api/v1/runs/" + run, null).body());
   }
 
-  private static HttpResponse<String> call(
-      SharedStack stack, String method, String path, Object body) throws Exception {
+  static HttpResponse<String> call(SharedStack stack, String method, String path, Object body)
+      throws Exception {
     HttpRequest.Builder b =
         HttpRequest.newBuilder(URI.create(stack.plannerUrl() + path))
             .header("Authorization", "Bearer " + stack.token())

@@ -9,7 +9,9 @@ import java.util.Map;
 /**
  * {@code stagecraft apply} and {@code stagecraft destroy}: plan, ask for approval (unless {@code
  * -auto-approve}), then run on the server and follow it live. An approved plan is applied only if
- * the state did not move since it was shown.
+ * the state did not move since it was shown. On a workspace without auto-apply the run waits for
+ * approval on the server too: the CLI gives it, for exactly the plan the user approved (or, with
+ * {@code -auto-approve}, for the plan the run made), as Terraform's remote backend confirms a run.
  */
 public final class ApplyCommand implements Command {
   private final boolean destroy;
@@ -31,6 +33,7 @@ public final class ApplyCommand implements Command {
     ApiClient api = Server.client(ctx);
     Map<String, Object> body = Configs.body(options, config, destroy);
     try {
+      RunApproval approval = RunApproval.ANY;
       if (!options.autoApprove) {
         JsonNode plan = api.post(api.api("plans"), body);
         ctx.out().print(plan.get("rendered").asText());
@@ -50,9 +53,11 @@ public final class ApplyCommand implements Command {
           return 1;
         }
         body.put("expectedSerial", plan.get("prior_serial").asLong());
+        approval = RunApproval.of(plan.get("digest").asText());
       }
       JsonNode run = api.post(api.api("runs"), body);
-      return new RunFollower(ctx, api, options.autoApprove).follow(run.get("id").asText());
+      return new RunFollower(ctx, api, options.autoApprove, approval)
+          .follow(run.get("id").asText());
     } catch (ApiClient.ApiException e) {
       ctx.err().println("Error: " + e.getMessage());
       return 1;
@@ -77,7 +82,8 @@ public final class ApplyCommand implements Command {
     ApiClient api = Server.client(ctx);
     try {
       JsonNode run = api.post(api.api("runs"), body);
-      return new RunFollower(ctx, api, true).follow(run.get("id").asText());
+      return new RunFollower(ctx, api, true, RunApproval.of((String) body.get("expectedDigest")))
+          .follow(run.get("id").asText());
     } catch (ApiClient.ApiException e) {
       ctx.err().println("Error: " + e.getMessage());
       return 1;

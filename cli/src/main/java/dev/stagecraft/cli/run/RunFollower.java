@@ -15,6 +15,12 @@ import sun.misc.SignalHandler;
  * prints an apply. Reads the run's log over Server-Sent Events ({@link RunEventStream}, which
  * resumes a dropped connection), so output appears as soon as it is recorded.
  *
+ * <p>When the run stops at {@code planned} to wait for approval (a workspace without auto-apply),
+ * the follower decides as its {@link RunApproval} says: {@code apply} approves the plan the user
+ * approved (the one shown, or saved; a run that planned anything else is discarded, never applied)
+ * or, with {@code -auto-approve}, the plan the run made; {@code runs logs -follow} decides nothing
+ * and says how to approve or discard, then keeps following.
+ *
  * <p>Ctrl-C (when {@code cancelOnCtrlC}, as for {@code apply}): the first asks the planner to
  * cancel the run and keeps following until it ends; the second detaches (exit 130), leaving the run
  * to the server. The SIGINT handler is installed only while following and the previous one
@@ -28,19 +34,27 @@ final class RunFollower {
   private final ApiClient api;
   private final boolean showPlan;
   private final boolean cancelOnCtrlC;
+  private final RunApproval approval;
   private final AtomicInteger interrupts = new AtomicInteger();
   private volatile String runId;
   private volatile RunEventStream stream;
 
-  RunFollower(CliContext ctx, ApiClient api, boolean showPlan) {
-    this(ctx, api, showPlan, true);
+  /** As {@code apply} follows the run it started: Ctrl-C cancels it. */
+  RunFollower(CliContext ctx, ApiClient api, boolean showPlan, RunApproval approval) {
+    this(ctx, api, showPlan, true, approval);
   }
 
-  RunFollower(CliContext ctx, ApiClient api, boolean showPlan, boolean cancelOnCtrlC) {
+  RunFollower(
+      CliContext ctx,
+      ApiClient api,
+      boolean showPlan,
+      boolean cancelOnCtrlC,
+      RunApproval approval) {
     this.ctx = ctx;
     this.api = api;
     this.showPlan = showPlan;
     this.cancelOnCtrlC = cancelOnCtrlC;
+    this.approval = approval;
   }
 
   /** Prints the run's events until it is terminal; returns the CLI exit code. */
@@ -59,7 +73,15 @@ final class RunFollower {
     }
     String status;
     try {
-      status = stream.follow(this::print);
+      status =
+          stream.follow(
+              event -> {
+                print(event);
+                if ("status".equals(event.path("kind").asText())
+                    && "planned".equals(event.path("status").asText())) {
+                  decide();
+                }
+              });
     } finally {
       if (previous != null) {
         Signal.handle(sigint, previous);
@@ -106,6 +128,49 @@ final class RunFollower {
                   + runId
                   + " -follow");
       stream.detach();
+    }
+  }
+
+  /**
+   * The run planned: when it waits for approval, approves or discards it as {@link #approval} says,
+   * or tells the user how to. Once per run: a replayed {@code planned} after a resumed stream finds
+   * the run decided.
+   */
+  private void decide() {
+    String runId = this.runId;
+    try {
+      JsonNode run = RunApproval.read(api, runId);
+      if (!RunApproval.mayWait(run)) {
+        return; // it applies automatically, or was decided already
+      }
+      if (!approval.approve()) {
+        ctx.err().println(RunApproval.howToDecide(runId, run));
+        return;
+      }
+      String planned = run.path("planDigest").asText("");
+      if (approval.digest() != null && !approval.digest().equals(planned)) {
+        RunApproval.discard(ctx, api, runId);
+        ctx.err()
+            .println(
+                "Error: run "
+                    + runId
+                    + " planned something else than the plan you approved ("
+                    + approval.digest()
+                    + "; the run's plan is "
+                    + planned
+                    + "). It was discarded and nothing was applied; plan again.");
+        return;
+      }
+      RunApproval.approve(ctx, api, runId, planned);
+      ctx.out().println("Approved plan " + planned + ".");
+    } catch (ApiClient.ApiException e) {
+      if (!RunApproval.notAwaiting(e)) {
+        ctx.err().println("Error: could not decide on run " + runId + ": " + e.getMessage());
+      }
+    } catch (IOException e) {
+      ctx.err().println("Error: could not decide on run " + runId + ": " + e.getMessage());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
   }
 

@@ -15,13 +15,18 @@ import java.util.Locale;
  * logs RUN_ID [-follow]}: the tenant's runs on the server. {@code logs} prints the run's journal as
  * {@code apply} shows it; with {@code -follow} it keeps reading over Server-Sent Events until the
  * run ends (resuming a dropped connection) and exits like {@code apply} (0 applied, 1 otherwise).
+ * {@code runs approve RUN_ID [-digest=D]} approves the plan of a run that waits for approval (with
+ * {@code -digest}, only if that is its plan: the digest {@code runs show} printed), and {@code runs
+ * discard RUN_ID} discards it.
  */
 public final class RunsCommand implements Command {
   /** Which of the three. */
   public enum Mode {
     LIST,
     SHOW,
-    LOGS
+    LOGS,
+    APPROVE,
+    DISCARD
   }
 
   private final Mode mode;
@@ -35,6 +40,7 @@ public final class RunsCommand implements Command {
     String workspace = null;
     String status = null;
     boolean follow = false;
+    String digest = null;
     List<String> positional = new ArrayList<>();
     for (String arg : args) {
       if (mode == Mode.LIST && arg.startsWith("-workspace=")) {
@@ -43,6 +49,8 @@ public final class RunsCommand implements Command {
         status = arg.substring("-status=".length()).toLowerCase(Locale.ROOT);
       } else if (mode == Mode.LOGS && arg.equals("-follow")) {
         follow = true;
+      } else if (mode == Mode.APPROVE && arg.startsWith("-digest=")) {
+        digest = arg.substring("-digest=".length());
       } else if (arg.startsWith("-")) {
         throw new UsageException("runs " + name() + " has no option " + arg);
       } else {
@@ -62,8 +70,11 @@ public final class RunsCommand implements Command {
         case SHOW -> show(ctx, api, positional.getFirst());
         case LOGS ->
             follow
-                ? new RunFollower(ctx, api, true, false).follow(positional.getFirst())
+                ? new RunFollower(ctx, api, true, false, RunApproval.NONE)
+                    .follow(positional.getFirst())
                 : logs(ctx, api, positional.getFirst());
+        case APPROVE -> approve(ctx, api, positional.getFirst(), digest);
+        case DISCARD -> discard(ctx, api, positional.getFirst());
       };
     } catch (ApiClient.ApiException e) {
       ctx.err().println("Error: " + e.getMessage());
@@ -133,14 +144,57 @@ public final class RunsCommand implements Command {
   /** The journal so far, without waiting (the long-poll endpoint with {@code wait=0}). */
   private static int logs(CliContext ctx, ApiClient api, String runId) throws Exception {
     JsonNode page = api.get(api.api("runs") + "/" + enc(runId) + "/events?after=0&wait=0");
-    RunFollower printer = new RunFollower(ctx, api, true, false);
+    RunFollower printer = new RunFollower(ctx, api, true, false, RunApproval.NONE);
     for (JsonNode event : page.path("events")) {
       printer.print(event);
     }
     if (!page.path("terminal").asBoolean()) {
       ctx.out()
           .println("(run is " + page.path("status").asText() + "; add -follow to keep reading)");
+      JsonNode run = RunApproval.read(api, runId);
+      if (RunApproval.mayWait(run)) {
+        ctx.err().println(RunApproval.howToDecide(runId, run));
+      }
     }
+    return 0;
+  }
+
+  /**
+   * Approves the plan of a run that waits for approval: the plan with {@code digest} when given
+   * (refused by the server when that is not the run's plan), else the plan the run shows.
+   */
+  private static int approve(CliContext ctx, ApiClient api, String runId, String digest)
+      throws Exception {
+    if (digest == null) {
+      JsonNode run = RunApproval.read(api, runId);
+      if (!RunApproval.mayWait(run)) {
+        ctx.err()
+            .println(
+                "Error: run "
+                    + runId
+                    + " is not waiting for approval (it is "
+                    + run.path("status").asText()
+                    + ").");
+        return 1;
+      }
+      digest = run.path("planDigest").asText();
+    }
+    RunApproval.approve(ctx, api, runId, digest);
+    ctx.out()
+        .println(
+            "Approved plan "
+                + digest
+                + " of run "
+                + runId
+                + "; it applies now. Follow it with: stagecraft runs logs "
+                + runId
+                + " -follow");
+    return 0;
+  }
+
+  private static int discard(CliContext ctx, ApiClient api, String runId) throws Exception {
+    RunApproval.discard(ctx, api, runId);
+    ctx.out().println("Discarded run " + runId + "; nothing was applied, the workspace is free.");
     return 0;
   }
 
@@ -164,6 +218,9 @@ public final class RunsCommand implements Command {
       case LIST -> "runs list [-workspace=W] [-status=S]  The tenant's runs, newest first";
       case SHOW -> "runs show RUN_ID          A run: status, message, plan";
       case LOGS -> "runs logs RUN_ID [-follow]  A run's log; -follow streams it until the run ends";
+      case APPROVE ->
+          "runs approve RUN_ID [-digest=D]  Approve the plan of a run that waits for it";
+      case DISCARD -> "runs discard RUN_ID       Discard a run that waits for approval";
     };
   }
 }

@@ -82,7 +82,8 @@ class RunEventStreamTest {
             new PrintStream(err, true, StandardCharsets.UTF_8),
             new BufferedReader(new StringReader("")));
     // cancelOnCtrlC=false: no SIGINT handler in the test JVM; the test calls onCtrlC itself
-    RunFollower follower = new RunFollower(ctx, new ApiClient(base, "t"), true, false);
+    RunFollower follower =
+        new RunFollower(ctx, new ApiClient(base, "t"), true, false, RunApproval.NONE);
     CompletableFuture<Integer> code =
         CompletableFuture.supplyAsync(
             () -> {

@@ -435,6 +435,26 @@ public final class RunCoordinator implements AutoCloseable {
   }
 
   /**
+   * When the run of the tenant held by this instance waits for approval now ({@code planned}, its
+   * plan not yet approved or discarded): the time its approval expires. Empty when it does not wait
+   * (not planned yet, applies automatically, decided, ended) or this instance does not hold it.
+   */
+  public Optional<Instant> approvalDeadline(String tenant, String runId) {
+    Optional<Run> found = find(tenant, runId);
+    PendingApproval pending = approvals.get(runId);
+    if (found.isEmpty() || pending == null || pending.decision.isDone()) {
+      return Optional.empty();
+    }
+    Run run = found.get();
+    synchronized (run) {
+      if (pending.plannedAt == null || run.status != RunStatus.PLANNED) {
+        return Optional.empty();
+      }
+    }
+    return Optional.of(pending.plannedAt.plus(approvalTimeout));
+  }
+
+  /**
    * Approves a planned run's plan, named by its digest (docs/adr/0005): the run goes on to apply
    * exactly that plan. Refused when the digest differs, when the run is not waiting, or when the
    * plan is older than the approval timeout (the run is then discarded). Thread-safe; a second

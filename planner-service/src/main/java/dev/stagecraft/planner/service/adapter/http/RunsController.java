@@ -538,7 +538,9 @@ public class RunsController {
   /**
    * A run: live from the coordinator while this instance drives it (with its plan text), else as
    * recorded. Both carry the recorded fields (message, configuration version, variable names,
-   * transitions).
+   * transitions). A live run also says whether it waits for approval now ({@code awaitingApproval},
+   * and then until when: {@code approvalExpiresAt}); as recorded, the field is absent (another
+   * instance drives the run, and only it knows).
    */
   @Get("/runs/{id}")
   public HttpResponse<?> get(HttpRequest<?> request, @PathVariable String id)
@@ -566,6 +568,10 @@ public class RunsController {
       out.put("planDigest", summary.planDigest());
       out.put("planText", summary.planText());
       out.put("createdAt", summary.createdAt());
+      // what a client needs to know to approve: a run that auto-applies never waits
+      Optional<java.time.Instant> deadline = coordinator.approvalDeadline(tenant, id);
+      out.put("awaitingApproval", deadline.isPresent());
+      deadline.ifPresent(at -> out.put("approvalExpiresAt", at));
     }
     recorded.ifPresent(
         r -> {
