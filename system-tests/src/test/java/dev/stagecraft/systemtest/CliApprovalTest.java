@@ -74,6 +74,10 @@ class CliApprovalTest {
     assertThat(logs.err())
         .contains("waits for approval of its plan " + digest)
         .contains("stagecraft runs approve " + waiting + " -digest=" + digest);
+    CliResult shown = stack.cli(dir, "runs", "show", waiting);
+    assertThat(shown.out())
+        .contains("plan digest: " + digest)
+        .contains("approval:    waiting, until");
     CliResult stale = stack.cli(dir, "runs", "approve", waiting, "-digest=sha256:other");
     assertThat(stale.exitCode()).isEqualTo(1);
     assertThat(stale.err()).contains("is not the plan of run " + waiting);
@@ -82,6 +86,8 @@ class CliApprovalTest {
     assertThat(approved.exitCode()).as(approved.all()).isZero();
     assertThat(awaitStatus(stack, waiting, "applied").get("approvedBy").asText())
         .isEqualTo("admin@dev");
+    assertThat(stack.cli(dir, "runs", "show", waiting).out())
+        .contains("approved:    by admin@dev at 20");
 
     String unwanted = startRun(stack, ws, "api-2");
     awaitStatus(stack, unwanted, "planned");

@@ -130,6 +130,16 @@ public final class RunsCommand implements Command {
     if (run.hasNonNull("planDigest")) {
       ctx.out().println("plan digest: " + run.path("planDigest").asText());
     }
+    if (run.path("awaitingApproval").asBoolean()) {
+      ctx.out().println("approval:    waiting, until " + run.path("approvalExpiresAt").asText());
+    } else if (run.hasNonNull("approvedBy")) {
+      ctx.out()
+          .println(
+              "approved:    by "
+                  + run.path("approvedBy").asText()
+                  + " at "
+                  + run.path("approvedAt").asText());
+    }
     if (run.hasNonNull("message")) {
       ctx.out().println("message:     " + run.path("message").asText());
     }
@@ -137,6 +147,9 @@ public final class RunsCommand implements Command {
       ctx.out().println();
       ctx.out().print(run.path("planText").asText());
       ctx.out().println();
+    }
+    if (run.path("awaitingApproval").asBoolean()) {
+      ctx.err().println(RunApproval.howToDecide(runId, run));
     }
     return 0;
   }
