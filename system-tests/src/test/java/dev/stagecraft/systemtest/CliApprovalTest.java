@@ -12,7 +12,6 @@ import dev.stagecraft.systemtest.SharedStack.CliResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -31,11 +30,7 @@ class CliApprovalTest {
   @Timeout(value = 4, unit = TimeUnit.MINUTES, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
   void applyApprovesTheRunItStartedAndRunsApproveOrDiscardDecideOnOthers() throws Exception {
     SharedStack stack = SharedStack.get();
-    String ws = "cli-approval-" + UUID.randomUUID().toString().substring(0, 8);
-    assertThat(
-            call(stack, "POST", "/api/v1/workspaces", Map.of("name", ws, "autoApply", false))
-                .statusCode())
-        .isEqualTo(201);
+    String ws = RunApprovalEndToEndTest.workspaceWithoutAutoApply(stack, "cli-approval-");
     Path log = stack.root.resolve(ws + ".log");
     Path dir =
         stack.configDir(

@@ -26,11 +26,7 @@ class RunApprovalEndToEndTest {
   @Test
   void aPlanIsAppliedOnlyWhenItsDigestIsApprovedAndADiscardFreesTheWorkspace() throws Exception {
     SharedStack stack = SharedStack.get();
-    String ws = "approval-" + UUID.randomUUID().toString().substring(0, 8);
-    assertThat(
-            call(stack, "POST", "/api/v1/workspaces", Map.of("name", ws, "autoApply", false))
-                .statusCode())
-        .isEqualTo(201);
+    String ws = workspaceWithoutAutoApply(stack, "approval-");
 
     String first = startRun(stack, ws, "v1");
     JsonNode planned = awaitStatus(stack, first, "planned");
@@ -68,6 +64,16 @@ class RunApprovalEndToEndTest {
     String third = startRun(stack, ws, "v3");
     awaitStatus(stack, third, "planned");
     call(stack, "POST", "/api/v1/runs/" + third + "/discard", Map.of());
+  }
+
+  /** A new workspace (name: {@code prefix} and a random part) whose runs wait for approval. */
+  static String workspaceWithoutAutoApply(SharedStack stack, String prefix) throws Exception {
+    String ws = prefix + UUID.randomUUID().toString().substring(0, 8);
+    assertThat(
+            call(stack, "POST", "/api/v1/workspaces", Map.of("name", ws, "autoApply", false))
+                .statusCode())
+        .isEqualTo(201);
+    return ws;
   }
 
   static String startRun(SharedStack stack, String ws, String key) throws Exception {

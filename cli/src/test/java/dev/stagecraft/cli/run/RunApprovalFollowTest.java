@@ -1,5 +1,7 @@
 package dev.stagecraft.cli.run;
 
+import static dev.stagecraft.cli.run.StubPlannerHttp.reply;
+import static dev.stagecraft.cli.run.StubPlannerHttp.sendEvent;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.sun.net.httpserver.HttpExchange;
@@ -137,34 +139,20 @@ class RunApprovalFollowTest {
     ex.getResponseHeaders().add("Content-Type", "text/event-stream");
     ex.sendResponseHeaders(200, 0);
     try (OutputStream body = ex.getResponseBody()) {
-      write(body, 1, "{\"sequence\":1,\"kind\":\"status\",\"status\":\"planned\"}");
+      sendEvent(body, 1, "status", "{\"sequence\":1,\"kind\":\"status\",\"status\":\"planned\"}");
       if (!next.await(60, TimeUnit.SECONDS)) {
         return;
       }
       boolean approved = decisions.stream().anyMatch(d -> d.startsWith("approve"));
-      write(
+      sendEvent(
           body,
           2,
+          "status",
           "{\"sequence\":2,\"kind\":\"status\",\"status\":\""
               + (approved ? "applied" : "discarded")
               + "\",\"message\":\"end\"}");
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-    }
-  }
-
-  private static void write(OutputStream out, long id, String json) throws IOException {
-    out.write(
-        ("id:" + id + "\nevent:status\ndata:" + json + "\n\n").getBytes(StandardCharsets.UTF_8));
-    out.flush();
-  }
-
-  private static void reply(HttpExchange ex, int status, String json) throws IOException {
-    byte[] body = json.getBytes(StandardCharsets.UTF_8);
-    ex.getResponseHeaders().add("Content-Type", "application/json");
-    ex.sendResponseHeaders(status, body.length);
-    try (OutputStream out = ex.getResponseBody()) {
-      out.write(body);
     }
   }
 }

@@ -1,5 +1,7 @@
 package dev.stagecraft.cli.run;
 
+import static dev.stagecraft.cli.run.StubPlannerHttp.reply;
+import static dev.stagecraft.cli.run.StubPlannerHttp.sendEvent;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.sun.net.httpserver.HttpExchange;
@@ -115,14 +117,12 @@ class RunEventStreamTest {
     try (OutputStream out = ex.getResponseBody()) {
       if (last == null) {
         // the second event is sent again after the first: the follower must not print it twice
-        write(
-            out, event(1, "status", "{\"sequence\":1,\"kind\":\"status\",\"status\":\"pending\"}"));
-        write(out, event(2, "log", "{\"sequence\":2,\"kind\":\"log\",\"line\":\"x\"}"));
+        sendEvent(out, 1, "status", "{\"sequence\":1,\"kind\":\"status\",\"status\":\"pending\"}");
+        sendEvent(out, 2, "log", "{\"sequence\":2,\"kind\":\"log\",\"line\":\"x\"}");
         // closed before the terminal transition: a dropped connection
       } else {
-        write(out, event(2, "log", "{\"sequence\":2,\"kind\":\"log\",\"line\":\"x\"}"));
-        write(
-            out, event(3, "status", "{\"sequence\":3,\"kind\":\"status\",\"status\":\"applied\"}"));
+        sendEvent(out, 2, "log", "{\"sequence\":2,\"kind\":\"log\",\"line\":\"x\"}");
+        sendEvent(out, 3, "status", "{\"sequence\":3,\"kind\":\"status\",\"status\":\"applied\"}");
       }
     }
   }
@@ -131,32 +131,13 @@ class RunEventStreamTest {
     ex.getResponseHeaders().add("Content-Type", "text/event-stream");
     ex.sendResponseHeaders(200, 0);
     try (OutputStream out = ex.getResponseBody()) {
-      write(
-          out, event(1, "status", "{\"sequence\":1,\"kind\":\"status\",\"status\":\"applying\"}"));
+      sendEvent(out, 1, "status", "{\"sequence\":1,\"kind\":\"status\",\"status\":\"applying\"}");
       holding.countDown();
       release.await(60, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (IOException e) {
       // the follower went away (detached): what this test wants
-    }
-  }
-
-  private static String event(long id, String name, String json) {
-    return "id:" + id + "\nevent:" + name + "\ndata:" + json + "\n\n";
-  }
-
-  private static void write(OutputStream out, String s) throws IOException {
-    out.write(s.getBytes(StandardCharsets.UTF_8));
-    out.flush();
-  }
-
-  private static void reply(HttpExchange ex, int status, String json) throws IOException {
-    byte[] body = json.getBytes(StandardCharsets.UTF_8);
-    ex.getResponseHeaders().add("Content-Type", "application/json");
-    ex.sendResponseHeaders(status, body.length);
-    try (OutputStream out = ex.getResponseBody()) {
-      out.write(body);
     }
   }
 }
