@@ -13,7 +13,6 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.io.StringReader;
-import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -42,11 +41,8 @@ class RunApprovalFollowTest {
   private final ByteArrayOutputStream err = new ByteArrayOutputStream();
 
   RunApprovalFollowTest() throws IOException {
-    server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-    base = "http://127.0.0.1:" + server.getAddress().getPort();
-    server.createContext(
-        "/.well-known/stagecraft.json",
-        ex -> reply(ex, 200, "{\"runs\":\"" + base + "/api/v1/runs\"}"));
+    server = StubPlannerHttp.create();
+    base = StubPlannerHttp.base(server);
     server.createContext(RUN + "/logs", this::stream);
     server.createContext(
         RUN,

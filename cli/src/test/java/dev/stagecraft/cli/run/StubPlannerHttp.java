@@ -9,6 +9,24 @@ import java.nio.charset.StandardCharsets;
 final class StubPlannerHttp {
   private StubPlannerHttp() {}
 
+  /**
+   * A server on a free local port that answers the discovery document with its own runs API (the
+   * CLI finds {@code /api/v1/runs} through it); not started, so the caller adds its contexts first.
+   */
+  static com.sun.net.httpserver.HttpServer create() throws IOException {
+    com.sun.net.httpserver.HttpServer server =
+        com.sun.net.httpserver.HttpServer.create(new java.net.InetSocketAddress("127.0.0.1", 0), 0);
+    String base = base(server);
+    server.createContext(
+        "/.well-known/stagecraft.json",
+        ex -> reply(ex, 200, "{\"runs\":\"" + base + "/api/v1/runs\"}"));
+    return server;
+  }
+
+  static String base(com.sun.net.httpserver.HttpServer server) {
+    return "http://127.0.0.1:" + server.getAddress().getPort();
+  }
+
   /** One Server-Sent Event of a run's log, flushed at once. */
   static void sendEvent(OutputStream out, long id, String name, String json) throws IOException {
     out.write(
