@@ -11,7 +11,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.stagecraft.systemtest.SharedStack.CliResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
