@@ -92,6 +92,7 @@ class EventContractTest {
             "executor-1"),
         new StateRecorded("r1", "r1/a", "stateful_provisioning.app", "succeeded", null, 3, "123"),
         new RunTransitioned("r1", "applied", null),
+        new RunTransitioned("r1", "planned", "Plan: 1 to add", "9f2c", "2026-11-21T11:00:00Z"),
         new RunRequested(
             "prod",
             new RunRequested.Configuration(Map.of("main.tf", "# empty"), null),

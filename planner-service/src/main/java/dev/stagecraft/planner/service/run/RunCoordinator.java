@@ -1773,6 +1773,11 @@ public final class RunCoordinator implements AutoCloseable {
       run.journal.status(status, message);
       RunObserver recordTo = observer;
       run.recording.submit(() -> recordTo.transitioned(run, sequence, status, message, at));
+      // a bot following the run-events topic learns what to approve, and until when
+      Optional<Instant> deadline =
+          status == RunStatus.PLANNED
+              ? approvalDeadline(run.request.tenant(), run.id)
+              : Optional.empty();
       EventEnvelope envelope =
           codec.wrap(
               run.request.tenant(),
@@ -1780,7 +1785,14 @@ public final class RunCoordinator implements AutoCloseable {
               run.id,
               sequence,
               run.id,
-              new RunTransitioned(run.id, status.wireName(), message));
+              deadline.isEmpty()
+                  ? new RunTransitioned(run.id, status.wireName(), message)
+                  : new RunTransitioned(
+                      run.id,
+                      status.wireName(),
+                      message,
+                      run.plan.digest(),
+                      deadline.get().toString()));
       // a failure to hand it over is logged by HeldTransitions
       if (status == RunStatus.PLANNING
           || status == RunStatus.PLANNED

@@ -9,7 +9,9 @@ import dev.stagecraft.planner.service.run.RunCoordinatorTest.FakeStates;
 import dev.stagecraft.schemas.EventCodec;
 import dev.stagecraft.schemas.action.ActionDispatched;
 import dev.stagecraft.schemas.envelope.EventEnvelope;
+import dev.stagecraft.schemas.run.RunTransitioned;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
@@ -68,6 +70,44 @@ class RunApprovalTest {
     assertThat(run.summary().message()).startsWith("Approved by deployer@acme.");
     assertThat(coordinator.approve("acme", run.id(), digest, "deployer@acme"))
         .isEqualTo(ApprovalOutcome.NOT_AWAITING);
+  }
+
+  @Test
+  void thePlannedEventOfAWaitingRunNamesTheDigestToApproveAndUntilWhen() {
+    Instant plannedAt = clock.instant();
+    Run run = planned();
+    String digest = run.summary().planDigest();
+    Instant expires = plannedAt.plus(Duration.ofMinutes(30));
+    assertThat(coordinator.approvalDeadline("acme", run.id())).contains(expires);
+    assertThat(coordinator.approvalDeadline("other", run.id())).isEmpty();
+    await().atMost(Duration.ofSeconds(10)).until(() -> transitioned(run, "planned") != null);
+    RunTransitioned planned = transitioned(run, "planned");
+    assertThat(planned.planDigest()).isEqualTo(digest);
+    assertThat(planned.approvalExpiresAt()).isEqualTo(expires.toString());
+
+    coordinator.approve("acme", run.id(), digest, "deployer@acme");
+    assertThat(coordinator.approvalDeadline("acme", run.id())).isEmpty();
+    await().atMost(Duration.ofSeconds(10)).until(() -> transitioned(run, "applying") != null);
+    assertThat(transitioned(run, "applying").planDigest()).isNull();
+    assertThat(transitioned(run, "applying").approvalExpiresAt()).isNull();
+  }
+
+  @Test
+  void thePlannedEventOfARunThatAppliesAtOnceNamesNoDigest() {
+    Run run = coordinator.start(request());
+    await().atMost(Duration.ofSeconds(10)).until(() -> transitioned(run, "planned") != null);
+    assertThat(transitioned(run, "planned").planDigest()).isNull();
+    assertThat(transitioned(run, "planned").approvalExpiresAt()).isNull();
+    assertThat(coordinator.approvalDeadline("acme", run.id())).isEmpty();
+  }
+
+  private RunTransitioned transitioned(Run run, String status) {
+    return published.stream()
+        .filter(e -> e.type().equals("dev.stagecraft.run.transitioned"))
+        .map(e -> EventCodec.data(e, RunTransitioned.class))
+        .filter(t -> t.runId().equals(run.id()) && t.status().equals(status))
+        .findFirst()
+        .orElse(null);
   }
 
   @Test
