@@ -151,7 +151,10 @@ class RunLogsTest {
         .contains("Apply complete!");
 
     CliResult list = stack.cli(dir, "runs", "list", "-workspace=" + ws, "-status=applied");
-    assertThat(list.out()).contains(runId).contains("applied");
+    assertThat(list.out())
+        .contains(runId)
+        .contains("applied")
+        .containsPattern(" \\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ "); // created, to the second
     CliResult none = stack.cli(dir, "runs", "list", "-workspace=" + ws, "-status=errored");
     assertThat(none.out()).contains("No runs.").doesNotContain(runId);
     CliResult show = stack.cli(dir, "runs", "show", runId);
@@ -159,7 +162,8 @@ class RunLogsTest {
     assertThat(show.out())
         .contains("id:          " + runId)
         .contains("workspace:   " + ws)
-        .contains("status:      applied");
+        .contains("status:      applied")
+        .containsPattern("created:     \\d{4}-\\d\\d-\\d\\dT"); // ISO-8601, not a number
     CliResult missing = stack.cli(dir, "runs", "show", "run-does-not-exist");
     assertThat(missing.exitCode()).isEqualTo(1);
     assertThat(missing.err()).contains("There is no run run-does-not-exist");

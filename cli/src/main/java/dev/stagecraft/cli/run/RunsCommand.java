@@ -114,7 +114,7 @@ public final class RunsCommand implements Command {
               run.path("id").asText(),
               run.path("workspace").asText(),
               run.path("status").asText(),
-              run.path("createdAt").asText(),
+              toSeconds(run.path("createdAt").asText()),
               firstLine(run.path("message").asText("")))
           .flush();
     }
@@ -217,6 +217,17 @@ public final class RunsCommand implements Command {
 
   private static String enc(String s) {
     return URLEncoder.encode(s, StandardCharsets.UTF_8);
+  }
+
+  /** An ISO-8601 time to the second ({@code 2026-11-29T06:05:04Z}), as a list shows it. */
+  static String toSeconds(String iso) {
+    try {
+      return java.time.Instant.parse(iso)
+          .truncatedTo(java.time.temporal.ChronoUnit.SECONDS)
+          .toString();
+    } catch (java.time.format.DateTimeParseException e) {
+      return iso; // shown as the server wrote it
+    }
   }
 
   private static String firstLine(String s) {
