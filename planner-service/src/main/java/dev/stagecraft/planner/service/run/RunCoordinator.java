@@ -1048,6 +1048,10 @@ public final class RunCoordinator implements AutoCloseable {
             RestartRecovery.planMovedMessage(resumedDigest, result.plan().digest()));
         return;
       }
+      if (!result.plan().hasChanges()) {
+        // nothing to approve: never shown as waiting, not even for the moment it is planned
+        approvals.remove(run.id);
+      }
       PendingApproval pending = approvals.get(run.id);
       if (pending != null) {
         pending.plannedAt =

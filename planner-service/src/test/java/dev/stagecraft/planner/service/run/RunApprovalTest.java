@@ -101,6 +101,22 @@ class RunApprovalTest {
     assertThat(coordinator.approvalDeadline("acme", run.id())).isEmpty();
   }
 
+  @Test
+  void aRunWithoutChangesIsNeverShownAsWaitingForApproval() {
+    states.json =
+        """
+        {"version":4,"serial":3,"lineage":"l","resources":[
+          {"mode":"managed","type":"stateful_provisioning","name":"db","instances":[{"attributes":{"id":"1","state_key":"v1"}}]},
+          {"mode":"managed","type":"stateful_provisioning","name":"app","instances":[{"attributes":{"id":"2","state_key":"v1"}}]}]}
+        """;
+    Run run = coordinator.startAwaitingApproval(request());
+    await().atMost(Duration.ofSeconds(10)).until(() -> run.summary().terminal());
+    assertThat(run.summary().status()).isEqualTo("planned_and_finished");
+    await().atMost(Duration.ofSeconds(10)).until(() -> transitioned(run, "planned") != null);
+    assertThat(transitioned(run, "planned").planDigest()).isNull();
+    assertThat(transitioned(run, "planned").approvalExpiresAt()).isNull();
+  }
+
   private RunTransitioned transitioned(Run run, String status) {
     return published.stream()
         .filter(e -> e.type().equals("dev.stagecraft.run.transitioned"))
