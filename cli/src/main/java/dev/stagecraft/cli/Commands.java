@@ -5,6 +5,7 @@ import dev.stagecraft.cli.run.ApplyCommand;
 import dev.stagecraft.cli.run.PlanCommand;
 import dev.stagecraft.cli.run.RunsCommand;
 import dev.stagecraft.cli.run.ValidateCommand;
+import dev.stagecraft.cli.run.WorkspacesCommand;
 import dev.stagecraft.cli.state.ForceUnlockCommand;
 import dev.stagecraft.cli.state.StateCommand;
 import dev.stagecraft.cli.state.StateVersionsCommand;
@@ -34,15 +35,21 @@ final class Commands {
     commands.put("state push", new StateVersionsCommand(StateVersionsCommand.Mode.PUSH));
     commands.put("force-unlock", new ForceUnlockCommand());
     commands.put("cancel", new dev.stagecraft.cli.run.CancelCommand());
-    commands.put("runs list", new RunsCommand(RunsCommand.Mode.LIST));
-    commands.put("runs show", new RunsCommand(RunsCommand.Mode.SHOW));
-    commands.put("runs logs", new RunsCommand(RunsCommand.Mode.LOGS));
-    commands.put("runs approve", new RunsCommand(RunsCommand.Mode.APPROVE));
-    commands.put("runs discard", new RunsCommand(RunsCommand.Mode.DISCARD));
+    for (RunsCommand.Mode mode : RunsCommand.Mode.values()) { // runs list, show, logs, ...
+      commands.put(group("runs", mode), new RunsCommand(mode));
+    }
+    for (WorkspacesCommand.Mode mode : WorkspacesCommand.Mode.values()) {
+      commands.put(group("workspaces", mode), new WorkspacesCommand(mode));
+    }
     commands.put("taint", new TaintCommand(true));
     commands.put("untaint", new TaintCommand(false));
     commands.put("known-hosts list", new KnownHostsCommand(KnownHostsCommand.Mode.LIST));
     commands.put("known-hosts add", new KnownHostsCommand(KnownHostsCommand.Mode.ADD));
     commands.put("known-hosts remove", new KnownHostsCommand(KnownHostsCommand.Mode.REMOVE));
+  }
+
+  /** A group's command named after its mode: {@code runs} and {@code LOGS} is "runs logs". */
+  private static String group(String group, Enum<?> mode) {
+    return group + " " + mode.name().toLowerCase(java.util.Locale.ROOT);
   }
 }

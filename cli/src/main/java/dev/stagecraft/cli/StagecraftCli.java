@@ -63,9 +63,9 @@ public final class StagecraftCli {
       return 1;
     }
     String name = args.remove(0);
-    if ((name.equals("state") || name.equals("known-hosts") || name.equals("runs"))
-        && !args.isEmpty()) {
-      name = name + " " + args.remove(0);
+    String group = name + " ";
+    if (!args.isEmpty() && commands.keySet().stream().anyMatch(k -> k.startsWith(group))) {
+      name = group + args.remove(0); // a command of a group: state list, runs logs, ...
     }
     Command command = commands.get(name);
     if (command == null) {

@@ -19,7 +19,8 @@ import org.junit.jupiter.api.Timeout;
  * The CLI on a workspace without auto-apply, over the real stack: its runs wait for approval on the
  * server, so {@code apply} gives the approval the user gave (the plan shown, or with {@code
  * -auto-approve} the plan the run made) instead of following a run that never goes on, and {@code
- * runs approve|discard} decide on a run someone else started.
+ * runs approve|discard} decide on a run someone else started. The workspace is made and set with
+ * {@code workspaces create|set|list|show}.
  */
 class CliApprovalTest {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -29,7 +30,7 @@ class CliApprovalTest {
   @Timeout(value = 4, unit = TimeUnit.MINUTES, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
   void applyApprovesTheRunItStartedAndRunsApproveOrDiscardDecideOnOthers() throws Exception {
     SharedStack stack = SharedStack.get();
-    String ws = RunApprovalEndToEndTest.workspaceWithoutAutoApply(stack, "cli-approval-");
+    String ws = "cli-approval-" + java.util.UUID.randomUUID().toString().substring(0, 8);
     Path log = stack.root.resolve(ws + ".log");
     Path dir =
         stack.configDir(
@@ -45,6 +46,16 @@ class CliApprovalTest {
             }
             """
                 .formatted(log));
+
+    CliResult badSetting = stack.cli(dir, "workspaces", "create", ws, "-auto-apply=no");
+    assertThat(badSetting.exitCode()).isEqualTo(1);
+    assertThat(badSetting.err()).contains("-auto-apply takes true or false");
+    assertThat(stack.cli(dir, "workspaces", "show", ws).err()).contains("no workspace " + ws);
+    CliResult created = stack.cli(dir, "workspaces", "create", ws, "-auto-apply=false");
+    assertThat(created.exitCode()).as(created.all()).isZero();
+    assertThat(created.out()).contains("auto-apply:  false (runs wait for approval)");
+    assertThat(stack.cli(dir, "workspaces", "list").out())
+        .containsPattern(ws + " +false +10 +false");
 
     // the user says yes to the plan shown: the CLI approves that plan on the server
     CliResult asked =
@@ -92,6 +103,20 @@ class CliApprovalTest {
     assertThat(late.exitCode()).isEqualTo(1);
     assertThat(late.err()).contains("is not waiting for approval (it is discarded)");
     assertThat(Files.readAllLines(log)).containsExactly("applied r1", "applied r2");
+
+    // with auto-apply on again, apply does not wait and approves nothing
+    CliResult tooMany = stack.cli(dir, "workspaces", "set", ws, "-parallelism=0");
+    assertThat(tooMany.exitCode()).isEqualTo(1);
+    assertThat(tooMany.err()).contains("parallelism");
+    CliResult set = stack.cli(dir, "workspaces", "set", ws, "-auto-apply=true");
+    assertThat(set.exitCode()).as(set.all()).isZero();
+    assertThat(set.out()).contains("auto-apply:  true").contains("parallelism: 10");
+    CliResult atOnce =
+        stack.cli(dir, "apply", "-workspace=" + ws, "-auto-approve", "-var", "rev=r3");
+    assertThat(atOnce.exitCode()).as(atOnce.all()).isZero();
+    assertThat(atOnce.out()).doesNotContain("Approved plan");
+    assertThat(Files.readAllLines(log)).containsExactly("applied r1", "applied r2", "applied r3");
+    assertThat(newestRun(stack, ws).get("approvedBy").isNull()).isTrue();
   }
 
   private static JsonNode newestRun(SharedStack stack, String ws) throws Exception {

@@ -147,6 +147,14 @@ public final class ApiClient {
             .POST(HttpRequest.BodyPublishers.ofByteArray(document)));
   }
 
+  public JsonNode patch(String url, Object body) throws IOException, InterruptedException {
+    return send(
+        authorized(url)
+            .timeout(DEFAULT_TIMEOUT)
+            .header("Content-Type", "application/json")
+            .method("PATCH", HttpRequest.BodyPublishers.ofString(MAPPER.writeValueAsString(body))));
+  }
+
   public JsonNode delete(String url) throws IOException, InterruptedException {
     return send(authorized(url).DELETE());
   }
