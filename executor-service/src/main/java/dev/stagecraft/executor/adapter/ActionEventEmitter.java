@@ -47,6 +47,7 @@ final class ActionEventEmitter implements OutputSink {
   private String currentStepType; // guarded by this
   private String currentStepTarget; // guarded by this
   private String canceledBecause; // guarded by this; set when the run was canceled
+  private boolean finishedSent; // guarded by this; nothing of the action follows its finished
   private final List<LearnedHostKey> learnedHostKeys = new ArrayList<>(); // guarded by this
   private String runCredential; // guarded by this; a secret, only ever turned into a proof
 
@@ -129,9 +130,14 @@ final class ActionEventEmitter implements OutputSink {
 
   /**
    * Sends {@code action.heartbeat} with the step running now, without waiting. Called by the
-   * handler's heartbeat timer while the action runs.
+   * handler's heartbeat timer while the action runs; nothing once {@code action.finished} was sent
+   * (the timer may still hold the action then: a heartbeat after the end would say it runs).
    */
   synchronized void heartbeat() {
+    if (finishedSent) {
+      // the timer took this action from the running ones just before it ended
+      return;
+    }
     try {
       publisher.send(
           next(
@@ -174,6 +180,7 @@ final class ActionEventEmitter implements OutputSink {
    * interrupted (forced shutdown); the action then looks interrupted to crash recovery.
    */
   synchronized void finished(ActionResult result) {
+    finishedSent = true;
     EventEnvelope event =
         next(
             new ActionFinished(

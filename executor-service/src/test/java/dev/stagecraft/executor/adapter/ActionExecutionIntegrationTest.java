@@ -140,6 +140,36 @@ class ActionExecutionIntegrationTest {
   }
 
   @Test
+  void noHeartbeatFollowsTheFinishedEventOfAnAction() {
+    ActionDispatched action = dispatched("create", step("true"), List.of());
+    ActionDispatched marker = dispatched("create", step("true"), List.of());
+    EventCodec executorCodec = EventCodec.forSource("/stagecraft/executor-service");
+    ActionEventEmitter events =
+        new ActionEventEmitter(
+            executorCodec,
+            KAFKA.planner(),
+            plannerCodec.wrap(TENANT, WORKSPACE, action.runId(), 1, action.address(), action),
+            action,
+            "executor-it");
+    events.finished(dev.stagecraft.executor.step.ActionResult.succeeded());
+    // the heartbeat timer took the action from the running ones just before it ended
+    events.heartbeat();
+    // same producer and key: once the marker is in, anything the action sent is in before it
+    new ActionEventEmitter(
+            executorCodec,
+            KAFKA.planner(),
+            plannerCodec.wrap(TENANT, WORKSPACE, marker.runId(), 1, marker.address(), marker),
+            marker,
+            "executor-it")
+        .finished(dev.stagecraft.executor.step.ActionResult.succeeded());
+    awaitFinished(marker.actionId());
+
+    assertThat(eventsOf(action.actionId()))
+        .extracting(EventEnvelope::type)
+        .containsExactly(EventType.ACTION_FINISHED.type());
+  }
+
+  @Test
   void reportsAFailingCommandAsAFailedActionWithItsExitCode() {
     ActionDispatched action = dispatched("create", step("echo partial; exit 3"), List.of());
 
