@@ -9,6 +9,7 @@ import dev.stagecraft.schemas.action.ActionStep;
 import dev.stagecraft.schemas.control.RunCancelRequested;
 import dev.stagecraft.schemas.lock.LockForceUnlocked;
 import dev.stagecraft.schemas.lock.LockLeaseExpired;
+import dev.stagecraft.schemas.run.RunDecisionRequested;
 import dev.stagecraft.schemas.run.RunRequested;
 import dev.stagecraft.schemas.run.RunTransitioned;
 import dev.stagecraft.schemas.state.StateRecorded;
@@ -49,6 +50,11 @@ public enum EventType {
       "run-transitioned"),
   RUN_REQUESTED(
       "dev.stagecraft.run.requested", Topics.RUN_REQUESTS, RunRequested.class, "run-requested"),
+  RUN_DECISION_REQUESTED(
+      "dev.stagecraft.run.decision-requested",
+      Topics.RUN_REQUESTS,
+      RunDecisionRequested.class,
+      "run-decision-requested"),
   RUN_CANCEL_REQUESTED(
       "dev.stagecraft.run.cancel-requested",
       Topics.CONTROL,

@@ -16,6 +16,7 @@ import dev.stagecraft.schemas.control.RunCancelRequested;
 import dev.stagecraft.schemas.envelope.EventEnvelope;
 import dev.stagecraft.schemas.lock.LockForceUnlocked;
 import dev.stagecraft.schemas.lock.LockLeaseExpired;
+import dev.stagecraft.schemas.run.RunDecisionRequested;
 import dev.stagecraft.schemas.run.RunRequested;
 import dev.stagecraft.schemas.run.RunTransitioned;
 import dev.stagecraft.schemas.state.StateRecorded;
@@ -100,6 +101,8 @@ class EventContractTest {
             "deploy app rev abc to prod",
             "alice",
             "slack-1234"),
+        new RunDecisionRequested(
+            "run-42", RunDecisionRequested.APPROVE, "sha256:ab12", "alice", "looks good"),
         new LockForceUnlocked(
             "5c1a", "terraform:5c1a", 4, "api-token:ab12", "holder crashed", "rest"),
         new LockLeaseExpired("7d2e", "run-42", 5, Instant.parse("2026-11-21T10:00:01Z")));
@@ -134,6 +137,35 @@ class EventContractTest {
         .isEqualTo("k1");
     assertThat(validator.validate(valid.replace(",\"idempotency_key\":\"k1\"", "")))
         .anyMatch(e -> e.contains("idempotency_key"));
+  }
+
+  @Test
+  void aDecisionNamesItsRunAndAnApprovalNamesThePlanItApproves() {
+    String approve =
+        "{\"specversion\":\"1.0\",\"id\":\"e2\",\"source\":\"/bot\","
+            + "\"type\":\"dev.stagecraft.run.decision-requested\",\"tenant\":\"acme\","
+            + "\"data\":{\"run_id\":\"run-42\",\"decision\":\"approve\","
+            + "\"plan_digest\":\"sha256:ab12\",\"requested_by\":\"alice\"}}";
+    assertThat(validator.validate(approve)).isEmpty();
+    RunDecisionRequested decoded =
+        EventCodec.data(
+            EventCodec.decode(approve.getBytes(StandardCharsets.UTF_8)),
+            RunDecisionRequested.class);
+    assertThat(decoded.runId()).isEqualTo("run-42");
+    assertThat(decoded.planDigest()).isEqualTo("sha256:ab12");
+    // approving needs the digest of what was shown; discarding does not
+    assertThat(validator.validate(approve.replace(",\"plan_digest\":\"sha256:ab12\"", "")))
+        .anyMatch(e -> e.contains("plan_digest"));
+    assertThat(
+            validator.validate(
+                approve
+                    .replace(",\"plan_digest\":\"sha256:ab12\"", "")
+                    .replace("\"approve\"", "\"discard\"")))
+        .isEmpty();
+    assertThat(validator.validate(approve.replace("\"approve\"", "\"apply\"")))
+        .anyMatch(e -> e.contains("decision"));
+    assertThat(validator.validate(approve.replace("\"run_id\":\"run-42\",", "")))
+        .anyMatch(e -> e.contains("run_id"));
   }
 
   @Test

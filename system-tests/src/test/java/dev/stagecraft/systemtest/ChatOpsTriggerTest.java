@@ -448,4 +448,141 @@ class ChatOpsTriggerTest {
     JsonNode run = EventCodec.mapper().readTree(r.body());
     return run.path("terminal").asBoolean() ? run.path("status").asText() : null;
   }
+
+  static String decision(String runId, String decision, String digest, String marker)
+      throws Exception {
+    Map<String, Object> data = new LinkedHashMap<>();
+    data.put("run_id", runId);
+    data.put("decision", decision);
+    if (digest != null) {
+      data.put("plan_digest", digest);
+    }
+    data.put("requested_by", "alice");
+    data.put("comment", "from the test " + marker);
+    Map<String, Object> envelope = new LinkedHashMap<>();
+    envelope.put("specversion", "1.0");
+    envelope.put("id", "dec-" + marker + "-" + UUID.randomUUID());
+    envelope.put("source", "/bots/slack");
+    envelope.put("type", "dev.stagecraft.run.decision-requested");
+    envelope.put("tenant", tenant);
+    envelope.put("data", data);
+    return EventCodec.mapper().writeValueAsString(envelope);
+  }
+
+  /** Sends {@code body} to the trigger topic, signed now with the tenant's secret. */
+  static void produceSigned(String body) throws Exception {
+    Properties p = new Properties();
+    p.put("bootstrap.servers", stack.stack().info().kafka());
+    try (var producer =
+        new org.apache.kafka.clients.producer.KafkaProducer<String, String>(
+            p,
+            new org.apache.kafka.common.serialization.StringSerializer(),
+            new org.apache.kafka.common.serialization.StringSerializer())) {
+      long now = Instant.now().getEpochSecond();
+      var record =
+          new org.apache.kafka.clients.producer.ProducerRecord<String, String>(
+              Topics.RUN_REQUESTS, "chatops", body);
+      record
+          .headers()
+          .add("stagecraft-timestamp", Long.toString(now).getBytes(StandardCharsets.UTF_8));
+      record
+          .headers()
+          .add("stagecraft-signature", sign(secret, now, body).getBytes(StandardCharsets.UTF_8));
+      producer.send(record).get(30, TimeUnit.SECONDS);
+    }
+  }
+
+  /** The run's {@code planned} run.transitioned event, once it arrived. */
+  static JsonNode plannedEvent(String runId) {
+    return await()
+        .atMost(Duration.ofSeconds(90))
+        .until(
+            () ->
+                transitionsOf(runId).stream()
+                    .filter(e -> e.path("data").path("status").asText().equals("planned"))
+                    .findFirst()
+                    .orElse(null),
+            java.util.Objects::nonNull);
+  }
+
+  JsonNode run(String runId) throws Exception {
+    HttpResponse<String> r =
+        http.send(
+            HttpRequest.newBuilder(URI.create(stack.plannerUrl() + "/api/v1/runs/" + runId))
+                .header("Authorization", "Bearer " + stack.token())
+                .GET()
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+    return EventCodec.mapper().readTree(r.body());
+  }
+
+  @Test
+  void aBotApprovesAWaitingRunOverKafkaAndDiscardsOneOverTheWebhook() throws Exception {
+    String marker = UUID.randomUUID().toString().substring(0, 8);
+    String workspace = "gate-" + marker;
+    HttpResponse<String> created =
+        http.send(
+            HttpRequest.newBuilder(URI.create(stack.plannerUrl() + "/api/v1/workspaces"))
+                .header("Authorization", "Bearer " + stack.token())
+                .header("Content-Type", "application/json")
+                .POST(
+                    HttpRequest.BodyPublishers.ofString(
+                        "{\"name\":\"" + workspace + "\",\"autoApply\":false}"))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    assertThat(created.statusCode()).as(created.body()).isEqualTo(201);
+
+    // a triggered run on a workspace without auto-apply waits, and its planned event says for what
+    String runId =
+        postSigned(stack, event(workspace, "one-" + marker, "one-" + marker), secret)
+            .get("run_id")
+            .asText();
+    JsonNode planned = plannedEvent(runId);
+    String digest = planned.path("data").path("planDigest").asText();
+    assertThat(digest).isNotBlank();
+    assertThat(planned.path("data").path("approvalExpiresAt").asText()).isNotBlank();
+
+    // another plan's digest: dead-lettered with the reason, the run still waits
+    produceSigned(decision(runId, "approve", "sha256:not-this-plan", marker));
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .until(
+            () ->
+                deadLetters(marker).stream()
+                    .map(r -> header(r, "stagecraft-error"))
+                    .anyMatch(
+                        reason -> reason != null && reason.contains("is not the plan of run")));
+    assertThat(run(runId).path("status").asText()).isEqualTo("planned");
+
+    // the digest shown: the run applies that plan, and its record says who approved it
+    produceSigned(decision(runId, "approve", digest, marker));
+    await()
+        .atMost(Duration.ofSeconds(90))
+        .until(
+            () ->
+                transitionsOf(runId).stream()
+                    .anyMatch(e -> e.path("data").path("status").asText().equals("applied")));
+    assertThat(run(runId).path("approvedBy").asText()).isEqualTo("alice via /bots/slack@" + tenant);
+
+    // over the webhook: discard a second waiting run; a second discard and an unknown run refused
+    String second =
+        postSigned(stack, event(workspace, "two-" + marker, "two-" + marker), secret)
+            .get("run_id")
+            .asText();
+    plannedEvent(second);
+    String discard = decision(second, "discard", null, marker);
+    long now = Instant.now().getEpochSecond();
+    HttpResponse<String> discarded = webhook(discard, now, sign(secret, now, discard));
+    assertThat(discarded.statusCode()).as(discarded.body()).isEqualTo(202);
+    assertThat(EventCodec.mapper().readTree(discarded.body()).path("status").asText())
+        .isEqualTo("discarded");
+    assertThat(run(second).path("status").asText()).isEqualTo("discarded");
+    HttpResponse<String> again = webhook(discard, now, sign(secret, now, discard));
+    assertThat(again.statusCode()).as(again.body()).isEqualTo(409);
+    assertThat(again.body()).contains("is not waiting for approval");
+    String unknown = decision("run-" + UUID.randomUUID(), "discard", null, marker);
+    HttpResponse<String> none = webhook(unknown, now, sign(secret, now, unknown));
+    assertThat(none.statusCode()).as(none.body()).isEqualTo(404);
+  }
 }

@@ -621,6 +621,16 @@ public final class RunCoordinator implements AutoCloseable {
    * @throws RuntimeException when the key could not be recorded: nothing was started, retry later
    */
   public KeyedStart start(RunRequest request, String idempotencyKey, String pendingMessage) {
+    return start(request, idempotencyKey, pendingMessage, false);
+  }
+
+  /**
+   * Like {@link #start(RunRequest, String, String)}; with {@code awaitingApproval} a new run waits
+   * at {@code planned} for {@link #approve} or {@link #discard} (its workspace does not
+   * auto-apply).
+   */
+  public KeyedStart start(
+      RunRequest request, String idempotencyKey, String pendingMessage, boolean awaitingApproval) {
     String id = runIdFor(request.tenant(), idempotencyKey);
     synchronized (keyedStarts) {
       Run existing = runs.get(id);
@@ -634,6 +644,9 @@ public final class RunCoordinator implements AutoCloseable {
       if (!idempotencyKeys.record(request.tenant(), idempotencyKey, id, request.workspace())) {
         // another planner instance recorded it a moment ago: that one runs it
         return new KeyedStart(id, find(request.tenant(), id), true);
+      }
+      if (awaitingApproval) {
+        approvals.put(id, new PendingApproval());
       }
       return new KeyedStart(id, Optional.of(launch(id, request, pendingMessage)), false);
     }

@@ -7,6 +7,7 @@ import dev.stagecraft.schemas.EventCodec;
 import dev.stagecraft.schemas.EventSchemaValidator;
 import dev.stagecraft.schemas.EventType;
 import dev.stagecraft.schemas.envelope.EventEnvelope;
+import dev.stagecraft.schemas.run.RunDecisionRequested;
 import dev.stagecraft.schemas.run.RunRequested;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
@@ -18,15 +19,17 @@ import java.util.Optional;
 
 /**
  * Turns a signed {@code dev.stagecraft.run.requested} CloudEvent into a run, at most once per
- * (tenant, idempotency key) — the one path behind the trigger topic and the webhook
- * (docs/chatops.md, ADR 0016).
+ * (tenant, idempotency key), and a signed {@code dev.stagecraft.run.decision-requested} into the
+ * approval or discard of a run waiting for approval — the one path behind the trigger topic and the
+ * webhook (docs/chatops.md, ADR 0016, ADR 0054).
  *
  * <p>In order: the bytes must be a CloudEvents envelope naming a tenant; the signature must verify
  * with one of that tenant's trigger secrets (the {@code tenant} field alone is never trusted); the
- * timestamp must be recent when a maximum age is given (the webhook); the event must be valid
- * against {@code run-requested.v1.json}. Then the run starts, or a duplicate refers to the run the
- * key already made. Anything refused changes nothing. Thread-safe (stateless; the coordinator
- * serializes keyed starts).
+ * timestamp must be recent when a maximum age is given (the webhook; for a decision, always); the
+ * event must be valid against its schema. Then the run starts, or a duplicate refers to the run the
+ * key already made; or the run is approved or discarded, here or by the planner instance that
+ * drives it. Anything refused changes nothing. Thread-safe (the coordinator serializes keyed starts
+ * and decisions).
  */
 public final class RunTrigger {
   private final RunCoordinator coordinator;
@@ -34,7 +37,62 @@ public final class RunTrigger {
   private final EventSchemaValidator validator;
   private final Clock clock;
   private final ConfigurationVersions versions;
-  private volatile java.util.function.BiPredicate<String, String> coalescing = (t, w) -> false;
+  private volatile Workspaces workspaces = (tenant, workspace) -> WorkspaceSettings.DEFAULTS;
+  private volatile Decisions decisions = Decisions.HERE_ONLY;
+  private volatile Duration decisionTolerance = DEFAULT_DECISION_TOLERANCE;
+
+  /** How far a decision's signing time may be from now when nothing else is said: five minutes. */
+  public static final Duration DEFAULT_DECISION_TOLERANCE = Duration.ofMinutes(5);
+
+  /**
+   * What a decision needs beyond this instance's coordinator: recording who approved, and asking
+   * the planner instance that drives a run this one does not (docs/adr/0050).
+   */
+  public interface Decisions {
+    /**
+     * Records that {@code by} approved the run (its records then say who approved). A failure is
+     * the adapter's to log: the approval itself stands.
+     */
+    void approved(String tenant, String runId, String by);
+
+    /**
+     * The outcome of {@code decision}, which this instance cannot make (it does not drive the run):
+     * {@link Refusal#NOT_FOUND} when the tenant has no such run, {@link Refusal#CONFLICT} when it
+     * ended, otherwise what the instance that drives it answered to the same signed event, or
+     * {@link Refusal#UNAVAILABLE} when it could not be asked.
+     */
+    Outcome elsewhere(Decision decision);
+
+    /** One planner instance: a run it does not drive is none it knows. */
+    Decisions HERE_ONLY =
+        new Decisions() {
+          @Override
+          public void approved(String tenant, String runId, String by) {}
+
+          @Override
+          public Outcome elsewhere(Decision d) {
+            return new Refused(
+                Refusal.NOT_FOUND,
+                "Tenant " + d.tenant() + " has no live run " + d.runId() + " on this planner.");
+          }
+        };
+  }
+
+  /**
+   * A signed decision this instance could not make, as it arrived (the instance that drives the run
+   * checks the same bytes and signature again).
+   *
+   * @param forwardedBy the planner instance that forwarded it here, or null (it came from the bot)
+   */
+  public record Decision(
+      String tenant,
+      String eventId,
+      String runId,
+      String decision,
+      byte[] body,
+      String timestamp,
+      String signature,
+      String forwardedBy) {}
 
   /** Uploaded configuration versions of a tenant, by id. */
   @FunctionalInterface
@@ -73,19 +131,61 @@ public final class RunTrigger {
   }
 
   /**
-   * Tells which workspaces coalesce queued runs (their {@code coalescing} setting, by tenant and
-   * workspace): a trigger's run on such a workspace asks for the lock with the coalescing key
-   * {@code run:default}, so a newer trigger replaces it while it is queued (docs/adr/0023). By
-   * default none does. The predicate may throw when the setting cannot be read: the trigger is then
-   * retried. Call once, before triggers arrive.
+   * The settings of a workspace that decide how a triggered run goes, as {@code POST /api/v1/runs}
+   * applies them: without {@code autoApply} the run waits for a decision at {@code planned}; {@code
+   * parallelism} bounds its concurrent actions; with {@code coalescing} it asks for the lock with
+   * the coalescing key {@code run:default}, so a newer trigger replaces it while it is queued
+   * (docs/adr/0023).
    */
-  public RunTrigger withCoalescing(java.util.function.BiPredicate<String, String> coalescing) {
-    this.coalescing = coalescing;
+  public record WorkspaceSettings(boolean autoApply, int parallelism, boolean coalescing) {
+    /** A workspace's settings until changed: auto-apply, parallelism 10, no coalescing. */
+    public static final WorkspaceSettings DEFAULTS = new WorkspaceSettings(true, 10, false);
+  }
+
+  /** Where a trigger's workspace settings come from. */
+  @FunctionalInterface
+  public interface Workspaces {
+    /**
+     * The workspace's settings (a workspace a trigger names first is created with the defaults, as
+     * {@code POST /api/v1/runs} does).
+     *
+     * @throws RuntimeException when they cannot be read: the trigger is retried
+     */
+    WorkspaceSettings settingsOf(String tenant, String workspace);
+  }
+
+  /**
+   * Tells the settings of the workspaces triggers run in. By default every workspace has {@link
+   * WorkspaceSettings#DEFAULTS}. Call once, before triggers arrive.
+   */
+  public RunTrigger withWorkspaces(Workspaces workspaces) {
+    this.workspaces = workspaces;
+    return this;
+  }
+
+  /**
+   * Lets decisions reach runs other planner instances drive ({@code decisions}), and sets how far a
+   * decision's signing time may be from now on the trigger topic too ({@code tolerance}: a decision
+   * answers what someone saw, so a late one is refused rather than applied; docs/adr/0054). Call
+   * once, before triggers arrive.
+   */
+  public RunTrigger withDecisions(Decisions decisions, Duration tolerance) {
+    this.decisions = decisions;
+    this.decisionTolerance = tolerance;
     return this;
   }
 
   /** What became of a trigger. */
   public sealed interface Outcome {}
+
+  /**
+   * The decision was made (by this instance, or by the one that drives the run): {@code status} is
+   * the run's status right after it ({@code discarded}, or {@code planned}/{@code applying} for an
+   * approval).
+   */
+  public record Decided(
+      String tenant, String eventId, String runId, String decision, String status, String comment)
+      implements Outcome {}
 
   /** The run the trigger made, or (duplicate) the run its idempotency key made before. */
   public record Accepted(String tenant, String eventId, RunCoordinator.KeyedStart start)
@@ -96,10 +196,22 @@ public final class RunTrigger {
 
   /** Why a trigger was refused. */
   public enum Refusal {
-    /** Not a valid run request: fix the event. */
+    /** Not a valid run request or decision: fix the event. */
     MALFORMED,
-    /** Unsigned, wrongly signed, unknown tenant, or (webhook) too old: fix the signing. */
-    UNAUTHORIZED
+    /**
+     * Unsigned, wrongly signed, unknown tenant, or too old (the webhook; a decision on both paths):
+     * fix the signing.
+     */
+    UNAUTHORIZED,
+    /** A decision on a run the tenant does not have. */
+    NOT_FOUND,
+    /**
+     * A decision the run cannot take: not waiting for approval, another plan's digest, or approved
+     * after the approval timeout.
+     */
+    CONFLICT,
+    /** A decision the instance driving the run could not be asked now: send it again later. */
+    UNAVAILABLE
   }
 
   /**
@@ -115,6 +227,17 @@ public final class RunTrigger {
    *     started, try again
    */
   public Outcome handle(byte[] body, String timestamp, String signature, Duration maxAge) {
+    return handle(body, timestamp, signature, maxAge, null);
+  }
+
+  /**
+   * Handles one trigger that another planner instance may have forwarded.
+   *
+   * @param forwardedBy the planner instance that forwarded it (a decision is then never forwarded
+   *     again), or null
+   */
+  public Outcome handle(
+      byte[] body, String timestamp, String signature, Duration maxAge, String forwardedBy) {
     if (body == null || body.length == 0) {
       return new Refused(Refusal.MALFORMED, "The trigger is empty: send a CloudEvent (JSON).");
     }
@@ -128,9 +251,19 @@ public final class RunTrigger {
               + e.getMessage()
               + "); see docs/chatops.md for the format.");
     }
-    Refused unauthorized = authenticate(envelope.tenant(), body, timestamp, signature, maxAge);
+    boolean decision = EventType.RUN_DECISION_REQUESTED.type().equals(envelope.type());
+    Refused unauthorized =
+        authenticate(
+            envelope.tenant(),
+            body,
+            timestamp,
+            signature,
+            decision && maxAge == null ? decisionTolerance : maxAge);
     if (unauthorized != null) {
       return unauthorized;
+    }
+    if (decision) {
+      return decide(envelope, body, timestamp, signature, forwardedBy);
     }
     if (!EventType.RUN_REQUESTED.type().equals(envelope.type())) {
       return new Refused(
@@ -141,6 +274,8 @@ public final class RunTrigger {
               + envelope.type()
               + "; a trigger must be of type "
               + EventType.RUN_REQUESTED.type()
+              + " or "
+              + EventType.RUN_DECISION_REQUESTED.type()
               + ".");
     }
     List<String> violations = validator.validate(new String(body, StandardCharsets.UTF_8));
@@ -193,6 +328,7 @@ public final class RunTrigger {
             + envelope.source()
             + "@"
             + envelope.tenant();
+    WorkspaceSettings settings = workspaces.settingsOf(envelope.tenant(), request.workspace());
     RunRequest run =
         new RunRequest(
             envelope.tenant(),
@@ -205,8 +341,8 @@ public final class RunTrigger {
             null,
             null,
             requestedBy,
-            10);
-    if (coalescing.test(envelope.tenant(), request.workspace())) {
+            settings.parallelism());
+    if (settings.coalescing()) {
       run = run.withCoalescingKey("run:default");
     }
     String pending =
@@ -220,11 +356,103 @@ public final class RunTrigger {
             + (request.message() == null || request.message().isBlank()
                 ? "."
                 : ": " + request.message());
-    RunCoordinator.KeyedStart started = coordinator.start(run, request.idempotencyKey(), pending);
+    // a workspace without auto-apply waits for a decision (ADR 0054) or POST /runs/{id}/approve
+    RunCoordinator.KeyedStart started =
+        coordinator.start(run, request.idempotencyKey(), pending, !settings.autoApply());
     // accepted means recorded (docs/adr/0025): the trigger's offset or webhook answer follows the
     // run's first record, so a crash right after still leaves the run to be found
     coordinator.awaitRecorded(envelope.tenant(), started.runId(), Duration.ofSeconds(5));
     return new Accepted(envelope.tenant(), envelope.id(), started);
+  }
+
+  /**
+   * Approves or discards the run the decision names, here when this instance drives it, else where
+   * it is driven ({@link Decisions#elsewhere}). The approval is bound to the digest named: a run
+   * that planned anything else is not applied (docs/adr/0005).
+   */
+  private Outcome decide(
+      EventEnvelope envelope, byte[] body, String timestamp, String signature, String forwardedBy) {
+    List<String> violations = validator.validate(new String(body, StandardCharsets.UTF_8));
+    if (!violations.isEmpty()) {
+      return new Refused(
+          Refusal.MALFORMED,
+          "Event "
+              + envelope.id()
+              + " is not a valid decision: "
+              + String.join("; ", violations)
+              + " (schema run-decision-requested.v1.json).");
+    }
+    RunDecisionRequested request = EventCodec.data(envelope, RunDecisionRequested.class);
+    String tenant = envelope.tenant();
+    String runId = request.runId();
+    boolean approve = RunDecisionRequested.APPROVE.equals(request.decision());
+    String by =
+        (request.requestedBy() == null ? "trigger" : request.requestedBy())
+            + " via "
+            + envelope.source()
+            + "@"
+            + tenant;
+    RunCoordinator.ApprovalOutcome outcome =
+        approve
+            ? coordinator.approve(tenant, runId, request.planDigest(), by)
+            : coordinator.discard(tenant, runId, by);
+    return switch (outcome) {
+      case DONE -> {
+        if (approve) {
+          // the run's row exists before its approver is written to it
+          coordinator.awaitRecorded(tenant, runId, Duration.ofSeconds(5));
+          decisions.approved(tenant, runId, by);
+        }
+        yield new Decided(
+            tenant,
+            envelope.id(),
+            runId,
+            request.decision(),
+            coordinator
+                .find(tenant, runId)
+                .map(run -> run.summary().status())
+                .orElse(approve ? null : "discarded"),
+            request.comment());
+      }
+      case NOT_FOUND ->
+          decisions.elsewhere(
+              new Decision(
+                  tenant,
+                  envelope.id(),
+                  runId,
+                  request.decision(),
+                  body,
+                  timestamp,
+                  signature,
+                  forwardedBy));
+      case NOT_AWAITING -> new Refused(Refusal.CONFLICT, notAwaiting(runId));
+      case WRONG_DIGEST ->
+          new Refused(
+              Refusal.CONFLICT,
+              "Plan digest "
+                  + request.planDigest()
+                  + " is not the plan of run "
+                  + runId
+                  + ": approve the planDigest of its planned event, or start a new run. Nothing"
+                  + " was applied.");
+      case EXPIRED ->
+          new Refused(
+              Refusal.CONFLICT,
+              "The plan of run "
+                  + runId
+                  + " waited longer than the approval timeout; the run was discarded and nothing"
+                  + " was applied. Start a new run.");
+    };
+  }
+
+  /** Why a run cannot be decided on: it does not wait for approval. */
+  public static String notAwaiting(String runId) {
+    return "Run "
+        + runId
+        + " is not waiting for approval (it has not planned yet, applies automatically, was"
+        + " approved or discarded already, or has ended): see GET /api/v1/runs/"
+        + runId
+        + ".";
   }
 
   private Refused authenticate(

@@ -90,7 +90,9 @@ class RunCoalescingTest {
                 },
                 new EventSchemaValidator(),
                 clock)
-            .withCoalescing((tenant, workspace) -> workspace.equals("prod"));
+            .withWorkspaces(
+                (tenant, workspace) ->
+                    new RunTrigger.WorkspaceSettings(true, 10, workspace.equals("prod")));
 
     for (String workspace : List.of("prod", "stage")) {
       byte[] body =

@@ -13,6 +13,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpTimeoutException;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -41,6 +42,9 @@ public final class RunForwarding {
 
   static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(2);
 
+  /** The {@code Retry-After} of a 503 that passes by itself (seconds). */
+  static final String RETRY_AFTER = "2";
+
   /**
    * Longer than the driver's own wait for a run's records ({@link RunsController#RECORDS_WAIT}).
    */
@@ -65,6 +69,19 @@ public final class RunForwarding {
     this.self = self;
   }
 
+  /** What became of a request for the driver of a run. */
+  sealed interface Sent {}
+
+  /** The driver's answer, as it gave it. */
+  record Relayed(int status, String contentType, String body, String retryAfter, String answeredBy)
+      implements Sent {}
+
+  /**
+   * Not sent: {@code status} 503 (a condition that passes by itself: retry) or 409 (the driver
+   * cannot be asked from here), with a problem's {@code title} and {@code detail}.
+   */
+  record NotSent(int status, String title, String detail) implements Sent {}
+
   /**
    * {@code verb} ({@code cancel}, {@code approve}, {@code discard}) of live run {@code runId} of
    * {@code tenant}, which this instance does not hold, with {@code jsonBody}: the driver's answer,
@@ -82,12 +99,43 @@ public final class RunForwarding {
       String verb,
       String jsonBody)
       throws SQLException {
+    String authorization = request.getHeaders().get("Authorization");
+    return send(
+            tenant,
+            runId,
+            status,
+            verb,
+            "/api/v1/runs/" + encoded(runId) + "/" + verb,
+            authorization == null ? Map.of() : Map.of("Authorization", authorization),
+            jsonBody,
+            request.getHeaders().get(FORWARDED_BY))
+        .map(RunForwarding::response);
+  }
+
+  /**
+   * Sends {@code jsonBody} with {@code headers} to {@code path} of the planner instance driving
+   * live run {@code runId} of {@code tenant} (this instance does not hold it): its answer, or why
+   * it could not be asked. Empty when the run is not recorded.
+   *
+   * @param verb what is asked, for the messages
+   * @param forwardedBy the {@link #FORWARDED_BY} of the request being forwarded (null: none): a
+   *     forwarded request is never forwarded again
+   */
+  Optional<Sent> send(
+      String tenant,
+      String runId,
+      String status,
+      String verb,
+      String path,
+      Map<String, String> headers,
+      String jsonBody,
+      String forwardedBy)
+      throws SQLException {
     Optional<InstanceStore.Driver> found = instances.driverOf(tenant, runId);
     if (found.isEmpty()) {
       return Optional.empty();
     }
     InstanceStore.Driver driver = found.get();
-    String forwardedBy = request.getHeaders().get(FORWARDED_BY);
     if (driver.instanceId().equals(self)) {
       // recorded as this instance's but not (yet) held: resumed after a restart shortly
       return Optional.of(
@@ -128,17 +176,14 @@ public final class RunForwarding {
                   + driver.instanceId()
                   + " was not)."));
     }
-    URI target = URI.create(driver.advertisedUrl() + "/api/v1/runs/" + encoded(runId) + "/" + verb);
+    URI target = URI.create(driver.advertisedUrl() + path);
     HttpRequest.Builder forwarded =
         HttpRequest.newBuilder(target)
             .timeout(ANSWER_TIMEOUT)
             .header("Content-Type", MediaType.APPLICATION_JSON)
             .header(FORWARDED_BY, self)
             .POST(HttpRequest.BodyPublishers.ofString(jsonBody));
-    String authorization = request.getHeaders().get("Authorization");
-    if (authorization != null) {
-      forwarded.header("Authorization", authorization);
-    }
+    headers.forEach(forwarded::header);
     java.net.http.HttpResponse<String> answer;
     try {
       answer = http.send(forwarded.build(), java.net.http.HttpResponse.BodyHandlers.ofString());
@@ -167,32 +212,48 @@ public final class RunForwarding {
       return Optional.of(
           unavailable("Interrupted", "The request was interrupted while forwarded; retry it."));
     }
+    return Optional.of(
+        new Relayed(
+            answer.statusCode(),
+            answer.headers().firstValue("Content-Type").orElse(MediaType.APPLICATION_JSON),
+            answer.body(),
+            answer.headers().firstValue("Retry-After").orElse(null),
+            driver.instanceId()));
+  }
+
+  /** The answer to relay to the caller. */
+  private static HttpResponse<?> response(Sent sent) {
+    return switch (sent) {
+      case NotSent n ->
+          n.status() == 503
+              ? RunsController.problem(HttpStatus.SERVICE_UNAVAILABLE, n.title(), n.detail())
+                  .header("Retry-After", RETRY_AFTER)
+              : RunsController.problem(HttpStatus.valueOf(n.status()), n.title(), n.detail());
+      case Relayed r -> relayed(r);
+    };
+  }
+
+  private static HttpResponse<?> relayed(Relayed r) {
     HttpStatus code;
     try {
-      code = HttpStatus.valueOf(answer.statusCode());
+      code = HttpStatus.valueOf(r.status());
     } catch (IllegalArgumentException e) {
       // not Stagecraft's answer (something between the instances): say so rather than relay it
-      return Optional.of(
-          RunsController.problem(
-              HttpStatus.BAD_GATEWAY,
-              "Unexpected answer from the run's planner instance",
-              "Run "
-                  + runId
-                  + " is driven by planner instance "
-                  + driver.instanceId()
-                  + ", whose address ("
-                  + driver.advertisedUrl()
-                  + ") answered HTTP "
-                  + answer.statusCode()
-                  + ". Check that STAGECRAFT_PLANNER_ADVERTISED_URL points at the planner itself."));
+      return RunsController.problem(
+          HttpStatus.BAD_GATEWAY,
+          "Unexpected answer from the run's planner instance",
+          "Planner instance "
+              + r.answeredBy()
+              + " answered HTTP "
+              + r.status()
+              + ". Check that STAGECRAFT_PLANNER_ADVERTISED_URL points at the planner itself.");
     }
     var relayed =
-        HttpResponse.status(code)
-            .header(ANSWERED_BY, driver.instanceId())
-            .contentType(
-                answer.headers().firstValue("Content-Type").orElse(MediaType.APPLICATION_JSON));
-    answer.headers().firstValue("Retry-After").ifPresent(v -> relayed.header("Retry-After", v));
-    return Optional.of(relayed.body(answer.body()));
+        HttpResponse.status(code).header(ANSWERED_BY, r.answeredBy()).contentType(r.contentType());
+    if (r.retryAfter() != null) {
+      relayed.header("Retry-After", r.retryAfter());
+    }
+    return relayed.body(r.body());
   }
 
   private static String encoded(String runId) {
@@ -201,15 +262,14 @@ public final class RunForwarding {
   }
 
   /** 503 with {@code Retry-After}: a condition that passes by itself. */
-  private static HttpResponse<?> unavailable(String title, String detail) {
-    return RunsController.problem(HttpStatus.SERVICE_UNAVAILABLE, title, detail)
-        .header("Retry-After", "2");
+  private static NotSent unavailable(String title, String detail) {
+    return new NotSent(503, title, detail);
   }
 
   /** 409: only the driver can {@code verb} the run, and it cannot be asked from here. */
-  static HttpResponse<?> drivenElsewhere(String runId, String status, String verb, String how) {
-    return RunsController.problem(
-        HttpStatus.CONFLICT,
+  static NotSent drivenElsewhere(String runId, String status, String verb, String how) {
+    return new NotSent(
+        409,
         "Run driven by another instance",
         "Run "
             + runId

@@ -24,10 +24,11 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * The run-trigger webhook and its secrets (docs/chatops.md, ADR 0016). {@code POST
- * /api/v1/hooks/run-requests} takes the same signed CloudEvent as the trigger topic, authenticated
- * by its HMAC signature alone (no API token); {@code POST /api/v1/hooks/secret} issues a tenant's
- * trigger secret (admin token), shown once.
+ * The run-trigger webhook and its secrets (docs/chatops.md, ADR 0016, ADR 0054). {@code POST
+ * /api/v1/hooks/run-requests} takes the same signed CloudEvents as the trigger topic (run requests
+ * and decisions on runs waiting for approval), authenticated by its HMAC signature alone (no API
+ * token); {@code POST /api/v1/hooks/secret} issues a tenant's trigger secret (admin token), shown
+ * once.
  */
 @Controller("/api/v1/hooks")
 @ExecuteOn(TaskExecutors.BLOCKING)
@@ -49,27 +50,31 @@ public class RunTriggersController {
   }
 
   /**
-   * 202 {@code {"run_id","duplicate","status"}} when a run was started or (duplicate) the key
-   * already made one; 401 when the signature or timestamp is wrong; 400 when the event is not a
-   * valid run request. Nothing is started unless it answers 202.
+   * A run request: 202 {@code {"run_id","duplicate","status"}} when a run was started or
+   * (duplicate) the key already made one. A decision (docs/adr/0054): 202 {@code
+   * {"run_id","decision","status"}} when the run was approved or discarded, here or (forwarded) by
+   * the planner instance that drives it; 404 when the tenant has no such run; 409 when the run does
+   * not wait for approval, the digest is another plan's, or the approval timeout passed; 503 with
+   * {@code Retry-After} when the instance driving the run cannot be asked now. Both: 401 when the
+   * signature or timestamp is wrong; 400 when the event is not valid. Nothing changes unless it
+   * answers 202.
    */
   @Post("/run-requests")
   @Consumes({MediaType.APPLICATION_JSON, "application/cloudevents+json"})
   public HttpResponse<?> runRequest(
       @Body String body,
       @Nullable @Header(TriggerSignature.TIMESTAMP_HEADER) String timestamp,
-      @Nullable @Header(TriggerSignature.SIGNATURE_HEADER) String signature) {
+      @Nullable @Header(TriggerSignature.SIGNATURE_HEADER) String signature,
+      @Nullable @Header(RunForwarding.FORWARDED_BY) String forwardedBy) {
     RunTrigger.Outcome outcome =
         trigger.handle(
             body == null ? new byte[0] : body.getBytes(StandardCharsets.UTF_8),
             timestamp,
             signature,
-            tolerance);
+            tolerance,
+            forwardedBy);
     return switch (outcome) {
-      case RunTrigger.Refused r when r.kind() == RunTrigger.Refusal.UNAUTHORIZED ->
-          RunsController.problem(HttpStatus.UNAUTHORIZED, "Unauthorized", r.reason());
-      case RunTrigger.Refused r ->
-          RunsController.problem(HttpStatus.BAD_REQUEST, "Invalid run request", r.reason());
+      case RunTrigger.Refused r -> refused(r);
       case RunTrigger.Accepted a -> {
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("run_id", a.start().runId());
@@ -77,6 +82,28 @@ public class RunTriggersController {
         out.put("status", a.start().run().map(run -> run.summary().status()).orElse(null));
         yield HttpResponse.accepted().body(out);
       }
+      case RunTrigger.Decided d -> {
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("run_id", d.runId());
+        out.put("decision", d.decision());
+        out.put("status", d.status());
+        yield HttpResponse.accepted().body(out);
+      }
+    };
+  }
+
+  private static HttpResponse<?> refused(RunTrigger.Refused r) {
+    return switch (r.kind()) {
+      case UNAUTHORIZED ->
+          RunsController.problem(HttpStatus.UNAUTHORIZED, "Unauthorized", r.reason());
+      case MALFORMED ->
+          RunsController.problem(HttpStatus.BAD_REQUEST, "Invalid trigger", r.reason());
+      case NOT_FOUND -> RunsController.problem(HttpStatus.NOT_FOUND, "Run not found", r.reason());
+      case CONFLICT -> RunsController.problem(HttpStatus.CONFLICT, "Decision refused", r.reason());
+      case UNAVAILABLE ->
+          RunsController.problem(
+                  HttpStatus.SERVICE_UNAVAILABLE, "Run's planner instance unavailable", r.reason())
+              .header("Retry-After", RunForwarding.RETRY_AFTER);
     };
   }
 

@@ -5,6 +5,7 @@ import dev.stagecraft.planner.service.adapter.PlannerSettings;
 import dev.stagecraft.planner.service.adapter.db.ConfigurationVersionStore;
 import dev.stagecraft.planner.service.adapter.db.RunRequestKeyStore;
 import dev.stagecraft.planner.service.adapter.db.WorkspaceStore;
+import dev.stagecraft.planner.service.adapter.http.ForwardedDecisions;
 import dev.stagecraft.planner.service.run.RunCoordinator;
 import dev.stagecraft.planner.service.trigger.RunTrigger;
 import dev.stagecraft.planner.service.trigger.TriggerSignature;
@@ -64,7 +65,9 @@ public class TriggerBeans {
       KafkaTriggerSecrets secrets,
       HikariDataSource dataSource,
       ConfigurationVersionStore versions,
-      WorkspaceStore workspaces) {
+      WorkspaceStore workspaces,
+      ForwardedDecisions decisions,
+      @Value("${stagecraft.trigger.webhook-tolerance:5m}") Duration tolerance) {
     coordinator.withIdempotencyKeys(new RunRequestKeyStore(dataSource, Clock.systemUTC()));
     return new RunTrigger(
             coordinator,
@@ -81,25 +84,26 @@ public class TriggerBeans {
                     "could not read configuration version " + id + ": " + e.getMessage(), e);
               }
             })
-        .withCoalescing(
+        .withWorkspaces(
             (tenant, workspace) -> {
               try {
-                return workspaces
-                    .find(tenant, workspace)
-                    .map(WorkspaceStore.Workspace::coalescing)
-                    .orElse(false);
+                WorkspaceStore.Workspace w = workspaces.ensure(tenant, workspace);
+                return new RunTrigger.WorkspaceSettings(
+                    w.autoApply(), w.parallelism(), w.coalescing());
               } catch (SQLException e) {
                 throw new IllegalStateException(
                     "could not read the settings of workspace " + workspace + ": " + e.getMessage(),
                     e);
               }
-            });
+            })
+        .withDecisions(decisions, tolerance);
   }
 
   /**
    * Reads {@code stagecraft.run-requests} in one consumer group shared by all planner instances,
    * from the earliest offset (a request sent while no planner ran is handled when one starts). A
-   * refused trigger goes to {@code stagecraft.dead-letter} with the reason; the loop keeps going.
+   * refused trigger goes to {@code stagecraft.dead-letter} with the reason; the loop keeps going. A
+   * decision the planner instance driving its run could not be asked about is retried.
    */
   @Context
   static final class RunRequestListener {
@@ -139,9 +143,21 @@ public class TriggerBeans {
               header(record, TriggerSignature.SIGNATURE_HEADER),
               null);
       switch (outcome) {
+        case RunTrigger.Refused r when r.kind() == RunTrigger.Refusal.UNAVAILABLE ->
+            // the planner instance driving the run could not be asked: retried, not dead-lettered
+            throw new IllegalStateException(r.reason());
         case RunTrigger.Refused r ->
             throw new EventCodec.MalformedEventException(
                 r.kind().name().toLowerCase() + ": " + r.reason());
+        case RunTrigger.Decided d ->
+            LOG.info(
+                "decision {} of tenant {}: {} run {}, now {}{}",
+                d.eventId(),
+                d.tenant(),
+                d.decision(),
+                d.runId(),
+                d.status(),
+                d.comment() == null ? "" : " (comment: " + d.comment() + ")");
         case RunTrigger.Accepted a ->
             LOG.info(
                 "trigger {} of tenant {}: {} {}",

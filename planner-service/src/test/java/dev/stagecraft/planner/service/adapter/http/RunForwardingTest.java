@@ -11,6 +11,8 @@ import dev.stagecraft.planner.service.run.Run;
 import dev.stagecraft.planner.service.run.RunFixtures;
 import dev.stagecraft.planner.service.run.RunRequest;
 import dev.stagecraft.planner.service.run.RunStatus;
+import dev.stagecraft.planner.service.trigger.RunTrigger;
+import dev.stagecraft.planner.service.trigger.TriggerSignature;
 import dev.stagecraft.schemas.seal.SecretsKeyring;
 import dev.stagecraft.servicekit.db.Sql;
 import io.micronaut.http.HttpResponse;
@@ -69,7 +71,26 @@ class RunForwardingTest {
           seen.put(
               "forwardedBy",
               String.valueOf(exchange.getRequestHeaders().getFirst(RunForwarding.FORWARDED_BY)));
+          seen.put(
+              "signature",
+              String.valueOf(
+                  exchange.getRequestHeaders().getFirst(TriggerSignature.SIGNATURE_HEADER)));
+          seen.put(
+              "timestamp",
+              String.valueOf(
+                  exchange.getRequestHeaders().getFirst(TriggerSignature.TIMESTAMP_HEADER)));
           received.add(seen);
+          if (exchange.getRequestURI().getRawPath().equals(ForwardedDecisions.WEBHOOK)) {
+            // the driver's webhook decided: what a planner answers to a decision it made
+            byte[] decided =
+                "{\"run_id\":\"run-decide\",\"decision\":\"discard\",\"status\":\"discarded\"}"
+                    .getBytes(UTF8);
+            exchange.getResponseHeaders().add("Content-Type", "application/json");
+            exchange.sendResponseHeaders(202, decided.length);
+            exchange.getResponseBody().write(decided);
+            exchange.close();
+            return;
+          }
           byte[] answer = "{\"title\":\"Not awaiting approval\"}".getBytes(UTF8);
           exchange.getResponseHeaders().add("Content-Type", "application/problem+json");
           // a run named "run-odd" gets a status no planner sends (something else at the address)
@@ -125,6 +146,64 @@ class RunForwardingTest {
         .containsEntry("body", "{\"planDigest\":\"sha256:abc\"}")
         .containsEntry("authorization", "Bearer sc_token_1")
         .containsEntry("forwardedBy", "fwd-b");
+  }
+
+  @Test
+  void aChatOpsDecisionOnARunAnotherInstanceDrivesIsSentToItsWebhookAsSigned() throws Exception {
+    instances.register(
+        "dec-a", "inc-1", LEASE, "http://127.0.0.1:" + driver.getAddress().getPort());
+    record("dec-a", "run-decide");
+    received.clear();
+    RunStore store = new RunStore(dataSource, clock, "fwd-b", keyring);
+    ForwardedDecisions decisions = new ForwardedDecisions(store, fromB);
+    byte[] body = "{\"type\":\"dev.stagecraft.run.decision-requested\"}".getBytes(UTF8);
+
+    RunTrigger.Outcome outcome =
+        decisions.elsewhere(
+            new RunTrigger.Decision(
+                "acme", "evt-9", "run-decide", "discard", body, "1795000000", "sha256=ab", null));
+
+    assertThat(outcome)
+        .isEqualTo(
+            new RunTrigger.Decided("acme", "evt-9", "run-decide", "discard", "discarded", null));
+    assertThat(received).singleElement();
+    assertThat(received.getFirst())
+        .containsEntry("path", ForwardedDecisions.WEBHOOK)
+        .containsEntry("body", new String(body, UTF8))
+        .containsEntry("timestamp", "1795000000")
+        .containsEntry("signature", "sha256=ab")
+        .containsEntry("forwardedBy", "fwd-b");
+
+    // forwarded here already: not sent on again, refused as driven elsewhere
+    received.clear();
+    RunTrigger.Outcome again =
+        decisions.elsewhere(
+            new RunTrigger.Decision(
+                "acme", "evt-9", "run-decide", "discard", body, "1795000000", "sha256=ab", "x"));
+    assertThat(again).isInstanceOf(RunTrigger.Refused.class);
+    assertThat(((RunTrigger.Refused) again).kind()).isEqualTo(RunTrigger.Refusal.CONFLICT);
+    assertThat(received).isEmpty();
+
+    // an ended run is not asked about; another tenant's is none
+    new RunStore(dataSource, clock, "dec-a", keyring)
+        .transitioned(
+            RunFixtures.run("run-decide", request("run-decide"), clock.instant(), clock),
+            3,
+            RunStatus.DISCARDED,
+            "discarded",
+            clock.instant());
+    RunTrigger.Outcome ended =
+        decisions.elsewhere(
+            new RunTrigger.Decision(
+                "acme", "evt-9", "run-decide", "discard", body, "1795000000", "sha256=ab", null));
+    assertThat(ended).isInstanceOf(RunTrigger.Refused.class);
+    assertThat(((RunTrigger.Refused) ended).reason()).contains("is not waiting for approval");
+    RunTrigger.Outcome foreign =
+        decisions.elsewhere(
+            new RunTrigger.Decision(
+                "globex", "evt-9", "run-decide", "discard", body, "1", "sha256=ab", null));
+    assertThat(((RunTrigger.Refused) foreign).kind()).isEqualTo(RunTrigger.Refusal.NOT_FOUND);
+    assertThat(received).isEmpty();
   }
 
   @Test
@@ -224,22 +303,25 @@ class RunForwardingTest {
   /** A run of tenant acme recorded by {@code instanceId}, planned. */
   private void record(String instanceId, String runId) throws Exception {
     RunStore store = new RunStore(dataSource, clock, instanceId, keyring);
-    RunRequest request =
-        new RunRequest(
-            "acme",
-            "ws-" + runId,
-            Map.of("main.tf", "# empty\n"),
-            Map.of(),
-            Map.of(),
-            false,
-            List.of(),
-            null,
-            null,
-            "deployer@acme",
-            1,
-            null);
+    RunRequest request = request(runId);
     Run run = RunFixtures.run(runId, request, clock.instant(), clock);
     store.transitioned(run, 1, RunStatus.PENDING, null, clock.instant());
     store.transitioned(run, 2, RunStatus.PLANNED, null, clock.instant());
+  }
+
+  private static RunRequest request(String runId) {
+    return new RunRequest(
+        "acme",
+        "ws-" + runId,
+        Map.of("main.tf", "# empty\n"),
+        Map.of(),
+        Map.of(),
+        false,
+        List.of(),
+        null,
+        null,
+        "deployer@acme",
+        1,
+        null);
   }
 }
