@@ -251,6 +251,93 @@ class RunLogsAcrossPlannersTest {
     }
   }
 
+  @Test
+  void aChatOpsDecisionSentToAnotherPlannersWebhookIsDecidedByTheOneThatDrivesTheRun()
+      throws Exception {
+    String suffix = UUID.randomUUID().toString().substring(0, 8);
+    String planner = stack.plannerUrl();
+    HttpResponse<String> issued = send(planner, "/api/v1/hooks/secret", null, "{}");
+    assertThat(issued.statusCode()).as(issued.body()).isEqualTo(201);
+    JsonNode trigger = JSON.readTree(issued.body());
+    String tenant = trigger.get("tenant").asText();
+    String secret = trigger.get("secret").asText();
+    String ws = "fwd-decide-" + suffix;
+    HttpResponse<String> created =
+        send(
+            planner,
+            "/api/v1/workspaces",
+            null,
+            JSON.writeValueAsString(Map.of("name", ws, "autoApply", false)));
+    assertThat(created.statusCode()).as(created.body()).isEqualTo(201);
+    String runId =
+        RunLogsTest.startRun(
+            stack, ws, "resource \"stateful_provisioning\" \"app\" {\n  state_key = \"v1\"\n}\n");
+    org.awaitility.Awaitility.await()
+        .atMost(Duration.ofSeconds(120))
+        .until(
+            () -> getJson(planner, "/api/v1/runs/" + runId).path("status").asText(),
+            "planned"::equals);
+    String digest = getJson(planner, "/api/v1/runs/" + runId).path("planDigest").asText();
+
+    // another plan's digest, sent to B (which reads the new secret from its topic within moments):
+    // A refuses it, B says why, and the run still waits
+    HttpResponse<String> stale =
+        org.awaitility.Awaitility.await()
+            .atMost(Duration.ofSeconds(30))
+            .until(
+                () -> decide(plannerBUrl, tenant, secret, runId, "sha256:other"),
+                r -> r.statusCode() != 401);
+    assertThat(stale.statusCode()).as(stale.body()).isEqualTo(409);
+    assertThat(stale.body()).contains("is not the plan of run " + runId).contains("dev-planner");
+    assertThat(getJson(planner, "/api/v1/runs/" + runId).path("status").asText())
+        .isEqualTo("planned");
+
+    // the digest A shows, sent to B: A applies exactly that plan and records who approved it
+    HttpResponse<String> approved = decide(plannerBUrl, tenant, secret, runId, digest);
+    assertThat(approved.statusCode()).as(approved.body()).isEqualTo(202);
+    assertThat(JSON.readTree(approved.body()).path("decision").asText()).isEqualTo("approve");
+    assertThat(ended(planner, runId).path("status").asText()).isEqualTo("applied");
+    assertThat(getJson(planner, "/api/v1/runs/" + runId).path("approvedBy").asText())
+        .isEqualTo("bob via /bots/slack@" + tenant);
+  }
+
+  /** A signed approval of {@code runId} naming {@code digest}, posted to {@code base}'s webhook. */
+  private static HttpResponse<String> decide(
+      String base, String tenant, String secret, String runId, String digest) throws Exception {
+    String body =
+        JSON.writeValueAsString(
+            Map.of(
+                "specversion",
+                "1.0",
+                "id",
+                "dec-" + UUID.randomUUID(),
+                "source",
+                "/bots/slack",
+                "type",
+                "dev.stagecraft.run.decision-requested",
+                "tenant",
+                tenant,
+                "data",
+                Map.of(
+                    "run_id",
+                    runId,
+                    "decision",
+                    "approve",
+                    "plan_digest",
+                    digest,
+                    "requested_by",
+                    "bob")));
+    long now = java.time.Instant.now().getEpochSecond();
+    return HTTP.send(
+        HttpRequest.newBuilder(URI.create(base + "/api/v1/hooks/run-requests"))
+            .header("Content-Type", "application/cloudevents+json")
+            .header("stagecraft-timestamp", Long.toString(now))
+            .header("stagecraft-signature", ChatOpsTriggerTest.sign(secret, now, body))
+            .POST(HttpRequest.BodyPublishers.ofString(body))
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
   /** The run once it has ended, as A shows it. */
   private static JsonNode ended(String base, String runId) {
     return org.awaitility.Awaitility.await()
