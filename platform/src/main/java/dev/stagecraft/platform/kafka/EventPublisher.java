@@ -68,9 +68,9 @@ public final class EventPublisher implements AutoCloseable {
   }
 
   /** Sends raw bytes to a topic (dead letters). */
-  public void sendRaw(ProducerRecord<String, byte[]> record) {
+  public RecordMetadata sendRaw(ProducerRecord<String, byte[]> record) {
     try {
-      producer.send(record).get();
+      return producer.send(record).get();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while publishing to " + record.topic(), e);

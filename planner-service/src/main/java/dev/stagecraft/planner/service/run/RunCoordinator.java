@@ -435,6 +435,41 @@ public final class RunCoordinator implements AutoCloseable {
   }
 
   /**
+   * Why an approval or discard of {@code runId} was refused, and what to do instead — the one
+   * wording for every door (REST, chat-ops decisions).
+   *
+   * @param outcome {@link ApprovalOutcome#NOT_AWAITING}, {@link ApprovalOutcome#WRONG_DIGEST} or
+   *     {@link ApprovalOutcome#EXPIRED}
+   * @param digest the digest the refused approval named (null for a discard)
+   */
+  public static String approvalRefusal(ApprovalOutcome outcome, String runId, String digest) {
+    return switch (outcome) {
+      case NOT_AWAITING ->
+          "Run "
+              + runId
+              + " is not waiting for approval (it has not planned yet, applies automatically, was"
+              + " approved or discarded already, or has ended): see its status with GET"
+              + " /api/v1/runs/"
+              + runId
+              + ".";
+      case WRONG_DIGEST ->
+          "Plan digest "
+              + digest
+              + " is not the plan of run "
+              + runId
+              + " (its planDigest says which is). Review the run's plan and approve that digest, or"
+              + " start a new run. Nothing was applied.";
+      case EXPIRED ->
+          "The plan of run "
+              + runId
+              + " waited longer than the approval timeout (STAGECRAFT_PLANNER_APPROVAL_TIMEOUT);"
+              + " the run was discarded and nothing was applied. Start a new run.";
+      case DONE, NOT_FOUND ->
+          throw new IllegalArgumentException(outcome + " is not a refusal with a reason");
+    };
+  }
+
+  /**
    * When the run of the tenant held by this instance waits for approval now ({@code planned}, its
    * plan not yet approved or discarded): the time its approval expires. Empty when it does not wait
    * (not planned yet, applies automatically, decided, ended) or this instance does not hold it.

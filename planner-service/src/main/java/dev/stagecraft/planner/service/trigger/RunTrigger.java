@@ -425,34 +425,11 @@ public final class RunTrigger {
                   timestamp,
                   signature,
                   forwardedBy));
-      case NOT_AWAITING -> new Refused(Refusal.CONFLICT, notAwaiting(runId));
-      case WRONG_DIGEST ->
+      case NOT_AWAITING, WRONG_DIGEST, EXPIRED ->
           new Refused(
               Refusal.CONFLICT,
-              "Plan digest "
-                  + request.planDigest()
-                  + " is not the plan of run "
-                  + runId
-                  + ": approve the planDigest of its planned event, or start a new run. Nothing"
-                  + " was applied.");
-      case EXPIRED ->
-          new Refused(
-              Refusal.CONFLICT,
-              "The plan of run "
-                  + runId
-                  + " waited longer than the approval timeout; the run was discarded and nothing"
-                  + " was applied. Start a new run.");
+              RunCoordinator.approvalRefusal(outcome, runId, request.planDigest()));
     };
-  }
-
-  /** Why a run cannot be decided on: it does not wait for approval. */
-  public static String notAwaiting(String runId) {
-    return "Run "
-        + runId
-        + " is not waiting for approval (it has not planned yet, applies automatically, was"
-        + " approved or discarded already, or has ended): see GET /api/v1/runs/"
-        + runId
-        + ".";
   }
 
   private Refused authenticate(

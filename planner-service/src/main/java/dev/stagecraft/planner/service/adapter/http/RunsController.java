@@ -716,20 +716,12 @@ public class RunsController {
           problem(
               HttpStatus.CONFLICT,
               "Stale plan",
-              "Plan digest "
-                  + body.planDigest()
-                  + " is not the plan of run "
-                  + id
-                  + " (its planDigest says which is). Review the run's plan and approve that"
-                  + " digest, or start a new run.");
+              RunCoordinator.approvalRefusal(outcome, id, body.planDigest()));
       case EXPIRED ->
           problem(
               HttpStatus.CONFLICT,
               "Approval expired",
-              "The plan of run "
-                  + id
-                  + " waited longer than the approval timeout (STAGECRAFT_PLANNER_APPROVAL_TIMEOUT);"
-                  + " the run was discarded. Start a new run.");
+              RunCoordinator.approvalRefusal(outcome, id, body.planDigest()));
     };
   }
 
@@ -759,12 +751,7 @@ public class RunsController {
     return problem(
         HttpStatus.CONFLICT,
         "Not awaiting approval",
-        "Run "
-            + id
-            + " is not waiting for approval (it has not planned yet, applies automatically, or"
-            + " has ended): see its status with GET /api/v1/runs/"
-            + id
-            + ".");
+        RunCoordinator.approvalRefusal(RunCoordinator.ApprovalOutcome.NOT_AWAITING, id, null));
   }
 
   @Get("/runs/{id}/events")

@@ -22,7 +22,10 @@ import org.slf4j.LoggerFactory;
  * The latest value of every key of a compacted topic, held in memory: read from the beginning of
  * every partition at start and followed from then on, so each planner instance sees what any
  * instance wrote. {@link #put} writes through (waits for the broker's acknowledgement with
- * acks=all) and updates the local view at once, so a writer reads its own write.
+ * acks=all) and updates the local view at once, so a writer reads its own write. A key's value is
+ * replaced only by a record at a later offset (a key's records share a partition): when this
+ * instance writes a key twice, the echo of the first write, read after the second was shown, does
+ * not bring the first value back.
  *
  * <p>Concurrency: one daemon thread owns the consumer; reads and {@link #put} may come from any
  * thread. Values written by another instance appear after the usual propagation delay (a poll).
@@ -33,7 +36,11 @@ final class CompactedTopicView implements AutoCloseable {
   private final String topic;
   private final KafkaConsumer<String, byte[]> consumer;
   private final EventPublisher producer;
-  private final Map<String, byte[]> values = new ConcurrentHashMap<>();
+  private final Map<String, Versioned> values = new ConcurrentHashMap<>();
+
+  /** A key's value (null: deleted) and the offset of the record that wrote it. */
+  private record Versioned(long offset, byte[] value) {}
+
   private final CountDownLatch caughtUp = new CountDownLatch(1);
   private final CountDownLatch stopped = new CountDownLatch(1);
   private final Thread thread;
@@ -66,13 +73,27 @@ final class CompactedTopicView implements AutoCloseable {
   }
 
   Optional<byte[]> get(String key) {
-    return Optional.ofNullable(values.get(key));
+    return Optional.ofNullable(values.get(key)).map(Versioned::value);
   }
 
   /** Writes durably, then shows the value locally. */
   void put(String key, byte[] value) {
-    producer.sendRaw(new ProducerRecord<>(topic, key, value));
-    values.put(key, value);
+    long offset = producer.sendRaw(new ProducerRecord<>(topic, key, value)).offset();
+    show(key, new Versioned(offset, value));
+  }
+
+  /** Shows {@code next} unless the view holds a later record of the key already. */
+  private void show(String key, Versioned next) {
+    values.merge(
+        key, next, (held, candidate) -> candidate.offset() > held.offset() ? candidate : held);
+  }
+
+  /** A record read from the topic: shown unless the view holds a later one of its key. */
+  void received(ConsumerRecord<String, byte[]> r) {
+    if (r.key() != null) {
+      // a deletion is kept as a null value, so an older record cannot bring the key back
+      show(r.key(), new Versioned(r.offset(), r.value()));
+    }
   }
 
   private void loop() {
@@ -86,14 +107,7 @@ final class CompactedTopicView implements AutoCloseable {
       Map<TopicPartition, Long> end = consumer.endOffsets(partitions);
       while (running) {
         for (ConsumerRecord<String, byte[]> r : consumer.poll(Duration.ofMillis(500))) {
-          if (r.key() == null) {
-            continue;
-          }
-          if (r.value() == null) {
-            values.remove(r.key());
-          } else {
-            values.put(r.key(), r.value());
-          }
+          received(r);
         }
         if (caughtUp.getCount() > 0
             && end.entrySet().stream()

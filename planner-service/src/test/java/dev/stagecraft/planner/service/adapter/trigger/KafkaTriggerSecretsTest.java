@@ -110,6 +110,38 @@ class KafkaTriggerSecretsTest {
   }
 
   @Test
+  void theEchoOfAnEarlierWriteReadAfterALaterOneDoesNotBringTheEarlierValueBack() {
+    String key = "k-" + UUID.randomUUID();
+    try (CompactedTopicView view = view(Topics.TRIGGER_SECRETS)) {
+      view.put(key, "first".getBytes(StandardCharsets.UTF_8));
+      view.put(key, "second".getBytes(StandardCharsets.UTF_8));
+      // what the view's consumer reads when the first write's echo arrives after the second write
+      // was shown (the order a rotation twice in a row can see)
+      int partition = 0;
+      view.received(
+          new org.apache.kafka.clients.consumer.ConsumerRecord<>(
+              Topics.TRIGGER_SECRETS,
+              partition,
+              0L,
+              key,
+              "first".getBytes(StandardCharsets.UTF_8)));
+      assertThat(view.get(key)).map(v -> new String(v, StandardCharsets.UTF_8)).contains("second");
+      // a deletion read later than a value wins, and an older value does not bring the key back
+      view.received(
+          new org.apache.kafka.clients.consumer.ConsumerRecord<>(
+              Topics.TRIGGER_SECRETS, partition, Long.MAX_VALUE - 1, key, null));
+      view.received(
+          new org.apache.kafka.clients.consumer.ConsumerRecord<>(
+              Topics.TRIGGER_SECRETS,
+              partition,
+              1L,
+              key,
+              "first".getBytes(StandardCharsets.UTF_8)));
+      assertThat(view.get(key)).isEmpty();
+    }
+  }
+
+  @Test
   void withoutAKeyringNoSecretIsIssued() {
     try (KafkaTriggerSecrets secrets =
         new KafkaTriggerSecrets(
