@@ -312,13 +312,7 @@ class ChatOpsTriggerTest {
   }
 
   int runStatusCode(String runId) throws Exception {
-    return http.send(
-            HttpRequest.newBuilder(URI.create(stack.plannerUrl() + "/api/v1/runs/" + runId))
-                .header("Authorization", "Bearer " + stack.token())
-                .GET()
-                .build(),
-            HttpResponse.BodyHandlers.ofString())
-        .statusCode();
+    return getRun(stack, runId).statusCode();
   }
 
   @Test
@@ -433,15 +427,18 @@ class ChatOpsTriggerTest {
     return EventCodec.mapper().readTree(r.body());
   }
 
+  HttpResponse<String> getRun(SharedStack target, String runId) throws Exception {
+    return http.send(
+        HttpRequest.newBuilder(URI.create(target.plannerUrl() + "/api/v1/runs/" + runId))
+            .header("Authorization", "Bearer " + target.token())
+            .GET()
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
   /** The run's status once terminal, else null. */
   String terminalStatus(SharedStack target, String runId) throws Exception {
-    HttpResponse<String> r =
-        http.send(
-            HttpRequest.newBuilder(URI.create(target.plannerUrl() + "/api/v1/runs/" + runId))
-                .header("Authorization", "Bearer " + target.token())
-                .GET()
-                .build(),
-            HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> r = getRun(target, runId);
     if (r.statusCode() != 200) {
       return null;
     }
@@ -506,13 +503,7 @@ class ChatOpsTriggerTest {
   }
 
   JsonNode run(String runId) throws Exception {
-    HttpResponse<String> r =
-        http.send(
-            HttpRequest.newBuilder(URI.create(stack.plannerUrl() + "/api/v1/runs/" + runId))
-                .header("Authorization", "Bearer " + stack.token())
-                .GET()
-                .build(),
-            HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> r = getRun(stack, runId);
     assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
     return EventCodec.mapper().readTree(r.body());
   }

@@ -183,13 +183,7 @@ class RunLogsAcrossPlannersTest {
     Map<String, String> runs = new java.util.LinkedHashMap<>();
     for (String verb : List.of("approve", "discard", "cancel")) {
       String ws = "fwd-" + verb + "-" + suffix;
-      HttpResponse<String> created =
-          send(
-              planner,
-              "/api/v1/workspaces",
-              null,
-              JSON.writeValueAsString(Map.of("name", ws, "autoApply", false)));
-      assertThat(created.statusCode()).as(created.body()).isEqualTo(201);
+      createWithoutAutoApply(ws);
       runs.put(
           verb,
           RunLogsTest.startRun(
@@ -262,13 +256,7 @@ class RunLogsAcrossPlannersTest {
     String tenant = trigger.get("tenant").asText();
     String secret = trigger.get("secret").asText();
     String ws = "fwd-decide-" + suffix;
-    HttpResponse<String> created =
-        send(
-            planner,
-            "/api/v1/workspaces",
-            null,
-            JSON.writeValueAsString(Map.of("name", ws, "autoApply", false)));
-    assertThat(created.statusCode()).as(created.body()).isEqualTo(201);
+    createWithoutAutoApply(ws);
     String runId =
         RunLogsTest.startRun(
             stack, ws, "resource \"stateful_provisioning\" \"app\" {\n  state_key = \"v1\"\n}\n");
@@ -299,6 +287,17 @@ class RunLogsAcrossPlannersTest {
     assertThat(ended(planner, runId).path("status").asText()).isEqualTo("applied");
     assertThat(getJson(planner, "/api/v1/runs/" + runId).path("approvedBy").asText())
         .isEqualTo("bob via /bots/slack@" + tenant);
+  }
+
+  /** Creates workspace {@code ws} on A, its runs waiting for approval. */
+  private static void createWithoutAutoApply(String ws) throws Exception {
+    HttpResponse<String> created =
+        send(
+            stack.plannerUrl(),
+            "/api/v1/workspaces",
+            null,
+            JSON.writeValueAsString(Map.of("name", ws, "autoApply", false)));
+    assertThat(created.statusCode()).as(created.body()).isEqualTo(201);
   }
 
   /** A signed approval of {@code runId} naming {@code digest}, posted to {@code base}'s webhook. */

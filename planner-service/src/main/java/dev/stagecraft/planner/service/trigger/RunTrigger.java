@@ -278,15 +278,9 @@ public final class RunTrigger {
               + EventType.RUN_DECISION_REQUESTED.type()
               + ".");
     }
-    List<String> violations = validator.validate(new String(body, StandardCharsets.UTF_8));
-    if (!violations.isEmpty()) {
-      return new Refused(
-          Refusal.MALFORMED,
-          "Event "
-              + envelope.id()
-              + " is not a valid run request: "
-              + String.join("; ", violations)
-              + " (schema run-requested.v1.json).");
+    Refused invalid = invalid(envelope, body, "run request", EventType.RUN_REQUESTED);
+    if (invalid != null) {
+      return invalid;
     }
     RunRequested request = EventCodec.data(envelope, RunRequested.class);
     Map<String, String> files = request.configuration().files();
@@ -372,15 +366,9 @@ public final class RunTrigger {
    */
   private Outcome decide(
       EventEnvelope envelope, byte[] body, String timestamp, String signature, String forwardedBy) {
-    List<String> violations = validator.validate(new String(body, StandardCharsets.UTF_8));
-    if (!violations.isEmpty()) {
-      return new Refused(
-          Refusal.MALFORMED,
-          "Event "
-              + envelope.id()
-              + " is not a valid decision: "
-              + String.join("; ", violations)
-              + " (schema run-decision-requested.v1.json).");
+    Refused invalid = invalid(envelope, body, "decision", EventType.RUN_DECISION_REQUESTED);
+    if (invalid != null) {
+      return invalid;
     }
     RunDecisionRequested request = EventCodec.data(envelope, RunDecisionRequested.class);
     String tenant = envelope.tenant();
@@ -430,6 +418,26 @@ public final class RunTrigger {
               Refusal.CONFLICT,
               RunCoordinator.approvalRefusal(outcome, runId, request.planDigest()));
     };
+  }
+
+  /** The refusal of an event that violates its type's schema, saying how; null when it is valid. */
+  private Refused invalid(EventEnvelope envelope, byte[] body, String what, EventType type) {
+    List<String> violations = validator.validate(new String(body, StandardCharsets.UTF_8));
+    if (violations.isEmpty()) {
+      return null;
+    }
+    String schema = type.schemaResource().substring(type.schemaResource().lastIndexOf('/') + 1);
+    return new Refused(
+        Refusal.MALFORMED,
+        "Event "
+            + envelope.id()
+            + " is not a valid "
+            + what
+            + ": "
+            + String.join("; ", violations)
+            + " (schema "
+            + schema
+            + ").");
   }
 
   private Refused authenticate(

@@ -117,28 +117,24 @@ class KafkaTriggerSecretsTest {
       view.put(key, "second".getBytes(StandardCharsets.UTF_8));
       // what the view's consumer reads when the first write's echo arrives after the second write
       // was shown (the order a rotation twice in a row can see)
-      int partition = 0;
-      view.received(
-          new org.apache.kafka.clients.consumer.ConsumerRecord<>(
-              Topics.TRIGGER_SECRETS,
-              partition,
-              0L,
-              key,
-              "first".getBytes(StandardCharsets.UTF_8)));
+      view.received(read(0L, key, "first"));
       assertThat(view.get(key)).map(v -> new String(v, StandardCharsets.UTF_8)).contains("second");
       // a deletion read later than a value wins, and an older value does not bring the key back
-      view.received(
-          new org.apache.kafka.clients.consumer.ConsumerRecord<>(
-              Topics.TRIGGER_SECRETS, partition, Long.MAX_VALUE - 1, key, null));
-      view.received(
-          new org.apache.kafka.clients.consumer.ConsumerRecord<>(
-              Topics.TRIGGER_SECRETS,
-              partition,
-              1L,
-              key,
-              "first".getBytes(StandardCharsets.UTF_8)));
+      view.received(read(Long.MAX_VALUE - 1, key, null));
+      view.received(read(1L, key, "first"));
       assertThat(view.get(key)).isEmpty();
     }
+  }
+
+  /** A record of the secrets topic at {@code offset}, as the view's consumer reads it. */
+  static org.apache.kafka.clients.consumer.ConsumerRecord<String, byte[]> read(
+      long offset, String key, String value) {
+    return new org.apache.kafka.clients.consumer.ConsumerRecord<>(
+        Topics.TRIGGER_SECRETS,
+        0,
+        offset,
+        key,
+        value == null ? null : value.getBytes(StandardCharsets.UTF_8));
   }
 
   @Test
