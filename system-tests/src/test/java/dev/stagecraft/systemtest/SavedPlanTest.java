@@ -52,6 +52,16 @@ class SavedPlanTest {
     assertThat(withoutSecret.err()).contains("TF_VAR_password");
     assertThat(Files.exists(log)).isFalse();
 
+    // another value than the plan was made with: refused before anything is sent
+    CliResult otherSecret =
+        stack.cliWith(
+            dir, java.util.Map.of("TF_VAR_password", "hunter3"), null, "apply", ws, "r1.plan");
+    assertThat(otherSecret.exitCode()).isEqualTo(1);
+    assertThat(otherSecret.err())
+        .contains("sensitive variable \"password\" is not the one the plan was made with")
+        .doesNotContain("hunter");
+    assertThat(Files.exists(log)).isFalse();
+
     CliResult applied =
         stack.cliWith(
             dir, java.util.Map.of("TF_VAR_password", "hunter2"), null, "apply", ws, "r1.plan");

@@ -70,10 +70,10 @@ final class Configs {
       Map<String, String> variables,
       Set<String> sensitive) {
 
-    /** Names of the sensitive variables that have a value in this invocation. */
-    Set<String> givenSensitive() {
-      Set<String> out = new TreeSet<>(sensitive);
-      out.retainAll(variables.keySet());
+    /** The sensitive variables that have a value in this invocation (name → value). */
+    Map<String, String> givenSensitive() {
+      Map<String, String> out = new java.util.TreeMap<>(variables);
+      out.keySet().retainAll(sensitive);
       return out;
     }
 

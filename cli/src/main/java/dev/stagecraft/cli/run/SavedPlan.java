@@ -10,7 +10,6 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * A plan saved with {@code plan -out=FILE}: what to send to apply it (workspace, configuration
@@ -26,8 +25,12 @@ final class SavedPlan {
 
   private SavedPlan() {}
 
+  /**
+   * @param sensitive the values of the sensitive variables given (name → value): only their names
+   *     and {@link SecretFingerprint}s are written
+   */
   static void write(
-      Path file, Map<String, Object> request, JsonNode planResponse, Set<String> sensitive)
+      Path file, Map<String, Object> request, JsonNode planResponse, Map<String, String> sensitive)
       throws IOException {
     Map<String, Object> doc = new LinkedHashMap<>();
     doc.put("format", FORMAT);
@@ -41,7 +44,11 @@ final class SavedPlan {
       saved.put("supportFileDigests", digests);
     }
     doc.put("request", saved);
-    doc.put("sensitive_variables", sensitive);
+    doc.put("sensitive_variables", new java.util.TreeSet<>(sensitive.keySet()));
+    // apply FILE checks that each value given again is the one planned with (not stored)
+    Map<String, String> fingerprints = new java.util.TreeMap<>();
+    sensitive.forEach((name, value) -> fingerprints.put(name, SecretFingerprint.of(value)));
+    doc.put("sensitive_fingerprints", fingerprints);
     doc.put("prior_serial", planResponse.get("prior_serial").asLong());
     doc.put("digest", planResponse.get("digest").asText());
     doc.put("plan", planResponse.get("plan"));
@@ -67,10 +74,20 @@ final class SavedPlan {
     }
   }
 
+  private static boolean fingerprintMatches(Path file, String fingerprint, String value) {
+    try {
+      return SecretFingerprint.matches(fingerprint, value);
+    } catch (IllegalArgumentException e) {
+      throw new UsageException(
+          file + " is damaged (a sensitive variable's fingerprint cannot be read): plan again");
+    }
+  }
+
   /**
    * The run request that applies exactly the saved plan. Values of sensitive variables were not
-   * saved: they come again from {@code TF_VAR_name} / {@code STAGECRAFT_VAR_name}; the plan digest
-   * check refuses the apply if they differ in a way that changes the plan.
+   * saved: they come again from {@code TF_VAR_name} / {@code STAGECRAFT_VAR_name} and must be the
+   * values the plan was made with (checked against their {@link SecretFingerprint}s; a plan file
+   * saved before they were written is checked by the plan digest only).
    */
   @SuppressWarnings("unchecked")
   static Map<String, Object> readRunRequest(Path file, dev.stagecraft.cli.CliContext ctx)
@@ -105,6 +122,17 @@ final class SavedPlan {
                 + " (or STAGECRAFT_VAR_"
                 + name.asText()
                 + ") to the same value to apply it");
+      }
+      JsonNode fingerprint = doc.path("sensitive_fingerprints").path(name.asText());
+      if (fingerprint.isTextual() && !fingerprintMatches(file, fingerprint.asText(), value)) {
+        throw new UsageException(
+            "the value of the sensitive variable \""
+                + name.asText()
+                + "\" is not the one the plan was made with: set TF_VAR_"
+                + name.asText()
+                + " (or STAGECRAFT_VAR_"
+                + name.asText()
+                + ") to that value, or plan again with the new one");
       }
       variables.put(name.asText(), value);
     }

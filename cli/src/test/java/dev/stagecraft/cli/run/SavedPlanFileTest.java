@@ -15,7 +15,6 @@ import java.nio.file.Path;
 import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -30,15 +29,23 @@ class SavedPlanFileTest {
   @TempDir Path dir;
 
   private CliContext ctx() {
+    return ctx(Map.of());
+  }
+
+  private CliContext ctx(Map<String, String> env) {
     return new CliContext(
         dir,
-        Map.of(),
+        env,
         new PrintStream(PrintStream.nullOutputStream()),
         new PrintStream(PrintStream.nullOutputStream()),
         new BufferedReader(new StringReader("")));
   }
 
   private void save(Path file) throws Exception {
+    save(file, Map.of());
+  }
+
+  private void save(Path file, Map<String, String> sensitive) throws Exception {
     Map<String, Object> request = new LinkedHashMap<>();
     request.put("workspace", "default");
     request.put("files", Map.of("main.tf", "# empty"));
@@ -48,7 +55,36 @@ class SavedPlanFileTest {
         file,
         request,
         new ObjectMapper().readTree("{\"prior_serial\":3,\"digest\":\"d1\",\"plan\":{}}"),
-        Set.of());
+        sensitive);
+  }
+
+  @Test
+  @SuppressWarnings("unchecked")
+  void aSensitiveValueIsNotSavedAndMustBeGivenAgainUnchanged() throws Exception {
+    Files.writeString(dir.resolve("main.tf"), "# empty");
+    Path plan = dir.resolve("p.plan");
+
+    save(plan, Map.of("password", "hunter2"));
+
+    assertThat(Files.readString(plan)).doesNotContain("hunter2").contains("pbkdf2-sha256$");
+    Map<String, Object> request =
+        SavedPlan.readRunRequest(plan, ctx(Map.of("TF_VAR_password", "hunter2")));
+    assertThat((Map<String, Object>) request.get("variables")).containsEntry("password", "hunter2");
+    assertThatThrownBy(() -> SavedPlan.readRunRequest(plan, ctx(Map.of("TF_VAR_password", "x"))))
+        .isInstanceOf(UsageException.class)
+        .hasMessageContaining("\"password\" is not the one the plan was made with")
+        .hasMessageNotContaining("hunter2");
+    assertThatThrownBy(() -> SavedPlan.readRunRequest(plan, ctx()))
+        .isInstanceOf(UsageException.class)
+        .hasMessageContaining("TF_VAR_password");
+
+    // a fingerprint that cannot be read: the file is damaged, nothing is sent
+    Files.writeString(
+        plan, Files.readString(plan).replaceAll("pbkdf2-sha256\\$[^\"]*", "pbkdf2-sha256\\$x"));
+    assertThatThrownBy(
+            () -> SavedPlan.readRunRequest(plan, ctx(Map.of("TF_VAR_password", "hunter2"))))
+        .isInstanceOf(UsageException.class)
+        .hasMessageContaining("damaged");
   }
 
   @Test
