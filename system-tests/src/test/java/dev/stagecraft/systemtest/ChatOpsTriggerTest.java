@@ -569,7 +569,13 @@ class ChatOpsTriggerTest {
     assertThat(EventCodec.mapper().readTree(discarded.body()).path("status").asText())
         .isEqualTo("discarded");
     assertThat(run(second).path("status").asText()).isEqualTo("discarded");
-    HttpResponse<String> again = webhook(discard, now, sign(secret, now, discard));
+    // the same event again (a retry): the same answer, nothing decided twice
+    HttpResponse<String> retried = webhook(discard, now, sign(secret, now, discard));
+    assertThat(retried.statusCode()).as(retried.body()).isEqualTo(202);
+    assertThat(retried.body()).isEqualTo(discarded.body());
+    // a new discard: the run no longer waits
+    String anotherDiscard = decision(second, "discard", null, marker);
+    HttpResponse<String> again = webhook(anotherDiscard, now, sign(secret, now, anotherDiscard));
     assertThat(again.statusCode()).as(again.body()).isEqualTo(409);
     assertThat(again.body()).contains("is not waiting for approval");
     String unknown = decision("run-" + UUID.randomUUID(), "discard", null, marker);

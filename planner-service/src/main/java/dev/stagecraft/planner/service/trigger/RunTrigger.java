@@ -28,8 +28,9 @@ import java.util.Optional;
  * timestamp must be recent when a maximum age is given (the webhook; for a decision, always); the
  * event must be valid against its schema. Then the run starts, or a duplicate refers to the run the
  * key already made; or the run is approved or discarded, here or by the planner instance that
- * drives it. Anything refused changes nothing. Thread-safe (the coordinator serializes keyed starts
- * and decisions).
+ * drives it; the same decision event again (by tenant and event id) gets the answer it got and
+ * decides nothing ({@value #REMEMBERED_DECISIONS} remembered). Anything refused changes nothing.
+ * Thread-safe (the coordinator serializes keyed starts; decisions taken here are serialized).
  */
 public final class RunTrigger {
   private final RunCoordinator coordinator;
@@ -39,6 +40,19 @@ public final class RunTrigger {
   private final ConfigurationVersions versions;
   private volatile Workspaces workspaces = (tenant, workspace) -> WorkspaceSettings.DEFAULTS;
   private volatile Decisions decisions = Decisions.HERE_ONLY;
+
+  /** How many decisions (by tenant and event id) are remembered for redeliveries. */
+  static final int REMEMBERED_DECISIONS = 10_000;
+
+  /** Decisions taken, by tenant and event id, newest last; guarded by itself. */
+  private final Map<String, Decided> decided =
+      new java.util.LinkedHashMap<>(16, 0.75f, false) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, Decided> eldest) {
+          return size() > REMEMBERED_DECISIONS;
+        }
+      };
+
   private volatile Duration decisionTolerance = DEFAULT_DECISION_TOLERANCE;
 
   /** How far a decision's signing time may be from now when nothing else is said: five minutes. */
@@ -380,29 +394,42 @@ public final class RunTrigger {
             + envelope.source()
             + "@"
             + tenant;
-    RunCoordinator.ApprovalOutcome outcome =
-        approve
-            ? coordinator.approve(tenant, runId, request.planDigest(), by)
-            : coordinator.discard(tenant, runId, by);
-    return switch (outcome) {
-      case DONE -> {
+    String key = tenant + "\n" + envelope.id();
+    RunCoordinator.ApprovalOutcome outcome;
+    synchronized (decided) {
+      // the same event again (a redelivery, a webhook retry) gets the answer it got: no second
+      // decision, no refusal for a decision that was taken
+      Decided earlier = decided.get(key);
+      if (earlier != null) {
+        return earlier;
+      }
+      outcome =
+          approve
+              ? coordinator.approve(tenant, runId, request.planDigest(), by)
+              : coordinator.discard(tenant, runId, by);
+      if (outcome == RunCoordinator.ApprovalOutcome.DONE) {
         if (approve) {
           // the run's row exists before its approver is written to it
           coordinator.awaitRecorded(tenant, runId, Duration.ofSeconds(5));
           decisions.approved(tenant, runId, by);
         }
-        yield new Decided(
-            tenant,
-            envelope.id(),
-            runId,
-            request.decision(),
-            coordinator
-                .find(tenant, runId)
-                .map(run -> run.summary().status())
-                .orElse(approve ? null : "discarded"),
-            request.comment());
+        Decided made =
+            new Decided(
+                tenant,
+                envelope.id(),
+                runId,
+                request.decision(),
+                coordinator
+                    .find(tenant, runId)
+                    .map(run -> run.summary().status())
+                    .orElse(approve ? null : "discarded"),
+                request.comment());
+        decided.put(key, made);
+        return made;
       }
-      case NOT_FOUND ->
+    }
+    if (outcome == RunCoordinator.ApprovalOutcome.NOT_FOUND) {
+      Outcome there =
           decisions.elsewhere(
               new Decision(
                   tenant,
@@ -413,11 +440,15 @@ public final class RunTrigger {
                   timestamp,
                   signature,
                   forwardedBy));
-      case NOT_AWAITING, WRONG_DIGEST, EXPIRED ->
-          new Refused(
-              Refusal.CONFLICT,
-              RunCoordinator.approvalRefusal(outcome, runId, request.planDigest()));
-    };
+      if (there instanceof Decided made) {
+        synchronized (decided) {
+          decided.put(key, made);
+        }
+      }
+      return there;
+    }
+    return new Refused(
+        Refusal.CONFLICT, RunCoordinator.approvalRefusal(outcome, runId, request.planDigest()));
   }
 
   /** The refusal of an event that violates its type's schema, saying how; null when it is valid. */

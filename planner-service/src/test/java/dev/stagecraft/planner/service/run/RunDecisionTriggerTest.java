@@ -76,12 +76,21 @@ class RunDecisionTriggerTest {
   }
 
   static String decision(String tenant, String runId, String decision, String digest) {
+    return decision("evt-" + java.util.UUID.randomUUID(), tenant, runId, decision, digest);
+  }
+
+  static String decision(
+      String eventId, String tenant, String runId, String decision, String digest) {
     return """
-        {"specversion":"1.0","id":"evt-d1","source":"/bots/slack","type":"dev.stagecraft.run.decision-requested",
+        {"specversion":"1.0","id":"%s","source":"/bots/slack","type":"dev.stagecraft.run.decision-requested",
          "tenant":"%s","data":{"run_id":"%s","decision":"%s"%s,"requested_by":"alice"}}
         """
         .formatted(
-            tenant, runId, decision, digest == null ? "" : ",\"plan_digest\":\"" + digest + "\"");
+            eventId,
+            tenant,
+            runId,
+            decision,
+            digest == null ? "" : ",\"plan_digest\":\"" + digest + "\"");
   }
 
   /** Posted on the trigger topic (no maximum age given), signed {@code signedAgo} before now. */
@@ -104,8 +113,8 @@ class RunDecisionTriggerTest {
     Run run = planned();
     String digest = run.summary().planDigest();
 
-    RunTrigger.Outcome outcome =
-        onTopic(decision("acme", run.id(), "approve", digest), "sct_acme", Duration.ZERO);
+    String event = decision("evt-approve-1", "acme", run.id(), "approve", digest);
+    RunTrigger.Outcome outcome = onTopic(event, "sct_acme", Duration.ZERO);
 
     assertThat(outcome).isInstanceOf(RunTrigger.Decided.class);
     RunTrigger.Decided decided = (RunTrigger.Decided) outcome;
@@ -114,7 +123,9 @@ class RunDecisionTriggerTest {
     await().atMost(Duration.ofSeconds(10)).until(() -> dispatched() == 1);
     assertThat(run.summary().message()).startsWith("Approved by alice via /bots/slack@acme.");
     assertThat(approvals).containsExactly("acme/" + run.id() + " by alice via /bots/slack@acme");
-    // the same decision again (a redelivery) changes nothing and says why
+    // the same event again (a redelivery, a webhook retry) gets the same answer and decides nothing
+    assertThat(onTopic(event, "sct_acme", Duration.ZERO)).isEqualTo(decided);
+    // another approval (a new event) is refused: the run no longer waits
     assertRefused(
         onTopic(decision("acme", run.id(), "approve", digest), "sct_acme", Duration.ZERO),
         Refusal.CONFLICT,
