@@ -666,24 +666,47 @@ public final class RunCoordinator implements AutoCloseable {
    */
   public KeyedStart start(
       RunRequest request, String idempotencyKey, String pendingMessage, boolean awaitingApproval) {
+    return start(request, idempotencyKey, pendingMessage, awaitingApproval, null);
+  }
+
+  /**
+   * Like {@link #start(RunRequest, String, String, boolean)}, adopting what the trigger's
+   * configuration check prepared ({@code prepared}; null: none). When the key made a run already,
+   * the prepared directory is deleted: nothing adopts it.
+   */
+  public KeyedStart start(
+      RunRequest request,
+      String idempotencyKey,
+      String pendingMessage,
+      boolean awaitingApproval,
+      PreparedConfiguration prepared) {
     String id = runIdFor(request.tenant(), idempotencyKey);
-    synchronized (keyedStarts) {
-      Run existing = runs.get(id);
-      if (existing != null) {
-        return new KeyedStart(id, Optional.of(existing), true);
+    boolean launched = false;
+    try {
+      synchronized (keyedStarts) {
+        Run existing = runs.get(id);
+        if (existing != null) {
+          return new KeyedStart(id, Optional.of(existing), true);
+        }
+        Optional<String> recorded = idempotencyKeys.runFor(request.tenant(), idempotencyKey);
+        if (recorded.isPresent()) {
+          return new KeyedStart(recorded.get(), find(request.tenant(), recorded.get()), true);
+        }
+        if (!idempotencyKeys.record(request.tenant(), idempotencyKey, id, request.workspace())) {
+          // another planner instance recorded it a moment ago: that one runs it
+          return new KeyedStart(id, find(request.tenant(), id), true);
+        }
+        if (awaitingApproval) {
+          approvals.put(id, new PendingApproval());
+        }
+        launched = true;
+        return new KeyedStart(
+            id, Optional.of(launch(id, request, pendingMessage, prepared)), false);
       }
-      Optional<String> recorded = idempotencyKeys.runFor(request.tenant(), idempotencyKey);
-      if (recorded.isPresent()) {
-        return new KeyedStart(recorded.get(), find(request.tenant(), recorded.get()), true);
+    } finally {
+      if (!launched && prepared != null) {
+        UploadedFiles.delete(prepared.directory());
       }
-      if (!idempotencyKeys.record(request.tenant(), idempotencyKey, id, request.workspace())) {
-        // another planner instance recorded it a moment ago: that one runs it
-        return new KeyedStart(id, find(request.tenant(), id), true);
-      }
-      if (awaitingApproval) {
-        approvals.put(id, new PendingApproval());
-      }
-      return new KeyedStart(id, Optional.of(launch(id, request, pendingMessage)), false);
     }
   }
 

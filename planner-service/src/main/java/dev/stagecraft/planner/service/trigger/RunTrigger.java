@@ -1,8 +1,15 @@
 package dev.stagecraft.planner.service.trigger;
 
+import dev.stagecraft.language.config.LoadResult;
+import dev.stagecraft.planner.plan.PlanRequest;
+import dev.stagecraft.planner.plan.PlanResult;
+import dev.stagecraft.planner.plan.Planner;
+import dev.stagecraft.planner.plan.PriorState;
 import dev.stagecraft.planner.service.config.ConfigurationContent;
+import dev.stagecraft.planner.service.run.PreparedConfiguration;
 import dev.stagecraft.planner.service.run.RunCoordinator;
 import dev.stagecraft.planner.service.run.RunRequest;
+import dev.stagecraft.planner.service.run.UploadedFiles;
 import dev.stagecraft.schemas.EventCodec;
 import dev.stagecraft.schemas.EventSchemaValidator;
 import dev.stagecraft.schemas.EventType;
@@ -10,6 +17,7 @@ import dev.stagecraft.schemas.envelope.EventEnvelope;
 import dev.stagecraft.schemas.run.RunDecisionRequested;
 import dev.stagecraft.schemas.run.RunRequested;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -364,9 +372,52 @@ public final class RunTrigger {
             + (request.message() == null || request.message().isBlank()
                 ? "."
                 : ": " + request.message());
+    // checked as POST /api/v1/runs checks it: a configuration with errors starts nothing (its key
+    // is not used up); the run adopts the files written and the configuration parsed here
+    Path dir;
+    try {
+      dir = coordinator.uploads().materialise(envelope.tenant(), files, supportFiles);
+    } catch (UploadedFiles.InvalidUpload e) {
+      return new Refused(
+          Refusal.MALFORMED,
+          "Event "
+              + envelope.id()
+              + " has files that cannot be written: "
+              + e.getMessage()
+              + " Nothing was started.");
+    }
+    LoadResult parsed;
+    PlanResult check;
+    try {
+      parsed = Planner.parse(files);
+      check =
+          Planner.plan(
+              new PlanRequest(
+                  request.workspace(), files, request.variables(), List.of(), false, dir, true),
+              PriorState.empty(),
+              parsed);
+    } catch (RuntimeException e) {
+      UploadedFiles.delete(dir);
+      throw e;
+    }
+    if (check.hasErrors()) {
+      UploadedFiles.delete(dir);
+      return new Refused(
+          Refusal.MALFORMED,
+          "Event "
+              + envelope.id()
+              + " carries a configuration with errors; nothing was started. Fix them and send it"
+              + " again (the idempotency key is not used up):\n"
+              + check.renderDiagnostics());
+    }
     // a workspace without auto-apply waits for a decision (ADR 0054) or POST /runs/{id}/approve
     RunCoordinator.KeyedStart started =
-        coordinator.start(run, request.idempotencyKey(), pending, !settings.autoApply());
+        coordinator.start(
+            run,
+            request.idempotencyKey(),
+            pending,
+            !settings.autoApply(),
+            new PreparedConfiguration(dir, parsed));
     // accepted means recorded (docs/adr/0025): the trigger's offset or webhook answer follows the
     // run's first record, so a crash right after still leaves the run to be found
     coordinator.awaitRecorded(envelope.tenant(), started.runId(), Duration.ofSeconds(5));

@@ -105,6 +105,30 @@ class RunTriggerTest {
   }
 
   @Test
+  void aConfigurationWithErrorsIsRefusedWithWhereAndStartsNothingNorUsesUpTheKey()
+      throws Exception {
+    String broken =
+        event("acme", "fix-me")
+            .replace(
+                "\"main.tf\":\"\"", "\"main.tf\":\"resource \\\"stateful_provisioning\\\" {\"");
+
+    assertRefused(
+        post(broken, "sct_acme", NOW.getEpochSecond(), null),
+        RunTrigger.Refusal.MALFORMED,
+        "main.tf:1:");
+    assertThat(pendingTransitions()).isZero();
+    assertThat(keys.runFor("acme", "fix-me")).isEmpty();
+    try (var left = java.nio.file.Files.walk(uploadRoot)) {
+      assertThat(left.filter(java.nio.file.Files::isRegularFile)).as("files left behind").isEmpty();
+    }
+
+    // fixed and sent again with the same key: it runs
+    assertThat(post(event("acme", "fix-me"), "sct_acme", NOW.getEpochSecond(), null))
+        .isInstanceOf(RunTrigger.Accepted.class);
+    assertThat(pendingTransitions()).isEqualTo(1);
+  }
+
+  @Test
   void theSameKeyTwiceMakesOneRunAndTheSecondRefersToTheFirst() {
     RunTrigger.Accepted first =
         (RunTrigger.Accepted) post(event("acme", "k"), "sct_acme", NOW.getEpochSecond(), null);
