@@ -215,12 +215,7 @@ class ChatOpsTriggerTest {
     String good = event(workspace, key, marker);
 
     consoleProducer(signedLine(good, secret));
-    await()
-        .atMost(Duration.ofSeconds(90))
-        .until(
-            () ->
-                transitionsOf(runId).stream()
-                    .anyMatch(e -> e.path("data").path("status").asText().equals("applied")));
+    awaitTransition(runId, "applied");
     List<JsonNode> transitions = transitionsOf(runId);
     List<String> statuses =
         transitions.stream().map(e -> e.path("data").path("status").asText()).toList();
@@ -340,12 +335,7 @@ class ChatOpsTriggerTest {
     String runId = answer.get("run_id").asText();
     assertThat(runId).isEqualTo(runIdFor(tenant, "ok-" + marker));
     assertThat(answer.get("duplicate").asBoolean()).isFalse();
-    await()
-        .atMost(Duration.ofSeconds(90))
-        .until(
-            () ->
-                transitionsOf(runId).stream()
-                    .anyMatch(e -> e.path("data").path("status").asText().equals("applied")));
+    awaitTransition(runId, "applied");
 
     HttpResponse<String> again = webhook(good, now, sign(secret, now, good));
     assertThat(again.statusCode()).as(again.body()).isEqualTo(202);
@@ -489,14 +479,14 @@ class ChatOpsTriggerTest {
     }
   }
 
-  /** The run's {@code planned} run.transitioned event, once it arrived. */
-  static JsonNode plannedEvent(String runId) {
+  /** The run's run.transitioned event to {@code status}, once it arrived. */
+  static JsonNode awaitTransition(String runId, String status) {
     return await()
         .atMost(Duration.ofSeconds(90))
         .until(
             () ->
                 transitionsOf(runId).stream()
-                    .filter(e -> e.path("data").path("status").asText().equals("planned"))
+                    .filter(e -> e.path("data").path("status").asText().equals(status))
                     .findFirst()
                     .orElse(null),
             java.util.Objects::nonNull);
@@ -529,7 +519,7 @@ class ChatOpsTriggerTest {
         postSigned(stack, event(workspace, "one-" + marker, "one-" + marker), secret)
             .get("run_id")
             .asText();
-    JsonNode planned = plannedEvent(runId);
+    JsonNode planned = awaitTransition(runId, "planned");
     String digest = planned.path("data").path("planDigest").asText();
     assertThat(digest).isNotBlank();
     assertThat(planned.path("data").path("approvalExpiresAt").asText()).isNotBlank();
@@ -548,12 +538,7 @@ class ChatOpsTriggerTest {
 
     // the digest shown: the run applies that plan, and its record says who approved it
     produceSigned(decision(runId, "approve", digest, marker));
-    await()
-        .atMost(Duration.ofSeconds(90))
-        .until(
-            () ->
-                transitionsOf(runId).stream()
-                    .anyMatch(e -> e.path("data").path("status").asText().equals("applied")));
+    awaitTransition(runId, "applied");
     assertThat(run(runId).path("approvedBy").asText()).isEqualTo("alice via /bots/slack@" + tenant);
 
     // over the webhook: discard a second waiting run; a second discard and an unknown run refused
@@ -561,7 +546,7 @@ class ChatOpsTriggerTest {
         postSigned(stack, event(workspace, "two-" + marker, "two-" + marker), secret)
             .get("run_id")
             .asText();
-    plannedEvent(second);
+    awaitTransition(second, "planned");
     String discard = decision(second, "discard", null, marker);
     long now = Instant.now().getEpochSecond();
     HttpResponse<String> discarded = webhook(discard, now, sign(secret, now, discard));
