@@ -157,7 +157,7 @@ public class TriggerBeans {
                 d.decision(),
                 d.runId(),
                 d.status(),
-                d.comment() == null ? "" : " (comment: " + d.comment() + ")");
+                d.comment() == null ? "" : " (comment: " + printable(d.comment()) + ")");
         case RunTrigger.Accepted a ->
             LOG.info(
                 "trigger {} of tenant {}: {} {}",
@@ -166,6 +166,14 @@ public class TriggerBeans {
                 a.start().duplicate() ? "duplicate of" : "started",
                 a.start().runId());
       }
+    }
+
+    /**
+     * A bot's free text as one log line: control characters (line breaks among them) become spaces,
+     * so the text cannot forge further log lines.
+     */
+    static String printable(String text) {
+      return text.replaceAll("\\p{Cntrl}", " ");
     }
 
     private static String header(ConsumerRecord<String, byte[]> record, String name) {
