@@ -256,14 +256,20 @@ final class InFlightActions {
           .append(lease.stepTarget == null ? "the executor host" : lease.stepTarget)
           .append(" was interrupted");
     } else {
-      m.append("the action was interrupted between steps");
+      // step records are sent without waiting (ADR 0007): a step that had just started may not
+      // have been reported before its executor died
+      m.append("the action was interrupted with no step reported running (between steps, or as one")
+          .append(" started)");
     }
     m.append(": executor ")
         .append(lease.executorId)
         .append(" stopped reporting (no heartbeat for ")
         .append(actionLease.toSeconds())
         .append(" s). ")
-        .append(lease.step != null ? "The step may have partly run; it was not run again. " : "")
+        .append(
+            lease.step != null
+                ? "The step may have partly run; it was not run again. "
+                : "A step that had just started may have partly run; it was not run again. ")
         .append(consequence(lease.dispatch.action()));
     return m.toString();
   }

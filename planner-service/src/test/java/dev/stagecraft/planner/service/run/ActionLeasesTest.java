@@ -158,6 +158,23 @@ class ActionLeasesTest {
   }
 
   @Test
+  void anActionSilentBeforeAnyStepWasReportedDoesNotClaimItWasBetweenSteps() {
+    startAndAwaitFirstDispatch();
+    ActionDispatched db = dispatched().getFirst();
+    fromExecutor(db, new ActionStarted(db.runId(), db.actionId(), db.address(), "executor-1"));
+
+    clock.advance(Duration.ofSeconds(16));
+    coordinator.checkLeases();
+
+    // its step record may have died with its executor (sent without waiting, ADR 0007)
+    assertThat(EventCodec.data(finishedEnvelopes().getFirst(), ActionFinished.class).error())
+        .startsWith(
+            "the action was interrupted with no step reported running (between steps, or as one"
+                + " started): executor executor-1 stopped reporting")
+        .contains("A step that had just started may have partly run; it was not run again.");
+  }
+
+  @Test
   void anActionThatReportedItsOutcomeIsNeverDeclaredInterrupted() {
     startAndAwaitFirstDispatch();
     ActionDispatched db = dispatched().getFirst();
