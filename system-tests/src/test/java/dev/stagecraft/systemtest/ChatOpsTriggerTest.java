@@ -296,8 +296,13 @@ class ChatOpsTriggerTest {
   }
 
   HttpResponse<String> webhook(String body, long timestamp, String signature) throws Exception {
+    return webhook(stack, body, timestamp, signature);
+  }
+
+  HttpResponse<String> webhook(SharedStack target, String body, long timestamp, String signature)
+      throws Exception {
     return http.send(
-        HttpRequest.newBuilder(URI.create(stack.plannerUrl() + "/api/v1/hooks/run-requests"))
+        HttpRequest.newBuilder(URI.create(target.plannerUrl() + "/api/v1/hooks/run-requests"))
             .header("Content-Type", "application/cloudevents+json")
             .header("stagecraft-timestamp", Long.toString(timestamp))
             .header("stagecraft-signature", signature)
@@ -356,7 +361,9 @@ class ChatOpsTriggerTest {
   }
 
   @Test
-  void aDuplicateAfterAPlannerRestartRefersToTheFirstRunAndStartsNothing() throws Exception {
+  void
+      aDuplicateAfterAPlannerRestartRefersToTheFirstRunAndStartsNothingAndADecisionIsAnsweredAsItWas()
+          throws Exception {
     SharedStack own = SharedStack.dedicated("chatops-restart", Map.of());
     try {
       HttpResponse<String> issued =
@@ -375,8 +382,46 @@ class ChatOpsTriggerTest {
       assertThat(first.get("duplicate").asBoolean()).isFalse();
       String runId = first.get("run_id").asText();
       await().atMost(Duration.ofSeconds(90)).until(() -> terminalStatus(own, runId) != null);
+      // a run waiting for approval, discarded by a bot over the webhook
+      HttpResponse<String> gated =
+          http.send(
+              HttpRequest.newBuilder(URI.create(own.plannerUrl() + "/api/v1/workspaces"))
+                  .header("Authorization", "Bearer " + own.token())
+                  .header("Content-Type", "application/json")
+                  .POST(
+                      HttpRequest.BodyPublishers.ofString(
+                          "{\"name\":\"gated-" + marker + "\",\"autoApply\":false}"))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
+      assertThat(gated.statusCode()).as(gated.body()).isEqualTo(201);
+      String waiting =
+          postSigned(own, event("gated-" + marker, "g-" + marker, marker), ownSecret)
+              .get("run_id")
+              .asText();
+      await()
+          .atMost(Duration.ofSeconds(90))
+          .until(
+              () ->
+                  "planned"
+                      .equals(
+                          EventCodec.mapper()
+                              .readTree(getRun(own, waiting).body())
+                              .path("status")
+                              .asText()));
+      String discard = decision(waiting, "discard", null, marker);
+      long signedAt = Instant.now().getEpochSecond();
+      String signature = sign(ownSecret, signedAt, discard);
+      HttpResponse<String> discarded = webhook(own, discard, signedAt, signature);
+      assertThat(discarded.statusCode()).as(discarded.body()).isEqualTo(202);
+      assertThat(terminalStatus(own, waiting)).isEqualTo("discarded");
 
       own.restart(); // same data directory: Kafka's log and PostgreSQL survive
+
+      // the decision taken before the restart (recorded in PostgreSQL) is answered as it was, not
+      // refused because the run no longer waits (docs/adr/0055)
+      HttpResponse<String> retried = webhook(own, discard, signedAt, signature);
+      assertThat(retried.statusCode()).as(retried.body()).isEqualTo(202);
+      assertThat(retried.body()).isEqualTo(discarded.body());
 
       // the secret (sealed in its compacted topic) and the key (in PostgreSQL) both survived
       JsonNode again = postSigned(own, body, ownSecret);

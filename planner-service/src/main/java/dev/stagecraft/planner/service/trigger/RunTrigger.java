@@ -36,9 +36,11 @@ import java.util.Optional;
  * timestamp must be recent when a maximum age is given (the webhook; for a decision, always); the
  * event must be valid against its schema. Then the run starts, or a duplicate refers to the run the
  * key already made; or the run is approved or discarded, here or by the planner instance that
- * drives it; the same decision event again (by tenant and event id) gets the answer it got and
- * decides nothing ({@value #REMEMBERED_DECISIONS} remembered). Anything refused changes nothing.
- * Thread-safe (the coordinator serializes keyed starts; decisions taken here are serialized).
+ * drives it; the same decision event again (by tenant, source and event id) gets the answer it got
+ * and decides nothing, however late it comes: {@value #REMEMBERED_DECISIONS} are remembered here,
+ * and every one in the {@link DecisionRecords} (durable, shared by the planner instances), so a
+ * copy redelivered after a restart is answered too. Anything refused changes nothing. Thread-safe
+ * (the coordinator serializes keyed starts; decisions taken here are serialized).
  */
 public final class RunTrigger {
   private final RunCoordinator coordinator;
@@ -49,10 +51,10 @@ public final class RunTrigger {
   private volatile Workspaces workspaces = (tenant, workspace) -> WorkspaceSettings.DEFAULTS;
   private volatile Decisions decisions = Decisions.HERE_ONLY;
 
-  /** How many decisions (by tenant and event id) are remembered for redeliveries. */
+  /** How many decisions (by tenant, source and event id) are remembered here for redeliveries. */
   static final int REMEMBERED_DECISIONS = 10_000;
 
-  /** Decisions taken, by tenant and event id, newest last; guarded by itself. */
+  /** Decisions taken, by tenant, source and event id, newest last; guarded by itself. */
   private final Map<String, Decided> decided =
       new java.util.LinkedHashMap<>(16, 0.75f, false) {
         @Override
@@ -62,6 +64,7 @@ public final class RunTrigger {
       };
 
   private volatile Duration decisionTolerance = DEFAULT_DECISION_TOLERANCE;
+  private volatile DecisionRecords decisionRecords = DecisionRecords.NONE;
 
   /** How far a decision's signing time may be from now when nothing else is said: five minutes. */
   public static final Duration DEFAULT_DECISION_TOLERANCE = Duration.ofMinutes(5);
@@ -97,6 +100,39 @@ public final class RunTrigger {
                 Refusal.NOT_FOUND,
                 "Tenant " + d.tenant() + " has no live run " + d.runId() + " on this planner.");
           }
+        };
+  }
+
+  /**
+   * Where the decisions taken are kept, by tenant, the event's source and its id (CloudEvents: a
+   * source never reuses an id), so the same event again gets the answer it got on any planner
+   * instance, also after a restart (docs/adr/0055).
+   */
+  public interface DecisionRecords {
+    /**
+     * The decision taken on this event, if one was.
+     *
+     * @throws RuntimeException when the records cannot be read: the event is answered {@link
+     *     Refusal#UNAVAILABLE} (send it again later) and decides nothing
+     */
+    Optional<Decided> find(String tenant, String source, String eventId);
+
+    /**
+     * Records a decision just taken (the first record of an event stays). A failure is the
+     * adapter's to log: the decision itself stands, and this instance still remembers it.
+     */
+    void record(String source, Decided decided);
+
+    /** No records beyond what an instance remembers itself. */
+    DecisionRecords NONE =
+        new DecisionRecords() {
+          @Override
+          public Optional<Decided> find(String tenant, String source, String eventId) {
+            return Optional.empty();
+          }
+
+          @Override
+          public void record(String source, Decided decided) {}
         };
   }
 
@@ -197,6 +233,16 @@ public final class RunTrigger {
     return this;
   }
 
+  /**
+   * Keeps the decisions taken in {@code records} as well as in memory, so a copy of a decided event
+   * that comes after a restart, or to another instance, gets the answer the decision got (docs/adr/
+   * 0055). Call once, before triggers arrive.
+   */
+  public RunTrigger withDecisionRecords(DecisionRecords records) {
+    this.decisionRecords = records;
+    return this;
+  }
+
   /** What became of a trigger. */
   public sealed interface Outcome {}
 
@@ -274,15 +320,21 @@ public final class RunTrigger {
               + "); see docs/chatops.md for the format.");
     }
     boolean decision = EventType.RUN_DECISION_REQUESTED.type().equals(envelope.type());
-    Refused unauthorized =
-        authenticate(
-            envelope.tenant(),
-            body,
-            timestamp,
-            signature,
-            decision && maxAge == null ? decisionTolerance : maxAge);
+    Refused unauthorized = authenticate(envelope.tenant(), body, timestamp, signature);
     if (unauthorized != null) {
       return unauthorized;
+    }
+    if (decision) {
+      // a decision taken already is answered as it was, however late the copy (a redelivery after
+      // a restart, a consumer that lagged): it decides nothing, so its age does not matter
+      Outcome earlier = earlierDecision(envelope);
+      if (earlier != null) {
+        return earlier;
+      }
+    }
+    Refused late = tooOld(timestamp, decision && maxAge == null ? decisionTolerance : maxAge);
+    if (late != null) {
+      return late;
     }
     if (decision) {
       return decide(envelope, body, timestamp, signature, forwardedBy);
@@ -445,7 +497,7 @@ public final class RunTrigger {
             + envelope.source()
             + "@"
             + tenant;
-    String key = tenant + "\n" + envelope.id();
+    String key = decisionKey(envelope);
     RunCoordinator.ApprovalOutcome outcome;
     synchronized (decided) {
       // the same event again (a redelivery, a webhook retry) gets the answer it got: no second
@@ -476,6 +528,7 @@ public final class RunTrigger {
                     .orElse(approve ? null : "discarded"),
                 request.comment());
         decided.put(key, made);
+        decisionRecords.record(envelope.source(), made);
         return made;
       }
     }
@@ -502,6 +555,42 @@ public final class RunTrigger {
         Refusal.CONFLICT, RunCoordinator.approvalRefusal(outcome, runId, request.planDigest()));
   }
 
+  private static String decisionKey(EventEnvelope envelope) {
+    return envelope.tenant() + "\n" + envelope.source() + "\n" + envelope.id();
+  }
+
+  /**
+   * The answer a decision event got when it was taken (remembered here, else in the records), or
+   * null when it was not taken; a refusal when the records cannot be read.
+   */
+  private Outcome earlierDecision(EventEnvelope envelope) {
+    String key = decisionKey(envelope);
+    synchronized (decided) {
+      Decided earlier = decided.get(key);
+      if (earlier != null) {
+        return earlier;
+      }
+    }
+    Optional<Decided> recorded;
+    try {
+      recorded = decisionRecords.find(envelope.tenant(), envelope.source(), envelope.id());
+    } catch (RuntimeException e) {
+      return new Refused(
+          Refusal.UNAVAILABLE,
+          "Event "
+              + envelope.id()
+              + ": the decisions taken cannot be read now, so whether this one was taken is not"
+              + " known; nothing was decided. Send it again later.");
+    }
+    if (recorded.isEmpty()) {
+      return null;
+    }
+    synchronized (decided) {
+      decided.put(key, recorded.get());
+    }
+    return recorded.get();
+  }
+
   /** The refusal of an event that violates its type's schema, saying how; null when it is valid. */
   private Refused invalid(EventEnvelope envelope, byte[] body, String what, EventType type) {
     List<String> violations = validator.validate(new String(body, StandardCharsets.UTF_8));
@@ -522,8 +611,7 @@ public final class RunTrigger {
             + ").");
   }
 
-  private Refused authenticate(
-      String tenant, byte[] body, String timestamp, String signature, Duration maxAge) {
+  private Refused authenticate(String tenant, byte[] body, String timestamp, String signature) {
     if (signature == null || timestamp == null) {
       return new Refused(
           Refusal.UNAUTHORIZED,
@@ -553,18 +641,28 @@ public final class RunTrigger {
               + ": sign '<timestamp>.<raw body>' with the tenant's current trigger secret"
               + " (POST /api/v1/hooks/secret issues one).");
     }
-    if (maxAge != null) {
-      Duration age = Duration.between(Instant.ofEpochSecond(seconds), clock.instant()).abs();
-      if (age.compareTo(maxAge) > 0) {
-        return new Refused(
-            Refusal.UNAUTHORIZED,
-            "The trigger was signed "
-                + age.toSeconds()
-                + " s from now; at most "
-                + maxAge.toSeconds()
-                + " s are accepted (replay protection): sign it again with the current time.");
-      }
-    }
     return null;
+  }
+
+  /**
+   * The refusal of a trigger signed further than {@code maxAge} from now (replay protection), or
+   * null; {@code maxAge} null: no limit. {@link #authenticate} checked the timestamp's form.
+   */
+  private Refused tooOld(String timestamp, Duration maxAge) {
+    if (maxAge == null) {
+      return null;
+    }
+    long seconds = Long.parseLong(timestamp.trim());
+    Duration age = Duration.between(Instant.ofEpochSecond(seconds), clock.instant()).abs();
+    if (age.compareTo(maxAge) <= 0) {
+      return null;
+    }
+    return new Refused(
+        Refusal.UNAUTHORIZED,
+        "The trigger was signed "
+            + age.toSeconds()
+            + " s from now; at most "
+            + maxAge.toSeconds()
+            + " s are accepted (replay protection): sign it again with the current time.");
   }
 }

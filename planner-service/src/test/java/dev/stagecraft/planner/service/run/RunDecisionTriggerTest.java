@@ -15,7 +15,11 @@ import dev.stagecraft.schemas.action.ActionDispatched;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -33,36 +37,58 @@ class RunDecisionTriggerTest {
       harness.coordinator.withApprovalTimeout(Duration.ofMinutes(30));
   final List<String> approvals = new CopyOnWriteArrayList<>();
   final List<RunTrigger.Decision> forwarded = new CopyOnWriteArrayList<>();
-  final RunTrigger trigger =
-      new RunTrigger(
-              coordinator,
-              new TriggerSecrets() {
-                @Override
-                public List<String> verifying(String tenant) {
-                  return "acme".equals(tenant) ? List.of("sct_acme") : List.of("sct_globex");
-                }
+  final Map<String, RunTrigger.Decided> records = new ConcurrentHashMap<>();
+  final AtomicBoolean recordsReadable = new AtomicBoolean(true);
+  final RunTrigger trigger = newTrigger();
 
-                @Override
-                public Issued rotate(String tenant) {
-                  throw new UnsupportedOperationException();
-                }
-              },
-              new EventSchemaValidator(),
-              clock)
-          .withDecisions(
-              new RunTrigger.Decisions() {
-                @Override
-                public void approved(String tenant, String runId, String by) {
-                  approvals.add(tenant + "/" + runId + " by " + by);
-                }
+  /** A trigger with its own memory (a planner instance, or the same one restarted). */
+  RunTrigger newTrigger() {
+    return new RunTrigger(
+            coordinator,
+            new TriggerSecrets() {
+              @Override
+              public List<String> verifying(String tenant) {
+                return "acme".equals(tenant) ? List.of("sct_acme") : List.of("sct_globex");
+              }
 
-                @Override
-                public RunTrigger.Outcome elsewhere(RunTrigger.Decision d) {
-                  forwarded.add(d);
-                  return new RunTrigger.Refused(Refusal.NOT_FOUND, "no run " + d.runId());
+              @Override
+              public Issued rotate(String tenant) {
+                throw new UnsupportedOperationException();
+              }
+            },
+            new EventSchemaValidator(),
+            clock)
+        .withDecisions(
+            new RunTrigger.Decisions() {
+              @Override
+              public void approved(String tenant, String runId, String by) {
+                approvals.add(tenant + "/" + runId + " by " + by);
+              }
+
+              @Override
+              public RunTrigger.Outcome elsewhere(RunTrigger.Decision d) {
+                forwarded.add(d);
+                return new RunTrigger.Refused(Refusal.NOT_FOUND, "no run " + d.runId());
+              }
+            },
+            Duration.ofMinutes(5))
+        .withDecisionRecords(
+            new RunTrigger.DecisionRecords() {
+              @Override
+              public Optional<RunTrigger.Decided> find(
+                  String tenant, String source, String eventId) {
+                if (!recordsReadable.get()) {
+                  throw new IllegalStateException("database down");
                 }
-              },
-              Duration.ofMinutes(5));
+                return Optional.ofNullable(records.get(tenant + " " + source + " " + eventId));
+              }
+
+              @Override
+              public void record(String source, RunTrigger.Decided d) {
+                records.putIfAbsent(d.tenant() + " " + source + " " + d.eventId(), d);
+              }
+            });
+  }
 
   @AfterEach
   void cleanUp() {
@@ -101,6 +127,19 @@ class RunDecisionTriggerTest {
         bytes, Long.toString(at), TriggerSignature.sign(secret, at, bytes), null, null);
   }
 
+  /** One signed copy of an event, to be sent again as it was. */
+  record Signed(byte[] body, String timestamp, String signature) {
+    RunTrigger.Outcome sendTo(RunTrigger trigger) {
+      return trigger.handle(body, timestamp, signature, null, null);
+    }
+  }
+
+  Signed signed(String body, String secret) {
+    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+    long at = clock.instant().getEpochSecond();
+    return new Signed(bytes, Long.toString(at), TriggerSignature.sign(secret, at, bytes));
+  }
+
   long dispatched() {
     return harness.published.stream()
         .filter(e -> e.type().equals("dev.stagecraft.action.dispatched"))
@@ -131,6 +170,67 @@ class RunDecisionTriggerTest {
         Refusal.CONFLICT,
         "is not waiting for approval");
     assertThat(approvals).hasSize(1);
+  }
+
+  @Test
+  void aDecisionTakenBeforeARestartIsAnsweredAsItWasAfterItHoweverLateItsCopyComes() {
+    Run run = planned();
+    String digest = run.summary().planDigest();
+    Signed approval = signed(decision("evt-7", "acme", run.id(), "approve", digest), "sct_acme");
+    RunTrigger.Outcome first = approval.sendTo(trigger);
+    assertThat(first).isInstanceOf(RunTrigger.Decided.class);
+    await().atMost(Duration.ofSeconds(10)).until(() -> dispatched() == 1);
+
+    // the planner restarted (nothing remembered in memory) and the copy comes after the tolerance
+    RunTrigger restarted = newTrigger();
+    clock.advance(Duration.ofMinutes(10));
+    assertThat(approval.sendTo(restarted)).isEqualTo(first);
+    assertThat(approvals).hasSize(1);
+    assertThat(dispatched()).isEqualTo(1);
+    // a new event as late is refused as too old; another source's event with the same id is
+    // another event: it is decided on its own (the run no longer waits)
+    assertRefused(
+        signedAt(decision("evt-8", "acme", run.id(), "approve", digest), Duration.ofMinutes(10))
+            .sendTo(restarted),
+        Refusal.UNAUTHORIZED,
+        "replay protection");
+    assertRefused(
+        signed(
+                decision("evt-7", "acme", run.id(), "approve", digest)
+                    .replace("/bots/slack", "/bots/teams"),
+                "sct_acme")
+            .sendTo(restarted),
+        Refusal.CONFLICT,
+        "is not waiting for approval");
+    assertThat(approvals).hasSize(1);
+  }
+
+  @Test
+  void aDecisionWhoseRecordsCannotBeReadDecidesNothingAndIsToBeSentAgain() {
+    Run run = planned();
+    String digest = run.summary().planDigest();
+    recordsReadable.set(false);
+
+    assertRefused(
+        onTopic(decision("evt-9", "acme", run.id(), "approve", digest), "sct_acme", Duration.ZERO),
+        Refusal.UNAVAILABLE,
+        "Send it again later");
+    assertThat(run.summary().status()).isEqualTo("planned");
+    assertThat(approvals).isEmpty();
+
+    recordsReadable.set(true);
+    assertThat(
+            onTopic(
+                decision("evt-9", "acme", run.id(), "approve", digest), "sct_acme", Duration.ZERO))
+        .isInstanceOf(RunTrigger.Decided.class);
+    assertThat(records).containsKey("acme /bots/slack evt-9");
+  }
+
+  /** A copy of {@code body} signed {@code ago} before now with acme's secret. */
+  Signed signedAt(String body, Duration ago) {
+    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+    long at = clock.instant().minus(ago).getEpochSecond();
+    return new Signed(bytes, Long.toString(at), TriggerSignature.sign("sct_acme", at, bytes));
   }
 
   @Test

@@ -3,6 +3,7 @@ package dev.stagecraft.planner.service.adapter.trigger;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.stagecraft.planner.service.adapter.PlannerSettings;
 import dev.stagecraft.planner.service.adapter.db.ConfigurationVersionStore;
+import dev.stagecraft.planner.service.adapter.db.RunDecisionStore;
 import dev.stagecraft.planner.service.adapter.db.RunRequestKeyStore;
 import dev.stagecraft.planner.service.adapter.db.WorkspaceStore;
 import dev.stagecraft.planner.service.adapter.http.ForwardedDecisions;
@@ -96,7 +97,8 @@ public class TriggerBeans {
                     e);
               }
             })
-        .withDecisions(decisions, tolerance);
+        .withDecisions(decisions, tolerance)
+        .withDecisionRecords(new RunDecisionStore(dataSource, Clock.systemUTC()));
   }
 
   /**
