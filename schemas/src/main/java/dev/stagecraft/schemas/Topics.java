@@ -45,6 +45,13 @@ public final class Topics {
    */
   public static final String TRIGGER_SECRETS = "stagecraft.trigger-secrets";
 
+  /**
+   * The executors' consumer group on {@link #ACTIONS}. An executor claims a dispatch by committing
+   * the group's offset past it before running it (docs/adr/0007), so a committed offset past a
+   * dispatch means an executor took it (ran it, or declined it: too old, run canceled).
+   */
+  public static final String EXECUTORS_GROUP = "executors";
+
   public static final List<String> ALL =
       List.of(
           ACTIONS,

@@ -33,7 +33,7 @@ import org.slf4j.LoggerFactory;
  */
 @Context
 public final class ExecutorBootstrap implements AutoCloseable {
-  static final String GROUP = "executors";
+  static final String GROUP = Topics.EXECUTORS_GROUP;
   private static final Logger LOG = LoggerFactory.getLogger(ExecutorBootstrap.class);
 
   private final KafkaSettings settings;

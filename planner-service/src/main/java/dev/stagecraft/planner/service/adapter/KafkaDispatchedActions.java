@@ -17,23 +17,34 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
 import org.apache.kafka.common.TopicPartition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Reads {@code stagecraft.actions} from the first record at or after {@code since} to its end and
  * collects the runs whose dispatches it finds (record key {@code <run>/<address>}), keeping each
  * found run's {@code action.dispatched} events for {@link #dispatchesOf} (docs/adr/0035). Assigned
  * partitions, no group, nothing committed. Called once at startup; the cost is proportional to the
- * dispatches made since the oldest unfinished run was created.
+ * dispatches made since the oldest unfinished run was created. Each dispatch is marked taken when
+ * the executors' group ({@link Topics#EXECUTORS_GROUP}) has committed its partition past it, read
+ * after the scan (docs/adr/0056); when those offsets cannot be read, none is marked taken.
  *
  * <p>Concurrency: one caller at a time (the startup recovery); the kept dispatches are replaced by
  * each {@link #runsWithDispatches} call.
  */
 final class KafkaDispatchedActions implements DispatchedActions {
   private static final Duration TIMEOUT = Duration.ofSeconds(60);
+  private static final Logger LOG = LoggerFactory.getLogger(KafkaDispatchedActions.class);
   private final KafkaSettings kafka;
   private final String clientId;
 
@@ -59,6 +70,8 @@ final class KafkaDispatchedActions implements DispatchedActions {
     if (runIds.isEmpty()) {
       return Set.of();
     }
+    // where each kept dispatch lies, to tell whether an executor took it
+    Map<Dispatched, Map.Entry<TopicPartition, Long>> at = new java.util.IdentityHashMap<>();
     Properties p = kafka.consumer("unused-" + clientId, clientId, "earliest");
     p.remove("group.id");
     try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(p)) {
@@ -99,9 +112,10 @@ final class KafkaDispatchedActions implements DispatchedActions {
                   || !run.equals(action.runId())
                   || action.actionId() == null) {
                 notRead.add(run);
-              } else {
-                ofRun.putIfAbsent(
-                    action.actionId(), new Dispatched(action, Instant.ofEpochMilli(r.timestamp())));
+              } else if (!ofRun.containsKey(action.actionId())) {
+                Dispatched d = new Dispatched(action, Instant.ofEpochMilli(r.timestamp()));
+                ofRun.put(action.actionId(), d);
+                at.put(d, Map.entry(new TopicPartition(r.topic(), r.partition()), r.offset()));
               }
             } catch (RuntimeException e) {
               notRead.add(run); // never guess what an unreadable dispatch was
@@ -111,7 +125,54 @@ final class KafkaDispatchedActions implements DispatchedActions {
         remaining.removeIf(tp -> consumer.position(tp) >= end.get(tp));
       }
     }
+    if (!at.isEmpty()) {
+      Map<TopicPartition, Long> claimed = executorsCommitted();
+      for (Map<String, Dispatched> ofRun : byRun.values()) {
+        ofRun.replaceAll(
+            (id, d) -> {
+              Map.Entry<TopicPartition, Long> where = at.get(d);
+              Long committed = claimed.get(where.getKey());
+              return committed != null && committed > where.getValue()
+                  ? new Dispatched(d.action(), d.dispatchedAt(), true)
+                  : d;
+            });
+      }
+    }
     return Set.copyOf(byRun.keySet());
+  }
+
+  /**
+   * The executors' committed offsets on {@code stagecraft.actions}, by partition; empty when they
+   * cannot be read (then no dispatch counts as taken, and the dispatch lease decides, as before
+   * docs/adr/0056).
+   */
+  private Map<TopicPartition, Long> executorsCommitted() {
+    try (Admin admin =
+        Admin.create(
+            Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers()))) {
+      Map<TopicPartition, OffsetAndMetadata> offsets =
+          admin
+              .listConsumerGroupOffsets(Topics.EXECUTORS_GROUP)
+              .partitionsToOffsetAndMetadata()
+              .get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+      Map<TopicPartition, Long> committed = new HashMap<>();
+      offsets.forEach(
+          (tp, o) -> {
+            if (o != null && Topics.ACTIONS.equals(tp.topic())) {
+              committed.put(tp, o.offset());
+            }
+          });
+      return committed;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return Map.of();
+    } catch (ExecutionException | TimeoutException | RuntimeException e) {
+      LOG.warn(
+          "could not read the executors' committed offsets; carried actions wait for the dispatch"
+              + " lease: {}",
+          e.toString());
+      return Map.of();
+    }
   }
 
   @Override

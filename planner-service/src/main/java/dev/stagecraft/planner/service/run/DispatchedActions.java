@@ -40,6 +40,13 @@ public interface DispatchedActions {
    * One {@code action.dispatched} as it was published (sealed parts still sealed).
    *
    * @param dispatchedAt when it was published (the broker record's time)
+   * @param taken whether an executor had taken it (the executors' committed offset is past it,
+   *     docs/adr/0056): it will not be delivered to an executor again. False when unknown
    */
-  record Dispatched(ActionDispatched action, Instant dispatchedAt) {}
+  record Dispatched(ActionDispatched action, Instant dispatchedAt, boolean taken) {
+    /** A dispatch not known to be taken. */
+    public Dispatched(ActionDispatched action, Instant dispatchedAt) {
+      this(action, dispatchedAt, false);
+    }
+  }
 }

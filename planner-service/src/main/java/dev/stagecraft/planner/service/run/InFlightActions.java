@@ -48,6 +48,12 @@ final class InFlightActions {
      */
     boolean carried;
 
+    /**
+     * Carried, and taken by an executor before the restart (docs/adr/0056): no executor will be
+     * given it again, so the action lease applies from the restart until its executor reports.
+     */
+    boolean takenBeforeRestart;
+
     Lease(ActionDispatched dispatch, Instant dispatchedAt) {
       this.dispatch = dispatch;
       this.dispatchedAt = dispatchedAt;
@@ -82,8 +88,24 @@ final class InFlightActions {
    * start it any more; once its executor reports, the action lease applies as to any action.
    */
   void carried(ActionDispatched dispatch, Instant dispatchedAt) {
+    carried(dispatch, dispatchedAt, false, null);
+  }
+
+  /**
+   * Like {@link #carried(ActionDispatched, Instant)}; when {@code taken} (an executor had taken the
+   * dispatch before the restart: it is never delivered again, docs/adr/0056) the action counts as
+   * started at {@code now} by an executor not named yet, so it is reported interrupted once it has
+   * been silent for the action lease rather than after the dispatch lease: an executor that runs it
+   * heartbeats within that, one that died never will.
+   */
+  void carried(ActionDispatched dispatch, Instant dispatchedAt, boolean taken, Instant now) {
     Lease lease = new Lease(dispatch, dispatchedAt);
     lease.carried = true;
+    if (taken) {
+      lease.takenBeforeRestart = true;
+      lease.executorId = UNNAMED;
+      lease.lastSeen = now;
+    }
     byActionId.putIfAbsent(dispatch.actionId(), lease);
   }
 
@@ -246,6 +268,14 @@ final class InFlightActions {
    * quiet, that the step was not run again, and what happens to the instance.
    */
   static String interruptionMessage(Lease lease, Duration actionLease) {
+    if (lease.takenBeforeRestart && UNNAMED.equals(lease.executorId)) {
+      return "the action was taken by an executor before its planner instance stopped, and nothing"
+          + " was heard from that executor in the "
+          + actionLease.toSeconds()
+          + " s since the planner carried the run on: it stopped (or it declined the dispatch as"
+          + " too old). The action may have partly run; it was not run again. "
+          + consequence(lease.dispatch.action());
+    }
     StringBuilder m = new StringBuilder();
     if (lease.step != null) {
       m.append("step ")

@@ -1196,8 +1196,9 @@ public final class RunCoordinator implements AutoCloseable {
       // interrupted reports; the lease it was minted for is the one the run got back
       run.runCredential = CarriedActions.runCredential(opened);
       outcomes.forEach(carried::recorded);
+      Instant carriedAt = clock.instant();
       for (DispatchedActions.Dispatched d : carried.unfinished()) {
-        run.inFlight.carried(d.action(), d.dispatchedAt());
+        run.inFlight.carried(d.action(), d.dispatchedAt(), d.taken(), carriedAt);
         run.journal.action(d.action().address(), "still running when its planner instance stopped");
       }
       for (String done : carried.finishedWithOutcomes()) {

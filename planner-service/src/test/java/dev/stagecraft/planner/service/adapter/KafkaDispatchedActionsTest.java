@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.stagecraft.devstack.EmbeddedKafka;
+import dev.stagecraft.planner.service.run.DispatchedActions;
 import dev.stagecraft.platform.kafka.KafkaSettings;
 import dev.stagecraft.platform.kafka.TopicBootstrap;
 import dev.stagecraft.schemas.EventCodec;
@@ -17,8 +18,11 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -116,6 +120,49 @@ class KafkaDispatchedActionsTest {
     assertThatThrownBy(() -> dispatched.dispatchesOf("run-broken"))
         .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("could not be read");
+  }
+
+  @Test
+  void aDispatchTheExecutorsCommittedPastIsTakenAndOneAfterTheirOffsetIsNot() throws Exception {
+    Instant now = Instant.now().minus(Duration.ofHours(5));
+    EventCodec codec = EventCodec.forSource("/test/planner");
+    TopicPartition partition = new TopicPartition(Topics.ACTIONS, 0);
+    long[] offsets = new long[2];
+    List<String> addresses = List.of("stateful_provisioning.db", "stateful_provisioning.app");
+    try (KafkaProducer<String, byte[]> producer =
+        new KafkaProducer<>(settings.producer("dispatch-writer-3"))) {
+      for (int i = 0; i < 2; i++) {
+        ActionDispatched d = dispatch("run-t", addresses.get(i));
+        byte[] value =
+            EventCodec.encode(
+                codec.wrapWithId(d.actionId(), "acme", "prod", "run-t", i + 1, d.address(), d));
+        offsets[i] =
+            producer
+                .send(
+                    new ProducerRecord<>(
+                        Topics.ACTIONS, 0, now.toEpochMilli(), "run-t/" + d.address(), value))
+                .get()
+                .offset();
+      }
+    }
+    KafkaDispatchedActions dispatched = new KafkaDispatchedActions(settings, "recovery-test-3");
+    dispatched.runsWithDispatches(List.of("run-t"), now.minus(Duration.ofMinutes(10)));
+    assertThat(dispatched.dispatchesOf("run-t"))
+        .as("no executor committed anything yet")
+        .noneMatch(DispatchedActions.Dispatched::taken);
+
+    // an executor claims the first dispatch: the group's offset moves just past it (ADR 0007)
+    try (KafkaConsumer<String, byte[]> executor =
+        new KafkaConsumer<>(
+            settings.consumer(Topics.EXECUTORS_GROUP, "executor-test", "earliest"))) {
+      executor.assign(List.of(partition));
+      executor.commitSync(Map.of(partition, new OffsetAndMetadata(offsets[0] + 1)));
+    }
+    dispatched.runsWithDispatches(List.of("run-t"), now.minus(Duration.ofMinutes(10)));
+
+    assertThat(dispatched.dispatchesOf("run-t"))
+        .extracting(d -> d.action().address() + " " + d.taken())
+        .containsExactly("stateful_provisioning.db true", "stateful_provisioning.app false");
   }
 
   private static ActionDispatched dispatch(String run, String address) {

@@ -113,6 +113,18 @@ class RunCarryOnTest {
       RunRequest request,
       boolean approved,
       Map<String, String> approvedChanges) {
+    return carryOn(db, request, approved, approvedChanges, false);
+  }
+
+  /**
+   * @param taken whether an executor had taken db's dispatch before the restart (docs/adr/0056)
+   */
+  Run carryOn(
+      ActionDispatched db,
+      RunRequest request,
+      boolean approved,
+      Map<String, String> approvedChanges,
+      boolean taken) {
     return after.coordinator.carryOn(
         new ResumableRun(
             db.runId(),
@@ -123,7 +135,7 @@ class RunCarryOnTest {
             beforeRun.summary().planDigest(), // as recorded
             null,
             approvedChanges),
-        List.of(new DispatchedActions.Dispatched(db, clock.instant())),
+        List.of(new DispatchedActions.Dispatched(db, clock.instant(), taken)),
         RestartRecovery.carriedOnMessage("planner-1", RunStatus.APPLYING));
   }
 
@@ -271,6 +283,73 @@ class RunCarryOnTest {
   }
 
   @Test
+  void anActionAnExecutorTookBeforeTheRestartIsReportedInterruptedAfterTheActionLeaseOfSilence() {
+    ActionDispatched db = dispatchedBeforeTheRestart(request(null));
+    after.coordinator.withLeases(
+        Duration.ofSeconds(15), Duration.ofMinutes(10), Duration.ofHours(1));
+    Run run = carryOn(db, request(null), false, null, true);
+    await().atMost(Duration.ofSeconds(10)).until(() -> status(run).equals("applying"));
+
+    clock.advance(Duration.ofSeconds(10));
+    after.coordinator.checkLeases();
+    assertThat(after.ofType("dev.stagecraft.action.finished", ActionFinished.class))
+        .as("within the action lease its executor may still report")
+        .isEmpty();
+
+    // the executor died with the planner: no heartbeat comes, and no executor will be given the
+    // dispatch again, so the run does not wait for the 10-minute dispatch lease
+    clock.advance(Duration.ofSeconds(6));
+    after.coordinator.checkLeases();
+    List<ActionFinished> reports =
+        after.ofType("dev.stagecraft.action.finished", ActionFinished.class);
+    assertThat(reports).hasSize(1);
+    assertThat(reports.get(0).outcome()).isEqualTo(ActionFinished.INTERRUPTED);
+    assertThat(reports.get(0).error())
+        .contains("taken by an executor before its planner instance stopped")
+        .contains("15 s")
+        .contains("tainted");
+
+    after.stateRecorded("acme", "prod", db, "failed", reports.get(0).error(), 1);
+    await().atMost(Duration.ofSeconds(10)).until(() -> run.summary().terminal());
+    assertThat(status(run)).isEqualTo("errored");
+    assertThat(after.dispatched()).isEmpty();
+  }
+
+  @Test
+  void aTakenActionWhoseExecutorHeartbeatsAfterTheRestartStaysAliveAndIsThenNamed() {
+    ActionDispatched db = dispatchedBeforeTheRestart(request(null));
+    after.coordinator.withLeases(
+        Duration.ofSeconds(15), Duration.ofMinutes(10), Duration.ofHours(1));
+    Run run = carryOn(db, request(null), false, null, true);
+    await().atMost(Duration.ofSeconds(10)).until(() -> status(run).equals("applying"));
+
+    for (int i = 0; i < 3; i++) {
+      clock.advance(Duration.ofSeconds(10));
+      after.coordinator.onActionEvent(heartbeat(db, "executor-9"));
+      after.coordinator.checkLeases();
+    }
+    assertThat(after.ofType("dev.stagecraft.action.finished", ActionFinished.class)).isEmpty();
+
+    clock.advance(Duration.ofSeconds(16));
+    after.coordinator.checkLeases();
+    assertThat(after.ofType("dev.stagecraft.action.finished", ActionFinished.class))
+        .singleElement()
+        .satisfies(f -> assertThat(f.error()).contains("executor-9 stopped reporting"));
+  }
+
+  EventEnvelope heartbeat(ActionDispatched db, String executor) {
+    return new EventCodec("/executor", clock, () -> "h" + after.ids.incrementAndGet())
+        .wrap(
+            "acme",
+            "prod",
+            db.runId(),
+            1,
+            db.address(),
+            new ActionHeartbeat(
+                db.runId(), db.actionId(), db.address(), executor, 0, "local-exec", null));
+  }
+
+  @Test
   void aLiveExecutorsHeartbeatsKeepACarriedActionAliveAndItsSilenceInterruptsIt() {
     ActionDispatched db = dispatchedBeforeTheRestart(request(null));
     after.coordinator.withLeases(
@@ -280,22 +359,7 @@ class RunCarryOnTest {
 
     for (int i = 0; i < 5; i++) {
       clock.advance(Duration.ofSeconds(10));
-      after.coordinator.onActionEvent(
-          new EventCodec("/executor", clock, () -> "h" + after.ids.incrementAndGet())
-              .wrap(
-                  "acme",
-                  "prod",
-                  db.runId(),
-                  1,
-                  db.address(),
-                  new ActionHeartbeat(
-                      db.runId(),
-                      db.actionId(),
-                      db.address(),
-                      "executor-7",
-                      0,
-                      "local-exec",
-                      null)));
+      after.coordinator.onActionEvent(heartbeat(db, "executor-7"));
       after.coordinator.checkLeases();
     }
     assertThat(after.ofType("dev.stagecraft.action.finished", ActionFinished.class)).isEmpty();
