@@ -323,6 +323,42 @@ class PlannerRestartResumeTest {
     }
   }
 
+  @Test
+  void aChainWhosePlannerAndExecutorAreKilledTogetherEndsErroredWithoutWaitingForTheDispatchLease()
+      throws Exception {
+    Chain chain = new Chain("resume-both-");
+    String run = startRunOf(chain.ws, chain.mainTf());
+    try {
+      await().atMost(Duration.ofSeconds(120)).until(() -> Files.exists(chain.started));
+      // one machine going down takes both: b's executor had taken its dispatch (its claim is the
+      // executors' committed offset), so no executor will be given it again (docs/adr/0056)
+      stack.stack().kill(StackService.EXECUTOR);
+      stack.stack().kill(StackService.PLANNER);
+      stack.stack().startAgain(StackService.PLANNER);
+
+      // the dispatch lease is 10 minutes; the action lease 15 s
+      JsonNode errored = awaitStatus(run, "errored");
+      assertThat(errored.get("message").asText())
+          .contains("Apply failed: stateful_provisioning.b")
+          .contains("taken by an executor before its planner instance stopped");
+      assertThat(Files.readAllLines(chain.logA)).containsExactly("a");
+      assertThat(Files.readAllLines(chain.logB)).containsExactly("b");
+      assertThat(chain.logC).doesNotExist();
+      HttpResponse<String> state = backend("GET", chain.ws, "/state", "");
+      assertThat(state.body()).contains("\"tainted\"");
+    } finally {
+      // the killed executor's orphaned step ends; the executor is back for the other tests
+      if (!Files.exists(chain.release)) {
+        Files.createFile(chain.release);
+      }
+      try {
+        stack.stack().startAgain(StackService.EXECUTOR);
+      } catch (IllegalStateException stillRunning) {
+        // not killed: the test failed before
+      }
+    }
+  }
+
   /**
    * Starts {@code chain}'s run, kills the planner with {@code kill -9} while b's step runs, starts
    * it again and waits until the run is carried on (its transitions say which actions were still

@@ -49,8 +49,8 @@ final class InFlightActions {
     boolean carried;
 
     /**
-     * Carried, and taken by an executor before the restart (docs/adr/0056): no executor will be
-     * given it again, so the action lease applies from the restart until its executor reports.
+     * Carried, taken by an executor before the restart (docs/adr/0056: no executor will be given it
+     * again, so the action lease applies from the restart), and not heard from since.
      */
     boolean takenBeforeRestart;
 
@@ -118,6 +118,7 @@ final class InFlightActions {
     if (lease != null) {
       lease.executorId = executorId;
       lease.lastSeen = now;
+      lease.takenBeforeRestart = false; // heard from
     }
   }
 
@@ -137,6 +138,7 @@ final class InFlightActions {
       lease.executorId = executorId; // its action.started is still on the way
     }
     lease.lastSeen = now;
+    lease.takenBeforeRestart = false; // heard from
     if (step != null) {
       lease.step = step;
       lease.stepType = stepType;
@@ -149,6 +151,7 @@ final class InFlightActions {
     Lease lease = byActionId.get(actionId);
     if (lease != null && lease.started()) {
       lease.lastSeen = now;
+      lease.takenBeforeRestart = false; // heard from
     } else if (lease != null && lease.carried) {
       // a carried action's executor is alive; its name comes with its next heartbeat
       lease.executorId = UNNAMED;
@@ -268,7 +271,7 @@ final class InFlightActions {
    * quiet, that the step was not run again, and what happens to the instance.
    */
   static String interruptionMessage(Lease lease, Duration actionLease) {
-    if (lease.takenBeforeRestart && UNNAMED.equals(lease.executorId)) {
+    if (lease.takenBeforeRestart) {
       return "the action was taken by an executor before its planner instance stopped, and nothing"
           + " was heard from that executor in the "
           + actionLease.toSeconds()

@@ -10,6 +10,7 @@ import dev.stagecraft.schemas.EventCodec;
 import dev.stagecraft.schemas.action.ActionDispatched;
 import dev.stagecraft.schemas.action.ActionFinished;
 import dev.stagecraft.schemas.action.ActionHeartbeat;
+import dev.stagecraft.schemas.action.ActionLog;
 import dev.stagecraft.schemas.envelope.EventEnvelope;
 import dev.stagecraft.schemas.run.RunTransitioned;
 import java.time.Duration;
@@ -335,6 +336,39 @@ class RunCarryOnTest {
     assertThat(after.ofType("dev.stagecraft.action.finished", ActionFinished.class))
         .singleElement()
         .satisfies(f -> assertThat(f.error()).contains("executor-9 stopped reporting"));
+  }
+
+  @Test
+  void aTakenActionHeardFromByALogLineOnlyIsThenReportedAsOneWhoseExecutorStoppedReporting() {
+    ActionDispatched db = dispatchedBeforeTheRestart(request(null));
+    after.coordinator.withLeases(
+        Duration.ofSeconds(15), Duration.ofMinutes(10), Duration.ofHours(1));
+    Run run = carryOn(db, request(null), false, null, true);
+    await().atMost(Duration.ofSeconds(10)).until(() -> status(run).equals("applying"));
+
+    clock.advance(Duration.ofSeconds(10));
+    after.coordinator.onActionEvent(
+        new EventCodec("/executor", clock, () -> "l" + after.ids.incrementAndGet())
+            .wrap(
+                "acme",
+                "prod",
+                db.runId(),
+                1,
+                db.address(),
+                new ActionLog(db.runId(), db.actionId(), db.address(), 0, "stdout", "alive")));
+    clock.advance(Duration.ofSeconds(10));
+    after.coordinator.checkLeases();
+    assertThat(after.ofType("dev.stagecraft.action.finished", ActionFinished.class)).isEmpty();
+
+    clock.advance(Duration.ofSeconds(6));
+    after.coordinator.checkLeases();
+    assertThat(after.ofType("dev.stagecraft.action.finished", ActionFinished.class))
+        .singleElement()
+        .satisfies(
+            f ->
+                assertThat(f.error())
+                    .contains("stopped reporting")
+                    .doesNotContain("nothing was heard"));
   }
 
   EventEnvelope heartbeat(ActionDispatched db, String executor) {
