@@ -383,17 +383,7 @@ class ChatOpsTriggerTest {
       String runId = first.get("run_id").asText();
       await().atMost(Duration.ofSeconds(90)).until(() -> terminalStatus(own, runId) != null);
       // a run waiting for approval, discarded by a bot over the webhook
-      HttpResponse<String> gated =
-          http.send(
-              HttpRequest.newBuilder(URI.create(own.plannerUrl() + "/api/v1/workspaces"))
-                  .header("Authorization", "Bearer " + own.token())
-                  .header("Content-Type", "application/json")
-                  .POST(
-                      HttpRequest.BodyPublishers.ofString(
-                          "{\"name\":\"gated-" + marker + "\",\"autoApply\":false}"))
-                  .build(),
-              HttpResponse.BodyHandlers.ofString());
-      assertThat(gated.statusCode()).as(gated.body()).isEqualTo(201);
+      createWorkspaceWithoutAutoApply(own, "gated-" + marker);
       String waiting =
           postSigned(own, event("gated-" + marker, "g-" + marker, marker), ownSecret)
               .get("run_id")
@@ -445,6 +435,21 @@ class ChatOpsTriggerTest {
     } finally {
       own.stop();
     }
+  }
+
+  /** Creates {@code name} on {@code target} with {@code autoApply: false}: its runs wait. */
+  void createWorkspaceWithoutAutoApply(SharedStack target, String name) throws Exception {
+    HttpResponse<String> created =
+        http.send(
+            HttpRequest.newBuilder(URI.create(target.plannerUrl() + "/api/v1/workspaces"))
+                .header("Authorization", "Bearer " + target.token())
+                .header("Content-Type", "application/json")
+                .POST(
+                    HttpRequest.BodyPublishers.ofString(
+                        "{\"name\":\"" + name + "\",\"autoApply\":false}"))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    assertThat(created.statusCode()).as(created.body()).isEqualTo(201);
   }
 
   JsonNode postSigned(SharedStack target, String body, String withSecret) throws Exception {
@@ -547,17 +552,7 @@ class ChatOpsTriggerTest {
   void aBotApprovesAWaitingRunOverKafkaAndDiscardsOneOverTheWebhook() throws Exception {
     String marker = UUID.randomUUID().toString().substring(0, 8);
     String workspace = "gate-" + marker;
-    HttpResponse<String> created =
-        http.send(
-            HttpRequest.newBuilder(URI.create(stack.plannerUrl() + "/api/v1/workspaces"))
-                .header("Authorization", "Bearer " + stack.token())
-                .header("Content-Type", "application/json")
-                .POST(
-                    HttpRequest.BodyPublishers.ofString(
-                        "{\"name\":\"" + workspace + "\",\"autoApply\":false}"))
-                .build(),
-            HttpResponse.BodyHandlers.ofString());
-    assertThat(created.statusCode()).as(created.body()).isEqualTo(201);
+    createWorkspaceWithoutAutoApply(stack, workspace);
 
     // a triggered run on a workspace without auto-apply waits, and its planned event says for what
     String runId =

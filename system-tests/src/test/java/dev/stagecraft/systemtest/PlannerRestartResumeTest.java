@@ -305,21 +305,9 @@ class PlannerRestartResumeTest {
           .contains("Apply failed: stateful_provisioning.b")
           .contains("interrupted")
           .contains("stopped reporting");
-      assertThat(Files.readAllLines(chain.logA)).containsExactly("a");
-      assertThat(Files.readAllLines(chain.logB)).containsExactly("b");
-      assertThat(chain.logC).doesNotExist();
-      HttpResponse<String> state = backend("GET", chain.ws, "/state", "");
-      assertThat(state.body()).contains("\"tainted\"");
+      assertOnlyBRanAndIsTainted(chain);
     } finally {
-      // the killed executor's orphaned step ends; the executor is back for the other tests
-      if (!Files.exists(chain.release)) {
-        Files.createFile(chain.release);
-      }
-      try {
-        stack.stack().startAgain(StackService.EXECUTOR);
-      } catch (IllegalStateException stillRunning) {
-        // not killed: the test failed before
-      }
+      releaseAndStartTheExecutorAgain(chain);
     }
   }
 
@@ -341,21 +329,30 @@ class PlannerRestartResumeTest {
       assertThat(errored.get("message").asText())
           .contains("Apply failed: stateful_provisioning.b")
           .contains("taken by an executor before its planner instance stopped");
-      assertThat(Files.readAllLines(chain.logA)).containsExactly("a");
-      assertThat(Files.readAllLines(chain.logB)).containsExactly("b");
-      assertThat(chain.logC).doesNotExist();
-      HttpResponse<String> state = backend("GET", chain.ws, "/state", "");
-      assertThat(state.body()).contains("\"tainted\"");
+      assertOnlyBRanAndIsTainted(chain);
     } finally {
-      // the killed executor's orphaned step ends; the executor is back for the other tests
-      if (!Files.exists(chain.release)) {
-        Files.createFile(chain.release);
-      }
-      try {
-        stack.stack().startAgain(StackService.EXECUTOR);
-      } catch (IllegalStateException stillRunning) {
-        // not killed: the test failed before
-      }
+      releaseAndStartTheExecutorAgain(chain);
+    }
+  }
+
+  /** a and b ran once, c never; b is tainted (its step was cut). */
+  private static void assertOnlyBRanAndIsTainted(Chain chain) throws Exception {
+    assertThat(Files.readAllLines(chain.logA)).containsExactly("a");
+    assertThat(Files.readAllLines(chain.logB)).containsExactly("b");
+    assertThat(chain.logC).doesNotExist();
+    HttpResponse<String> state = backend("GET", chain.ws, "/state", "");
+    assertThat(state.body()).contains("\"tainted\"");
+  }
+
+  /** The killed executor's orphaned step ends; the executor is back for the other tests. */
+  private static void releaseAndStartTheExecutorAgain(Chain chain) throws Exception {
+    if (!Files.exists(chain.release)) {
+      Files.createFile(chain.release);
+    }
+    try {
+      stack.stack().startAgain(StackService.EXECUTOR);
+    } catch (IllegalStateException stillRunning) {
+      // not killed: the test failed before
     }
   }
 

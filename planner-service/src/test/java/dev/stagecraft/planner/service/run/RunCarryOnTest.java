@@ -252,10 +252,7 @@ class RunCarryOnTest {
   @Test
   void anActionNoExecutorReportsOnIsReportedInterruptedOnlyAfterTheDispatchLease() {
     ActionDispatched db = dispatchedBeforeTheRestart(request(null));
-    after.coordinator.withLeases(
-        Duration.ofSeconds(15), Duration.ofMinutes(10), Duration.ofHours(1));
-    Run run = carryOn(db, request(null), false);
-    await().atMost(Duration.ofSeconds(10)).until(() -> status(run).equals("applying"));
+    Run run = carriedOnWithLeases(db, false);
 
     clock.advance(Duration.ofMinutes(5));
     after.coordinator.checkLeases();
@@ -286,10 +283,7 @@ class RunCarryOnTest {
   @Test
   void anActionAnExecutorTookBeforeTheRestartIsReportedInterruptedAfterTheActionLeaseOfSilence() {
     ActionDispatched db = dispatchedBeforeTheRestart(request(null));
-    after.coordinator.withLeases(
-        Duration.ofSeconds(15), Duration.ofMinutes(10), Duration.ofHours(1));
-    Run run = carryOn(db, request(null), false, null, true);
-    await().atMost(Duration.ofSeconds(10)).until(() -> status(run).equals("applying"));
+    Run run = carriedOnWithLeases(db, true);
 
     clock.advance(Duration.ofSeconds(10));
     after.coordinator.checkLeases();
@@ -319,10 +313,7 @@ class RunCarryOnTest {
   @Test
   void aTakenActionWhoseExecutorHeartbeatsAfterTheRestartStaysAliveAndIsThenNamed() {
     ActionDispatched db = dispatchedBeforeTheRestart(request(null));
-    after.coordinator.withLeases(
-        Duration.ofSeconds(15), Duration.ofMinutes(10), Duration.ofHours(1));
-    Run run = carryOn(db, request(null), false, null, true);
-    await().atMost(Duration.ofSeconds(10)).until(() -> status(run).equals("applying"));
+    Run run = carriedOnWithLeases(db, true);
 
     for (int i = 0; i < 3; i++) {
       clock.advance(Duration.ofSeconds(10));
@@ -341,10 +332,7 @@ class RunCarryOnTest {
   @Test
   void aTakenActionHeardFromByALogLineOnlyIsThenReportedAsOneWhoseExecutorStoppedReporting() {
     ActionDispatched db = dispatchedBeforeTheRestart(request(null));
-    after.coordinator.withLeases(
-        Duration.ofSeconds(15), Duration.ofMinutes(10), Duration.ofHours(1));
-    Run run = carryOn(db, request(null), false, null, true);
-    await().atMost(Duration.ofSeconds(10)).until(() -> status(run).equals("applying"));
+    Run run = carriedOnWithLeases(db, true);
 
     clock.advance(Duration.ofSeconds(10));
     after.coordinator.onActionEvent(
@@ -371,6 +359,18 @@ class RunCarryOnTest {
                     .doesNotContain("nothing was heard"));
   }
 
+  /**
+   * db's run carried on (applying) with an action lease of 15 s and a dispatch lease of 10 min;
+   * {@code taken}: an executor had taken db's dispatch before the restart.
+   */
+  Run carriedOnWithLeases(ActionDispatched db, boolean taken) {
+    after.coordinator.withLeases(
+        Duration.ofSeconds(15), Duration.ofMinutes(10), Duration.ofHours(1));
+    Run run = carryOn(db, request(null), false, null, taken);
+    await().atMost(Duration.ofSeconds(10)).until(() -> status(run).equals("applying"));
+    return run;
+  }
+
   EventEnvelope heartbeat(ActionDispatched db, String executor) {
     return new EventCodec("/executor", clock, () -> "h" + after.ids.incrementAndGet())
         .wrap(
@@ -386,10 +386,7 @@ class RunCarryOnTest {
   @Test
   void aLiveExecutorsHeartbeatsKeepACarriedActionAliveAndItsSilenceInterruptsIt() {
     ActionDispatched db = dispatchedBeforeTheRestart(request(null));
-    after.coordinator.withLeases(
-        Duration.ofSeconds(15), Duration.ofMinutes(10), Duration.ofHours(1));
-    Run run = carryOn(db, request(null), false);
-    await().atMost(Duration.ofSeconds(10)).until(() -> status(run).equals("applying"));
+    Run run = carriedOnWithLeases(db, false);
 
     for (int i = 0; i < 5; i++) {
       clock.advance(Duration.ofSeconds(10));
