@@ -87,6 +87,8 @@ class RestartRecordsTest {
     assertThat(back.request().supportFiles().get("scripts/go.sh"))
         .isEqualTo("echo go".getBytes(StandardCharsets.UTF_8));
     assertThat(back.awaitingApproval()).isTrue();
+    assertThat(requests(keyring).awaitedApproval("acme", "run-req")).contains(true);
+    assertThat(requests(keyring).awaitedApproval("other", "run-req")).isEmpty();
     assertThat(back.pendingMessage()).isEqualTo("from chat");
     assertThat(back.variablesComplete()).isTrue();
     assertThat(requests(keyring).find("other", "run-req")).isEmpty();
@@ -112,6 +114,9 @@ class RestartRecordsTest {
         requests(SecretsKeyring.none()).find("acme", "run-nokey").orElseThrow();
     assertThat(back.variablesComplete()).isFalse();
     assertThat(back.request().variables()).isEmpty();
+    assertThat(requests(SecretsKeyring.none()).awaitedApproval("acme", "run-nokey"))
+        .as("an auto-apply request")
+        .contains(false);
   }
 
   @Test

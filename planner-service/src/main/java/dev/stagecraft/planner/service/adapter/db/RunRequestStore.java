@@ -119,6 +119,24 @@ public final class RunRequestStore implements RunRequestRecorder {
   }
 
   /**
+   * Whether the run's request was recorded as awaiting approval (its workspace did not auto-apply),
+   * without opening the request; empty when no request of the run is recorded.
+   */
+  public Optional<Boolean> awaitedApproval(String tenant, String runId) throws SQLException {
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement ps =
+            Sql.prepare(
+                c,
+                "SELECT (request->>'awaitingApproval')::boolean FROM planner.run_requests"
+                    + " WHERE tenant = ? AND run_id = ?",
+                tenant,
+                runId);
+        ResultSet rs = ps.executeQuery()) {
+      return rs.next() ? Optional.of(rs.getBoolean(1)) : Optional.empty();
+    }
+  }
+
+  /**
    * The request a run of this tenant was recorded with, opened: files from its configuration
    * version, variable values unsealed.
    */

@@ -74,6 +74,8 @@ public class RunsController {
   dev.stagecraft.planner.service.adapter.db.RunJournalFollowers runLogFollowers;
 
   @jakarta.inject.Inject WorkspaceStore workspaceStore;
+  // whether a run shown from its records was requested awaiting approval
+  @jakarta.inject.Inject dev.stagecraft.planner.service.adapter.db.RunRequestStore runRequests;
   // cancel, approve and discard of runs another instance drives (docs/adr/0050)
   @jakarta.inject.Inject RunForwarding forwarding;
   @jakarta.inject.Inject ConfigurationVersionStore configurationVersions;
@@ -539,8 +541,9 @@ public class RunsController {
    * A run: live from the coordinator while this instance drives it (with its plan text), else as
    * recorded. Both carry the recorded fields (message, configuration version, variable names,
    * transitions). A live run also says whether it waits for approval now ({@code awaitingApproval},
-   * and then until when: {@code approvalExpiresAt}); as recorded, the field is absent (another
-   * instance drives the run, and only it knows).
+   * and then until when: {@code approvalExpiresAt}); as recorded, it is false when the records can
+   * tell (ended, approved, or requested without approval: {@link #awaitingAsRecorded}) and absent
+   * otherwise (another instance drives the run, and only it knows).
    */
   @Get("/runs/{id}")
   public HttpResponse<?> get(HttpRequest<?> request, @PathVariable String id)
@@ -584,8 +587,30 @@ public class RunsController {
           out.put("configurationVersion", r.configurationVersion());
           out.put("variables", r.variables());
         });
+    if (live.isEmpty()) {
+      Optional<Boolean> awaiting =
+          awaitingAsRecorded(
+              recorded.get().terminal(),
+              recorded.get().approvedBy(),
+              runRequests.awaitedApproval(tenant, id));
+      awaiting.ifPresent(a -> out.put("awaitingApproval", a));
+    }
     out.put("transitions", runStore.transitions(tenant, id));
     return HttpResponse.ok(out);
+  }
+
+  /**
+   * Whether a run shown from its records (another instance drives it, or it ended) waits for
+   * approval, where the records can tell: not when it ended, was approved, or was requested to
+   * apply without approval (it never waits). Otherwise empty: only the instance that drives it
+   * knows (the records may lag behind it), so the field is left out.
+   */
+  static Optional<Boolean> awaitingAsRecorded(
+      boolean terminal, String approvedBy, Optional<Boolean> requestAwaited) {
+    if (terminal || approvedBy != null || requestAwaited.equals(Optional.of(false))) {
+      return Optional.of(false);
+    }
+    return Optional.empty();
   }
 
   /**
