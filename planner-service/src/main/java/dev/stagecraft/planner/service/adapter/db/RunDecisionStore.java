@@ -1,11 +1,11 @@
 package dev.stagecraft.planner.service.adapter.db;
 
 import dev.stagecraft.planner.service.trigger.RunTrigger;
+import dev.stagecraft.servicekit.db.Sql;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Timestamp;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -40,24 +40,19 @@ public final class RunDecisionStore implements RunTrigger.DecisionRecords {
   public Optional<RunTrigger.Decided> find(String tenant, String source, String eventId) {
     try (Connection c = dataSource.getConnection();
         PreparedStatement s =
-            c.prepareStatement(
+            Sql.prepare(
+                c,
                 "SELECT run_id, decision, status, comment FROM planner.run_decisions"
-                    + " WHERE tenant = ? AND source = ? AND event_id = ?")) {
-      s.setString(1, tenant);
-      s.setString(2, source);
-      s.setString(3, eventId);
-      try (ResultSet r = s.executeQuery()) {
-        return r.next()
-            ? Optional.of(
-                new RunTrigger.Decided(
-                    tenant,
-                    eventId,
-                    r.getString(1),
-                    r.getString(2),
-                    r.getString(3),
-                    r.getString(4)))
-            : Optional.empty();
-      }
+                    + " WHERE tenant = ? AND source = ? AND event_id = ?",
+                tenant,
+                source,
+                eventId);
+        ResultSet r = s.executeQuery()) {
+      return r.next()
+          ? Optional.of(
+              new RunTrigger.Decided(
+                  tenant, eventId, r.getString(1), r.getString(2), r.getString(3), r.getString(4)))
+          : Optional.empty();
     } catch (SQLException e) {
       throw new IllegalStateException("could not read the decisions taken: " + e.getMessage(), e);
     }
@@ -67,29 +62,24 @@ public final class RunDecisionStore implements RunTrigger.DecisionRecords {
   public void record(String source, RunTrigger.Decided d) {
     Instant now = clock.instant();
     try (Connection c = dataSource.getConnection()) {
-      try (PreparedStatement s =
-          c.prepareStatement(
-              "INSERT INTO planner.run_decisions"
-                  + " (tenant, source, event_id, run_id, decision, status, comment, decided_at)"
-                  + " VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
-                  + " ON CONFLICT (tenant, source, event_id) DO NOTHING")) {
-        s.setString(1, d.tenant());
-        s.setString(2, source);
-        s.setString(3, d.eventId());
-        s.setString(4, d.runId());
-        s.setString(5, d.decision());
-        s.setString(6, d.status());
-        s.setString(7, d.comment());
-        s.setTimestamp(8, Timestamp.from(now));
-        s.executeUpdate();
-      }
+      Sql.update(
+          c,
+          "INSERT INTO planner.run_decisions"
+              + " (tenant, source, event_id, run_id, decision, status, comment, decided_at)"
+              + " VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+              + " ON CONFLICT (tenant, source, event_id) DO NOTHING",
+          d.tenant(),
+          source,
+          d.eventId(),
+          d.runId(),
+          d.decision(),
+          d.status(),
+          d.comment(),
+          now);
       if (prunedAt.plus(PRUNE_EVERY).isBefore(now)) {
         prunedAt = now;
-        try (PreparedStatement s =
-            c.prepareStatement("DELETE FROM planner.run_decisions WHERE decided_at < ?")) {
-          s.setTimestamp(1, Timestamp.from(now.minus(RETENTION)));
-          s.executeUpdate();
-        }
+        Sql.update(
+            c, "DELETE FROM planner.run_decisions WHERE decided_at < ?", now.minus(RETENTION));
       }
     } catch (SQLException e) {
       // the decision stands and this instance remembers it; only a copy of the event that comes
