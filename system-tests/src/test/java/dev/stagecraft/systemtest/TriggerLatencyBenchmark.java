@@ -72,6 +72,10 @@ public final class TriggerLatencyBenchmark {
     final CompletableFuture<Long> firstStarted = new CompletableFuture<>();
     final CompletableFuture<Long> ended = new CompletableFuture<>();
     volatile String endStatus;
+
+    /** Each action.started seen: its envelope time (the executor's clock) and when seen here. */
+    final List<java.time.Instant[]> starts =
+        java.util.Collections.synchronizedList(new ArrayList<>());
   }
 
   public static void main(String[] args) {
@@ -112,6 +116,7 @@ public final class TriggerLatencyBenchmark {
     List<Long> firstAction = new ArrayList<>();
     List<Long> done = new ArrayList<>();
     Map<String, List<Long>> segments = new java.util.LinkedHashMap<>();
+    List<MeasuredRun> measured = new ArrayList<>();
     // the warm-up runs (the first on each workspace creates its resources), then the measured runs
     // (replacements)
     ProcessCpu.Snapshot cpuBefore = null;
@@ -125,6 +130,11 @@ public final class TriggerLatencyBenchmark {
     int block = Integer.getInteger("latency.warmUpBlocks", 0);
     PrintStream out = System.out; // the harness's report (stdout)
     List<Long> blockFirstAction = new ArrayList<>();
+    // read once before the warm-up: the first reading of /proc and of the broker's metrics spins
+    // classes (lambdas, string concatenation) and gives this JVM's JIT some thousand methods to
+    // compile, which would otherwise share the cores with the first measured runs
+    ProcessCpu.snapshot(stackProcesses(stack));
+    brokerRequests();
     for (int i = -warmUp; i < runs; i++) {
       if (i == 0) {
         cpuBefore = ProcessCpu.snapshot(stackProcesses(stack));
@@ -167,7 +177,9 @@ public final class TriggerLatencyBenchmark {
         accepted.add(t1 - t0);
         firstAction.add(started - t0);
         done.add(ended - t0);
-        breakdown(http, stack, runId, wall0, segments);
+        // the journal is read after the last run: reading it here would add work (and, in the
+        // planner and this JVM, code the warm-up never ran, so JIT compilation) between runs
+        measured.add(new MeasuredRun(runId, wall0, s));
       }
       seen.remove(runId);
     }
@@ -175,6 +187,9 @@ public final class TriggerLatencyBenchmark {
     Map<String, Long> requestsAfter = brokerRequests();
     stop.set(true);
     observer.join();
+    for (MeasuredRun m : measured) {
+      segments(http, stack, m, segments);
+    }
 
     Floor floor = measureFloor(stack, floorSamples);
     stack.stop();
@@ -410,13 +425,38 @@ public final class TriggerLatencyBenchmark {
     return new Exchange(status, text);
   }
 
+  /** A measured run, whose segments are read from the planner's journal after the last run. */
+  record MeasuredRun(String runId, java.time.Instant wall0, Seen seen) {}
+
+  /**
+   * Adds a measured run's segments: those of its journal ({@link #breakdown}), and the first two
+   * actions' dispatch → {@code action.started} split at the executor's envelope time (when it
+   * published the event) into the way to the executor and the way back to this process.
+   */
+  private static void segments(
+      HttpClient http, SharedStack stack, MeasuredRun m, Map<String, List<Long>> segments)
+      throws Exception {
+    List<java.time.Instant> dispatches = breakdown(http, stack, m.runId(), m.wall0(), segments);
+    List<java.time.Instant[]> starts = m.seen().starts;
+    for (int k = 0; k < 2 && k < dispatches.size() && k < starts.size(); k++) {
+      String which = k == 0 ? "first" : "second";
+      java.time.Instant[] st = starts.get(k);
+      segments
+          .computeIfAbsent(which + " dispatch -> started sent (executor)", x -> new ArrayList<>())
+          .add(java.time.Duration.between(dispatches.get(k), st[0]).toNanos());
+      segments
+          .computeIfAbsent(which + " started sent -> seen (harness)", x -> new ArrayList<>())
+          .add(java.time.Duration.between(st[0], st[1]).toNanos());
+    }
+  }
+
   /**
    * Splits one run into the segments of its path, from the planner's journal (same machine, same
    * wall clock as {@code wall0}): trigger → pending → planning → planned → applying → first
    * dispatch → first start, then per action start → complete → next dispatch, last complete →
-   * applied.
+   * applied. Returns the dispatches' journal times, in order.
    */
-  private static void breakdown(
+  private static List<java.time.Instant> breakdown(
       HttpClient http,
       SharedStack stack,
       String runId,
@@ -435,6 +475,7 @@ public final class TriggerLatencyBenchmark {
     String previousName = "trigger";
     boolean firstDispatch = true;
     boolean firstStart = true;
+    List<java.time.Instant> dispatches = new ArrayList<>();
     for (JsonNode e : JSON.readTree(r.body()).path("events")) {
       String kind = e.path("kind").asText();
       String message = e.path("message").asText("");
@@ -466,9 +507,13 @@ public final class TriggerLatencyBenchmark {
       segments
           .computeIfAbsent(previousName + " -> " + name, k -> new ArrayList<>())
           .add(java.time.Duration.between(previous, at).toNanos());
+      if (name.endsWith("dispatch")) {
+        dispatches.add(at);
+      }
       previous = at;
       previousName = name;
     }
+    return dispatches;
   }
 
   static String chain() {
@@ -528,7 +573,9 @@ public final class TriggerLatencyBenchmark {
           JsonNode data = e.data();
           String runId = data.path("runId").asText();
           if (e.type().equals("dev.stagecraft.action.started")) {
-            seen.computeIfAbsent(runId, k -> new Seen()).firstStarted.complete(now);
+            Seen s = seen.computeIfAbsent(runId, k -> new Seen());
+            s.starts.add(new java.time.Instant[] {e.time(), java.time.Instant.now()});
+            s.firstStarted.complete(now);
           } else if (e.type().equals("dev.stagecraft.run.transitioned")) {
             String status = data.path("status").asText();
             if (List.of("applied", "errored", "canceled", "planned_and_finished")
