@@ -784,6 +784,7 @@ public final class RunCoordinator implements AutoCloseable {
         () -> {
           try {
             checkLeases();
+            releaseHeldRecords();
             forgetEnded();
           } catch (RuntimeException e) {
             LOG.warn("checking action leases failed: {}", e.toString(), e);
@@ -828,6 +829,24 @@ public final class RunCoordinator implements AutoCloseable {
       runs.remove(run.id, run);
       carriedRuns.remove(run.id);
       approvals.remove(run.id);
+    }
+  }
+
+  /**
+   * How long a run's records may wait for its first action to start (docs/adr/0057): after that the
+   * lease timer releases them, so other planner instances do not read an old status of a run whose
+   * first dispatch no executor took yet.
+   */
+  static final Duration RECORDS_HOLD_LIMIT = Duration.ofSeconds(1);
+
+  /**
+   * Releases the records of every run held longer than {@link #RECORDS_HOLD_LIMIT}. Called by the
+   * lease timer; package-private for tests.
+   */
+  void releaseHeldRecords() {
+    Instant cutoff = clock.instant().minus(RECORDS_HOLD_LIMIT);
+    for (Run run : runs.values()) {
+      run.recording.releaseIfHeldBefore(cutoff);
     }
   }
 
@@ -1135,6 +1154,9 @@ public final class RunCoordinator implements AutoCloseable {
         approvals.remove(run.id);
         finish(run, RunStatus.PLANNED_AND_FINISHED, "No changes.");
         return;
+      }
+      if (pending != null) {
+        run.recording.release(); // waiting for approval: the planned record goes now
       }
       String approvedBy = pending == null ? null : awaitApproval(run, pending);
       synchronized (run) {
@@ -1617,6 +1639,7 @@ public final class RunCoordinator implements AutoCloseable {
           run.inFlight.started(started.actionId(), started.executorId(), clock.instant());
         }
         run.journal.action(started.address(), "started on " + started.executorId());
+        run.recording.release(); // the first action started: the run's records go (ADR 0057)
       }
       case "dev.stagecraft.action.heartbeat" -> {
         ActionHeartbeat beat = EventCodec.data(envelope, ActionHeartbeat.class);
@@ -1846,9 +1869,20 @@ public final class RunCoordinator implements AutoCloseable {
         run.endedAt = at;
       }
       long sequence = run.eventSequence.incrementAndGet();
+      if (status == RunStatus.PLANNING) {
+        // the records of planning, planned, applying and the journal wait until the first action
+        // has started (docs/adr/0057); any other transition, a reader, or the lease timer
+        // releases them sooner
+        run.recording.hold(at);
+      }
       run.journal.status(status, message);
       RunObserver recordTo = observer;
       run.recording.submit(() -> recordTo.transitioned(run, sequence, status, message, at));
+      if (status != RunStatus.PLANNING
+          && status != RunStatus.PLANNED
+          && status != RunStatus.APPLYING) {
+        run.recording.release();
+      }
       // a bot following the run-events topic learns what to approve, and until when
       Optional<Instant> deadline =
           status == RunStatus.PLANNED

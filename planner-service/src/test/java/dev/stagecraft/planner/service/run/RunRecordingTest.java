@@ -5,6 +5,9 @@ import static org.awaitility.Awaitility.await;
 
 import dev.stagecraft.planner.apply.KnownHostKeys;
 import dev.stagecraft.planner.service.run.RunCoordinatorTest.FakeLocks;
+import dev.stagecraft.schemas.EventCodec;
+import dev.stagecraft.schemas.action.ActionDispatched;
+import dev.stagecraft.schemas.action.ActionStarted;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -72,6 +75,75 @@ class RunRecordingTest {
     assertThat(observed).containsOnlyOnce("request described");
     assertThat(observed.stream().filter(o -> !o.equals("request described")))
         .containsExactly("1:PENDING", "2:PLANNING", "3:PLANNED", "4:APPLYING");
+  }
+
+  @Test
+  void theRecordsFromPlanningOnWaitUntilTheFirstActionHasStartedAndThenFollowInOrder() {
+    database.countDown(); // a database that answers at once
+    Run run = coordinator.start(request());
+    await().atMost(Duration.ofSeconds(10)).until(() -> harness.dispatched().size() == 1);
+
+    // dispatched, and the records from planning on wait (docs/adr/0057)
+    assertThat(run.recording.held()).isTrue();
+    assertThat(observed).doesNotContain("2:PLANNING", "3:PLANNED", "4:APPLYING");
+
+    ActionDispatched first = harness.dispatched().getFirst();
+    coordinator.onActionEvent(
+        new EventCodec("/executor", clock, () -> "x1")
+            .wrap(
+                "acme",
+                "prod",
+                run.id(),
+                1,
+                first.address(),
+                new ActionStarted(run.id(), first.actionId(), first.address(), "executor-1")));
+
+    await().atMost(Duration.ofSeconds(10)).until(() -> observed.size() == 4);
+    assertThat(observed).containsExactly("1:PENDING", "2:PLANNING", "3:PLANNED", "4:APPLYING");
+    assertThat(run.recording.held()).isFalse();
+  }
+
+  @Test
+  void aReaderOfTheRecordsDoesNotWaitForTheFirstActionToStart() {
+    database.countDown();
+    Run run = coordinator.start(request());
+    await().atMost(Duration.ofSeconds(10)).until(() -> harness.dispatched().size() == 1);
+
+    assertThat(coordinator.awaitRecorded("acme", run.id(), Duration.ofSeconds(10))).isTrue();
+    assertThat(observed).containsExactly("1:PENDING", "2:PLANNING", "3:PLANNED", "4:APPLYING");
+  }
+
+  @Test
+  void aRunWaitingForApprovalHasItsPlannedRecordWrittenWithoutAnyActionStarting() {
+    database.countDown();
+    Run run = coordinator.startAwaitingApproval(request());
+
+    await().atMost(Duration.ofSeconds(10)).until(() -> observed.contains("3:PLANNED"));
+    assertThat(observed).containsExactly("1:PENDING", "2:PLANNING", "3:PLANNED");
+    assertThat(run.recording.held()).isFalse();
+  }
+
+  @Test
+  void recordsHeldLongerThanTheLimitAreReleasedByTheLeaseTimer() {
+    MovableClock movable = new MovableClock();
+    try (CoordinatorHarness other =
+        new CoordinatorHarness(new FakeLocks(), new OneCallStates(), movable)) {
+      List<String> written = new CopyOnWriteArrayList<>();
+      RunCoordinator timed =
+          other.coordinator.withObserver(
+              (run, sequence, status, message, at) -> written.add(sequence + ":" + status));
+      Run run = timed.start(request());
+      await().atMost(Duration.ofSeconds(10)).until(() -> other.dispatched().size() == 1);
+
+      movable.advance(RunCoordinator.RECORDS_HOLD_LIMIT); // held for the limit, not longer
+      timed.releaseHeldRecords();
+      assertThat(run.recording.held()).isTrue();
+
+      movable.advance(Duration.ofMillis(1));
+      timed.releaseHeldRecords();
+      await().atMost(Duration.ofSeconds(10)).until(() -> written.size() == 4);
+      assertThat(written).containsExactly("1:PENDING", "2:PLANNING", "3:PLANNED", "4:APPLYING");
+    }
   }
 
   @Test
