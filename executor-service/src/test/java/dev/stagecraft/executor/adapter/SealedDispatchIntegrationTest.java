@@ -93,6 +93,34 @@ class SealedDispatchIntegrationTest {
   }
 
   @Test
+  void refusesADispatchInClearThatAnyoneOnTheTopicCouldHaveWritten() {
+    ActionDispatched forged =
+        dispatched("-")
+            .withSecrets(
+                List.of(
+                    new ProvisionerStep(
+                        "local-exec",
+                        "create",
+                        "fail",
+                        "echo forged-ran",
+                        List.of(),
+                        Map.of(),
+                        null,
+                        false,
+                        false)),
+                List.of(),
+                null);
+
+    publish(forged);
+
+    JsonNode failed = finished(forged);
+    assertThat(failed.get("outcome").asText()).isEqualTo("failed");
+    assertThat(failed.get("error").asText())
+        .contains("is not sealed, but this executor has a keyring");
+    assertThat(logLines(forged)).noneMatch(l -> l.contains("forged-ran"));
+  }
+
+  @Test
   void failsADispatchWhoseBoxWasSealedForAnotherTenant() {
     ActionDispatched action = dispatched("echo must-not-run " + SECRET);
     SealedBox foreign =

@@ -97,6 +97,27 @@ public final class DispatchSealing {
         secrets.provisioners(), secrets.sensitiveValues(), secrets.runCredential(), null);
   }
 
+  /**
+   * As {@link #open}, for an executor: with a keyring that seals, a dispatch that is not sealed is
+   * refused. Planners with the keyring seal every dispatch, so one in clear was not written by them
+   * (whoever reached the topic wrote it) and must not run. Without a keyring the installation runs
+   * unsealed on purpose, and a dispatch in clear is opened as it is.
+   *
+   * @throws UnsealException as {@link #open}, and for an unsealed dispatch under a keyring
+   */
+  public static ActionDispatched openSealedOnly(
+      ActionDispatched action, SecretsKeyring keyring, String tenant, String workspace)
+      throws UnsealException {
+    if (action.sealed() == null && keyring.canSeal()) {
+      throw new UnsealException(
+          "action "
+              + action.actionId()
+              + " is not sealed, but this executor has a keyring and planners that share it seal"
+              + " every dispatch: a dispatch in clear is refused and nothing runs");
+    }
+    return open(action, keyring, tenant, workspace);
+  }
+
   static byte[] associatedData(String tenant, String workspace, String actionId) {
     return SecretsKeyring.associatedData(CONTEXT, tenant, workspace, actionId);
   }

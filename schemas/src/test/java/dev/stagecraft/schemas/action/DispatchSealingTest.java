@@ -149,6 +149,18 @@ class DispatchSealingTest {
   }
 
   @Test
+  void anExecutorWithAKeyringRefusesADispatchInClearAndOneWithoutOpensIt() throws Exception {
+    assertThatThrownBy(() -> DispatchSealing.openSealedOnly(dispatch(), keyring, "t", "w"))
+        .isInstanceOf(UnsealException.class)
+        .hasMessageContaining("is not sealed, but this executor has a keyring");
+    assertThat(DispatchSealing.openSealedOnly(dispatch(), SecretsKeyring.none(), "t", "w"))
+        .isEqualTo(dispatch());
+    ActionDispatched sealed = DispatchSealing.seal(dispatch(), keyring, "t", "w");
+    assertThat(DispatchSealing.openSealedOnly(sealed, keyring, "t", "w").provisioners())
+        .isEqualTo(dispatch().provisioners());
+  }
+
+  @Test
   void aBoxOfAnUnsupportedAlgorithmIsRefused() {
     ActionDispatched sealed = DispatchSealing.seal(dispatch(), keyring, "t", "w");
     SealedBox box = sealed.sealed();
