@@ -1,5 +1,6 @@
 package dev.stagecraft.planner.service.run;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.stagecraft.language.diag.Diagnostics;
 import dev.stagecraft.planner.apply.ActionResolution;
 import dev.stagecraft.planner.apply.ApplySchedule;
@@ -1542,6 +1543,7 @@ public final class RunCoordinator implements AutoCloseable {
     if (run == null) {
       return;
     }
+    EventOrigin.requireRun(envelope, run.request, run.id, recorded.runId(), recorded.actionId());
     CarriedActions carried = carriedRuns.get(run.id);
     if (carried != null) {
       boolean carriedAction;
@@ -1625,6 +1627,13 @@ public final class RunCoordinator implements AutoCloseable {
     if (run == null) {
       return;
     }
+    JsonNode data = envelope.data();
+    EventOrigin.requireRun(
+        envelope,
+        run.request,
+        run.id,
+        data == null || !data.hasNonNull("runId") ? null : data.get("runId").asText(),
+        data == null || !data.hasNonNull("actionId") ? null : data.get("actionId").asText());
     switch (envelope.type()) {
       case "dev.stagecraft.action.log" -> {
         ActionLog log = EventCodec.data(envelope, ActionLog.class);
