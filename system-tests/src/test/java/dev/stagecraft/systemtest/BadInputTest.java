@@ -19,7 +19,7 @@ class BadInputTest {
   @BeforeAll
   static void start() throws Exception {
     stack = SharedStack.get();
-    marker = stack.root.resolve("bad-input-ran.txt");
+    marker = stack.shared.resolve("bad-input-ran.txt");
     Path dir =
         stack.configDir(
             "bad-baseline",

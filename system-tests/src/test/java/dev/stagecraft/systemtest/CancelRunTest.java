@@ -23,8 +23,8 @@ class CancelRunTest {
   @Test
   void cancelingAnApplyingRunKillsItsLongStepEndsItCanceledAndFreesTheWorkspace() throws Exception {
     SharedStack stack = SharedStack.get();
-    Path started = stack.root.resolve("cancel-started.txt");
-    Path done = stack.root.resolve("cancel-done.txt");
+    Path started = stack.shared.resolve("cancel-started.txt");
+    Path done = stack.shared.resolve("cancel-done.txt");
     Path dir =
         stack.configDir(
             "cancel",

@@ -31,7 +31,7 @@ class CliApprovalTest {
   void applyApprovesTheRunItStartedAndRunsApproveOrDiscardDecideOnOthers() throws Exception {
     SharedStack stack = SharedStack.get();
     String ws = "cli-approval-" + java.util.UUID.randomUUID().toString().substring(0, 8);
-    Path log = stack.root.resolve(ws + ".log");
+    Path log = stack.shared.resolve(ws + ".log");
     Path dir =
         stack.configDir(
             ws,

@@ -47,6 +47,7 @@ final class ExecutorProcess implements AutoCloseable {
     env.put("STAGECRAFT_KAFKA", stack.stack().info().kafka());
     env.put("STAGECRAFT_SERVICE_TOKEN", serviceToken);
     env.put("STAGECRAFT_INSTANCE_ID", instanceId);
+    env.putIfAbsent("STAGECRAFT_EXECUTOR_SANDBOX_SHARED_PATHS", stack.shared.toString());
     Path keys = new DevStackLayout(stack.dataDir).secretsKeysFile();
     if (Files.isRegularFile(keys)) {
       env.put("STAGECRAFT_SECRETS_KEYS", Files.readString(keys).strip()); // opens sealed dispatches

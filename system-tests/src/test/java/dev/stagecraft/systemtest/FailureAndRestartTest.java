@@ -21,7 +21,7 @@ class FailureAndRestartTest {
 
   @Test
   void aFailingCommandFailsTheApplyTaintsTheInstanceAndTheNextPlanReplacesIt() throws Exception {
-    Path attempts = stack.root.resolve("failing-attempts.txt");
+    Path attempts = stack.shared.resolve("failing-attempts.txt");
     Path dir =
         stack.configDir(
             "failing",

@@ -70,7 +70,7 @@ class LifecycleEndToEndTest {
   @Test
   void createBeforeDestroyReplacesWithoutDestroyTimeStepsAndIsRecordedOnTheDependencyToo()
       throws Exception {
-    Path log = stack.root.resolve("lc-cbd.log");
+    Path log = stack.shared.resolve("lc-cbd.log");
     Path dir = stack.configDir("lc-cbd", cbdConfig(log));
     String ws = "-workspace=lc-cbd";
 
@@ -143,7 +143,7 @@ class LifecycleEndToEndTest {
   @Test
   void preventDestroyRejectsReplaceShrinkAndDestroyWithoutRunningOrWritingAnything()
       throws Exception {
-    Path log = stack.root.resolve("lc-prevent.log");
+    Path log = stack.shared.resolve("lc-prevent.log");
     Path dir = stack.configDir("lc-prevent", preventConfig(log));
     String ws = "-workspace=lc-prevent";
     applyOk(dir, ws, "-var", "rev=r1", "-var", "n=2");
@@ -244,7 +244,7 @@ class LifecycleEndToEndTest {
 
   @Test
   void removedBlockForgetsWithDestroyFalseAndRunsItsDestroyStepsWithDestroyTrue() throws Exception {
-    Path log = stack.root.resolve("lc-removed.log");
+    Path log = stack.shared.resolve("lc-removed.log");
     Path dir = stack.configDir("lc-removed", removedBefore(log));
     String ws = "-workspace=lc-removed";
     applyOk(dir, ws);
@@ -330,7 +330,7 @@ class LifecycleEndToEndTest {
 
   @Test
   void destroyFalseIsRecordedInStateSoReplacementAndLaterRemovalOnlyForget() throws Exception {
-    Path log = stack.root.resolve("lc-skip.log");
+    Path log = stack.shared.resolve("lc-skip.log");
     Path dir = stack.configDir("lc-skip", skipConfig(log));
     String ws = "-workspace=lc-skip";
     applyOk(dir, ws, "-var", "rev=r1");
@@ -399,7 +399,7 @@ class LifecycleEndToEndTest {
 
   @Test
   void replaceTriggeredByReplacesTheDependentWhenOnlyTheTriggerChanges() throws Exception {
-    Path log = stack.root.resolve("lc-rtb.log");
+    Path log = stack.shared.resolve("lc-rtb.log");
     Path dir = stack.configDir("lc-rtb", triggeredConfig(log));
     String ws = "-workspace=lc-rtb";
     applyOk(dir, ws, "-var", "a_rev=r1");

@@ -41,7 +41,7 @@ class OrderingAndLockingTest {
 
   @Test
   void theDependentsCommandStartsOnlyAfterItsDependencyFinished() throws Exception {
-    Path log = stack.root.resolve("order.log");
+    Path log = stack.shared.resolve("order.log");
     String config =
         """
         resource "stateful_provisioning" "app" {
@@ -68,7 +68,7 @@ class OrderingAndLockingTest {
 
   @Test
   void aSecondApplyOnTheSameWorkspaceWaitsForTheFirstInsteadOfInterleaving() throws Exception {
-    Path log = stack.root.resolve("lock.log");
+    Path log = stack.shared.resolve("lock.log");
     Path first =
         stack.configDir(
             "lock-a",

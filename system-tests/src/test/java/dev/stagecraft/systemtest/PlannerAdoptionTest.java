@@ -63,7 +63,7 @@ class PlannerAdoptionTest {
   @Test
   void aQueuedRunOfAKilledPlannerIsAdoptedByTheOtherPlannerAndAppliesOnce() throws Exception {
     String ws = "adopt-" + UUID.randomUUID().toString().substring(0, 8);
-    Path attempts = stack.root.resolve(ws + "-attempts");
+    Path attempts = stack.shared.resolve(ws + "-attempts");
     String terraformLock = UUID.randomUUID().toString();
     HttpResponse<String> locked = backend("LOCK", ws, "/lock", lockInfo(terraformLock));
     assertThat(locked.statusCode()).as(locked.body()).isEqualTo(200);
@@ -104,7 +104,7 @@ class PlannerAdoptionTest {
       Process plannerC = c.process();
       String plannerCUrl = c.url();
       String ws = "adopt-paused-" + UUID.randomUUID().toString().substring(0, 8);
-      Path attempts = stack.root.resolve(ws + "-attempts");
+      Path attempts = stack.shared.resolve(ws + "-attempts");
       String terraformLock = UUID.randomUUID().toString();
       assertThat(backend("LOCK", ws, "/lock", lockInfo(terraformLock)).statusCode()).isEqualTo(200);
       String run = startRun(plannerCUrl, ws, "p1", attempts);
@@ -146,7 +146,7 @@ class PlannerAdoptionTest {
     }
     long paused = dev.pid(StackService.PLANNER).orElseThrow();
     String ws = "adopt-restarted-" + UUID.randomUUID().toString().substring(0, 8);
-    Path attempts = stack.root.resolve(ws + "-attempts");
+    Path attempts = stack.shared.resolve(ws + "-attempts");
     String terraformLock = UUID.randomUUID().toString();
     assertThat(backend("LOCK", ws, "/lock", lockInfo(terraformLock)).statusCode()).isEqualTo(200);
     String run = startRunOnA(ws, "s1", attempts);

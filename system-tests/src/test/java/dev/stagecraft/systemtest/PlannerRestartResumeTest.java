@@ -148,9 +148,9 @@ class PlannerRestartResumeTest {
   void aRunWhoseStepFinishedWhileThePlannerWasDownIsAppliedAndTheRunQueuedBehindItAppliesAfterIt()
       throws Exception {
     String ws = "resume-x-" + UUID.randomUUID().toString().substring(0, 8);
-    Path attempts = stack.root.resolve(ws + "-attempts");
-    Path started = stack.root.resolve(ws + "-started");
-    Path release = stack.root.resolve(ws + "-release");
+    Path attempts = stack.shared.resolve(ws + "-attempts");
+    Path started = stack.shared.resolve(ws + "-started");
+    Path release = stack.shared.resolve(ws + "-release");
     String applying =
         startRunOf(
             ws,
@@ -406,13 +406,13 @@ class PlannerRestartResumeTest {
     Chain(String prefix, boolean references) {
       this.references = references;
       ws = prefix + UUID.randomUUID().toString().substring(0, 8);
-      logA = stack.root.resolve(ws + "-a");
-      logB = stack.root.resolve(ws + "-b");
-      logC = stack.root.resolve(ws + "-c");
-      started = stack.root.resolve(ws + "-b-started");
-      release = stack.root.resolve(ws + "-b-release");
-      fail = stack.root.resolve(ws + "-b-fail");
-      ping = stack.root.resolve(ws + "-b-ping");
+      logA = stack.shared.resolve(ws + "-a");
+      logB = stack.shared.resolve(ws + "-b");
+      logC = stack.shared.resolve(ws + "-c");
+      started = stack.shared.resolve(ws + "-b-started");
+      release = stack.shared.resolve(ws + "-b-release");
+      fail = stack.shared.resolve(ws + "-b-fail");
+      ping = stack.shared.resolve(ws + "-b-ping");
     }
 
     String mainTf() {

@@ -49,8 +49,8 @@ class PostgresRestartTest {
 
   @Test
   void aRunSurvivesAPostgresRestartWithItsHistoryIntactAndTheServicesReconnect() throws Exception {
-    Path log = stack.root.resolve("pg-restart-steps.txt");
-    Path gate = stack.root.resolve("pg-restart-gate");
+    Path log = stack.shared.resolve("pg-restart-steps.txt");
+    Path gate = stack.shared.resolve("pg-restart-gate");
     Path dir =
         stack.configDir(
             "pg-restart",

@@ -64,8 +64,8 @@ class RunLogsAcrossPlannersTest {
   void anotherPlannerServesARunsLogAfterLastEventIdToItsEndAndARestartedPlannerStillServesIt()
       throws Exception {
     String ws = "across-" + UUID.randomUUID().toString().substring(0, 8);
-    Path gate = stack.root.resolve(ws + ".gate");
-    Path waiting = stack.root.resolve(ws + ".waiting");
+    Path gate = stack.shared.resolve(ws + ".gate");
+    Path waiting = stack.shared.resolve(ws + ".waiting");
     String runId = RunLogsTest.startRun(stack, ws, RunLogsTest.gatedChain(gate, waiting));
     String planner = stack.plannerUrl();
     assertThat(plannerBUrl).isNotEqualTo(planner);

@@ -44,8 +44,8 @@ class RunLogsTest {
       throws Exception {
     SharedStack stack = SharedStack.get();
     String ws = "sse-" + UUID.randomUUID().toString().substring(0, 8);
-    Path gate = stack.root.resolve(ws + ".gate");
-    Path waiting = stack.root.resolve(ws + ".waiting");
+    Path gate = stack.shared.resolve(ws + ".gate");
+    Path waiting = stack.shared.resolve(ws + ".waiting");
     String runId = startRun(stack, ws, gatedChain(gate, waiting));
 
     // first connection: read until the gated step said it waits, then drop the connection
@@ -121,8 +121,8 @@ class RunLogsTest {
   void runsListShowAndLogsFollowShowTheTenantsRuns() throws Exception {
     SharedStack stack = SharedStack.get();
     String ws = "runs-" + UUID.randomUUID().toString().substring(0, 8);
-    Path gate = stack.root.resolve(ws + ".gate");
-    Path waiting = stack.root.resolve(ws + ".waiting");
+    Path gate = stack.shared.resolve(ws + ".gate");
+    Path waiting = stack.shared.resolve(ws + ".waiting");
     Path dir = stack.configDir(ws, gatedChain(gate, waiting));
     String runId = startRun(stack, ws, gatedChain(gate, waiting));
     await().atMost(Duration.ofSeconds(120)).until(() -> Files.exists(waiting));
@@ -173,8 +173,8 @@ class RunLogsTest {
   void firstCtrlCDuringApplyCancelsTheRunAndKeepsFollowingUntilItEnds() throws Exception {
     SharedStack stack = SharedStack.get();
     String ws = "ctrlc-" + UUID.randomUUID().toString().substring(0, 8);
-    Path gate = stack.root.resolve(ws + ".gate");
-    Path waiting = stack.root.resolve(ws + ".waiting");
+    Path gate = stack.shared.resolve(ws + ".gate");
+    Path waiting = stack.shared.resolve(ws + ".waiting");
     Path dir = stack.configDir(ws, gatedChain(gate, waiting));
     Path out = stack.root.resolve(ws + ".out");
     // the real CLI in its own JVM, so SIGINT reaches it as a terminal's Ctrl-C would

@@ -36,7 +36,7 @@ class SavedPlanTest {
 
   @Test
   void appliesASavedPlanAndRefusesItOnceTheStateMoved() throws Exception {
-    Path log = stack.root.resolve("saved-plan.log");
+    Path log = stack.shared.resolve("saved-plan.log");
     Path dir = stack.configDir("saved-plan", config(log));
     String ws = "-workspace=saved";
 

@@ -43,7 +43,7 @@ class SeedExampleLifecycleTest {
 
   @Test
   void provisionersRunOnlyWhenTheStateKeyChangesAndDeletingLeavesOnlyState() throws Exception {
-    Path deployed = stack.root.resolve("seed-deployed.txt");
+    Path deployed = stack.shared.resolve("seed-deployed.txt");
     Path dir = stack.configDir("seed", config(deployed));
     String ws = "-workspace=seed";
 

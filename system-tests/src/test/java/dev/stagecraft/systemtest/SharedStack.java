@@ -27,6 +27,14 @@ final class SharedStack {
   final Path root;
   final Path dataDir;
   final Path home;
+
+  /**
+   * Where the tests' local-exec steps keep their journals and gates: the one host directory the
+   * executor's sandbox shares with every step ({@code STAGECRAFT_EXECUTOR_SANDBOX_SHARED_PATHS});
+   * nothing else of the test's files is visible to a step.
+   */
+  final Path shared;
+
   private final Map<String, String> serviceSettings;
   private DevStack stack;
 
@@ -38,7 +46,8 @@ final class SharedStack {
     this.root = root;
     this.dataDir = root.resolve("data");
     this.home = root.resolve("home");
-    this.serviceSettings = serviceSettings;
+    this.shared = sharedDirectory(root);
+    this.serviceSettings = withSharedPath(serviceSettings, shared);
     start();
     Runtime.getRuntime().addShutdownHook(new Thread(this::stop));
   }
@@ -77,6 +86,23 @@ final class SharedStack {
                 Duration.ofSeconds(120),
                 new PrintStream(OutputStreamSink.INSTANCE, true, StandardCharsets.UTF_8),
                 serviceSettings));
+  }
+
+  /**
+   * {@code root/shared}, writable by every sandbox uid (sticky, like /tmp); the root becomes
+   * traversable (not listable) so that the sandbox can reach it.
+   */
+  static Path sharedDirectory(Path root) throws IOException {
+    Files.setAttribute(root, "unix:mode", 0711);
+    Path dir = Files.createDirectories(root.resolve("shared"));
+    Files.setAttribute(dir, "unix:mode", 01777);
+    return dir;
+  }
+
+  static Map<String, String> withSharedPath(Map<String, String> settings, Path shared) {
+    Map<String, String> all = new HashMap<>(settings);
+    all.putIfAbsent("STAGECRAFT_EXECUTOR_SANDBOX_SHARED_PATHS", shared.toString());
+    return Map.copyOf(all);
   }
 
   /** Stops everything and starts it again on the same data directory. */

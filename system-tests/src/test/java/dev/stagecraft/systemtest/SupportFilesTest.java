@@ -42,7 +42,7 @@ class SupportFilesTest {
 
   @Test
   void supportingFilesAreReadOnTheServerAndAChangedFileReplacesTheResource() throws Exception {
-    Path log = stack.root.resolve("support-files.log");
+    Path log = stack.shared.resolve("support-files.log");
     Path dir = stack.configDir("support-files", config(log));
     Files.writeString(dir.resolve("message.txt"), "hello-from-the-file\n");
     Files.createDirectories(dir.resolve("scripts"));

@@ -32,7 +32,7 @@ class TaintUntaintTest {
 
   @Test
   void aTaintedInstanceIsPlannedForReplacementUntilItIsUntainted() throws Exception {
-    Path deployed = stack.root.resolve("taint-deployed.txt");
+    Path deployed = stack.shared.resolve("taint-deployed.txt");
     Path dir = stack.configDir("taint", SeedExampleLifecycleTest.config(deployed));
     String ws = "-workspace=taint";
     String var = "revision_to_deploy=r1";

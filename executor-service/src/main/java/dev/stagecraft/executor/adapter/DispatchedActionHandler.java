@@ -16,6 +16,7 @@ import dev.stagecraft.schemas.seal.UnsealException;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Semaphore;
@@ -80,16 +81,20 @@ final class DispatchedActionHandler implements EventConsumer.Handler {
       };
   private volatile boolean closing;
 
-  /** An action running on a worker thread. */
-  private record Running(String runId, ActionEventEmitter events, Thread thread) {}
+  /** An action running on a worker thread, of a run of {@code tenant}/{@code workspace}. */
+  private record Running(
+      String runId, String tenant, String workspace, ActionEventEmitter events, Thread thread) {}
+
+  /** A run canceled by a control event of its tenant and workspace. */
+  private record Canceled(String tenant, String workspace, String reason) {}
 
   private final Map<String, Running> running = new java.util.concurrent.ConcurrentHashMap<>();
-  private final Map<String, String> canceledRuns = // guarded by itself; run id → reason
+  private final Map<String, Canceled> canceledRuns = // guarded by itself; run id → cancel
       new LinkedHashMap<>() {
         private static final long serialVersionUID = 1L;
 
         @Override
-        protected boolean removeEldestEntry(Map.Entry<String, String> eldest) {
+        protected boolean removeEldestEntry(Map.Entry<String, Canceled> eldest) {
           return size() > REMEMBERED_CANCELS;
         }
       };
@@ -169,18 +174,35 @@ final class DispatchedActionHandler implements EventConsumer.Handler {
   /**
    * Stops the running actions of {@code runId} on this executor: each is marked canceled and its
    * thread interrupted (the runner kills its command); dispatches of the run that arrive later are
-   * not run. Idempotent; any thread.
+   * not run. Only a cancel of the run's own tenant and workspace counts: one that names the run
+   * under another is refused. Idempotent; any thread.
    *
    * @return how many running actions were interrupted
+   * @throws MalformedEventException when an action of the run runs here for another tenant or
+   *     workspace than the cancel's (nothing is stopped; the consumer dead-letters the event)
    */
-  int cancel(String runId, String reason) {
+  int cancel(String runId, String reason, String tenant, String workspace) {
+    for (Running r : running.values()) {
+      if (r.runId().equals(runId)
+          && (!r.tenant().equals(tenant) || !Objects.equals(r.workspace(), workspace))) {
+        throw new MalformedEventException(
+            "run.cancel-requested for run "
+                + runId
+                + " came as tenant "
+                + tenant
+                + ", workspace "
+                + workspace
+                + ", but the run belongs to another; nothing was stopped");
+      }
+    }
+    String why = reason == null ? "canceled" : reason;
     synchronized (canceledRuns) {
-      canceledRuns.put(runId, reason == null ? "canceled" : reason);
+      canceledRuns.put(runId, new Canceled(tenant, workspace, why));
     }
     int interrupted = 0;
     for (Running r : running.values()) {
       if (r.runId().equals(runId)) {
-        r.events().canceled(reason == null ? "canceled" : reason);
+        r.events().canceled(why);
         r.thread().interrupt();
         interrupted++;
       }
@@ -188,9 +210,13 @@ final class DispatchedActionHandler implements EventConsumer.Handler {
     return interrupted;
   }
 
-  private String canceledBecause(String runId) {
+  /** Why the run was canceled, when a cancel of its own tenant and workspace came; else null. */
+  private String canceledBecause(String runId, String tenant, String workspace) {
     synchronized (canceledRuns) {
-      return canceledRuns.get(runId);
+      Canceled c = canceledRuns.get(runId);
+      return c != null && c.tenant().equals(tenant) && Objects.equals(c.workspace(), workspace)
+          ? c.reason()
+          : null;
     }
   }
 
@@ -229,7 +255,7 @@ final class DispatchedActionHandler implements EventConsumer.Handler {
           dispatchExpiry);
       return;
     }
-    if (runId != null && canceledBecause(runId) != null) {
+    if (runId != null && canceledBecause(runId, event.tenant(), event.workspace()) != null) {
       permits.release();
       LOG.info("action {} not run: run {} was canceled", action.actionId(), runId);
       return;
@@ -257,9 +283,12 @@ final class DispatchedActionHandler implements EventConsumer.Handler {
   private void runAndReport(
       EventEnvelope event, ActionDispatched action, ActionEventEmitter events) {
     String runId = action.runId() != null ? action.runId() : event.runid();
-    running.put(action.actionId(), new Running(runId, events, Thread.currentThread()));
+    running.put(
+        action.actionId(),
+        new Running(runId, event.tenant(), event.workspace(), events, Thread.currentThread()));
     try {
-      String canceled = runId == null ? null : canceledBecause(runId);
+      String canceled =
+          runId == null ? null : canceledBecause(runId, event.tenant(), event.workspace());
       if (canceled != null) {
         // canceled between the claim and now: the runner stops before the first step
         events.canceled(canceled);
@@ -268,7 +297,7 @@ final class DispatchedActionHandler implements EventConsumer.Handler {
       ActionResult result;
       try {
         ActionDispatched opened =
-            DispatchSealing.open(action, secrets, event.tenant(), event.workspace());
+            DispatchSealing.openSealedOnly(action, secrets, event.tenant(), event.workspace());
         // action.finished proves the outcome with the run's state credential (ADR 0013)
         events.runCredential(opened.runCredential());
         // The lease ends with the action: the run's SSH connections may close after its last one.

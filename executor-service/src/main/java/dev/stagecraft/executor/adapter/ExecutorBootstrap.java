@@ -14,7 +14,6 @@ import io.micronaut.context.annotation.Context;
 import io.micronaut.context.annotation.Value;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.PreDestroy;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HexFormat;
 import java.util.List;
@@ -42,6 +41,8 @@ public final class ExecutorBootstrap implements AutoCloseable {
   private final Duration shutdownGrace;
   private final SecretsKeyring secrets;
   private final RunConnectionPool connections;
+  private final SandboxSetup sandbox;
+  private final long stepOutputLimit;
   private EventPublisher publisher;
   private DispatchedActionHandler handler;
   private EventConsumer consumer;
@@ -68,7 +69,8 @@ public final class ExecutorBootstrap implements AutoCloseable {
       @Value("${stagecraft.secrets-required:false}") boolean secretsRequired,
       @Value("${stagecraft.executor.ssh-idle-timeout:30s}") Duration sshIdleTimeout,
       @Value("${stagecraft.executor.ssh-run-linger:5s}") Duration sshRunLinger,
-      @Value("${stagecraft.executor.ssh-max-sessions:10}") int sshMaxSessions) {
+      @Value("${stagecraft.executor.ssh-max-sessions:10}") int sshMaxSessions,
+      SandboxConfiguration sandbox) {
     if (concurrency < 1) {
       throw new IllegalArgumentException(
           "STAGECRAFT_EXECUTOR_CONCURRENCY must be at least 1, got " + concurrency);
@@ -85,6 +87,13 @@ public final class ExecutorBootstrap implements AutoCloseable {
     this.connections =
         new RunConnectionPool(
             new SshjRemoteConnector(), sshIdleTimeout, sshRunLinger, sshMaxSessions);
+    this.sandbox = SandboxSetup.choose(sandbox.mode(), sandbox.settings());
+    this.stepOutputLimit = sandbox.stepOutputLimit();
+  }
+
+  /** Where local-exec commands run, and what {@code /health} says of it. */
+  SandboxSetup sandbox() {
+    return sandbox;
   }
 
   /** The keyring that opens sealed dispatches (for {@code /health}). */
@@ -98,7 +107,8 @@ public final class ExecutorBootstrap implements AutoCloseable {
     publisher = new EventPublisher(settings, executorId);
     handler =
         new DispatchedActionHandler(
-                new ActionRunner(Path.of("").toAbsolutePath(), new SshjRemoteConnector()),
+                new ActionRunner(sandbox.commands(), new SshjRemoteConnector())
+                    .withStepOutputLimit(stepOutputLimit),
                 publisher,
                 executorId,
                 concurrency,
@@ -152,7 +162,8 @@ public final class ExecutorBootstrap implements AutoCloseable {
       var cancel =
           dev.stagecraft.schemas.EventCodec.data(
               event, dev.stagecraft.schemas.control.RunCancelRequested.class);
-      int stopped = handler.cancel(cancel.runId(), cancel.reason());
+      int stopped =
+          handler.cancel(cancel.runId(), cancel.reason(), event.tenant(), event.workspace());
       LOG.info("run {} canceled: stopping {} running action(s) here", cancel.runId(), stopped);
     }
   }

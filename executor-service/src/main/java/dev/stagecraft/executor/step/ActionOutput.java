@@ -7,7 +7,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The redacting, serializing front of an action's sink; also keeps the last lines of command output
- * for error messages. Guarded by its own monitor.
+ * for error messages, and counts each step's output against the step output limit. Guarded by its
+ * own monitor.
  */
 final class ActionOutput {
   private static final int TAIL_LINES = 10;
@@ -16,19 +17,64 @@ final class ActionOutput {
   private final OutputSink sink;
   private final Redactor redactor;
   private final Deque<String> tail = new ArrayDeque<>();
+  private final long stepOutputLimit;
+  private long stepBytes;
+  private boolean overLimit;
+
+  /** The step output limit when the executor sets none: 10 MiB. */
+  static final long DEFAULT_STEP_OUTPUT_LIMIT = 10L << 20;
 
   ActionOutput(OutputSink sink, Redactor redactor) {
-    this.sink = sink;
-    this.redactor = redactor;
+    this(sink, redactor, DEFAULT_STEP_OUTPUT_LIMIT);
   }
 
-  synchronized void output(int step, LogStream stream, String line) {
+  /**
+   * @param stepOutputLimit bytes of output one step may print (lines counted with their line
+   *     break); what comes after is dropped and the step is stopped
+   */
+  ActionOutput(OutputSink sink, Redactor redactor, long stepOutputLimit) {
+    this.sink = sink;
+    this.redactor = redactor;
+    this.stepOutputLimit = stepOutputLimit;
+  }
+
+  /**
+   * One line of a command's output.
+   *
+   * @return false once the step printed more than the step output limit: the line was dropped, and
+   *     the caller must stop the command
+   */
+  synchronized boolean output(int step, LogStream stream, String line) {
+    if (overLimit) {
+      return false;
+    }
+    stepBytes += line.getBytes(java.nio.charset.StandardCharsets.UTF_8).length + 1;
+    if (stepBytes > stepOutputLimit) {
+      overLimit = true;
+      return false;
+    }
     String redacted = redactor.redact(line);
     tail.addLast(redacted);
     if (tail.size() > TAIL_LINES) {
       tail.removeFirst();
     }
     deliver(step, stream, redacted);
+    return true;
+  }
+
+  /** Whether the current step printed more than the step output limit. */
+  synchronized boolean overOutputLimit() {
+    return overLimit;
+  }
+
+  /** Why a step that printed too much failed; names the limit and its setting. */
+  String outputLimitError(String stepName) {
+    return stepName
+        + " printed more than "
+        + stepOutputLimit
+        + " bytes, the step output limit (STAGECRAFT_EXECUTOR_STEP_OUTPUT_LIMIT); it was stopped"
+        + " and its effect is unknown."
+        + tailDescription();
   }
 
   synchronized void line(int step, LogStream stream, String line) {
@@ -73,6 +119,8 @@ final class ActionOutput {
 
   synchronized void startStep() {
     tail.clear();
+    stepBytes = 0;
+    overLimit = false;
   }
 
   synchronized String tailDescription() {

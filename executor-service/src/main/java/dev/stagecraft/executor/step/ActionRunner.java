@@ -3,13 +3,6 @@ package dev.stagecraft.executor.step;
 import dev.stagecraft.schemas.action.ActionDispatched;
 import dev.stagecraft.schemas.action.ProvisionerStep;
 import dev.stagecraft.schemas.action.SshConnection;
-import java.io.BufferedReader;
-import java.io.File;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -17,12 +10,8 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -72,31 +61,63 @@ public final class ActionRunner {
       Executors.newCachedThreadPool(
           Thread.ofPlatform().daemon().name("local-exec-pipe-", 0).factory());
 
-  private final Path workingDirectory;
+  private final LocalCommands local;
   private final RemoteConnector connector;
   private final Supplier<String> scriptPaths;
+  private final long stepOutputLimit;
 
-  /** A runner without SSH: {@code remote-exec} and {@code file} steps fail to connect. */
+  /**
+   * A runner without SSH ({@code remote-exec} and {@code file} steps fail to connect) whose {@code
+   * local-exec} commands run unsandboxed in {@code workingDirectory}: for tests of the step logic.
+   */
   public ActionRunner(Path workingDirectory) {
-    this(workingDirectory, RemoteConnector.UNAVAILABLE);
+    this(new UnsandboxedCommands(workingDirectory), RemoteConnector.UNAVAILABLE);
+  }
+
+  /** As {@link #ActionRunner(Path)}, with SSH through {@code connector}: for tests. */
+  public ActionRunner(Path workingDirectory, RemoteConnector connector) {
+    this(new UnsandboxedCommands(workingDirectory), connector);
+  }
+
+  /** As {@link #ActionRunner(Path, RemoteConnector)}, naming uploaded scripts: for tests. */
+  ActionRunner(Path workingDirectory, RemoteConnector connector, Supplier<String> scriptPaths) {
+    this(
+        new UnsandboxedCommands(workingDirectory),
+        connector,
+        scriptPaths,
+        ActionOutput.DEFAULT_STEP_OUTPUT_LIMIT);
   }
 
   /**
-   * @param workingDirectory the executor's working directory: relative {@code working_dir} values
-   *     are resolved against it, and commands without one run in it
+   * @param local where {@code local-exec} commands run (the executor's sandbox)
    * @param connector opens the SSH sessions of {@code remote-exec} and {@code file} steps
    */
-  public ActionRunner(Path workingDirectory, RemoteConnector connector) {
-    this(workingDirectory, connector, ActionRunner::randomScriptPath);
+  public ActionRunner(LocalCommands local, RemoteConnector connector) {
+    this(local, connector, ActionRunner::randomScriptPath, ActionOutput.DEFAULT_STEP_OUTPUT_LIMIT);
   }
 
   /**
    * @param scriptPaths names the remote file each {@code remote-exec} script is uploaded to
+   * @param stepOutputLimit bytes one step may print before it is stopped and fails
    */
-  ActionRunner(Path workingDirectory, RemoteConnector connector, Supplier<String> scriptPaths) {
-    this.workingDirectory = workingDirectory.toAbsolutePath();
+  ActionRunner(
+      LocalCommands local,
+      RemoteConnector connector,
+      Supplier<String> scriptPaths,
+      long stepOutputLimit) {
+    this.local = local;
     this.connector = connector;
     this.scriptPaths = scriptPaths;
+    this.stepOutputLimit = stepOutputLimit;
+  }
+
+  /** The same runner with another step output limit (bytes). */
+  public ActionRunner withStepOutputLimit(long bytes) {
+    if (bytes < 1024) {
+      throw new IllegalArgumentException(
+          "STAGECRAFT_EXECUTOR_STEP_OUTPUT_LIMIT must be at least 1024 bytes, got " + bytes);
+    }
+    return new ActionRunner(local, connector, scriptPaths, bytes);
   }
 
   /** {@code /tmp/stagecraft-<16 random hex digits>.sh}: unguessable, so no other user races it. */
@@ -118,7 +139,7 @@ public final class ActionRunner {
    */
   public ActionResult run(ActionDispatched action, OutputSink sink, RemoteConnector connector) {
     Redactor redactor = new Redactor(action.sensitiveValues());
-    ActionOutput out = new ActionOutput(sink, redactor);
+    ActionOutput out = new ActionOutput(sink, redactor, stepOutputLimit);
     List<String> phases = phasesOf(action.action());
     if (phases == null) {
       return out.fail(null, "unknown action \"" + action.action() + "\"");
@@ -141,7 +162,8 @@ public final class ActionRunner {
             "provisioner " + type + " is not supported by this executor yet (step " + i + ")");
       }
     }
-    try (RemoteSteps remote = new RemoteSteps(connector, out, scriptPaths)) {
+    try (RemoteSteps remote = new RemoteSteps(connector, out, scriptPaths);
+        LocalSteps localSteps = new LocalSteps(local, action, out)) {
       for (int i : steps) {
         ProvisionerStep step = action.provisioners().get(i);
         if (Thread.currentThread().isInterrupted()) {
@@ -152,7 +174,7 @@ public final class ActionRunner {
             switch (step.type()) {
               case RemoteSteps.REMOTE_EXEC -> remote.remoteExec(i, step);
               case RemoteSteps.FILE -> remote.file(i, step);
-              default -> runLocalExec(i, step, out);
+              default -> localSteps.run(i, step);
             };
         out.stepEnded(i, result);
         if (result.isSucceeded()) {
@@ -192,137 +214,5 @@ public final class ActionRunner {
       case "update", "forget" -> List.of();
       default -> null;
     };
-  }
-
-  private ActionResult runLocalExec(int index, ProvisionerStep step, ActionOutput out) {
-    String name = "step " + index + " (" + LOCAL_EXEC + ")";
-    if (step.command() == null || step.command().isBlank()) {
-      return out.stepFailed(index, null, name + " has no command");
-    }
-    List<String> interpreter =
-        step.interpreter().isEmpty() ? DEFAULT_INTERPRETER : step.interpreter();
-    List<String> argv = new ArrayList<>(interpreter);
-    argv.add(step.command());
-    Path dir =
-        step.workingDir() == null || step.workingDir().isBlank()
-            ? workingDirectory
-            : workingDirectory.resolve(step.workingDir()).normalize();
-    if (!step.quiet()) {
-      List<String> shown = new ArrayList<>(interpreter);
-      shown.add(step.sensitive() ? Redactor.PLACEHOLDER : step.command());
-      out.line(index, LogStream.SYSTEM, CommandEcho.of(shown));
-    }
-    if (!Files.isDirectory(dir)) {
-      return out.stepFailed(index, null, name + ": working_dir " + dir + " is not a directory");
-    }
-    ProcessBuilder builder =
-        new ProcessBuilder(argv)
-            .directory(dir.toFile())
-            .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
-    builder.environment().putAll(step.environment());
-    out.startStep();
-    Process process;
-    try {
-      process = builder.start();
-    } catch (IOException e) {
-      return out.stepFailed(index, null, name + " could not start: " + e.getMessage());
-    }
-    Future<?> stdout = pump(process.getInputStream(), index, LogStream.STDOUT, out);
-    Future<?> stderr = pump(process.getErrorStream(), index, LogStream.STDERR, out);
-    int exit;
-    try {
-      exit = process.waitFor();
-      // The readers end at end-of-stream, after the last line was handed to the sink.
-      awaitReader(stdout, null);
-      awaitReader(stderr, null);
-    } catch (InterruptedException e) {
-      kill(process, stdout, stderr);
-      Thread.currentThread().interrupt();
-      return out.stepFailed(
-          index,
-          null,
-          name
-              + " was interrupted (the run was canceled or the executor is shutting down); the command"
-              + " was killed and its"
-              + " effect is unknown");
-    }
-    if (exit != 0) {
-      return out.stepFailed(
-          index, exit, name + " failed: exit status " + exit + "." + out.tailDescription());
-    }
-    return ActionResult.succeeded();
-  }
-
-  /**
-   * Reads a command's output pipe until end-of-stream on a {@link #PIPE_READERS} thread, handing
-   * every line to {@code out}.
-   */
-  private static Future<?> pump(InputStream in, int step, LogStream stream, ActionOutput out) {
-    return PIPE_READERS.submit(
-        () -> {
-          try (BufferedReader reader =
-              new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
-            String line;
-            while ((line = reader.readLine()) != null) {
-              out.output(step, stream, line);
-            }
-          } catch (IOException e) {
-            // The stream closes when the process is killed: nothing more to read.
-          }
-        });
-  }
-
-  /**
-   * Waits until {@code reader} has read its pipe to the end, at most {@code timeout} (null: no
-   * limit). A reader that failed or is still reading after the timeout is left: the pipe closes
-   * with the process.
-   */
-  private static void awaitReader(Future<?> reader, Duration timeout) throws InterruptedException {
-    try {
-      if (timeout == null) {
-        reader.get();
-      } else {
-        reader.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-      }
-    } catch (ExecutionException e) {
-      // ActionOutput keeps draining when its sink fails, so this is a failure of the reader
-      // itself (e.g. the redactor): the rest of the pipe is unread, the result says what it can
-      LOG.warn("reading a command's output failed; the rest of it is lost", e.getCause());
-    } catch (TimeoutException e) {
-      // a grandchild still holds the pipe open: it was killed, its reader ends with it
-    }
-  }
-
-  /** Terminates the command and everything it started, then forcibly if it does not exit. */
-  private static void kill(Process process, Future<?>... readers) {
-    // Snapshot the tree first: once the shell is gone its children are re-parented and no longer
-    // its descendants. The shell is stopped before its children, so it cannot go on to its next
-    // command when a child dies (e.g. "sleep 600; echo done" must never print "done").
-    List<ProcessHandle> tree = process.descendants().toList();
-    process.destroy();
-    tree.forEach(ProcessHandle::destroy);
-    try {
-      if (!process.waitFor(KILL_GRACE.toMillis(), TimeUnit.MILLISECONDS)) {
-        process.destroyForcibly();
-      }
-      for (ProcessHandle child : tree) {
-        if (child.isAlive() && !child.onExit().isDone()) {
-          child.onExit().get(KILL_GRACE.toMillis(), TimeUnit.MILLISECONDS);
-        }
-      }
-    } catch (InterruptedException | java.util.concurrent.ExecutionException e) {
-      process.destroyForcibly();
-    } catch (java.util.concurrent.TimeoutException e) {
-      // a child ignored SIGTERM: it is killed below
-    } finally {
-      tree.stream().filter(ProcessHandle::isAlive).forEach(ProcessHandle::destroyForcibly);
-    }
-    try {
-      for (Future<?> reader : readers) {
-        awaitReader(reader, KILL_GRACE);
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
   }
 }

@@ -21,6 +21,14 @@ public interface RemoteSession extends AutoCloseable {
   @FunctionalInterface
   interface LineSink {
     void line(LogStream stream, String line);
+
+    /**
+     * Asked after each line: false when the sink wants no more output (the step printed more than
+     * its limit), and the session then kills the command.
+     */
+    default boolean wantsMore() {
+      return true;
+    }
   }
 
   /**

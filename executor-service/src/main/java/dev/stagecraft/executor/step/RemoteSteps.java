@@ -101,13 +101,17 @@ final class RemoteSteps implements AutoCloseable {
             session.upload(path, script.getBytes(StandardCharsets.UTF_8), SCRIPT_MODE);
             int exit;
             try {
-              exit =
-                  session.exec(
-                      path,
-                      (stream, line) -> out.output(index, stream, line),
-                      remaining(deadline, step));
+              exit = session.exec(path, outputOf(index), remaining(deadline, step));
+            } catch (IOException e) {
+              if (out.overOutputLimit()) {
+                return out.stepFailed(index, null, out.outputLimitError(name));
+              }
+              throw e;
             } finally {
               removeQuietly(session, path);
+            }
+            if (out.overOutputLimit()) {
+              return out.stepFailed(index, null, out.outputLimitError(name));
             }
             if (exit != 0) {
               return out.stepFailed(
@@ -116,6 +120,21 @@ final class RemoteSteps implements AutoCloseable {
           }
           return ActionResult.succeeded();
         });
+  }
+
+  /** The step's output: to the action's output, until the step output limit is reached. */
+  private RemoteSession.LineSink outputOf(int index) {
+    return new RemoteSession.LineSink() {
+      @Override
+      public void line(LogStream stream, String line) {
+        out.output(index, stream, line);
+      }
+
+      @Override
+      public boolean wantsMore() {
+        return !out.overOutputLimit();
+      }
+    };
   }
 
   ActionResult file(int index, ProvisionerStep step) {

@@ -183,7 +183,7 @@ class ActionExecutionIntegrationTest {
 
   @Test
   void runsAnActionDeliveredTwiceOnlyOnce() throws Exception {
-    Path counter = work.resolve("counter");
+    Path counter = KAFKA.shared().resolve("counter");
     ActionDispatched action =
         dispatched("create", step("echo ran >> '" + counter + "'"), List.of());
     ActionDispatched marker = dispatched("create", step("echo marker"), List.of());
@@ -204,8 +204,8 @@ class ActionExecutionIntegrationTest {
   @Test
   void claimsTheDispatchBeforeRunningSendsHeartbeatsAndStopsTheCommandWhenTheRunIsCanceled()
       throws Exception {
-    Path started = work.resolve("started");
-    Path done = work.resolve("done");
+    Path started = KAFKA.shared().resolve("started");
+    Path done = KAFKA.shared().resolve("done");
     ActionDispatched action =
         dispatched(
             "create", step("touch '" + started + "'; sleep 600; touch '" + done + "'"), List.of());
@@ -260,6 +260,64 @@ class ActionExecutionIntegrationTest {
     assertThat(finished.get("outcome").asText()).isEqualTo("canceled");
     assertThat(finished.get("error").asText()).startsWith("canceled (canceled by deployer@acme)");
     assertThat(done).doesNotExist();
+  }
+
+  @Test
+  void aCancelNamingTheRunUnderAnotherTenantStopsNothing() throws Exception {
+    ActionDispatched action =
+        dispatched("create", step("echo waiting; sleep 3; echo finished"), List.of());
+    dispatch(action, "run-x/" + action.actionId());
+    await()
+        .atMost(WAIT)
+        .pollInSameThread()
+        .until(
+            () -> {
+              pollEvents();
+              return eventsOf(action.actionId()).stream()
+                  .anyMatch(
+                      e ->
+                          e.type().equals(EventType.ACTION_LOG.type())
+                              && e.data().get("line").asText().equals("waiting"));
+            });
+
+    KAFKA
+        .planner()
+        .publish(
+            plannerCodec.wrap(
+                "intruder",
+                WORKSPACE,
+                action.runId(),
+                2,
+                action.runId(),
+                new RunCancelRequested(action.runId(), "canceled by someone else")));
+
+    // refused while the action ran: dead-lettered with the reason, and the action went on
+    try (var deadLetters =
+        new org.apache.kafka.clients.consumer.KafkaConsumer<String, byte[]>(
+            new dev.stagecraft.platform.kafka.KafkaSettings(KAFKA.bootstrapServers())
+                .consumer("test-" + UUID.randomUUID(), "test-dead-letters", "earliest"))) {
+      deadLetters.subscribe(List.of(dev.stagecraft.platform.kafka.EventConsumer.DEAD_LETTER_TOPIC));
+      List<String> reasons = new ArrayList<>();
+      await()
+          .atMost(WAIT)
+          .pollInSameThread()
+          .until(
+              () -> {
+                for (var r : deadLetters.poll(Duration.ofMillis(200))) {
+                  var header = r.headers().lastHeader("stagecraft-error");
+                  if (header != null) {
+                    reasons.add(new String(header.value(), StandardCharsets.UTF_8));
+                  }
+                }
+                return reasons.stream()
+                    .anyMatch(
+                        reason ->
+                            reason.contains("run.cancel-requested for run " + action.runId())
+                                && reason.contains("came as tenant intruder"));
+              });
+    }
+    JsonNode finished = awaitFinished(action.actionId()).getLast().data();
+    assertThat(finished.get("outcome").asText()).isEqualTo("succeeded");
   }
 
   @Test

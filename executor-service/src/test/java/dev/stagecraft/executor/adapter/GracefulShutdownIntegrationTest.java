@@ -23,7 +23,6 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 
 /** Closing the application context lets running actions finish, within a bounded time. */
 class GracefulShutdownIntegrationTest {
@@ -34,7 +33,6 @@ class GracefulShutdownIntegrationTest {
 
   private final List<EventEnvelope> received = new ArrayList<>();
   private ApplicationContext executor;
-  @TempDir Path work;
 
   @AfterEach
   void tearDown() {
@@ -46,7 +44,7 @@ class GracefulShutdownIntegrationTest {
   @Test
   void closingTheContextLetsARunningStepFinishAndReportsIt() throws Exception {
     executor = startExecutor("30s");
-    Path gate = work.resolve("gate");
+    Path gate = KAFKA.shared().resolve("gate");
     ActionDispatched action =
         dispatch("echo waiting; until [ -e '" + gate + "' ]; do sleep 0.01; done; echo done");
     awaitLog(action.actionId(), "waiting");
@@ -83,6 +81,8 @@ class GracefulShutdownIntegrationTest {
             "executor-" + UUID.randomUUID(),
             "stagecraft.executor.shutdown-grace",
             grace,
+            "stagecraft.executor.sandbox.shared-paths",
+            KAFKA.shared().toString(),
             "micronaut.server.port",
             "-1"));
   }

@@ -34,6 +34,7 @@ final class KafkaTestBroker
   private final String dirPrefix;
   private final Map<String, Object> executorSettings;
   private Path dir;
+  private Path shared;
   private EmbeddedKafka kafka;
   private EventPublisher planner;
   private EmbeddedServer executor;
@@ -60,11 +61,15 @@ final class KafkaTestBroker
   @Override
   public void beforeAll(ExtensionContext context) throws Exception {
     dir = Files.createTempDirectory(dirPrefix);
-    kafka = EmbeddedKafka.start(dir, 0);
+    Files.setAttribute(dir, "unix:mode", 0711); // the sandbox reaches shared/, lists nothing
+    shared = Files.createDirectory(dir.resolve("shared"));
+    Files.setAttribute(shared, "unix:mode", 01777);
+    kafka = EmbeddedKafka.start(dir.resolve("kafka"), 0);
     planner = new EventPublisher(new KafkaSettings(kafka.bootstrapServers()), "test-planner");
     if (executorSettings != null) {
       Map<String, Object> all = new LinkedHashMap<>();
       all.put("stagecraft.kafka", kafka.bootstrapServers());
+      all.put("stagecraft.executor.sandbox.shared-paths", shared.toString());
       all.putAll(executorSettings);
       executor = ApplicationContext.run(EmbeddedServer.class, all);
     }
@@ -107,6 +112,14 @@ final class KafkaTestBroker
 
   String bootstrapServers() {
     return kafka.bootstrapServers();
+  }
+
+  /**
+   * A directory every sandboxed local-exec command of the executor can read and write (the
+   * executor's {@code shared-paths}): where the tests' commands leave files for the test.
+   */
+  Path shared() {
+    return shared;
   }
 
   /** The publisher the tests send their planner events with (client id {@code test-planner}). */

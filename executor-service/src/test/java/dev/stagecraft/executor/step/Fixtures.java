@@ -107,6 +107,7 @@ final class Fixtures {
     private String workingDir;
     private boolean quiet;
     private boolean sensitive;
+    private int timeoutSeconds;
 
     StepBuilder(String type, String command) {
       this.type = type;
@@ -148,9 +149,30 @@ final class Fixtures {
       return this;
     }
 
+    StepBuilder timeoutSeconds(int value) {
+      this.timeoutSeconds = value;
+      return this;
+    }
+
     ProvisionerStep build() {
       return new ProvisionerStep(
-          type, when, onFailure, command, interpreter, environment, workingDir, quiet, sensitive);
+          type,
+          when,
+          onFailure,
+          command,
+          interpreter,
+          environment,
+          workingDir,
+          quiet,
+          sensitive,
+          null,
+          null,
+          null,
+          null,
+          null,
+          null,
+          timeoutSeconds,
+          0);
     }
   }
 }

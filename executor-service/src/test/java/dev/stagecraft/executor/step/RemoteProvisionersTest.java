@@ -350,6 +350,25 @@ class RemoteProvisionersTest {
   }
 
   @Test
+  void stopsARemoteCommandThatPrintsMoreThanTheStepOutputLimitAndFailsNamingIt() throws Exception {
+    ActionResult result =
+        runner
+            .withStepOutputLimit(4096)
+            .run(
+                create(
+                    List.of(),
+                    remoteExec(
+                        connection(SSHD.hostKey()), List.of("yes 3739 | cat"), List.of(), 0)),
+                sink);
+
+    assertThat(result.outcome()).isEqualTo(Outcome.FAILED);
+    assertThat(result.error())
+        .contains("step 0 (remote-exec) printed more than 4096 bytes, the step output limit");
+    assertThat(sink.of(LogStream.STDOUT).size()).isBetween(100, 820);
+    await().atMost(Duration.ofSeconds(30)).until(() -> !running("/yes", "3739"));
+  }
+
+  @Test
   void killsACommandThatOutlivesTheStepTimeout() throws Exception {
     CompletableFuture<ActionResult> result =
         CompletableFuture.supplyAsync(
@@ -379,13 +398,18 @@ class RemoteProvisionersTest {
   }
 
   private static boolean sleepRunning(String seconds) {
+    return running("/sleep", seconds);
+  }
+
+  /** Whether a process of {@code command} (its path's end) with the single argument runs. */
+  private static boolean running(String command, String argument) {
     return ProcessHandle.allProcesses()
         .anyMatch(
             p ->
-                p.info().command().map(c -> c.endsWith("/sleep")).orElse(false)
+                p.info().command().map(c -> c.endsWith(command)).orElse(false)
                     && p.info()
                         .arguments()
-                        .map(a -> List.of(a).equals(List.of(seconds)))
+                        .map(a -> List.of(a).equals(List.of(argument)))
                         .orElse(false));
   }
 

@@ -1,13 +1,11 @@
 package dev.stagecraft.executor.adapter.ssh;
 
 import dev.stagecraft.executor.step.LogStream;
+import dev.stagecraft.executor.step.OutputLines;
 import dev.stagecraft.executor.step.RemoteSession;
 import dev.stagecraft.schemas.action.LearnedHostKey;
-import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.List;
@@ -138,8 +136,9 @@ final class SshjRemoteSession implements RemoteSession {
     try {
       Session.Command cmd = session.exec("echo " + PID_MARKER + "$$ >&2; " + command);
       String[] pid = new String[1];
-      Thread stdout = pump(cmd.getInputStream(), LogStream.STDOUT, output, null);
-      Thread stderr = pump(cmd.getErrorStream(), LogStream.STDERR, output, pid);
+      Runnable stop = () -> kill(pidOf(pid));
+      Thread stdout = pump(cmd.getInputStream(), LogStream.STDOUT, output, null, stop);
+      Thread stderr = pump(cmd.getErrorStream(), LogStream.STDERR, output, pid, stop);
       try {
         if (!joinUntil(stdout, deadline) || !joinUntil(stderr, deadline)) {
           kill(pidOf(pid));
@@ -187,31 +186,39 @@ final class SshjRemoteSession implements RemoteSession {
   }
 
   /**
-   * Reads lines to the sink until end of stream; with {@code pid} set, the first marker line is
-   * taken as the command's process group and not reported.
+   * Reads lines to the sink until end of stream ({@link OutputLines}: a line is never held whole
+   * beyond its bounded length); with {@code pid} set, the first marker line is taken as the
+   * command's process group and not reported. When the sink wants no more, {@code stop} kills the
+   * command and the rest is drained unread.
    */
-  private static Thread pump(InputStream in, LogStream stream, LineSink output, String[] pid) {
+  private static Thread pump(
+      InputStream in, LogStream stream, LineSink output, String[] pid, Runnable stop) {
     return Thread.ofVirtual()
         .name("remote-exec-" + stream.wireName())
         .start(
             () -> {
-              boolean wantPid = pid != null;
-              try (BufferedReader reader =
-                  new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
-                String line;
-                while ((line = reader.readLine()) != null) {
-                  if (wantPid) {
-                    Matcher m = PID_LINE.matcher(line);
-                    if (m.matches()) {
-                      synchronized (pid) {
-                        pid[0] = m.group(1);
+              boolean[] wantPid = {pid != null};
+              try (in) {
+                OutputLines.pump(
+                    in,
+                    line -> {
+                      if (wantPid[0]) {
+                        Matcher m = PID_LINE.matcher(line);
+                        if (m.matches()) {
+                          synchronized (pid) {
+                            pid[0] = m.group(1);
+                          }
+                          wantPid[0] = false;
+                          return true;
+                        }
                       }
-                      wantPid = false;
-                      continue;
-                    }
-                  }
-                  output.line(stream, line);
-                }
+                      output.line(stream, line);
+                      if (output.wantsMore()) {
+                        return true;
+                      }
+                      stop.run();
+                      return false;
+                    });
               } catch (IOException e) {
                 // The channel closed (command killed, connection lost): nothing more to read.
               }
