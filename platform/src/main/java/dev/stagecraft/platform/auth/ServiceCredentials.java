@@ -59,12 +59,14 @@ public final class ServiceCredentials {
       Map<String, String> environment) {
     List<String> problems = new ArrayList<>(strayVariables(process, environment));
     Map<ServiceRole, String> tokens = new EnumMap<>(ServiceRole.class);
+    boolean missing = false;
     for (ServiceRole role : process.holds()) {
       String token = configured.apply(role);
       if (token != null && !token.isBlank()) {
         tokens.put(role, token.strip());
       } else if (process.required().contains(role)) {
         problems.add(role.variable() + " is not set: " + purpose(process, role));
+        missing = true;
       }
     }
     problems.addAll(sharedTokens(tokens));
@@ -73,8 +75,11 @@ public final class ServiceCredentials {
           process.service()
               + " cannot start: "
               + String.join("; ", problems)
-              + ". Each role has its own token (generate one with `openssl rand -hex 32`);"
-              + " docs/internal-api.md, \"Service roles\", says which process gets which.");
+              + "."
+              + (missing || !tokens.isEmpty()
+                  ? " Each role has its own token (generate one with `openssl rand -hex 32`)."
+                  : "")
+              + " docs/internal-api.md, \"Service roles\", says which process holds which.");
     }
     Map<ServiceRole, byte[]> digests = new EnumMap<>(ServiceRole.class);
     tokens.forEach((role, token) -> digests.put(role, digest(token)));
