@@ -54,7 +54,9 @@ import java.util.regex.Pattern;
  * during the warm-up and during the measured cycles ({@link JitCpu}).
  */
 public final class LockBenchmark {
-  private static final String TOKEN = "bench-service-token";
+  /** The planner's token: the benchmark calls the lock routes as the planner does. */
+  private static final String TOKEN = "bench-planner-token";
+
   private static final Pattern LOCK_ID = Pattern.compile("\"lockId\"\\s*:\\s*\"([^\"]+)\"");
 
   private LockBenchmark() {}
@@ -366,11 +368,18 @@ public final class LockBenchmark {
     pb.environment()
         .putAll(
             Map.of(
-                "STAGECRAFT_PORT", "" + port,
-                "STAGECRAFT_DB_URL", pg.jdbcUrl(),
-                "STAGECRAFT_DB_USER", pg.user(),
-                "STAGECRAFT_DB_PASSWORD", pg.password(),
-                "STAGECRAFT_SERVICE_TOKEN", TOKEN));
+                "STAGECRAFT_PORT",
+                "" + port,
+                "STAGECRAFT_DB_URL",
+                pg.jdbcUrl(),
+                "STAGECRAFT_DB_USER",
+                pg.user(),
+                "STAGECRAFT_DB_PASSWORD",
+                pg.password(),
+                "STAGECRAFT_SERVICE_TOKEN_PLANNER",
+                TOKEN,
+                "STAGECRAFT_SERVICE_TOKEN_STATE",
+                "bench-state-token"));
     pb.environment().putAll(extraEnv);
     return pb.start();
   }

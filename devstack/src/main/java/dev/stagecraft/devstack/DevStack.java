@@ -1,5 +1,6 @@
 package dev.stagecraft.devstack;
 
+import dev.stagecraft.platform.auth.ServiceRole;
 import dev.stagecraft.platform.kafka.KafkaSettings;
 import dev.stagecraft.platform.kafka.TopicBootstrap;
 import dev.stagecraft.schemas.seal.SecretsKeyring;
@@ -13,11 +14,9 @@ import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -84,7 +83,7 @@ public final class DevStack implements AutoCloseable {
           new DevStackOptions.ExternalDatabase(
               postgres.jdbcUrl(), postgres.user(), postgres.password());
     }
-    String serviceToken = serviceToken();
+    StackCredentials tokens = StackCredentials.loadOrGenerate(layout);
     String secretsKeys = secretsKeys();
 
     Map<StackService, Integer> ports = new EnumMap<>(StackService.class);
@@ -101,7 +100,7 @@ public final class DevStack implements AutoCloseable {
                   options.javaCommand(),
                   jar(s),
                   ports.get(s),
-                  serviceEnv(s, ports, serviceToken, secretsKeys),
+                  serviceEnv(s, ports, tokens, secretsKeys),
                   layout.serviceLog(s));
           services.add(p);
           started.add(p);
@@ -113,7 +112,8 @@ public final class DevStack implements AutoCloseable {
     }
 
     credentials =
-        new DevTenantBootstrap(url(ports.get(StackService.STATE)), serviceToken)
+        new DevTenantBootstrap(
+                url(ports.get(StackService.STATE)), tokens.token(ServiceRole.OPERATOR))
             .ensure(layout.credentialsFile(), out)
             .orElse(null);
 
@@ -234,7 +234,7 @@ public final class DevStack implements AutoCloseable {
             options.javaCommand(),
             jar(service),
             old.port(),
-            serviceEnv(service, ports, serviceToken(), secretsKeys()),
+            serviceEnv(service, ports, StackCredentials.loadOrGenerate(layout), secretsKeys()),
             layout.serviceLog(service));
     services.set(services.indexOf(old), restarted);
     watch(restarted);
@@ -440,12 +440,13 @@ public final class DevStack implements AutoCloseable {
   private Map<String, String> serviceEnv(
       StackService service,
       Map<StackService, Integer> ports,
-      String serviceToken,
+      StackCredentials tokens,
       String secretsKeys) {
     Map<String, String> env = new LinkedHashMap<>();
     env.put("STAGECRAFT_PORT", Integer.toString(ports.get(service)));
     env.put("STAGECRAFT_KAFKA", kafka.bootstrapServers());
-    env.put("STAGECRAFT_SERVICE_TOKEN", serviceToken);
+    // only the tokens the service holds (docs/internal-api.md "Service roles"); the executor none
+    env.putAll(tokens.env(service));
     env.put("STAGECRAFT_INSTANCE_ID", "dev-" + service.key());
     if (service == StackService.STATE
         || service == StackService.LOCK
@@ -455,16 +456,14 @@ public final class DevStack implements AutoCloseable {
       env.put("STAGECRAFT_DB_USER", database.user());
       env.put("STAGECRAFT_DB_PASSWORD", database.password());
     }
-    if (service == StackService.PLANNER || service == StackService.LOCK) {
+    if (service == StackService.PLANNER) {
       env.put("STAGECRAFT_STATE_URL", url(ports.get(StackService.STATE)));
     }
     if (service == StackService.PLANNER) {
       // where other planner instances forward cancel, approve and discard of its runs (ADR 0050)
       env.put("STAGECRAFT_PLANNER_ADVERTISED_URL", url(ports.get(StackService.PLANNER)));
     }
-    if (service == StackService.PLANNER
-        || service == StackService.LOCK
-        || service == StackService.STATE) {
+    if (service == StackService.PLANNER || service == StackService.STATE) {
       // the state service takes workspace locks for the Terraform HTTP backend
       env.put("STAGECRAFT_LOCK_URL", url(ports.get(StackService.LOCK)));
     }
@@ -488,22 +487,6 @@ public final class DevStack implements AutoCloseable {
         .resolve(s.artifactId())
         .resolve("target")
         .resolve(s.artifactId() + "-app.jar");
-  }
-
-  /** The shared secret for /internal/**: generated once, kept in service-token (0600). */
-  private String serviceToken() throws IOException {
-    Path file = layout.serviceTokenFile();
-    if (Files.isRegularFile(file)) {
-      String kept = Files.readString(file).strip();
-      if (!kept.isEmpty()) {
-        return kept;
-      }
-    }
-    byte[] bytes = new byte[32];
-    new SecureRandom().nextBytes(bytes);
-    String token = HexFormat.of().formatHex(bytes);
-    StackFiles.writeString(file, token + "\n", true);
-    return token;
   }
 
   /**

@@ -1,5 +1,6 @@
 package dev.stagecraft.devstack;
 
+import dev.stagecraft.platform.auth.ServiceRole;
 import java.nio.file.Path;
 
 /**
@@ -10,7 +11,8 @@ import java.nio.file.Path;
  * postgres/          PostgreSQL data directory (embedded server only)
  * pg-runtime/        unpacked PostgreSQL binaries
  * logs/&lt;svc&gt;.log     one log per service; logs/devstack.log for a detached supervisor
- * service-token      shared secret for /internal/** (0600, reused across restarts)
+ * service-token-planner, service-token-state, operator-token
+ *                    one token per service role for /internal/** (0600 each, reused across restarts)
  * secrets-keys       STAGECRAFT_SECRETS_KEYS of planner and executor: kid:base64key (0600, reused)
  * credentials.json   the dev tenant's admin API token (0600)
  * stack.json         endpoints and pids while a supervisor runs (removed on shutdown)
@@ -44,7 +46,17 @@ public record DevStackLayout(Path dataDir) {
     return logsDir().resolve("devstack.log");
   }
 
-  public Path serviceTokenFile() {
+  /**
+   * The file of a service role's token ({@code service-token-planner}, {@code service-token-state},
+   * {@code operator-token}).
+   */
+  public Path serviceTokenFile(ServiceRole role) {
+    return dataDir.resolve(
+        role == ServiceRole.OPERATOR ? "operator-token" : "service-token-" + role.key());
+  }
+
+  /** The one shared service token of earlier versions: removed at the next start. */
+  Path retiredServiceTokenFile() {
     return dataDir.resolve("service-token");
   }
 

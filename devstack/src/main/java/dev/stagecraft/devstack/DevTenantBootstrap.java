@@ -13,8 +13,9 @@ import java.util.Optional;
 
 /**
  * Creates the {@code dev} tenant (idempotent on the state service) and, once, an admin API token
- * for it, kept in {@code credentials.json}. A kept token is checked on every start and replaced
- * when the state service no longer knows it (e.g. the database was switched).
+ * for it, kept in {@code credentials.json}, through the state service's tenant and token routes as
+ * the operator role. A kept token is checked on every start and replaced when the state service no
+ * longer knows it (e.g. the database was switched).
  */
 final class DevTenantBootstrap {
   static final String TENANT = "dev";
@@ -23,11 +24,15 @@ final class DevTenantBootstrap {
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
   private final String stateUrl;
-  private final String serviceToken;
+  private final String operatorToken;
 
-  DevTenantBootstrap(String stateUrl, String serviceToken) {
+  /**
+   * @param operatorToken the operator role's token ({@code STAGECRAFT_OPERATOR_TOKEN}): the tenant
+   *     and token routes accept it, and this bootstrap is the only one that presents it
+   */
+  DevTenantBootstrap(String stateUrl, String operatorToken) {
     this.stateUrl = stateUrl;
-    this.serviceToken = serviceToken;
+    this.operatorToken = operatorToken;
   }
 
   /**
@@ -71,7 +76,7 @@ final class DevTenantBootstrap {
     return HTTP.send(
         HttpRequest.newBuilder(URI.create(stateUrl + path))
             .timeout(Duration.ofSeconds(30))
-            .header("Authorization", "Bearer " + serviceToken)
+            .header("Authorization", "Bearer " + operatorToken)
             .header("Content-Type", "application/json")
             .POST(HttpRequest.BodyPublishers.ofString(body))
             .build(),

@@ -53,7 +53,8 @@ import org.junit.jupiter.api.TestInstance;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class LockServiceIntegrationTest {
-  private static final String SERVICE_TOKEN = "test-service-token";
+  /** The lock routes' main caller's token. */
+  private static final String SERVICE_TOKEN = TestTokens.PLANNER;
 
   /** The expiry sweep interval of both instances (the documented default). */
   private static final Duration SWEEP_INTERVAL = Duration.ofMillis(250);
@@ -93,8 +94,10 @@ class LockServiceIntegrationTest {
             postgres.user(),
             "stagecraft.db.password",
             postgres.password(),
-            "stagecraft.service-token",
-            SERVICE_TOKEN,
+            "stagecraft.service-tokens.planner",
+            TestTokens.PLANNER,
+            "stagecraft.service-tokens.state",
+            TestTokens.STATE,
             "stagecraft.instance-id",
             id));
   }
@@ -318,8 +321,10 @@ class LockServiceIntegrationTest {
                 postgres.user(),
                 "stagecraft.db.password",
                 postgres.password(),
-                "stagecraft.service-token",
-                SERVICE_TOKEN,
+                "stagecraft.service-tokens.planner",
+                TestTokens.PLANNER,
+                "stagecraft.service-tokens.state",
+                TestTokens.STATE,
                 "stagecraft.instance-id",
                 "lock-cut-off"));
     try {

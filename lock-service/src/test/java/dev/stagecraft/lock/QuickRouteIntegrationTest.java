@@ -40,7 +40,7 @@ import org.junit.jupiter.api.TestInstance;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class QuickRouteIntegrationTest {
-  private static final String SERVICE_TOKEN = "test-service-token";
+  private static final String SERVICE_TOKEN = TestTokens.PLANNER;
   private static final String INSTANCE = "lock-quick-it";
   private static final int QUICK_CONNECTIONS = 2;
 
@@ -61,7 +61,8 @@ class QuickRouteIntegrationTest {
                 Map.entry("stagecraft.db.url", postgres.jdbcUrl()),
                 Map.entry("stagecraft.db.user", postgres.user()),
                 Map.entry("stagecraft.db.password", postgres.password()),
-                Map.entry("stagecraft.service-token", SERVICE_TOKEN),
+                Map.entry("stagecraft.service-tokens.planner", TestTokens.PLANNER),
+                Map.entry("stagecraft.service-tokens.state", TestTokens.STATE),
                 Map.entry("stagecraft.instance-id", INSTANCE),
                 Map.entry("stagecraft.lock.quick.connections", QUICK_CONNECTIONS),
                 Map.entry("stagecraft.lock.quick.statement-timeout", "500ms"),

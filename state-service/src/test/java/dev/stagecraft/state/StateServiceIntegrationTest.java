@@ -45,7 +45,9 @@ import org.junit.jupiter.api.TestInstance;
 /** The state service against a real PostgreSQL and a real Kafka broker, over HTTP and Kafka. */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class StateServiceIntegrationTest {
-  private static final String SERVICE_TOKEN = "test-service-token";
+  /** The internal routes' main caller's token (the planner's: every internal route takes it). */
+  private static final String SERVICE_TOKEN = TestTokens.PLANNER;
+
   private static final String APP = "stateful_provisioning.app";
 
   private Path dir;
@@ -67,13 +69,22 @@ class StateServiceIntegrationTest {
         ApplicationContext.run(
             EmbeddedServer.class,
             Map.of(
-                "micronaut.server.port", -1,
-                "stagecraft.db.url", postgres.jdbcUrl(),
-                "stagecraft.db.user", postgres.user(),
-                "stagecraft.db.password", postgres.password(),
-                "stagecraft.kafka-bootstrap", kafka.bootstrapServers(),
-                "stagecraft.service-token", SERVICE_TOKEN,
-                "stagecraft.instance-id", "state-it"));
+                "micronaut.server.port",
+                -1,
+                "stagecraft.db.url",
+                postgres.jdbcUrl(),
+                "stagecraft.db.user",
+                postgres.user(),
+                "stagecraft.db.password",
+                postgres.password(),
+                "stagecraft.kafka-bootstrap",
+                kafka.bootstrapServers(),
+                "stagecraft.service-tokens.planner",
+                TestTokens.PLANNER,
+                "stagecraft.service-tokens.state",
+                TestTokens.STATE,
+                "stagecraft.instance-id",
+                "state-it"));
     KafkaSettings settings = new KafkaSettings(kafka.bootstrapServers());
     executor = new EventPublisher(settings, "test-executor");
     stateEvents =

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.stagecraft.platform.auth.ServiceCredentials;
+import dev.stagecraft.platform.auth.ServiceRole;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -15,8 +17,14 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
+import java.util.TreeSet;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -58,8 +66,25 @@ class DevStackTest {
           StackFiles.read(home.resolve("dev-stack.json"), DevStackPointer.class).orElseThrow();
       assertThat(pointer.planner()).isEqualTo(info.planner());
       assertThat(pointer.dataDir()).isEqualTo(info.dataDir());
-      assertThat(Files.getPosixFilePermissions(data.resolve("service-token")))
-          .isEqualTo(PosixFilePermissions.fromString("rw-------"));
+      for (ServiceRole role : ServiceRole.values()) {
+        assertThat(Files.getPosixFilePermissions(stack.layout().serviceTokenFile(role)))
+            .isEqualTo(PosixFilePermissions.fromString("rw-------"));
+      }
+      assertThat(data.resolve("service-token")).doesNotExist();
+      assertThat(tokenVariablesByService(pids))
+          .as("the service token variables in each service process's environment")
+          .containsOnly(
+              Map.entry("executor-service", Set.of()),
+              Map.entry("planner-service", Set.of("STAGECRAFT_SERVICE_TOKEN_PLANNER")),
+              Map.entry(
+                  "lock-service",
+                  Set.of("STAGECRAFT_SERVICE_TOKEN_PLANNER", "STAGECRAFT_SERVICE_TOKEN_STATE")),
+              Map.entry(
+                  "state-service",
+                  Set.of(
+                      "STAGECRAFT_SERVICE_TOKEN_PLANNER",
+                      "STAGECRAFT_SERVICE_TOKEN_STATE",
+                      "STAGECRAFT_OPERATOR_TOKEN")));
       assertThat(Files.getPosixFilePermissions(data.resolve("secrets-keys")))
           .isEqualTo(PosixFilePermissions.fromString("rw-------"));
       assertThat(Files.readString(data.resolve("secrets-keys")))
@@ -94,11 +119,11 @@ class DevStackTest {
   }
 
   @Test
-  void keepsPostgresKafkaAndTheServiceTokenAcrossARestart() throws Exception {
+  void keepsPostgresKafkaAndTheServiceTokensAcrossARestart() throws Exception {
     Path data = tmp.resolve("data");
     Path home = tmp.resolve("home");
     String clusterId;
-    String serviceToken;
+    Map<ServiceRole, String> serviceTokens = new EnumMap<>(ServiceRole.class);
     String secretsKeys;
     String devToken;
     try (DevStack stack = DevStack.start(SystemTestRepo.options(data, home));
@@ -106,7 +131,9 @@ class DevStackTest {
       c.createStatement().execute("create table devstack_marker(v text)");
       c.createStatement().execute("insert into devstack_marker values ('kept')");
       clusterId = clusterId(data);
-      serviceToken = Files.readString(data.resolve("service-token"));
+      for (ServiceRole role : ServiceRole.values()) {
+        serviceTokens.put(role, Files.readString(stack.layout().serviceTokenFile(role)));
+      }
       secretsKeys = Files.readString(data.resolve("secrets-keys"));
       devToken = stack.credentials().map(DevCredentials::token).orElse(null);
     }
@@ -116,7 +143,10 @@ class DevStackTest {
       assertThat(rs.next()).isTrue();
       assertThat(rs.getString(1)).isEqualTo("kept");
       assertThat(clusterId(data)).isEqualTo(clusterId);
-      assertThat(Files.readString(data.resolve("service-token"))).isEqualTo(serviceToken);
+      for (ServiceRole role : ServiceRole.values()) {
+        assertThat(Files.readString(stack.layout().serviceTokenFile(role)))
+            .isEqualTo(serviceTokens.get(role));
+      }
       assertThat(Files.readString(data.resolve("secrets-keys"))).isEqualTo(secretsKeys);
       // Once the state service issues tokens, the kept one must still be the dev tenant's token.
       assertThat(stack.credentials().map(DevCredentials::token).orElse(null)).isEqualTo(devToken);
@@ -125,6 +155,33 @@ class DevStackTest {
 
   private static Connection connect(String jdbcUrl) throws Exception {
     return DriverManager.getConnection(jdbcUrl, "postgres", "postgres");
+  }
+
+  /**
+   * Per service process (by the jar on its command line), the names of the variables in its
+   * environment ({@code /proc/<pid>/environ}) that hold a service token.
+   */
+  private static Map<String, Set<String>> tokenVariablesByService(List<Long> pids)
+      throws Exception {
+    Map<String, Set<String>> byService = new HashMap<>();
+    for (long pid : pids) {
+      String commandLine = ProcessHandle.of(pid).orElseThrow().info().commandLine().orElse("");
+      StackService service =
+          Arrays.stream(StackService.values())
+              .filter(s -> commandLine.contains(s.artifactId() + "-app.jar"))
+              .findFirst()
+              .orElseThrow(() -> new AssertionError("not a service: " + commandLine));
+      Set<String> names = new TreeSet<>();
+      for (String entry :
+          Files.readString(Path.of("/proc", Long.toString(pid), "environ")).split("\0")) {
+        String name = entry.contains("=") ? entry.substring(0, entry.indexOf('=')) : entry;
+        if (ServiceCredentials.isCredentialVariable(name)) {
+          names.add(name);
+        }
+      }
+      byService.put(service.artifactId(), names);
+    }
+    return byService;
   }
 
   private static String clusterId(Path data) throws Exception {

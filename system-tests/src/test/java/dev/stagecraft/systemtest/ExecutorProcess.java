@@ -28,11 +28,12 @@ final class ExecutorProcess implements AutoCloseable {
     this.process = process;
   }
 
-  /** Starts an executor with the stack's Kafka and service token, plus {@code settings}. */
+  /**
+   * Starts an executor with the stack's Kafka and keyring, plus {@code settings}; no service token
+   * (an executor holds none, docs/internal-api.md "Service roles").
+   */
   static ExecutorProcess start(SharedStack stack, String instanceId, Map<String, String> settings)
       throws Exception {
-    String serviceToken =
-        Files.readString(new DevStackLayout(stack.dataDir).serviceTokenFile()).strip();
     Path jar = SharedStack.repoRoot().resolve("executor-service/target/executor-service-app.jar");
     Path log = stack.root.resolve(instanceId + ".log");
     ProcessBuilder builder =
@@ -45,7 +46,6 @@ final class ExecutorProcess implements AutoCloseable {
     Map<String, String> env = new HashMap<>(settings);
     env.put("STAGECRAFT_PORT", "0");
     env.put("STAGECRAFT_KAFKA", stack.stack().info().kafka());
-    env.put("STAGECRAFT_SERVICE_TOKEN", serviceToken);
     env.put("STAGECRAFT_INSTANCE_ID", instanceId);
     env.putIfAbsent("STAGECRAFT_EXECUTOR_SANDBOX_SHARED_PATHS", stack.shared.toString());
     Path keys = new DevStackLayout(stack.dataDir).secretsKeysFile();

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.stagecraft.devstack.DevStackLayout;
+import dev.stagecraft.devstack.StackCredentials;
+import dev.stagecraft.devstack.StackService;
 import java.io.BufferedWriter;
 import java.io.InputStream;
 import java.net.ServerSocket;
@@ -54,8 +56,6 @@ class LargeStateDocumentTest {
       port = socket.getLocalPort();
     }
     url = "http://127.0.0.1:" + port;
-    String serviceToken =
-        Files.readString(new DevStackLayout(stack.dataDir).serviceTokenFile()).strip();
     // another build of the service can be checked with -Dstagecraft.state-jar=... (e.g. one that
     // buffers the body, to see this test fail)
     Path jar =
@@ -79,7 +79,7 @@ class LargeStateDocumentTest {
     Map<String, String> env = new HashMap<>();
     env.put("STAGECRAFT_PORT", Integer.toString(port));
     env.put("STAGECRAFT_KAFKA", stack.stack().info().kafka());
-    env.put("STAGECRAFT_SERVICE_TOKEN", serviceToken);
+    env.putAll(StackCredentials.read(new DevStackLayout(stack.dataDir)).env(StackService.STATE));
     env.put("STAGECRAFT_INSTANCE_ID", "state-large-documents");
     env.put("STAGECRAFT_DB_URL", stack.stack().info().postgres());
     env.put("STAGECRAFT_DB_USER", "postgres");

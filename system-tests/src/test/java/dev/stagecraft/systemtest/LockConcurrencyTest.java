@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.stagecraft.platform.auth.ServiceRole;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -64,7 +64,13 @@ class LockConcurrencyTest {
   static String stateUrl;
   static String tenant;
   static String token;
-  static String serviceToken;
+
+  /** For the tenant and token routes. */
+  static String operatorToken;
+
+  /** For the run routes (taint), as the planner calls them. */
+  static String plannerToken;
+
   static final HttpClient HTTP =
       HttpClient.newBuilder()
           .version(HttpClient.Version.HTTP_1_1)
@@ -77,14 +83,15 @@ class LockConcurrencyTest {
         SharedStack.dedicated(
             "locks", Map.of("STAGECRAFT_BACKEND_LOCK_LEASE_SECONDS", "" + LEASE.toSeconds()));
     stateUrl = stack.stack().info().state();
-    serviceToken = Files.readString(stack.stack().layout().serviceTokenFile()).strip();
+    operatorToken = stack.serviceToken(ServiceRole.OPERATOR);
+    plannerToken = stack.serviceToken(ServiceRole.PLANNER);
     tenant = "locks-" + UUID.randomUUID().toString().substring(0, 8);
-    send("POST", stateUrl + "/internal/v1/tenants", "Bearer " + serviceToken, null, body(tenant));
+    send("POST", stateUrl + "/internal/v1/tenants", "Bearer " + operatorToken, null, body(tenant));
     HttpResponse<String> t =
         send(
             "POST",
             stateUrl + "/internal/v1/tenants/" + tenant + "/tokens",
-            "Bearer " + serviceToken,
+            "Bearer " + operatorToken,
             null,
             "{\"role\":\"deployer\"}");
     assertThat(t.statusCode()).as(t.body()).isEqualTo(201);
@@ -208,7 +215,7 @@ class LockConcurrencyTest {
     return send(
         "POST",
         stateUrl + "/internal/v1/tenants/" + tenant + "/workspaces/" + ws + "/instances/taint",
-        "Bearer " + serviceToken,
+        "Bearer " + plannerToken,
         null,
         "{\"address\":\"stateful_provisioning.app\",\"tainted\":true,\"fencingToken\":"
             + fencingToken

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.stagecraft.devstack.DevStackLayout;
+import dev.stagecraft.devstack.StackCredentials;
+import dev.stagecraft.devstack.StackService;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -57,7 +59,7 @@ final class PlannerProcess implements AutoCloseable {
     Map<String, String> env = new HashMap<>(settings);
     env.put("STAGECRAFT_PORT", Integer.toString(port));
     env.put("STAGECRAFT_KAFKA", info.kafka());
-    env.put("STAGECRAFT_SERVICE_TOKEN", Files.readString(layout.serviceTokenFile()).strip());
+    env.putAll(StackCredentials.read(layout).env(StackService.PLANNER));
     env.put("STAGECRAFT_INSTANCE_ID", instanceId);
     env.putIfAbsent("STAGECRAFT_PLANNER_ADVERTISED_URL", "http://127.0.0.1:" + port);
     env.put("STAGECRAFT_DB_URL", info.postgres());

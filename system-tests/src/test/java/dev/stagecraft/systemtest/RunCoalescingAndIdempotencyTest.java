@@ -5,12 +5,11 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.stagecraft.devstack.DevStackLayout;
+import dev.stagecraft.platform.auth.ServiceRole;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -129,8 +128,7 @@ class RunCoalescingAndIdempotencyTest {
 
   /** The holders queued for the workspace lock, from the lock service's internal API. */
   private static List<String> lockQueue(SharedStack stack, String ws) throws Exception {
-    String serviceToken =
-        Files.readString(new DevStackLayout(stack.dataDir).serviceTokenFile()).strip();
+    String plannerToken = stack.serviceToken(ServiceRole.PLANNER);
     HttpResponse<String> r =
         HTTP.send(
             HttpRequest.newBuilder(
@@ -139,7 +137,7 @@ class RunCoalescingAndIdempotencyTest {
                             + "/internal/v1/tenants/dev/workspaces/"
                             + ws
                             + "/lock"))
-                .header("Authorization", "Bearer " + serviceToken)
+                .header("Authorization", "Bearer " + plannerToken)
                 .GET()
                 .build(),
             HttpResponse.BodyHandlers.ofString());

@@ -8,6 +8,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.stagecraft.platform.auth.ServiceRole;
 import dev.stagecraft.systemtest.RunLogEvents.Sse;
 import dev.stagecraft.systemtest.SharedStack.CliResult;
 import java.net.URI;
@@ -288,12 +289,12 @@ class RunLogsTest {
 
   /** A new tenant and a token of it, through the state service's internal API. */
   static String tokenForNewTenant(SharedStack stack, String tenant, String role) throws Exception {
-    String serviceToken = Files.readString(stack.stack().layout().serviceTokenFile()).strip();
+    String operatorToken = stack.serviceToken(ServiceRole.OPERATOR);
     String stateUrl = stack.stack().info().state();
     HttpResponse<String> t =
         HTTP.send(
             HttpRequest.newBuilder(URI.create(stateUrl + "/internal/v1/tenants"))
-                .header("Authorization", "Bearer " + serviceToken)
+                .header("Authorization", "Bearer " + operatorToken)
                 .header("Content-Type", "application/json")
                 .POST(
                     HttpRequest.BodyPublishers.ofString(
@@ -305,7 +306,7 @@ class RunLogsTest {
         HTTP.send(
             HttpRequest.newBuilder(
                     URI.create(stateUrl + "/internal/v1/tenants/" + tenant + "/tokens"))
-                .header("Authorization", "Bearer " + serviceToken)
+                .header("Authorization", "Bearer " + operatorToken)
                 .header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString("{\"role\":\"" + role + "\"}"))
                 .build(),

@@ -3,7 +3,10 @@ package dev.stagecraft.systemtest;
 import dev.stagecraft.cli.CliContext;
 import dev.stagecraft.cli.StagecraftCli;
 import dev.stagecraft.devstack.DevStack;
+import dev.stagecraft.devstack.DevStackLayout;
 import dev.stagecraft.devstack.DevStackOptions;
+import dev.stagecraft.devstack.StackCredentials;
+import dev.stagecraft.platform.auth.ServiceRole;
 import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -128,6 +131,14 @@ final class SharedStack {
 
   String token() {
     return stack.credentials().orElseThrow().token();
+  }
+
+  /**
+   * The stack's token of a service role, for calls of internal routes (the operator's for tenants
+   * and tokens, the planner's for the rest: docs/internal-api.md, "Service roles").
+   */
+  String serviceToken(ServiceRole role) throws IOException {
+    return StackCredentials.read(new DevStackLayout(dataDir)).token(role);
   }
 
   static Path repoRoot() {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.stagecraft.platform.auth.ServiceRole;
 import dev.stagecraft.systemtest.SharedStack.CliResult;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -101,7 +102,7 @@ class TaintUntaintTest {
 
   /** A reader token of the dev tenant, made through the state service's internal API. */
   private static String readerToken() throws Exception {
-    String serviceToken = Files.readString(stack.stack().layout().serviceTokenFile()).strip();
+    String operatorToken = stack.serviceToken(ServiceRole.OPERATOR);
     String tenant = stack.stack().credentials().orElseThrow().tenant();
     HttpResponse<String> created =
         HttpClient.newHttpClient()
@@ -112,7 +113,7 @@ class TaintUntaintTest {
                                 + "/internal/v1/tenants/"
                                 + tenant
                                 + "/tokens"))
-                    .header("Authorization", "Bearer " + serviceToken)
+                    .header("Authorization", "Bearer " + operatorToken)
                     .header("Content-Type", "application/json")
                     .POST(
                         HttpRequest.BodyPublishers.ofString(

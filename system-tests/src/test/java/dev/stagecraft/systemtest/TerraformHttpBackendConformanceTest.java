@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.stagecraft.platform.auth.ServiceRole;
 import dev.stagecraft.schemas.EventSchemaValidator;
 import dev.stagecraft.systemtest.SharedStack.CliResult;
 import java.io.IOException;
@@ -44,7 +45,13 @@ class TerraformHttpBackendConformanceTest {
   private static final ObjectMapper JSON = new ObjectMapper();
   static SharedStack stack;
   static String stateUrl;
-  static String serviceToken;
+
+  /** For the tenant and token routes. */
+  static String operatorToken;
+
+  /** For the lock service's routes. */
+  static String plannerToken;
+
   static String deployer;
   static String admin;
   static String otherTenant;
@@ -54,7 +61,8 @@ class TerraformHttpBackendConformanceTest {
   static void start() throws Exception {
     stack = SharedStack.get();
     stateUrl = stack.stack().info().state();
-    serviceToken = Files.readString(stack.stack().layout().serviceTokenFile()).strip();
+    operatorToken = stack.serviceToken(ServiceRole.OPERATOR);
+    plannerToken = stack.serviceToken(ServiceRole.PLANNER);
     admin = stack.token();
     String tenant = "tfc-" + UUID.randomUUID().toString().substring(0, 8);
     deployer = tokenFor(tenant, "deployer");
@@ -71,7 +79,7 @@ class TerraformHttpBackendConformanceTest {
             "POST",
             stateUrl + "/internal/v1/tenants",
             null,
-            Map.of("Authorization", "Bearer " + serviceToken, "Content-Type", "application/json"),
+            Map.of("Authorization", "Bearer " + operatorToken, "Content-Type", "application/json"),
             ("{\"name\":\"" + tenant + "\"}").getBytes(StandardCharsets.UTF_8));
     assertThat(t.status()).as(t.text()).isEqualTo(200);
     Reply token =
@@ -79,7 +87,7 @@ class TerraformHttpBackendConformanceTest {
             "POST",
             stateUrl + "/internal/v1/tenants/" + tenant + "/tokens",
             null,
-            Map.of("Authorization", "Bearer " + serviceToken, "Content-Type", "application/json"),
+            Map.of("Authorization", "Bearer " + operatorToken, "Content-Type", "application/json"),
             ("{\"role\":\"" + role + "\"}").getBytes(StandardCharsets.UTF_8));
     assertThat(token.status()).as(token.text()).isEqualTo(201);
     return token.json().get("token").asText();
@@ -362,7 +370,7 @@ class TerraformHttpBackendConformanceTest {
                 + ws
                 + "/lock",
             null,
-            Map.of("Authorization", "Bearer " + serviceToken),
+            Map.of("Authorization", "Bearer " + plannerToken),
             null);
     assertThat(r.status()).isEqualTo(200);
     return r.json();
@@ -527,7 +535,7 @@ class TerraformHttpBackendConformanceTest {
             "POST",
             stateUrl + "/internal/v1/tokens/revoke",
             null,
-            Map.of("Authorization", "Bearer " + serviceToken, "Content-Type", "application/json"),
+            Map.of("Authorization", "Bearer " + operatorToken, "Content-Type", "application/json"),
             ("{\"token\":\"" + revoked + "\"}").getBytes(StandardCharsets.UTF_8));
     assertThat(revoke.status()).isEqualTo(200);
     assertThat(get(ws, revoked).status()).isEqualTo(401);

@@ -3,6 +3,8 @@ package dev.stagecraft.executor.adapter;
 import dev.stagecraft.executor.adapter.ssh.SshjRemoteConnector;
 import dev.stagecraft.executor.step.ActionRunner;
 import dev.stagecraft.executor.step.RunConnectionPool;
+import dev.stagecraft.platform.auth.CredentialNeeds;
+import dev.stagecraft.platform.auth.ServiceCredentials;
 import dev.stagecraft.platform.kafka.EventConsumer;
 import dev.stagecraft.platform.kafka.EventPublisher;
 import dev.stagecraft.platform.kafka.KafkaSettings;
@@ -71,6 +73,9 @@ public final class ExecutorBootstrap implements AutoCloseable {
       @Value("${stagecraft.executor.ssh-run-linger:5s}") Duration sshRunLinger,
       @Value("${stagecraft.executor.ssh-max-sessions:10}") int sshMaxSessions,
       SandboxConfiguration sandbox) {
+    // holds no service token: refuses to start with one in its environment (local-exec could read
+    // it)
+    ServiceCredentials.load(CredentialNeeds.EXECUTOR_SERVICE, role -> null, System.getenv());
     if (concurrency < 1) {
       throw new IllegalArgumentException(
           "STAGECRAFT_EXECUTOR_CONCURRENCY must be at least 1, got " + concurrency);

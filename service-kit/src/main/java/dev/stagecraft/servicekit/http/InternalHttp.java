@@ -12,9 +12,10 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 
 /**
- * Calls {@code /internal/**} endpoints of the other services with the service token. Transport
- * failures are retried a few times with backoff (the target may be restarting); HTTP answers are
- * returned as they are for the caller to interpret.
+ * Calls {@code /internal/**} endpoints of the other services with the calling service's own role
+ * token (docs/internal-api.md, "Service roles"). Transport failures are retried a few times with
+ * backoff (the target may be restarting); HTTP answers are returned as they are for the caller to
+ * interpret.
  *
  * <p>HTTP/1.1 over kept-alive connections with {@link HttpURLConnection}, which does the whole
  * exchange on the calling thread (a run's virtual thread). The JDK's {@code java.net.http} client
@@ -28,24 +29,25 @@ public final class InternalHttp {
   private static final int ATTEMPTS = 5;
   private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(5);
   private final String baseUrl;
-  private final String serviceToken;
+  private final String token;
   private final int attempts;
 
   /** A client that tries a request up to five times while the target cannot be reached. */
-  public InternalHttp(String baseUrl, String serviceToken) {
-    this(baseUrl, serviceToken, ATTEMPTS);
+  public InternalHttp(String baseUrl, String token) {
+    this(baseUrl, token, ATTEMPTS);
   }
 
   /**
+   * @param token the caller's role token, sent as {@code Authorization: Bearer <token>}
    * @param attempts how many times a request is tried while the target cannot be reached (1: once,
    *     for callers that answer for the target's absence themselves)
    */
-  public InternalHttp(String baseUrl, String serviceToken, int attempts) {
+  public InternalHttp(String baseUrl, String token, int attempts) {
     if (attempts < 1) {
       throw new IllegalArgumentException("attempts must be at least 1");
     }
     this.baseUrl = baseUrl.endsWith("/") ? baseUrl.substring(0, baseUrl.length() - 1) : baseUrl;
-    this.serviceToken = serviceToken;
+    this.token = token;
     this.attempts = attempts;
   }
 
@@ -66,11 +68,11 @@ public final class InternalHttp {
   }
 
   public Response get(String path, Duration timeout) {
-    return send("GET", path, "Bearer " + serviceToken, null, timeout);
+    return send("GET", path, "Bearer " + token, null, timeout);
   }
 
   /**
-   * A GET authenticated with {@code credential} (a run's state credential) instead of the service
+   * A GET authenticated with {@code credential} (a run's state credential) instead of the role
    * token, for endpoints that accept it.
    */
   public Response getAs(String credential, String path, Duration timeout) {
@@ -81,17 +83,17 @@ public final class InternalHttp {
     return send(
         "POST",
         path,
-        "Bearer " + serviceToken,
+        "Bearer " + token,
         EventCodec.toJson(body).getBytes(StandardCharsets.UTF_8),
         timeout);
   }
 
   public Response delete(String path, Duration timeout) {
-    return send("DELETE", path, "Bearer " + serviceToken, null, timeout);
+    return send("DELETE", path, "Bearer " + token, null, timeout);
   }
 
   /**
-   * Any method with the service token; {@code body} (null: none) is sent as JSON.
+   * Any method with the role token; {@code body} (null: none) is sent as JSON.
    *
    * @throws IllegalStateException when the target cannot be reached
    */
@@ -99,7 +101,7 @@ public final class InternalHttp {
     return send(
         method,
         path,
-        "Bearer " + serviceToken,
+        "Bearer " + token,
         body == null ? null : EventCodec.toJson(body).getBytes(StandardCharsets.UTF_8),
         timeout);
   }

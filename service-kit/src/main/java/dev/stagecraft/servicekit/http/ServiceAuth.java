@@ -1,32 +1,94 @@
 package dev.stagecraft.servicekit.http;
 
-import dev.stagecraft.platform.auth.TokenHash;
+import dev.stagecraft.platform.auth.CredentialNeeds;
+import dev.stagecraft.platform.auth.ServiceCredentials;
+import dev.stagecraft.platform.auth.ServiceRole;
+import io.micronaut.core.value.PropertyResolver;
+import java.util.Set;
+import java.util.stream.Collectors;
 
 /**
- * Checks {@code Authorization: Bearer <STAGECRAFT_SERVICE_TOKEN>} in constant time. An empty
- * configured token refuses every call rather than letting every call in.
+ * Checks who calls an {@code /internal/**} route: {@code Authorization: Bearer <token>} is one of
+ * the role tokens this service holds ({@link ServiceCredentials}, compared in constant time), and
+ * that role is one the route accepts. The problems name the roles the route accepts, never the
+ * token presented.
  */
 public final class ServiceAuth {
-  private final String serviceToken;
+  private final ServiceCredentials credentials;
 
-  /**
-   * @param serviceToken the shared service token ({@code stagecraft.service-token}), may be empty
-   */
-  public ServiceAuth(String serviceToken) {
-    this.serviceToken = serviceToken;
+  public ServiceAuth(ServiceCredentials credentials) {
+    this.credentials = credentials;
   }
 
   /**
-   * @throws Problem 401 unless the header carries the service token
+   * The property a role's token is configured under, {@code stagecraft.service-tokens.<role>}: each
+   * service's {@code application.yml} binds it to the role's environment variable.
    */
-  public void require(String authorization) {
-    String presented = bearer(authorization);
-    if (serviceToken == null
-        || serviceToken.isEmpty()
-        || !TokenHash.matches(serviceToken, presented)) {
-      throw Problem.unauthorized(
-          "internal endpoints need 'Authorization: Bearer <STAGECRAFT_SERVICE_TOKEN>'");
+  public static String property(ServiceRole role) {
+    return "stagecraft.service-tokens." + role.key();
+  }
+
+  /**
+   * The process's tokens from its configuration ({@link #property}), checked against its
+   * environment ({@link ServiceCredentials#load}).
+   *
+   * @throws IllegalStateException naming the variables to set or remove: the service must not start
+   */
+  public static ServiceCredentials credentials(CredentialNeeds process, PropertyResolver config) {
+    return ServiceCredentials.load(
+        process,
+        role -> config.getProperty(property(role), String.class).orElse(null),
+        System.getenv());
+  }
+
+  /**
+   * @param accepted the roles the route accepts
+   * @return the caller's role
+   * @throws Problem 401 when the header carries no token or one of no role this service knows; 403
+   *     when the token is a known role's that the route does not accept
+   */
+  public ServiceRole require(String authorization, Set<ServiceRole> accepted) {
+    ServiceRole caller =
+        credentials
+            .roleOf(bearer(authorization))
+            .orElseThrow(
+                () ->
+                    Problem.unauthorized(
+                        "this internal route needs 'Authorization: Bearer <token>' with the token"
+                            + " of a role it accepts: "
+                            + accepts(accepted)
+                            + "; the request carried no token, or one "
+                            + credentials.process().service()
+                            + " does not know"));
+    if (!accepted.contains(caller)) {
+      throw new Problem(
+          403,
+          "Forbidden",
+          "the "
+              + caller.key()
+              + " role may not call this internal route; it accepts "
+              + accepts(accepted));
     }
+    return caller;
+  }
+
+  private String accepts(Set<ServiceRole> accepted) {
+    String unknown =
+        accepted.stream()
+            .filter(r -> !credentials.knows(r))
+            .sorted()
+            .map(ServiceRole::variable)
+            .collect(Collectors.joining(", "));
+    return "the "
+        + ServiceRole.keys(accepted)
+        + " role"
+        + (accepted.size() == 1 ? "" : "s")
+        + " ("
+        + ServiceRole.variables(accepted)
+        + ")"
+        + (unknown.isEmpty()
+            ? ""
+            : "; " + credentials.process().service() + " was not given " + unknown);
   }
 
   /** The token of an {@code Authorization: Bearer ...} header, or {@code null} for any other. */

@@ -1,18 +1,29 @@
 package dev.stagecraft.lock.adapter.http;
 
+import dev.stagecraft.platform.auth.CredentialNeeds;
+import dev.stagecraft.platform.auth.ServiceRole;
 import dev.stagecraft.servicekit.http.ProblemHandler;
 import dev.stagecraft.servicekit.http.ServiceAuth;
+import io.micronaut.context.annotation.Context;
 import io.micronaut.context.annotation.Factory;
-import io.micronaut.context.annotation.Value;
+import io.micronaut.context.env.Environment;
 import jakarta.inject.Singleton;
+import java.util.Set;
 
-/** The service-token check of the lock endpoints and the renderer of the problems they throw. */
+/** The role check of the lock endpoints and the renderer of the problems they throw. */
 @Factory
 class HttpBeans {
 
-  @Singleton
-  ServiceAuth serviceAuth(@Value("${stagecraft.service-token:}") String serviceToken) {
-    return new ServiceAuth(serviceToken);
+  /**
+   * Who may call the lock routes, every one of them: the planner (its runs' locks) and the state
+   * service (the Terraform HTTP backend's locks and force-unlocks).
+   */
+  static final Set<ServiceRole> LOCK_CALLERS = Set.of(ServiceRole.PLANNER, ServiceRole.STATE);
+
+  /** Created at start, so that a missing or stray token stops the service at once. */
+  @Context
+  ServiceAuth serviceAuth(Environment config) {
+    return new ServiceAuth(ServiceAuth.credentials(CredentialNeeds.LOCK_SERVICE, config));
   }
 
   @Singleton

@@ -64,7 +64,7 @@ public class LockController {
       String ws,
       @Body @Nullable String body)
       throws SQLException, InterruptedException {
-    auth.require(authorization);
+    auth.require(authorization, HttpBeans.LOCK_CALLERS);
     check(tenant, ws);
     AcquireRequest request = AcquireRequest.parse(body);
     AcquireResult result =
@@ -164,7 +164,7 @@ public class LockController {
       String ws,
       String lockId)
       throws SQLException {
-    auth.require(authorization);
+    auth.require(authorization, HttpBeans.LOCK_CALLERS);
     check(tenant, ws);
     return heartbeatAnswer(locks.heartbeat(tenant, ws, lockId));
   }
@@ -187,7 +187,7 @@ public class LockController {
       String ws,
       String lockId)
       throws SQLException {
-    auth.require(authorization);
+    auth.require(authorization, HttpBeans.LOCK_CALLERS);
     check(tenant, ws);
     locks.release(tenant, ws, lockId);
     return Json.respond(HttpStatus.OK, Map.of("released", lockId));
@@ -209,7 +209,7 @@ public class LockController {
       String lockId,
       @Body @Nullable String body)
       throws SQLException {
-    auth.require(authorization);
+    auth.require(authorization, HttpBeans.LOCK_CALLERS);
     check(tenant, ws);
     ForceReleaseRequest request = ForceReleaseRequest.parse(body, lockId);
     return forceReleased(
@@ -284,7 +284,7 @@ public class LockController {
   public HttpResponse<String> show(
       @Header(HttpHeaders.AUTHORIZATION) @Nullable String authorization, String tenant, String ws)
       throws SQLException {
-    auth.require(authorization);
+    auth.require(authorization, HttpBeans.LOCK_CALLERS);
     check(tenant, ws);
     return shown(locks.view(tenant, ws));
   }

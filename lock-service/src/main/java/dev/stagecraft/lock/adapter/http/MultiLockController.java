@@ -57,7 +57,7 @@ public class MultiLockController {
       String tenant,
       @Body @Nullable String body)
       throws SQLException, InterruptedException {
-    auth.require(authorization);
+    auth.require(authorization, HttpBeans.LOCK_CALLERS);
     Names.check("tenant", tenant);
     JsonNode json = Json.object(body);
     String holder = Json.requiredText(json, "holder");

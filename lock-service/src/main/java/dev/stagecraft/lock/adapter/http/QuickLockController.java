@@ -56,7 +56,7 @@ public class QuickLockController {
       String ws,
       @Body @Nullable String body)
       throws SQLException {
-    auth.require(authorization);
+    auth.require(authorization, HttpBeans.LOCK_CALLERS);
     LockController.check(tenant, ws);
     LockController.AcquireRequest request = LockController.AcquireRequest.parse(body);
     if (!request.waitFor().isZero()) {
@@ -94,7 +94,7 @@ public class QuickLockController {
       String ws,
       String lockId)
       throws SQLException {
-    auth.require(authorization);
+    auth.require(authorization, HttpBeans.LOCK_CALLERS);
     LockController.check(tenant, ws);
     try {
       return LockController.heartbeatAnswer(
@@ -111,7 +111,7 @@ public class QuickLockController {
       String ws,
       String lockId)
       throws SQLException {
-    auth.require(authorization);
+    auth.require(authorization, HttpBeans.LOCK_CALLERS);
     LockController.check(tenant, ws);
     try {
       connections.run(
@@ -135,7 +135,7 @@ public class QuickLockController {
       String lockId,
       @Body @Nullable String body)
       throws SQLException {
-    auth.require(authorization);
+    auth.require(authorization, HttpBeans.LOCK_CALLERS);
     LockController.check(tenant, ws);
     LockController.ForceReleaseRequest request =
         LockController.ForceReleaseRequest.parse(body, lockId);
@@ -163,7 +163,7 @@ public class QuickLockController {
   public HttpResponse<String> show(
       @Header(HttpHeaders.AUTHORIZATION) @Nullable String authorization, String tenant, String ws)
       throws SQLException {
-    auth.require(authorization);
+    auth.require(authorization, HttpBeans.LOCK_CALLERS);
     LockController.check(tenant, ws);
     try {
       return LockController.shown(connections.run(c -> locks.view(c, tenant, ws)));

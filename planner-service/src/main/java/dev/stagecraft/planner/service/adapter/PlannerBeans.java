@@ -3,6 +3,7 @@ package dev.stagecraft.planner.service.adapter;
 import dev.stagecraft.planner.service.adapter.clients.HttpKnownHosts;
 import dev.stagecraft.planner.service.adapter.clients.HttpWorkspaceLocks;
 import dev.stagecraft.planner.service.adapter.clients.HttpWorkspaceStates;
+import dev.stagecraft.planner.service.adapter.clients.InternalApis;
 import dev.stagecraft.planner.service.adapter.clients.TokenVerifier;
 import dev.stagecraft.planner.service.adapter.db.RunStore;
 import dev.stagecraft.planner.service.run.EventOutbox;
@@ -10,6 +11,7 @@ import dev.stagecraft.planner.service.run.InstanceTainter;
 import dev.stagecraft.planner.service.run.RunCoordinator;
 import dev.stagecraft.planner.service.run.TenantAdmission;
 import dev.stagecraft.planner.service.run.UploadedFiles;
+import dev.stagecraft.platform.auth.CredentialNeeds;
 import dev.stagecraft.platform.kafka.EventConsumer;
 import dev.stagecraft.platform.kafka.EventPublisher;
 import dev.stagecraft.platform.kafka.KafkaSettings;
@@ -18,11 +20,12 @@ import dev.stagecraft.platform.secrets.SecretsSetting;
 import dev.stagecraft.schemas.EventCodec;
 import dev.stagecraft.schemas.Topics;
 import dev.stagecraft.schemas.seal.SecretsKeyring;
-import dev.stagecraft.servicekit.http.InternalHttp;
+import dev.stagecraft.servicekit.http.ServiceAuth;
 import io.micronaut.context.annotation.Bean;
 import io.micronaut.context.annotation.Context;
 import io.micronaut.context.annotation.Factory;
 import io.micronaut.context.annotation.Value;
+import io.micronaut.context.env.Environment;
 import jakarta.annotation.PreDestroy;
 import jakarta.inject.Singleton;
 import java.security.SecureRandom;
@@ -57,24 +60,32 @@ public class PlannerBeans {
     return new EventPublisher(kafka, settings.getInstanceId());
   }
 
-  @Singleton
-  TokenVerifier tokenVerifier(PlannerSettings settings) {
-    return new TokenVerifier(
-        new InternalHttp(settings.getStateUrl(), settings.getServiceToken()), Clock.systemUTC());
+  /**
+   * The state and lock services' internal APIs with the planner's token. Created at start, so that
+   * a missing or stray service token stops the planner at once.
+   */
+  @Context
+  InternalApis internalApis(PlannerSettings settings, Environment config) {
+    return new InternalApis(
+        settings.getStateUrl(),
+        settings.getLockUrl(),
+        ServiceAuth.credentials(CredentialNeeds.PLANNER_SERVICE, config));
   }
 
   @Singleton
-  HttpKnownHosts knownHosts(PlannerSettings settings) {
-    return new HttpKnownHosts(new InternalHttp(settings.getStateUrl(), settings.getServiceToken()));
+  TokenVerifier tokenVerifier(InternalApis apis) {
+    return new TokenVerifier(apis.state(), Clock.systemUTC());
   }
 
   @Singleton
-  InstanceTainter instanceTainter(PlannerSettings settings) {
+  HttpKnownHosts knownHosts(InternalApis apis) {
+    return new HttpKnownHosts(apis.state());
+  }
+
+  @Singleton
+  InstanceTainter instanceTainter(InternalApis apis) {
     return new InstanceTainter(
-        new HttpWorkspaceLocks(new InternalHttp(settings.getLockUrl(), settings.getServiceToken())),
-        new HttpWorkspaceStates(
-            new InternalHttp(settings.getStateUrl(), settings.getServiceToken())),
-        randomIds());
+        new HttpWorkspaceLocks(apis.lock()), new HttpWorkspaceStates(apis.state()), randomIds());
   }
 
   /** Random 16-hex-digit ids (run ids, lock holders). */
@@ -103,6 +114,7 @@ public class PlannerBeans {
   @Bean(preDestroy = "close")
   RunCoordinator runCoordinator(
       PlannerSettings settings,
+      InternalApis apis,
       EventPublisher publisher,
       SecretsKeyring secrets,
       RunStore runStore,
@@ -124,10 +136,8 @@ public class PlannerBeans {
     Duration checkEvery =
         Duration.ofMillis(Math.max(200, Math.min(1000, actionLease.toMillis() / 5)));
     return new RunCoordinator(
-            new HttpWorkspaceLocks(
-                new InternalHttp(settings.getLockUrl(), settings.getServiceToken())),
-            new HttpWorkspaceStates(
-                new InternalHttp(settings.getStateUrl(), settings.getServiceToken())),
+            new HttpWorkspaceLocks(apis.lock()),
+            new HttpWorkspaceStates(apis.state()),
             new EventOutbox() {
               @Override
               public void publishAll(List<EventOutbox.Keyed> events) {

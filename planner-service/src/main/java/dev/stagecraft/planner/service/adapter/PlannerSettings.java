@@ -6,7 +6,6 @@ import io.micronaut.context.annotation.ConfigurationProperties;
 @ConfigurationProperties("stagecraft")
 public final class PlannerSettings {
   private String kafka;
-  private String serviceToken;
   private String stateUrl;
   private String lockUrl;
   private String publicStateUrl;
@@ -20,14 +19,6 @@ public final class PlannerSettings {
 
   public void setKafka(String kafka) {
     this.kafka = kafka;
-  }
-
-  public String getServiceToken() {
-    return serviceToken;
-  }
-
-  public void setServiceToken(String serviceToken) {
-    this.serviceToken = serviceToken;
   }
 
   public String getStateUrl() {

@@ -1,45 +1,62 @@
 package dev.stagecraft.state.adapter.http;
 
+import dev.stagecraft.platform.auth.ServiceRole;
 import dev.stagecraft.schemas.action.RunCredentialProof;
 import dev.stagecraft.servicekit.http.Problem;
 import dev.stagecraft.servicekit.http.ServiceAuth;
 import dev.stagecraft.state.adapter.db.RunCredentialStore;
 import dev.stagecraft.state.adapter.db.TenantStore;
 import dev.stagecraft.state.adapter.db.TenantStore.Principal;
-import io.micronaut.context.annotation.Value;
 import jakarta.inject.Singleton;
 import java.sql.SQLException;
+import java.util.Set;
 
 /**
- * Checks {@code Authorization: Bearer ...} headers: the service token, an API token, or a run's
- * state credential.
+ * Checks {@code Authorization: Bearer ...} headers: a service role's token (the internal routes,
+ * each accepting the roles named here; docs/internal-api.md "Service roles"), an API token, or a
+ * run's state credential.
  */
 @Singleton
 public final class Authenticator {
+  /**
+   * Runs (openings, credentials, fencing, outcomes, taint), host keys and known hosts: only the
+   * planner calls them.
+   */
+  public static final Set<ServiceRole> PLANNER = Set.of(ServiceRole.PLANNER);
+
+  /**
+   * Tenants and API tokens (create, list, mint, revoke) and the token check: the planner, whose
+   * public tenant and token API is itself for admins, and operators (the dev stack's bootstrap
+   * creates the dev tenant, and checks the token it kept, this way).
+   */
+  public static final Set<ServiceRole> TENANT_ADMINISTRATION =
+      Set.of(ServiceRole.PLANNER, ServiceRole.OPERATOR);
+
   private final ServiceAuth service;
   private final TenantStore tenants;
   private final RunCredentialStore runCredentials;
 
   public Authenticator(
-      @Value("${stagecraft.service-token:}") String serviceToken,
-      TenantStore tenants,
-      RunCredentialStore runCredentials) {
-    this.service = new ServiceAuth(serviceToken);
+      ServiceAuth service, TenantStore tenants, RunCredentialStore runCredentials) {
+    this.service = service;
     this.tenants = tenants;
     this.runCredentials = runCredentials;
   }
 
-  /** For {@code /internal/**}: the shared service token, compared in constant time. */
-  public void requireService(String authorization) {
-    service.require(authorization);
+  /**
+   * For {@code /internal/**}: the token of one of the {@code accepted} roles (401 none or unknown,
+   * 403 another known role's).
+   */
+  public ServiceRole requireService(String authorization, Set<ServiceRole> accepted) {
+    return service.require(authorization, accepted);
   }
 
   /**
-   * For internal reads of one workspace's state: the service token, or a run's state credential
+   * For internal reads of one workspace's state: the planner's token, or a run's state credential
    * ({@code scr_...}, docs/adr/0013) that is active for exactly this tenant's workspace. Anything
    * else — a revoked or superseded credential, one of another workspace — is a 401.
    */
-  public void requireServiceOrRunCredential(String authorization, String tenant, String workspace)
+  public void requirePlannerOrRunCredential(String authorization, String tenant, String workspace)
       throws SQLException {
     String presented = ServiceAuth.bearer(authorization);
     if (presented != null && presented.startsWith(RunCredentialProof.PREFIX)) {
@@ -51,7 +68,7 @@ public final class Authenticator {
       }
       return;
     }
-    service.require(authorization);
+    service.require(authorization, PLANNER);
   }
 
   /**

@@ -1,12 +1,31 @@
 package dev.stagecraft.state.adapter.http;
 
+import dev.stagecraft.platform.auth.CredentialNeeds;
+import dev.stagecraft.platform.auth.ServiceCredentials;
 import dev.stagecraft.servicekit.http.ProblemHandler;
+import dev.stagecraft.servicekit.http.ServiceAuth;
+import io.micronaut.context.annotation.Context;
 import io.micronaut.context.annotation.Factory;
+import io.micronaut.context.env.Environment;
 import jakarta.inject.Singleton;
 
-/** Renders the {@code Problem}s the controllers throw as {@code application/problem+json}. */
+/**
+ * The service's role tokens (its own, presented to the lock service, and those its internal routes
+ * accept), their check, and the renderer of the {@code Problem}s the controllers throw.
+ */
 @Factory
 class HttpBeans {
+
+  /** Created at start, so that a missing or stray token stops the service at once. */
+  @Context
+  ServiceCredentials serviceCredentials(Environment config) {
+    return ServiceAuth.credentials(CredentialNeeds.STATE_SERVICE, config);
+  }
+
+  @Singleton
+  ServiceAuth serviceAuth(ServiceCredentials credentials) {
+    return new ServiceAuth(credentials);
+  }
 
   @Singleton
   ProblemHandler problemHandler() {

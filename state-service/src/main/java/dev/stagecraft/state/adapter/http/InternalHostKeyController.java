@@ -25,10 +25,10 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Host key trust for the planner ({@code /internal/v1}, service token): the keys a run must
- * enforce, and the tenant's known hosts (list, add, remove) and first-use keys (remove). Every path
- * names its tenant, and every query is bounded by it. Bad input is a 400 that says what is wrong;
- * nothing is written then.
+ * Host key trust for the planner ({@code /internal/v1}, the planner's token only): the keys a run
+ * must enforce, and the tenant's known hosts (list, add, remove) and first-use keys (remove). Every
+ * path names its tenant, and every query is bounded by it. Bad input is a 400 that says what is
+ * wrong; nothing is written then.
  */
 @Controller("/internal/v1/tenants/{tenant}")
 @ExecuteOn(TaskExecutors.BLOCKING)
@@ -46,7 +46,7 @@ public class InternalHostKeyController {
   public HttpResponse<String> keysFor(
       @Header(HttpHeaders.AUTHORIZATION) @Nullable String authorization, String tenant, String ws)
       throws SQLException {
-    auth.requireService(authorization);
+    auth.requireService(authorization, Authenticator.PLANNER);
     return list(keys.keysFor(Names.check("tenant", tenant), Names.check("workspace", ws)));
   }
 
@@ -60,7 +60,7 @@ public class InternalHostKeyController {
       @QueryValue @Nullable Integer port,
       @QueryValue @Nullable String actor)
       throws SQLException {
-    auth.requireService(authorization);
+    auth.requireService(authorization, Authenticator.PLANNER);
     Names.check("tenant", tenant);
     Names.check("workspace", ws);
     return valid(() -> removed(keys.removeFirstUse(tenant, ws, host, portOf(port), actor)));
@@ -70,7 +70,7 @@ public class InternalHostKeyController {
   public HttpResponse<String> knownHosts(
       @Header(HttpHeaders.AUTHORIZATION) @Nullable String authorization, String tenant)
       throws SQLException {
-    auth.requireService(authorization);
+    auth.requireService(authorization, Authenticator.PLANNER);
     return list(keys.knownHosts(Names.check("tenant", tenant)));
   }
 
@@ -81,7 +81,7 @@ public class InternalHostKeyController {
       String tenant,
       @Body @Nullable String body)
       throws SQLException {
-    auth.requireService(authorization);
+    auth.requireService(authorization, Authenticator.PLANNER);
     Names.check("tenant", tenant);
     JsonNode json = Json.object(body);
     String host = Json.requiredText(json, "host");
@@ -109,7 +109,7 @@ public class InternalHostKeyController {
       @QueryValue @Nullable Integer port,
       @QueryValue @Nullable String actor)
       throws SQLException {
-    auth.requireService(authorization);
+    auth.requireService(authorization, Authenticator.PLANNER);
     Names.check("tenant", tenant);
     return valid(() -> removed(keys.removeKnownHosts(tenant, host, portOf(port), actor)));
   }

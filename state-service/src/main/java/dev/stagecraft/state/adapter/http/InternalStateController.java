@@ -29,7 +29,10 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 
-/** Service-to-service endpoints ({@code /internal/v1}), guarded by the service token. */
+/**
+ * Service-to-service endpoints ({@code /internal/v1}): tenants and tokens for the planner and
+ * operators, everything about runs and workspaces for the planner only ({@link Authenticator}).
+ */
 @Controller("/internal/v1")
 @ExecuteOn(TaskExecutors.BLOCKING)
 public class InternalStateController {
@@ -56,7 +59,7 @@ public class InternalStateController {
       @Header(HttpHeaders.AUTHORIZATION) @Nullable String authorization,
       @Body @Nullable String body)
       throws SQLException {
-    auth.requireService(authorization);
+    auth.requireService(authorization, Authenticator.TENANT_ADMINISTRATION);
     String tenant = Names.check("tenant", Json.requiredText(Json.object(body), "name"));
     tenants.ensureTenant(tenant);
     return Json.respond(HttpStatus.OK, Map.of("tenant", tenant));
@@ -66,7 +69,7 @@ public class InternalStateController {
   @Get("/tenants")
   public HttpResponse<String> listTenants(
       @Header(HttpHeaders.AUTHORIZATION) @Nullable String authorization) throws SQLException {
-    auth.requireService(authorization);
+    auth.requireService(authorization, Authenticator.TENANT_ADMINISTRATION);
     return Json.respond(HttpStatus.OK, Map.of("tenants", tenants.tenants()));
   }
 
@@ -75,7 +78,7 @@ public class InternalStateController {
   public HttpResponse<String> listTokens(
       @Header(HttpHeaders.AUTHORIZATION) @Nullable String authorization, String tenant)
       throws SQLException {
-    auth.requireService(authorization);
+    auth.requireService(authorization, Authenticator.TENANT_ADMINISTRATION);
     Names.check("tenant", tenant);
     return Json.respond(HttpStatus.OK, Map.of("tokens", tenants.tokens(tenant)));
   }
@@ -85,7 +88,7 @@ public class InternalStateController {
   public HttpResponse<String> revokeById(
       @Header(HttpHeaders.AUTHORIZATION) @Nullable String authorization, String tenant, String id)
       throws SQLException {
-    auth.requireService(authorization);
+    auth.requireService(authorization, Authenticator.TENANT_ADMINISTRATION);
     Names.check("tenant", tenant);
     if (!tenants.revokeById(tenant, id)) {
       throw Problem.notFound("tenant '" + tenant + "' has no token with id '" + id + "'");
@@ -99,7 +102,7 @@ public class InternalStateController {
       String tenant,
       @Body @Nullable String body)
       throws SQLException {
-    auth.requireService(authorization);
+    auth.requireService(authorization, Authenticator.TENANT_ADMINISTRATION);
     Names.check("tenant", tenant);
     JsonNode json = Json.object(body);
     String role = Json.requiredText(json, "role");
@@ -120,7 +123,7 @@ public class InternalStateController {
       @Header(HttpHeaders.AUTHORIZATION) @Nullable String authorization,
       @Body @Nullable String body)
       throws SQLException {
-    auth.requireService(authorization);
+    auth.requireService(authorization, Authenticator.TENANT_ADMINISTRATION);
     String token = Json.requiredText(Json.object(body), "token");
     return tenants
         .verify(token)
@@ -134,7 +137,7 @@ public class InternalStateController {
       @Header(HttpHeaders.AUTHORIZATION) @Nullable String authorization,
       @Body @Nullable String body)
       throws SQLException {
-    auth.requireService(authorization);
+    auth.requireService(authorization, Authenticator.TENANT_ADMINISTRATION);
     String token = Json.requiredText(Json.object(body), "token");
     if (!tenants.revoke(token)) {
       throw Problem.notFound("no such token");
@@ -154,7 +157,7 @@ public class InternalStateController {
       String ws,
       @Body @Nullable String body)
       throws SQLException {
-    requireServiceFor(authorization, tenant, ws);
+    requirePlannerFor(authorization, tenant, ws);
     JsonNode json = Json.object(body);
     String runId = Json.requiredText(json, "runId");
     long token =
@@ -174,7 +177,7 @@ public class InternalStateController {
       String ws,
       String runId)
       throws SQLException {
-    requireServiceFor(authorization, tenant, ws);
+    requirePlannerFor(authorization, tenant, ws);
     if (!runCredentials.revoke(tenant, ws, runId)) {
       throw Problem.notFound(
           "run '" + runId + "' has no state credential in workspace '" + ws + "'");
@@ -182,16 +185,14 @@ public class InternalStateController {
     return Json.respond(HttpStatus.OK, Map.of("revoked", true));
   }
 
-  /**
-   * The workspace's current state, for the service token or the workspace's active run credential.
-   */
+  /** The workspace's current state, for the planner or the workspace's active run credential. */
   @Get("/tenants/{tenant}/workspaces/{ws}/state")
   public HttpResponse<String> state(
       @Header(HttpHeaders.AUTHORIZATION) @Nullable String authorization, String tenant, String ws)
       throws SQLException {
     Names.check("tenant", tenant);
     Names.check("workspace", ws);
-    auth.requireServiceOrRunCredential(authorization, tenant, ws);
+    auth.requirePlannerOrRunCredential(authorization, tenant, ws);
     var state = states.currentState(tenant, ws);
     return Json.respond(
         HttpStatus.OK, TerraformStateV4.render(state, UUID.randomUUID().toString()));
@@ -200,7 +201,7 @@ public class InternalStateController {
   /**
    * The outcomes recorded for the actions of a run in the workspace (the first per action id): 200
    * {@code {"outcomes":[{"actionId","address","outcome","serial"}]}}, empty for an unknown run. A
-   * planner carrying a run on after a restart reads it (docs/adr/0035). Service token only.
+   * planner carrying a run on after a restart reads it (docs/adr/0035). The planner only.
    */
   @Get("/tenants/{tenant}/workspaces/{ws}/runs/{runId}/action-outcomes")
   public HttpResponse<String> actionOutcomes(
@@ -209,7 +210,7 @@ public class InternalStateController {
       String ws,
       String runId)
       throws SQLException {
-    requireServiceFor(authorization, tenant, ws);
+    requirePlannerFor(authorization, tenant, ws);
     var outcomes =
         states.recordedOutcomes(tenant, ws, runId).stream()
             .map(
@@ -232,7 +233,7 @@ public class InternalStateController {
    * .../run-credentials}), reads the host keys the run must enforce (as {@code GET .../host-keys})
    * and the current state (as {@code GET .../state}). 201 {@code {"credential", "hostKeys": [...],
    * "serial", "state": {v4}}}; 409 when the fencing token is stale (nothing written) or the run
-   * already ended. Service token only.
+   * already ended. The planner only.
    */
   @Post("/tenants/{tenant}/workspaces/{ws}/run-openings")
   public HttpResponse<String> openRun(
@@ -241,7 +242,7 @@ public class InternalStateController {
       String ws,
       @Body @Nullable String body)
       throws SQLException {
-    requireServiceFor(authorization, tenant, ws);
+    requirePlannerFor(authorization, tenant, ws);
     JsonNode json = Json.object(body);
     String runId = Json.requiredText(json, "runId");
     long token =
@@ -279,7 +280,7 @@ public class InternalStateController {
       String ws,
       @Body @Nullable String body)
       throws SQLException {
-    requireServiceFor(authorization, tenant, ws);
+    requirePlannerFor(authorization, tenant, ws);
     long token = nonNegativeLong(Json.object(body), "token", "");
     Optional<Long> newer = states.advanceFencing(tenant, ws, token);
     if (newer.isPresent()) {
@@ -308,7 +309,7 @@ public class InternalStateController {
       String ws,
       @Body @Nullable String body)
       throws SQLException {
-    requireServiceFor(authorization, tenant, ws);
+    requirePlannerFor(authorization, tenant, ws);
     JsonNode json = Json.object(body);
     String address = Json.requiredText(json, "address");
     JsonNode tainted = json.get("tainted");
@@ -332,10 +333,10 @@ public class InternalStateController {
   }
 
   /**
-   * Checks the service token, then the tenant and workspace names (400 when not valid), in order.
+   * Checks the planner's token, then the tenant and workspace names (400 when not valid), in order.
    */
-  private void requireServiceFor(String authorization, String tenant, String ws) {
-    auth.requireService(authorization);
+  private void requirePlannerFor(String authorization, String tenant, String ws) {
+    auth.requireService(authorization, Authenticator.PLANNER);
     Names.check("tenant", tenant);
     Names.check("workspace", ws);
   }

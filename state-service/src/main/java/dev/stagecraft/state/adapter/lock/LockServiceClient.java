@@ -2,9 +2,11 @@ package dev.stagecraft.state.adapter.lock;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.stagecraft.platform.auth.ServiceCredentials;
 import dev.stagecraft.servicekit.http.InternalHttp;
 import dev.stagecraft.servicekit.http.Problem;
 import io.micronaut.context.annotation.Value;
+import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
 import java.io.IOException;
 import java.net.URLEncoder;
@@ -47,10 +49,19 @@ public final class LockServiceClient {
   /** One try per request: a lock service that cannot be reached is the caller's 503 at once. */
   private final InternalHttp http;
 
+  /**
+   * @param credentials the state service's tokens: it presents its own ({@code
+   *     STAGECRAFT_SERVICE_TOKEN_STATE})
+   */
+  @Inject
   public LockServiceClient(
-      @Value("${stagecraft.lock-url}") String baseUrl,
-      @Value("${stagecraft.service-token:}") String serviceToken) {
-    this.http = new InternalHttp(baseUrl, serviceToken, 1);
+      @Value("${stagecraft.lock-url}") String baseUrl, ServiceCredentials credentials) {
+    this(baseUrl, credentials.ownToken());
+  }
+
+  /** A client presenting {@code token} (the state role's). */
+  public LockServiceClient(String baseUrl, String token) {
+    this.http = new InternalHttp(baseUrl, token, 1);
   }
 
   /** The current lease of the workspace's lock, or empty when it is free. */

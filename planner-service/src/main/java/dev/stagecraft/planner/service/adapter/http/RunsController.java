@@ -6,8 +6,8 @@ import dev.stagecraft.planner.plan.PlanRequest;
 import dev.stagecraft.planner.plan.PlanResult;
 import dev.stagecraft.planner.plan.Planner;
 import dev.stagecraft.planner.plan.PriorState;
-import dev.stagecraft.planner.service.adapter.PlannerSettings;
 import dev.stagecraft.planner.service.adapter.clients.HttpWorkspaceStates;
+import dev.stagecraft.planner.service.adapter.clients.InternalApis;
 import dev.stagecraft.planner.service.adapter.clients.TokenVerifier.Principal;
 import dev.stagecraft.planner.service.adapter.db.ConfigurationVersionStore;
 import dev.stagecraft.planner.service.adapter.db.RunRequestKeyStore;
@@ -19,7 +19,6 @@ import dev.stagecraft.planner.service.run.RunCoordinator;
 import dev.stagecraft.planner.service.run.RunEvent;
 import dev.stagecraft.planner.service.run.RunRequest;
 import dev.stagecraft.planner.service.run.UploadedFiles;
-import dev.stagecraft.servicekit.http.InternalHttp;
 import dev.stagecraft.servicekit.http.Problem;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.HttpRequest;
@@ -93,12 +92,10 @@ public class RunsController {
   /** The header of a response that replays the run an earlier request with the key made. */
   static final String REPLAYED = "Idempotent-Replayed";
 
-  public RunsController(RunCoordinator coordinator, ApiAuth auth, PlannerSettings settings) {
+  public RunsController(RunCoordinator coordinator, ApiAuth auth, InternalApis apis) {
     this.coordinator = coordinator;
     this.auth = auth;
-    this.states =
-        new HttpWorkspaceStates(
-            new InternalHttp(settings.getStateUrl(), settings.getServiceToken()));
+    this.states = new HttpWorkspaceStates(apis.state());
   }
 
   /** The body of a plan or run request. */

@@ -1,6 +1,6 @@
 package dev.stagecraft.planner.service.adapter.http;
 
-import dev.stagecraft.planner.service.adapter.PlannerSettings;
+import dev.stagecraft.planner.service.adapter.clients.InternalApis;
 import dev.stagecraft.servicekit.http.InternalHttp;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.HttpRequest;
@@ -27,9 +27,9 @@ public class TenantsController {
   private final Access access;
   private final InternalHttp state;
 
-  public TenantsController(Access access, PlannerSettings settings) {
+  public TenantsController(Access access, InternalApis apis) {
     this.access = access;
-    this.state = new InternalHttp(settings.getStateUrl(), settings.getServiceToken());
+    this.state = apis.state();
   }
 
   /** The body of a tenant creation. */

@@ -1,6 +1,6 @@
 package dev.stagecraft.planner.service.adapter.http;
 
-import dev.stagecraft.planner.service.adapter.PlannerSettings;
+import dev.stagecraft.planner.service.adapter.clients.InternalApis;
 import dev.stagecraft.servicekit.http.InternalHttp;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.HttpRequest;
@@ -32,9 +32,9 @@ public class TokensController {
   private final Access access;
   private final InternalHttp state;
 
-  public TokensController(Access access, PlannerSettings settings) {
+  public TokensController(Access access, InternalApis apis) {
     this.access = access;
-    this.state = new InternalHttp(settings.getStateUrl(), settings.getServiceToken());
+    this.state = apis.state();
   }
 
   /** The body of a token creation. */
