@@ -987,7 +987,15 @@ public class RunsController {
   }
 
   private static HttpResponse<?> invalidFiles(UploadedFiles.InvalidUpload e) {
+    if (e instanceof UploadedFiles.TooLarge) {
+      return tooLarge(e);
+    }
     return problem(HttpStatus.BAD_REQUEST, "Invalid files", e.getMessage());
+  }
+
+  /** 413: an upload over one of the limits (docs/runs.md "Limits"), which the detail names. */
+  static HttpResponse<?> tooLarge(IllegalArgumentException e) {
+    return problem(HttpStatus.REQUEST_ENTITY_TOO_LARGE, "Configuration too large", e.getMessage());
   }
 
   private static HttpResponse<?> validate(RunBody body) {
