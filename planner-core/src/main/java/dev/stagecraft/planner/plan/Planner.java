@@ -7,7 +7,6 @@ import dev.stagecraft.language.config.LoadResult;
 import dev.stagecraft.language.config.OutputDecl;
 import dev.stagecraft.language.config.ResourceDecl;
 import dev.stagecraft.language.diag.Diagnostics;
-import dev.stagecraft.language.diag.SourceRange;
 import dev.stagecraft.language.eval.EvalBudget;
 import dev.stagecraft.language.eval.EvalContext;
 import dev.stagecraft.language.eval.EvalResult;
@@ -108,9 +107,8 @@ public final class Planner {
     private final Map<String, Value> objects = new LinkedHashMap<>();
     private final Map<String, Value> localValues = new LinkedHashMap<>();
     private final Map<String, PlannedAction> actions = new LinkedHashMap<>();
-    private final PlanLimits limits;
     private final EvalBudget budget;
-    private int instances;
+    private final InstanceCount instances;
 
     Planning(
         ConfigModel model,
@@ -124,8 +122,8 @@ public final class Planner {
       this.request = request;
       this.diagnostics = diagnostics;
       this.validateOnly = validateOnly;
-      this.limits = limits;
       this.budget = EvalBudget.start(limits.evaluation());
+      this.instances = new InstanceCount(limits, diagnostics);
     }
 
     /** The plan, all of it evaluated within the plan's budget. */
@@ -205,7 +203,7 @@ public final class Planner {
       if (keys != null
           && r.count().isEmpty()
           && r.forEach().isEmpty()
-          && !withinInstanceLimits("one instance", BigDecimal.ONE, r, r.range())) {
+          && !instances.admit("one instance", BigDecimal.ONE, r, r.range())) {
         return;
       }
       if (keys == null) {
@@ -302,7 +300,7 @@ public final class Planner {
               r.count().get().range());
           return null;
         }
-        if (!withinInstanceLimits(
+        if (!instances.admit(
             "count is " + Value.number(n).asString(), n, r, r.count().get().range())) {
           return null;
         }
@@ -343,7 +341,7 @@ public final class Planner {
             v instanceof Value.ObjectValue o
                 ? o.attributes().size()
                 : v instanceof Value.ListValue l ? l.elements().size() : 0;
-        if (!withinInstanceLimits(
+        if (!instances.admit(
             "for_each has " + size + " elements", BigDecimal.valueOf(size), r, range)) {
           return null;
         }
@@ -381,43 +379,6 @@ public final class Planner {
         return keys;
       }
       return List.of(InstanceKey.NONE);
-    }
-
-    /**
-     * Whether {@code n} more instances of {@code r} stay within the instance limits (per resource,
-     * per plan); if not, an error at {@code range} says which ({@code what}: "count is 200000").
-     */
-    private boolean withinInstanceLimits(
-        String what, BigDecimal n, ResourceDecl r, SourceRange range) {
-      if (n.compareTo(BigDecimal.valueOf(limits.maxInstancesPerResource())) > 0) {
-        diagnostics.error(
-            "Too many instances",
-            what
-                + ", above the limit of "
-                + limits.maxInstancesPerResource()
-                + " instances per resource. Split "
-                + r.address()
-                + " into several resources, or make fewer instances.",
-            range);
-        return false;
-      }
-      instances += n.intValue();
-      if (instances > limits.maxInstancesPerPlan()) {
-        diagnostics.error(
-            "Too many instances",
-            "With "
-                + r.address()
-                + " ("
-                + what
-                + ") the configuration makes "
-                + instances
-                + " resource instances, above the limit of "
-                + limits.maxInstancesPerPlan()
-                + " instances per plan. Split it into several workspaces.",
-            range);
-        return false;
-      }
-      return true;
     }
 
     private record Decision(PlannedAction action, Map<String, Value> planned) {}
