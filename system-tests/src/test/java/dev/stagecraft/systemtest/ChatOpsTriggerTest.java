@@ -231,14 +231,17 @@ class ChatOpsTriggerTest {
         .contains(key)
         .contains("deploy app rev abc to " + workspace);
 
-    // the same event again, a malformed one, a wrongly signed one, then a good one: all in one
-    // partition (same key), so once the last one ran, the others were handled before it
+    // the same event again, an unsigned one, a signed one that is no CloudEvent, a wrongly signed
+    // one, then a good one: all in one partition (same key), so once the last one ran, the others
+    // were handled before it
     String unsigned = event(workspace, "forged-" + marker, "forged-" + marker);
+    String notAnEvent = "{\"not\":\"a cloudevent\",\"marker\":\"" + marker + "\"}";
     String nextMarker = marker + "-next";
     String nextKey = "slack-" + nextMarker;
     consoleProducer(
         signedLine(good, secret),
-        "origin:test\tchatops\t{\"not\":\"a cloudevent\",\"marker\":\"" + marker + "\"}",
+        "origin:test\tchatops\t{\"not\":\"signed\",\"marker\":\"" + marker + "\"}",
+        "stagecraft-tenant:" + tenant + "," + signedLine(notAnEvent, secret),
         signedLine(unsigned, "sct_not-the-tenants-secret"),
         signedLine(event(workspace + "-next", nextKey, nextMarker), secret));
     await()
@@ -263,14 +266,19 @@ class ChatOpsTriggerTest {
                 .count())
         .isEqualTo(1);
 
-    await().atMost(Duration.ofSeconds(30)).until(() -> deadLetters(marker).size() >= 2);
+    await().atMost(Duration.ofSeconds(30)).until(() -> deadLetters(marker).size() >= 3);
     Map<String, String> reasons = new LinkedHashMap<>();
     for (ConsumerRecord<String, byte[]> r : deadLetters(marker)) {
       reasons.put(new String(r.value(), StandardCharsets.UTF_8), header(r, "stagecraft-error"));
     }
+    // the signature is checked before anything of the body is decoded (ADR 0061)
     assertThat(reasons)
         .hasEntrySatisfying(
-            "{\"not\":\"a cloudevent\",\"marker\":\"" + marker + "\"}",
+            "{\"not\":\"signed\",\"marker\":\"" + marker + "\"}",
+            reason -> assertThat(reason).startsWith("unauthorized:").contains("not signed"));
+    assertThat(reasons)
+        .hasEntrySatisfying(
+            notAnEvent,
             reason -> assertThat(reason).startsWith("malformed:").contains("Not a CloudEvent"));
     assertThat(reasons)
         .hasEntrySatisfying(

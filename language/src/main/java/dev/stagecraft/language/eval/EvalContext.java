@@ -63,4 +63,12 @@ public interface EvalContext {
   default Supplier<UUID> uuids() {
     return UUID::randomUUID;
   }
+
+  /**
+   * The budget evaluations with this context count against (a plan's, shared by all its
+   * evaluations), or null: each evaluation then gets a budget of its own with the default limits.
+   */
+  default EvalBudget budget() {
+    return null;
+  }
 }

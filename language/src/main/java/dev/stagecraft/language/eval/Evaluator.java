@@ -17,7 +17,9 @@ import java.util.Optional;
 /**
  * Evaluates expressions to {@link Value}s. Stateless and thread-safe; all per-call state lives in
  * the call. Problems are diagnostics with source ranges; the evaluator never throws for any input.
- * A sub-expression with an error evaluates to unknown so that one mistake does not cascade.
+ * A sub-expression with an error evaluates to unknown so that one mistake does not cascade. Every
+ * evaluation counts against the context's {@link EvalBudget}; an exceeded budget ends it with a
+ * diagnostic at the expression where it was hit.
  */
 public final class Evaluator {
   private final Functions functions;
@@ -30,15 +32,25 @@ public final class Evaluator {
     this(Functions.standard());
   }
 
+  /**
+   * Terraform's numbers have 512 bits of precision (about 154 decimal digits); rounding to it also
+   * keeps {@code 1e999999999 + 1} from writing out a billion digits.
+   */
+  private static final MathContext PRECISION = new MathContext(154);
+
   public Functions functions() {
     return functions;
   }
 
   public EvalResult evaluate(Expression expr, EvalContext ctx) {
     Diagnostics d = new Diagnostics();
+    EvalBudget budget = EvalBudget.of(ctx);
     try {
-      Value v = new Run(ctx, d).eval(expr, Map.of());
+      Value v = new Run(budget.bind(ctx), budget, d).eval(expr, Map.of());
       return new EvalResult(v, d);
+    } catch (EvalBudget.Exceeded e) {
+      d.error(e.summary(), e.detail(), e.at(expr == null ? null : expr.range()).range());
+      return new EvalResult(Value.unknown(), d);
     } catch (RuntimeException | StackOverflowError e) {
       d.error(
           "Internal evaluation error",
@@ -50,10 +62,12 @@ public final class Evaluator {
 
   private final class Run {
     private final EvalContext ctx;
+    private final EvalBudget budget;
     private Diagnostics diags;
 
-    Run(EvalContext ctx, Diagnostics diags) {
+    Run(EvalContext ctx, EvalBudget budget, Diagnostics diags) {
       this.ctx = ctx;
+      this.budget = budget;
       this.diags = diags;
     }
 
@@ -63,6 +77,7 @@ public final class Evaluator {
     }
 
     Value eval(Expression e, Map<String, Value> scope) {
+      budget.step(e.range());
       return switch (e) {
         case Expression.Literal l -> Value.of(l.value());
         case Expression.Template t -> template(t, scope);
@@ -86,7 +101,7 @@ public final class Evaluator {
           for (Expression x : tu.elements()) {
             out.add(eval(x, scope));
           }
-          yield Value.list(out);
+          yield budget.charge(Value.list(out), "this tuple", tu.range());
         }
         case Expression.ObjectCons oc -> object(oc, scope);
         case Expression.Unary u -> unary(u, scope);
@@ -311,7 +326,7 @@ public final class Evaluator {
         }
         out.add(v);
       }
-      return Value.list(out).mark(src.isSensitive());
+      return budget.charge(Value.list(out), "this splat", sp.range()).mark(src.isSensitive());
     }
 
     // ---------------------------------------------------------------- templates
@@ -322,20 +337,29 @@ public final class Evaluator {
       boolean sensitive;
     }
 
+    private static final String TEMPLATE = "this template";
+
     private Value template(Expression.Template t, Map<String, Value> scope) {
       if (t.parts().size() == 1 && t.parts().get(0) instanceof TemplatePart.Interpolation i) {
         return eval(i.expr(), scope);
       }
       Acc acc = new Acc();
-      render(t.parts(), scope, acc);
-      Value r = acc.unknown ? Value.unknown() : Value.string(acc.sb.toString());
+      try {
+        render(t.parts(), scope, acc);
+      } catch (EvalBudget.Exceeded e) {
+        throw e.at(t.range());
+      }
+      Value r =
+          acc.unknown
+              ? Value.unknown()
+              : budget.charge(Value.string(acc.sb.toString()), TEMPLATE, t.range());
       return r.mark(acc.sensitive);
     }
 
     private void render(List<TemplatePart> parts, Map<String, Value> scope, Acc acc) {
       for (TemplatePart p : parts) {
         switch (p) {
-          case TemplatePart.Literal l -> acc.sb.append(l.text());
+          case TemplatePart.Literal l -> budget.append(acc.sb, l.text(), TEMPLATE);
           case TemplatePart.Interpolation i -> {
             Value v = eval(i.expr(), scope);
             acc.sensitive |= v.isSensitive();
@@ -360,7 +384,7 @@ public final class Evaluator {
                     i.expr().range());
                 acc.unknown = true;
               } else {
-                acc.sb.append(s.get());
+                budget.append(acc.sb, s.get(), TEMPLATE);
               }
             }
           }
@@ -462,7 +486,9 @@ public final class Evaluator {
         }
         out.put(ks.get(), v);
       }
-      return unknown ? Value.unknown() : Value.object(out);
+      return unknown
+          ? Value.unknown()
+          : budget.charge(Value.object(out), "this object", oc.range());
     }
 
     private Value forExpr(Expression.ForExpr f, Map<String, Value> scope) {
@@ -503,6 +529,7 @@ public final class Evaluator {
             continue;
           }
         }
+        budget.chargeElements(1, "this for expression", f.range());
         if (f.isObject()) {
           Value k = eval(f.keyExpr(), inner);
           Value v = eval(f.valueExpr(), inner);
@@ -624,9 +651,9 @@ public final class Evaluator {
       BigDecimal y = rn.get();
       Value res =
           switch (op) {
-            case ADD -> Value.number(x.add(y));
-            case SUB -> Value.number(x.subtract(y));
-            case MUL -> Value.number(x.multiply(y));
+            case ADD -> Value.number(x.add(y, PRECISION));
+            case SUB -> Value.number(x.subtract(y, PRECISION));
+            case MUL -> Value.number(x.multiply(y, PRECISION));
             case DIV, MOD -> {
               if (y.signum() == 0) {
                 yield error(
@@ -760,7 +787,11 @@ public final class Evaluator {
         if (result == null) {
           result = Value.NULL;
         }
+        budget.charge(result, f.name() + "()");
+        budget.checkDeadline(fc.range());
         return f.handlesMarks() ? result : result.mark(sens);
+      } catch (EvalBudget.Exceeded e) {
+        throw e.at(fc.range());
       } catch (FunctionException e) {
         int i = e.argIndex();
         SourceRange r = i >= 0 && i < ranges.size() ? ranges.get(i) : fc.range();

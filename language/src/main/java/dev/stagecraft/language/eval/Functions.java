@@ -16,7 +16,8 @@ public final class Functions {
   public static final Set<String> SPECIAL_FORMS = Set.of("try", "can");
 
   private static final Functions STANDARD =
-      MoreFunctions.register(StandardFunctions.register(new Functions(Map.of())));
+      RegexFunctions.register(
+          MoreFunctions.register(StandardFunctions.register(new Functions(Map.of()))));
 
   private final Map<String, FunctionDef> defs;
 

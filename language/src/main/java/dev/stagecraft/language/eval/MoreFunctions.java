@@ -17,10 +17,8 @@ import java.math.BigInteger;
 import java.math.MathContext;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.PathMatcher;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
@@ -39,9 +37,6 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.UUID;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-import java.util.regex.PatternSyntaxException;
 import java.util.stream.Stream;
 import java.util.zip.GZIPOutputStream;
 
@@ -80,8 +75,17 @@ final class MoreFunctions {
                 1,
                 (a, c) -> Value.string(b64(digest("SHA-512", file(a, c))))))
         // encoding / hashing
-        .with(FunctionDef.of("yamlencode", 1, 1, (a, c) -> Value.string(Yaml.encode(a.get(0)))))
-        .with(FunctionDef.of("yamldecode", 1, 1, (a, c) -> Yaml.decode(str(a, 0))))
+        .with(
+            FunctionDef.of(
+                "yamlencode",
+                1,
+                1,
+                (a, c) -> {
+                  EvalBudget.of(c).checkEncodable(a.get(0), "yamlencode()");
+                  return Value.string(Yaml.encode(a.get(0)));
+                }))
+        .with(
+            FunctionDef.of("yamldecode", 1, 1, (a, c) -> Yaml.decode(str(a, 0), EvalBudget.of(c))))
         .with(FunctionDef.of("base64gzip", 1, 1, MoreFunctions::base64gzip))
         .with(FunctionDef.of("urlencode", 1, 1, MoreFunctions::urlencode))
         .with(
@@ -92,8 +96,6 @@ final class MoreFunctions {
                 (a, c) -> Value.string(b64(digest("SHA-512", utf8(str(a, 0)))))))
         .with(FunctionDef.of("uuidv5", 2, 2, MoreFunctions::uuidv5))
         // strings
-        .with(FunctionDef.of("regex", 2, 2, (a, c) -> regex(a, false)))
-        .with(FunctionDef.of("regexall", 2, 2, (a, c) -> regex(a, true)))
         .with(FunctionDef.of("trim", 2, 2, MoreFunctions::trim))
         .with(FunctionDef.of("title", 1, 1, MoreFunctions::title))
         .with(FunctionDef.of("indent", 2, 2, MoreFunctions::indent))
@@ -203,7 +205,14 @@ final class MoreFunctions {
 
   // ------------------------------------------------------------------ templatefile / fileset
 
-  private static final Pattern IDENT = Pattern.compile("[A-Za-z_][A-Za-z0-9_-]*");
+  /** An identifier, as a template's variable names must be: {@code [A-Za-z_][A-Za-z0-9_-]*}. */
+  private static boolean isIdentifier(String s) {
+    if (s.isEmpty() || !(Character.isLetter(s.charAt(0)) || s.charAt(0) == '_')) {
+      return false;
+    }
+    return s.chars()
+        .allMatch(ch -> ch < 128 && (Character.isLetterOrDigit(ch) || ch == '_' || ch == '-'));
+  }
 
   private static Value templatefile(List<Value> a, EvalContext c) {
     String name = str(a, 0);
@@ -223,12 +232,13 @@ final class MoreFunctions {
     Map<String, Value> vars = a.get(1).isNull() ? Map.of() : map(a, 1);
     SimpleEvalContext ctx =
         SimpleEvalContext.empty()
+            .withBudget(EvalBudget.of(c))
             .withBaseDirectory(c.baseDirectory())
             .withFileAccessConfined(c.fileAccessConfined())
             .withClock(c.clock())
             .withUuids(c.uuids());
     for (Map.Entry<String, Value> e : vars.entrySet()) {
-      if (!IDENT.matcher(e.getKey()).matches()) {
+      if (!isIdentifier(e.getKey())) {
         throw new FunctionException(
             1, "invalid template variable name \"" + e.getKey() + "\": must be an identifier.");
       }
@@ -272,22 +282,14 @@ final class MoreFunctions {
     if (!Files.isDirectory(base)) {
       return Value.list(List.of());
     }
-    List<PathMatcher> matchers = new ArrayList<>();
-    try {
-      matchers.add(FileSystems.getDefault().getPathMatcher("glob:" + pattern));
-      if (pattern.contains("**/")) {
-        // doublestar semantics: "**/" also matches zero directories
-        matchers.add(FileSystems.getDefault().getPathMatcher("glob:" + pattern.replace("**/", "")));
-      }
-    } catch (IllegalArgumentException e) {
-      throw new FunctionException(1, "invalid glob pattern: " + e.getMessage());
-    }
+    com.google.re2j.Pattern glob = RegexFunctions.glob(pattern, 1);
     TreeSet<String> out = new TreeSet<>();
     try (Stream<Path> s = Files.walk(base)) {
       s.filter(Files::isRegularFile)
           .map(base::relativize)
-          .filter(p -> matchers.stream().anyMatch(m -> m.matches(p)))
-          .forEach(p -> out.add(p.toString().replace('\\', '/')));
+          .map(p -> p.toString().replace('\\', '/'))
+          .filter(p -> glob.matches(p))
+          .forEach(out::add);
     } catch (IOException e) {
       throw new FunctionException(0, "cannot list \"" + base + "\": " + e.getMessage());
     }
@@ -413,108 +415,6 @@ final class MoreFunctions {
 
   // ------------------------------------------------------------------ strings
 
-  /** A Go/RE2 pattern translated to Java, with the names of capture groups by index. */
-  private record Rx(Pattern pattern, List<String> groupNames) {}
-
-  private static Rx compile(String re, int argIndex) {
-    StringBuilder sb = new StringBuilder();
-    List<String> names = new ArrayList<>();
-    boolean inClass = false;
-    for (int i = 0; i < re.length(); i++) {
-      char ch = re.charAt(i);
-      if (ch == '\\' && i + 1 < re.length()) {
-        sb.append(ch).append(re.charAt(++i));
-        continue;
-      }
-      if (inClass) {
-        if (ch == ']') {
-          inClass = false;
-        }
-        sb.append(ch);
-        continue;
-      }
-      if (ch == '[') {
-        inClass = true;
-        sb.append(ch);
-        if (i + 1 < re.length() && re.charAt(i + 1) == '^') {
-          sb.append('^');
-          i++;
-        }
-        if (i + 1 < re.length() && re.charAt(i + 1) == ']') {
-          sb.append("\\]");
-          i++;
-        }
-        continue;
-      }
-      if (ch == '(') {
-        if (re.startsWith("(?P<", i)
-            || (re.startsWith("(?<", i)
-                && !re.startsWith("(?<=", i)
-                && !re.startsWith("(?<!", i))) {
-          int start = re.indexOf('<', i) + 1;
-          int end = re.indexOf('>', start);
-          if (end < 0) {
-            throw new FunctionException(
-                argIndex, "invalid regular expression: unterminated group name.");
-          }
-          names.add(re.substring(start, end));
-          sb.append('(');
-          i = end;
-          continue;
-        }
-        if (!re.startsWith("(?", i)) {
-          names.add(null);
-        }
-      }
-      sb.append(ch);
-    }
-    try {
-      return new Rx(Pattern.compile(sb.toString()), names);
-    } catch (PatternSyntaxException e) {
-      throw new FunctionException(
-          argIndex, "invalid regular expression: " + e.getDescription() + ".");
-    }
-  }
-
-  private static Value regex(List<Value> a, boolean all) {
-    Rx rx = compile(str(a, 0), 0);
-    Matcher m = rx.pattern().matcher(str(a, 1));
-    boolean named = rx.groupNames().stream().anyMatch(n -> n != null);
-    if (named && rx.groupNames().stream().anyMatch(n -> n == null)) {
-      throw new FunctionException(
-          0, "the pattern must have either all named or all unnamed capture groups.");
-    }
-    List<Value> results = new ArrayList<>();
-    while (m.find()) {
-      Value v;
-      if (rx.groupNames().isEmpty()) {
-        v = Value.string(m.group());
-      } else if (named) {
-        Map<String, Value> o = new TreeMap<>();
-        for (int i = 0; i < rx.groupNames().size(); i++) {
-          String g = m.group(i + 1);
-          o.put(rx.groupNames().get(i), g == null ? Value.NULL : Value.string(g));
-        }
-        v = Value.object(o);
-      } else {
-        List<Value> l = new ArrayList<>();
-        for (int i = 0; i < rx.groupNames().size(); i++) {
-          String g = m.group(i + 1);
-          l.add(g == null ? Value.NULL : Value.string(g));
-        }
-        v = Value.list(l);
-      }
-      if (!all) {
-        return v;
-      }
-      results.add(v);
-    }
-    if (!all) {
-      throw new FunctionException(-1, "pattern did not match any part of the given string.");
-    }
-    return Value.list(results);
-  }
-
   private static Value trim(List<Value> a, EvalContext c) {
     String s = str(a, 0);
     String cut = str(a, 1);
@@ -544,9 +444,11 @@ final class MoreFunctions {
   }
 
   private static Value indent(List<Value> a, EvalContext c) {
-    int n = integer(a, 0);
-    String pad = " ".repeat(Math.max(0, n));
-    return Value.string(str(a, 1).replace("\n", "\n" + pad));
+    int n = Math.max(0, integer(a, 0));
+    String s = str(a, 1);
+    long lines = s.chars().filter(ch -> ch == '\n').count();
+    EvalBudget.of(c).checkLength(s.length() + lines * n, "indent()");
+    return Value.string(s.replace("\n", "\n" + " ".repeat(n)));
   }
 
   private static Value formatlist(List<Value> a, EvalContext c) {
@@ -576,7 +478,8 @@ final class MoreFunctions {
       for (int i = 1; i < a.size(); i++) {
         args.add(a.get(i) instanceof Value.ListValue l ? l.elements().get(k) : a.get(i));
       }
-      out.add(format.impl().call(args, c));
+      // each string counts, not only the list's elements
+      out.add(EvalBudget.of(c).charge(format.impl().call(args, c), "formatlist()"));
     }
     return Value.list(out);
   }
@@ -700,46 +603,19 @@ final class MoreFunctions {
     return Value.string(sb.toString());
   }
 
-  private static final Pattern DURATION_PART =
-      Pattern.compile("(\\d+(?:\\.\\d*)?|\\.\\d+)(ns|us|µs|μs|ms|s|m|h)");
-
   /** Go's time.ParseDuration. */
   static Duration parseDuration(String s, int argIndex) {
-    String orig = s;
-    boolean neg = false;
-    if (s.startsWith("-") || s.startsWith("+")) {
-      neg = s.startsWith("-");
-      s = s.substring(1);
-    }
-    if (s.equals("0")) {
-      return Duration.ZERO;
-    }
-    Matcher m = DURATION_PART.matcher(s);
-    int pos = 0;
-    BigDecimal nanos = BigDecimal.ZERO;
-    while (pos < s.length()) {
-      if (!m.find(pos) || m.start() != pos) {
-        throw new FunctionException(
-            argIndex,
-            "invalid duration \""
-                + orig
-                + "\"; use a number and unit, e.g. \"1h30m\" or \"-10s\".");
-      }
-      long unit =
-          switch (m.group(2)) {
-            case "ns" -> 1L;
-            case "us", "µs", "μs" -> 1_000L;
-            case "ms" -> 1_000_000L;
-            case "s" -> 1_000_000_000L;
-            case "m" -> 60_000_000_000L;
-            default -> 3_600_000_000_000L;
-          };
-      nanos = nanos.add(new BigDecimal(m.group(1)).multiply(BigDecimal.valueOf(unit)));
-      pos = m.end();
-    }
-    if (pos == 0) {
-      throw new FunctionException(argIndex, "invalid duration \"" + orig + "\".");
-    }
+    boolean neg = s.startsWith("-");
+    String unsigned = neg || s.startsWith("+") ? s.substring(1) : s;
+    BigDecimal nanos =
+        GoDurations.nanos(unsigned)
+            .orElseThrow(
+                () ->
+                    new FunctionException(
+                        argIndex,
+                        "invalid duration \""
+                            + s
+                            + "\"; use a number and unit, e.g. \"1h30m\" or \"-10s\"."));
     Duration d = Duration.ofNanos(nanos.longValue());
     return neg ? d.negated() : d;
   }
@@ -865,7 +741,7 @@ final class MoreFunctions {
    * A set as Terraform orders it: duplicates removed; strings in lexical order, numbers ascending;
    * other element types keep their first-seen order.
    */
-  static List<Value> toSet(List<Value> in) {
+  static List<Value> toSet(List<Value> in, EvalBudget budget) {
     // strings and numbers (the usual sets): sorted and deduplicated in O(n log n)
     if (in.stream().allMatch(v -> v instanceof Value.StringValue)) {
       java.util.TreeMap<String, Value> byText = new java.util.TreeMap<>();
@@ -879,6 +755,7 @@ final class MoreFunctions {
     }
     List<Value> out = new ArrayList<>();
     for (Value v : in) {
+      budget.checkDeadline(null); // quadratic in the number of elements
       if (out.stream().noneMatch(x -> Conversions.valuesEqual(x, v))) {
         out.add(v);
       }
@@ -893,7 +770,9 @@ final class MoreFunctions {
     return out;
   }
 
-  private static boolean containsValue(List<Value> l, Value v) {
+  /** Whether {@code l} holds {@code v}; linear, so callers that loop over it stop on time. */
+  private static boolean containsValue(List<Value> l, Value v, EvalBudget budget) {
+    budget.checkDeadline(null);
     return l.stream().anyMatch(x -> Conversions.valuesEqual(x, v));
   }
 
@@ -902,26 +781,33 @@ final class MoreFunctions {
     for (int i = 0; i < a.size(); i++) {
       all.addAll(list(a, i));
     }
-    return Value.list(toSet(all));
+    return Value.list(toSet(all, EvalBudget.of(c)));
   }
 
   private static Value setintersection(List<Value> a, EvalContext c) {
     List<Value> out = new ArrayList<>(list(a, 0));
     for (int i = 1; i < a.size(); i++) {
       List<Value> other = list(a, i);
-      out.removeIf(v -> !containsValue(other, v));
+      out.removeIf(v -> !containsValue(other, v, EvalBudget.of(c)));
     }
-    return Value.list(toSet(out));
+    return Value.list(toSet(out, EvalBudget.of(c)));
   }
 
   private static Value setsubtract(List<Value> a, EvalContext c) {
     List<Value> out = new ArrayList<>(list(a, 0));
     List<Value> other = list(a, 1);
-    out.removeIf(v -> containsValue(other, v));
-    return Value.list(toSet(out));
+    out.removeIf(v -> containsValue(other, v, EvalBudget.of(c)));
+    return Value.list(toSet(out, EvalBudget.of(c)));
   }
 
   private static Value setproduct(List<Value> a, EvalContext c) {
+    long product = 1;
+    for (int i = 0; i < a.size(); i++) {
+      int size = list(a, i).size();
+      product = size == 0 ? 0 : Math.min(Integer.MAX_VALUE, product * size);
+    }
+    // counted before it is built: the product of a few large sets is too large to build
+    EvalBudget.of(c).chargeElements(product * a.size(), "setproduct()");
     List<List<Value>> acc = new ArrayList<>();
     acc.add(List.of());
     for (int i = 0; i < a.size(); i++) {
@@ -1021,7 +907,7 @@ final class MoreFunctions {
     }
     List<Value> out = new ArrayList<>();
     for (int i = 0; i < keys.size(); i++) {
-      if (containsValue(search, keys.get(i))) {
+      if (containsValue(search, keys.get(i), EvalBudget.of(c))) {
         out.add(values.get(i));
       }
     }

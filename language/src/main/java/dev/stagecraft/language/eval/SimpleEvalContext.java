@@ -16,24 +16,41 @@ public final class SimpleEvalContext implements EvalContext {
   private final Clock clock;
   private final Supplier<UUID> uuids;
   private final boolean confined;
+  private final EvalBudget budget;
 
   private SimpleEvalContext(
       Map<String, Value> roots, Path baseDir, Clock clock, Supplier<UUID> uuids) {
-    this(roots, baseDir, clock, uuids, false);
+    this(roots, baseDir, clock, uuids, false, null);
   }
 
   private SimpleEvalContext(
-      Map<String, Value> roots, Path baseDir, Clock clock, Supplier<UUID> uuids, boolean confined) {
+      Map<String, Value> roots,
+      Path baseDir,
+      Clock clock,
+      Supplier<UUID> uuids,
+      boolean confined,
+      EvalBudget budget) {
     this.roots = Map.copyOf(roots);
     this.baseDir = baseDir;
     this.clock = clock;
     this.uuids = uuids;
     this.confined = confined;
+    this.budget = budget;
   }
 
   /** File functions may read only below the base directory (see EvalContext). */
   public SimpleEvalContext withFileAccessConfined(boolean confined) {
-    return new SimpleEvalContext(roots, baseDir, clock, uuids, confined);
+    return new SimpleEvalContext(roots, baseDir, clock, uuids, confined, budget);
+  }
+
+  /** Evaluations with this context count against {@code budget} (see EvalContext). */
+  public SimpleEvalContext withBudget(EvalBudget budget) {
+    return new SimpleEvalContext(roots, baseDir, clock, uuids, confined, budget);
+  }
+
+  @Override
+  public EvalBudget budget() {
+    return budget;
   }
 
   @Override
@@ -49,7 +66,7 @@ public final class SimpleEvalContext implements EvalContext {
   public SimpleEvalContext withRoot(String name, Value value) {
     Map<String, Value> m = new HashMap<>(roots);
     m.put(name, value);
-    return new SimpleEvalContext(m, baseDir, clock, uuids, confined);
+    return new SimpleEvalContext(m, baseDir, clock, uuids, confined, budget);
   }
 
   /** Adds an input variable ({@code var.name}). */
@@ -73,15 +90,15 @@ public final class SimpleEvalContext implements EvalContext {
   }
 
   public SimpleEvalContext withBaseDirectory(Path dir) {
-    return new SimpleEvalContext(roots, dir, clock, uuids, confined);
+    return new SimpleEvalContext(roots, dir, clock, uuids, confined, budget);
   }
 
   public SimpleEvalContext withClock(Clock c) {
-    return new SimpleEvalContext(roots, baseDir, c, uuids, confined);
+    return new SimpleEvalContext(roots, baseDir, c, uuids, confined, budget);
   }
 
   public SimpleEvalContext withUuids(Supplier<UUID> u) {
-    return new SimpleEvalContext(roots, baseDir, clock, u, confined);
+    return new SimpleEvalContext(roots, baseDir, clock, u, confined, budget);
   }
 
   @Override

@@ -1,5 +1,7 @@
 package dev.stagecraft.language.eval;
 
+import com.google.re2j.Matcher;
+import com.google.re2j.Pattern;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.math.BigInteger;
@@ -21,8 +23,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * Terraform's built-in functions. To add one: write a static method taking {@code (List<Value>,
@@ -42,9 +42,7 @@ final class StandardFunctions {
             FunctionDef.of(
                 "lower", 1, 1, (a, c) -> Value.string(str(a, 0).toLowerCase(Locale.ROOT))))
         .with(FunctionDef.of("trimspace", 1, 1, (a, c) -> Value.string(str(a, 0).strip())))
-        .with(
-            FunctionDef.of(
-                "chomp", 1, 1, (a, c) -> Value.string(str(a, 0).replaceAll("[\\r\\n]+$", ""))))
+        .with(FunctionDef.of("chomp", 1, 1, (a, c) -> Value.string(chomp(str(a, 0)))))
         .with(FunctionDef.of("trimprefix", 2, 2, StandardFunctions::trimprefix))
         .with(FunctionDef.of("trimsuffix", 2, 2, StandardFunctions::trimsuffix))
         .with(
@@ -61,7 +59,6 @@ final class StandardFunctions {
         .with(FunctionDef.of("format", 1, -1, StandardFunctions::format))
         .with(FunctionDef.of("join", 2, -1, StandardFunctions::join))
         .with(FunctionDef.of("split", 2, 2, StandardFunctions::split))
-        .with(FunctionDef.of("replace", 3, 3, StandardFunctions::replace))
         // collection
         .with(FunctionDef.of("length", 1, 1, StandardFunctions::length).acceptingUnknown())
         .with(FunctionDef.of("concat", 0, -1, StandardFunctions::concat))
@@ -112,7 +109,9 @@ final class StandardFunctions {
                 1,
                 1,
                 (a, c) ->
-                    a.get(0).isNull() ? Value.NULL : Value.list(MoreFunctions.toSet(list(a, 0)))))
+                    a.get(0).isNull()
+                        ? Value.NULL
+                        : Value.list(MoreFunctions.toSet(list(a, 0), EvalBudget.of(c)))))
         .with(
             FunctionDef.of(
                 "tomap", 1, 1, (a, c) -> a.get(0).isNull() ? Value.NULL : Value.object(map(a, 0))))
@@ -125,7 +124,7 @@ final class StandardFunctions {
                 .acceptingUnknown()
                 .handlingMarks())
         // encoding
-        .with(FunctionDef.of("jsonencode", 1, 1, (a, c) -> Value.string(Json.encode(a.get(0)))))
+        .with(FunctionDef.of("jsonencode", 1, 1, StandardFunctions::jsonencode))
         .with(FunctionDef.of("jsondecode", 1, 1, StandardFunctions::jsondecode))
         .with(
             FunctionDef.of(
@@ -273,8 +272,18 @@ final class StandardFunctions {
     return Value.string(new String(cps, offset, end - offset));
   }
 
+  /** Without the newlines ({@code \n}, {@code \r}) at the end. */
+  private static String chomp(String s) {
+    int end = s.length();
+    while (end > 0 && (s.charAt(end - 1) == '\n' || s.charAt(end - 1) == '\r')) {
+      end--;
+    }
+    return s.substring(0, end);
+  }
+
   private static Value join(List<Value> a, EvalContext c) {
     String sep = str(a, 0);
+    EvalBudget budget = EvalBudget.of(c);
     StringBuilder sb = new StringBuilder();
     boolean first = true;
     for (int i = 1; i < a.size(); i++) {
@@ -289,9 +298,9 @@ final class StandardFunctions {
                         new FunctionException(
                             -1, "list elements must be strings, not " + v.typeName() + "."));
         if (!first) {
-          sb.append(sep);
+          budget.append(sb, sep, "join()");
         }
-        sb.append(s);
+        budget.append(sb, s, "join()");
         first = false;
       }
     }
@@ -318,20 +327,21 @@ final class StandardFunctions {
     }
   }
 
-  private static Value replace(List<Value> a, EvalContext c) {
-    String s = str(a, 0);
-    String sub = str(a, 1);
-    String rep = str(a, 2);
-    if (sub.length() > 1 && sub.startsWith("/") && sub.endsWith("/")) {
-      try {
-        Matcher m = Pattern.compile(sub.substring(1, sub.length() - 1)).matcher(s);
-        return Value.string(m.replaceAll(rep.replaceAll("\\$\\{(\\d+)}", "\\$$1")));
-      } catch (IllegalArgumentException | IndexOutOfBoundsException e) {
-        throw new FunctionException(
-            1, "invalid regular expression or replacement: " + e.getMessage());
-      }
+  private static final String FORMAT = "format()";
+
+  /** A width or precision of a format verb; over the string limit is an error. */
+  private static int size(String digits, EvalBudget budget) {
+    long n = 0;
+    for (int i = 0; i < digits.length() && n <= Integer.MAX_VALUE; i++) {
+      n = n * 10 + (digits.charAt(i) - '0');
     }
-    return Value.string(s.replace(sub, rep));
+    budget.checkLength(n, FORMAT);
+    return (int) n;
+  }
+
+  /** About how many characters the plain decimal form of {@code n} has. */
+  static long plainLength(BigDecimal n) {
+    return (long) n.precision() + Math.abs((long) n.scale()) + 2;
   }
 
   private static final Pattern VERB =
@@ -339,19 +349,20 @@ final class StandardFunctions {
 
   private static Value format(List<Value> a, EvalContext c) {
     String f = str(a, 0);
+    EvalBudget budget = EvalBudget.of(c);
     StringBuilder sb = new StringBuilder();
     Matcher m = VERB.matcher(f);
     int last = 0;
     int argi = 1;
     while (m.find()) {
-      sb.append(f, last, m.start());
+      budget.append(sb, f.subSequence(last, m.start()), FORMAT);
       last = m.end();
       String flags = m.group(1);
-      String width = m.group(2);
-      String prec = m.group(3);
+      int width = m.group(2) == null ? -1 : size(m.group(2), budget);
+      int prec = m.group(3) == null ? -1 : size(m.group(3), budget);
       char verb = m.group(4).charAt(0);
       if (verb == '%') {
-        sb.append('%');
+        budget.append(sb, "%", FORMAT);
         continue;
       }
       if (argi >= a.size()) {
@@ -364,17 +375,22 @@ final class StandardFunctions {
           switch (verb) {
             case 's' -> {
               String s = str(a, ai);
-              yield prec == null ? s : s.substring(0, Math.min(s.length(), Integer.parseInt(prec)));
+              yield prec < 0 ? s : s.substring(0, Math.min(s.length(), prec));
             }
             case 'q' -> Json.quote(str(a, ai));
-            case 'v' ->
-                v instanceof Value.StringValue s ? s.value() : v.isNull() ? "null" : Json.encode(v);
+            case 'v' -> {
+              budget.checkEncodable(v, FORMAT);
+              yield v instanceof Value.StringValue s
+                  ? s.value()
+                  : v.isNull() ? "null" : Json.encode(v);
+            }
             case 't' ->
                 Boolean.toString(
                     Conversions.toBool(v)
                         .orElseThrow(() -> new FunctionException(ai, "%t requires a bool.")));
             case 'd' -> {
               BigDecimal n = num(a, ai);
+              budget.checkLength(plainLength(n), FORMAT);
               try {
                 yield n.stripTrailingZeros().toBigIntegerExact().toString();
               } catch (ArithmeticException e) {
@@ -384,11 +400,14 @@ final class StandardFunctions {
             }
             case 'f', 'e', 'g' -> {
               BigDecimal n = num(a, ai);
-              String spec = "%" + (prec == null ? (verb == 'g' ? "" : ".6") : "." + prec) + verb;
+              budget.checkLength(plainLength(n) + Math.max(prec, 6), FORMAT);
+              String spec = "%" + (prec < 0 ? (verb == 'g' ? "" : ".6") : "." + prec) + verb;
               yield String.format(Locale.ROOT, spec, n);
             }
             case 'x', 'X', 'o', 'b' -> {
               BigInteger n;
+              // in base 2 a number has at most four times as many digits as in base 10
+              budget.checkLength(4 * plainLength(num(a, ai)), FORMAT);
               try {
                 n = num(a, ai).stripTrailingZeros().toBigIntegerExact();
               } catch (ArithmeticException e) {
@@ -402,8 +421,8 @@ final class StandardFunctions {
       if (flags.contains("+") && (verb == 'd' || verb == 'f') && !out.startsWith("-")) {
         out = "+" + out;
       }
-      if (width != null) {
-        int w = Integer.parseInt(width);
+      if (width >= 0) {
+        int w = width;
         if (out.length() < w) {
           String pad =
               (flags.contains("0") && !flags.contains("-") ? "0" : " ").repeat(w - out.length());
@@ -416,9 +435,9 @@ final class StandardFunctions {
           }
         }
       }
-      sb.append(out);
+      budget.append(sb, out, FORMAT);
     }
-    sb.append(f.substring(last));
+    budget.append(sb, f.subSequence(last, f.length()), FORMAT);
     if (argi < a.size()) {
       throw new FunctionException(
           -1, "too many arguments; the format string \"" + f + "\" uses " + (argi - 1) + ".");
@@ -534,7 +553,9 @@ final class StandardFunctions {
 
   private static Value distinct(List<Value> a, EvalContext c) {
     List<Value> out = new ArrayList<>();
+    EvalBudget budget = EvalBudget.of(c);
     for (Value v : list(a, 0)) {
+      budget.checkDeadline(null); // quadratic in the number of elements
       if (out.stream().noneMatch(x -> Conversions.valuesEqual(x, v))) {
         out.add(v);
       }
@@ -632,6 +653,11 @@ final class StandardFunctions {
   }
 
   // ------------------------------------------------------------------ encoding
+
+  private static Value jsonencode(List<Value> a, EvalContext c) {
+    EvalBudget.of(c).checkEncodable(a.get(0), "jsonencode()");
+    return Value.string(Json.encode(a.get(0)));
+  }
 
   private static Value jsondecode(List<Value> a, EvalContext c) {
     try {

@@ -262,9 +262,16 @@ public sealed interface Value
     };
   }
 
-  /** Numbers print as Terraform does: no exponent, no trailing zeros. */
+  /**
+   * Numbers print as Terraform does: no exponent, no trailing zeros (except a number too long to
+   * write out within the string limit of {@link EvalBudget.Limits#DEFAULT}).
+   */
   static String formatNumber(BigDecimal n) {
     BigDecimal s = n.stripTrailingZeros();
+    if (StandardFunctions.plainLength(s) > EvalBudget.Limits.DEFAULT.maxStringLength()) {
+      // written out, 1e999999999 would be a billion digits: beyond the string limit, an exponent
+      return s.toString();
+    }
     return s.signum() == 0 ? "0" : s.toPlainString();
   }
 

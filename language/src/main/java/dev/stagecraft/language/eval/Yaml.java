@@ -102,7 +102,11 @@ final class Yaml {
     }
   }
 
-  static Value decode(String text) {
+  /**
+   * The value of a YAML document. Its collections count against {@code budget} as they are
+   * converted: aliases make a small document stand for a very large value.
+   */
+  static Value decode(String text, EvalBudget budget) {
     LoaderOptions opts = new LoaderOptions();
     opts.setAllowDuplicateKeys(false);
     opts.setMaxAliasesForCollections(100);
@@ -125,7 +129,7 @@ final class Yaml {
         throw new FunctionException(
             0, "the YAML contains more than one document; yamldecode accepts only one.");
       }
-      return toValue(first);
+      return toValue(first, budget);
     } catch (YAMLException e) {
       throw new FunctionException(
           0,
@@ -133,7 +137,7 @@ final class Yaml {
     }
   }
 
-  private static Value toValue(Object o) {
+  private static Value toValue(Object o, EvalBudget budget) {
     return switch (o) {
       case null -> Value.NULL;
       case String s -> Value.string(s);
@@ -150,23 +154,28 @@ final class Yaml {
       case Number n -> Value.number(new BigDecimal(n.toString()));
       case byte[] b -> Value.string(java.util.Base64.getEncoder().encodeToString(b));
       case List<?> l -> {
+        budget.chargeElements(l.size(), YAMLDECODE);
         List<Value> out = new ArrayList<>();
-        l.forEach(x -> out.add(toValue(x)));
+        l.forEach(x -> out.add(toValue(x, budget)));
         yield Value.list(out);
       }
       case Map<?, ?> m -> {
+        budget.chargeElements(m.size(), YAMLDECODE);
         Map<String, Value> out = new LinkedHashMap<>();
-        m.forEach((k, v) -> out.put(k == null ? "null" : key(k), toValue(v)));
+        m.forEach((k, v) -> out.put(k == null ? "null" : key(k), toValue(v, budget)));
         yield Value.object(out);
       }
       case java.util.Set<?> s -> {
+        budget.chargeElements(s.size(), YAMLDECODE);
         List<Value> out = new ArrayList<>();
-        s.forEach(x -> out.add(toValue(x)));
+        s.forEach(x -> out.add(toValue(x, budget)));
         yield Value.list(out);
       }
       default -> Value.string(o.toString());
     };
   }
+
+  private static final String YAMLDECODE = "yamldecode()";
 
   private static String key(Object k) {
     if (k instanceof Double d) {

@@ -1,26 +1,12 @@
 package dev.stagecraft.planner.apply;
 
+import dev.stagecraft.language.eval.GoDurations;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
-import java.util.Map;
 import java.util.OptionalLong;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /** Terraform (Go {@code time.ParseDuration}) duration strings: {@code "5m"}, {@code "2m30s"}. */
 final class Durations {
-  private static final Pattern PART =
-      Pattern.compile("(\\d+(?:\\.\\d*)?|\\.\\d+)(ns|us|µs|μs|ms|s|m|h)");
-  private static final Map<String, BigDecimal> NANOS =
-      Map.of(
-          "ns", BigDecimal.ONE,
-          "us", BigDecimal.valueOf(1_000L),
-          "µs", BigDecimal.valueOf(1_000L),
-          "μs", BigDecimal.valueOf(1_000L),
-          "ms", BigDecimal.valueOf(1_000_000L),
-          "s", BigDecimal.valueOf(1_000_000_000L),
-          "m", BigDecimal.valueOf(60_000_000_000L),
-          "h", BigDecimal.valueOf(3_600_000_000_000L));
   private static final BigDecimal NANOS_PER_SECOND = BigDecimal.valueOf(1_000_000_000L);
 
   private Durations() {}
@@ -31,26 +17,13 @@ final class Durations {
    * text is not a non-negative duration (no unit, unknown unit, sign, spaces).
    */
   static OptionalLong seconds(String text) {
-    if (text == null || text.isEmpty()) {
+    if (text == null) {
       return OptionalLong.empty();
     }
-    if (text.equals("0")) {
-      return OptionalLong.of(0);
-    }
-    Matcher m = PART.matcher(text);
-    BigDecimal nanos = BigDecimal.ZERO;
-    int at = 0;
-    while (at < text.length()) {
-      if (!m.find(at) || m.start() != at) {
-        return OptionalLong.empty();
-      }
-      nanos = nanos.add(new BigDecimal(m.group(1)).multiply(NANOS.get(m.group(2))));
-      at = m.end();
-    }
-    BigDecimal seconds = nanos.divide(NANOS_PER_SECOND, 0, RoundingMode.CEILING);
-    if (seconds.compareTo(BigDecimal.valueOf(Integer.MAX_VALUE)) > 0) {
-      return OptionalLong.empty();
-    }
-    return OptionalLong.of(seconds.longValueExact());
+    return GoDurations.nanos(text)
+        .map(nanos -> nanos.divide(NANOS_PER_SECOND, 0, RoundingMode.CEILING))
+        .filter(seconds -> seconds.compareTo(BigDecimal.valueOf(Integer.MAX_VALUE)) <= 0)
+        .map(seconds -> OptionalLong.of(seconds.longValueExact()))
+        .orElse(OptionalLong.empty());
   }
 }

@@ -11,6 +11,7 @@ import dev.stagecraft.language.config.VariableDecl;
 import dev.stagecraft.language.config.VariableValues;
 import dev.stagecraft.language.diag.Diagnostics;
 import dev.stagecraft.language.diag.SourceRange;
+import dev.stagecraft.language.eval.EvalBudget;
 import dev.stagecraft.language.eval.EvalContext;
 import dev.stagecraft.language.eval.EvalResult;
 import dev.stagecraft.language.eval.Evaluator;
@@ -43,6 +44,9 @@ public final class ConfigModel {
   private static final Evaluator EVALUATOR = new Evaluator();
   private static final String LOCAL_PREFIX = "local.";
   private SimpleEvalContext baseContext;
+
+  /** The plan's budget while it is planned; null after (each evaluation then has its own). */
+  private EvalBudget budget;
 
   /** The (empty, never created) directory file functions see when planning on a server. */
   static final Path NO_FILES = Path.of("/nonexistent/stagecraft-uploaded-files");
@@ -564,6 +568,14 @@ public final class ConfigModel {
     return sensitiveValues;
   }
 
+  /**
+   * Evaluations count against {@code budget} from now on (the plan's), or each against a budget of
+   * its own when null (after planning: an approved plan's apply context evaluates much later).
+   */
+  void useBudget(EvalBudget budget) {
+    this.budget = budget;
+  }
+
   /** Records the instances planning found for a resource (count / for_each expanded). */
   void recordExpansion(String resourceAddress, List<InstanceKey> keys) {
     expansions.put(resourceAddress, List.copyOf(keys));
@@ -605,7 +617,7 @@ public final class ConfigModel {
       Value self,
       InstanceKey key,
       String forNode) {
-    SimpleEvalContext ctx = baseContext();
+    SimpleEvalContext ctx = baseContext().withBudget(budget);
     if (!localValues.isEmpty()) {
       ctx = ctx.withRoot("local", Value.object(localValues));
     }
@@ -677,7 +689,7 @@ public final class ConfigModel {
    * each.key}, because the rest of the configuration may be gone when they run.
    */
   public EvalContext destroyContext(Value self, InstanceKey key) {
-    SimpleEvalContext ctx = baseContext().withRoot("self", self);
+    SimpleEvalContext ctx = baseContext().withBudget(budget).withRoot("self", self);
     if (key != null && key.key() instanceof String s) {
       ctx = ctx.withRoot("each", Value.object(Map.of("key", Value.string(s))));
       return ctx;

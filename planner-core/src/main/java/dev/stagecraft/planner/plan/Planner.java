@@ -7,6 +7,7 @@ import dev.stagecraft.language.config.LoadResult;
 import dev.stagecraft.language.config.OutputDecl;
 import dev.stagecraft.language.config.ResourceDecl;
 import dev.stagecraft.language.diag.Diagnostics;
+import dev.stagecraft.language.eval.EvalBudget;
 import dev.stagecraft.language.eval.EvalContext;
 import dev.stagecraft.language.eval.EvalResult;
 import dev.stagecraft.language.eval.Value;
@@ -27,7 +28,8 @@ import java.util.Set;
  * Compares a configuration with the workspace's prior state and gives every resource instance
  * exactly one action with a reason (design §4, seeds 000–002). Pure: the same request and state
  * give the same plan. Every problem is returned as a diagnostic with its source position; nothing
- * is thrown for user input.
+ * is thrown for user input. A plan stays within its {@link PlanLimits}: a limit exceeded stops it
+ * with an error naming the limit.
  */
 public final class Planner {
   private Planner() {}
@@ -47,7 +49,8 @@ public final class Planner {
     PlanRequest request = new PlanRequest("default", files, Map.of(), List.of(), false, baseDir);
     ConfigModel model = ConfigModel.analyze(loaded.config(), request, diagnostics, true);
     if (!diagnostics.hasErrors()) {
-      new Planning(model, PriorState.empty(), request, diagnostics, true).walkConfiguration();
+      new Planning(model, PriorState.empty(), request, diagnostics, true, PlanLimits.DEFAULT)
+          .validate();
     }
     return diagnostics;
   }
@@ -70,6 +73,12 @@ public final class Planner {
    * immutable and may be planned any number of times, from any thread).
    */
   public static PlanResult plan(PlanRequest request, PriorState prior, LoadResult loaded) {
+    return plan(request, prior, loaded, PlanLimits.DEFAULT);
+  }
+
+  /** Like {@link #plan(PlanRequest, PriorState, LoadResult)}, within {@code limits}. */
+  public static PlanResult plan(
+      PlanRequest request, PriorState prior, LoadResult loaded, PlanLimits limits) {
     Diagnostics diagnostics = new Diagnostics();
     diagnostics.addAll(loaded.diagnostics());
     if (diagnostics.hasErrors()) {
@@ -80,7 +89,7 @@ public final class Planner {
     if (diagnostics.hasErrors()) {
       return new PlanResult(null, diagnostics, request.files(), null);
     }
-    Plan plan = new Planning(model, prior, request, diagnostics, false).plan();
+    Plan plan = new Planning(model, prior, request, diagnostics, false, limits).plan();
     if (diagnostics.hasErrors()) {
       return new PlanResult(null, diagnostics, request.files(), null);
     }
@@ -98,21 +107,36 @@ public final class Planner {
     private final Map<String, Value> objects = new LinkedHashMap<>();
     private final Map<String, Value> localValues = new LinkedHashMap<>();
     private final Map<String, PlannedAction> actions = new LinkedHashMap<>();
+    private final EvalBudget budget;
+    private final InstanceCount instances;
 
     Planning(
         ConfigModel model,
         PriorState prior,
         PlanRequest request,
         Diagnostics diagnostics,
-        boolean validateOnly) {
+        boolean validateOnly,
+        PlanLimits limits) {
       this.model = model;
       this.prior = prior;
       this.request = request;
       this.diagnostics = diagnostics;
       this.validateOnly = validateOnly;
+      this.budget = EvalBudget.start(limits.evaluation());
+      this.instances = new InstanceCount(limits, diagnostics);
     }
 
+    /** The plan, all of it evaluated within the plan's budget. */
     Plan plan() {
+      model.useBudget(budget);
+      try {
+        return planWithinBudget();
+      } finally {
+        model.useBudget(null);
+      }
+    }
+
+    private Plan planWithinBudget() {
       if (!request.destroy()) {
         walkConfiguration();
         if (diagnostics.hasErrors()) {
@@ -141,9 +165,25 @@ public final class Planner {
           outputs);
     }
 
-    /** Local values and resources in dependency order. */
+    /** {@link #walkConfiguration()} within the plan's budget. */
+    void validate() {
+      model.useBudget(budget);
+      try {
+        walkConfiguration();
+      } finally {
+        model.useBudget(null);
+      }
+    }
+
+    /**
+     * Local values and resources in dependency order. An exceeded budget stops the walk (its error
+     * is the plan's).
+     */
     void walkConfiguration() {
       for (String node : model.order()) {
+        if (budget.spent().isPresent()) {
+          return;
+        }
         if (ConfigModel.isLocalNode(node)) {
           var local = model.local(node);
           EvalResult result =
@@ -160,6 +200,12 @@ public final class Planner {
     private void planResource(ResourceDecl r) {
       EvalContext base = model.context(objects, localValues, prior, null, null, r.address());
       List<InstanceKey> keys = expand(r, base);
+      if (keys != null
+          && r.count().isEmpty()
+          && r.forEach().isEmpty()
+          && !instances.admit("one instance", BigDecimal.ONE, r, r.range())) {
+        return;
+      }
       if (keys == null) {
         if (validateOnly) {
           // count or for_each unknown without variable values: check the arguments once
@@ -254,6 +300,10 @@ public final class Planner {
               r.count().get().range());
           return null;
         }
+        if (!instances.admit(
+            "count is " + Value.number(n).asString(), n, r, r.count().get().range())) {
+          return null;
+        }
         List<InstanceKey> keys = new ArrayList<>();
         for (int i = 0; i < n.intValue(); i++) {
           keys.add(InstanceKey.index(i));
@@ -285,6 +335,14 @@ public final class Planner {
               "Sensitive values, or values derived from sensitive values, cannot be used as"
                   + " for_each arguments: the keys would appear in instance addresses.",
               range);
+          return null;
+        }
+        int size =
+            v instanceof Value.ObjectValue o
+                ? o.attributes().size()
+                : v instanceof Value.ListValue l ? l.elements().size() : 0;
+        if (!instances.admit(
+            "for_each has " + size + " elements", BigDecimal.valueOf(size), r, range)) {
           return null;
         }
         List<InstanceKey> keys = new ArrayList<>();

@@ -50,9 +50,19 @@ public final class UploadedFiles {
     return root;
   }
 
+  /** The most files (configuration and supporting) one request may send. */
+  public static final int MAX_FILES = 10_000;
+
   /** A request's files that cannot be written safely; the message says which and why. */
-  public static final class InvalidUpload extends IllegalArgumentException {
+  public static class InvalidUpload extends IllegalArgumentException {
     public InvalidUpload(String message) {
+      super(message);
+    }
+  }
+
+  /** A request's files over one of the limits; the message names the limit. */
+  public static final class TooLarge extends InvalidUpload {
+    public TooLarge(String message) {
       super(message);
     }
   }
@@ -62,11 +72,30 @@ public final class UploadedFiles {
    * path of them and of the configuration files.
    *
    * @throws InvalidUpload for an absolute path, a {@code ..} segment, a file named twice, content
-   *     that is not base64 or over the limits
+   *     that is not base64
+   * @throws TooLarge over the limits: {@value #MAX_FILES} files, 1 MiB per supporting file, 10 MiB
+   *     of supporting files and 10 MiB of configuration files (checked before anything is decoded)
    */
   public static Map<String, byte[]> decode(
       Map<String, String> configFiles, Map<String, String> supportFiles) {
     configFiles.keySet().forEach(UploadedFiles::checkPath);
+    int count = configFiles.size() + (supportFiles == null ? 0 : supportFiles.size());
+    if (count > MAX_FILES) {
+      throw new TooLarge(
+          "The request has "
+              + count
+              + " files, above the limit of "
+              + MAX_FILES
+              + " per configuration.");
+    }
+    long configBytes = 0;
+    for (String text : configFiles.values()) {
+      configBytes += text == null ? 0 : text.length();
+    }
+    if (configBytes > MAX_TOTAL_BYTES) {
+      throw new TooLarge(
+          "The configuration files hold more than 10 MiB of text, the limit per configuration.");
+    }
     Map<String, byte[]> out = new LinkedHashMap<>();
     if (supportFiles == null) {
       return out;
@@ -79,20 +108,26 @@ public final class UploadedFiles {
         throw new InvalidUpload(
             "\"" + path + "\" is sent both as a configuration file and as a supporting file.");
       }
+      String encoded = e.getValue() == null ? "" : e.getValue();
+      if (encoded.length() / 4L * 3 > MAX_FILE_BYTES + 2) {
+        // refused from its length, before it is decoded
+        throw new TooLarge(
+            "The supporting file \"" + path + "\" is larger than the limit of 1 MiB per file.");
+      }
       byte[] content;
       try {
-        content = Base64.getDecoder().decode(e.getValue() == null ? "" : e.getValue());
+        content = Base64.getDecoder().decode(encoded);
       } catch (IllegalArgumentException notBase64) {
         throw new InvalidUpload(
             "The content of the supporting file \"" + path + "\" is not base64.");
       }
       if (content.length > MAX_FILE_BYTES) {
-        throw new InvalidUpload(
+        throw new TooLarge(
             "The supporting file \"" + path + "\" is larger than the limit of 1 MiB per file.");
       }
       total += content.length;
       if (total > MAX_TOTAL_BYTES) {
-        throw new InvalidUpload(
+        throw new TooLarge(
             "The supporting files are larger than the limit of 10 MiB in total (reached at \""
                 + path
                 + "\").");

@@ -31,16 +31,19 @@ import java.util.Optional;
  * approval or discard of a run waiting for approval — the one path behind the trigger topic and the
  * webhook (docs/chatops.md, ADR 0016, ADR 0054).
  *
- * <p>In order: the bytes must be a CloudEvents envelope naming a tenant; the signature must verify
- * with one of that tenant's trigger secrets (the {@code tenant} field alone is never trusted); the
- * timestamp must be recent when a maximum age is given (the webhook; for a decision, always); the
- * event must be valid against its schema. Then the run starts, or a duplicate refers to the run the
- * key already made; or the run is approved or discarded, here or by the planner instance that
- * drives it; the same decision event again (by tenant, source and event id) gets the answer it got
- * and decides nothing, however late it comes: {@value #REMEMBERED_DECISIONS} are remembered here,
- * and every one in the {@link DecisionRecords} (durable, shared by the planner instances), so a
- * copy redelivered after a restart is answered too. Anything refused changes nothing. Thread-safe
- * (the coordinator serializes keyed starts; decisions taken here are serialized).
+ * <p>In order: the bytes must be at most {@value #MAX_BODY_BYTES} and signed; the signature must
+ * verify, over the raw bytes and before anything of them is decoded, with one of the trigger
+ * secrets of the tenant it is signed for ({@link SigningTenant}: the {@code stagecraft-tenant}
+ * header, else the body's top-level {@code tenant}, located without decoding the body); then the
+ * bytes must be a CloudEvents envelope naming that same tenant; the timestamp must be recent when a
+ * maximum age is given (the webhook; for a decision, always); the event must be valid against its
+ * schema. Then the run starts, or a duplicate refers to the run the key already made; or the run is
+ * approved or discarded, here or by the planner instance that drives it; the same decision event
+ * again (by tenant, source and event id) gets the answer it got and decides nothing, however late
+ * it comes: {@value #REMEMBERED_DECISIONS} are remembered here, and every one in the {@link
+ * DecisionRecords} (durable, shared by the planner instances), so a copy redelivered after a
+ * restart is answered too. Anything refused changes nothing. Thread-safe (the coordinator
+ * serializes keyed starts; decisions taken here are serialized).
  */
 public final class RunTrigger {
   private final RunCoordinator coordinator;
@@ -50,6 +53,13 @@ public final class RunTrigger {
   private final ConfigurationVersions versions;
   private volatile Workspaces workspaces = (tenant, workspace) -> WorkspaceSettings.DEFAULTS;
   private volatile Decisions decisions = Decisions.HERE_ONLY;
+
+  /**
+   * The largest trigger accepted, in bytes (a configuration larger than a trigger can carry is
+   * uploaded as a configuration version and named by its id). Kafka's default largest record is the
+   * same.
+   */
+  public static final int MAX_BODY_BYTES = 1 << 20;
 
   /** How many decisions (by tenant, source and event id) are remembered here for redeliveries. */
   static final int REMEMBERED_DECISIONS = 10_000;
@@ -279,7 +289,9 @@ public final class RunTrigger {
      */
     CONFLICT,
     /** A decision the instance driving the run could not be asked now: send it again later. */
-    UNAVAILABLE
+    UNAVAILABLE,
+    /** Larger than {@link #MAX_BODY_BYTES}: nothing of it was read. */
+    TOO_LARGE
   }
 
   /**
@@ -295,7 +307,7 @@ public final class RunTrigger {
    *     started, try again
    */
   public Outcome handle(byte[] body, String timestamp, String signature, Duration maxAge) {
-    return handle(body, timestamp, signature, maxAge, null);
+    return handle(body, null, timestamp, signature, maxAge, null);
   }
 
   /**
@@ -306,8 +318,30 @@ public final class RunTrigger {
    */
   public Outcome handle(
       byte[] body, String timestamp, String signature, Duration maxAge, String forwardedBy) {
+    return handle(body, null, timestamp, signature, maxAge, forwardedBy);
+  }
+
+  /**
+   * Handles one trigger signed for {@code tenant} (the {@value SigningTenant#HEADER} header; null
+   * when not sent: the body's top-level {@code tenant} then).
+   */
+  public Outcome handle(
+      byte[] body,
+      String tenant,
+      String timestamp,
+      String signature,
+      Duration maxAge,
+      String forwardedBy) {
     if (body == null || body.length == 0) {
       return new Refused(Refusal.MALFORMED, "The trigger is empty: send a CloudEvent (JSON).");
+    }
+    if (body.length > MAX_BODY_BYTES) {
+      return tooLarge(body.length);
+    }
+    // the signature is checked on the raw bytes before anything of them is decoded
+    Refused unauthorized = authenticate(tenant, body, timestamp, signature);
+    if (unauthorized != null) {
+      return unauthorized;
     }
     EventEnvelope envelope;
     try {
@@ -319,11 +353,17 @@ public final class RunTrigger {
               + e.getMessage()
               + "); see docs/chatops.md for the format.");
     }
-    boolean decision = EventType.RUN_DECISION_REQUESTED.type().equals(envelope.type());
-    Refused unauthorized = authenticate(envelope.tenant(), body, timestamp, signature);
-    if (unauthorized != null) {
-      return unauthorized;
+    String signedFor = SigningTenant.of(tenant, body).orElseThrow();
+    if (!signedFor.equals(envelope.tenant())) {
+      return new Refused(
+          Refusal.UNAUTHORIZED,
+          "The trigger is signed for tenant "
+              + signedFor
+              + " but the event names tenant "
+              + envelope.tenant()
+              + ": sign it with the secret of the tenant it names (and name it once).");
     }
+    boolean decision = EventType.RUN_DECISION_REQUESTED.type().equals(envelope.type());
     if (decision) {
       // a decision taken already is answered as it was, however late the copy (a redelivery after
       // a restart, a consumer that lagged): it decides nothing, so its age does not matter
@@ -611,7 +651,24 @@ public final class RunTrigger {
             + ").");
   }
 
-  private Refused authenticate(String tenant, byte[] body, String timestamp, String signature) {
+  /** The refusal of a trigger of {@code bytes} bytes, over {@link #MAX_BODY_BYTES}. */
+  public static Refused tooLarge(long bytes) {
+    return new Refused(
+        Refusal.TOO_LARGE,
+        "The trigger has "
+            + bytes
+            + " bytes, above the limit of "
+            + MAX_BODY_BYTES
+            + " bytes: upload the configuration (POST /api/v1/configuration-versions) and send"
+            + " its configuration.version_id instead of its files.");
+  }
+
+  /**
+   * The refusal of a trigger whose signature does not verify over {@code body} with a secret of the
+   * tenant it is signed for ({@link SigningTenant}), or null when it verifies.
+   */
+  private Refused authenticate(
+      String tenantHeader, byte[] body, String timestamp, String signature) {
     if (signature == null || timestamp == null) {
       return new Refused(
           Refusal.UNAUTHORIZED,
@@ -629,6 +686,16 @@ public final class RunTrigger {
           Refusal.UNAUTHORIZED,
           "The " + TriggerSignature.TIMESTAMP_HEADER + " header must be Unix seconds.");
     }
+    Optional<String> claimed = SigningTenant.of(tenantHeader, body);
+    if (claimed.isEmpty()) {
+      return new Refused(
+          Refusal.UNAUTHORIZED,
+          "The signature cannot be checked: the trigger names no tenant. Send the "
+              + SigningTenant.HEADER
+              + " header (or the CloudEvent's top-level \"tenant\") with the signed bytes;"
+              + " nothing of it was decoded.");
+    }
+    String tenant = claimed.get();
     List<String> candidates = secrets.verifying(tenant);
     boolean verified =
         candidates.stream().anyMatch(s -> TriggerSignature.matches(s, seconds, body, signature));

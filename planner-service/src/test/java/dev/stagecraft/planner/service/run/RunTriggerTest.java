@@ -255,10 +255,22 @@ class RunTriggerTest {
     assertThat(published).isEmpty();
   }
 
+  /** Signed for {@code tenant} as the stagecraft-tenant header says. */
+  RunTrigger.Outcome postAs(String tenant, byte[] body, String secret) {
+    long timestamp = NOW.getEpochSecond();
+    return trigger.handle(
+        body,
+        tenant,
+        Long.toString(timestamp),
+        TriggerSignature.sign(secret, timestamp, body),
+        null,
+        null);
+  }
+
   @Test
   void malformedTriggersSayWhatIsWrongAndStartNothing() {
     assertRefused(
-        post("not json", "sct_acme", NOW.getEpochSecond(), null),
+        postAs("acme", "not json".getBytes(StandardCharsets.UTF_8), "sct_acme"),
         RunTrigger.Refusal.MALFORMED,
         "Not a CloudEvent");
     assertRefused(
@@ -287,6 +299,59 @@ class RunTriggerTest {
         RunTrigger.Refusal.MALFORMED,
         "must be of type dev.stagecraft.run.requested");
     assertThat(published).isEmpty();
+  }
+
+  @Test
+  void theSignatureIsCheckedBeforeAnythingOfTheBodyIsDecoded() {
+    // not JSON at all: refused as unsigned, not as malformed JSON
+    RunTrigger.Outcome notJson =
+        trigger.handle(
+            "\u0000garbage{{".getBytes(StandardCharsets.UTF_8),
+            Long.toString(NOW.getEpochSecond()),
+            "sha256=00",
+            null);
+    assertRefused(notJson, RunTrigger.Refusal.UNAUTHORIZED, "signature");
+    assertThat(((RunTrigger.Refused) notJson).reason()).doesNotContain("Not a CloudEvent");
+    // an event that violates its schema, wrongly signed: the signature is what is refused
+    String invalid = event("acme", "k").replace("\"workspace\":\"prod\"", "\"workspace\":42");
+    assertRefused(
+        post(invalid, "sct_wrong", NOW.getEpochSecond(), null),
+        RunTrigger.Refusal.UNAUTHORIZED,
+        "signature does not verify");
+    // a megabyte of nested arrays before the tenant: the scan for it gives up at 64 levels
+    String nested = "{\"x\":" + "[".repeat(500_000) + "]".repeat(500_000) + ",\"tenant\":\"acme\"}";
+    assertRefused(
+        post(nested, "sct_acme", NOW.getEpochSecond(), null),
+        RunTrigger.Refusal.UNAUTHORIZED,
+        "names no tenant");
+    assertThat(published).isEmpty();
+  }
+
+  @Test
+  void aTriggerOverTheSizeLimitIsRefusedUnread() {
+    byte[] huge = new byte[RunTrigger.MAX_BODY_BYTES + 1];
+    assertRefused(
+        postAs("acme", huge, "sct_acme"), RunTrigger.Refusal.TOO_LARGE, "limit of 1048576 bytes");
+    assertThat(published).isEmpty();
+  }
+
+  @Test
+  void theTenantHeaderNamesTheSigningTenantAndTheEventMustNameTheSame() {
+    byte[] acme = event("acme", "hdr-1").getBytes(StandardCharsets.UTF_8);
+    assertThat(postAs("acme", acme, "sct_acme")).isInstanceOf(RunTrigger.Accepted.class);
+    byte[] other = event("other", "hdr-2").getBytes(StandardCharsets.UTF_8);
+    assertRefused(
+        postAs("acme", other, "sct_acme"),
+        RunTrigger.Refusal.UNAUTHORIZED,
+        "signed for tenant acme but the event names tenant other");
+    // a second tenant member, after the one the signature was checked for, changes nothing
+    String twice =
+        event("acme", "hdr-3")
+            .replace("\"tenant\":\"acme\",", "\"tenant\":\"acme\",\"tenant\":\"other\",");
+    RunTrigger.Outcome outcome = post(twice, "sct_acme", NOW.getEpochSecond(), null);
+    assertThat(outcome).isInstanceOf(RunTrigger.Refused.class);
+    assertThat(keys.runFor("other", "hdr-3")).isEmpty();
+    assertThat(pendingTransitions()).isEqualTo(1);
   }
 
   private static void assertRefused(

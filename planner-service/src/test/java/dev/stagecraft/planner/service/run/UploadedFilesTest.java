@@ -71,7 +71,28 @@ class UploadedFilesTest {
       many.put("f" + i, mib);
     }
     assertThatThrownBy(() -> UploadedFiles.decode(Map.of("main.tf", "x"), many))
+        .isInstanceOf(UploadedFiles.TooLarge.class)
         .hasMessageContaining("10 MiB");
+  }
+
+  @Test
+  void limitsAreCheckedBeforeAnythingIsDecoded() {
+    // 60 MB of text that is not even base64: refused by its length, never decoded
+    String huge = "%".repeat(60_000_000);
+    assertThatThrownBy(() -> UploadedFiles.decode(Map.of("main.tf", "x"), Map.of("a", huge)))
+        .isInstanceOf(UploadedFiles.TooLarge.class)
+        .hasMessageContaining("limit of 1 MiB per file");
+    assertThatThrownBy(
+            () -> UploadedFiles.decode(Map.of("main.tf", "x".repeat(11 << 20)), Map.of()))
+        .isInstanceOf(UploadedFiles.TooLarge.class)
+        .hasMessageContaining("10 MiB of text");
+    Map<String, String> files = new LinkedHashMap<>();
+    for (int i = 0; i <= UploadedFiles.MAX_FILES; i++) {
+      files.put("f" + i + ".tf", "");
+    }
+    assertThatThrownBy(() -> UploadedFiles.decode(files, Map.of()))
+        .isInstanceOf(UploadedFiles.TooLarge.class)
+        .hasMessageContaining("above the limit of 10000");
   }
 
   @Test

@@ -65,6 +65,8 @@ public class ConfigurationVersionsController {
       content =
           new ConfigurationContent(
               body.files(), UploadedFiles.decode(body.files(), body.supportFiles()));
+    } catch (UploadedFiles.TooLarge e) {
+      return RunsController.tooLarge(e);
     } catch (UploadedFiles.InvalidUpload e) {
       return RunsController.problem(HttpStatus.BAD_REQUEST, "Invalid files", e.getMessage());
     }
@@ -84,6 +86,8 @@ public class ConfigurationVersionsController {
     try {
       content = ConfigurationContent.fromTarGz(new ByteArrayInputStream(archive));
       UploadedFiles.decode(content.files(), content.supportFilesBase64());
+    } catch (ConfigurationContent.TooLarge | UploadedFiles.TooLarge e) {
+      return RunsController.tooLarge(e);
     } catch (ConfigurationContent.InvalidArchive | UploadedFiles.InvalidUpload e) {
       return RunsController.problem(HttpStatus.BAD_REQUEST, "Invalid archive", e.getMessage());
     }

@@ -80,6 +80,10 @@ public class KnownHostsController {
           "Send {\"host\": \"web.example\", \"port\": 22, \"publicKey\": \"ssh-ed25519 AAAA...\"}"
               + " (port defaults to 22).");
     }
+    HttpResponse<?> outOfRange = RequestRanges.PORT.check(body.port());
+    if (outOfRange != null) {
+      return outOfRange;
+    }
     return pass(
         keys.add(
             principal.get().tenant(),
@@ -108,7 +112,8 @@ public class KnownHostsController {
           "No host",
           "Name the host whose keys to remove: ?host=web.example&port=22 (port defaults to 22).");
     }
-    HttpResponse<?> invalid = checkWorkspace(workspace);
+    HttpResponse<?> invalid =
+        RequestRanges.first(checkWorkspace(workspace), RequestRanges.PORT.check(port));
     if (invalid != null) {
       return invalid;
     }

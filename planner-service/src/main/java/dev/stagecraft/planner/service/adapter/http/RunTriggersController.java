@@ -2,6 +2,7 @@ package dev.stagecraft.planner.service.adapter.http;
 
 import dev.stagecraft.planner.service.adapter.clients.TokenVerifier.Principal;
 import dev.stagecraft.planner.service.trigger.RunTrigger;
+import dev.stagecraft.planner.service.trigger.SigningTenant;
 import dev.stagecraft.planner.service.trigger.TriggerSecrets;
 import dev.stagecraft.planner.service.trigger.TriggerSignature;
 import io.micronaut.context.annotation.Value;
@@ -17,7 +18,6 @@ import io.micronaut.http.annotation.Header;
 import io.micronaut.http.annotation.Post;
 import io.micronaut.scheduling.TaskExecutors;
 import io.micronaut.scheduling.annotation.ExecuteOn;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -56,19 +56,24 @@ public class RunTriggersController {
    * the planner instance that drives it; 404 when the tenant has no such run; 409 when the run does
    * not wait for approval, the digest is another plan's, or the approval timeout passed; 503 with
    * {@code Retry-After} when the instance driving the run cannot be asked now. Both: 401 when the
-   * signature or timestamp is wrong; 400 when the event is not valid. Nothing changes unless it
-   * answers 202.
+   * signature or timestamp is wrong, or the signing tenant cannot be told (checked on the raw bytes
+   * before anything of them is decoded: a body that is not even JSON is refused as unsigned); 413
+   * over {@value RunTrigger#MAX_BODY_BYTES} bytes ({@link TriggerBodyLimit} refuses a larger
+   * Content-Length before the body is read); 400 when the event is not valid. Nothing changes
+   * unless it answers 202.
    */
   @Post("/run-requests")
   @Consumes({MediaType.APPLICATION_JSON, "application/cloudevents+json"})
   public HttpResponse<?> runRequest(
-      @Body String body,
+      @Body @Nullable byte[] body,
+      @Nullable @Header(SigningTenant.HEADER) String tenant,
       @Nullable @Header(TriggerSignature.TIMESTAMP_HEADER) String timestamp,
       @Nullable @Header(TriggerSignature.SIGNATURE_HEADER) String signature,
       @Nullable @Header(RunForwarding.FORWARDED_BY) String forwardedBy) {
     RunTrigger.Outcome outcome =
         trigger.handle(
-            body == null ? new byte[0] : body.getBytes(StandardCharsets.UTF_8),
+            body == null ? new byte[0] : body,
+            tenant,
             timestamp,
             signature,
             tolerance,
@@ -104,6 +109,9 @@ public class RunTriggersController {
           RunsController.problem(
                   HttpStatus.SERVICE_UNAVAILABLE, "Run's planner instance unavailable", r.reason())
               .header("Retry-After", RunForwarding.RETRY_AFTER);
+      case TOO_LARGE ->
+          RunsController.problem(
+              HttpStatus.REQUEST_ENTITY_TOO_LARGE, "Trigger too large", r.reason());
     };
   }
 

@@ -498,9 +498,9 @@ public class RunsController {
               + "' is unknown: use one of pending, queued, planning, planned,"
               + " planned_and_finished, applying, applied, errored, canceled, discarded.");
     }
-    if (size != null && (size < 1 || size > 1000)) {
-      return problem(
-          HttpStatus.BAD_REQUEST, "Invalid size", "size must be 1-1000; got " + size + ".");
+    HttpResponse<?> outOfRange = RequestRanges.PAGE_SIZE.check(size);
+    if (outOfRange != null) {
+      return outOfRange;
     }
     RunStore.Cursor after;
     try {
@@ -787,12 +787,17 @@ public class RunsController {
     if (principal.isEmpty()) {
       return unauthorized();
     }
+    HttpResponse<?> outOfRange =
+        RequestRanges.first(
+            RequestRanges.SEQUENCE.check(after), RequestRanges.WAIT_SECONDS.check(wait));
+    if (outOfRange != null) {
+      return outOfRange;
+    }
     Optional<Run> run = coordinator.find(principal.get().tenant(), id);
     if (run.isEmpty()) {
       return recordedEvents(principal.get().tenant(), id, after, wait);
     }
-    List<RunEvent> events =
-        run.get().journal().after(after, Duration.ofSeconds(Math.min(Math.max(wait, 0), 30)));
+    List<RunEvent> events = run.get().journal().after(after, Duration.ofSeconds(wait));
     Run.RunSummary summary = run.get().summary();
     Map<String, Object> out = new LinkedHashMap<>();
     out.put("events", events);
@@ -833,6 +838,9 @@ public class RunsController {
     if (lastEventId != null && !lastEventId.isBlank()) {
       try {
         after = Long.parseLong(lastEventId.strip());
+        if (after < 0) {
+          throw new NumberFormatException("negative");
+        }
       } catch (NumberFormatException e) {
         return problem(
             HttpStatus.BAD_REQUEST,
@@ -912,8 +920,7 @@ public class RunsController {
     Optional<RunStore.RunRecord> recorded;
     List<RunStore.Transition> transitions;
     try (var watch = runLogFollowers.watch(id)) {
-      long deadline =
-          System.nanoTime() + Duration.ofSeconds(Math.min(Math.max(wait, 0), 30)).toNanos();
+      long deadline = System.nanoTime() + Duration.ofSeconds(wait).toNanos();
       while (true) {
         long seen = watch.version(); // before the reads: anything recorded after them changes it
         recorded = runStore.find(tenant, id);
@@ -984,7 +991,15 @@ public class RunsController {
   }
 
   private static HttpResponse<?> invalidFiles(UploadedFiles.InvalidUpload e) {
+    if (e instanceof UploadedFiles.TooLarge) {
+      return tooLarge(e);
+    }
     return problem(HttpStatus.BAD_REQUEST, "Invalid files", e.getMessage());
+  }
+
+  /** 413: an upload over one of the limits (docs/runs.md "Limits"), which the detail names. */
+  static HttpResponse<?> tooLarge(IllegalArgumentException e) {
+    return problem(HttpStatus.REQUEST_ENTITY_TOO_LARGE, "Configuration too large", e.getMessage());
   }
 
   private static HttpResponse<?> validate(RunBody body) {
@@ -1003,7 +1018,9 @@ public class RunsController {
           "No configuration",
           "The request has no configuration files: send them as \"files\": {\"main.tf\": \"...\"}.");
     }
-    return null;
+    return RequestRanges.first(
+        RequestRanges.PARALLELISM.check(body.parallelism()),
+        RequestRanges.SERIAL.check(body.expectedSerial()));
   }
 
   private static HttpResponse<?> diagnostics(PlanResult result) {

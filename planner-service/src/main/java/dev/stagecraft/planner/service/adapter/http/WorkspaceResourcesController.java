@@ -179,13 +179,7 @@ public class WorkspaceResourcesController {
   }
 
   private static HttpResponse<?> checkParallelism(Integer parallelism) {
-    if (parallelism != null && (parallelism < 1 || parallelism > 256)) {
-      return RunsController.problem(
-          HttpStatus.BAD_REQUEST,
-          "Invalid parallelism",
-          "parallelism must be 1-256; got " + parallelism + ".");
-    }
-    return null;
+    return RequestRanges.PARALLELISM.check(parallelism);
   }
 
   private static HttpResponse<?> invalidName(String name) {

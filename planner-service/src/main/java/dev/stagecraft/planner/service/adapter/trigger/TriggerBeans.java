@@ -9,6 +9,7 @@ import dev.stagecraft.planner.service.adapter.db.WorkspaceStore;
 import dev.stagecraft.planner.service.adapter.http.ForwardedDecisions;
 import dev.stagecraft.planner.service.run.RunCoordinator;
 import dev.stagecraft.planner.service.trigger.RunTrigger;
+import dev.stagecraft.planner.service.trigger.SigningTenant;
 import dev.stagecraft.planner.service.trigger.TriggerSignature;
 import dev.stagecraft.platform.kafka.EventConsumer;
 import dev.stagecraft.platform.kafka.EventPublisher;
@@ -141,8 +142,10 @@ public class TriggerBeans {
       RunTrigger.Outcome outcome =
           trigger.handle(
               record.value(),
+              header(record, SigningTenant.HEADER),
               header(record, TriggerSignature.TIMESTAMP_HEADER),
               header(record, TriggerSignature.SIGNATURE_HEADER),
+              null,
               null);
       switch (outcome) {
         case RunTrigger.Refused r when r.kind() == RunTrigger.Refusal.UNAVAILABLE ->
