@@ -48,6 +48,14 @@ public final class Evaluator {
     }
   }
 
+  /**
+   * Why a function refused an argument, when an argument is sensitive: the function's own reason
+   * may quote the value, so it is not shown (a value state holds sensitive, or a sensitive
+   * variable, never appears in a diagnostic).
+   */
+  static final String SENSITIVE_REASON =
+      "an argument is sensitive, so the reason, which may quote its value, is not shown.";
+
   private final class Run {
     private final EvalContext ctx;
     private Diagnostics diags;
@@ -192,7 +200,7 @@ public final class Evaluator {
               "This object does not have an attribute named \""
                   + name
                   + "\"."
-                  + (o.attributes().isEmpty()
+                  + (o.attributes().isEmpty() || o.isSensitive()
                       ? ""
                       : " Available: " + o.attributes().keySet() + "."),
               range);
@@ -244,7 +252,7 @@ public final class Evaluator {
           if (idx.stripTrailingZeros().scale() > 0) {
             return error(
                 "Invalid index",
-                "The index must be a whole number, not " + key.asString() + ".",
+                "The index must be a whole number, not " + shown(key) + ".",
                 range);
           }
           if (idx.signum() < 0 || idx.compareTo(BigDecimal.valueOf(l.elements().size())) >= 0) {
@@ -272,9 +280,9 @@ public final class Evaluator {
             return error(
                 "Invalid index",
                 "The given key does not identify an element in this collection value: there is no"
-                    + " key \""
-                    + k.get()
-                    + "\".",
+                    + " key "
+                    + (key.isSensitive() ? Value.SENSITIVE_TEXT : "\"" + k.get() + "\"")
+                    + ".",
                 range);
           }
           return r.mark(sens);
@@ -523,9 +531,9 @@ public final class Evaluator {
           } else if (obj.containsKey(ks.get())) {
             error(
                 "Duplicate object key",
-                "Two different items produced the key \""
-                    + ks.get()
-                    + "\" in this 'for' expression. If duplicates are expected, use the ellipsis"
+                "Two different items produced the key "
+                    + (k.isSensitive() ? Value.SENSITIVE_TEXT : "\"" + ks.get() + "\"")
+                    + " in this 'for' expression. If duplicates are expected, use the ellipsis"
                     + " (...) after the value expression to enable grouping by key.",
                 f.keyExpr().range());
             return Value.unknown();
@@ -569,6 +577,11 @@ public final class Evaluator {
       return Value.bool(!b.get()).mark(v.isSensitive());
     }
 
+    /** A value for a message: its text, or {@code (sensitive value)}. */
+    private static String shown(Value v) {
+      return v.isSensitive() ? Value.SENSITIVE_TEXT : v.asString();
+    }
+
     private Value operandError(String op, String want, Value got, SourceRange r, String side) {
       return error(
           "Invalid operand",
@@ -580,7 +593,9 @@ public final class Evaluator {
               + want
               + " is required, but got "
               + got.typeName()
-              + (got instanceof Value.StringValue s ? " \"" + s.value() + "\"" : "")
+              + (got.isSensitive()
+                  ? " " + Value.SENSITIVE_TEXT
+                  : got instanceof Value.StringValue s ? " \"" + s.value() + "\"" : "")
               + ".",
           r);
     }
@@ -767,12 +782,15 @@ public final class Evaluator {
         String which = i >= 0 ? "Invalid value for argument " + (i + 1) + " of " : "Call to ";
         return error(
             "Invalid function argument",
-            which + f.name() + "(): " + e.getMessage(),
+            which + f.name() + "(): " + (sens ? SENSITIVE_REASON : e.getMessage()),
             r == null ? fc.range() : r);
       } catch (RuntimeException e) {
         return error(
             "Error in function call",
-            "Call to function \"" + f.name() + "\" failed: " + e.getMessage() + ".",
+            "Call to function \""
+                + f.name()
+                + "\" failed: "
+                + (sens ? SENSITIVE_REASON : e.getMessage() + "."),
             fc.range());
       }
     }

@@ -76,6 +76,44 @@ public sealed interface Value
     return value;
   }
 
+  /**
+   * The paths of the values marked sensitive inside this value, outermost first and without the
+   * values nested in a marked one: the inverse of {@link #markedAt}, so {@code v.unmarkDeep()}
+   * marked at each of them is {@code v} again (marks nested inside a marked value aside). The empty
+   * path stands for this value itself.
+   */
+  default List<List<Object>> sensitivePaths() {
+    List<List<Object>> out = new ArrayList<>();
+    collectSensitivePaths(this, new ArrayList<>(), out);
+    return out;
+  }
+
+  private static void collectSensitivePaths(
+      Value value, List<Object> path, List<List<Object>> out) {
+    if (value.isSensitive()) {
+      out.add(List.copyOf(path));
+      return;
+    }
+    switch (value) {
+      case ObjectValue o ->
+          o.attributes()
+              .forEach(
+                  (k, v) -> {
+                    path.add(k);
+                    collectSensitivePaths(v, path, out);
+                    path.remove(path.size() - 1);
+                  });
+      case ListValue l -> {
+        for (int i = 0; i < l.elements().size(); i++) {
+          path.add(i);
+          collectSensitivePaths(l.elements().get(i), path, out);
+          path.remove(path.size() - 1);
+        }
+      }
+      default -> {}
+    }
+  }
+
   /** "string", "number", "bool", "list", "object", "null" or "unknown" (for messages). */
   String typeName();
 

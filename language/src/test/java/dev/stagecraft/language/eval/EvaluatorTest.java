@@ -128,6 +128,53 @@ class EvaluatorTest {
   }
 
   @Test
+  void noDiagnosticQuotesASensitiveValue() {
+    // each of these errors quotes the offending value when it is not sensitive
+    List<String> failing =
+        List.of(
+            "var.secret + 1",
+            "!var.secret",
+            "[1, 2][var.secret]",
+            "{ a = 1 }[var.secret]",
+            "{ for x in [var.secret, var.secret] : x => 1 }",
+            "parseint(var.secret, 10)",
+            "cidrhost(var.secret, 1)",
+            "base64decode(var.secret)",
+            "sensitive({ (var.secret) = 1 }).b");
+    for (String expression : failing) {
+      EvalResult r = eval(expression);
+      assertThat(r.diagnostics().errors()).as(expression).isNotEmpty();
+      assertThat(r.diagnostics().list())
+          .as(expression)
+          .allSatisfy(d -> assertThat(d.summary() + d.detail()).doesNotContain("hunter2"));
+    }
+    assertThat(err("parseint(var.secret, 10)").detail())
+        .isEqualTo(
+            "Invalid value for argument 1 of parseint(): an argument is sensitive, so the"
+                + " reason, which may quote its value, is not shown.");
+    // the same mistakes with plain values still say what was wrong
+    assertThat(err("\"abc\" + 1").detail()).contains("\"abc\"");
+    assertThat(err("parseint(\"zz\", 10)").detail()).contains("\"zz\"");
+    assertThat(err("{ a = 1 }[\"b\"]").detail()).contains("\"b\"");
+  }
+
+  @Test
+  void sensitivePathsAreWhereTheMarksAre() {
+    Value v =
+        Value.of(Map.of("a", "x", "m", Map.of("pw", "p", "plain", "q"), "l", List.of("0", "1")))
+            .markedAt(List.of("m", "pw"))
+            .markedAt(List.of("l", 1));
+    assertThat(v.sensitivePaths()).containsExactly(List.of("l", 1), List.of("m", "pw"));
+    assertThat(v.mark(true).sensitivePaths()).containsExactly(List.of());
+    Value again = v.unmarkDeep();
+    for (List<Object> path : v.sensitivePaths()) {
+      again = again.markedAt(path);
+    }
+    assertThat(again).isEqualTo(v);
+    assertThat(Value.of(Map.of("a", "x")).sensitivePaths()).isEmpty();
+  }
+
+  @Test
   void callsStringCollectionAndEncodingFunctions() {
     assertThat(ok("format(\"%s-%03d-%.2f-%q-%v\", \"a\", 7, 3.14159, \"q\", true)"))
         .isEqualTo("a-007-3.14-\"q\"-true");
