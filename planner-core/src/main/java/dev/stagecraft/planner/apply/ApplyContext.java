@@ -38,11 +38,22 @@ public final class ApplyContext {
   private final ConfigModel model;
   private final PriorState prior;
   private final Map<String, String> sources;
+  private final Map<String, List<List<Object>>> plannedMarks;
 
-  public ApplyContext(ConfigModel model, PriorState prior, Map<String, String> sources) {
+  /**
+   * @param plannedMarks where each planned instance's value was marked sensitive at plan time
+   *     (instance address → paths inside its attributes): applied attributes are plain data, and
+   *     get these marks back when expressions read them
+   */
+  public ApplyContext(
+      ConfigModel model,
+      PriorState prior,
+      Map<String, String> sources,
+      Map<String, List<List<Object>>> plannedMarks) {
     this.model = model;
     this.prior = prior;
     this.sources = sources;
+    this.plannedMarks = Map.copyOf(plannedMarks);
   }
 
   /**
@@ -161,7 +172,8 @@ public final class ApplyContext {
     }
     if (action.action().creates()) {
       EvalContext createCtx =
-          model.contextFor(objects, prior, Value.of(attributes), action.address());
+          model.contextFor(
+              objects, prior, markedAt(Value.of(attributes), sensitivePaths), action.address());
       for (ProvisionerDecl p : resource.provisioners()) {
         if (!p.runsAtDestroy()) {
           step(p, resource.connection(), createCtx, diagnostics, sensitive, steps, connections);
@@ -232,7 +244,10 @@ public final class ApplyContext {
             .instance(action.address())
             .filter(i -> i.attributes().equals(action.before()))
             .map(PriorInstance::value)
-            .orElseGet(() -> selfOf(action.before()));
+            .orElseGet(
+                () ->
+                    appliedValue(
+                        action.address(), action.before() == null ? Map.of() : action.before()));
     EvalContext ctx = model.destroyContext(self, key);
     List<ProvisionerStep> steps = new ArrayList<>();
     for (ProvisionerDecl p : provisioners) {
@@ -261,7 +276,7 @@ public final class ApplyContext {
       return diagnostics;
     }
     Map<String, Value> objects = objects(applied);
-    Value self = Value.of(attributes == null ? Map.of() : attributes);
+    Value self = appliedValue(address, attributes == null ? Map.of() : attributes);
     objects.put(address, self);
     model.invalidateResourceValue(dev.stagecraft.planner.plan.InstanceKey.resourceOf(address));
     EvalContext ctx = model.contextFor(objects, prior, self, address);
@@ -279,14 +294,31 @@ public final class ApplyContext {
     return diagnostics;
   }
 
-  private static Value selfOf(Map<String, Object> attributes) {
-    return Value.of(attributes == null ? Map.of() : attributes);
-  }
-
   private Map<String, Value> objects(Map<String, Map<String, Object>> applied) {
     Map<String, Value> objects = new LinkedHashMap<>();
-    applied.forEach((address, attributes) -> objects.put(address, Value.of(attributes)));
+    applied.forEach(
+        (address, attributes) -> objects.put(address, appliedValue(address, attributes)));
     return objects;
+  }
+
+  /**
+   * An applied instance's attributes as expressions see them: marked sensitive where its planned
+   * value was, and wherever it still holds a value the prior state recorded as sensitive (e.g. kept
+   * by {@code ignore_changes}), so a value from state keeps its mark through apply too.
+   */
+  private Value appliedValue(String address, Map<String, Object> attributes) {
+    Value value = markedAt(Value.of(attributes), plannedMarks.getOrDefault(address, List.of()));
+    return markedAt(
+        value,
+        AttributeSealing.unchangedPriorPaths(prior.instance(address).orElse(null), attributes));
+  }
+
+  private static Value markedAt(Value value, List<List<Object>> paths) {
+    Value out = value;
+    for (List<Object> path : paths) {
+      out = out.markedAt(path);
+    }
+    return out;
   }
 
   private void step(

@@ -80,12 +80,16 @@ public final class Planner {
     if (diagnostics.hasErrors()) {
       return new PlanResult(null, diagnostics, request.files(), null);
     }
-    Plan plan = new Planning(model, prior, request, diagnostics, false).plan();
+    Planning planning = new Planning(model, prior, request, diagnostics, false);
+    Plan plan = planning.plan();
     if (diagnostics.hasErrors()) {
       return new PlanResult(null, diagnostics, request.files(), null);
     }
     return new PlanResult(
-        plan, diagnostics, request.files(), new ApplyContext(model, prior, request.files()));
+        plan,
+        diagnostics,
+        request.files(),
+        new ApplyContext(model, prior, request.files(), planning.plannedMarks()));
   }
 
   /** One planning pass. Not thread-safe; used once. */
@@ -139,6 +143,23 @@ public final class Planner {
           ordered,
           Redaction.scrub(prior.document(), model.sensitiveValues()),
           outputs);
+    }
+
+    /**
+     * Where each planned instance's value is marked sensitive (instance address → paths inside its
+     * attributes), for the {@link ApplyContext}: the attributes an applied instance reports are
+     * plain data, and get these marks back when other expressions read them.
+     */
+    Map<String, List<List<Object>>> plannedMarks() {
+      Map<String, List<List<Object>>> out = new LinkedHashMap<>();
+      objects.forEach(
+          (address, value) -> {
+            List<List<Object>> paths = value.sensitivePaths();
+            if (!paths.isEmpty()) {
+              out.put(address, paths);
+            }
+          });
+      return out;
     }
 
     /** Local values and resources in dependency order. */
@@ -381,17 +402,12 @@ public final class Planner {
       // decisions
       Map<String, Object> kept = new LinkedHashMap<>(after);
       Set<String> keptUnknown = new LinkedHashSet<>(unknown);
-      Set<String> ignored = new LinkedHashSet<>();
-      if (lifecycle.ignoreAll()) {
-        for (String attribute : kind.arguments()) {
-          IgnoreChanges.apply(after, unknown, before.attributes(), List.of(attribute));
-          ignored.add(attribute);
-        }
-      } else {
-        for (List<Object> path : lifecycle.ignoreChanges()) {
-          IgnoreChanges.apply(after, unknown, before.attributes(), path);
-          ignored.add((String) path.get(0));
-        }
+      List<List<Object>> ignored =
+          lifecycle.ignoreAll()
+              ? kind.arguments().stream().<List<Object>>map(List::of).toList()
+              : lifecycle.ignoreChanges();
+      for (List<Object> path : ignored) {
+        IgnoreChanges.apply(after, unknown, before.attributes(), path);
       }
       Set<String> forcing = new LinkedHashSet<>();
       for (String attribute : kind.replacingAttributes()) {
@@ -444,9 +460,16 @@ public final class Planner {
         }
       }
       Map<String, Value> planned = new LinkedHashMap<>(evaluated);
-      for (String attribute : ignored) {
-        Value v = unknown.contains(attribute) ? Value.unknown() : Value.of(after.get(attribute));
-        planned.put(attribute, evaluated.get(attribute).isSensitive() ? v.mark(true) : v);
+      for (List<Object> path : ignored) {
+        String attribute = String.valueOf(path.get(0));
+        planned.put(
+            attribute,
+            IgnoreChanges.plannedValue(
+                attribute,
+                unknown.contains(attribute) ? Value.unknown() : Value.of(after.get(attribute)),
+                evaluated.get(attribute),
+                before,
+                ignored));
       }
       return new Decision(
           new PlannedAction(
