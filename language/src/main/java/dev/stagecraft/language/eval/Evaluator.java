@@ -158,7 +158,7 @@ public final class Evaluator {
         case Value.ObjectValue o -> {
           Value r = o.get(name);
           if (r != null) {
-            return r.mark(o.isSensitive());
+            return r.markLike(o);
           }
           if (firstOf != null) {
             String root = firstOf.root();
@@ -235,9 +235,8 @@ public final class Evaluator {
     }
 
     private Value index(Value coll, Value key, SourceRange range) {
-      boolean sens = coll.isSensitive() || key.isSensitive();
       if (!coll.isKnown() || !key.isKnown()) {
-        return Value.unknown().mark(sens);
+        return Value.unknown().markLike(coll, key);
       }
       switch (coll) {
         case Value.ListValue l -> {
@@ -265,7 +264,7 @@ public final class Evaluator {
                     + " element(s).",
                 range);
           }
-          return l.elements().get(idx.intValueExact()).mark(sens);
+          return l.elements().get(idx.intValueExact()).markLike(coll, key);
         }
         case Value.ObjectValue o -> {
           Optional<String> k = Conversions.toStr(key);
@@ -285,7 +284,7 @@ public final class Evaluator {
                     + ".",
                 range);
           }
-          return r.mark(sens);
+          return r.markLike(coll, key);
         }
         case Value.NullValue n -> {
           return error(
@@ -308,7 +307,7 @@ public final class Evaluator {
         return src;
       }
       if (src.isNull()) {
-        return Value.list(List.of()).mark(src.isSensitive());
+        return Value.list(List.of()).markLike(src);
       }
       List<Value> elems = src instanceof Value.ListValue l ? l.elements() : List.of(src.unmark());
       List<Value> out = new ArrayList<>();
@@ -319,7 +318,7 @@ public final class Evaluator {
         }
         out.add(v);
       }
-      return Value.list(out).mark(src.isSensitive());
+      return Value.list(out).markLike(src);
     }
 
     // ---------------------------------------------------------------- templates
@@ -327,7 +326,12 @@ public final class Evaluator {
     private static final class Acc {
       final StringBuilder sb = new StringBuilder();
       boolean unknown;
-      boolean sensitive;
+      Value marks = Value.NULL;
+
+      /** Carries the marks of a value the template used. */
+      void used(Value v) {
+        marks = marks.markLike(v);
+      }
     }
 
     private Value template(Expression.Template t, Map<String, Value> scope) {
@@ -337,7 +341,7 @@ public final class Evaluator {
       Acc acc = new Acc();
       render(t.parts(), scope, acc);
       Value r = acc.unknown ? Value.unknown() : Value.string(acc.sb.toString());
-      return r.mark(acc.sensitive);
+      return r.markLike(acc.marks);
     }
 
     private void render(List<TemplatePart> parts, Map<String, Value> scope, Acc acc) {
@@ -346,7 +350,7 @@ public final class Evaluator {
           case TemplatePart.Literal l -> acc.sb.append(l.text());
           case TemplatePart.Interpolation i -> {
             Value v = eval(i.expr(), scope);
-            acc.sensitive |= v.isSensitive();
+            acc.used(v);
             if (!v.isKnown()) {
               acc.unknown = true;
             } else if (v.isNull()) {
@@ -374,7 +378,7 @@ public final class Evaluator {
           }
           case TemplatePart.If i -> {
             Value c = eval(i.condition(), scope);
-            acc.sensitive |= c.isSensitive();
+            acc.used(c);
             if (!c.isKnown()) {
               acc.unknown = true;
               continue;
@@ -392,7 +396,7 @@ public final class Evaluator {
           }
           case TemplatePart.For f -> {
             Value c = eval(f.collection(), scope);
-            acc.sensitive |= c.isSensitive();
+            acc.used(c);
             if (!c.isKnown()) {
               acc.unknown = true;
               continue;
@@ -420,12 +424,11 @@ public final class Evaluator {
       switch (c) {
         case Value.ListValue l -> {
           for (int i = 0; i < l.elements().size(); i++) {
-            out.add(Map.entry(Value.number(i), l.elements().get(i).mark(c.isSensitive())));
+            out.add(Map.entry(Value.number(i), l.elements().get(i).markLike(c)));
           }
         }
         case Value.ObjectValue o ->
-            o.attributes()
-                .forEach((k, v) -> out.add(Map.entry(Value.string(k), v.mark(c.isSensitive()))));
+            o.attributes().forEach((k, v) -> out.add(Map.entry(Value.string(k), v.markLike(c))));
         case Value.NullValue n -> {
           error(
               "Iteration over null value",
@@ -545,15 +548,15 @@ public final class Evaluator {
         }
       }
       if (unknown) {
-        return Value.unknown().mark(c.isSensitive());
+        return Value.unknown().markLike(c);
       }
       if (!f.isObject()) {
-        return Value.list(list).mark(c.isSensitive());
+        return Value.list(list).markLike(c);
       }
       if (f.grouping()) {
         groups.forEach((k, vs) -> obj.put(k, Value.list(vs)));
       }
-      return Value.object(obj).mark(c.isSensitive());
+      return Value.object(obj).markLike(c);
     }
 
     // ---------------------------------------------------------------- operators
@@ -568,13 +571,13 @@ public final class Evaluator {
         if (n.isEmpty()) {
           return operandError("-", "a number", v, u.operand().range(), "");
         }
-        return Value.number(n.get().negate()).mark(v.isSensitive());
+        return Value.number(n.get().negate()).markLike(v);
       }
       Optional<Boolean> b = Conversions.toBool(v);
       if (b.isEmpty()) {
         return operandError("!", "a bool", v, u.operand().range(), "");
       }
-      return Value.bool(!b.get()).mark(v.isSensitive());
+      return Value.bool(!b.get()).markLike(v);
     }
 
     /** A value for a message: its text, or {@code (sensitive value)}. */
@@ -603,17 +606,16 @@ public final class Evaluator {
     private Value binary(Expression.Binary b, Map<String, Value> scope) {
       Value l = eval(b.left(), scope);
       Value r = eval(b.right(), scope);
-      boolean sens = l.isSensitive() || r.isSensitive();
       Expression.BinaryOp op = b.op();
       if (op == Expression.BinaryOp.EQ || op == Expression.BinaryOp.NE) {
         if (!l.isWhollyKnown() || !r.isWhollyKnown()) {
-          return Value.unknown().mark(sens);
+          return Value.unknown().markLike(l, r);
         }
         boolean eq = Conversions.valuesEqual(l, r);
-        return Value.bool(op == Expression.BinaryOp.EQ ? eq : !eq).mark(sens);
+        return Value.bool(op == Expression.BinaryOp.EQ ? eq : !eq).markLike(l, r);
       }
       if (!l.isKnown() || !r.isKnown()) {
-        return Value.unknown().mark(sens);
+        return Value.unknown().markLike(l, r);
       }
       if (op == Expression.BinaryOp.AND || op == Expression.BinaryOp.OR) {
         Optional<Boolean> lb = Conversions.toBool(l);
@@ -625,7 +627,7 @@ public final class Evaluator {
           return operandError(op.symbol, "a bool", r, b.right().range(), "right");
         }
         boolean res = op == Expression.BinaryOp.AND ? lb.get() && rb.get() : lb.get() || rb.get();
-        return Value.bool(res).mark(sens);
+        return Value.bool(res).markLike(l, r);
       }
       Optional<BigDecimal> ln = Conversions.toNumber(l);
       Optional<BigDecimal> rn = Conversions.toNumber(r);
@@ -663,13 +665,13 @@ public final class Evaluator {
             case GE -> Value.bool(x.compareTo(y) >= 0);
             default -> throw new IllegalStateException("unhandled operator " + op);
           };
-      return res.mark(sens);
+      return res.markLike(l, r);
     }
 
     private Value conditional(Expression.Conditional c, Map<String, Value> scope) {
       Value cond = eval(c.condition(), scope);
       if (!cond.isKnown()) {
-        return Value.unknown().mark(cond.isSensitive());
+        return Value.unknown().markLike(cond);
       }
       if (cond.isNull()) {
         return error(
@@ -684,7 +686,7 @@ public final class Evaluator {
             "The condition must be a bool, but it is " + cond.typeName() + ".",
             c.condition().range());
       }
-      return eval(b.get() ? c.trueResult() : c.falseResult(), scope).mark(cond.isSensitive());
+      return eval(b.get() ? c.trueResult() : c.falseResult(), scope).markLike(cond);
     }
 
     // ---------------------------------------------------------------- functions
@@ -733,7 +735,7 @@ public final class Evaluator {
         Value last = args.remove(args.size() - 1);
         SourceRange lastRange = ranges.remove(ranges.size() - 1);
         if (!last.isKnown()) {
-          return Value.unknown().mark(last.isSensitive());
+          return Value.unknown().markLike(last);
         }
         if (!(last instanceof Value.ListValue l)) {
           return error(
@@ -744,7 +746,7 @@ public final class Evaluator {
               lastRange);
         }
         for (Value v : l.elements()) {
-          args.add(v.mark(last.isSensitive()));
+          args.add(v.markLike(last));
           ranges.add(lastRange);
         }
       }
@@ -766,7 +768,7 @@ public final class Evaluator {
       }
       boolean sens = args.stream().anyMatch(Value::containsSensitive);
       if (!f.acceptsUnknown() && !args.stream().allMatch(Value::isWhollyKnown)) {
-        return Value.unknown().mark(sens);
+        return Value.markedLikeAnyOf(Value.unknown(), args);
       }
       List<Value> callArgs =
           f.handlesMarks() ? args : args.stream().map(Value::unmarkDeep).toList();
@@ -775,14 +777,17 @@ public final class Evaluator {
         if (result == null) {
           result = Value.NULL;
         }
-        return f.handlesMarks() ? result : result.mark(sens);
+        return f.handlesMarks() ? result : Value.markedLikeAnyOf(result, args);
       } catch (FunctionException e) {
         int i = e.argIndex();
         SourceRange r = i >= 0 && i < ranges.size() ? ranges.get(i) : fc.range();
         String which = i >= 0 ? "Invalid value for argument " + (i + 1) + " of " : "Call to ";
         return error(
             "Invalid function argument",
-            which + f.name() + "(): " + (sens ? SENSITIVE_REASON : e.getMessage()),
+            which
+                + f.name()
+                + "(): "
+                + (sens && !e.quotesNoValue() ? SENSITIVE_REASON : e.getMessage()),
             r == null ? fc.range() : r);
       } catch (RuntimeException e) {
         return error(

@@ -159,19 +159,89 @@ class EvaluatorTest {
   }
 
   @Test
-  void sensitivePathsAreWhereTheMarksAre() {
-    Value v =
+  void copiedMarksLandAtTheSamePathsWithTheSameKind() {
+    Value planned =
         Value.of(Map.of("a", "x", "m", Map.of("pw", "p", "plain", "q"), "l", List.of("0", "1")))
             .markedAt(List.of("m", "pw"))
+            .markedFromStateAt(List.of("a"))
             .markedAt(List.of("l", 1));
-    assertThat(v.sensitivePaths()).containsExactly(List.of("l", 1), List.of("m", "pw"));
-    assertThat(v.mark(true).sensitivePaths()).containsExactly(List.of());
-    Value again = v.unmarkDeep();
-    for (List<Object> path : v.sensitivePaths()) {
-      again = again.markedAt(path);
+    Value plain =
+        Value.of(
+            Map.of(
+                "a",
+                "x",
+                "m",
+                Map.of("pw", "p", "plain", "q"),
+                "l",
+                List.of("0", "1"),
+                "id",
+                "i-1"));
+
+    Value.ObjectValue o = (Value.ObjectValue) planned.copyMarksTo(plain);
+
+    assertThat(o.get("a").isFromState()).isTrue();
+    Value.ObjectValue m = (Value.ObjectValue) o.get("m");
+    assertThat(m.get("pw").isSensitive()).isTrue();
+    assertThat(m.get("pw").isFromState()).isFalse();
+    assertThat(m.get("plain").isSensitive()).isFalse();
+    assertThat(((Value.ListValue) o.get("l")).elements().get(1).isSensitive()).isTrue();
+    assertThat(o.get("id").isSensitive()).isFalse();
+    assertThat(planned.mark(true).copyMarksTo(Value.of(Map.of("z", "1"))).isSensitive()).isTrue();
+  }
+
+  @Test
+  void aValueMarkedByTheStateKeepsThatMarkThroughEveryOperation() {
+    ctx =
+        ctx.withVariable(
+            "held",
+            Value.of(Map.of("pw", "s3cret", "n", 41, "plain", "p"))
+                .markedFromStateAt(List.of("pw"))
+                .markedFromStateAt(List.of("n")));
+    List<String> derived =
+        List.of(
+            "var.held.pw",
+            "upper(var.held.pw)",
+            "\"x-${var.held.pw}\"",
+            "\"%{ if var.held.n > 1 }a%{ endif }\"",
+            "var.held.n + 1",
+            "-var.held.n",
+            "var.held.n == 41",
+            "[var.held.pw][0]",
+            "{ k = var.held.pw }.k",
+            "var.held.n > 1 ? \"a\" : \"b\"",
+            "[for x in [var.held.pw] : upper(x)][0]",
+            "[var.held][*].pw",
+            "jsonencode(var.held)",
+            "sensitive(var.held.pw)",
+            "nonsensitive(var.secret) == \"\" ? \"\" : var.held.pw");
+    for (String expression : derived) {
+      EvalResult r = eval(expression);
+      assertThat(r.diagnostics().list()).as(expression).isEmpty();
+      assertThat(r.value().containsFromState()).as(expression).isTrue();
     }
-    assertThat(again).isEqualTo(v);
-    assertThat(Value.of(Map.of("a", "x")).sensitivePaths()).isEmpty();
+    assertThat(eval("var.held.plain").value().isSensitive()).isFalse();
+  }
+
+  @Test
+  void nonsensitiveCannotRemoveTheStatesMark() {
+    ctx = ctx.withVariable("held", Value.string("s3cret").markFromState());
+
+    for (String expression :
+        List.of(
+            "nonsensitive(var.held)",
+            "nonsensitive(upper(var.held))",
+            "nonsensitive([var.held])")) {
+      Diagnostic d = err(expression);
+      assertThat(d.summary()).isEqualTo("Invalid function argument");
+      assertThat(d.detail())
+          .as(expression)
+          .startsWith(
+              "Invalid value for argument 1 of nonsensitive(): the value is (or is computed"
+                  + " from) a value the workspace's state holds sensitive")
+          .doesNotContain("s3cret");
+    }
+    // a sensitive variable's mark can still be removed, as in Terraform
+    assertThat(eval("nonsensitive(var.secret)").value().isSensitive()).isFalse();
   }
 
   @Test

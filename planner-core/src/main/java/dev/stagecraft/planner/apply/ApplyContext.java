@@ -38,22 +38,22 @@ public final class ApplyContext {
   private final ConfigModel model;
   private final PriorState prior;
   private final Map<String, String> sources;
-  private final Map<String, List<List<Object>>> plannedMarks;
+  private final Map<String, Value> plannedValues;
 
   /**
-   * @param plannedMarks where each planned instance's value was marked sensitive at plan time
-   *     (instance address → paths inside its attributes): applied attributes are plain data, and
-   *     get these marks back when expressions read them
+   * @param plannedValues the value of each planned instance (instance address → value) as other
+   *     expressions saw it at plan time: applied attributes are plain data, and get its marks back
+   *     when expressions read them
    */
   public ApplyContext(
       ConfigModel model,
       PriorState prior,
       Map<String, String> sources,
-      Map<String, List<List<Object>>> plannedMarks) {
+      Map<String, Value> plannedValues) {
     this.model = model;
     this.prior = prior;
     this.sources = sources;
-    this.plannedMarks = Map.copyOf(plannedMarks);
+    this.plannedValues = Map.copyOf(plannedValues);
   }
 
   /**
@@ -171,9 +171,10 @@ public final class ApplyContext {
       steps.addAll(destroySteps(action, key, diagnostics, sensitive, connections));
     }
     if (action.action().creates()) {
-      EvalContext createCtx =
-          model.contextFor(
-              objects, prior, markedAt(Value.of(attributes), sensitivePaths), action.address());
+      // self: the attributes with the marks of the values they were evaluated from
+      Value self =
+          markedAt(Value.object(evaluated).copyMarksTo(Value.of(attributes)), sensitivePaths);
+      EvalContext createCtx = model.contextFor(objects, prior, self, action.address());
       for (ProvisionerDecl p : resource.provisioners()) {
         if (!p.runsAtDestroy()) {
           step(p, resource.connection(), createCtx, diagnostics, sensitive, steps, connections);
@@ -302,15 +303,22 @@ public final class ApplyContext {
   }
 
   /**
-   * An applied instance's attributes as expressions see them: marked sensitive where its planned
-   * value was, and wherever it still holds a value the prior state recorded as sensitive (e.g. kept
-   * by {@code ignore_changes}), so a value from state keeps its mark through apply too.
+   * An applied instance's attributes as expressions see them: marked where its planned value was
+   * marked, with the same kind of mark, and with the state's mark wherever it still holds a value
+   * the prior state recorded as sensitive (e.g. kept by {@code ignore_changes}), so a value from
+   * state keeps its mark through apply too.
    */
   private Value appliedValue(String address, Map<String, Object> attributes) {
-    Value value = markedAt(Value.of(attributes), plannedMarks.getOrDefault(address, List.of()));
-    return markedAt(
-        value,
-        AttributeSealing.unchangedPriorPaths(prior.instance(address).orElse(null), attributes));
+    Value value = Value.of(attributes);
+    Value planned = plannedValues.get(address);
+    if (planned != null) {
+      value = planned.copyMarksTo(value);
+    }
+    for (List<Object> path :
+        AttributeSealing.unchangedPriorPaths(prior.instance(address).orElse(null), attributes)) {
+      value = value.markedFromStateAt(path);
+    }
+    return value;
   }
 
   private static Value markedAt(Value value, List<List<Object>> paths) {

@@ -40,10 +40,10 @@ final class IgnoreChanges {
   /**
    * The planned value of an attribute {@code ignore_changes} names (wholly or in part), as other
    * expressions see it: {@code value} (the configured value with the prior one at every ignored
-   * path) marked where the configured value was marked and wherever it holds a value the prior
-   * state recorded as sensitive. A value taken from state keeps the marks state recorded, so an
-   * output, a condition's message or another resource reading it never gets a sealed value in clear
-   * (docs/planning.md).
+   * path) marked where the configured value was marked and, with the state's mark, wherever it
+   * holds a value the prior state recorded as sensitive. A value taken from state keeps the marks
+   * state recorded, so an output, a condition's message or another resource reading it never gets a
+   * sealed value in clear (docs/planning.md).
    *
    * @param ignored every ignored path of the resource (attribute name first)
    */
@@ -69,14 +69,12 @@ final class IgnoreChanges {
       }
     }
     if (!value.isWhollyKnown()) {
-      return value.mark(configured.containsSensitive() || !kept.isEmpty());
+      Value marked = Value.markedLikeAnyOf(value, List.of(configured));
+      return kept.isEmpty() ? marked : marked.markFromState();
     }
-    Value planned = value;
-    for (List<Object> path : configured.sensitivePaths()) {
-      planned = planned.markedAt(path);
-    }
+    Value planned = configured.copyMarksTo(value);
     for (List<Object> path : kept) {
-      planned = planned.markedAt(path);
+      planned = planned.markedFromStateAt(path);
     }
     return planned;
   }

@@ -89,7 +89,7 @@ public final class Planner {
         plan,
         diagnostics,
         request.files(),
-        new ApplyContext(model, prior, request.files(), planning.plannedMarks()));
+        new ApplyContext(model, prior, request.files(), planning.plannedValues()));
   }
 
   /** One planning pass. Not thread-safe; used once. */
@@ -146,20 +146,12 @@ public final class Planner {
     }
 
     /**
-     * Where each planned instance's value is marked sensitive (instance address → paths inside its
-     * attributes), for the {@link ApplyContext}: the attributes an applied instance reports are
-     * plain data, and get these marks back when other expressions read them.
+     * The value of each planned instance as other expressions saw it, with its marks (instance
+     * address → value), for the {@link ApplyContext}: the attributes an applied instance reports
+     * are plain data, and get these marks back when other expressions read them.
      */
-    Map<String, List<List<Object>>> plannedMarks() {
-      Map<String, List<List<Object>>> out = new LinkedHashMap<>();
-      objects.forEach(
-          (address, value) -> {
-            List<List<Object>> paths = value.sensitivePaths();
-            if (!paths.isEmpty()) {
-              out.put(address, paths);
-            }
-          });
-      return out;
+    Map<String, Value> plannedValues() {
+      return Map.copyOf(objects);
     }
 
     /** Local values and resources in dependency order. */

@@ -502,4 +502,79 @@ class SensitiveStateValuesTest {
     assertThat(result.diagnostics().errors()).hasSize(4);
     assertThat(everything(result)).doesNotContain(SECRET);
   }
+
+  @Test
+  void nonsensitiveCannotRevealAValueFromStateNorAnythingComputedFromIt() throws Exception {
+    PlanResult result =
+        plan(
+            """
+            resource "terraform_data" "a" {
+              input = "configured"
+              lifecycle {
+                ignore_changes = all
+              }
+            }
+            resource "stateful_provisioning" "s" {
+              state_key = "k"
+              triggers  = { pw = "configured" }
+              tags      = { v = "1" }
+              lifecycle {
+                ignore_changes = [triggers]
+              }
+            }
+            resource "terraform_data" "r" {
+              input = upper(stateful_provisioning.s.triggers["pw"])
+            }
+            output "direct" {
+              value = nonsensitive(terraform_data.a.input)
+            }
+            output "copied" {
+              value = nonsensitive(terraform_data.r.output)
+            }
+            """);
+
+    assertThat(result.diagnostics().errors())
+        .extracting(d -> d.summary() + ": " + d.detail())
+        .hasSize(2)
+        .allSatisfy(
+            e ->
+                assertThat(e)
+                    .startsWith(
+                        "Invalid function argument: Invalid value for argument 1 of"
+                            + " nonsensitive(): the value is (or is computed from) a value the"
+                            + " workspace's state holds sensitive"));
+    assertThat(everything(result)).doesNotContain(SECRET).doesNotContain(SECRET.toUpperCase());
+  }
+
+  @Test
+  void nonsensitiveOfAValueFromStateKnownOnlyAtApplyFailsTheActionThere() throws Exception {
+    PlanResult result =
+        plan(
+            """
+            resource "terraform_data" "n" {
+              input = "new"
+            }
+            resource "stateful_provisioning" "s" {
+              state_key = "k"
+              triggers  = { pw = "configured" }
+              tags      = { v = "2" }
+              lifecycle {
+                ignore_changes = [triggers]
+              }
+            }
+            resource "terraform_data" "r" {
+              input = nonsensitive(
+                terraform_data.n.id == "" ? "" : stateful_provisioning.s.triggers["pw"])
+            }
+            """);
+    assertThat(result.hasErrors()).as(result.renderDiagnostics()).isFalse();
+
+    Diagnostics problems = new Diagnostics();
+    Map<String, Map<String, Object>> sent = dispatch(result, problems);
+
+    assertThat(problems.render(Map.of()))
+        .contains("Invalid value for argument 1 of nonsensitive()")
+        .doesNotContain(SECRET);
+    assertThat(JSON.writeValueAsString(sent)).doesNotContain(SECRET);
+  }
 }
