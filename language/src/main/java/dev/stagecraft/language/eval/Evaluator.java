@@ -151,87 +151,14 @@ public final class Evaluator {
     }
 
     private Value attr(Value v, String name, SourceRange range, Traversal firstOf) {
-      switch (v) {
-        case Value.UnknownValue u -> {
-          return v;
-        }
-        case Value.ObjectValue o -> {
-          Value r = o.get(name);
-          if (r != null) {
-            return r.markLike(o);
-          }
-          if (firstOf != null) {
-            String root = firstOf.root();
-            if (root.equals("var")) {
-              return error(
-                  "Reference to undeclared input variable",
-                  "An input variable with the name \""
-                      + name
-                      + "\" has not been declared. Declare it with a variable \""
-                      + name
-                      + "\" {} block.",
-                  firstOf.range());
-            }
-            if (root.equals("local")) {
-              return error(
-                  "Reference to undeclared local value",
-                  "A local value with the name \""
-                      + name
-                      + "\" has not been declared. Declare it in a locals { } block.",
-                  firstOf.range());
-            }
-            if (firstOf.isResourceReference()) {
-              return error(
-                  "Reference to undeclared resource",
-                  "A managed resource \""
-                      + root
-                      + "\" \""
-                      + name
-                      + "\" has not been declared. Declare it with resource \""
-                      + root
-                      + "\" \""
-                      + name
-                      + "\" { ... } or fix the reference.",
-                  firstOf.range());
-            }
-          }
-          return error(
-              "Unsupported attribute",
-              "This object does not have an attribute named \""
-                  + name
-                  + "\"."
-                  + (o.attributes().isEmpty() || o.isSensitive()
-                      ? ""
-                      : " Available: " + o.attributes().keySet() + "."),
-              range);
-        }
-        case Value.NullValue n -> {
-          return error(
-              "Attempt to get attribute from null value",
-              "This value is null, so it does not have any attributes (accessing \""
-                  + name
-                  + "\").",
-              range);
-        }
-        case Value.ListValue l -> {
-          return error(
-              "Unsupported attribute",
-              "Can't access attributes on a list of objects. Did you mean to access attribute \""
-                  + name
-                  + "\" for a specific element of the list (x[0]."
-                  + name
-                  + "), or across all elements of the list (x[*]."
-                  + name
-                  + ")?",
-              range);
-        }
-        default -> {
-          return error(
-              "Unsupported attribute",
-              "Can't access attributes on a primitive-typed value (" + v.typeName() + ").",
-              range);
-        }
+      if (v instanceof Value.UnknownValue) {
+        return v;
       }
+      if (v instanceof Value.ObjectValue o && o.get(name) != null) {
+        return o.get(name).markLike(o);
+      }
+      diags.add(AttributeErrors.notFound(v, name, range, firstOf));
+      return Value.unknown();
     }
 
     private Value index(Value coll, Value key, SourceRange range) {
