@@ -76,10 +76,12 @@ public sealed interface Value
    * sources}: the result of a function computed from unmarked copies of its arguments.
    */
   static Value markedLikeAnyOf(Value result, List<Value> sources) {
-    if (sources.stream().anyMatch(Value::containsFromState)) {
-      return result.markFromState();
+    if (sources.stream().noneMatch(Value::containsSensitive)) {
+      return result; // the common case: one scan
     }
-    return result.mark(sources.stream().anyMatch(Value::containsSensitive));
+    return sources.stream().anyMatch(Value::containsFromState)
+        ? result.markFromState()
+        : result.mark(true);
   }
 
   /**
