@@ -28,12 +28,12 @@ import org.junit.jupiter.params.provider.ValueSource;
  * values from state"): a run writes a secret into state (sealed), then a reader, a deployer and an
  * admin each plan configurations that read it back — kept by {@code ignore_changes} (all, and a map
  * key) and output, copied into another resource, used by {@code replace_triggered_by}, interpolated
- * into a failing condition's {@code error_message}, fed to an expression that fails on it — through
- * {@code POST /api/v1/plans} and the CLI's {@code plan -json}; the deployer and admin start runs of
- * them ({@code POST /api/v1/runs}; the reader is refused), and every role reads every run ({@code
- * GET /api/v1/runs/{id}}, {@code /events}, {@code /logs}, the runs list, the CLI's {@code runs
- * show}). Every answer is kept and scanned: none may hold the secret in clear or in base64, and
- * {@code (sensitive value)} must show where it would have been.
+ * into a failing condition's {@code error_message}, fed to an expression that fails on it or to
+ * {@code nonsensitive()} — through {@code POST /api/v1/plans} and the CLI's {@code plan -json}; the
+ * deployer and admin start runs of them ({@code POST /api/v1/runs}; the reader is refused), and
+ * every role reads every run ({@code GET /api/v1/runs/{id}}, {@code /events}, {@code /logs}, the
+ * runs list, the CLI's {@code runs show}). Every answer is kept and scanned: none may hold the
+ * secret in clear or in base64, and {@code (sensitive value)} must show where it would have been.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class SensitiveStateValuesApiTest {
@@ -137,7 +137,10 @@ class SensitiveStateValuesApiTest {
       }
       """;
 
-  /** Expressions that fail on the kept secret (their errors quote a plain value). */
+  /**
+   * Expressions that fail on the kept secret (their errors quote a plain value), and {@code
+   * nonsensitive()} of it (refused: docs/adr/0062).
+   */
   static final String FAILING =
       """
       resource "terraform_data" "a" {
@@ -151,6 +154,9 @@ class SensitiveStateValuesApiTest {
       }
       resource "terraform_data" "parsed" {
         input = parseint(terraform_data.a.input, 16)
+      }
+      resource "terraform_data" "revealed" {
+        input = nonsensitive(terraform_data.a.input)
       }
       """;
 
@@ -227,6 +233,7 @@ class SensitiveStateValuesApiTest {
     Response failing = plan(role, FAILING, Map.of());
     answers.put("plan failing expressions", failing.body());
     assertThat(failing.status()).as(failing.body()).isEqualTo(422);
+    assertThat(failing.body()).contains("Invalid value for argument 1 of nonsensitive()");
     CliResult cliPlan = cli(role, KEEP, "plan", "-workspace=" + workspace, "-json");
     answers.put("cli plan -json", cliPlan.all());
     assertThat(cliPlan.exitCode()).as(cliPlan.all()).isZero();
