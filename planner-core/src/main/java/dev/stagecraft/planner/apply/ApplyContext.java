@@ -40,6 +40,9 @@ public final class ApplyContext {
   private final Map<String, String> sources;
   private final Map<String, Value> plannedValues;
 
+  /** The text of every value the prior state holds sensitive (opened sealed values included). */
+  private final Set<String> priorSecrets;
+
   /**
    * @param plannedValues the value of each planned instance (instance address → value) as other
    *     expressions saw it at plan time: applied attributes are plain data, and get its marks back
@@ -54,6 +57,11 @@ public final class ApplyContext {
     this.prior = prior;
     this.sources = sources;
     this.plannedValues = Map.copyOf(plannedValues);
+    Set<String> secrets = new LinkedHashSet<>();
+    prior.instances().values().stream()
+        .filter(i -> !i.sensitivePaths().isEmpty())
+        .forEach(i -> ConfigModel.collectSensitive(i.value(), secrets));
+    this.priorSecrets = Set.copyOf(secrets);
   }
 
   /**
@@ -90,7 +98,7 @@ public final class ApplyContext {
       return new ActionResolution(
           before,
           steps,
-          List.copyOf(sensitive),
+          withPriorSecretsUsed(sensitive),
           diagnostics,
           sources,
           connections,
@@ -184,7 +192,7 @@ public final class ApplyContext {
     return new ActionResolution(
         attributes,
         steps,
-        List.copyOf(sensitive),
+        withPriorSecretsUsed(sensitive),
         diagnostics,
         sources,
         connections,
@@ -300,6 +308,22 @@ public final class ApplyContext {
     applied.forEach(
         (address, attributes) -> objects.put(address, appliedValue(address, attributes)));
     return objects;
+  }
+
+  /**
+   * {@code sensitive} (the values to redact from the action's output) with every value the prior
+   * state holds sensitive that occurs in one of them: a step that prints a secret read from state
+   * (`echo ${terraform_data.a.input}`) has the whole command marked, and its output holds the
+   * secret alone. Only the secrets the action uses are added, so the others never travel with it.
+   */
+  private List<String> withPriorSecretsUsed(Set<String> sensitive) {
+    Set<String> out = new LinkedHashSet<>(sensitive);
+    for (String secret : priorSecrets) {
+      if (sensitive.stream().anyMatch(s -> s.contains(secret))) {
+        out.add(secret);
+      }
+    }
+    return List.copyOf(out);
   }
 
   /**

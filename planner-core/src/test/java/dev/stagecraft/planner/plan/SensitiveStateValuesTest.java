@@ -577,4 +577,36 @@ class SensitiveStateValuesTest {
         .doesNotContain(SECRET);
     assertThat(JSON.writeValueAsString(sent)).doesNotContain(SECRET);
   }
+
+  @Test
+  void aProvisionerUsingAKeptSecretIsASensitiveStepWhoseOutputTheExecutorRedacts()
+      throws Exception {
+    PlanResult result =
+        plan(
+            """
+            resource "terraform_data" "a" {
+              input = "configured"
+              lifecycle {
+                ignore_changes = all
+              }
+            }
+            resource "null_resource" "p" {
+              triggers = { x = "1" }
+              provisioner "local-exec" {
+                command = "echo ${terraform_data.a.input}"
+              }
+            }
+            """);
+    assertThat(result.hasErrors()).as(result.renderDiagnostics()).isFalse();
+
+    PlannedAction create = result.plan().action("null_resource.p").orElseThrow();
+    ActionResolution resolution = result.applyContext().resolve(create, Map.of(), () -> "p-1");
+
+    assertThat(resolution.hasErrors()).as(resolution.renderDiagnostics()).isFalse();
+    assertThat(resolution.steps())
+        .singleElement()
+        .satisfies(s -> assertThat(s.sensitive()).isTrue());
+    // the executor replaces these values by (sensitive value) in every output line
+    assertThat(resolution.sensitiveValues()).contains(SECRET);
+  }
 }
