@@ -75,7 +75,10 @@ class SensitiveStateValuesApiTest {
       }
       """;
 
-  /** Keeps the secrets (all, and a map key), outputs one sensitive, copies the other. */
+  /**
+   * Keeps the secrets (all, and a map key), outputs one sensitive, copies the other and prints it
+   * from a provisioner.
+   */
   static final String KEEP =
       """
       resource "terraform_data" "a" {
@@ -97,6 +100,9 @@ class SensitiveStateValuesApiTest {
       }
       resource "terraform_data" "r" {
         input = stateful_provisioning.s.triggers["pw"]
+        provisioner "local-exec" {
+          command = "echo kept=${stateful_provisioning.s.triggers["pw"]}"
+        }
       }
       output "kept" {
         value     = terraform_data.a.output
@@ -261,6 +267,9 @@ class SensitiveStateValuesApiTest {
       answers.put("cli runs show " + run, show.all());
     }
     answers.put("runs list", get(role, "/api/v1/runs?workspace=" + workspace));
+    // the provisioner of the run that created r printed the kept secret: redacted
+    assertThat(answers.get("events " + runs.get(1))).contains("kept=(sensitive value)");
+    assertThat(answers.get("logs " + runs.get(1))).contains("kept=(sensitive value)");
 
     String all = String.join("\n", answers.values());
     assertThat(all)
