@@ -259,7 +259,7 @@ class RedactionScanTest {
   }
 
   /** Where {@code text} holds {@code value} in clear or in base64 (standard or URL-safe). */
-  private static List<String> occurrences(String where, String text, String what, String value) {
+  static List<String> occurrences(String where, String text, String what, String value) {
     List<String> out = new ArrayList<>();
     byte[] bytes = value.getBytes(StandardCharsets.UTF_8);
     String b64 = Base64.getEncoder().encodeToString(bytes);

@@ -60,6 +60,14 @@ public final class Evaluator {
     }
   }
 
+  /**
+   * Why a function refused an argument, when an argument is sensitive: the function's own reason
+   * may quote the value, so it is not shown (a value state holds sensitive, or a sensitive
+   * variable, never appears in a diagnostic).
+   */
+  static final String SENSITIVE_REASON =
+      "an argument is sensitive, so the reason, which may quote its value, is not shown.";
+
   private final class Run {
     private final EvalContext ctx;
     private final EvalBudget budget;
@@ -158,93 +166,19 @@ public final class Evaluator {
     }
 
     private Value attr(Value v, String name, SourceRange range, Traversal firstOf) {
-      switch (v) {
-        case Value.UnknownValue u -> {
-          return v;
-        }
-        case Value.ObjectValue o -> {
-          Value r = o.get(name);
-          if (r != null) {
-            return r.mark(o.isSensitive());
-          }
-          if (firstOf != null) {
-            String root = firstOf.root();
-            if (root.equals("var")) {
-              return error(
-                  "Reference to undeclared input variable",
-                  "An input variable with the name \""
-                      + name
-                      + "\" has not been declared. Declare it with a variable \""
-                      + name
-                      + "\" {} block.",
-                  firstOf.range());
-            }
-            if (root.equals("local")) {
-              return error(
-                  "Reference to undeclared local value",
-                  "A local value with the name \""
-                      + name
-                      + "\" has not been declared. Declare it in a locals { } block.",
-                  firstOf.range());
-            }
-            if (firstOf.isResourceReference()) {
-              return error(
-                  "Reference to undeclared resource",
-                  "A managed resource \""
-                      + root
-                      + "\" \""
-                      + name
-                      + "\" has not been declared. Declare it with resource \""
-                      + root
-                      + "\" \""
-                      + name
-                      + "\" { ... } or fix the reference.",
-                  firstOf.range());
-            }
-          }
-          return error(
-              "Unsupported attribute",
-              "This object does not have an attribute named \""
-                  + name
-                  + "\"."
-                  + (o.attributes().isEmpty()
-                      ? ""
-                      : " Available: " + o.attributes().keySet() + "."),
-              range);
-        }
-        case Value.NullValue n -> {
-          return error(
-              "Attempt to get attribute from null value",
-              "This value is null, so it does not have any attributes (accessing \""
-                  + name
-                  + "\").",
-              range);
-        }
-        case Value.ListValue l -> {
-          return error(
-              "Unsupported attribute",
-              "Can't access attributes on a list of objects. Did you mean to access attribute \""
-                  + name
-                  + "\" for a specific element of the list (x[0]."
-                  + name
-                  + "), or across all elements of the list (x[*]."
-                  + name
-                  + ")?",
-              range);
-        }
-        default -> {
-          return error(
-              "Unsupported attribute",
-              "Can't access attributes on a primitive-typed value (" + v.typeName() + ").",
-              range);
-        }
+      if (v instanceof Value.UnknownValue) {
+        return v;
       }
+      if (v instanceof Value.ObjectValue o && o.get(name) != null) {
+        return o.get(name).markLike(o);
+      }
+      diags.add(AttributeErrors.notFound(v, name, range, firstOf));
+      return Value.unknown();
     }
 
     private Value index(Value coll, Value key, SourceRange range) {
-      boolean sens = coll.isSensitive() || key.isSensitive();
       if (!coll.isKnown() || !key.isKnown()) {
-        return Value.unknown().mark(sens);
+        return Value.unknown().markLike(coll, key);
       }
       switch (coll) {
         case Value.ListValue l -> {
@@ -259,7 +193,7 @@ public final class Evaluator {
           if (idx.stripTrailingZeros().scale() > 0) {
             return error(
                 "Invalid index",
-                "The index must be a whole number, not " + key.asString() + ".",
+                "The index must be a whole number, not " + shown(key) + ".",
                 range);
           }
           if (idx.signum() < 0 || idx.compareTo(BigDecimal.valueOf(l.elements().size())) >= 0) {
@@ -272,7 +206,7 @@ public final class Evaluator {
                     + " element(s).",
                 range);
           }
-          return l.elements().get(idx.intValueExact()).mark(sens);
+          return l.elements().get(idx.intValueExact()).markLike(coll, key);
         }
         case Value.ObjectValue o -> {
           Optional<String> k = Conversions.toStr(key);
@@ -287,12 +221,12 @@ public final class Evaluator {
             return error(
                 "Invalid index",
                 "The given key does not identify an element in this collection value: there is no"
-                    + " key \""
-                    + k.get()
-                    + "\".",
+                    + " key "
+                    + (key.isSensitive() ? Value.SENSITIVE_TEXT : "\"" + k.get() + "\"")
+                    + ".",
                 range);
           }
-          return r.mark(sens);
+          return r.markLike(coll, key);
         }
         case Value.NullValue n -> {
           return error(
@@ -315,7 +249,7 @@ public final class Evaluator {
         return src;
       }
       if (src.isNull()) {
-        return Value.list(List.of()).mark(src.isSensitive());
+        return Value.list(List.of()).markLike(src);
       }
       List<Value> elems = src instanceof Value.ListValue l ? l.elements() : List.of(src.unmark());
       List<Value> out = new ArrayList<>();
@@ -326,7 +260,7 @@ public final class Evaluator {
         }
         out.add(v);
       }
-      return budget.charge(Value.list(out), "this splat", sp.range()).mark(src.isSensitive());
+      return budget.charge(Value.list(out), "this splat", sp.range()).markLike(src);
     }
 
     // ---------------------------------------------------------------- templates
@@ -334,7 +268,12 @@ public final class Evaluator {
     private static final class Acc {
       final StringBuilder sb = new StringBuilder();
       boolean unknown;
-      boolean sensitive;
+      Value marks = Value.NULL;
+
+      /** Carries the marks of a value the template used. */
+      void used(Value v) {
+        marks = marks.markLike(v);
+      }
     }
 
     private static final String TEMPLATE = "this template";
@@ -353,7 +292,7 @@ public final class Evaluator {
           acc.unknown
               ? Value.unknown()
               : budget.charge(Value.string(acc.sb.toString()), TEMPLATE, t.range());
-      return r.mark(acc.sensitive);
+      return r.markLike(acc.marks);
     }
 
     private void render(List<TemplatePart> parts, Map<String, Value> scope, Acc acc) {
@@ -362,7 +301,7 @@ public final class Evaluator {
           case TemplatePart.Literal l -> budget.append(acc.sb, l.text(), TEMPLATE);
           case TemplatePart.Interpolation i -> {
             Value v = eval(i.expr(), scope);
-            acc.sensitive |= v.isSensitive();
+            acc.used(v);
             if (!v.isKnown()) {
               acc.unknown = true;
             } else if (v.isNull()) {
@@ -390,7 +329,7 @@ public final class Evaluator {
           }
           case TemplatePart.If i -> {
             Value c = eval(i.condition(), scope);
-            acc.sensitive |= c.isSensitive();
+            acc.used(c);
             if (!c.isKnown()) {
               acc.unknown = true;
               continue;
@@ -408,7 +347,7 @@ public final class Evaluator {
           }
           case TemplatePart.For f -> {
             Value c = eval(f.collection(), scope);
-            acc.sensitive |= c.isSensitive();
+            acc.used(c);
             if (!c.isKnown()) {
               acc.unknown = true;
               continue;
@@ -436,12 +375,11 @@ public final class Evaluator {
       switch (c) {
         case Value.ListValue l -> {
           for (int i = 0; i < l.elements().size(); i++) {
-            out.add(Map.entry(Value.number(i), l.elements().get(i).mark(c.isSensitive())));
+            out.add(Map.entry(Value.number(i), l.elements().get(i).markLike(c)));
           }
         }
         case Value.ObjectValue o ->
-            o.attributes()
-                .forEach((k, v) -> out.add(Map.entry(Value.string(k), v.mark(c.isSensitive()))));
+            o.attributes().forEach((k, v) -> out.add(Map.entry(Value.string(k), v.markLike(c))));
         case Value.NullValue n -> {
           error(
               "Iteration over null value",
@@ -550,9 +488,9 @@ public final class Evaluator {
           } else if (obj.containsKey(ks.get())) {
             error(
                 "Duplicate object key",
-                "Two different items produced the key \""
-                    + ks.get()
-                    + "\" in this 'for' expression. If duplicates are expected, use the ellipsis"
+                "Two different items produced the key "
+                    + (k.isSensitive() ? Value.SENSITIVE_TEXT : "\"" + ks.get() + "\"")
+                    + " in this 'for' expression. If duplicates are expected, use the ellipsis"
                     + " (...) after the value expression to enable grouping by key.",
                 f.keyExpr().range());
             return Value.unknown();
@@ -564,15 +502,15 @@ public final class Evaluator {
         }
       }
       if (unknown) {
-        return Value.unknown().mark(c.isSensitive());
+        return Value.unknown().markLike(c);
       }
       if (!f.isObject()) {
-        return Value.list(list).mark(c.isSensitive());
+        return Value.list(list).markLike(c);
       }
       if (f.grouping()) {
         groups.forEach((k, vs) -> obj.put(k, Value.list(vs)));
       }
-      return Value.object(obj).mark(c.isSensitive());
+      return Value.object(obj).markLike(c);
     }
 
     // ---------------------------------------------------------------- operators
@@ -587,13 +525,18 @@ public final class Evaluator {
         if (n.isEmpty()) {
           return operandError("-", "a number", v, u.operand().range(), "");
         }
-        return Value.number(n.get().negate()).mark(v.isSensitive());
+        return Value.number(n.get().negate()).markLike(v);
       }
       Optional<Boolean> b = Conversions.toBool(v);
       if (b.isEmpty()) {
         return operandError("!", "a bool", v, u.operand().range(), "");
       }
-      return Value.bool(!b.get()).mark(v.isSensitive());
+      return Value.bool(!b.get()).markLike(v);
+    }
+
+    /** A value for a message: its text, or {@code (sensitive value)}. */
+    private static String shown(Value v) {
+      return v.isSensitive() ? Value.SENSITIVE_TEXT : v.asString();
     }
 
     private Value operandError(String op, String want, Value got, SourceRange r, String side) {
@@ -607,7 +550,9 @@ public final class Evaluator {
               + want
               + " is required, but got "
               + got.typeName()
-              + (got instanceof Value.StringValue s ? " \"" + s.value() + "\"" : "")
+              + (got.isSensitive()
+                  ? " " + Value.SENSITIVE_TEXT
+                  : got instanceof Value.StringValue s ? " \"" + s.value() + "\"" : "")
               + ".",
           r);
     }
@@ -615,17 +560,16 @@ public final class Evaluator {
     private Value binary(Expression.Binary b, Map<String, Value> scope) {
       Value l = eval(b.left(), scope);
       Value r = eval(b.right(), scope);
-      boolean sens = l.isSensitive() || r.isSensitive();
       Expression.BinaryOp op = b.op();
       if (op == Expression.BinaryOp.EQ || op == Expression.BinaryOp.NE) {
         if (!l.isWhollyKnown() || !r.isWhollyKnown()) {
-          return Value.unknown().mark(sens);
+          return Value.unknown().markLike(l, r);
         }
         boolean eq = Conversions.valuesEqual(l, r);
-        return Value.bool(op == Expression.BinaryOp.EQ ? eq : !eq).mark(sens);
+        return Value.bool(op == Expression.BinaryOp.EQ ? eq : !eq).markLike(l, r);
       }
       if (!l.isKnown() || !r.isKnown()) {
-        return Value.unknown().mark(sens);
+        return Value.unknown().markLike(l, r);
       }
       if (op == Expression.BinaryOp.AND || op == Expression.BinaryOp.OR) {
         Optional<Boolean> lb = Conversions.toBool(l);
@@ -637,7 +581,7 @@ public final class Evaluator {
           return operandError(op.symbol, "a bool", r, b.right().range(), "right");
         }
         boolean res = op == Expression.BinaryOp.AND ? lb.get() && rb.get() : lb.get() || rb.get();
-        return Value.bool(res).mark(sens);
+        return Value.bool(res).markLike(l, r);
       }
       Optional<BigDecimal> ln = Conversions.toNumber(l);
       Optional<BigDecimal> rn = Conversions.toNumber(r);
@@ -675,13 +619,13 @@ public final class Evaluator {
             case GE -> Value.bool(x.compareTo(y) >= 0);
             default -> throw new IllegalStateException("unhandled operator " + op);
           };
-      return res.mark(sens);
+      return res.markLike(l, r);
     }
 
     private Value conditional(Expression.Conditional c, Map<String, Value> scope) {
       Value cond = eval(c.condition(), scope);
       if (!cond.isKnown()) {
-        return Value.unknown().mark(cond.isSensitive());
+        return Value.unknown().markLike(cond);
       }
       if (cond.isNull()) {
         return error(
@@ -696,7 +640,7 @@ public final class Evaluator {
             "The condition must be a bool, but it is " + cond.typeName() + ".",
             c.condition().range());
       }
-      return eval(b.get() ? c.trueResult() : c.falseResult(), scope).mark(cond.isSensitive());
+      return eval(b.get() ? c.trueResult() : c.falseResult(), scope).markLike(cond);
     }
 
     // ---------------------------------------------------------------- functions
@@ -745,7 +689,7 @@ public final class Evaluator {
         Value last = args.remove(args.size() - 1);
         SourceRange lastRange = ranges.remove(ranges.size() - 1);
         if (!last.isKnown()) {
-          return Value.unknown().mark(last.isSensitive());
+          return Value.unknown().markLike(last);
         }
         if (!(last instanceof Value.ListValue l)) {
           return error(
@@ -756,7 +700,7 @@ public final class Evaluator {
               lastRange);
         }
         for (Value v : l.elements()) {
-          args.add(v.mark(last.isSensitive()));
+          args.add(v.markLike(last));
           ranges.add(lastRange);
         }
       }
@@ -778,7 +722,7 @@ public final class Evaluator {
       }
       boolean sens = args.stream().anyMatch(Value::containsSensitive);
       if (!f.acceptsUnknown() && !args.stream().allMatch(Value::isWhollyKnown)) {
-        return Value.unknown().mark(sens);
+        return Value.markedLikeAnyOf(Value.unknown(), args);
       }
       List<Value> callArgs =
           f.handlesMarks() ? args : args.stream().map(Value::unmarkDeep).toList();
@@ -789,7 +733,7 @@ public final class Evaluator {
         }
         budget.charge(result, f.name() + "()");
         budget.checkDeadline(fc.range());
-        return f.handlesMarks() ? result : result.mark(sens);
+        return f.handlesMarks() ? result : Value.markedLikeAnyOf(result, args);
       } catch (EvalBudget.Exceeded e) {
         throw e.at(fc.range());
       } catch (FunctionException e) {
@@ -798,12 +742,18 @@ public final class Evaluator {
         String which = i >= 0 ? "Invalid value for argument " + (i + 1) + " of " : "Call to ";
         return error(
             "Invalid function argument",
-            which + f.name() + "(): " + e.getMessage(),
+            which
+                + f.name()
+                + "(): "
+                + (sens && !e.quotesNoValue() ? SENSITIVE_REASON : e.getMessage()),
             r == null ? fc.range() : r);
       } catch (RuntimeException e) {
         return error(
             "Error in function call",
-            "Call to function \"" + f.name() + "\" failed: " + e.getMessage() + ".",
+            "Call to function \""
+                + f.name()
+                + "\" failed: "
+                + (sens ? SENSITIVE_REASON : e.getMessage() + "."),
             fc.range());
       }
     }

@@ -120,7 +120,7 @@ final class StandardFunctions {
                 .acceptingUnknown()
                 .handlingMarks())
         .with(
-            FunctionDef.of("nonsensitive", 1, 1, (a, c) -> a.get(0).unmarkDeep())
+            FunctionDef.of("nonsensitive", 1, 1, StandardFunctions::nonsensitive)
                 .acceptingUnknown()
                 .handlingMarks())
         // encoding
@@ -608,6 +608,23 @@ final class StandardFunctions {
   }
 
   // ------------------------------------------------------------------ conversion
+
+  /**
+   * Removes the sensitive marks of a value, as Terraform's {@code nonsensitive()} does — except the
+   * state's ({@link Value#isFromState()}): a value the workspace's state holds sensitive is never
+   * shown in clear, whoever writes the configuration.
+   */
+  private static Value nonsensitive(List<Value> a, EvalContext c) {
+    if (a.get(0).containsFromState()) {
+      throw FunctionException.quotingNoValue(
+          0,
+          "the value is (or is computed from) a value the workspace's state holds sensitive (a"
+              + " sealed value, or one listed in sensitive_attributes), and Stagecraft never shows"
+              + " such a value in clear, so its mark cannot be removed. Keep it sensitive: mark"
+              + " an output of it sensitive = true, or leave it out of what must be shown.");
+    }
+    return a.get(0).unmarkDeep();
+  }
 
   private static Value tostring(List<Value> a, EvalContext c) {
     Value v = a.get(0);

@@ -13,9 +13,12 @@ import java.util.stream.Collectors;
 
 /**
  * A value of the Terraform language. Immutable. Every value carries a "sensitive" mark (on this
- * value itself; nested values carry their own). Operations on a sensitive operand return a
- * sensitive result, so callers can redact with {@link #render()}. {@link UnknownValue} stands for a
- * value only known after apply; operations on it yield unknown.
+ * value itself; nested values carry their own), which is either a plain one (a sensitive variable,
+ * {@code sensitive()}) or the state's ({@link #isFromState()}: the value was read sensitive from
+ * the workspace's state, and {@code nonsensitive()} cannot remove it). Operations on a sensitive
+ * operand return a result marked as strongly ({@link #markLike}), so callers can redact with {@link
+ * #render()}. {@link UnknownValue} stands for a value only known after apply; operations on it
+ * yield unknown.
  *
  * <p>Lists and tuples are both {@link ListValue}; maps and objects are both {@link ObjectValue}
  * with keys in lexical order, as Terraform iterates them.
@@ -39,41 +42,117 @@ public sealed interface Value
   /** True if this value itself is marked sensitive. */
   boolean isSensitive();
 
+  /**
+   * True if this value itself is marked sensitive by the workspace's state it was read from (a
+   * sealed value, or one at a path the state lists in {@code sensitive_attributes}), or computed
+   * from such a value. Such a mark is a sensitive mark that {@code nonsensitive()} cannot remove:
+   * Stagecraft never shows a value the state holds sensitive in clear.
+   */
+  boolean isFromState();
+
   /** A copy of this value marked sensitive if {@code sensitive} is true (never removes a mark). */
   Value mark(boolean sensitive);
 
-  /** A copy of this value without its own sensitive mark (nested marks stay). */
+  /** A copy of this value marked sensitive by the state ({@link #isFromState()}). */
+  Value markFromState();
+
+  /** A copy of this value without its own marks (nested marks stay). */
   Value unmark();
+
+  /**
+   * This value marked as strongly as the most strongly marked of {@code sources} itself is (their
+   * own marks, not nested ones): how an operation's result inherits its operands' marks.
+   */
+  default Value markLike(Value... sources) {
+    Value out = this;
+    for (Value source : sources) {
+      out = source.isFromState() ? out.markFromState() : out.mark(source.isSensitive());
+    }
+    return out;
+  }
+
+  /**
+   * This value marked as strongly as the most strongly marked value anywhere inside {@code
+   * sources}: the result of a function computed from unmarked copies of its arguments.
+   */
+  static Value markedLikeAnyOf(Value result, List<Value> sources) {
+    if (sources.stream().noneMatch(Value::containsSensitive)) {
+      return result; // the common case: one scan
+    }
+    return sources.stream().anyMatch(Value::containsFromState)
+        ? result.markFromState()
+        : result.mark(true);
+  }
 
   /**
    * A copy of this value with the value at {@code path} marked sensitive: object keys are strings,
    * list indexes numbers. A path that leads nowhere in this value changes nothing.
    */
   default Value markedAt(List<?> path) {
-    return markedAt(this, path, 0);
+    return markedAt(this, path, 0, false);
   }
 
-  private static Value markedAt(Value value, List<?> path, int from) {
+  /** As {@link #markedAt}, with the state's mark ({@link #isFromState()}). */
+  default Value markedFromStateAt(List<?> path) {
+    return markedAt(this, path, 0, true);
+  }
+
+  private static Value markedAt(Value value, List<?> path, int from, boolean fromState) {
     if (from == path.size()) {
-      return value.mark(true);
+      return fromState ? value.markFromState() : value.mark(true);
     }
     Object step = path.get(from);
     if (value instanceof ObjectValue o
         && step instanceof String key
         && o.attributes().containsKey(key)) {
       Map<String, Value> copy = new LinkedHashMap<>(o.attributes());
-      copy.put(key, markedAt(o.attributes().get(key), path, from + 1));
-      return new ObjectValue(copy, o.sensitive());
+      copy.put(key, markedAt(o.attributes().get(key), path, from + 1, fromState));
+      return new ObjectValue(copy, o.sensitive(), o.fromState());
     }
     if (value instanceof ListValue l
         && step instanceof Number n
         && n.intValue() >= 0
         && n.intValue() < l.elements().size()) {
       List<Value> copy = new ArrayList<>(l.elements());
-      copy.set(n.intValue(), markedAt(copy.get(n.intValue()), path, from + 1));
-      return new ListValue(copy, l.sensitive());
+      copy.set(n.intValue(), markedAt(copy.get(n.intValue()), path, from + 1, fromState));
+      return new ListValue(copy, l.sensitive(), l.fromState());
     }
     return value;
+  }
+
+  /**
+   * {@code target} marked wherever this value is marked, with the same kind of mark, at the same
+   * paths (object keys, list indexes; a path that leads nowhere in {@code target} changes nothing):
+   * how plain data that stands for this value (the attributes an applied instance reports) gets its
+   * marks back. Marks nested inside a marked value are not copied; the outer mark covers them.
+   */
+  default Value copyMarksTo(Value target) {
+    return copyMarks(this, new ArrayList<>(), target);
+  }
+
+  private static Value copyMarks(Value from, List<Object> path, Value out) {
+    if (from.isSensitive()) {
+      return from.isFromState() ? out.markedFromStateAt(path) : out.markedAt(path);
+    }
+    Value marked = out;
+    switch (from) {
+      case ObjectValue o -> {
+        for (Map.Entry<String, Value> e : o.attributes().entrySet()) {
+          path.add(e.getKey());
+          marked = copyMarks(e.getValue(), path, marked);
+          path.remove(path.size() - 1);
+        }
+      }
+      case ListValue l -> {
+        for (int i = 0; i < l.elements().size(); i++) {
+          path.add(i);
+          marked = copyMarks(l.elements().get(i), path, marked);
+          path.remove(path.size() - 1);
+        }
+      }
+      default -> {}
+    }
+    return marked;
   }
 
   /** "string", "number", "bool", "list", "object", "null" or "unknown" (for messages). */
@@ -105,6 +184,18 @@ public sealed interface Value
     return switch (this) {
       case ListValue l -> l.elements().stream().anyMatch(Value::containsSensitive);
       case ObjectValue o -> o.attributes().values().stream().anyMatch(Value::containsSensitive);
+      default -> false;
+    };
+  }
+
+  /** True if this value or anything nested in it is marked by the state ({@link #isFromState}). */
+  default boolean containsFromState() {
+    if (isFromState()) {
+      return true;
+    }
+    return switch (this) {
+      case ListValue l -> l.elements().stream().anyMatch(Value::containsFromState);
+      case ObjectValue o -> o.attributes().values().stream().anyMatch(Value::containsFromState);
       default -> false;
     };
   }
@@ -277,9 +368,19 @@ public sealed interface Value
 
   // ------------------------------------------------------------------ cases
 
-  record StringValue(String value, boolean sensitive) implements Value {
+  /**
+   * @param sensitive marked sensitive
+   * @param fromState marked sensitive by the state it was read from (implies {@code sensitive}):
+   *     {@code nonsensitive()} cannot remove that mark
+   */
+  record StringValue(String value, boolean sensitive, boolean fromState) implements Value {
     public StringValue {
       Objects.requireNonNull(value);
+      sensitive |= fromState;
+    }
+
+    public StringValue(String value, boolean sensitive) {
+      this(value, sensitive, false);
     }
 
     @Override
@@ -288,8 +389,18 @@ public sealed interface Value
     }
 
     @Override
+    public boolean isFromState() {
+      return fromState;
+    }
+
+    @Override
     public Value mark(boolean s) {
       return s && !sensitive ? new StringValue(value, true) : this;
+    }
+
+    @Override
+    public Value markFromState() {
+      return fromState ? this : new StringValue(value, true, true);
     }
 
     @Override
@@ -303,9 +414,15 @@ public sealed interface Value
     }
   }
 
-  record NumberValue(BigDecimal value, boolean sensitive) implements Value {
+  /** See {@link StringValue} for the marks. */
+  record NumberValue(BigDecimal value, boolean sensitive, boolean fromState) implements Value {
     public NumberValue {
       Objects.requireNonNull(value);
+      sensitive |= fromState;
+    }
+
+    public NumberValue(BigDecimal value, boolean sensitive) {
+      this(value, sensitive, false);
     }
 
     @Override
@@ -314,8 +431,18 @@ public sealed interface Value
     }
 
     @Override
+    public boolean isFromState() {
+      return fromState;
+    }
+
+    @Override
     public Value mark(boolean s) {
       return s && !sensitive ? new NumberValue(value, true) : this;
+    }
+
+    @Override
+    public Value markFromState() {
+      return fromState ? this : new NumberValue(value, true, true);
     }
 
     @Override
@@ -332,24 +459,44 @@ public sealed interface Value
     public boolean equals(Object o) {
       return o instanceof NumberValue n
           && n.value.compareTo(value) == 0
-          && n.sensitive == sensitive;
+          && n.sensitive == sensitive
+          && n.fromState == fromState;
     }
 
     @Override
     public int hashCode() {
-      return Objects.hash(formatNumber(value), sensitive);
+      return Objects.hash(formatNumber(value), sensitive, fromState);
     }
   }
 
-  record BoolValue(boolean value, boolean sensitive) implements Value {
+  /** See {@link StringValue} for the marks. */
+  record BoolValue(boolean value, boolean sensitive, boolean fromState) implements Value {
+    public BoolValue {
+      sensitive |= fromState;
+    }
+
+    public BoolValue(boolean value, boolean sensitive) {
+      this(value, sensitive, false);
+    }
+
     @Override
     public boolean isSensitive() {
       return sensitive;
     }
 
     @Override
+    public boolean isFromState() {
+      return fromState;
+    }
+
+    @Override
     public Value mark(boolean s) {
       return s && !sensitive ? new BoolValue(value, true) : this;
+    }
+
+    @Override
+    public Value markFromState() {
+      return fromState ? this : new BoolValue(value, true, true);
     }
 
     @Override
@@ -363,9 +510,15 @@ public sealed interface Value
     }
   }
 
-  record ListValue(List<Value> elements, boolean sensitive) implements Value {
+  /** See {@link StringValue} for the marks. */
+  record ListValue(List<Value> elements, boolean sensitive, boolean fromState) implements Value {
     public ListValue {
       elements = List.copyOf(elements);
+      sensitive |= fromState;
+    }
+
+    public ListValue(List<Value> elements, boolean sensitive) {
+      this(elements, sensitive, false);
     }
 
     @Override
@@ -374,8 +527,18 @@ public sealed interface Value
     }
 
     @Override
+    public boolean isFromState() {
+      return fromState;
+    }
+
+    @Override
     public Value mark(boolean s) {
       return s && !sensitive ? new ListValue(elements, true) : this;
+    }
+
+    @Override
+    public Value markFromState() {
+      return fromState ? this : new ListValue(elements, true, true);
     }
 
     @Override
@@ -389,9 +552,16 @@ public sealed interface Value
     }
   }
 
-  record ObjectValue(Map<String, Value> attributes, boolean sensitive) implements Value {
+  /** See {@link StringValue} for the marks. */
+  record ObjectValue(Map<String, Value> attributes, boolean sensitive, boolean fromState)
+      implements Value {
     public ObjectValue {
       attributes = Collections.unmodifiableMap(new TreeMap<>(attributes));
+      sensitive |= fromState;
+    }
+
+    public ObjectValue(Map<String, Value> attributes, boolean sensitive) {
+      this(attributes, sensitive, false);
     }
 
     @Override
@@ -400,8 +570,18 @@ public sealed interface Value
     }
 
     @Override
+    public boolean isFromState() {
+      return fromState;
+    }
+
+    @Override
     public Value mark(boolean s) {
       return s && !sensitive ? new ObjectValue(attributes, true) : this;
+    }
+
+    @Override
+    public Value markFromState() {
+      return fromState ? this : new ObjectValue(attributes, true, true);
     }
 
     @Override
@@ -419,15 +599,34 @@ public sealed interface Value
     }
   }
 
-  record NullValue(boolean sensitive) implements Value {
+  /** See {@link StringValue} for the marks. */
+  record NullValue(boolean sensitive, boolean fromState) implements Value {
+    public NullValue {
+      sensitive |= fromState;
+    }
+
+    public NullValue(boolean sensitive) {
+      this(sensitive, false);
+    }
+
     @Override
     public boolean isSensitive() {
       return sensitive;
     }
 
     @Override
+    public boolean isFromState() {
+      return fromState;
+    }
+
+    @Override
     public Value mark(boolean s) {
       return s && !sensitive ? new NullValue(true) : this;
+    }
+
+    @Override
+    public Value markFromState() {
+      return fromState ? this : new NullValue(true, true);
     }
 
     @Override
@@ -441,15 +640,34 @@ public sealed interface Value
     }
   }
 
-  record UnknownValue(boolean sensitive) implements Value {
+  /** See {@link StringValue} for the marks. */
+  record UnknownValue(boolean sensitive, boolean fromState) implements Value {
+    public UnknownValue {
+      sensitive |= fromState;
+    }
+
+    public UnknownValue(boolean sensitive) {
+      this(sensitive, false);
+    }
+
     @Override
     public boolean isSensitive() {
       return sensitive;
     }
 
     @Override
+    public boolean isFromState() {
+      return fromState;
+    }
+
+    @Override
     public Value mark(boolean s) {
       return s && !sensitive ? new UnknownValue(true) : this;
+    }
+
+    @Override
+    public Value markFromState() {
+      return fromState ? this : new UnknownValue(true, true);
     }
 
     @Override

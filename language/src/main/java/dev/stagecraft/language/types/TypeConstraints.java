@@ -264,7 +264,6 @@ public final class TypeConstraints {
     if (v.isNull() || !v.isKnown() || t instanceof Type.Any) {
       return v;
     }
-    boolean sens = v.isSensitive();
     Value out =
         switch (t) {
           case Type.Any a -> v;
@@ -318,7 +317,7 @@ public final class TypeConstraints {
             yield Value.list(out2);
           }
         };
-    return out.mark(sens);
+    return out.markLike(v);
   }
 
   private static String sub(String path, String key) {

@@ -128,6 +128,123 @@ class EvaluatorTest {
   }
 
   @Test
+  void noDiagnosticQuotesASensitiveValue() {
+    // each of these errors quotes the offending value when it is not sensitive
+    List<String> failing =
+        List.of(
+            "var.secret + 1",
+            "!var.secret",
+            "[1, 2][var.secret]",
+            "{ a = 1 }[var.secret]",
+            "{ for x in [var.secret, var.secret] : x => 1 }",
+            "parseint(var.secret, 10)",
+            "cidrhost(var.secret, 1)",
+            "base64decode(var.secret)",
+            "sensitive({ (var.secret) = 1 }).b");
+    for (String expression : failing) {
+      EvalResult r = eval(expression);
+      assertThat(r.diagnostics().errors()).as(expression).isNotEmpty();
+      assertThat(r.diagnostics().list())
+          .as(expression)
+          .allSatisfy(d -> assertThat(d.summary() + d.detail()).doesNotContain("hunter2"));
+    }
+    assertThat(err("parseint(var.secret, 10)").detail())
+        .isEqualTo(
+            "Invalid value for argument 1 of parseint(): an argument is sensitive, so the"
+                + " reason, which may quote its value, is not shown.");
+    // the same mistakes with plain values still say what was wrong
+    assertThat(err("\"abc\" + 1").detail()).contains("\"abc\"");
+    assertThat(err("parseint(\"zz\", 10)").detail()).contains("\"zz\"");
+    assertThat(err("{ a = 1 }[\"b\"]").detail()).contains("\"b\"");
+  }
+
+  @Test
+  void copiedMarksLandAtTheSamePathsWithTheSameKind() {
+    Value planned =
+        Value.of(Map.of("a", "x", "m", Map.of("pw", "p", "plain", "q"), "l", List.of("0", "1")))
+            .markedAt(List.of("m", "pw"))
+            .markedFromStateAt(List.of("a"))
+            .markedAt(List.of("l", 1));
+    Value plain =
+        Value.of(
+            Map.of(
+                "a",
+                "x",
+                "m",
+                Map.of("pw", "p", "plain", "q"),
+                "l",
+                List.of("0", "1"),
+                "id",
+                "i-1"));
+
+    Value.ObjectValue o = (Value.ObjectValue) planned.copyMarksTo(plain);
+
+    assertThat(o.get("a").isFromState()).isTrue();
+    Value.ObjectValue m = (Value.ObjectValue) o.get("m");
+    assertThat(m.get("pw").isSensitive()).isTrue();
+    assertThat(m.get("pw").isFromState()).isFalse();
+    assertThat(m.get("plain").isSensitive()).isFalse();
+    assertThat(((Value.ListValue) o.get("l")).elements().get(1).isSensitive()).isTrue();
+    assertThat(o.get("id").isSensitive()).isFalse();
+    assertThat(planned.mark(true).copyMarksTo(Value.of(Map.of("z", "1"))).isSensitive()).isTrue();
+  }
+
+  @Test
+  void aValueMarkedByTheStateKeepsThatMarkThroughEveryOperation() {
+    ctx =
+        ctx.withVariable(
+            "held",
+            Value.of(Map.of("pw", "s3cret", "n", 41, "plain", "p"))
+                .markedFromStateAt(List.of("pw"))
+                .markedFromStateAt(List.of("n")));
+    List<String> derived =
+        List.of(
+            "var.held.pw",
+            "upper(var.held.pw)",
+            "\"x-${var.held.pw}\"",
+            "\"%{ if var.held.n > 1 }a%{ endif }\"",
+            "var.held.n + 1",
+            "-var.held.n",
+            "var.held.n == 41",
+            "[var.held.pw][0]",
+            "{ k = var.held.pw }.k",
+            "var.held.n > 1 ? \"a\" : \"b\"",
+            "[for x in [var.held.pw] : upper(x)][0]",
+            "[var.held][*].pw",
+            "jsonencode(var.held)",
+            "sensitive(var.held.pw)",
+            "nonsensitive(var.secret) == \"\" ? \"\" : var.held.pw");
+    for (String expression : derived) {
+      EvalResult r = eval(expression);
+      assertThat(r.diagnostics().list()).as(expression).isEmpty();
+      assertThat(r.value().containsFromState()).as(expression).isTrue();
+    }
+    assertThat(eval("var.held.plain").value().isSensitive()).isFalse();
+  }
+
+  @Test
+  void nonsensitiveCannotRemoveTheStatesMark() {
+    ctx = ctx.withVariable("held", Value.string("s3cret").markFromState());
+
+    for (String expression :
+        List.of(
+            "nonsensitive(var.held)",
+            "nonsensitive(upper(var.held))",
+            "nonsensitive([var.held])")) {
+      Diagnostic d = err(expression);
+      assertThat(d.summary()).isEqualTo("Invalid function argument");
+      assertThat(d.detail())
+          .as(expression)
+          .startsWith(
+              "Invalid value for argument 1 of nonsensitive(): the value is (or is computed"
+                  + " from) a value the workspace's state holds sensitive")
+          .doesNotContain("s3cret");
+    }
+    // a sensitive variable's mark can still be removed, as in Terraform
+    assertThat(eval("nonsensitive(var.secret)").value().isSensitive()).isFalse();
+  }
+
+  @Test
   void callsStringCollectionAndEncodingFunctions() {
     assertThat(ok("format(\"%s-%03d-%.2f-%q-%v\", \"a\", 7, 3.14159, \"q\", true)"))
         .isEqualTo("a-007-3.14-\"q\"-true");

@@ -38,11 +38,30 @@ public final class ApplyContext {
   private final ConfigModel model;
   private final PriorState prior;
   private final Map<String, String> sources;
+  private final Map<String, Value> plannedValues;
 
-  public ApplyContext(ConfigModel model, PriorState prior, Map<String, String> sources) {
+  /** The text of every value the prior state holds sensitive (opened sealed values included). */
+  private final Set<String> priorSecrets;
+
+  /**
+   * @param plannedValues the value of each planned instance (instance address → value) as other
+   *     expressions saw it at plan time: applied attributes are plain data, and get its marks back
+   *     when expressions read them
+   */
+  public ApplyContext(
+      ConfigModel model,
+      PriorState prior,
+      Map<String, String> sources,
+      Map<String, Value> plannedValues) {
     this.model = model;
     this.prior = prior;
     this.sources = sources;
+    this.plannedValues = Map.copyOf(plannedValues);
+    Set<String> secrets = new LinkedHashSet<>();
+    prior.instances().values().stream()
+        .filter(i -> !i.sensitivePaths().isEmpty())
+        .forEach(i -> ConfigModel.collectSensitive(i.value(), secrets));
+    this.priorSecrets = Set.copyOf(secrets);
   }
 
   /**
@@ -79,7 +98,7 @@ public final class ApplyContext {
       return new ActionResolution(
           before,
           steps,
-          List.copyOf(sensitive),
+          withPriorSecretsUsed(sensitive),
           diagnostics,
           sources,
           connections,
@@ -160,8 +179,10 @@ public final class ApplyContext {
       steps.addAll(destroySteps(action, key, diagnostics, sensitive, connections));
     }
     if (action.action().creates()) {
-      EvalContext createCtx =
-          model.contextFor(objects, prior, Value.of(attributes), action.address());
+      // self: the attributes with the marks of the values they were evaluated from
+      Value self =
+          markedAt(Value.object(evaluated).copyMarksTo(Value.of(attributes)), sensitivePaths);
+      EvalContext createCtx = model.contextFor(objects, prior, self, action.address());
       for (ProvisionerDecl p : resource.provisioners()) {
         if (!p.runsAtDestroy()) {
           step(p, resource.connection(), createCtx, diagnostics, sensitive, steps, connections);
@@ -171,7 +192,7 @@ public final class ApplyContext {
     return new ActionResolution(
         attributes,
         steps,
-        List.copyOf(sensitive),
+        withPriorSecretsUsed(sensitive),
         diagnostics,
         sources,
         connections,
@@ -232,7 +253,10 @@ public final class ApplyContext {
             .instance(action.address())
             .filter(i -> i.attributes().equals(action.before()))
             .map(PriorInstance::value)
-            .orElseGet(() -> selfOf(action.before()));
+            .orElseGet(
+                () ->
+                    appliedValue(
+                        action.address(), action.before() == null ? Map.of() : action.before()));
     EvalContext ctx = model.destroyContext(self, key);
     List<ProvisionerStep> steps = new ArrayList<>();
     for (ProvisionerDecl p : provisioners) {
@@ -261,7 +285,7 @@ public final class ApplyContext {
       return diagnostics;
     }
     Map<String, Value> objects = objects(applied);
-    Value self = Value.of(attributes == null ? Map.of() : attributes);
+    Value self = appliedValue(address, attributes == null ? Map.of() : attributes);
     objects.put(address, self);
     model.invalidateResourceValue(dev.stagecraft.planner.plan.InstanceKey.resourceOf(address));
     EvalContext ctx = model.contextFor(objects, prior, self, address);
@@ -279,14 +303,54 @@ public final class ApplyContext {
     return diagnostics;
   }
 
-  private static Value selfOf(Map<String, Object> attributes) {
-    return Value.of(attributes == null ? Map.of() : attributes);
-  }
-
   private Map<String, Value> objects(Map<String, Map<String, Object>> applied) {
     Map<String, Value> objects = new LinkedHashMap<>();
-    applied.forEach((address, attributes) -> objects.put(address, Value.of(attributes)));
+    applied.forEach(
+        (address, attributes) -> objects.put(address, appliedValue(address, attributes)));
     return objects;
+  }
+
+  /**
+   * {@code sensitive} (the values to redact from the action's output) with every value the prior
+   * state holds sensitive that occurs in one of them: a step that prints a secret read from state
+   * (`echo ${terraform_data.a.input}`) has the whole command marked, and its output holds the
+   * secret alone. Only the secrets the action uses are added, so the others never travel with it.
+   */
+  private List<String> withPriorSecretsUsed(Set<String> sensitive) {
+    Set<String> out = new LinkedHashSet<>(sensitive);
+    for (String secret : priorSecrets) {
+      if (sensitive.stream().anyMatch(s -> s.contains(secret))) {
+        out.add(secret);
+      }
+    }
+    return List.copyOf(out);
+  }
+
+  /**
+   * An applied instance's attributes as expressions see them: marked where its planned value was
+   * marked, with the same kind of mark, and with the state's mark wherever it still holds a value
+   * the prior state recorded as sensitive (e.g. kept by {@code ignore_changes}), so a value from
+   * state keeps its mark through apply too.
+   */
+  private Value appliedValue(String address, Map<String, Object> attributes) {
+    Value value = Value.of(attributes);
+    Value planned = plannedValues.get(address);
+    if (planned != null) {
+      value = planned.copyMarksTo(value);
+    }
+    for (List<Object> path :
+        AttributeSealing.unchangedPriorPaths(prior.instance(address).orElse(null), attributes)) {
+      value = value.markedFromStateAt(path);
+    }
+    return value;
+  }
+
+  private static Value markedAt(Value value, List<List<Object>> paths) {
+    Value out = value;
+    for (List<Object> path : paths) {
+      out = out.markedAt(path);
+    }
+    return out;
   }
 
   private void step(

@@ -831,8 +831,8 @@ public final class ConfigModel {
   }
 
   /**
-   * Checks conditions; a false one adds an error with its {@code error_message} and the address, an
-   * unknown one is skipped (and reported by the return value).
+   * Checks conditions ({@link Conditions#check}); a false one adds an error with its {@code
+   * error_message} and the address, an unknown one is skipped (and reported by the return value).
    *
    * @return true when every condition was known
    */
@@ -842,33 +842,6 @@ public final class ConfigModel {
       String address,
       EvalContext ctx,
       Diagnostics diagnostics) {
-    boolean allKnown = true;
-    for (Lifecycle.Condition c : conditions) {
-      EvalResult result = EVALUATOR.evaluate(c.condition(), ctx);
-      if (result.hasErrors()) {
-        diagnostics.addAll(result.diagnostics());
-        continue;
-      }
-      Value value = result.value();
-      if (!value.isWhollyKnown()) {
-        allKnown = false;
-        continue;
-      }
-      boolean holds = !value.isNull() && "true".equals(value.unmarkDeep().asString().toLowerCase());
-      if (!holds) {
-        EvalResult message = EVALUATOR.evaluate(c.errorMessage(), ctx);
-        String text =
-            message.hasErrors() || !message.value().isWhollyKnown()
-                ? "(error message could not be evaluated)"
-                : message.value().isSensitive()
-                    ? "(sensitive value)"
-                    : message.value().unmarkDeep().asString();
-        diagnostics.error(
-            "Resource " + kind + " failed",
-            text + "\n\nThis was checked by the " + kind + " of " + address + ".",
-            c.condition().range());
-      }
-    }
-    return allKnown;
+    return Conditions.check(conditions, kind, address, ctx, diagnostics);
   }
 }

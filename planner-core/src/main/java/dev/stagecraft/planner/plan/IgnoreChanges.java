@@ -1,5 +1,6 @@
 package dev.stagecraft.planner.plan;
 
+import dev.stagecraft.language.eval.Value;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -34,6 +35,60 @@ final class IgnoreChanges {
       }
     }
     return Optional.ofNullable(current);
+  }
+
+  /**
+   * The planned value of an attribute {@code ignore_changes} names (wholly or in part), as other
+   * expressions see it: {@code value} (the configured value with the prior one at every ignored
+   * path) marked where the configured value was marked and, with the state's mark, wherever it
+   * holds a value the prior state recorded as sensitive. A value taken from state keeps the marks
+   * state recorded, so an output, a condition's message or another resource reading it never gets a
+   * sealed value in clear (docs/planning.md).
+   *
+   * @param ignored every ignored path of the resource (attribute name first)
+   */
+  static Value plannedValue(
+      String attribute,
+      Value value,
+      Value configured,
+      PriorInstance prior,
+      List<List<Object>> ignored) {
+    List<List<Object>> kept = new ArrayList<>();
+    for (List<Object> sensitive : prior.sensitivePaths()) {
+      for (List<Object> path : ignored) {
+        if (!attribute.equals(String.valueOf(path.get(0)))) {
+          continue;
+        }
+        if (startsWith(sensitive, path)) {
+          // the secret lies inside the ignored part: kept from state, marked at its own path
+          kept.add(sensitive.subList(1, sensitive.size()));
+        } else if (startsWith(path, sensitive)) {
+          // the ignored part lies inside the secret
+          kept.add(path.subList(1, path.size()));
+        }
+      }
+    }
+    if (!value.isWhollyKnown()) {
+      Value marked = Value.markedLikeAnyOf(value, List.of(configured));
+      return kept.isEmpty() ? marked : marked.markFromState();
+    }
+    Value planned = configured.copyMarksTo(value);
+    for (List<Object> path : kept) {
+      planned = planned.markedFromStateAt(path);
+    }
+    return planned;
+  }
+
+  private static boolean startsWith(List<Object> path, List<Object> prefix) {
+    if (prefix.size() > path.size()) {
+      return false;
+    }
+    for (int i = 0; i < prefix.size(); i++) {
+      if (!String.valueOf(path.get(i)).equals(String.valueOf(prefix.get(i)))) {
+        return false;
+      }
+    }
+    return true;
   }
 
   static void apply(

@@ -89,12 +89,16 @@ public final class Planner {
     if (diagnostics.hasErrors()) {
       return new PlanResult(null, diagnostics, request.files(), null);
     }
-    Plan plan = new Planning(model, prior, request, diagnostics, false, limits).plan();
+    Planning planning = new Planning(model, prior, request, diagnostics, false, limits);
+    Plan plan = planning.plan();
     if (diagnostics.hasErrors()) {
       return new PlanResult(null, diagnostics, request.files(), null);
     }
     return new PlanResult(
-        plan, diagnostics, request.files(), new ApplyContext(model, prior, request.files()));
+        plan,
+        diagnostics,
+        request.files(),
+        new ApplyContext(model, prior, request.files(), planning.plannedValues()));
   }
 
   /** One planning pass. Not thread-safe; used once. */
@@ -176,6 +180,15 @@ public final class Planner {
     }
 
     /**
+     * The value of each planned instance as other expressions saw it, with its marks (instance
+     * address → value), for the {@link ApplyContext}: the attributes an applied instance reports
+     * are plain data, and get these marks back when other expressions read them.
+     */
+    Map<String, Value> plannedValues() {
+      return Map.copyOf(objects);
+    }
+
+    /**
      * Local values and resources in dependency order. An exceeded budget stops the walk (its error
      * is the plan's).
      */
@@ -199,7 +212,8 @@ public final class Planner {
 
     private void planResource(ResourceDecl r) {
       EvalContext base = model.context(objects, localValues, prior, null, null, r.address());
-      List<InstanceKey> keys = expand(r, base);
+      List<InstanceKey> keys =
+          InstanceExpansion.keys(model, r, base, diagnostics, validateOnly, instances);
       if (keys != null
           && r.count().isEmpty()
           && r.forEach().isEmpty()
@@ -261,126 +275,6 @@ public final class Planner {
       }
     }
 
-    /** The instance keys of a resource; null when they cannot be known (diagnostic added). */
-    private List<InstanceKey> expand(ResourceDecl r, EvalContext ctx) {
-      if (r.count().isPresent()) {
-        EvalResult result = model.evaluateExpression(r.count().get(), ctx);
-        diagnostics.addAll(result.diagnostics());
-        if (result.hasErrors()) {
-          return null;
-        }
-        Value v = result.value();
-        if (!v.isWhollyKnown()) {
-          if (!validateOnly) {
-            diagnostics.error(
-                "Invalid count argument",
-                "The \"count\" value depends on values that cannot be determined until apply, so"
-                    + " Stagecraft cannot predict how many instances will be created. Use a value"
-                    + " known at plan time (a literal, variable or local value).",
-                r.count().get().range());
-          }
-          return null;
-        }
-        BigDecimal n = null;
-        if (v instanceof Value.NumberValue num) {
-          n = num.value();
-        } else if (v instanceof Value.StringValue str) {
-          // count converts to a number as in Terraform: "2" is 2
-          try {
-            n = new BigDecimal(str.asString().strip());
-          } catch (NumberFormatException e) {
-            n = null;
-          }
-        }
-        if (n == null || n.signum() < 0 || n.stripTrailingZeros().scale() > 0) {
-          diagnostics.error(
-              "Invalid count argument",
-              "The given \"count\" argument value is unsuitable: it must be a whole number, zero"
-                  + " or more.",
-              r.count().get().range());
-          return null;
-        }
-        if (!instances.admit(
-            "count is " + Value.number(n).asString(), n, r, r.count().get().range())) {
-          return null;
-        }
-        List<InstanceKey> keys = new ArrayList<>();
-        for (int i = 0; i < n.intValue(); i++) {
-          keys.add(InstanceKey.index(i));
-        }
-        return keys;
-      }
-      if (r.forEach().isPresent()) {
-        EvalResult result = model.evaluateExpression(r.forEach().get(), ctx);
-        diagnostics.addAll(result.diagnostics());
-        if (result.hasErrors()) {
-          return null;
-        }
-        Value v = result.value();
-        var range = r.forEach().get().range();
-        if (!v.isWhollyKnown()) {
-          if (!validateOnly) {
-            diagnostics.error(
-                "Invalid for_each argument",
-                "The \"for_each\" value depends on values that cannot be determined until apply,"
-                    + " so Stagecraft cannot predict how many instances will be created. Use keys"
-                    + " known at plan time.",
-                range);
-          }
-          return null;
-        }
-        if (v.containsSensitive()) {
-          diagnostics.error(
-              "Invalid for_each argument",
-              "Sensitive values, or values derived from sensitive values, cannot be used as"
-                  + " for_each arguments: the keys would appear in instance addresses.",
-              range);
-          return null;
-        }
-        int size =
-            v instanceof Value.ObjectValue o
-                ? o.attributes().size()
-                : v instanceof Value.ListValue l ? l.elements().size() : 0;
-        if (!instances.admit(
-            "for_each has " + size + " elements", BigDecimal.valueOf(size), r, range)) {
-          return null;
-        }
-        List<InstanceKey> keys = new ArrayList<>();
-        switch (v) {
-          case Value.ObjectValue o ->
-              new java.util.TreeMap<>(o.attributes())
-                  .forEach((k, value) -> keys.add(InstanceKey.each(k, value)));
-          case Value.ListValue l -> {
-            Set<String> seen = new java.util.TreeSet<>();
-            for (Value e : l.elements()) {
-              if (!(e instanceof Value.StringValue s)) {
-                diagnostics.error(
-                    "Invalid for_each argument",
-                    "The given \"for_each\" argument value is unsuitable: a set must contain"
-                        + " strings only.",
-                    range);
-                return null;
-              }
-              seen.add(s.value());
-            }
-            seen.forEach(k -> keys.add(InstanceKey.each(k, Value.string(k))));
-          }
-          default -> {
-            diagnostics.error(
-                "Invalid for_each argument",
-                "The given \"for_each\" argument value is unsuitable: the \"for_each\" argument"
-                    + " must be a map, or set of strings, and you have provided a value of type "
-                    + v.typeName()
-                    + ".",
-                range);
-            return null;
-          }
-        }
-        return keys;
-      }
-      return List.of(InstanceKey.NONE);
-    }
-
     private record Decision(PlannedAction action, Map<String, Value> planned) {}
 
     private Decision decide(
@@ -439,17 +333,12 @@ public final class Planner {
       // decisions
       Map<String, Object> kept = new LinkedHashMap<>(after);
       Set<String> keptUnknown = new LinkedHashSet<>(unknown);
-      Set<String> ignored = new LinkedHashSet<>();
-      if (lifecycle.ignoreAll()) {
-        for (String attribute : kind.arguments()) {
-          IgnoreChanges.apply(after, unknown, before.attributes(), List.of(attribute));
-          ignored.add(attribute);
-        }
-      } else {
-        for (List<Object> path : lifecycle.ignoreChanges()) {
-          IgnoreChanges.apply(after, unknown, before.attributes(), path);
-          ignored.add((String) path.get(0));
-        }
+      List<List<Object>> ignored =
+          lifecycle.ignoreAll()
+              ? kind.arguments().stream().<List<Object>>map(List::of).toList()
+              : lifecycle.ignoreChanges();
+      for (List<Object> path : ignored) {
+        IgnoreChanges.apply(after, unknown, before.attributes(), path);
       }
       Set<String> forcing = new LinkedHashSet<>();
       for (String attribute : kind.replacingAttributes()) {
@@ -502,9 +391,16 @@ public final class Planner {
         }
       }
       Map<String, Value> planned = new LinkedHashMap<>(evaluated);
-      for (String attribute : ignored) {
-        Value v = unknown.contains(attribute) ? Value.unknown() : Value.of(after.get(attribute));
-        planned.put(attribute, evaluated.get(attribute).isSensitive() ? v.mark(true) : v);
+      for (List<Object> path : ignored) {
+        String attribute = String.valueOf(path.get(0));
+        planned.put(
+            attribute,
+            IgnoreChanges.plannedValue(
+                attribute,
+                unknown.contains(attribute) ? Value.unknown() : Value.of(after.get(attribute)),
+                evaluated.get(attribute),
+                before,
+                ignored));
       }
       return new Decision(
           new PlannedAction(

@@ -37,14 +37,15 @@ public record PriorInstance(
   }
 
   /**
-   * The attributes as a language value with every {@link #sensitivePaths()} value marked sensitive,
-   * so that an expression reading a prior secret (a sealed value opened for planning, of any type)
-   * carries its mark into what it computes, as in Terraform.
+   * The attributes as a language value with every {@link #sensitivePaths()} value marked sensitive
+   * by the state ({@link Value#isFromState()}), so that an expression reading a prior secret (a
+   * sealed value opened for planning, of any type) carries its mark into what it computes, as in
+   * Terraform, and {@code nonsensitive()} cannot remove it.
    */
   public Value value() {
     Value value = Value.of(attributes);
     for (List<Object> path : sensitivePaths) {
-      value = value.markedAt(path);
+      value = value.markedFromStateAt(path);
     }
     return value;
   }

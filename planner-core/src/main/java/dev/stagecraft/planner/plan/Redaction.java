@@ -1,5 +1,7 @@
 package dev.stagecraft.planner.plan;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -10,16 +12,60 @@ import java.util.Set;
 /** Keeps sensitive values out of everything the plan shows (design §5, §8). */
 final class Redaction {
   static final String SENSITIVE = "(sensitive value)";
+  private static final ObjectMapper MAPPER = new ObjectMapper();
 
   private Redaction() {}
 
   /**
-   * A deep copy where every string containing a sensitive value, and every sealed value
-   * (docs/adr/0024), is {@code (sensitive value)}.
+   * A deep copy of a v4 state document where every string containing a sensitive value, every
+   * sealed value (docs/adr/0024), every value at a path an instance lists in its {@code
+   * sensitive_attributes} (a state pushed from Terraform holds those in clear) and the value of
+   * every output the state marks {@code sensitive} is {@code (sensitive value)}.
    */
   @SuppressWarnings("unchecked")
   static Map<String, Object> scrub(Map<String, Object> document, Set<String> sensitive) {
-    return document == null ? null : (Map<String, Object>) scrubValue(document, sensitive);
+    if (document == null) {
+      return null;
+    }
+    Map<String, Object> out = (Map<String, Object>) scrubValue(document, sensitive);
+    for (Object resource : listOf(out.get("resources"))) {
+      for (Object instance : listOf(resource instanceof Map<?, ?> r ? r.get("instances") : null)) {
+        if (instance instanceof Map<?, ?> i && i.get("sensitive_attributes") instanceof List<?> l) {
+          JsonNode paths = MAPPER.valueToTree(l);
+          PriorState.sensitivePaths(paths).forEach(path -> maskAt(i.get("attributes"), path, 0));
+        }
+      }
+    }
+    if (out.get("outputs") instanceof Map<?, ?> outputs) {
+      outputs.values().stream()
+          .filter(o -> o instanceof Map<?, ?> m && Boolean.TRUE.equals(m.get("sensitive")))
+          .forEach(o -> ((Map<String, Object>) o).put("value", SENSITIVE));
+    }
+    return out;
+  }
+
+  private static List<?> listOf(Object value) {
+    return value instanceof List<?> l ? l : List.of();
+  }
+
+  /** Replaces the value at {@code path} (map keys, list indexes) of a scrubbed copy. */
+  @SuppressWarnings("unchecked")
+  private static void maskAt(Object node, List<Object> path, int step) {
+    Object key = path.get(step);
+    boolean last = step == path.size() - 1;
+    if (node instanceof Map<?, ?> m && m.get(String.valueOf(key)) != null) {
+      if (last) {
+        ((Map<String, Object>) m).put(String.valueOf(key), SENSITIVE);
+      } else {
+        maskAt(m.get(String.valueOf(key)), path, step + 1);
+      }
+    } else if (node instanceof List<?> l && key instanceof Integer i && i >= 0 && i < l.size()) {
+      if (last) {
+        ((List<Object>) l).set(i, SENSITIVE);
+      } else {
+        maskAt(l.get(i), path, step + 1);
+      }
+    }
   }
 
   private static Object scrubValue(Object value, Set<String> sensitive) {

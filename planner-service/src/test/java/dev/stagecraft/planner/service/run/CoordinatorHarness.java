@@ -4,6 +4,7 @@ import dev.stagecraft.schemas.EventCodec;
 import dev.stagecraft.schemas.action.ActionDispatched;
 import dev.stagecraft.schemas.envelope.EventEnvelope;
 import dev.stagecraft.schemas.run.RunTransitioned;
+import dev.stagecraft.schemas.seal.SecretsKeyring;
 import dev.stagecraft.schemas.state.StateRecorded;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -29,6 +30,12 @@ final class CoordinatorHarness implements AutoCloseable {
   final RunCoordinator coordinator;
 
   CoordinatorHarness(WorkspaceLocks locks, WorkspaceStates states, Clock clock) {
+    this(locks, states, clock, SecretsKeyring.none());
+  }
+
+  /** With a secrets keyring: dispatches are sealed, and sealed prior values opened. */
+  CoordinatorHarness(
+      WorkspaceLocks locks, WorkspaceStates states, Clock clock, SecretsKeyring secrets) {
     this.clock = clock;
     this.coordinator =
         new RunCoordinator(
@@ -38,7 +45,8 @@ final class CoordinatorHarness implements AutoCloseable {
             new EventCodec("/test", clock, () -> "e" + ids.incrementAndGet()),
             clock,
             () -> "id" + ids.incrementAndGet(),
-            new UploadedFiles(uploadRoot));
+            new UploadedFiles(uploadRoot),
+            secrets);
   }
 
   /**
