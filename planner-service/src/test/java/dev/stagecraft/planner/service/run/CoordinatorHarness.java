@@ -135,6 +135,20 @@ final class CoordinatorHarness implements AutoCloseable {
                     "x")));
   }
 
+  /**
+   * As {@link #stateRecorded(String, String, ActionDispatched, String, String, long)}, as an event
+   * of the tenant and workspace the action was dispatched for.
+   */
+  void stateRecorded(ActionDispatched action, String outcome, String error, long serial) {
+    EventEnvelope dispatch =
+        published.stream()
+            .filter(e -> e.type().equals("dev.stagecraft.action.dispatched"))
+            .filter(e -> e.id().equals(action.actionId()))
+            .findFirst()
+            .orElseThrow(() -> new AssertionError(action.actionId() + " was not dispatched"));
+    stateRecorded(dispatch.tenant(), dispatch.workspace(), action, outcome, error, serial);
+  }
+
   /** Stops the coordinator, then deletes the upload root. */
   @Override
   public void close() {

@@ -156,7 +156,7 @@ class RunCredentialsAndFairnessTest {
   }
 
   private void record(ActionDispatched action, String outcome) {
-    harness.stateRecorded("t", "w", action, outcome, null, 1);
+    harness.stateRecorded(action, outcome, null, 1);
   }
 
   /** The state service's credential endpoints in memory; the state is always empty. */
