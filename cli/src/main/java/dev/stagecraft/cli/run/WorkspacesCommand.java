@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.stagecraft.cli.CliContext;
 import dev.stagecraft.cli.Command;
 import dev.stagecraft.cli.UsageException;
+import dev.stagecraft.planner.apply.Durations;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -16,7 +17,8 @@ import java.util.Map;
  * {@code stagecraft workspaces list|show|create|set}: the tenant's workspaces and their settings
  * (docs/runs.md): {@code -auto-apply=false} makes runs wait for approval, {@code -parallelism=N}
  * bounds the actions run at once, {@code -coalescing=true} lets a newer run replace one still
- * queued. Creating and changing settings needs an admin token; a run creates its workspace with the
+ * queued, {@code -step-timeout=30m} bounds every provisioner step without a {@code timeout} of its
+ * own. Creating and changing settings needs an admin token; a run creates its workspace with the
  * defaults when it does not exist.
  */
 public final class WorkspacesCommand implements Command {
@@ -54,9 +56,7 @@ public final class WorkspacesCommand implements Command {
               : "workspaces " + name() + " needs exactly one workspace name");
     }
     if (mode == Mode.SET && settings.isEmpty()) {
-      throw new UsageException(
-          "workspaces set needs a setting to change: -auto-apply=true|false, -parallelism=N or"
-              + " -coalescing=true|false");
+      throw new UsageException("workspaces set needs a setting to change: " + SETTINGS);
     }
     ApiClient api = Server.client(ctx);
     try {
@@ -84,6 +84,15 @@ public final class WorkspacesCommand implements Command {
     switch (option) {
       case "-auto-apply" -> settings.put("autoApply", bool(option, value));
       case "-coalescing" -> settings.put("coalescing", bool(option, value));
+      case "-step-timeout" -> {
+        long seconds = Durations.seconds(value).orElse(0);
+        if (seconds < 1 || seconds > 86_400) {
+          throw new UsageException(
+              "-step-timeout needs a duration from 1s to 24h, e.g. -step-timeout=30m; got "
+                  + value);
+        }
+        settings.put("stepTimeoutSeconds", seconds);
+      }
       case "-parallelism" -> {
         try {
           settings.put("parallelism", Integer.parseInt(value == null ? "" : value));
@@ -91,13 +100,12 @@ public final class WorkspacesCommand implements Command {
           throw new UsageException("-parallelism needs a whole number, e.g. -parallelism=4");
         }
       }
-      default ->
-          throw new UsageException(
-              "unknown setting "
-                  + arg
-                  + ": use -auto-apply=true|false, -parallelism=N or -coalescing=true|false");
+      default -> throw new UsageException("unknown setting " + arg + ": use " + SETTINGS);
     }
   }
+
+  private static final String SETTINGS =
+      "-auto-apply=true|false, -parallelism=N, -coalescing=true|false or -step-timeout=DURATION";
 
   private static boolean bool(String option, String value) {
     if ("true".equals(value) || "false".equals(value)) {
@@ -112,15 +120,19 @@ public final class WorkspacesCommand implements Command {
       ctx.out().println("No workspaces.");
       return;
     }
-    ctx.out().printf("%-32s %-10s %-11s %s%n", "NAME", "AUTO-APPLY", "PARALLELISM", "COALESCING");
+    ctx.out()
+        .printf(
+            "%-32s %-10s %-11s %-10s %s%n",
+            "NAME", "AUTO-APPLY", "PARALLELISM", "COALESCING", "STEP-TIMEOUT");
     for (JsonNode ws : workspaces) {
       ctx.out()
           .printf(
-              "%-32s %-10s %-11s %s%n",
+              "%-32s %-10s %-11s %-10s %s%n",
               ws.path("name").asText(),
               ws.path("autoApply").asBoolean(),
               ws.path("parallelism").asInt(),
-              ws.path("coalescing").asBoolean());
+              ws.path("coalescing").asBoolean(),
+              duration(ws.path("stepTimeoutSeconds").asInt()));
     }
   }
 
@@ -133,7 +145,20 @@ public final class WorkspacesCommand implements Command {
                 + (ws.path("autoApply").asBoolean() ? "" : " (runs wait for approval)"));
     ctx.out().println("parallelism: " + ws.path("parallelism").asInt());
     ctx.out().println("coalescing:  " + ws.path("coalescing").asBoolean());
+    ctx.out()
+        .println(
+            "step timeout: "
+                + duration(ws.path("stepTimeoutSeconds").asInt())
+                + " (for steps without a timeout of their own)");
     ctx.out().println("created:     " + RunsCommand.toSeconds(ws.path("createdAt").asText()));
+  }
+
+  /** {@code 1h}, {@code 30m}, {@code 90s}: as {@code -step-timeout} takes it. */
+  static String duration(int seconds) {
+    if (seconds % 3600 == 0) {
+      return seconds / 3600 + "h";
+    }
+    return seconds % 60 == 0 ? seconds / 60 + "m" : seconds + "s";
   }
 
   private static String url(ApiClient api, String workspace) throws Exception {
@@ -150,9 +175,11 @@ public final class WorkspacesCommand implements Command {
       case LIST -> "workspaces list          The tenant's workspaces and their settings";
       case SHOW -> "workspaces show NAME     A workspace's settings";
       case CREATE ->
-          "workspaces create NAME [-auto-apply=B] [-parallelism=N] [-coalescing=B]  A workspace";
+          "workspaces create NAME [-auto-apply=B] [-parallelism=N] [-coalescing=B]"
+              + " [-step-timeout=D]  A workspace";
       case SET ->
-          "workspaces set NAME [-auto-apply=B] [-parallelism=N] [-coalescing=B]  Change settings";
+          "workspaces set NAME [-auto-apply=B] [-parallelism=N] [-coalescing=B]"
+              + " [-step-timeout=D]  Change settings";
     };
   }
 }

@@ -6,7 +6,7 @@ import java.math.RoundingMode;
 import java.util.OptionalLong;
 
 /** Terraform (Go {@code time.ParseDuration}) duration strings: {@code "5m"}, {@code "2m30s"}. */
-final class Durations {
+public final class Durations {
   private static final BigDecimal NANOS_PER_SECOND = BigDecimal.valueOf(1_000_000_000L);
 
   private Durations() {}
@@ -16,7 +16,7 @@ final class Durations {
    * "500ms"} (a fraction of a second counts as a whole one; {@code "0"} is zero); empty when the
    * text is not a non-negative duration (no unit, unknown unit, sign, spaces).
    */
-  static OptionalLong seconds(String text) {
+  public static OptionalLong seconds(String text) {
     if (text == null) {
       return OptionalLong.empty();
     }

@@ -96,6 +96,28 @@ public record ProvisionerStep(
         retries);
   }
 
+  /** The same step with another timeout ({@code timeoutSeconds}). */
+  public ProvisionerStep withTimeoutSeconds(int seconds) {
+    return new ProvisionerStep(
+        type,
+        when,
+        onFailure,
+        command,
+        interpreter,
+        environment,
+        workingDir,
+        quiet,
+        sensitive,
+        connection,
+        inline,
+        scripts,
+        destination,
+        content,
+        files,
+        seconds,
+        retries);
+  }
+
   public ProvisionerStep {
     interpreter = interpreter == null ? List.of() : List.copyOf(interpreter);
     environment = environment == null ? Map.of() : Map.copyOf(environment);

@@ -1724,7 +1724,8 @@ public final class RunCoordinator implements AutoCloseable {
                 AttributeSealing.of(secrets, run.request.tenant(), run.request.workspace())
                     .seal(action.address(), resolution.attributes(), resolution.sensitivePaths()),
                 action.dependencies(),
-                run.knownHostKeys.attachTo(resolution.steps()),
+                run.knownHostKeys.attachTo(
+                    StepTimeouts.withDefault(resolution.steps(), run.request.stepTimeoutSeconds())),
                 run.fencingToken,
                 resolution.sensitiveValues(),
                 action.createBeforeDestroy(),

@@ -16,6 +16,9 @@ import java.util.Map;
  *     exactly this plan digest
  * @param coalescingKey when set, the run's lock request carries it: a newer run of the workspace
  *     with the same key replaces this one while it is queued (docs/adr/0023); null for none
+ * @param stepTimeoutSeconds the timeout of every provisioner step without one of its own (the
+ *     workspace's step timeout when the run was requested), so that no step holds an executor slot
+ *     forever
  */
 public record RunRequest(
     String tenant,
@@ -29,13 +32,47 @@ public record RunRequest(
     String expectedDigest,
     String requestedBy,
     int parallelism,
-    String coalescingKey) {
+    String coalescingKey,
+    int stepTimeoutSeconds) {
+
+  /** A workspace's step timeout until changed: one hour. */
+  public static final int DEFAULT_STEP_TIMEOUT_SECONDS = 3600;
 
   public RunRequest {
     files = Map.copyOf(files);
     supportFiles = supportFiles == null ? Map.of() : Map.copyOf(supportFiles);
     variables = variables == null ? Map.of() : Map.copyOf(variables);
     replace = replace == null ? List.of() : List.copyOf(replace);
+  }
+
+  /** A request with the default step timeout. */
+  public RunRequest(
+      String tenant,
+      String workspace,
+      Map<String, String> files,
+      Map<String, byte[]> supportFiles,
+      Map<String, String> variables,
+      boolean destroy,
+      List<String> replace,
+      Long expectedSerial,
+      String expectedDigest,
+      String requestedBy,
+      int parallelism,
+      String coalescingKey) {
+    this(
+        tenant,
+        workspace,
+        files,
+        supportFiles,
+        variables,
+        destroy,
+        replace,
+        expectedSerial,
+        expectedDigest,
+        requestedBy,
+        parallelism,
+        coalescingKey,
+        DEFAULT_STEP_TIMEOUT_SECONDS);
   }
 
   /** A request without a coalescing key. */
@@ -106,7 +143,8 @@ public record RunRequest(
         expectedDigest,
         requestedBy,
         parallelism,
-        coalescingKey);
+        coalescingKey,
+        stepTimeoutSeconds);
   }
 
   /** The same request with this coalescing key for its lock request (null: none). */
@@ -123,6 +161,25 @@ public record RunRequest(
         expectedDigest,
         requestedBy,
         parallelism,
-        key);
+        key,
+        stepTimeoutSeconds);
+  }
+
+  /** The same request with this step timeout for steps without one of their own. */
+  public RunRequest withStepTimeoutSeconds(int seconds) {
+    return new RunRequest(
+        tenant,
+        workspace,
+        files,
+        supportFiles,
+        variables,
+        destroy,
+        replace,
+        expectedSerial,
+        expectedDigest,
+        requestedBy,
+        parallelism,
+        coalescingKey,
+        seconds);
   }
 }

@@ -203,11 +203,21 @@ public final class RunTrigger {
    * applies them: without {@code autoApply} the run waits for a decision at {@code planned}; {@code
    * parallelism} bounds its concurrent actions; with {@code coalescing} it asks for the lock with
    * the coalescing key {@code run:default}, so a newer trigger replaces it while it is queued
-   * (docs/adr/0023).
+   * (docs/adr/0023); {@code stepTimeoutSeconds} bounds each step without a timeout of its own.
    */
-  public record WorkspaceSettings(boolean autoApply, int parallelism, boolean coalescing) {
-    /** A workspace's settings until changed: auto-apply, parallelism 10, no coalescing. */
-    public static final WorkspaceSettings DEFAULTS = new WorkspaceSettings(true, 10, false);
+  public record WorkspaceSettings(
+      boolean autoApply, int parallelism, boolean coalescing, int stepTimeoutSeconds) {
+    /**
+     * A workspace's settings until changed: auto-apply, parallelism 10, no coalescing, steps of at
+     * most {@link RunRequest#DEFAULT_STEP_TIMEOUT_SECONDS}.
+     */
+    public static final WorkspaceSettings DEFAULTS =
+        new WorkspaceSettings(true, 10, false, RunRequest.DEFAULT_STEP_TIMEOUT_SECONDS);
+
+    /** Settings with the default step timeout. */
+    public WorkspaceSettings(boolean autoApply, int parallelism, boolean coalescing) {
+      this(autoApply, parallelism, coalescing, RunRequest.DEFAULT_STEP_TIMEOUT_SECONDS);
+    }
   }
 
   /** Where a trigger's workspace settings come from. */
@@ -450,6 +460,7 @@ public final class RunTrigger {
             null,
             requestedBy,
             settings.parallelism());
+    run = run.withStepTimeoutSeconds(settings.stepTimeoutSeconds());
     if (settings.coalescing()) {
       run = run.withCoalescingKey("run:default");
     }

@@ -216,12 +216,18 @@ class PlannerStoresTest {
     WorkspaceStore workspaces = new WorkspaceStore(dataSource, clock);
     assertThat(workspaces.create("acme", "staging", false, 4, true)).isTrue();
     assertThat(workspaces.create("acme", "staging", true, 10, false)).isFalse();
-    var updated = workspaces.update("acme", "staging", null, 8, null).orElseThrow();
+    assertThat(workspaces.find("acme", "staging").orElseThrow().stepTimeoutSeconds())
+        .isEqualTo(WorkspaceStore.DEFAULT_STEP_TIMEOUT_SECONDS);
+    var updated = workspaces.update("acme", "staging", null, 8, null, 600).orElseThrow();
     assertThat(updated.autoApply()).isFalse();
     assertThat(updated.parallelism()).isEqualTo(8);
     assertThat(updated.coalescing()).isTrue();
+    assertThat(updated.stepTimeoutSeconds()).isEqualTo(600);
+    assertThat(workspaces.update("acme", "staging", true, null, null, null).orElseThrow())
+        .extracting(WorkspaceStore.Workspace::stepTimeoutSeconds)
+        .isEqualTo(600);
     assertThat(workspaces.find("other", "staging")).isEmpty();
-    assertThat(workspaces.update("other", "staging", true, null, null)).isEmpty();
+    assertThat(workspaces.update("other", "staging", true, null, null, null)).isEmpty();
     assertThat(workspaces.ensure("acme", "fresh").autoApply()).isTrue();
     assertThat(workspaces.list("acme"))
         .extracting(WorkspaceStore.Workspace::name)

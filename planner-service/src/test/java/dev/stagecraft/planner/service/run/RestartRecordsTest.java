@@ -47,19 +47,20 @@ class RestartRecordsTest {
 
   static RunRequest request(String workspace) {
     return new RunRequest(
-        "acme",
-        workspace,
-        // one configuration version per workspace: the tests use keyrings of their own
-        Map.of("main.tf", "# " + workspace + "\nvariable \"pw\" {}\n"),
-        Map.of("scripts/go.sh", "echo go".getBytes(StandardCharsets.UTF_8)),
-        Map.of("pw", "hunter2-secret"),
-        false,
-        List.of("stateful_provisioning.app"),
-        4L,
-        null,
-        "deployer@acme",
-        3,
-        "run:deploy");
+            "acme",
+            workspace,
+            // one configuration version per workspace: the tests use keyrings of their own
+            Map.of("main.tf", "# " + workspace + "\nvariable \"pw\" {}\n"),
+            Map.of("scripts/go.sh", "echo go".getBytes(StandardCharsets.UTF_8)),
+            Map.of("pw", "hunter2-secret"),
+            false,
+            List.of("stateful_provisioning.app"),
+            4L,
+            null,
+            "deployer@acme",
+            3,
+            "run:deploy")
+        .withStepTimeoutSeconds(900); // not the default: the round trip must keep it
   }
 
   Run run(String id, RunRequest request, Instant createdAt) {

@@ -96,6 +96,7 @@ public final class RunRequestStore implements RunRequestRecorder {
       rest.put("requestedBy", request.requestedBy());
       rest.put("parallelism", request.parallelism());
       rest.put("coalescingKey", request.coalescingKey());
+      rest.put("stepTimeoutSeconds", request.stepTimeoutSeconds());
       rest.put("awaitingApproval", awaitingApproval);
       rest.put("pendingMessage", pendingMessage);
       try (Connection c = dataSource.getConnection()) {
@@ -211,7 +212,9 @@ public final class RunRequestStore implements RunRequestRecorder {
             text(rest, "expectedDigest"),
             text(rest, "requestedBy"),
             rest.path("parallelism").asInt(10),
-            text(rest, "coalescingKey"));
+            text(rest, "coalescingKey"),
+            // requests recorded before step timeouts existed get the default
+            rest.path("stepTimeoutSeconds").asInt(RunRequest.DEFAULT_STEP_TIMEOUT_SECONDS));
     return Optional.of(
         new Recorded(
             request,

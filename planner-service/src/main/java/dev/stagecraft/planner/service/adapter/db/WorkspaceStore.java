@@ -23,6 +23,8 @@ public final class WorkspaceStore {
    * @param autoApply apply a plan with changes without waiting for approval
    * @param parallelism the default number of actions a run dispatches at once (1-256)
    * @param coalescing queued runs of the workspace may be coalesced into the newest
+   * @param stepTimeoutSeconds how long a provisioner step without a {@code timeout} of its own may
+   *     run ({@link #DEFAULT_STEP_TIMEOUT_SECONDS} until changed)
    */
   public record Workspace(
       String tenant,
@@ -30,8 +32,12 @@ public final class WorkspaceStore {
       boolean autoApply,
       int parallelism,
       boolean coalescing,
+      int stepTimeoutSeconds,
       Instant createdAt,
       Instant updatedAt) {}
+
+  /** A workspace's step timeout until changed: one hour. */
+  public static final int DEFAULT_STEP_TIMEOUT_SECONDS = 3600;
 
   private final DataSource dataSource;
   private final Clock clock;
@@ -49,18 +55,35 @@ public final class WorkspaceStore {
   public boolean create(
       String tenant, String name, boolean autoApply, int parallelism, boolean coalescing)
       throws SQLException {
+    return create(tenant, name, autoApply, parallelism, coalescing, DEFAULT_STEP_TIMEOUT_SECONDS);
+  }
+
+  /**
+   * Creates the workspace with these settings.
+   *
+   * @return false when the tenant already has a workspace of that name (nothing changed)
+   */
+  public boolean create(
+      String tenant,
+      String name,
+      boolean autoApply,
+      int parallelism,
+      boolean coalescing,
+      int stepTimeoutSeconds)
+      throws SQLException {
     Instant now = clock.instant();
     try (Connection c = dataSource.getConnection()) {
       return Sql.update(
               c,
               "INSERT INTO planner.workspaces (tenant, name, auto_apply, parallelism, coalescing,"
-                  + " created_at, updated_at) VALUES (?, ?, ?::boolean, ?, ?::boolean, ?, ?)"
-                  + " ON CONFLICT DO NOTHING",
+                  + " step_timeout_seconds, created_at, updated_at)"
+                  + " VALUES (?, ?, ?::boolean, ?, ?::boolean, ?, ?, ?) ON CONFLICT DO NOTHING",
               tenant,
               name,
               Boolean.toString(autoApply),
               parallelism,
               Boolean.toString(coalescing),
+              stepTimeoutSeconds,
               now,
               now)
           == 1;
@@ -105,18 +128,25 @@ public final class WorkspaceStore {
    * @return the workspace after the change, or empty when the tenant has none of that name
    */
   public Optional<Workspace> update(
-      String tenant, String name, Boolean autoApply, Integer parallelism, Boolean coalescing)
+      String tenant,
+      String name,
+      Boolean autoApply,
+      Integer parallelism,
+      Boolean coalescing,
+      Integer stepTimeoutSeconds)
       throws SQLException {
     try (Connection c = dataSource.getConnection()) {
       Sql.update(
           c,
           "UPDATE planner.workspaces SET auto_apply = coalesce(?::boolean, auto_apply),"
               + " parallelism = coalesce(?::integer, parallelism),"
-              + " coalescing = coalesce(?::boolean, coalescing), updated_at = ?"
-              + " WHERE tenant = ? AND name = ?",
+              + " coalescing = coalesce(?::boolean, coalescing),"
+              + " step_timeout_seconds = coalesce(?::integer, step_timeout_seconds),"
+              + " updated_at = ? WHERE tenant = ? AND name = ?",
           autoApply == null ? null : autoApply.toString(),
           parallelism,
           coalescing == null ? null : coalescing.toString(),
+          stepTimeoutSeconds,
           clock.instant(),
           tenant,
           name);
@@ -125,8 +155,8 @@ public final class WorkspaceStore {
   }
 
   private static final String SELECT =
-      "SELECT tenant, name, auto_apply, parallelism, coalescing, created_at, updated_at"
-          + " FROM planner.workspaces";
+      "SELECT tenant, name, auto_apply, parallelism, coalescing, step_timeout_seconds,"
+          + " created_at, updated_at FROM planner.workspaces";
 
   private static Workspace workspace(ResultSet rs) throws SQLException {
     return new Workspace(
@@ -135,7 +165,8 @@ public final class WorkspaceStore {
         rs.getBoolean(3),
         rs.getInt(4),
         rs.getBoolean(5),
-        rs.getTimestamp(6).toInstant(),
-        rs.getTimestamp(7).toInstant());
+        rs.getInt(6),
+        rs.getTimestamp(7).toInstant(),
+        rs.getTimestamp(8).toInstant());
   }
 }

@@ -12,6 +12,9 @@ final class RequestRanges {
   /** Actions of one run at once: a run's or a workspace's {@code parallelism}. */
   static final Range PARALLELISM = new Range("parallelism", 1, 256);
 
+  /** A workspace's step timeout, in seconds: up to a day. */
+  static final Range STEP_TIMEOUT_SECONDS = new Range("stepTimeoutSeconds", 1, 86_400);
+
   /** A page of {@code GET /runs}. */
   static final Range PAGE_SIZE = new Range("size", 1, 1000);
 

@@ -313,6 +313,7 @@ public class RunsController {
             body.expectedDigest(),
             principal.role() + "@" + principal.tenant(),
             body.parallelism() == null ? workspace.parallelism() : body.parallelism());
+    runRequest = runRequest.withStepTimeoutSeconds(workspace.stepTimeoutSeconds());
     if (workspace.coalescing()) {
       runRequest = runRequest.withCoalescingKey(coalescingKey(body));
     }

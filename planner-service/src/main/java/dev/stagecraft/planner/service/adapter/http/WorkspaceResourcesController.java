@@ -48,7 +48,8 @@ public class WorkspaceResourcesController {
       @Nullable String name,
       @Nullable Boolean autoApply,
       @Nullable Integer parallelism,
-      @Nullable Boolean coalescing) {}
+      @Nullable Boolean coalescing,
+      @Nullable Integer stepTimeoutSeconds) {}
 
   /** 201 the workspace; 409 when the tenant has one of that name. */
   @Post
@@ -63,7 +64,7 @@ public class WorkspaceResourcesController {
     if (name == null || !RunsController.WORKSPACE.matcher(name).matches()) {
       return invalidName(name);
     }
-    HttpResponse<?> invalid = checkParallelism(body.parallelism());
+    HttpResponse<?> invalid = checkRanges(body);
     if (invalid != null) {
       return invalid;
     }
@@ -72,7 +73,10 @@ public class WorkspaceResourcesController {
         name,
         body.autoApply() == null || body.autoApply(),
         body.parallelism() == null ? 10 : body.parallelism(),
-        Boolean.TRUE.equals(body.coalescing()))) {
+        Boolean.TRUE.equals(body.coalescing()),
+        body.stepTimeoutSeconds() == null
+            ? WorkspaceStore.DEFAULT_STEP_TIMEOUT_SECONDS
+            : body.stepTimeoutSeconds())) {
       return RunsController.problem(
           HttpStatus.CONFLICT,
           "Workspace exists",
@@ -121,7 +125,8 @@ public class WorkspaceResourcesController {
       return RunsController.problem(
           HttpStatus.BAD_REQUEST,
           "No settings",
-          "Send the settings to change, e.g. {\"autoApply\": false, \"parallelism\": 4}.");
+          "Send the settings to change, e.g. {\"autoApply\": false, \"parallelism\": 4,"
+              + " \"stepTimeoutSeconds\": 1800}.");
     }
     if (body.name() != null && !body.name().equals(ws)) {
       return RunsController.problem(
@@ -129,13 +134,19 @@ public class WorkspaceResourcesController {
           "Cannot rename",
           "A workspace cannot be renamed; leave out \"name\" or send '" + ws + "'.");
     }
-    HttpResponse<?> invalid = checkParallelism(body.parallelism());
+    HttpResponse<?> invalid = checkRanges(body);
     if (invalid != null) {
       return invalid;
     }
     Workspace updated =
         workspaces
-            .update(tenant, ws, body.autoApply(), body.parallelism(), body.coalescing())
+            .update(
+                tenant,
+                ws,
+                body.autoApply(),
+                body.parallelism(),
+                body.coalescing(),
+                body.stepTimeoutSeconds())
             .orElseThrow();
     return HttpResponse.ok(updated);
   }
@@ -178,8 +189,10 @@ public class WorkspaceResourcesController {
         .body(upstream.body());
   }
 
-  private static HttpResponse<?> checkParallelism(Integer parallelism) {
-    return RequestRanges.PARALLELISM.check(parallelism);
+  private static HttpResponse<?> checkRanges(WorkspaceBody body) {
+    return RequestRanges.first(
+        RequestRanges.PARALLELISM.check(body.parallelism()),
+        RequestRanges.STEP_TIMEOUT_SECONDS.check(body.stepTimeoutSeconds()));
   }
 
   private static HttpResponse<?> invalidName(String name) {

@@ -91,7 +91,7 @@ public class TriggerBeans {
               try {
                 WorkspaceStore.Workspace w = workspaces.ensure(tenant, workspace);
                 return new RunTrigger.WorkspaceSettings(
-                    w.autoApply(), w.parallelism(), w.coalescing());
+                    w.autoApply(), w.parallelism(), w.coalescing(), w.stepTimeoutSeconds());
               } catch (SQLException e) {
                 throw new IllegalStateException(
                     "could not read the settings of workspace " + workspace + ": " + e.getMessage(),
