@@ -52,6 +52,25 @@ public final class Topics {
    */
   public static final String EXECUTORS_GROUP = "executors";
 
+  /**
+   * Prefix of each executor instance's own consumer group on {@link #CONTROL} ({@code
+   * executors-control-<executor id>-<random>}): every instance reads every cancel.
+   */
+  public static final String EXECUTOR_CONTROL_GROUP_PREFIX = EXECUTORS_GROUP + "-control-";
+
+  /** The state service's consumer group on {@link #ACTION_EVENTS}. */
+  public static final String STATE_GROUP = "state-service";
+
+  /**
+   * Prefix of each planner instance's own listener groups ({@code planner-<instance id>-<random>-…}
+   * on {@link #STATE_EVENTS}, {@link #ACTION_EVENTS}, {@link #LOCK_EVENTS}), read from the latest
+   * offset, never committed (docs/adr/0028).
+   */
+  public static final String PLANNER_GROUP_PREFIX = "planner-";
+
+  /** The planners' shared consumer group on {@link #RUN_REQUESTS}. */
+  public static final String RUN_REQUESTS_GROUP = "stagecraft-planner-run-requests";
+
   public static final List<String> ALL =
       List.of(
           ACTIONS,
