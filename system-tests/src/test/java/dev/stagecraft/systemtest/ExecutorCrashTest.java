@@ -71,7 +71,7 @@ class ExecutorCrashTest {
     ExecutorProcess.killHard(executor);
 
     try (ExecutorProcess restarted = ExecutorProcess.start(stack, "restarted-executor", SETTINGS);
-        Admin admin = Admin.create(Map.of("bootstrap.servers", stack.stack().info().kafka()))) {
+        Admin admin = Admin.create(stack.kafka("admin"))) {
       CliResult failed = apply.get(120, TimeUnit.SECONDS);
       assertThat(failed.exitCode()).as(failed.all()).isEqualTo(1);
       assertThat(failed.all())
@@ -143,7 +143,7 @@ class ExecutorCrashTest {
     Path dir = stack.configDir("kill-one", config.toString());
     try (ExecutorProcess victim = ExecutorProcess.start(stack, "victim-executor", SETTINGS);
         ExecutorProcess survivor = ExecutorProcess.start(stack, "survivor-executor", SETTINGS);
-        Admin admin = Admin.create(Map.of("bootstrap.servers", stack.stack().info().kafka()))) {
+        Admin admin = Admin.create(stack.kafka("admin"))) {
       await()
           .atMost(Duration.ofSeconds(120))
           .pollInterval(Duration.ofMillis(250))

@@ -56,7 +56,7 @@ final class PlannerProcess implements AutoCloseable {
     builder.environment().keySet().removeIf(k -> k.startsWith("STAGECRAFT_"));
     Map<String, String> env = new HashMap<>(settings);
     env.put("STAGECRAFT_PORT", Integer.toString(port));
-    env.put("STAGECRAFT_KAFKA", info.kafka());
+    env.putAll(stack.stack().kafkaEnv(dev.stagecraft.devstack.StackService.PLANNER));
     env.put("STAGECRAFT_SERVICE_TOKEN", Files.readString(layout.serviceTokenFile()).strip());
     env.put("STAGECRAFT_INSTANCE_ID", instanceId);
     env.putIfAbsent("STAGECRAFT_PLANNER_ADVERTISED_URL", "http://127.0.0.1:" + port);
