@@ -95,6 +95,27 @@ class KafkaConsoleToolsTest {
     assertThat(endOffsets(Topics.RUN_REQUESTS)).isEqualTo(before + 2);
   }
 
+  @Test
+  void theSettingsDocsChatopsTellsBotOwnersToUseAreThoseOfTheFileTheDevStackWrites()
+      throws Exception {
+    String docs = Files.readString(TestRepo.root().resolve("docs/chatops.md"));
+    int start = docs.indexOf("```properties\n");
+    assertThat(start).as("a properties block in docs/chatops.md").isNotNegative();
+    String block = docs.substring(start + 14, docs.indexOf("```", start + 14));
+    String password = Files.readString(layout.kafkaPasswordFile("trigger")).strip();
+
+    List<String> documented =
+        block
+            .replace("<the trigger password>", password)
+            .lines()
+            .filter(l -> !l.isBlank())
+            .toList();
+
+    assertThat(documented).hasSize(3);
+    assertThat(Files.readAllLines(layout.kafkaClientPropertiesFile("trigger")))
+        .containsAll(documented);
+  }
+
   /** The sum of the latest offsets of the topic's partitions, as the administrator sees them. */
   private long endOffsets(String topic) throws Exception {
     try (Admin admin = Admin.create(kafka.settings(StackPrincipal.ADMIN).client())) {

@@ -15,7 +15,9 @@ public final class Topics {
   /** State-service → planner: an action's outcome is durably recorded. Key: tenant/workspace. */
   public static final String STATE_EVENTS = "stagecraft.state-events";
 
-  /** Planner → anyone (CLI, bots): run lifecycle transitions. Key: tenant/workspace. */
+  /**
+   * Planner → bots (principal {@code trigger}): run lifecycle transitions. Key: tenant/workspace.
+   */
   public static final String RUN_EVENTS = "stagecraft.run-events";
 
   /**
@@ -25,9 +27,9 @@ public final class Topics {
   public static final String CONTROL = "stagecraft.control";
 
   /**
-   * State-service and lock-service → anyone (auditors, bots, the planner): workspace lock events
-   * with an audit value, such as a force-unlock (who, why) or an expired lease. Key:
-   * tenant/workspace.
+   * Lock-service → the planner (and auditors given read access): workspace lock events with an
+   * audit value, such as a force-unlock (who, why; published from the lock service's outbox, ADR
+   * 0020) or an expired lease. Key: tenant/workspace.
    */
   public static final String LOCK_EVENTS = "stagecraft.lock-events";
 
