@@ -30,6 +30,7 @@ import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -219,11 +220,23 @@ class KafkaAccessPolicyTest {
 
   @Test
   void onlyThePlannerReadsTheExecutorsCommittedOffsets() throws Exception {
+    // an executor's claim: the group's offset committed past a dispatch (ADR 0007)
+    TopicPartition claimed = new TopicPartition(Topics.ACTIONS, 2);
+    Properties p =
+        kafka.settings(EXECUTOR).consumer(Topics.EXECUTORS_GROUP, "executor", "earliest");
+    try (KafkaConsumer<String, byte[]> executor = new KafkaConsumer<>(p)) {
+      executor.assign(List.of(claimed));
+      executor.commitSync(Map.of(claimed, new OffsetAndMetadata(1)));
+    }
     try (Admin planner = Admin.create(kafka.settings(PLANNER).client())) {
-      planner
-          .listConsumerGroupOffsets(Topics.EXECUTORS_GROUP)
-          .partitionsToOffsetAndMetadata()
-          .get(30, TimeUnit.SECONDS);
+      assertThat(
+              planner
+                  .listConsumerGroupOffsets(Topics.EXECUTORS_GROUP)
+                  .partitionsToOffsetAndMetadata()
+                  .get(30, TimeUnit.SECONDS)
+                  .get(claimed)
+                  .offset())
+          .isEqualTo(1);
     }
     try (Admin trigger = Admin.create(kafka.settings(TRIGGER).client())) {
       assertThatThrownBy(
