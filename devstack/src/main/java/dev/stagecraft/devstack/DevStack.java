@@ -2,7 +2,6 @@ package dev.stagecraft.devstack;
 
 import dev.stagecraft.platform.auth.ServiceRole;
 import dev.stagecraft.platform.kafka.KafkaSettings;
-import dev.stagecraft.platform.kafka.TopicBootstrap;
 import dev.stagecraft.schemas.seal.SecretsKeyring;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -39,7 +38,7 @@ public final class DevStack implements AutoCloseable {
   private final List<ServiceProcess> services = new ArrayList<>();
   private FileChannel lockChannel;
   private FileLock lock;
-  private EmbeddedKafka kafka;
+  private DevKafka kafka;
   private EmbeddedPostgresServer postgres;
   private int stoppedPostgresPort;
   private DevStackOptions.ExternalDatabase database;
@@ -72,8 +71,8 @@ public final class DevStack implements AutoCloseable {
     acquireLock();
     stopLeftoversOfACrashedSupervisor();
 
-    kafka = EmbeddedKafka.start(layout.kafkaDir(), preferredPort(options.kafkaPort()));
-    TopicBootstrap.ensureTopics(new KafkaSettings(kafka.bootstrapServers()), 4, (short) 1);
+    // secured, with the principals' ACLs and every topic, before any service starts
+    kafka = DevKafka.start(layout, preferredPort(options.kafkaPort()));
     if (options.externalDb() != null) {
       database = options.externalDb();
     } else {
@@ -147,6 +146,33 @@ public final class DevStack implements AutoCloseable {
 
   public DevStackLayout layout() {
     return layout;
+  }
+
+  /**
+   * The Kafka client settings of a principal ({@code "admin"}, {@code "trigger"}, {@code
+   * "planner"}…; {@link StackPrincipal}) on this stack's broker: for tests and tools that talk to
+   * Kafka directly.
+   *
+   * @throws IllegalArgumentException for an unknown principal, naming the known ones
+   */
+  public KafkaSettings kafkaSettings(String principal) {
+    return kafka.settings(StackPrincipal.named(principal));
+  }
+
+  /**
+   * The properties a Kafka producer, consumer or admin client of {@code principal} needs on this
+   * stack's broker: {@code bootstrap.servers} and the SASL settings. A new copy per call.
+   */
+  public java.util.Properties kafkaClientProperties(String principal) {
+    return kafkaSettings(principal).client();
+  }
+
+  /**
+   * The Kafka variables the stack gives {@code service} ({@code STAGECRAFT_KAFKA} and its own
+   * principal's credentials), for a test that starts another instance of it.
+   */
+  public Map<String, String> kafkaEnv(StackService service) {
+    return kafka.serviceEnv(service);
   }
 
   /** The dev tenant's token, or empty when the state service could not issue one. */
@@ -444,7 +470,7 @@ public final class DevStack implements AutoCloseable {
       String secretsKeys) {
     Map<String, String> env = new LinkedHashMap<>();
     env.put("STAGECRAFT_PORT", Integer.toString(ports.get(service)));
-    env.put("STAGECRAFT_KAFKA", kafka.bootstrapServers());
+    env.putAll(kafka.serviceEnv(service)); // its own Kafka principal only
     // only the tokens the service holds (docs/internal-api.md "Service roles"); the executor none
     env.putAll(tokens.env(service));
     env.put("STAGECRAFT_INSTANCE_ID", "dev-" + service.key());

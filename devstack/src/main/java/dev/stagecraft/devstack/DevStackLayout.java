@@ -14,6 +14,8 @@ import java.nio.file.Path;
  * service-token-planner, service-token-state, operator-token
  *                    one token per service role for /internal/** (0600 each, reused across restarts)
  * secrets-keys       STAGECRAFT_SECRETS_KEYS of planner and executor: kid:base64key (0600, reused)
+ * kafka-users/       (0700) per Kafka principal: &lt;user&gt; its SCRAM password (0600, reused),
+ *                    &lt;user&gt;.properties its client settings (0600, written at every start)
  * credentials.json   the dev tenant's admin API token (0600)
  * stack.json         endpoints and pids while a supervisor runs (removed on shutdown)
  * supervisor.lock    held by the running supervisor
@@ -63,6 +65,21 @@ public record DevStackLayout(Path dataDir) {
   /** The keyring that seals dispatched actions ({@code STAGECRAFT_SECRETS_KEYS}). */
   public Path secretsKeysFile() {
     return dataDir.resolve("secrets-keys");
+  }
+
+  /** The Kafka principals' passwords and client settings (docs/operations.md "Kafka security"). */
+  public Path kafkaUsersDir() {
+    return dataDir.resolve("kafka-users");
+  }
+
+  /** The SCRAM password of Kafka user {@code user}. */
+  public Path kafkaPasswordFile(String user) {
+    return kafkaUsersDir().resolve(user);
+  }
+
+  /** Kafka client settings of {@code user}: a {@code --command-config} file for Kafka's tools. */
+  public Path kafkaClientPropertiesFile(String user) {
+    return kafkaUsersDir().resolve(user + ".properties");
   }
 
   public Path credentialsFile() {

@@ -8,6 +8,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.security.SecureRandom;
+import java.util.HexFormat;
 import java.util.Optional;
 
 /**
@@ -15,6 +17,7 @@ import java.util.Optional;
  * the CLI polls for them; secrets are created with mode 0600 from the start.
  */
 public final class StackFiles {
+  private static final SecureRandom RANDOM = new SecureRandom();
   private static final ObjectMapper JSON =
       new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
@@ -38,6 +41,24 @@ public final class StackFiles {
 
   public static void writeJson(Path file, Object value, boolean secret) throws IOException {
     writeString(file, JSON.writeValueAsString(value) + "\n", secret);
+  }
+
+  /**
+   * The secret kept in {@code file}, or, when the file is missing or empty, a new random one (32
+   * bytes as hex) written there with mode 0600: generated at the first start, reused after.
+   */
+  public static String secret(Path file) throws IOException {
+    if (Files.isRegularFile(file)) {
+      String kept = Files.readString(file).strip();
+      if (!kept.isEmpty()) {
+        return kept;
+      }
+    }
+    byte[] bytes = new byte[32];
+    RANDOM.nextBytes(bytes);
+    String secret = HexFormat.of().formatHex(bytes);
+    writeString(file, secret + "\n", true);
+    return secret;
   }
 
   /** Writes atomically; {@code secret} files get mode 0600 before any byte is written. */

@@ -40,7 +40,11 @@ public record StackInfo(
     b.append("  state     ").append(state).append('\n');
     b.append("  lock      ").append(lock).append('\n');
     b.append("  executor  ").append(executor).append('\n');
-    b.append("  kafka     ").append(kafka).append('\n');
+    b.append("  kafka     ")
+        .append(kafka)
+        .append("   (SASL/SCRAM; client settings per principal: ")
+        .append(java.nio.file.Path.of(dataDir, "kafka-users", "<principal>.properties"))
+        .append(")\n");
     b.append("  postgres  ").append(postgres).append('\n');
     b.append("  logs      ").append(java.nio.file.Path.of(dataDir, "logs")).append('\n');
     b.append('\n');

@@ -54,7 +54,11 @@ class DockerComposeConfigTest {
             "STAGECRAFT_SERVICE_TOKEN_STATE",
             "STAGECRAFT_OPERATOR_TOKEN",
             "STAGECRAFT_SECRETS_KEYS",
-            "STAGECRAFT_DB_PASSWORD");
+            "STAGECRAFT_DB_PASSWORD")
+        .containsAll(
+            List.of("BROKER", "ADMIN", "PLANNER", "EXECUTOR", "STATE", "LOCK", "TRIGGER").stream()
+                .map(p -> "STAGECRAFT_KAFKA_" + p + "_PASSWORD")
+                .toList());
     assertThat(file)
         .doesNotContainPattern("\\$\\{[A-Z0-9_]*(TOKEN|PASSWORD|KEYS|SECRET)[A-Z0-9_]*:?-")
         .doesNotContain(ServiceCredentials.RETIRED_VARIABLE + ":")

@@ -15,7 +15,9 @@ public final class Topics {
   /** State-service → planner: an action's outcome is durably recorded. Key: tenant/workspace. */
   public static final String STATE_EVENTS = "stagecraft.state-events";
 
-  /** Planner → anyone (CLI, bots): run lifecycle transitions. Key: tenant/workspace. */
+  /**
+   * Planner → bots (principal {@code trigger}): run lifecycle transitions. Key: tenant/workspace.
+   */
   public static final String RUN_EVENTS = "stagecraft.run-events";
 
   /**
@@ -25,9 +27,9 @@ public final class Topics {
   public static final String CONTROL = "stagecraft.control";
 
   /**
-   * State-service and lock-service → anyone (auditors, bots, the planner): workspace lock events
-   * with an audit value, such as a force-unlock (who, why) or an expired lease. Key:
-   * tenant/workspace.
+   * Lock-service → the planner (and auditors given read access): workspace lock events with an
+   * audit value, such as a force-unlock (who, why; published from the lock service's outbox, ADR
+   * 0020) or an expired lease. Key: tenant/workspace.
    */
   public static final String LOCK_EVENTS = "stagecraft.lock-events";
 
@@ -51,6 +53,25 @@ public final class Topics {
    * dispatch means an executor took it (ran it, or declined it: too old, run canceled).
    */
   public static final String EXECUTORS_GROUP = "executors";
+
+  /**
+   * Prefix of each executor instance's own consumer group on {@link #CONTROL} ({@code
+   * executors-control-<executor id>-<random>}): every instance reads every cancel.
+   */
+  public static final String EXECUTOR_CONTROL_GROUP_PREFIX = EXECUTORS_GROUP + "-control-";
+
+  /** The state service's consumer group on {@link #ACTION_EVENTS}. */
+  public static final String STATE_GROUP = "state-service";
+
+  /**
+   * Prefix of each planner instance's own listener groups ({@code planner-<instance id>-<random>-…}
+   * on {@link #STATE_EVENTS}, {@link #ACTION_EVENTS}, {@link #LOCK_EVENTS}), read from the latest
+   * offset, never committed (docs/adr/0028).
+   */
+  public static final String PLANNER_GROUP_PREFIX = "planner-";
+
+  /** The planners' shared consumer group on {@link #RUN_REQUESTS}. */
+  public static final String RUN_REQUESTS_GROUP = "stagecraft-planner-run-requests";
 
   public static final List<String> ALL =
       List.of(

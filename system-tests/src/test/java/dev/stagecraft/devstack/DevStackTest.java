@@ -92,6 +92,7 @@ class DevStackTest {
       for (StackService s : StackService.values()) {
         assertThat(data.resolve("logs").resolve(s.artifactId() + ".log")).isNotEmptyFile();
       }
+      assertEachServiceHasOnlyItsOwnKafkaCredentials(stack, data);
     }
     await()
         .atMost(Duration.ofSeconds(30))
@@ -104,6 +105,40 @@ class DevStackTest {
                                 .isEmpty()));
     assertThat(data.resolve("stack.json")).doesNotExist();
     assertThat(home.resolve("dev-stack.json")).doesNotExist();
+  }
+
+  /**
+   * Every service process was given its own Kafka principal's password, and no other principal's
+   * (read from the process's initial environment, /proc/PID/environ).
+   */
+  private static void assertEachServiceHasOnlyItsOwnKafkaCredentials(DevStack stack, Path data)
+      throws Exception {
+    DevStackLayout layout = new DevStackLayout(data);
+    java.util.Map<String, String> passwords = new java.util.HashMap<>();
+    for (StackPrincipal p : StackPrincipal.values()) {
+      passwords.put(p.user(), Files.readString(layout.kafkaPasswordFile(p.user())).strip());
+    }
+    passwords.put("broker", Files.readString(layout.kafkaPasswordFile("broker")).strip());
+    for (StackService s : StackService.values()) {
+      String own = StackPrincipal.of(s).user();
+      String environ =
+          Files.readString(Path.of("/proc", Long.toString(stack.pid(s).orElseThrow()), "environ"));
+      List<String> variables = List.of(environ.split("\0"));
+      assertThat(variables)
+          .as(s.key())
+          .contains(
+              "STAGECRAFT_KAFKA=" + stack.info().kafka(),
+              "STAGECRAFT_KAFKA_USERNAME=" + own,
+              "STAGECRAFT_KAFKA_PASSWORD=" + passwords.get(own));
+      passwords.forEach(
+          (user, password) -> {
+            if (!user.equals(own)) {
+              assertThat(environ)
+                  .as(s.key() + " has the password of " + user)
+                  .doesNotContain(password);
+            }
+          });
+    }
   }
 
   @Test

@@ -42,11 +42,11 @@ import org.junit.jupiter.api.Test;
 /**
  * Chat-ops end to end on the real stack: a CloudEvent posted with Kafka's own console producer
  * ({@code org.apache.kafka.tools.ConsoleProducer} from the Kafka distribution's {@code kafka-tools}
- * artifact, run as a separate JVM with only Kafka's jars) makes a run whose transitions arrive in
- * order on {@code stagecraft.run-events}; the same event twice makes one run; a malformed or
- * wrongly signed one lands in the dead-letter topic with its reason and the next good one still
- * runs. Plus the webhook: a good signature runs, a bad one or an old timestamp gets 401 and runs
- * nothing.
+ * artifact, run as a separate JVM with only Kafka's jars, with the bot principal's {@code
+ * trigger.properties} as the dev stack writes it) makes a run whose transitions arrive in order on
+ * {@code stagecraft.run-events}; the same event twice makes one run; a malformed or wrongly signed
+ * one lands in the dead-letter topic with its reason and the next good one still runs. Plus the
+ * webhook: a good signature runs, a bad one or an old timestamp gets 401 and runs nothing.
  */
 class ChatOpsTriggerTest {
   static final List<String> ORDER =
@@ -74,8 +74,8 @@ class ChatOpsTriggerTest {
     JsonNode json = EventCodec.mapper().readTree(issued.body());
     tenant = json.get("tenant").asText();
     secret = json.get("secret").asText();
-    Properties p = new Properties();
-    p.put("bootstrap.servers", stack.stack().info().kafka());
+    // the administrator: a bot (principal trigger) reads run-events, not the dead letters
+    Properties p = stack.kafka("admin");
     p.put("group.id", "chatops-test-" + UUID.randomUUID());
     p.put("auto.offset.reset", "earliest");
     consumer = new KafkaConsumer<>(p, new StringDeserializer(), new ByteArrayDeserializer());
@@ -190,6 +190,9 @@ class ChatOpsTriggerTest {
                 "org.apache.kafka.tools.ConsoleProducer",
                 "--bootstrap-server",
                 stack.stack().info().kafka(),
+                // a bot's credentials, as docs/chatops.md tells a bot owner to use them
+                "--command-config",
+                stack.stack().layout().kafkaClientPropertiesFile("trigger").toString(),
                 "--topic",
                 Topics.RUN_REQUESTS,
                 "--reader-property",
@@ -516,8 +519,7 @@ class ChatOpsTriggerTest {
 
   /** Sends {@code body} to the trigger topic, signed now with the tenant's secret. */
   static void produceSigned(String body) throws Exception {
-    Properties p = new Properties();
-    p.put("bootstrap.servers", stack.stack().info().kafka());
+    Properties p = stack.kafka("trigger"); // a bot's principal
     try (var producer =
         new org.apache.kafka.clients.producer.KafkaProducer<String, String>(
             p,

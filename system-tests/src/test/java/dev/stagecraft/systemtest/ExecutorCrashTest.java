@@ -77,7 +77,7 @@ class ExecutorCrashTest {
         .until(() -> orphans.stream().noneMatch(ProcessHandle::isAlive));
 
     try (ExecutorProcess restarted = ExecutorProcess.start(stack, "restarted-executor", SETTINGS);
-        Admin admin = Admin.create(Map.of("bootstrap.servers", stack.stack().info().kafka()))) {
+        Admin admin = Admin.create(stack.kafka("admin"))) {
       CliResult failed = apply.get(120, TimeUnit.SECONDS);
       assertThat(failed.exitCode()).as(failed.all()).isEqualTo(1);
       assertThat(failed.all())
@@ -149,7 +149,7 @@ class ExecutorCrashTest {
     Path dir = stack.configDir("kill-one", config.toString());
     try (ExecutorProcess victim = ExecutorProcess.start(stack, "victim-executor", SETTINGS);
         ExecutorProcess survivor = ExecutorProcess.start(stack, "survivor-executor", SETTINGS);
-        Admin admin = Admin.create(Map.of("bootstrap.servers", stack.stack().info().kafka()));
+        Admin admin = Admin.create(stack.kafka("admin"));
         StartedActions started = new StartedActions(stack, "kill-one")) {
       await()
           .atMost(Duration.ofSeconds(120))

@@ -45,7 +45,7 @@ final class ExecutorProcess implements AutoCloseable {
     builder.environment().keySet().removeIf(k -> k.startsWith("STAGECRAFT_"));
     Map<String, String> env = new HashMap<>(settings);
     env.put("STAGECRAFT_PORT", "0");
-    env.put("STAGECRAFT_KAFKA", stack.stack().info().kafka());
+    env.putAll(stack.stack().kafkaEnv(dev.stagecraft.devstack.StackService.EXECUTOR));
     env.put("STAGECRAFT_INSTANCE_ID", instanceId);
     env.putIfAbsent("STAGECRAFT_EXECUTOR_SANDBOX_SHARED_PATHS", stack.shared.toString());
     Path keys = new DevStackLayout(stack.dataDir).secretsKeysFile();

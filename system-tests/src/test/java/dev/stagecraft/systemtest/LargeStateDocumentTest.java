@@ -78,7 +78,7 @@ class LargeStateDocumentTest {
     builder.environment().keySet().removeIf(k -> k.startsWith("STAGECRAFT_"));
     Map<String, String> env = new HashMap<>();
     env.put("STAGECRAFT_PORT", Integer.toString(port));
-    env.put("STAGECRAFT_KAFKA", stack.stack().info().kafka());
+    env.putAll(stack.stack().kafkaEnv(StackService.STATE));
     env.putAll(StackCredentials.read(new DevStackLayout(stack.dataDir)).env(StackService.STATE));
     env.put("STAGECRAFT_INSTANCE_ID", "state-large-documents");
     env.put("STAGECRAFT_DB_URL", stack.stack().info().postgres());

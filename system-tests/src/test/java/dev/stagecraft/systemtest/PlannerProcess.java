@@ -58,7 +58,7 @@ final class PlannerProcess implements AutoCloseable {
     builder.environment().keySet().removeIf(k -> k.startsWith("STAGECRAFT_"));
     Map<String, String> env = new HashMap<>(settings);
     env.put("STAGECRAFT_PORT", Integer.toString(port));
-    env.put("STAGECRAFT_KAFKA", info.kafka());
+    env.putAll(stack.stack().kafkaEnv(StackService.PLANNER));
     env.putAll(StackCredentials.read(layout).env(StackService.PLANNER));
     env.put("STAGECRAFT_INSTANCE_ID", instanceId);
     env.putIfAbsent("STAGECRAFT_PLANNER_ADVERTISED_URL", "http://127.0.0.1:" + port);

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.stagecraft.platform.kafka.KafkaSettings;
 import dev.stagecraft.schemas.EventCodec;
 import dev.stagecraft.systemtest.SharedStack.CliResult;
 import java.net.URI;
@@ -31,7 +30,6 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
@@ -315,16 +313,17 @@ class RedactionScanTest {
   private static List<String> allKafkaRecords() throws Exception {
     String bootstrap = stack.stack().info().kafka();
     Set<String> topics;
-    Properties adminProps = new Properties();
-    adminProps.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-    try (Admin admin = Admin.create(adminProps)) {
+    // the administrator sees and reads every topic
+    try (Admin admin = Admin.create(stack.kafka("admin"))) {
       topics = admin.listTopics().names().get();
     }
     List<String> ours = topics.stream().filter(t -> t.startsWith("stagecraft.")).toList();
     assertThat(ours).contains("stagecraft.actions", "stagecraft.dead-letter");
     List<String> out = new ArrayList<>();
     Properties props =
-        new KafkaSettings(bootstrap)
+        stack
+            .stack()
+            .kafkaSettings("admin")
             .consumer("redaction-scan-" + UUID.randomUUID(), "redaction-scan", "earliest");
     props.put("isolation.level", "read_uncommitted");
     try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(props)) {

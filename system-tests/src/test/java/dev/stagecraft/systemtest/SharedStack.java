@@ -129,6 +129,14 @@ final class SharedStack {
     return stack.info().planner();
   }
 
+  /**
+   * Kafka client properties of a principal of the stack's broker ({@code "admin"} reads and
+   * inspects anything; {@code "trigger"} is a bot's): bootstrap servers and SASL settings.
+   */
+  java.util.Properties kafka(String principal) {
+    return stack.kafkaClientProperties(principal);
+  }
+
   String token() {
     return stack.credentials().orElseThrow().token();
   }

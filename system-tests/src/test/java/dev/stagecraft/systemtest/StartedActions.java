@@ -26,8 +26,7 @@ final class StartedActions implements AutoCloseable {
   private final Thread poller;
 
   StartedActions(SharedStack stack, String workspace) {
-    Properties p = new Properties();
-    p.put("bootstrap.servers", stack.stack().info().kafka());
+    Properties p = stack.kafka("admin");
     p.put("group.id", "started-actions-" + UUID.randomUUID());
     p.put("auto.offset.reset", "earliest");
     consumer = new KafkaConsumer<>(p, new StringDeserializer(), new ByteArrayDeserializer());

@@ -457,8 +457,7 @@ class TerraformHttpBackendConformanceTest {
 
   /** The force-unlock event for {@code lockId}, validated against its JSON Schema. */
   static JsonNode awaitLockEvent(String ws, String lockId) throws Exception {
-    Properties p = new Properties();
-    p.put("bootstrap.servers", stack.stack().info().kafka());
+    Properties p = stack.kafka("admin"); // an auditor's view of lock-events
     p.put("group.id", "tf-conformance-" + UUID.randomUUID());
     p.put("auto.offset.reset", "earliest");
     EventSchemaValidator validator = new EventSchemaValidator();

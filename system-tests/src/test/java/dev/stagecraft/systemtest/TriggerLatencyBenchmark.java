@@ -541,8 +541,7 @@ public final class TriggerLatencyBenchmark {
       Map<String, Seen> seen,
       AtomicBoolean stop,
       CompletableFuture<Void> ready) {
-    Properties p = new Properties();
-    p.put("bootstrap.servers", stack.stack().info().kafka());
+    Properties p = stack.kafka("admin"); // reads action-events and run-events
     p.put("enable.auto.commit", "false");
     // the broker answers a waiting fetch as soon as a record arrives: a short fetch.max.wait.ms
     // only makes this consumer ask again every few milliseconds while it waits, work that
@@ -630,7 +629,7 @@ public final class TriggerLatencyBenchmark {
         httpRt.add(t1 - t0);
       }
     }
-    List<Long> kafkaRt = kafkaRoundTrips(stack.stack().info().kafka(), n);
+    List<Long> kafkaRt = kafkaRoundTrips(stack, n);
     List<Long> pg = new ArrayList<>();
     try (Connection c =
         DriverManager.getConnection(stack.stack().info().postgres(), "postgres", "postgres")) {
@@ -662,19 +661,16 @@ public final class TriggerLatencyBenchmark {
     return new Floor(httpRt, kafkaRt, pg, fork);
   }
 
-  private static List<Long> kafkaRoundTrips(String bootstrap, int n) throws Exception {
+  private static List<Long> kafkaRoundTrips(SharedStack stack, int n) throws Exception {
     String topic = "stagecraft-bench-floor-" + UUID.randomUUID().toString().substring(0, 8);
-    Properties admin = new Properties();
-    admin.put("bootstrap.servers", bootstrap);
-    try (Admin a = Admin.create(admin)) {
+    // the administrator creates the topic and writes and reads it (authenticated once per client)
+    try (Admin a = Admin.create(stack.kafka("admin"))) {
       a.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get(30, TimeUnit.SECONDS);
     }
-    Properties pp = new Properties();
-    pp.put("bootstrap.servers", bootstrap);
+    Properties pp = stack.kafka("admin");
     pp.put("acks", "all");
     pp.put("linger.ms", "0");
-    Properties cp = new Properties();
-    cp.put("bootstrap.servers", bootstrap);
+    Properties cp = stack.kafka("admin");
     cp.put("enable.auto.commit", "false");
     cp.put("fetch.max.wait.ms", "500"); // answered on arrival, as the observer's
     List<Long> rt = new ArrayList<>();
@@ -703,7 +699,7 @@ public final class TriggerLatencyBenchmark {
         }
       }
     }
-    try (Admin a = Admin.create(admin)) {
+    try (Admin a = Admin.create(stack.kafka("admin"))) {
       a.deleteTopics(List.of(topic)).all().get(30, TimeUnit.SECONDS);
     }
     return rt;

@@ -32,10 +32,9 @@ class TwoExecutorsTest {
   @Test
   void independentActionsOfOneRunAreSharedByTwoExecutorProcesses() throws Exception {
     SharedStack stack = SharedStack.get();
-    String kafka = stack.stack().info().kafka();
     // with the stack's keyring: dispatches are sealed
     ExecutorProcess second = ExecutorProcess.start(stack, "second-executor", Map.of());
-    try (Admin admin = Admin.create(Map.of("bootstrap.servers", kafka))) {
+    try (Admin admin = Admin.create(stack.kafka("admin"))) {
       await()
           .atMost(Duration.ofSeconds(90))
           .pollInterval(Duration.ofMillis(200))
@@ -71,8 +70,7 @@ class TwoExecutorsTest {
       assertThat(result.out()).contains("Resources: 40 added");
 
       Set<String> executors = new HashSet<>();
-      Properties p = new Properties();
-      p.put("bootstrap.servers", kafka);
+      Properties p = stack.kafka("admin");
       p.put("group.id", "two-executors-" + UUID.randomUUID());
       p.put("auto.offset.reset", "earliest");
       try (KafkaConsumer<String, byte[]> consumer =

@@ -64,6 +64,9 @@ public final class ExecutorBootstrap implements AutoCloseable {
 
   ExecutorBootstrap(
       @Value("${stagecraft.kafka}") String bootstrapServers,
+      @Value("${stagecraft.kafka-username:}") String kafkaUsername,
+      @Value("${stagecraft.kafka-password:}") String kafkaPassword,
+      @Value("${stagecraft.kafka-security-protocol:}") String kafkaSecurityProtocol,
       @Value("${stagecraft.instance-id:}") String instanceId,
       @Value("${stagecraft.executor.concurrency:16}") int concurrency,
       @Value("${stagecraft.executor.shutdown-grace:30s}") Duration shutdownGrace,
@@ -80,7 +83,8 @@ public final class ExecutorBootstrap implements AutoCloseable {
       throw new IllegalArgumentException(
           "STAGECRAFT_EXECUTOR_CONCURRENCY must be at least 1, got " + concurrency);
     }
-    this.settings = new KafkaSettings(bootstrapServers);
+    this.settings =
+        KafkaSettings.of(bootstrapServers, kafkaUsername, kafkaPassword, kafkaSecurityProtocol);
     this.executorId =
         instanceId == null || instanceId.isBlank()
             ? "executor-"
@@ -108,7 +112,13 @@ public final class ExecutorBootstrap implements AutoCloseable {
 
   @PostConstruct
   void start() {
-    TopicBootstrap.ensureTopics(settings, 4, (short) 1);
+    // only the topics it uses: the executor's principal may see no others (docs/operations.md)
+    TopicBootstrap.ensureTopics(
+        settings,
+        List.of(
+            Topics.ACTIONS, Topics.CONTROL, Topics.ACTION_EVENTS, EventConsumer.DEAD_LETTER_TOPIC),
+        4,
+        (short) 1);
     publisher = new EventPublisher(settings, executorId);
     handler =
         new DispatchedActionHandler(
@@ -137,7 +147,10 @@ public final class ExecutorBootstrap implements AutoCloseable {
     control =
         new EventConsumer(
                 settings,
-                GROUP + "-control-" + executorId + "-" + java.util.UUID.randomUUID(),
+                Topics.EXECUTOR_CONTROL_GROUP_PREFIX
+                    + executorId
+                    + "-"
+                    + java.util.UUID.randomUUID(),
                 executorId + "-control",
                 "latest",
                 List.of(Topics.CONTROL),

@@ -49,10 +49,16 @@ public final class LeaseExpirySweeper {
   public LeaseExpirySweeper(
       LockService locks,
       LockStore store,
-      @Value("${stagecraft.kafka-bootstrap:}") String bootstrap) {
+      @Value("${stagecraft.kafka-bootstrap:}") String bootstrap,
+      @Value("${stagecraft.kafka-username:}") String kafkaUsername,
+      @Value("${stagecraft.kafka-password:}") String kafkaPassword,
+      @Value("${stagecraft.kafka-security-protocol:}") String kafkaSecurityProtocol) {
     this.locks = locks;
     this.store = store;
-    this.kafka = bootstrap == null || bootstrap.isBlank() ? null : new KafkaSettings(bootstrap);
+    this.kafka =
+        bootstrap == null || bootstrap.isBlank()
+            ? null
+            : KafkaSettings.of(bootstrap, kafkaUsername, kafkaPassword, kafkaSecurityProtocol);
   }
 
   @Scheduled(

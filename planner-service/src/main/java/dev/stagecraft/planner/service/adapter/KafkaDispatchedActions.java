@@ -21,7 +21,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
@@ -147,9 +146,7 @@ final class KafkaDispatchedActions implements DispatchedActions {
    * docs/adr/0056).
    */
   private Map<TopicPartition, Long> executorsCommitted() {
-    try (Admin admin =
-        Admin.create(
-            Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers()))) {
+    try (Admin admin = Admin.create(kafka.client())) {
       Map<TopicPartition, OffsetAndMetadata> offsets =
           admin
               .listConsumerGroupOffsets(Topics.EXECUTORS_GROUP)

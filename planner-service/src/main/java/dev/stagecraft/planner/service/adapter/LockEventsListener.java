@@ -45,7 +45,7 @@ public final class LockEventsListener {
     EventConsumer consumer =
         new EventConsumer(
                 kafka,
-                "planner-" + instanceId + "-" + UUID.randomUUID() + "-locks",
+                Topics.PLANNER_GROUP_PREFIX + instanceId + "-" + UUID.randomUUID() + "-locks",
                 instanceId + "-locks",
                 "latest",
                 List.of(Topics.LOCK_EVENTS),

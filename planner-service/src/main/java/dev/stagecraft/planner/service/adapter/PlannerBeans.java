@@ -50,13 +50,18 @@ public class PlannerBeans {
 
   @Singleton
   KafkaSettings kafkaSettings(PlannerSettings settings) {
-    return new KafkaSettings(settings.getKafka());
+    return KafkaSettings.of(
+        settings.getKafka(),
+        settings.getKafkaUsername(),
+        settings.getKafkaPassword(),
+        settings.getKafkaSecurityProtocol());
   }
 
   @Singleton
   @Bean(preDestroy = "close")
   EventPublisher eventPublisher(KafkaSettings kafka, PlannerSettings settings) {
-    TopicBootstrap.ensureTopics(kafka, 4, (short) 1);
+    // the planner uses every topic; it creates none on a secured broker (docs/operations.md)
+    TopicBootstrap.ensureTopics(kafka, TopicBootstrap.allTopics(), 4, (short) 1);
     return new EventPublisher(kafka, settings.getInstanceId());
   }
 
@@ -231,7 +236,8 @@ public class PlannerBeans {
       // every planner instance sees every outcome and keeps those of its own runs; the groups are
       // this process's own and start at the latest offset, so they commit no offsets (a commit
       // per batch would be a broker round trip on the poll thread before the next event)
-      String group = "planner-" + settings.getInstanceId() + "-" + UUID.randomUUID();
+      String group =
+          Topics.PLANNER_GROUP_PREFIX + settings.getInstanceId() + "-" + UUID.randomUUID();
       this.stateEvents =
           new EventConsumer(
                   kafka,

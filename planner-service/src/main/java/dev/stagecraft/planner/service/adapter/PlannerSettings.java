@@ -6,6 +6,9 @@ import io.micronaut.context.annotation.ConfigurationProperties;
 @ConfigurationProperties("stagecraft")
 public final class PlannerSettings {
   private String kafka;
+  private String kafkaUsername;
+  private String kafkaPassword;
+  private String kafkaSecurityProtocol;
   private String stateUrl;
   private String lockUrl;
   private String publicStateUrl;
@@ -19,6 +22,31 @@ public final class PlannerSettings {
 
   public void setKafka(String kafka) {
     this.kafka = kafka;
+  }
+
+  /** The planner's Kafka principal ({@code STAGECRAFT_KAFKA_USERNAME}); empty: none. */
+  public String getKafkaUsername() {
+    return kafkaUsername;
+  }
+
+  public void setKafkaUsername(String kafkaUsername) {
+    this.kafkaUsername = kafkaUsername;
+  }
+
+  public String getKafkaPassword() {
+    return kafkaPassword;
+  }
+
+  public void setKafkaPassword(String kafkaPassword) {
+    this.kafkaPassword = kafkaPassword;
+  }
+
+  public String getKafkaSecurityProtocol() {
+    return kafkaSecurityProtocol;
+  }
+
+  public void setKafkaSecurityProtocol(String kafkaSecurityProtocol) {
+    this.kafkaSecurityProtocol = kafkaSecurityProtocol;
   }
 
   public String getStateUrl() {

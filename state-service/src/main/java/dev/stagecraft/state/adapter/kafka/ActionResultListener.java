@@ -18,6 +18,7 @@ import io.micronaut.context.annotation.Requires;
 import io.micronaut.context.annotation.Value;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.PreDestroy;
+import jakarta.inject.Inject;
 import java.nio.charset.StandardCharsets;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -60,7 +61,7 @@ import org.slf4j.LoggerFactory;
 @Context
 @Requires(property = "stagecraft.kafka.enabled", notEquals = "false")
 public final class ActionResultListener {
-  static final String GROUP = "state-service";
+  static final String GROUP = Topics.STATE_GROUP;
   private static final Logger LOG = LoggerFactory.getLogger(ActionResultListener.class);
 
   private final StateStore store;
@@ -79,20 +80,39 @@ public final class ActionResultListener {
   /** Sent since the last offset commit; touched only on the consumer thread. */
   private final List<Sent> unacknowledged = new ArrayList<>();
 
+  @Inject
   public ActionResultListener(
       StateStore store,
       @Value("${stagecraft.kafka-bootstrap}") String bootstrap,
+      @Value("${stagecraft.kafka-username:}") String kafkaUsername,
+      @Value("${stagecraft.kafka-password:}") String kafkaPassword,
+      @Value("${stagecraft.kafka-security-protocol:}") String kafkaSecurityProtocol,
       @Value("${stagecraft.instance-id:state-1}") String instanceId,
       @Value("${stagecraft.state.offset-commit-interval:1s}") Duration commitInterval) {
+    this(
+        store,
+        KafkaSettings.of(bootstrap, kafkaUsername, kafkaPassword, kafkaSecurityProtocol),
+        instanceId,
+        commitInterval);
+  }
+
+  /** A listener whose clients use {@code settings} (its principal, if any). */
+  public ActionResultListener(
+      StateStore store, KafkaSettings settings, String instanceId, Duration commitInterval) {
     this.store = store;
-    this.settings = new KafkaSettings(bootstrap);
+    this.settings = settings;
     this.instanceId = instanceId;
     this.commitInterval = commitInterval;
   }
 
   @PostConstruct
   void start() {
-    TopicBootstrap.ensureTopics(settings, 4, (short) 1);
+    // only the topics it uses: the state service's principal may see no others
+    TopicBootstrap.ensureTopics(
+        settings,
+        List.of(Topics.ACTION_EVENTS, Topics.STATE_EVENTS, EventConsumer.DEAD_LETTER_TOPIC),
+        4,
+        (short) 1);
     publisher = new EventPublisher(settings, instanceId + "-state-recorded");
     consumer =
         new EventConsumer(

@@ -77,7 +77,7 @@ class ActionResultListenerFailureTest {
     listener =
         new ActionResultListener(
             new StateStore(dataSource, Clock.systemUTC()),
-            kafka.bootstrapServers(),
+            new KafkaSettings(kafka.bootstrapServers()),
             "state-failures",
             Duration.ofSeconds(1));
     listener.start();

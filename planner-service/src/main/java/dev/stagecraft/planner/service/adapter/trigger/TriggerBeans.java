@@ -110,7 +110,7 @@ public class TriggerBeans {
    */
   @Context
   static final class RunRequestListener {
-    static final String GROUP = "stagecraft-planner-run-requests";
+    static final String GROUP = Topics.RUN_REQUESTS_GROUP;
     private final EventConsumer consumer;
 
     RunRequestListener(
