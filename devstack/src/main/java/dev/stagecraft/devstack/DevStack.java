@@ -140,6 +140,15 @@ public final class DevStack implements AutoCloseable {
     watchForUnexpectedExits();
   }
 
+  /**
+   * A connection to the stack's database as the services' user (the embedded server requires its
+   * password, {@link EmbeddedPostgresServer}): for tests and tools that inspect the records.
+   */
+  public java.sql.Connection openDatabase() throws java.sql.SQLException {
+    return java.sql.DriverManager.getConnection(
+        database.url(), database.user(), database.password());
+  }
+
   public StackInfo info() {
     return info;
   }

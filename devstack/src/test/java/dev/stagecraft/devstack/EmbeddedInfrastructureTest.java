@@ -1,6 +1,7 @@
 package dev.stagecraft.devstack;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -70,6 +71,35 @@ class EmbeddedInfrastructureTest {
         ResultSet rs = c.createStatement().executeQuery("select v from kept")) {
       assertThat(rs.next()).isTrue();
       assertThat(rs.getString(1)).isEqualTo("still here");
+    }
+  }
+
+  @Test
+  void postgresAnswersNobodyWithoutItsGeneratedPasswordAndKeepsItAcrossARestart() throws Exception {
+    Path dir = Files.createTempDirectory("pg").resolve("data");
+    String password;
+    try (EmbeddedPostgresServer pg = EmbeddedPostgresServer.start(dir, 0)) {
+      password = pg.password();
+      assertThat(password).hasSize(64).isNotEqualTo("postgres");
+      assertThat(Files.readString(dir.resolveSibling("postgres-password")).strip())
+          .isEqualTo(password);
+      assertThat(Files.getPosixFilePermissions(dir.resolveSibling("postgres-password")))
+          .containsExactlyInAnyOrder(
+              java.nio.file.attribute.PosixFilePermission.OWNER_READ,
+              java.nio.file.attribute.PosixFilePermission.OWNER_WRITE);
+      for (String guess : new String[] {"postgres", "wrong"}) {
+        assertThatThrownBy(() -> DriverManager.getConnection(pg.jdbcUrl(), pg.user(), guess))
+            .hasMessageContaining("password authentication failed");
+      }
+      assertThatThrownBy(() -> DriverManager.getConnection(pg.jdbcUrl(), pg.user(), ""))
+          .hasMessageContaining("requested SCRAM-based authentication");
+    }
+    try (EmbeddedPostgresServer pg = EmbeddedPostgresServer.start(dir, 0);
+        Connection c = DriverManager.getConnection(pg.jdbcUrl(), pg.user(), password)) {
+      assertThat(pg.password()).isEqualTo(password);
+      assertThat(c.isValid(5)).isTrue();
+      assertThatThrownBy(() -> DriverManager.getConnection(pg.jdbcUrl(), pg.user(), "postgres"))
+          .hasMessageContaining("password authentication failed");
     }
   }
 }

@@ -162,7 +162,7 @@ class DevStackTest {
     String secretsKeys;
     String devToken;
     try (DevStack stack = DevStack.start(SystemTestRepo.options(data, home));
-        Connection c = connect(stack.info().postgres())) {
+        Connection c = stack.openDatabase()) {
       c.createStatement().execute("create table devstack_marker(v text)");
       c.createStatement().execute("insert into devstack_marker values ('kept')");
       clusterId = clusterId(data);
@@ -173,10 +173,17 @@ class DevStackTest {
       devToken = stack.credentials().map(DevCredentials::token).orElse(null);
     }
     try (DevStack stack = DevStack.start(SystemTestRepo.options(data, home));
-        Connection c = connect(stack.info().postgres());
+        Connection c = stack.openDatabase();
         ResultSet rs = c.createStatement().executeQuery("select v from devstack_marker")) {
       assertThat(rs.next()).isTrue();
       assertThat(rs.getString(1)).isEqualTo("kept");
+      // the database answers nobody without its password (a guessed one, or none)
+      for (String guess : new String[] {"postgres", "guess"}) {
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                () -> DriverManager.getConnection(stack.info().postgres(), "postgres", guess))
+            .isInstanceOf(java.sql.SQLException.class)
+            .hasMessageContaining("password");
+      }
       assertThat(clusterId(data)).isEqualTo(clusterId);
       for (ServiceRole role : ServiceRole.values()) {
         assertThat(Files.readString(stack.layout().serviceTokenFile(role)))
@@ -186,10 +193,6 @@ class DevStackTest {
       // Once the state service issues tokens, the kept one must still be the dev tenant's token.
       assertThat(stack.credentials().map(DevCredentials::token).orElse(null)).isEqualTo(devToken);
     }
-  }
-
-  private static Connection connect(String jdbcUrl) throws Exception {
-    return DriverManager.getConnection(jdbcUrl, "postgres", "postgres");
   }
 
   /**

@@ -292,9 +292,7 @@ class LargeStateDocumentTest {
   }
 
   private static long count(String sql, String workspace) throws Exception {
-    try (java.sql.Connection c =
-            java.sql.DriverManager.getConnection(
-                stack.stack().info().postgres(), "postgres", "postgres");
+    try (java.sql.Connection c = stack.stack().openDatabase();
         java.sql.PreparedStatement ps = c.prepareStatement(sql)) {
       ps.setString(1, workspace);
       try (java.sql.ResultSet rs = ps.executeQuery()) {

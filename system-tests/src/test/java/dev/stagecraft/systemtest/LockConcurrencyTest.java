@@ -10,7 +10,6 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.time.Duration;
@@ -403,7 +402,7 @@ class LockConcurrencyTest {
   }
 
   private static Connection database() throws Exception {
-    return DriverManager.getConnection(stack.stack().info().postgres(), "postgres", "postgres");
+    return stack.stack().openDatabase();
   }
 
   static HttpResponse<String> send(

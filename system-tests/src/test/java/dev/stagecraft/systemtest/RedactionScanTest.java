@@ -15,7 +15,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
@@ -366,8 +365,7 @@ class RedactionScanTest {
   /** Every row of every table outside PostgreSQL's own schemas, as text. */
   private static String databaseRows() throws Exception {
     StringBuilder all = new StringBuilder();
-    try (Connection c =
-            DriverManager.getConnection(stack.stack().info().postgres(), "postgres", "postgres");
+    try (Connection c = stack.stack().openDatabase();
         Statement s = c.createStatement()) {
       List<String> tables = new ArrayList<>();
       try (ResultSet rs =

@@ -9,7 +9,6 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.util.Map;
 import java.util.UUID;
@@ -48,8 +47,7 @@ class SealedConfigurationVersionHttpTest {
         .isEqualTo(200);
 
     // the row now names a key this planner does not hold (a retired key)
-    try (Connection c =
-            DriverManager.getConnection(stack.stack().info().postgres(), "postgres", "postgres");
+    try (Connection c = stack.stack().openDatabase();
         PreparedStatement ps =
             c.prepareStatement(
                 "UPDATE planner.configuration_versions"

@@ -11,7 +11,6 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -631,8 +630,7 @@ public final class TriggerLatencyBenchmark {
     }
     List<Long> kafkaRt = kafkaRoundTrips(stack, n);
     List<Long> pg = new ArrayList<>();
-    try (Connection c =
-        DriverManager.getConnection(stack.stack().info().postgres(), "postgres", "postgres")) {
+    try (Connection c = stack.stack().openDatabase()) {
       c.createStatement()
           .execute("CREATE TABLE IF NOT EXISTS bench_latency_floor (id bigint, at timestamptz)");
       try (PreparedStatement insert =
