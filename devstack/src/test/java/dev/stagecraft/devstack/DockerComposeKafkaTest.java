@@ -231,10 +231,11 @@ class DockerComposeKafkaTest {
     Path tmpDir = Files.createDirectories(root.resolve(tmp));
     UnaryOperator<String> local =
         s ->
-            s.replace("$$", "$")
+            // /tmp/ first: the paths put in below may themselves lie under /tmp
+            s.replace("/tmp/", tmpDir + "/")
+                .replace("$$", "$")
                 .replace("/opt/kafka/bin", bin.toString())
                 .replace("/var/lib/kafka/data", root.resolve("data").toString())
-                .replace("/tmp/", tmpDir + "/")
                 .replace("kafka:9092", "127.0.0.1:" + clientPort)
                 .replace("localhost:9092", "127.0.0.1:" + clientPort)
                 .replace("kafka:9093", "127.0.0.1:" + controllerPort)
