@@ -292,7 +292,7 @@ public final class ExecutorBenchmark {
         List.of());
   }
 
-  private static void check(int exit, String what) {
+  static void check(int exit, String what) {
     if (exit != 0) {
       throw new IllegalStateException(what + ": `true` exited " + exit);
     }
