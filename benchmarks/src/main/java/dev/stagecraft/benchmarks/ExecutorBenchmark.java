@@ -104,7 +104,7 @@ public final class ExecutorBenchmark {
     return sorted[Math.max(0, Math.min(sorted.length - 1, rank - 1))];
   }
 
-  private static String row(String name, Stats s, int n) {
+  static String row(String name, Stats s, int n) {
     return String.format(
         Locale.ROOT,
         "| %s | %.0f ms | %.0f ms | %.2f ms |",

@@ -82,11 +82,15 @@ public final class SandboxBenchmark {
         actions);
     OUT.println("| | median | p90 | per action (median) |");
     OUT.println("|---|---|---|---|");
-    OUT.println(row("`/bin/sh -c true` started directly (floor)", floor, actions));
-    OUT.println(row("local-exec `true`, unsandboxed", unsandboxed, actions));
-    OUT.println(row("local-exec `true`, sandboxed", sandboxed, actions));
-    OUT.println(row("two local-exec `true` steps in one action, sandboxed", twoSteps, actions));
-    OUT.println(row("the sandbox's setup and removal per action alone", setup, actions));
+    OUT.println(
+        ExecutorBenchmark.row("`/bin/sh -c true` started directly (floor)", floor, actions));
+    OUT.println(ExecutorBenchmark.row("local-exec `true`, unsandboxed", unsandboxed, actions));
+    OUT.println(ExecutorBenchmark.row("local-exec `true`, sandboxed", sandboxed, actions));
+    OUT.println(
+        ExecutorBenchmark.row(
+            "two local-exec `true` steps in one action, sandboxed", twoSteps, actions));
+    OUT.println(
+        ExecutorBenchmark.row("the sandbox's setup and removal per action alone", setup, actions));
     OUT.printf(
         Locale.ROOT,
         "%nsandboxed / unsandboxed: %.2f× (target ≤ 1.5×); setup per action %.2f ms; each further"
@@ -119,15 +123,5 @@ public final class SandboxBenchmark {
             new ProvisionerStep("local-exec", null, null, "true", null, null, null, true, false)),
         1,
         List.of());
-  }
-
-  private static String row(String name, ExecutorBenchmark.Stats s, int n) {
-    return String.format(
-        Locale.ROOT,
-        "| %s | %.0f ms | %.0f ms | %.2f ms |",
-        name,
-        s.medianMs(),
-        s.p90Ms(),
-        s.medianMs() / n);
   }
 }
