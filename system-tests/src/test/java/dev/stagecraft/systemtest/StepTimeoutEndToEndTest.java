@@ -23,7 +23,7 @@ class StepTimeoutEndToEndTest {
             """
             resource "terraform_data" "x" {
               provisioner "local-exec" {
-                command = "echo started; sleep 30; echo never"
+                command = "echo started; sleep 30; printf 'ne%s' ver"
               }
             }
             """);
