@@ -149,6 +149,21 @@ public final class DevStack implements AutoCloseable {
         database.url(), database.user(), database.password());
   }
 
+  /**
+   * {@code STAGECRAFT_DB_URL}, {@code _USER} and {@code _PASSWORD} of the stack's database, as the
+   * services that own a schema get them: for another instance of such a service started beside the
+   * stack.
+   */
+  public Map<String, String> databaseEnv() {
+    return Map.of(
+        "STAGECRAFT_DB_URL",
+        database.url(),
+        "STAGECRAFT_DB_USER",
+        database.user(),
+        "STAGECRAFT_DB_PASSWORD",
+        database.password());
+  }
+
   public StackInfo info() {
     return info;
   }
@@ -487,9 +502,7 @@ public final class DevStack implements AutoCloseable {
         || service == StackService.LOCK
         || service == StackService.PLANNER) {
       // each owns its own schema in the same server (planner: runs, workspaces, configurations)
-      env.put("STAGECRAFT_DB_URL", database.url());
-      env.put("STAGECRAFT_DB_USER", database.user());
-      env.put("STAGECRAFT_DB_PASSWORD", database.password());
+      env.putAll(databaseEnv());
     }
     if (service == StackService.PLANNER) {
       env.put("STAGECRAFT_STATE_URL", url(ports.get(StackService.STATE)));

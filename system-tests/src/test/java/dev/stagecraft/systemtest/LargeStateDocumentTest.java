@@ -81,9 +81,7 @@ class LargeStateDocumentTest {
     env.putAll(stack.stack().kafkaEnv(StackService.STATE));
     env.putAll(StackCredentials.read(new DevStackLayout(stack.dataDir)).env(StackService.STATE));
     env.put("STAGECRAFT_INSTANCE_ID", "state-large-documents");
-    env.put("STAGECRAFT_DB_URL", stack.stack().info().postgres());
-    env.put("STAGECRAFT_DB_USER", "postgres");
-    env.put("STAGECRAFT_DB_PASSWORD", "postgres");
+    env.putAll(stack.stack().databaseEnv());
     env.put("STAGECRAFT_LOCK_URL", stack.stack().info().lock());
     env.put("STAGECRAFT_STATE_UPLOAD_DIR", dir.resolve("uploads").toString());
     builder.environment().putAll(env);

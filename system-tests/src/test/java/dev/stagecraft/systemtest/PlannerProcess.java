@@ -62,9 +62,7 @@ final class PlannerProcess implements AutoCloseable {
     env.putAll(StackCredentials.read(layout).env(StackService.PLANNER));
     env.put("STAGECRAFT_INSTANCE_ID", instanceId);
     env.putIfAbsent("STAGECRAFT_PLANNER_ADVERTISED_URL", "http://127.0.0.1:" + port);
-    env.put("STAGECRAFT_DB_URL", info.postgres());
-    env.put("STAGECRAFT_DB_USER", "postgres");
-    env.put("STAGECRAFT_DB_PASSWORD", "postgres");
+    env.putAll(stack.stack().databaseEnv());
     env.put("STAGECRAFT_STATE_URL", info.state());
     env.put("STAGECRAFT_LOCK_URL", info.lock());
     env.put("STAGECRAFT_PUBLIC_STATE_URL", info.state());
