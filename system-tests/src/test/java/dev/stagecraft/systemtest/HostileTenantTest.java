@@ -79,7 +79,7 @@ class HostileTenantTest {
     awaitLine(tokenA, runA, "a-ready");
     long victimPid =
         ProcessHandle.allProcesses()
-            .filter(p -> p.info().commandLine().orElse("").contains("sleep 97"))
+            .filter(p -> p.info().commandLine().orElse("").contains("sleep 40"))
             .findFirst()
             .orElseThrow()
             .pid();
@@ -138,7 +138,7 @@ class HostileTenantTest {
         resource "terraform_data" "holder" {
           input = var.secret
           provisioner "local-exec" {
-            command     = "printf '%s' \\"$SECRET\\" > secret.txt; echo a-ready; sleep 97"
+            command     = "printf '%s' \\"$SECRET\\" > secret.txt; echo a-ready; sleep 40"
             environment = { SECRET = var.secret }
           }
         }
@@ -215,7 +215,9 @@ class HostileTenantTest {
       tf.append("  provisioner \"local-exec\" {\n")
           .append("    on_failure = continue\n")
           .append("    command = ")
-          .append(JSON.writeValueAsString("echo '== " + a.getKey() + "'; " + a.getValue()))
+          // one stream, so that every line follows its step's marker
+          .append(
+              JSON.writeValueAsString("exec 2>&1; echo '== " + a.getKey() + "'; " + a.getValue()))
           .append("\n  }\n");
     }
     return tf.append("}\n").toString();
@@ -308,7 +310,9 @@ class HostileTenantTest {
     assertThat(visible).as("processes the sandbox sees").isLessThan(10);
     assertThat(proc)
         .doesNotContain("STAGECRAFT")
-        .doesNotContain("sleep 97")
+        .doesNotContain("sleep 40")
+        .doesNotContain(stack.root.toString()) // not even the executor's working directory's name
+        .doesNotContain(SharedStack.repoRoot().toString())
         .contains("/proc/" + victimPid + "/environ: No such file or directory");
   }
 
@@ -372,6 +376,7 @@ class HostileTenantTest {
     return JSON.readTree(get(token, "/api/v1/runs/" + run).body());
   }
 
+  /** What the run's commands printed (stdout and stderr; not the executor's system lines). */
   static List<String> logLines(String token, String run) throws Exception {
     JsonNode events =
         JSON.readTree(get(token, "/api/v1/runs/" + run + "/events?after=0&wait=0").body());
@@ -380,7 +385,8 @@ class HostileTenantTest {
         .path("events")
         .forEach(
             e -> {
-              if (e.path("kind").asText().equals("log")) {
+              if (e.path("kind").asText().equals("log")
+                  && !e.path("stream").asText().equals("system")) {
                 lines.add(e.path("line").asText());
               }
             });

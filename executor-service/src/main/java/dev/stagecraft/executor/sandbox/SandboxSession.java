@@ -178,7 +178,10 @@ final class SandboxSession implements LocalCommands.Session {
             "3",
             "--"));
     command.addAll(argv); // bwrap takes the command on its command line only
-    ProcessBuilder builder = new ProcessBuilder(command);
+    // started in / with nothing but PATH: bubblewrap's init (pid 1 in the sandbox, whose
+    // environment
+    // the command can read) holds nothing of the executor's, not even its working directory
+    ProcessBuilder builder = new ProcessBuilder(command).directory(new java.io.File("/"));
     builder.environment().clear();
     builder.environment().put("PATH", "/usr/bin:/bin");
     Process process = builder.start();
