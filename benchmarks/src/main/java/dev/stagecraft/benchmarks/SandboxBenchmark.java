@@ -38,6 +38,7 @@ public final class SandboxBenchmark {
     int actions = args.length > 0 ? Integer.parseInt(args[0]) : 200;
     int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 5;
     Path dir = Files.createTempDirectory("bench-sandbox");
+    Files.setAttribute(dir, "unix:mode", 0711); // the sandbox uids pass through to their files
     BubblewrapSandbox sandbox =
         BubblewrapSandbox.create(SandboxSettings.defaults(dir.resolve("sandbox")));
     ActionRunner plain =

@@ -84,6 +84,7 @@ public final class BubblewrapSandbox implements LocalCommands {
     }
     try {
       Files.createDirectories(settings.directory().resolve("sessions"));
+      requireSearchable(settings.directory().resolve("sessions"));
     } catch (IOException e) {
       throw new Unavailable("cannot create " + settings.directory() + ": " + e.getMessage());
     }
@@ -101,6 +102,28 @@ public final class BubblewrapSandbox implements LocalCommands {
   private static final String OPT_OUT =
       ". local-exec commands are refused until it is fixed. A single-tenant installation may run"
           + " them unsandboxed, as the executor itself, with STAGECRAFT_EXECUTOR_SANDBOX=off.";
+
+  /**
+   * Every directory from {@code /} to {@code dir} must let other users pass (mode {@code o+x}):
+   * bubblewrap mounts an action's files as the sandbox's uid.
+   */
+  private static void requireSearchable(Path dir) throws Unavailable, IOException {
+    for (Path p = dir.toAbsolutePath(); p != null; p = p.getParent()) {
+      int mode = (Integer) Files.getAttribute(p, "unix:mode");
+      if ((mode & 01) == 0) {
+        throw new Unavailable(
+            "the sandbox directory "
+                + dir
+                + " lies in "
+                + p
+                + ", which other users cannot enter (mode "
+                + Integer.toOctalString(mode & 07777)
+                + "), so the sandboxes could not reach their files: set"
+                + " STAGECRAFT_EXECUTOR_SANDBOX_DIR to a directory whose parents are searchable"
+                + " (the default is /run/stagecraft/sandbox)");
+      }
+    }
+  }
 
   private static boolean runningAsRoot() {
     try {

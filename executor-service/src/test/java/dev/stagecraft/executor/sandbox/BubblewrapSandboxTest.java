@@ -288,6 +288,21 @@ class BubblewrapSandboxTest {
   }
 
   @Test
+  void aSandboxDirectoryTheSandboxUidsCannotReachIsRefusedNamingTheSetting() throws Exception {
+    Path closed = Files.createTempDirectory("closed"); // 0700: nobody else may enter
+    try {
+      assertThatThrownBy(
+              () -> BubblewrapSandbox.create(SandboxSettings.defaults(closed.resolve("sandbox"))))
+          .isInstanceOf(LocalCommands.Unavailable.class)
+          .hasMessageContaining("lies in " + closed)
+          .hasMessageContaining("mode 700")
+          .hasMessageContaining("STAGECRAFT_EXECUTOR_SANDBOX_DIR");
+    } finally {
+      SandboxTestFiles.deleteTree(closed);
+    }
+  }
+
+  @Test
   void aUidIsLeasedOncePerHostAndTheLeftoversOfADeadHolderAreRemovedBeforeReuse() throws Exception {
     Path dir = directory.resolveSibling(directory.getFileName() + "-one-uid");
     BubblewrapSandbox single =
