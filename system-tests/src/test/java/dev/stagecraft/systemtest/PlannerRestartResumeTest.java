@@ -14,6 +14,8 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -88,6 +90,14 @@ class PlannerRestartResumeTest {
     JsonNode replanned = awaitStatus(planned, "planned");
     assertThat(replanned.get("planDigest").asText()).isEqualTo(digest);
     assertThat(replanned.get("transitions").toString()).contains("Resumed after a planner restart");
+    // its log read from the start holds its entries from before the restart, then the new ones
+    List<JsonNode> log = eventsFromTheStart(planned);
+    assertThat(log.getFirst().get("sequence").asLong()).isEqualTo(1);
+    assertThat(log.stream().map(e -> e.path("message").asText()))
+        .anyMatch(m -> m.startsWith("Resumed after a planner restart"));
+    assertThat(log.stream().filter(e -> e.get("sequence").asLong() < 1_000_000).count())
+        .as("entries of the run's first life")
+        .isPositive();
 
     // approving the digest shown before the restart applies it
     HttpResponse<String> approved =
@@ -512,6 +522,23 @@ class PlannerRestartResumeTest {
       return get(run);
     } catch (Exception e) {
       throw new IllegalStateException(e);
+    }
+  }
+
+  /** The run's log from sequence 1 through the newest entry, page by page, as a client reads. */
+  private static List<JsonNode> eventsFromTheStart(String run) throws Exception {
+    List<JsonNode> all = new ArrayList<>();
+    long after = 0;
+    while (true) {
+      HttpResponse<String> r =
+          call("GET", "/api/v1/runs/" + run + "/events?after=" + after + "&wait=0", null);
+      assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+      JsonNode events = JSON.readTree(r.body()).get("events");
+      if (events.isEmpty()) {
+        return all;
+      }
+      events.forEach(all::add);
+      after = all.getLast().get("sequence").asLong();
     }
   }
 

@@ -2,6 +2,8 @@ package dev.stagecraft.servicekit.db;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import java.sql.DriverManager;
+import java.time.Duration;
 import org.flywaydb.core.Flyway;
 
 /** The connection pool of a service that owns one PostgreSQL schema. */
@@ -9,15 +11,25 @@ public final class Databases {
   private Databases() {}
 
   /**
+   * How long a service's start waits for a database that cannot be reached (restarting under a
+   * service that was itself started again); longer than that is an outage for the operator, and the
+   * service exits saying so.
+   */
+  static final DatabaseWait START_WAIT =
+      new DatabaseWait(Duration.ofMinutes(2), Duration.ofSeconds(1));
+
+  /**
    * Opens a pool (named after the schema) and migrates the schema with Flyway before returning it,
-   * so a wrong database fails the service's start, not its first request. The pool is closed when
-   * the migration fails; otherwise closing it is the caller's.
+   * so a wrong database fails the service's start, not its first request. A database that cannot be
+   * reached yet is waited for (up to two minutes, see {@link DatabaseWait}). The pool is closed
+   * when the migration fails; otherwise closing it is the caller's.
    *
    * @param schema the schema the service owns, created and migrated by Flyway
    * @param location where the migrations are, e.g. {@code classpath:db/migration}
    */
   public static HikariDataSource migrateAndPool(
       String url, String user, String password, String schema, String location) {
+    START_WAIT.until(url, () -> DriverManager.getConnection(url, user, password));
     HikariConfig config = new HikariConfig();
     config.setJdbcUrl(url);
     config.setUsername(user);

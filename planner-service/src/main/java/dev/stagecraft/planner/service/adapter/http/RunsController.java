@@ -798,12 +798,22 @@ public class RunsController {
     if (run.isEmpty()) {
       return recordedEvents(principal.get().tenant(), id, after, wait);
     }
-    List<RunEvent> events = run.get().journal().after(after, Duration.ofSeconds(wait));
+    // a resumed run's entries from before the restart come from its records, as in the stream
+    List<RunEvent> events;
+    try {
+      events = RunLogStream.live(run.get(), runJournal).after(after, Duration.ofSeconds(wait));
+    } catch (InterruptedException e) {
+      throw e;
+    } catch (Exception e) {
+      return recordsUnavailable(id);
+    }
     Run.RunSummary summary = run.get().summary();
+    boolean beforeRestart =
+        !events.isEmpty() && events.getLast().sequence() <= run.get().journal().base();
     Map<String, Object> out = new LinkedHashMap<>();
     out.put("events", events);
     out.put("status", summary.status());
-    out.put("terminal", summary.terminal());
+    out.put("terminal", summary.terminal() && !beforeRestart); // more to read when before
     return HttpResponse.ok(out);
   }
 
