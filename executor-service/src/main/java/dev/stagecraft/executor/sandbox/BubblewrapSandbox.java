@@ -25,11 +25,12 @@ import org.slf4j.LoggerFactory;
  * {@code diskBytes} is mounted at {@code <directory>/sessions/<uid>} holding the action's working
  * directory ({@code /work} inside), home ({@code /home/stagecraft}), {@code /tmp} and {@code
  * /dev/shm}, all owned by that uid; control groups of that uid are created ({@link ControlGroups}).
- * Per command ({@link SandboxSession#start}): {@code /bin/sh} (this class's own fixed script)
- * enters the control groups and sets the rlimits, {@code setpriv} drops to the uid, and {@code
- * bwrap} — reading its options from a pipe, so that no environment value shows in the host's
- * process list — builds the namespaces and runs the command. Closing the session kills what is
- * left, removes the groups, unmounts the file system and releases the uid.
+ * At the action's first command ({@link SandboxSession#start}): {@code /bin/sh} (this class's own
+ * fixed script) enters the control groups and sets the rlimits, {@code setpriv} drops to the uid,
+ * and {@code bwrap} builds the namespaces and starts the action's {@link StepServer}, which runs
+ * each command of the action in a subshell (the environment and directory of each its own). Closing
+ * the session kills what is left, removes the groups, unmounts the file system and releases the
+ * uid.
  *
  * <p>Needs root (to drop each sandbox to its own uid, mount and manage control groups), bubblewrap
  * and util-linux's {@code setpriv}, and unprivileged user namespaces. {@link #create} checks it all
@@ -43,6 +44,7 @@ public final class BubblewrapSandbox implements LocalCommands {
   static final Path SETPRIV = Path.of("/usr/bin/setpriv");
   static final Path PRLIMIT = Path.of("/usr/bin/prlimit");
   static final Path MOUNT = Path.of("/bin/mount");
+  static final Path MKFIFO = Path.of("/usr/bin/mkfifo");
   static final Path UMOUNT = Path.of("/bin/umount");
 
   private final SandboxSettings settings;
@@ -175,7 +177,14 @@ public final class BubblewrapSandbox implements LocalCommands {
                 + OPT_OUT);
       }
     } catch (IOException e) {
-      throw new Unavailable("the sandbox could not be set up: " + e.getMessage() + OPT_OUT);
+      throw new Unavailable(
+          "the sandbox could not be set up ("
+              + e.getMessage()
+              + "): bubblewrap needs unprivileged user namespaces (sysctl"
+              + " user.max_user_namespaces > 0; on Debian and Ubuntu also"
+              + " kernel.unprivileged_userns_clone=1) and every configured path reachable by the"
+              + " sandbox uids"
+              + OPT_OUT);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new Unavailable("interrupted while checking the sandbox");

@@ -8,7 +8,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -244,9 +243,14 @@ final class ControlGroups {
     }
   }
 
-  /** Kills the processes of a group (they are a sandbox's: never the executor) and removes it. */
+  /**
+   * Kills the processes of a group (they are a sandbox's: never the executor) and removes it. A
+   * process that was killed, or ended just before, leaves the group a moment later: the group is
+   * looked at again after 1, 2, 4 … 100 ms (about 5 s in all).
+   */
   private static void removeGroup(Path dir) throws IOException {
-    for (int attempt = 0; attempt < 50; attempt++) {
+    long pause = 1;
+    for (int attempt = 0; attempt < 60; attempt++) {
       List<ProcessHandle> left = new ArrayList<>();
       for (String pid : Files.readAllLines(dir.resolve("cgroup.procs"))) {
         ProcessHandle.of(Long.parseLong(pid.strip())).ifPresent(left::add);
@@ -260,13 +264,13 @@ final class ControlGroups {
         }
       }
       left.forEach(ProcessHandle::destroyForcibly);
-      for (ProcessHandle p : left) {
-        try {
-          p.onExit().get(100, TimeUnit.MILLISECONDS);
-        } catch (Exception e) {
-          // checked again on the next round
-        }
+      try {
+        Thread.sleep(pause);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        break;
       }
+      pause = Math.min(pause * 2, 100);
     }
     Files.delete(dir); // throws with the reason when it is still busy
   }

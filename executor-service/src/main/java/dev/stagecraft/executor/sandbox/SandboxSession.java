@@ -49,17 +49,18 @@ final class SandboxSession implements LocalCommands.Session {
 
   /**
    * Enters the control groups (the count, then the {@code cgroup.procs} files), sets the umask,
-   * then runs the rest with the pipe of bwrap's arguments as descriptor 3 and standard input at end
-   * of file. Fixed text: nothing of a tenant's reaches it but as data bwrap reads from the pipe.
+   * then runs the rest with the file of bwrap's arguments as descriptor 3 (standard input stays the
+   * step server's request pipe). Fixed text: nothing of a tenant's reaches it.
    */
   private static final String ENTER =
       "n=$1; shift; while [ \"$n\" -gt 0 ]; do echo $$ > \"$1\" || exit 125; shift; n=$((n-1));"
-          + " done; umask \"$1\"; shift; exec \"$@\" 3<&0 </dev/null";
+          + " done; umask \"$1\"; shift; a=$1; shift; exec \"$@\" 3<\"$a\"";
 
   private final BubblewrapSandbox sandbox;
   private final UidPool.Lease lease;
   private final Path root;
   private final ControlGroups.Group group;
+  private StepServer server; // started by the first step, again after it ended under one
   private long oomBefore;
   private long pidsBefore;
   private boolean closed;
@@ -98,6 +99,27 @@ final class SandboxSession implements LocalCommands.Session {
     }
     ControlGroups.Group group = null;
     try {
+      Path control = Files.createDirectory(root.resolve("control"));
+      if (BubblewrapSandbox.run(
+              List.of(
+                  BubblewrapSandbox.MKFIFO.toString(),
+                  "-m",
+                  "0600",
+                  control.resolve("out").toString(),
+                  control.resolve("err").toString()))
+          != 0) {
+        throw new IOException("creating the step output FIFOs in " + control + " failed");
+      }
+      Files.createFile(control.resolve("step.sh"));
+      for (Path p : List.of(control, control.resolve("out"), control.resolve("err"))) {
+        Files.setAttribute(p, "unix:gid", uid);
+        Files.setAttribute(p, "unix:uid", uid);
+      }
+      Files.setAttribute(control, "unix:mode", 0500);
+      Path script = control.resolve("step.sh"); // holds the step's environment: the uid's only
+      Files.setAttribute(script, "unix:mode", 0400);
+      Files.setAttribute(script, "unix:gid", uid);
+      Files.setAttribute(script, "unix:uid", uid);
       for (String dir : List.of("work", "home", "tmp", "shm")) {
         Path d = Files.createDirectory(root.resolve(dir));
         Files.setAttribute(d, "unix:mode", 0700);
@@ -134,9 +156,13 @@ final class SandboxSession implements LocalCommands.Session {
       throw new IllegalStateException("the sandbox of this action is closed");
     }
     String chdir = workingDirectory(workingDir);
-    List<String> args = bwrapArguments(environment, chdir);
-    List<String> all = new ArrayList<>(args);
-    all.addAll(argv);
+    Map<String, String> env = stepEnvironment(environment);
+    List<String> all = new ArrayList<>(argv);
+    env.forEach(
+        (k, v) -> {
+          all.add(k);
+          all.add(v);
+        });
     for (String a : all) {
       if (a.indexOf('\0') >= 0) {
         throw new LocalCommands.InvalidStep(
@@ -144,9 +170,39 @@ final class SandboxSession implements LocalCommands.Session {
                 + " command line can hold; remove it");
       }
     }
+    if (argv.isEmpty() || argv.get(0).indexOf('=') >= 0) {
+      throw new LocalCommands.InvalidStep(
+          "the interpreter \""
+              + (argv.isEmpty() ? "" : argv.get(0))
+              + "\" is not a program name (empty or with '='); name the program, e.g. bash");
+    }
+    if (server == null || !server.alive()) {
+      if (server != null) {
+        server.close(); // ended under its last step (killed, out of memory): a new one
+      }
+      server = startServer();
+    }
     oomBefore = group.oomKills();
     pidsBefore = group.processLimitHits();
+    return server.run(StepScript.of(argv, env, chdir));
+  }
+
+  /**
+   * Starts the action's step server: {@code /bin/sh} (the fixed {@link #ENTER} script) enters the
+   * control groups and sets the umask, {@code prlimit} the rlimits, {@code setpriv} drops to the
+   * uid, {@code bwrap} builds the namespaces (reading its options from a file only root reads) and
+   * runs {@link StepServer#SCRIPT}.
+   */
+  private StepServer startServer() throws IOException {
     SandboxSettings s = sandbox.settings();
+    Path args = root.resolve("bwrap-args");
+    try (OutputStream file = Files.newOutputStream(args)) {
+      for (String a : bwrapArguments()) {
+        file.write(a.getBytes(StandardCharsets.UTF_8));
+        file.write(0);
+      }
+    }
+    Files.writeString(root.resolve("sandbox.log"), "");
     List<String> command = new ArrayList<>(List.of("/bin/sh", "-c", ENTER, "stagecraft-sandbox"));
     List<Path> procs = group.procsFiles();
     command.add(Integer.toString(procs.size()));
@@ -154,6 +210,7 @@ final class SandboxSession implements LocalCommands.Session {
     // Files another sandbox (another uid) must append to later are made writable for all; only
     // shared paths are reachable by more than one uid (the private directories are 0700).
     command.add(s.sharedPaths().isEmpty() ? "022" : "000");
+    command.add(args.toString());
     List<String> controllers = sandbox.cgroups().controllers();
     boolean perProcessMemory = s.memoryBytes() > 0 && !controllers.contains("memory");
     // With a pids group, the uid's RLIMIT_NPROC is only a backstop above it, so that the group's
@@ -176,25 +233,11 @@ final class SandboxSession implements LocalCommands.Session {
             BubblewrapSandbox.BWRAP.toString(),
             "--args",
             "3",
-            "--"));
-    command.addAll(argv); // bwrap takes the command on its command line only
-    // started in / with nothing but PATH: bubblewrap's init (pid 1 in the sandbox, whose
-    // environment
-    // the command can read) holds nothing of the executor's, not even its working directory
-    ProcessBuilder builder = new ProcessBuilder(command).directory(new java.io.File("/"));
-    builder.environment().clear();
-    builder.environment().put("PATH", "/usr/bin:/bin");
-    Process process = builder.start();
-    try (OutputStream pipe = process.getOutputStream()) {
-      for (String a : args) {
-        pipe.write(a.getBytes(StandardCharsets.UTF_8));
-        pipe.write(0);
-      }
-    } catch (IOException e) {
-      process.destroyForcibly();
-      throw new IOException("the sandbox did not take the command: " + e.getMessage(), e);
-    }
-    return process;
+            "--",
+            "/bin/sh",
+            "-c",
+            StepServer.SCRIPT));
+    return StepServer.start(command, root.resolve("control"), root.resolve("sandbox.log"));
   }
 
   /** The sandbox's directory to start in: relative to {@code /work}, which it must not leave. */
@@ -221,8 +264,8 @@ final class SandboxSession implements LocalCommands.Session {
     return relative.toString().isEmpty() ? WORK : WORK + "/" + relative;
   }
 
-  private List<String> bwrapArguments(Map<String, String> environment, String chdir)
-      throws IOException {
+  /** The namespaces and mounts of the action's sandbox; each step sets its own environment. */
+  private List<String> bwrapArguments() throws IOException {
     int uid = lease.uid();
     List<String> a = new ArrayList<>();
     a.addAll(List.of("--unshare-all", "--share-net", "--unshare-user", "--disable-userns"));
@@ -236,10 +279,18 @@ final class SandboxSession implements LocalCommands.Session {
     a.addAll(List.of("--bind", root.resolve("tmp").toString(), "/tmp"));
     a.addAll(List.of("--bind", root.resolve("home").toString(), HOME));
     a.addAll(List.of("--bind", root.resolve("work").toString(), WORK));
+    a.addAll(List.of("--ro-bind", root.resolve("control").toString(), StepServer.INSIDE));
     for (String shared : sandbox.settings().sharedPaths()) {
       a.addAll(List.of("--bind", shared, shared));
     }
-    a.addAll(List.of("--remount-ro", "/", "--chdir", chdir, "--clearenv"));
+    a.addAll(List.of("--remount-ro", "/", "--chdir", WORK, "--clearenv"));
+    baseEnvironment().forEach((k, v) -> a.addAll(List.of("--setenv", k, v)));
+    return a;
+  }
+
+  /** The base environment with the provisioner's own {@code environment} over it. */
+  private static Map<String, String> stepEnvironment(Map<String, String> environment)
+      throws LocalCommands.InvalidStep {
     Map<String, String> env = baseEnvironment();
     for (Map.Entry<String, String> e : environment.entrySet()) {
       String name = e.getKey();
@@ -249,8 +300,7 @@ final class SandboxSession implements LocalCommands.Session {
       }
       env.put(name, e.getValue() == null ? "" : e.getValue());
     }
-    env.forEach((k, v) -> a.addAll(List.of("--setenv", k, v)));
-    return a;
+    return env;
   }
 
   @Override
@@ -284,6 +334,9 @@ final class SandboxSession implements LocalCommands.Session {
     // An interrupted action (cancel, shutdown) still cleans up: unmounting must not be cut short.
     boolean interrupted = Thread.interrupted();
     try {
+      if (server != null) {
+        server.close();
+      }
       group.close(); // kills anything left
       removeFileSystem(root, sandbox.privateMounts());
     } catch (IOException | RuntimeException e) {
