@@ -42,7 +42,8 @@ final class Configs {
       return null;
     }
     Configuration config = ConfigLoader.load(files).config();
-    Map<String, String> variables = options.allVariables(ctx, config.variables().keySet());
+    RunOptions.VariableInputs inputs = options.allVariables(ctx, config.variables().keySet());
+    Map<String, String> variables = inputs.values();
     Set<String> sensitive = new TreeSet<>();
     config.variables().values().stream()
         .filter(VariableDecl::sensitive)
@@ -50,24 +51,35 @@ final class Configs {
     PlanResult check =
         Planner.plan(
             new PlanRequest(
-                options.workspace, files, variables, options.replace, destroy, ctx.workingDir()),
+                options.workspace,
+                files,
+                variables,
+                options.replace,
+                destroy,
+                ctx.workingDir(),
+                false,
+                inputs.hcl()),
             PriorState.empty());
     Diagnostics diagnostics = check.diagnostics();
     if (!diagnostics.isEmpty()) {
       ctx.err().print(diagnostics.render(files));
     }
-    return diagnostics.hasErrors() ? null : new Checked(files, supportFiles, variables, sensitive);
+    return diagnostics.hasErrors()
+        ? null
+        : new Checked(files, supportFiles, variables, inputs.hcl(), sensitive);
   }
 
   /**
    * A configuration that passed the local checks, with every variable value resolved.
    *
    * @param supportFiles the directory's other files (relative path → base64), sent with it
+   * @param hclVariables the names among {@code variables} whose values are HCL expressions
    */
   record Checked(
       Map<String, String> files,
       Map<String, String> supportFiles,
       Map<String, String> variables,
+      Set<String> hclVariables,
       Set<String> sensitive) {
 
     /** The sensitive variables that have a value in this invocation (name → value). */
@@ -100,6 +112,12 @@ final class Configs {
     body.put("files", config.files());
     body.put("supportFiles", config.supportFiles());
     body.put("variables", variables);
+    // values from variable files are HCL expressions: they keep their own type
+    Set<String> hcl = new TreeSet<>(config.hclVariables());
+    hcl.retainAll(variables.keySet());
+    if (!hcl.isEmpty()) {
+      body.put("hclVariables", hcl);
+    }
     body.put("destroy", destroy);
     body.put("replace", options.replace);
     return body;

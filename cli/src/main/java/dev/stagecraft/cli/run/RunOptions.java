@@ -26,6 +26,10 @@ import java.util.Set;
 public final class RunOptions {
   String workspace = "default";
   final Map<String, String> variables = new LinkedHashMap<>();
+
+  /** The names among {@link #variables} whose values came from a {@code -var-file} (HCL). */
+  final Set<String> hclVariables = new java.util.HashSet<>();
+
   final List<String> replace = new ArrayList<>();
   boolean autoApprove;
   boolean json;
@@ -70,8 +74,13 @@ public final class RunOptions {
             case "var" -> {
               String[] v = splitVar(value);
               o.variables.put(v[0], v[1]);
+              o.hclVariables.remove(v[0]);
             }
-            case "var-file" -> o.variables.putAll(readVarFile(ctx.workingDir().resolve(value)));
+            case "var-file" -> {
+              Map<String, String> file = readVarFile(ctx.workingDir().resolve(value));
+              o.variables.putAll(file);
+              o.hclVariables.addAll(file.keySet());
+            }
             case "out" -> o.out = value;
             default -> o.replace.add(value);
           }
@@ -88,10 +97,12 @@ public final class RunOptions {
    * then {@code STAGECRAFT_VAR_name}), {@code terraform.tfvars}, {@code *.auto.tfvars} in lexical
    * order, then {@code -var}/{@code -var-file} in command-line order. Values from the environment
    * and from the automatic files are kept only for declared variables (as Terraform does); an
-   * undeclared {@code -var} is left in, for the planner to report.
+   * undeclared {@code -var} is left in, for the planner to report. Values from files are HCL
+   * expressions (their names in {@link VariableInputs#hcl}), the others strings.
    */
-  Map<String, String> allVariables(CliContext ctx, Set<String> declared) throws IOException {
+  VariableInputs allVariables(CliContext ctx, Set<String> declared) throws IOException {
     Map<String, String> all = new LinkedHashMap<>();
+    Set<String> hcl = new java.util.HashSet<>();
     for (String prefix : List.of("TF_VAR_", "STAGECRAFT_VAR_")) {
       ctx.env()
           .forEach(
@@ -118,12 +129,21 @@ public final class RunOptions {
               (k, v) -> {
                 if (declared.contains(k)) {
                   all.put(k, v);
+                  hcl.add(k);
                 }
               });
     }
     all.putAll(variables);
-    return all;
+    hcl.removeAll(variables.keySet());
+    hcl.addAll(hclVariables);
+    return new VariableInputs(all, hcl);
   }
+
+  /**
+   * Variable values by name, and the names whose values are HCL expressions (from variable files)
+   * rather than strings ({@code -var}, the environment).
+   */
+  record VariableInputs(Map<String, String> values, Set<String> hcl) {}
 
   private static String[] splitVar(String value) {
     int eq = value.indexOf('=');
@@ -134,7 +154,11 @@ public final class RunOptions {
     return new String[] {value.substring(0, eq), value.substring(eq + 1)};
   }
 
-  /** A {@code .tfvars} file: {@code name = value} lines in HCL. */
+  /**
+   * A {@code .tfvars} file: {@code name = value} lines in HCL, checked here (an error names the
+   * file, line and column) and sent as each value's expression text, so that the planner gives it
+   * its own type as Terraform does ({@code nodes = ["a", "b"]} is a list, not a string).
+   */
   static Map<String, String> readVarFile(Path file) throws IOException {
     if (!Files.isRegularFile(file)) {
       throw new UsageException("the variable file " + file + " does not exist");
@@ -148,7 +172,9 @@ public final class RunOptions {
       EvalResult r = evaluator.evaluate(a.expr(), SimpleEvalContext.empty());
       diagnostics.addAll(r.diagnostics());
       if (!r.hasErrors()) {
-        out.put(a.name(), r.value().asString());
+        out.put(
+            a.name(),
+            text.substring(a.expr().range().start().offset(), a.expr().range().end().offset()));
       }
     }
     if (diagnostics.hasErrors()) {

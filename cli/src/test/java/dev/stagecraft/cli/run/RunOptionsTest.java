@@ -39,7 +39,11 @@ class RunOptionsTest {
             ctx(),
             List.of("-var-file=prod.tfvars", "-var", "revision=from-flag", "-workspace=prod"),
             true);
-    assertThat(o.variables).containsEntry("revision", "from-flag").containsEntry("region", "eu");
+    // a file's values are HCL expressions (typed by the planner), a -var's the string itself
+    assertThat(o.variables)
+        .containsEntry("revision", "from-flag")
+        .containsEntry("region", "\"eu\"");
+    assertThat(o.hclVariables).containsExactly("region");
     assertThat(o.workspace).isEqualTo("prod");
   }
 
@@ -60,11 +64,14 @@ class RunOptionsTest {
             "ignored");
     RunOptions o =
         RunOptions.parse(ctx(env), List.of("-var-file=extra.tfvars", "-var", "d=flag"), false);
-    Map<String, String> all = o.allVariables(ctx(env), java.util.Set.of("a", "b", "c", "d", "e"));
+    RunOptions.VariableInputs inputs =
+        o.allVariables(ctx(env), java.util.Set.of("a", "b", "c", "d", "e"));
+    Map<String, String> all = inputs.values();
+    assertThat(inputs.hcl()).containsExactlyInAnyOrder("a", "b", "c");
     assertThat(all)
-        .containsEntry("a", "tfvars")
-        .containsEntry("b", "auto")
-        .containsEntry("c", "file")
+        .containsEntry("a", "\"tfvars\"")
+        .containsEntry("b", "\"auto\"")
+        .containsEntry("c", "\"file\"")
         .containsEntry("d", "flag")
         .containsEntry("e", "stagecraft-env")
         .doesNotContainKey("undeclared");

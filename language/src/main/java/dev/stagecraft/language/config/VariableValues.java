@@ -86,11 +86,21 @@ public final class VariableValues {
    * expression ({@code ["a","b"]}, {@code {k = "v"}}) that must not refer to anything.
    */
   public static ValueOrError parseCliValue(VariableDecl v, String raw) {
-    Diagnostics d = new Diagnostics();
     Type t = typeOf(v);
     if (t instanceof Type.Primitive || v.type().isEmpty()) {
-      return new ValueOrError(Value.string(raw), d);
+      return new ValueOrError(Value.string(raw), new Diagnostics());
     }
+    return parseHclValue(v, raw);
+  }
+
+  /**
+   * Parses a value given as an HCL expression — a variable file's ({@code terraform.tfvars}, {@code
+   * *.auto.tfvars}, {@code -var-file}) — whatever the variable's type: the value keeps its own type
+   * ({@code ["a", "b"]} is a tuple, {@code 3} a number), which the type constraint then converts; a
+   * variable without one takes it as it is. It must not refer to anything.
+   */
+  public static ValueOrError parseHclValue(VariableDecl v, String raw) {
+    Diagnostics d = new Diagnostics();
     String file = "<value for var." + v.name() + ">";
     ExpressionResult er = Parser.parseExpression(file, raw, SourcePos.START);
     d.addAll(er.diagnostics());

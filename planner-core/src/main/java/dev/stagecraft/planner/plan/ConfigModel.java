@@ -77,7 +77,7 @@ public final class ConfigModel {
       Configuration config, PlanRequest request, Diagnostics diagnostics, boolean validateOnly) {
     ConfigModel model =
         new ConfigModel(config, request.workspace(), request.baseDir(), request.confineFiles());
-    model.resolveVariables(request.variables(), diagnostics, validateOnly);
+    model.resolveVariables(request.variables(), request.hclVariables(), diagnostics, validateOnly);
     for (ResourceDecl r : config.resources()) {
       Lifecycle lifecycle = Lifecycle.parse(r.lifecycle(), ResourceKind.of(r.type()), diagnostics);
       model.lifecycles.put(r.address(), lifecycle);
@@ -189,7 +189,7 @@ public final class ConfigModel {
   }
 
   private void resolveVariables(
-      Map<String, String> given, Diagnostics diagnostics, boolean validateOnly) {
+      Map<String, String> given, Set<String> hcl, Diagnostics diagnostics, boolean validateOnly) {
     for (String name : given.keySet()) {
       if (!config.variables().containsKey(name)) {
         diagnostics.error(
@@ -203,12 +203,17 @@ public final class ConfigModel {
             null);
       }
     }
-    // raw -var / tfvars text becomes a value of the declared type (VariableValues applies the
+    // raw -var text or a variable file's expression becomes a value of the declared type
+    // (VariableValues applies the
     // type constraint, defaults, optional() attributes, nullable, sensitive and validation)
     Map<String, Value> values = new LinkedHashMap<>();
     for (VariableDecl v : config.variables().values()) {
       if (given.containsKey(v.name())) {
-        VariableValues.ValueOrError parsed = VariableValues.parseCliValue(v, given.get(v.name()));
+        String raw = given.get(v.name());
+        VariableValues.ValueOrError parsed =
+            hcl.contains(v.name())
+                ? VariableValues.parseHclValue(v, raw)
+                : VariableValues.parseCliValue(v, raw);
         diagnostics.addAll(parsed.diagnostics());
         values.put(v.name(), parsed.value());
       } else if (validateOnly && v.required()) {

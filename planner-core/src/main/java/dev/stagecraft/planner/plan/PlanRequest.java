@@ -3,6 +3,7 @@ package dev.stagecraft.planner.plan;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * What to plan.
@@ -17,6 +18,9 @@ import java.util.Map;
  * @param confineFiles file functions and provisioner files may read only below {@code baseDir} (a
  *     server planning a tenant's uploaded files); {@code path.*} then show {@code "."} rather than
  *     the server's directory. Always in effect when {@code baseDir} is null.
+ * @param hclVariables the names among {@code variables} whose values are HCL expressions (from
+ *     variable files: they keep their own type, see {@code VariableValues.parseHclValue}); the
+ *     others are {@code -var} and environment strings, parsed by Terraform's rules for those
  */
 public record PlanRequest(
     String workspace,
@@ -25,7 +29,20 @@ public record PlanRequest(
     List<String> replace,
     boolean destroy,
     Path baseDir,
-    boolean confineFiles) {
+    boolean confineFiles,
+    Set<String> hclVariables) {
+
+  /** Every variable value a string as {@code -var} gives it. */
+  public PlanRequest(
+      String workspace,
+      Map<String, String> files,
+      Map<String, String> variables,
+      List<String> replace,
+      boolean destroy,
+      Path baseDir,
+      boolean confineFiles) {
+    this(workspace, files, variables, replace, destroy, baseDir, confineFiles, Set.of());
+  }
 
   /** Not confined: the CLI reads any path the user gives, as Terraform does. */
   public PlanRequest(
@@ -42,5 +59,6 @@ public record PlanRequest(
     files = Map.copyOf(files);
     variables = variables == null ? Map.of() : Map.copyOf(variables);
     replace = replace == null ? List.of() : List.copyOf(replace);
+    hclVariables = hclVariables == null ? Set.of() : Set.copyOf(hclVariables);
   }
 }

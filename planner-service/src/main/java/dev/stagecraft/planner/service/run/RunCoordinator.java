@@ -1082,7 +1082,8 @@ public final class RunCoordinator implements AutoCloseable {
               req.replace(),
               req.destroy(),
               dir,
-              true);
+              true,
+              req.hclVariables());
       PlanResult result =
           prepared == null
               ? Planner.plan(planRequest, prior)

@@ -2,6 +2,7 @@ package dev.stagecraft.planner.service.run;
 
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * A request to plan and apply a configuration on a workspace.
@@ -33,16 +34,50 @@ public record RunRequest(
     String requestedBy,
     int parallelism,
     String coalescingKey,
-    int stepTimeoutSeconds) {
+    int stepTimeoutSeconds,
+    Set<String> hclVariables) {
 
   /** A workspace's step timeout until changed: one hour. */
   public static final int DEFAULT_STEP_TIMEOUT_SECONDS = 3600;
+
+  /** Every variable value a string, as {@code -var} gives it. */
+  public RunRequest(
+      String tenant,
+      String workspace,
+      Map<String, String> files,
+      Map<String, byte[]> supportFiles,
+      Map<String, String> variables,
+      boolean destroy,
+      List<String> replace,
+      Long expectedSerial,
+      String expectedDigest,
+      String requestedBy,
+      int parallelism,
+      String coalescingKey,
+      int stepTimeoutSeconds) {
+    this(
+        tenant,
+        workspace,
+        files,
+        supportFiles,
+        variables,
+        destroy,
+        replace,
+        expectedSerial,
+        expectedDigest,
+        requestedBy,
+        parallelism,
+        coalescingKey,
+        stepTimeoutSeconds,
+        Set.of());
+  }
 
   public RunRequest {
     files = Map.copyOf(files);
     supportFiles = supportFiles == null ? Map.of() : Map.copyOf(supportFiles);
     variables = variables == null ? Map.of() : Map.copyOf(variables);
     replace = replace == null ? List.of() : List.copyOf(replace);
+    hclVariables = hclVariables == null ? Set.of() : Set.copyOf(hclVariables);
   }
 
   /** A request with the default step timeout. */
@@ -144,7 +179,8 @@ public record RunRequest(
         requestedBy,
         parallelism,
         coalescingKey,
-        stepTimeoutSeconds);
+        stepTimeoutSeconds,
+        hclVariables);
   }
 
   /** The same request with this coalescing key for its lock request (null: none). */
@@ -162,7 +198,8 @@ public record RunRequest(
         requestedBy,
         parallelism,
         key,
-        stepTimeoutSeconds);
+        stepTimeoutSeconds,
+        hclVariables);
   }
 
   /** The same request with this step timeout for steps without one of their own. */
@@ -180,6 +217,26 @@ public record RunRequest(
         requestedBy,
         parallelism,
         coalescingKey,
-        seconds);
+        seconds,
+        hclVariables);
+  }
+
+  /** The same request with the names of its variables whose values are HCL expressions. */
+  public RunRequest withHclVariables(Set<String> names) {
+    return new RunRequest(
+        tenant,
+        workspace,
+        files,
+        supportFiles,
+        variables,
+        destroy,
+        replace,
+        expectedSerial,
+        expectedDigest,
+        requestedBy,
+        parallelism,
+        coalescingKey,
+        stepTimeoutSeconds,
+        names);
   }
 }

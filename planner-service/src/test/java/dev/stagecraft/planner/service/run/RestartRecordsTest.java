@@ -60,7 +60,8 @@ class RestartRecordsTest {
             "deployer@acme",
             3,
             "run:deploy")
-        .withStepTimeoutSeconds(900); // not the default: the round trip must keep it
+        .withStepTimeoutSeconds(900) // not the default: the round trip must keep it
+        .withHclVariables(java.util.Set.of("pw")); // so must the names of HCL values
   }
 
   Run run(String id, RunRequest request, Instant createdAt) {

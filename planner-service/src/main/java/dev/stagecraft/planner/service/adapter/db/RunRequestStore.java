@@ -97,6 +97,7 @@ public final class RunRequestStore implements RunRequestRecorder {
       rest.put("parallelism", request.parallelism());
       rest.put("coalescingKey", request.coalescingKey());
       rest.put("stepTimeoutSeconds", request.stepTimeoutSeconds());
+      rest.put("hclVariables", new java.util.TreeSet<>(request.hclVariables()));
       rest.put("awaitingApproval", awaitingApproval);
       rest.put("pendingMessage", pendingMessage);
       try (Connection c = dataSource.getConnection()) {
@@ -215,6 +216,9 @@ public final class RunRequestStore implements RunRequestRecorder {
             text(rest, "coalescingKey"),
             // requests recorded before step timeouts existed get the default
             rest.path("stepTimeoutSeconds").asInt(RunRequest.DEFAULT_STEP_TIMEOUT_SECONDS));
+    java.util.Set<String> hcl = new java.util.HashSet<>();
+    rest.path("hclVariables").forEach(n -> hcl.add(n.asText()));
+    request = request.withHclVariables(hcl);
     return Optional.of(
         new Recorded(
             request,

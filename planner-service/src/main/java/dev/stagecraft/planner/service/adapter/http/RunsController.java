@@ -111,7 +111,16 @@ public class RunsController {
       @Nullable Integer parallelism,
       @Nullable String configurationVersion,
       @Nullable String message,
-      @Nullable String coalescingKey) {
+      @Nullable String coalescingKey,
+      @Nullable List<String> hclVariables) {
+
+    /**
+     * The names among {@code variables} whose values are HCL expressions (a variable file's: they
+     * keep their own type); the others are strings, as {@code -var} gives them.
+     */
+    java.util.Set<String> hcl() {
+      return hclVariables == null ? java.util.Set.of() : java.util.Set.copyOf(hclVariables);
+    }
 
     /** The same request with these files (those of a configuration version). */
     RunBody withFiles(Map<String, String> configFiles, Map<String, String> support) {
@@ -127,7 +136,8 @@ public class RunsController {
           parallelism,
           configurationVersion,
           message,
-          coalescingKey);
+          coalescingKey,
+          hclVariables);
     }
   }
 
@@ -313,7 +323,10 @@ public class RunsController {
             body.expectedDigest(),
             principal.role() + "@" + principal.tenant(),
             body.parallelism() == null ? workspace.parallelism() : body.parallelism());
-    runRequest = runRequest.withStepTimeoutSeconds(workspace.stepTimeoutSeconds());
+    runRequest =
+        runRequest
+            .withStepTimeoutSeconds(workspace.stepTimeoutSeconds())
+            .withHclVariables(body.hcl());
     if (workspace.coalescing()) {
       runRequest = runRequest.withCoalescingKey(coalescingKey(body));
     }
@@ -998,7 +1011,8 @@ public class RunsController {
         body.replace(),
         Boolean.TRUE.equals(body.destroy()),
         dir,
-        true);
+        true,
+        body.hcl());
   }
 
   private static HttpResponse<?> invalidFiles(UploadedFiles.InvalidUpload e) {
