@@ -5,6 +5,7 @@ import dev.stagecraft.language.diag.SourcePos;
 import dev.stagecraft.language.diag.SourceRange;
 import dev.stagecraft.language.syntax.Body;
 import dev.stagecraft.language.syntax.Expression;
+import dev.stagecraft.language.syntax.ExpressionResult;
 import dev.stagecraft.language.syntax.ParseResult;
 import dev.stagecraft.language.syntax.Parser;
 import dev.stagecraft.language.syntax.Traversal;
@@ -35,6 +36,15 @@ public final class ConfigLoader {
       Map.of("stateful_provisioning", Set.of("state_key"));
 
   public static final Set<String> META_ARGUMENTS = Set.of("depends_on", "count", "for_each");
+
+  /** Terraform's warning for a reference in quotes ({@code depends_on = ["null_resource.a"]}). */
+  public static final String QUOTED_REFERENCE = "Quoted references are deprecated";
+
+  public static final String QUOTED_REFERENCE_DETAIL =
+      "In this context, references are expected literally rather than in quotes. Terraform 0.11"
+          + " and earlier required quotes, but quoted references are now deprecated and will be"
+          + " removed in a future version of Terraform. Remove the quotes surrounding this"
+          + " reference to silence this warning.";
 
   public static final Map<String, Set<String>> PROVISIONER_ARGUMENTS =
       Map.of(
@@ -598,17 +608,22 @@ public final class ConfigLoader {
         return List.of();
       }
       List<Traversal> out = new ArrayList<>();
-      for (Expression e : t.elements()) {
+      for (Expression element : t.elements()) {
+        Expression e = unquotedReference(element);
         if (e instanceof Expression.ScopeTraversal st
             && st.traversal().isResourceReference()
             && st.traversal().steps().size() == 1) {
           out.add(st.traversal());
           dependsOnToCheck.add(st.traversal());
+        } else if (e instanceof Expression.ScopeTraversal st
+            && (st.traversal().root().equals("var") || st.traversal().root().equals("local"))
+            && st.traversal().steps().size() == 1) {
+          out.add(st.traversal()); // as Terraform allows: an input variable or a local value
         } else {
           d.error(
               "Invalid depends_on reference",
               "depends_on may only refer to whole resources, like stateful_provisioning.app,"
-                  + " without attribute access or indexes"
+                  + " input variables or local values, without attribute access or indexes"
                   + (e instanceof Expression.ScopeTraversal st2
                       ? "; found " + st2.traversal() + "."
                       : "; found an expression."),
@@ -616,6 +631,29 @@ public final class ConfigLoader {
         }
       }
       return out;
+    }
+
+    /**
+     * A reference written in quotes ({@code "null_resource.a"}), as Terraform 0.11 required:
+     * accepted with Terraform's deprecation warning, as the reference it names; anything else as it
+     * is.
+     */
+    Expression unquotedReference(Expression e) {
+      if (!(e instanceof Expression.Template tpl) || !tpl.isLiteral()) {
+        return e;
+      }
+      SourcePos start = e.range().start();
+      ExpressionResult parsed =
+          Parser.parseExpression(
+              e.range().file(),
+              tpl.literalText(),
+              new SourcePos(start.line(), start.column() + 1, start.offset() + 1));
+      if (parsed.diagnostics().hasErrors()
+          || !(parsed.expression() instanceof Expression.ScopeTraversal)) {
+        return e;
+      }
+      d.warning(QUOTED_REFERENCE, QUOTED_REFERENCE_DETAIL, e.range());
+      return parsed.expression();
     }
 
     private Optional<ProvisionerDecl> provisioner(Body.Block b) {

@@ -40,8 +40,23 @@ public final class TypeConstraints {
 
   // ------------------------------------------------------------------ parsing
 
-  /** Parses a type constraint expression ({@code list(object({ a = string }))}). */
+  /**
+   * Parses a type constraint expression ({@code list(object({ a = string }))}). A bare {@code list}
+   * or {@code map} as the whole constraint is Terraform 0.11's shorthand, which Terraform still
+   * accepts as {@code list(any)} and {@code map(any)}; nested, the element type is required.
+   */
   public static Parsed parse(Expression e) {
+    if (e instanceof Expression.ScopeTraversal st && st.traversal().steps().isEmpty()) {
+      switch (st.traversal().root()) {
+        case "list" -> {
+          return new Parsed(new Type.ListOf(Type.ANY), new Diagnostics());
+        }
+        case "map" -> {
+          return new Parsed(new Type.MapOf(Type.ANY), new Diagnostics());
+        }
+        default -> {}
+      }
+    }
     Diagnostics d = new Diagnostics();
     Type t = parse(e, d, false);
     return new Parsed(d.hasErrors() ? Type.ANY : t, d);

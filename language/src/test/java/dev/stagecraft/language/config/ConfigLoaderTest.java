@@ -210,12 +210,12 @@ class ConfigLoaderTest {
   }
 
   @Test
-  void requiresDependsOnToBeAListOfDeclaredResourceReferences() {
+  void requiresDependsOnToBeAListOfDeclaredResourcesVariablesOrLocals() {
     List<Diagnostic> errs =
         errors(
             """
             resource "null_resource" "a" {
-              depends_on = [var.x, null_resource.b.id, null_resource.missing]
+              depends_on = [path.module, null_resource.b.id, null_resource.missing]
             }
             resource "null_resource" "b" {
               depends_on = null_resource.a

@@ -61,7 +61,9 @@ class VariableValuesTest {
     for (String t :
         List.of(
             "strin",
-            "list",
+            "set",
+            "list(list)",
+            "map(map)",
             "list(string, number)",
             "\"string\"",
             "optional(string)",
@@ -79,6 +81,19 @@ class VariableValuesTest {
     assertThat(r.diagnostics().errors())
         .extracting(d -> d.summary() + " @" + d.range())
         .containsExactly("Invalid type specification @v.tf:2:10");
+  }
+
+  @Test
+  void aBareListOrMapIsTerraformsLegacyShorthandForListOfAnyAndMapOfAny() {
+    assertThat(type("list")).isEqualTo(new Type.ListOf(Type.ANY));
+    assertThat(type("map")).isEqualTo(new Type.MapOf(Type.ANY));
+    assertThat(convert("list", List.of("a", "b"))).isEqualTo(List.of("a", "b"));
+    assertThat(convert("map", Map.of("k", "v"))).isEqualTo(Map.of("k", "v"));
+    LoadResult r =
+        ConfigLoader.load(
+            Map.of(
+                "v.tf", "variable \"nodes\" {\n  type    = list\n  default = [\"a\", \"b\"]\n}\n"));
+    assertThat(r.diagnostics().list()).isEmpty();
   }
 
   @Test

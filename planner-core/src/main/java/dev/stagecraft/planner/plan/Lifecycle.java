@@ -184,6 +184,10 @@ public record Lifecycle(
       }
     } else if (Literals.string(e).isPresent()) {
       path.add(Literals.string(e).get());
+      diagnostics.warning(
+          dev.stagecraft.language.config.ConfigLoader.QUOTED_REFERENCE,
+          dev.stagecraft.language.config.ConfigLoader.QUOTED_REFERENCE_DETAIL,
+          e.range());
     } else {
       diagnostics.error(
           "Invalid ignore_changes",

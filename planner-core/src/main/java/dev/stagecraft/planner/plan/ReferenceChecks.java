@@ -89,7 +89,7 @@ final class ReferenceChecks {
         r.connection(),
         diagnostics);
     for (Traversal t : r.dependsOn()) {
-      if (!t.isResourceReference()) {
+      if (!t.isResourceReference() && !t.root().equals("var") && !t.root().equals("local")) {
         diagnostics.error(
             "Invalid depends_on reference",
             "depends_on may only list resources, such as stateful_provisioning.name.",
