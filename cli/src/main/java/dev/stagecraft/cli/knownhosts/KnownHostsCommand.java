@@ -114,7 +114,7 @@ public final class KnownHostsCommand implements Command {
         case REMOVE -> remove(ctx, api, workspace, positional);
       };
     } catch (ApiClient.ApiException e) {
-      ctx.err().println("Error: " + e.getMessage());
+      ctx.err().println(dev.stagecraft.cli.ErrorLine.of(e.getMessage()));
       return 1;
     }
   }

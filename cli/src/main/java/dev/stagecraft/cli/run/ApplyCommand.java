@@ -59,7 +59,7 @@ public final class ApplyCommand implements Command {
       return new RunFollower(ctx, api, options.autoApprove, approval)
           .follow(run.get("id").asText());
     } catch (ApiClient.ApiException e) {
-      ctx.err().println("Error: " + e.getMessage());
+      ctx.err().println(dev.stagecraft.cli.ErrorLine.of(e.getMessage()));
       return 1;
     }
   }
@@ -85,7 +85,7 @@ public final class ApplyCommand implements Command {
       return new RunFollower(ctx, api, true, RunApproval.of((String) body.get("expectedDigest")))
           .follow(run.get("id").asText());
     } catch (ApiClient.ApiException e) {
-      ctx.err().println("Error: " + e.getMessage());
+      ctx.err().println(dev.stagecraft.cli.ErrorLine.of(e.getMessage()));
       return 1;
     }
   }

@@ -41,7 +41,7 @@ public final class CancelCommand implements Command {
               CANCEL_PATIENCE,
               why -> ctx.err().println("Waiting: " + why));
     } catch (ApiClient.ApiException e) {
-      ctx.err().println("Error: " + e.getMessage());
+      ctx.err().println(dev.stagecraft.cli.ErrorLine.of(e.getMessage()));
       return 1;
     }
     String status = run.path("status").asText();

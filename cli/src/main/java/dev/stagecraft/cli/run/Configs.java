@@ -38,7 +38,7 @@ final class Configs {
     try {
       supportFiles = ConfigDirectory.readSupportFiles(ctx.workingDir());
     } catch (ConfigDirectory.TooLargeException e) {
-      ctx.err().println("Error: " + e.getMessage());
+      ctx.err().println(dev.stagecraft.cli.ErrorLine.of(e.getMessage()));
       return null;
     }
     Configuration config = ConfigLoader.load(files).config();

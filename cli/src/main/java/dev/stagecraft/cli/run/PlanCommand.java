@@ -23,7 +23,7 @@ public final class PlanCommand implements Command {
     try {
       result = api.post(api.api("plans"), Configs.body(options, config, false));
     } catch (ApiClient.ApiException e) {
-      ctx.err().println("Error: " + e.getMessage());
+      ctx.err().println(dev.stagecraft.cli.ErrorLine.of(e.getMessage()));
       return 1;
     }
     if (options.out != null) {

@@ -206,7 +206,7 @@ final class RunFollower {
       }
       case "errored" -> {
         ctx.err().println();
-        ctx.err().println("Error: " + message);
+        ctx.err().println(dev.stagecraft.cli.ErrorLine.of(message));
       }
       case "canceled" -> {
         ctx.err().println();

@@ -77,7 +77,7 @@ public final class RunsCommand implements Command {
         case DISCARD -> discard(ctx, api, positional.getFirst());
       };
     } catch (ApiClient.ApiException e) {
-      ctx.err().println("Error: " + e.getMessage());
+      ctx.err().println(dev.stagecraft.cli.ErrorLine.of(e.getMessage()));
       return 1;
     }
   }

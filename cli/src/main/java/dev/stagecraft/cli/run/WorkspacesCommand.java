@@ -71,7 +71,7 @@ public final class WorkspacesCommand implements Command {
       }
       return 0;
     } catch (ApiClient.ApiException e) {
-      ctx.err().println("Error: " + e.getMessage());
+      ctx.err().println(dev.stagecraft.cli.ErrorLine.of(e.getMessage()));
       return 1;
     }
   }

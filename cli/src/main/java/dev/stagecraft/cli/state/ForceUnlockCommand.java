@@ -52,7 +52,7 @@ public final class ForceUnlockCommand implements Command {
               + "/force-unlock",
           Map.of("reason", reason));
     } catch (ApiClient.ApiException e) {
-      ctx.err().println("Error: " + e.getMessage());
+      ctx.err().println(dev.stagecraft.cli.ErrorLine.of(e.getMessage()));
       return 1;
     }
     ctx.out().println("Stagecraft state has been successfully unlocked!");

@@ -64,7 +64,7 @@ public final class StateCommand implements Command {
                   + "/state"
                   + (version == null ? "" : "/versions/" + version));
     } catch (ApiClient.ApiException e) {
-      ctx.err().println("Error: " + e.getMessage());
+      ctx.err().println(dev.stagecraft.cli.ErrorLine.of(e.getMessage()));
       return 1;
     }
     switch (mode) {

@@ -137,7 +137,7 @@ public final class StateVersionsCommand implements Command {
         }
       }
     } catch (ApiClient.ApiException e) {
-      ctx.err().println("Error: " + e.getMessage());
+      ctx.err().println(dev.stagecraft.cli.ErrorLine.of(e.getMessage()));
       if (e.body() != null && e.body().has("diagnostics")) {
         for (JsonNode d : e.body().get("diagnostics")) {
           ctx.err().println("  " + d.asText());

@@ -50,7 +50,7 @@ public final class TaintCommand implements Command {
           Map.of("address", address),
           LOCK_WAIT);
     } catch (ApiClient.ApiException e) {
-      ctx.err().println("Error: " + e.getMessage());
+      ctx.err().println(dev.stagecraft.cli.ErrorLine.of(e.getMessage()));
       return 1;
     }
     ctx.out()

@@ -44,6 +44,13 @@ public interface EvalContext {
   default Path resolvePath(String path) {
     Path base = baseDirectory().toAbsolutePath().normalize();
     Path resolved = base.resolve(path).normalize();
+    if (fileAccessConfined() && Path.of(path).isAbsolute()) {
+      throw new IllegalArgumentException(
+          "\""
+              + path
+              + "\": absolute paths cannot be read on the server; put the file in the"
+              + " configuration directory or pass its content in a variable");
+    }
     if (fileAccessConfined() && !resolved.startsWith(base)) {
       throw new IllegalArgumentException(
           "\""
