@@ -32,6 +32,9 @@ public final class ConfigLoader {
           "null_resource", Set.of("triggers"),
           "terraform_data", Set.of("input", "triggers_replace"));
 
+  /** Providers whose resource types are implemented here: their blocks are accepted, ignored. */
+  private static final Set<String> PROVIDERS = Set.of("null", "stateful");
+
   private static final Map<String, Set<String>> REQUIRED_ARGUMENTS =
       Map.of("stateful_provisioning", Set.of("state_key"));
 
@@ -212,6 +215,16 @@ public final class ConfigLoader {
         case "terraform" -> {
           if (labels(b)) {
             terraform(b);
+          }
+        }
+        case "provider" -> {
+          if (labels(b, "name")) {
+            provider(b);
+          }
+        }
+        case "data" -> {
+          if (labels(b, "type", "name")) {
+            dataSource(b);
           }
         }
         default ->
@@ -463,6 +476,56 @@ public final class ConfigLoader {
             "The \"" + nb.type() + "\" block in the terraform block is ignored by Stagecraft.",
             nb.typeRange());
       }
+    }
+
+    /**
+     * A provider block of a provider whose resource types Stagecraft implements ({@code null},
+     * {@code stateful}) is ignored with a warning, as {@code required_providers} is; any other is
+     * an error naming what is supported.
+     */
+    private void provider(Body.Block b) {
+      String name = b.labels().get(0);
+      if (PROVIDERS.contains(name)) {
+        d.warning(
+            "Ignored provider block",
+            "Stagecraft implements the resources of provider \""
+                + name
+                + "\" itself; the provider block and its settings are ignored.",
+            b.typeRange());
+      } else {
+        d.error(
+            "Unsupported provider",
+            "Stagecraft implements the resource types stateful_provisioning (provider"
+                + " \"stateful\"), null_resource (provider \"null\") and terraform_data (built"
+                + " in); provider \""
+                + name
+                + "\" is not among them. Remove the block and its resources.",
+            b.labelRanges().get(0));
+      }
+    }
+
+    /** Data sources are not supported; the common ones get the Stagecraft way instead. */
+    private void dataSource(Body.Block b) {
+      String type = b.labels().get(0);
+      String instead =
+          switch (type) {
+            case "local_file" ->
+                " Read the file with file(\"path\") (its content) or filemd5(\"path\") and"
+                    + " filesha256(\"path\") (a digest); the file travels with the"
+                    + " configuration.";
+            case "template_file" ->
+                " Render the template with templatefile(\"path\", { name = value }) (Terraform"
+                    + " deprecated the template_file data source for it too).";
+            case "external" ->
+                " Stagecraft runs no program while planning: run it in a local-exec provisioner"
+                    + " of a stateful_provisioning resource, whose state_key decides when it runs"
+                    + " again.";
+            default -> "";
+          };
+      d.error(
+          "Unsupported data source",
+          "Data sources (data \"" + type + "\") are not supported by Stagecraft." + instead,
+          b.typeRange());
     }
 
     // ------------------------------------------------------------- resources

@@ -125,11 +125,51 @@ class ConfigLoaderTest {
 
   @Test
   void rejectsUnknownTopLevelBlocks() {
-    List<Diagnostic> errs = errors("provider \"aws\" {}\ndata \"x\" \"y\" {}\n");
+    List<Diagnostic> errs = errors("module \"x\" {}\ncheck \"y\" {}\n");
     assertThat(errs)
         .extracting(d -> d.range().toString())
         .containsExactly("main.tf:1:1", "main.tf:2:1");
     assertThat(errs.get(0).summary()).isEqualTo("Unsupported block type");
+  }
+
+  @Test
+  void acceptsTheProviderBlocksOfTheImplementedResourceTypesWithAWarning() {
+    LoadResult r = load("provider \"null\" {}\nprovider \"stateful\" {\n  alias = \"x\"\n}\n");
+    assertThat(r.diagnostics().errors()).isEmpty();
+    assertThat(r.diagnostics().list())
+        .extracting(d -> d.summary() + " @" + d.range())
+        .containsExactly(
+            "Ignored provider block @main.tf:1:1", "Ignored provider block @main.tf:2:1");
+
+    List<Diagnostic> errs = errors("provider \"aws\" {}\n");
+    assertThat(errs)
+        .extracting(d -> d.summary() + " @" + d.range())
+        .containsExactly("Unsupported provider @main.tf:1:10");
+    assertThat(errs.get(0).detail()).contains("stateful_provisioning", "null_resource");
+  }
+
+  @Test
+  void aDataSourceIsAnErrorThatNamesTheStagecraftWayForTheCommonOnes() {
+    List<Diagnostic> errs =
+        errors(
+            """
+            data "local_file" "a" { filename = "a.txt" }
+            data "template_file" "b" { template = "x" }
+            data "external" "c" { program = ["x"] }
+            data "http" "d" { url = "https://example.com" }
+            """);
+    assertThat(errs)
+        .extracting(d -> d.summary() + " @" + d.range())
+        .containsExactly(
+            "Unsupported data source @main.tf:1:1",
+            "Unsupported data source @main.tf:2:1",
+            "Unsupported data source @main.tf:3:1",
+            "Unsupported data source @main.tf:4:1");
+    assertThat(errs.get(0).detail()).contains("file(\"path\")");
+    assertThat(errs.get(1).detail()).contains("templatefile(\"path\"");
+    assertThat(errs.get(2).detail()).contains("local-exec provisioner");
+    assertThat(errs.get(3).detail())
+        .isEqualTo("Data sources (data \"http\") are not supported by Stagecraft.");
   }
 
   @Test
