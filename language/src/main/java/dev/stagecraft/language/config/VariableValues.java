@@ -60,6 +60,16 @@ public final class VariableValues {
    *     {@code number}); a value for an undeclared variable is a warning
    */
   public static Resolved resolve(Configuration config, Map<String, Value> given) {
+    return resolve(config, given, SimpleEvalContext.empty());
+  }
+
+  /**
+   * Like {@link #resolve(Configuration, Map)}; validation conditions are evaluated in {@code
+   * context} (its {@code path.*} and the directory file functions read, as everywhere else in the
+   * configuration) with the variable added.
+   */
+  public static Resolved resolve(
+      Configuration config, Map<String, Value> given, SimpleEvalContext context) {
     Diagnostics d = new Diagnostics();
     Map<String, Value> out = new LinkedHashMap<>();
     for (String name : new TreeMap<>(given).keySet()) {
@@ -75,7 +85,7 @@ public final class VariableValues {
       }
     }
     for (VariableDecl v : config.variables().values()) {
-      out.put(v.name(), resolveOne(v, Optional.ofNullable(given.get(v.name())), d));
+      out.put(v.name(), resolveOne(v, Optional.ofNullable(given.get(v.name())), context, d));
     }
     return new Resolved(out, d);
   }
@@ -122,7 +132,8 @@ public final class VariableValues {
   /** A parsed value and the problems found while parsing it. */
   public record ValueOrError(Value value, Diagnostics diagnostics) {}
 
-  private static Value resolveOne(VariableDecl v, Optional<Value> given, Diagnostics d) {
+  private static Value resolveOne(
+      VariableDecl v, Optional<Value> given, SimpleEvalContext context, Diagnostics d) {
     String where = v.range().toString();
     TypeConstraints.Parsed parsedType =
         v.type()
@@ -173,7 +184,7 @@ public final class VariableValues {
       if (value.isNull() && !v.nullable()) {
         // Terraform: a null for a non-nullable variable takes the default, or is an error.
         if (v.defaultValue().isPresent()) {
-          return resolveOne(v, Optional.empty(), d);
+          return resolveOne(v, Optional.empty(), context, d);
         }
         invalid(v, type, "the variable is not nullable (nullable = false), but null was given", d);
         return Value.unknown().mark(v.sensitive());
@@ -190,7 +201,7 @@ public final class VariableValues {
       return Value.unknown().mark(v.sensitive());
     }
     value = value.mark(v.sensitive());
-    validate(v, value, d);
+    validate(v, value, context, d);
     return value;
   }
 
@@ -209,7 +220,8 @@ public final class VariableValues {
         v.range());
   }
 
-  private static void validate(VariableDecl v, Value value, Diagnostics d) {
+  private static void validate(
+      VariableDecl v, Value value, SimpleEvalContext context, Diagnostics d) {
     for (BlockDecl b : v.validations()) {
       Optional<AttributeDecl> cond = b.attribute("condition");
       Optional<AttributeDecl> msg = b.attribute("error_message");
@@ -219,14 +231,14 @@ public final class VariableValues {
       boolean refsOk = true;
       for (AttributeDecl a : new AttributeDecl[] {cond.get(), msg.get()}) {
         for (Traversal t : a.expr().traversals()) {
-          if (!t.variableName().equals(Optional.of(v.name()))) {
+          if (!t.variableName().equals(Optional.of(v.name())) && !t.root().equals("path")) {
             d.error(
                 "Invalid reference in variable validation",
                 "The condition and error message of a validation block for var."
                     + v.name()
                     + " may refer only to var."
                     + v.name()
-                    + ", not to "
+                    + " and path.*, not to "
                     + t
                     + ".",
                 t.range());
@@ -237,7 +249,7 @@ public final class VariableValues {
       if (!refsOk) {
         continue;
       }
-      SimpleEvalContext ctx = SimpleEvalContext.empty().withVariable(v.name(), value);
+      SimpleEvalContext ctx = context.withVariable(v.name(), value);
       EvalResult r = new Evaluator().evaluate(cond.get().expr(), ctx);
       if (r.hasErrors()) {
         d.addAll(r.diagnostics());

@@ -221,7 +221,7 @@ public final class ConfigModel {
         values.put(v.name(), Value.unknown());
       }
     }
-    VariableValues.Resolved resolved = VariableValues.resolve(config, values);
+    VariableValues.Resolved resolved = VariableValues.resolve(config, values, fileContext());
     resolved.diagnostics().list().stream()
         .filter(d -> d.isError() || !"Value for undeclared variable".equals(d.summary()))
         .forEach(diagnostics::add);
@@ -422,28 +422,36 @@ public final class ConfigModel {
   /** Variables, {@code path.*}, {@code terraform.workspace}: the same for every evaluation. */
   private SimpleEvalContext baseContext() {
     if (baseContext == null) {
-      SimpleEvalContext ctx = SimpleEvalContext.empty();
+      SimpleEvalContext ctx = fileContext();
       if (!variables.isEmpty()) {
         ctx = ctx.withRoot("var", Value.object(variables));
       }
-      // On a server, file functions are confined: to the private directory holding the uploaded
-      // files, or, without one, to a directory that holds no files, so a tenant's configuration
-      // can never read the service's own files. path.* then show "." so the server's directory
-      // never appears in plans (and the plan digest does not depend on where it was planned).
-      String shown = confineFiles ? "." : baseDir.toString();
-      baseContext =
-          ctx.withRoot(
-                  "path",
-                  Value.object(
-                      Map.of(
-                          "module", Value.string(shown),
-                          "root", Value.string(shown),
-                          "cwd", Value.string(shown))))
-              .withRoot("terraform", Value.object(Map.of("workspace", Value.string(workspace))))
-              .withBaseDirectory(baseDir == null ? NO_FILES : baseDir)
-              .withFileAccessConfined(confineFiles);
+      baseContext = ctx;
     }
     return baseContext;
+  }
+
+  /**
+   * {@code path.*}, {@code terraform.workspace} and the file functions' directory, for every
+   * evaluation, variable validations included.
+   */
+  private SimpleEvalContext fileContext() {
+    // On a server, file functions are confined: to the private directory holding the uploaded
+    // files, or, without one, to a directory that holds no files, so a tenant's configuration
+    // can never read the service's own files. path.* then show "." so the server's directory
+    // never appears in plans (and the plan digest does not depend on where it was planned).
+    String shown = confineFiles ? "." : baseDir.toString();
+    return SimpleEvalContext.empty()
+        .withRoot(
+            "path",
+            Value.object(
+                Map.of(
+                    "module", Value.string(shown),
+                    "root", Value.string(shown),
+                    "cwd", Value.string(shown))))
+        .withRoot("terraform", Value.object(Map.of("workspace", Value.string(workspace))))
+        .withBaseDirectory(baseDir == null ? NO_FILES : baseDir)
+        .withFileAccessConfined(confineFiles);
   }
 
   private static SimpleEvalContext withKey(SimpleEvalContext ctx, InstanceKey key) {
