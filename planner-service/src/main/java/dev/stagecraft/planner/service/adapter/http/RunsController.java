@@ -811,22 +811,28 @@ public class RunsController {
     if (run.isEmpty()) {
       return recordedEvents(principal.get().tenant(), id, after, wait);
     }
-    // a resumed run's entries from before the restart come from its records, as in the stream
-    List<RunEvent> events;
-    try {
-      events = RunLogStream.live(run.get(), runJournal).after(after, Duration.ofSeconds(wait));
-    } catch (InterruptedException e) {
-      throw e;
-    } catch (Exception e) {
-      return recordsUnavailable(id);
+    // a resumed run's entries from before the restart (up to its journal's base) come from its
+    // records, followed by what this instance has of it: one answer holds both
+    long base = run.get().journal().base();
+    List<RunEvent> events = new java.util.ArrayList<>();
+    if (after < base) {
+      try {
+        events.addAll(
+            runJournal.after(principal.get().tenant(), id, after, base, RunLogStream.PAGE));
+      } catch (java.sql.SQLException | IllegalStateException e) {
+        return recordsUnavailable(id);
+      }
+    }
+    boolean more = events.size() >= RunLogStream.PAGE;
+    if (!more) {
+      Duration waitFor = events.isEmpty() ? Duration.ofSeconds(wait) : Duration.ZERO;
+      events.addAll(run.get().journal().after(Math.max(after, base), waitFor));
     }
     Run.RunSummary summary = run.get().summary();
-    boolean beforeRestart =
-        !events.isEmpty() && events.getLast().sequence() <= run.get().journal().base();
     Map<String, Object> out = new LinkedHashMap<>();
     out.put("events", events);
     out.put("status", summary.status());
-    out.put("terminal", summary.terminal() && !beforeRestart); // more to read when before
+    out.put("terminal", summary.terminal() && !more); // a full page of records: more to read
     return HttpResponse.ok(out);
   }
 
