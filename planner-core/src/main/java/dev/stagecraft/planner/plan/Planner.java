@@ -69,6 +69,21 @@ public final class Planner {
     if (diagnostics.hasErrors()) {
       return new PlanResult(null, diagnostics, request.files(), null);
     }
+    List<String> inModules = prior.moduleInstances();
+    if (!inModules.isEmpty()) {
+      diagnostics.error(
+          "Resources in modules",
+          "The state holds "
+              + inModules.size()
+              + " instance(s) in modules ("
+              + String.join(", ", inModules.subList(0, Math.min(3, inModules.size())))
+              + (inModules.size() > 3 ? ", …" : "")
+              + "). Stagecraft does not plan modules yet, and planning without them would destroy"
+              + " those instances; nothing was planned. Plan this workspace with Terraform, or pull"
+              + " its state, move the instances to root resources and push it back.",
+          null);
+      return new PlanResult(null, diagnostics, request.files(), null);
+    }
     Configuration config = loaded.config();
     ConfigModel model = ConfigModel.analyze(config, request, diagnostics, false);
     if (diagnostics.hasErrors()) {

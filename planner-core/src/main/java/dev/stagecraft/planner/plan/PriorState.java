@@ -47,6 +47,11 @@ public record PriorState(
         .toList();
   }
 
+  /** Addresses of instances in modules ({@code module.net.null_resource.a}), sorted. */
+  public List<String> moduleInstances() {
+    return instances.keySet().stream().filter(a -> a.startsWith("module.")).sorted().toList();
+  }
+
   /** Root outputs recorded in state: name → {@code {value, type, sensitive}}. */
   @SuppressWarnings("unchecked")
   public Map<String, Map<String, Object>> outputs() {
@@ -94,8 +99,10 @@ public record PriorState(
       }
       String type = resource.path("type").asText();
       String name = resource.path("name").asText();
+      // an instance in a module keeps its module path, so it never stands for a root resource
+      String module = resource.hasNonNull("module") ? resource.get("module").asText() + "." : "";
       for (JsonNode instance : resource.path("instances")) {
-        String address = type + "." + name + indexSuffix(instance.get("index_key"));
+        String address = module + type + "." + name + indexSuffix(instance.get("index_key"));
         Map<String, Object> attributes =
             instance.has("attributes")
                 ? MAPPER.convertValue(instance.get("attributes"), LinkedHashMap.class)

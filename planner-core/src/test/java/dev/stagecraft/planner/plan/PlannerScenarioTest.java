@@ -254,6 +254,30 @@ class PlannerScenarioTest {
   }
 
   @Test
+  void aStateWithInstancesInModulesIsRefusedInsteadOfPlannedAsRootResources() {
+    // a Terraform state pushed from a configuration with modules: its module.net instance must
+    // never stand for the root's null_resource.a (nor be destroyed for lack of configuration)
+    String state =
+        """
+        {"version":4,"serial":2,"lineage":"l","resources":[
+          {"module":"module.net","mode":"managed","type":"null_resource","name":"a",
+           "provider":"provider[\\"registry.terraform.io/hashicorp/null\\"]",
+           "instances":[{"schema_version":0,"attributes":{"id":"7","triggers":null}}]}]}
+        """;
+    PriorState prior = PriorState.fromV4Json(state);
+    assertThat(prior.instances()).containsOnlyKeys("module.net.null_resource.a");
+    PlanResult result = plan("resource \"null_resource\" \"a\" {}\n", Map.of(), prior);
+    assertThat(result.plan()).isNull();
+    assertThat(result.diagnostics().list())
+        .singleElement()
+        .satisfies(
+            d -> {
+              assertThat(d.summary()).isEqualTo("Resources in modules");
+              assertThat(d.detail()).contains("module.net.null_resource.a", "nothing was planned");
+            });
+  }
+
+  @Test
   void onAServerFileFunctionsCannotReadTheServicesOwnFiles() {
     PlanResult result =
         plan(
