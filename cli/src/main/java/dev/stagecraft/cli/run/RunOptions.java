@@ -94,11 +94,12 @@ public final class RunOptions {
 
   /**
    * Every variable value in Terraform's precedence, lowest first: environment ({@code TF_VAR_name},
-   * then {@code STAGECRAFT_VAR_name}), {@code terraform.tfvars}, {@code *.auto.tfvars} in lexical
-   * order, then {@code -var}/{@code -var-file} in command-line order. Values from the environment
-   * and from the automatic files are kept only for declared variables (as Terraform does); an
-   * undeclared {@code -var} is left in, for the planner to report. Values from files are HCL
-   * expressions (their names in {@link VariableInputs#hcl}), the others strings.
+   * then {@code STAGECRAFT_VAR_name}), {@code terraform.tfvars}, {@code terraform.tfvars.json},
+   * {@code *.auto.tfvars} and {@code *.auto.tfvars.json} in lexical order, then {@code -var}/{@code
+   * -var-file} in command-line order. Values from the environment and from the automatic files are
+   * kept only for declared variables (as Terraform does); an undeclared {@code -var} is left in,
+   * for the planner to report. Values from files are HCL expressions (their names in {@link
+   * VariableInputs#hcl}), the others strings.
    */
   VariableInputs allVariables(CliContext ctx, Set<String> declared) throws IOException {
     Map<String, String> all = new LinkedHashMap<>();
@@ -113,13 +114,18 @@ public final class RunOptions {
               });
     }
     List<Path> automatic = new ArrayList<>();
-    Path tfvars = ctx.workingDir().resolve("terraform.tfvars");
-    if (Files.isRegularFile(tfvars)) {
-      automatic.add(tfvars);
+    for (String name : List.of("terraform.tfvars", "terraform.tfvars.json")) {
+      Path tfvars = ctx.workingDir().resolve(name);
+      if (Files.isRegularFile(tfvars)) {
+        automatic.add(tfvars);
+      }
     }
     try (var files = Files.list(ctx.workingDir())) {
       files
-          .filter(f -> f.getFileName().toString().endsWith(".auto.tfvars"))
+          .filter(
+              f ->
+                  f.getFileName().toString().endsWith(".auto.tfvars")
+                      || f.getFileName().toString().endsWith(".auto.tfvars.json"))
           .sorted()
           .forEach(automatic::add);
     }
@@ -164,6 +170,9 @@ public final class RunOptions {
       throw new UsageException("the variable file " + file + " does not exist");
     }
     String text = Files.readString(file, StandardCharsets.UTF_8);
+    if (file.getFileName().toString().endsWith(".json")) {
+      return JsonVarFile.parse(file.toString(), text);
+    }
     ParseResult parsed = Parser.parse(file.getFileName().toString(), text);
     Diagnostics diagnostics = new Diagnostics().addAll(parsed.diagnostics());
     Map<String, String> out = new LinkedHashMap<>();

@@ -1,6 +1,7 @@
 package dev.stagecraft.cli.run;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.stagecraft.cli.CliContext;
@@ -65,7 +66,15 @@ class VariableSourcesTest {
     List<Arguments> all = new ArrayList<>();
     for (Case c : cases) {
       for (String source :
-          List.of("terraform.tfvars", "auto.tfvars", "-var-file", "-var", "TF_VAR_")) {
+          List.of(
+              "terraform.tfvars",
+              "auto.tfvars",
+              "-var-file",
+              "terraform.tfvars.json",
+              "auto.tfvars.json",
+              "-var-file json",
+              "-var",
+              "TF_VAR_")) {
         all.add(Arguments.of(source, c));
       }
     }
@@ -79,9 +88,9 @@ class VariableSourcesTest {
     Map<String, String> files =
         Map.of("main.tf", "variable \"v\" {\n  " + type + "\n}\noutput \"v\" { value = var.v }\n");
 
-    Object value = plannedOutput(files, source, c.hcl(), c.cli());
+    Object value = plannedOutput(files, source, c.hcl(), c.cli(), c.fromFile());
 
-    boolean file = source.endsWith("tfvars") || source.equals("-var-file");
+    boolean file = source.contains("tfvars") || source.startsWith("-var-file");
     assertThat(JSON.writeValueAsString(value)).isEqualTo(file ? c.fromFile() : c.fromString());
   }
 
@@ -107,7 +116,48 @@ class VariableSourcesTest {
     assertThat(result.plan().toAdd()).isEqualTo(2);
   }
 
-  private Object plannedOutput(Map<String, String> files, String source, String hcl, String cli)
+  @Test
+  void aJsonVariableFileKeepsStringsLiteralAndFollowsTheAutomaticFilesOrder() throws Exception {
+    Files.writeString(
+        dir.resolve("terraform.tfvars"), "a = \"from tfvars\"\nb = \"from tfvars\"\n");
+    Files.writeString(
+        dir.resolve("terraform.tfvars.json"), "{\"b\": \"${not.a.template} %{x} \\\"q\\\"\"}");
+    Files.writeString(dir.resolve("a.auto.tfvars.json"), "{\"a\": 2.50}");
+    Map<String, String> files =
+        Map.of(
+            "main.tf",
+            """
+            variable "a" {}
+            variable "b" {}
+            output "a" { value = var.a }
+            output "b" { value = var.b }
+            """);
+    RunOptions o = RunOptions.parse(ctx(Map.of()), List.of(), false);
+    PlanResult result = plan(files, o.allVariables(ctx(Map.of()), Set.of("a", "b")));
+
+    assertThat(result.hasErrors()).as(result.renderDiagnostics()).isFalse();
+    assertThat(JSON.writeValueAsString(result.plan().output("a").orElseThrow().after()))
+        .isEqualTo("2.5");
+    assertThat(result.plan().output("b").orElseThrow().after())
+        .isEqualTo("${not.a.template} %{x} \"q\"");
+  }
+
+  @Test
+  void aBrokenJsonVariableFileNamesTheFileLineAndColumn() throws Exception {
+    Files.writeString(dir.resolve("bad.tfvars.json"), "{\n  \"a\": [1,\n}");
+    assertThatThrownBy(
+            () -> RunOptions.parse(ctx(Map.of()), List.of("-var-file=bad.tfvars.json"), false))
+        .isInstanceOf(dev.stagecraft.cli.UsageException.class)
+        .hasMessageContaining("bad.tfvars.json:3:")
+        .hasMessageContaining("one JSON object");
+    Files.writeString(dir.resolve("list.tfvars.json"), "[1]");
+    assertThatThrownBy(
+            () -> RunOptions.parse(ctx(Map.of()), List.of("-var-file=list.tfvars.json"), false))
+        .hasMessageContaining("the root must be a JSON object");
+  }
+
+  private Object plannedOutput(
+      Map<String, String> files, String source, String hcl, String cli, String json)
       throws Exception {
     Map<String, String> env = Map.of();
     List<String> args = List.of();
@@ -117,6 +167,14 @@ class VariableSourcesTest {
       case "-var-file" -> {
         Files.writeString(dir.resolve("given.tfvars"), "v = " + hcl + "\n");
         args = List.of("-var-file=given.tfvars");
+      }
+      case "terraform.tfvars.json" ->
+          Files.writeString(dir.resolve("terraform.tfvars.json"), "{\"v\": " + json + "}");
+      case "auto.tfvars.json" ->
+          Files.writeString(dir.resolve("x.auto.tfvars.json"), "{\"v\": " + json + "}");
+      case "-var-file json" -> {
+        Files.writeString(dir.resolve("given.json"), "{\"v\": " + json + "}\n");
+        args = List.of("-var-file=given.json");
       }
       case "-var" -> args = List.of("-var", "v=" + cli);
       default -> env = Map.of("TF_VAR_v", cli);
