@@ -203,6 +203,7 @@ final class ActionEventEmitter implements OutputSink {
                     action.createBeforeDestroy(),
                     action.skipDestroy(),
                     learnedHostKeys)
+                .withPreviousAddress(action.previousAddress())
                 .provenWith(runCredential));
     Duration backoff = Duration.ofMillis(500);
     while (true) {

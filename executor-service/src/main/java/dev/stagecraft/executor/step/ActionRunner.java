@@ -211,7 +211,7 @@ public final class ActionRunner {
       case "create" -> List.of("create");
       case "replace" -> List.of("destroy", "create");
       case "delete" -> List.of("destroy");
-      case "update", "forget" -> List.of();
+      case "update", "forget", "move" -> List.of();
       default -> null;
     };
   }

@@ -100,7 +100,8 @@ public final class ConfigLoader {
           "enabled",
           "destroy");
 
-  private static final String TOP_LEVEL = "variable, locals, output, resource, removed, terraform";
+  private static final String TOP_LEVEL =
+      "variable, locals, output, resource, removed, moved, terraform";
 
   private ConfigLoader() {}
 
@@ -149,6 +150,7 @@ public final class ConfigLoader {
     private final Map<String, LocalDecl> locals = new LinkedHashMap<>();
     private final Map<String, OutputDecl> outputs = new LinkedHashMap<>();
     private final List<BlockDecl> removed = new ArrayList<>();
+    private final List<BlockDecl> moved = new ArrayList<>();
     private final Map<String, ResourceDecl> byAddress = new LinkedHashMap<>();
     private final List<Traversal> dependsOnToCheck = new ArrayList<>();
     private Optional<String> requiredVersion = Optional.empty();
@@ -164,6 +166,7 @@ public final class ConfigLoader {
           new ArrayList<>(locals.values()),
           new ArrayList<>(outputs.values()),
           removed,
+          moved,
           requiredVersion);
     }
 
@@ -210,6 +213,11 @@ public final class ConfigLoader {
         case "removed" -> {
           if (labels(b)) {
             removed.add(BlockDecl.of(b));
+          }
+        }
+        case "moved" -> {
+          if (labels(b)) {
+            moved.add(BlockDecl.of(b));
           }
         }
         case "terraform" -> {

@@ -6,13 +6,17 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
-/** The decoded configuration of one module (all its files). Immutable. */
+/**
+ * The decoded configuration of one module (all its files). Immutable. {@code removed} and {@code
+ * moved} blocks are kept raw: the planner reads them ({@code RemovedBlock}, {@code MovedBlock}).
+ */
 public record Configuration(
     Map<String, VariableDecl> variables,
     List<ResourceDecl> resources,
     List<LocalDecl> locals,
     List<OutputDecl> outputs,
     List<BlockDecl> removed,
+    List<BlockDecl> moved,
     Optional<String> requiredVersion) {
 
   public Configuration {
@@ -21,11 +25,12 @@ public record Configuration(
     locals = List.copyOf(locals);
     outputs = List.copyOf(outputs);
     removed = List.copyOf(removed);
+    moved = List.copyOf(moved);
   }
 
   public static Configuration empty() {
     return new Configuration(
-        Map.of(), List.of(), List.of(), List.of(), List.of(), Optional.empty());
+        Map.of(), List.of(), List.of(), List.of(), List.of(), List.of(), Optional.empty());
   }
 
   /** The resource with the given address ({@code type.name}). */

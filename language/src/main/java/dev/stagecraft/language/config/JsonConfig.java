@@ -33,8 +33,8 @@ import java.util.Map;
  *   <li>attribute values: strings are string templates ({@code "${var.x}"}), numbers, bools and
  *       null are literals, arrays and objects are tuple and object constructors;
  *   <li>{@code depends_on}, {@code lifecycle.ignore_changes}, {@code replace_triggered_by}, {@code
- *       removed.from} and {@code variable.type} take strings that are expressions (references
- *       without {@code ${}});
+ *       removed.from}, {@code moved.from}/{@code to} and {@code variable.type} take strings that
+ *       are expressions (references without {@code ${}});
  *   <li>properties named {@code "//"} in block bodies are comments and ignored.
  * </ul>
  *
@@ -92,6 +92,8 @@ public final class JsonConfig {
               Map.of("lifecycle", LIFECYCLE, "provisioner", PROVISIONER, "connection", CONNECTION),
               Map.of("from", Mode.EXPRESSION),
               false),
+          "moved",
+          new Schema(0, Map.of(), Map.of("from", Mode.EXPRESSION, "to", Mode.EXPRESSION), false),
           "terraform",
           new Schema(0, Map.of(), Map.of(), true));
 

@@ -89,7 +89,10 @@ public final class ApplyContext {
     List<Map<String, Object>> connections = new ArrayList<>();
     ResourceDecl resource = model.resourceDecl(action.address());
     InstanceKey key = model.instanceKey(action.address());
-    if (action.action() == ActionType.DELETE || action.action() == ActionType.FORGET) {
+    // a move without another change keeps the object as the state holds it: no steps
+    if (action.action() == ActionType.DELETE
+        || action.action() == ActionType.FORGET
+        || action.action() == ActionType.NO_OP) {
       List<ProvisionerStep> steps =
           action.action() == ActionType.DELETE
               ? destroySteps(action, key, diagnostics, sensitive, connections)

@@ -151,6 +151,9 @@ public final class PlanJson {
     if (index != null) {
       rc.put("index", index);
     }
+    if (a.previousAddress() != null) {
+      rc.put("previous_address", a.previousAddress());
+    }
     rc.put("provider_name", "stagecraft.dev/builtin/stagecraft");
     Map<String, Object> change = new LinkedHashMap<>();
     change.put("actions", a.action().terraformActions());

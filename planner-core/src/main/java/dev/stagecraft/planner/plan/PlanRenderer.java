@@ -68,7 +68,18 @@ public final class PlanRenderer {
   }
 
   private static void renderAction(StringBuilder out, PlannedAction a) {
-    out.append("  # ").append(a.address()).append(' ').append(headline(a)).append('\n');
+    if (a.action() == ActionType.NO_OP && a.previousAddress() != null) {
+      out.append("  # ")
+          .append(a.previousAddress())
+          .append(" has moved to ")
+          .append(a.address())
+          .append('\n');
+    } else {
+      out.append("  # ").append(a.address()).append(' ').append(headline(a)).append('\n');
+      if (a.previousAddress() != null) {
+        out.append("  # (moved from ").append(a.previousAddress()).append(")\n");
+      }
+    }
     String symbol = a.action().symbol();
     out.append(symbol.length() == 3 ? symbol : "  " + symbol)
         .append(" resource \"")

@@ -22,6 +22,9 @@ import java.util.Set;
  *     instance ({@code ActionDispatched.skipDestroy}) so that a later removal forgets it
  * @param sensitivePaths top-level attributes whose value is (or contains) a sensitive value: never
  *     rendered in clear in the plan text or JSON
+ * @param previousAddress the address the instance had in state before a {@code moved} block (or
+ *     Terraform's implied move of {@code type.name} ↔ {@code type.name[0]}) moved it here, or null;
+ *     the move is recorded in state with the action ({@code ActionDispatched.previousAddress})
  */
 public record PlannedAction(
     String address,
@@ -37,7 +40,8 @@ public record PlannedAction(
     List<String> dependencies,
     boolean createBeforeDestroy,
     boolean skipDestroy,
-    Set<String> sensitivePaths) {
+    Set<String> sensitivePaths,
+    String previousAddress) {
 
   public PlannedAction {
     afterUnknown = afterUnknown == null ? Set.of() : Set.copyOf(afterUnknown);
@@ -45,6 +49,40 @@ public record PlannedAction(
     waitFor = waitFor == null ? List.of() : List.copyOf(waitFor);
     dependencies = dependencies == null ? List.of() : List.copyOf(dependencies);
     sensitivePaths = sensitivePaths == null ? Set.of() : Set.copyOf(sensitivePaths);
+  }
+
+  /** Not moved. */
+  public PlannedAction(
+      String address,
+      String type,
+      String name,
+      ActionType action,
+      ActionReason reason,
+      Map<String, Object> before,
+      Map<String, Object> after,
+      Set<String> afterUnknown,
+      Set<String> replacePaths,
+      List<String> waitFor,
+      List<String> dependencies,
+      boolean createBeforeDestroy,
+      boolean skipDestroy,
+      Set<String> sensitivePaths) {
+    this(
+        address,
+        type,
+        name,
+        action,
+        reason,
+        before,
+        after,
+        afterUnknown,
+        replacePaths,
+        waitFor,
+        dependencies,
+        createBeforeDestroy,
+        skipDestroy,
+        sensitivePaths,
+        null);
   }
 
   /** Without lifecycle flags or sensitive attributes. */
@@ -77,8 +115,37 @@ public record PlannedAction(
         Set.of());
   }
 
+  /** An action to apply: any but a no-op, and a no-op that moves the instance in state. */
   public boolean isChange() {
-    return action != ActionType.NO_OP;
+    return action != ActionType.NO_OP || previousAddress != null;
+  }
+
+  /**
+   * The name an executor receives in {@code ActionDispatched.action}: the action's, or {@code move}
+   * for a no-op that only moves the instance in state.
+   */
+  public String wireAction() {
+    return action == ActionType.NO_OP && previousAddress != null ? "move" : action.wireName();
+  }
+
+  /** This action, for an instance that the state holds at {@code previous}. */
+  public PlannedAction withPreviousAddress(String previous) {
+    return new PlannedAction(
+        address,
+        type,
+        name,
+        action,
+        reason,
+        before,
+        after,
+        afterUnknown,
+        replacePaths,
+        waitFor,
+        dependencies,
+        createBeforeDestroy,
+        skipDestroy,
+        sensitivePaths,
+        previous);
   }
 
   /** {@code type.name} without the instance key. */
@@ -106,6 +173,7 @@ public record PlannedAction(
         dependencies,
         createBeforeDestroy,
         skipDestroy,
-        sensitivePaths);
+        sensitivePaths,
+        previousAddress);
   }
 }

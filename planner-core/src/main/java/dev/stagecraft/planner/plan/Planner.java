@@ -33,6 +33,7 @@ public final class Planner {
     }
     PlanRequest request = new PlanRequest("default", files, Map.of(), List.of(), false, baseDir);
     ConfigModel model = ConfigModel.analyze(loaded.config(), request, diagnostics, true);
+    Moves.of(loaded.config(), diagnostics);
     if (!diagnostics.hasErrors()) {
       new Planning(model, PriorState.empty(), request, diagnostics, true, PlanLimits.DEFAULT)
           .validate();
@@ -86,11 +87,16 @@ public final class Planner {
     }
     Configuration config = loaded.config();
     ConfigModel model = ConfigModel.analyze(config, request, diagnostics, false);
+    Moves moves = Moves.of(config, diagnostics);
     if (diagnostics.hasErrors()) {
       return new PlanResult(null, diagnostics, request.files(), null);
     }
-    Planning planning = new Planning(model, prior, request, diagnostics, false, limits);
-    Plan plan = planning.plan();
+    Moves.Result moved = moves.apply(prior, config, diagnostics);
+    Planning planning = new Planning(model, moved.state(), request, diagnostics, false, limits);
+    Plan plan = withPreviousAddresses(planning.plan(), moved.previousAddresses());
+    if (!diagnostics.hasErrors()) {
+      moves.checkNotDeclared(model, plan, diagnostics);
+    }
     if (diagnostics.hasErrors()) {
       return new PlanResult(null, diagnostics, request.files(), null);
     }
@@ -98,7 +104,28 @@ public final class Planner {
         plan,
         diagnostics,
         request.files(),
-        new ApplyContext(model, prior, request.files(), planning.plannedValues()));
+        new ApplyContext(model, moved.state(), request.files(), planning.plannedValues()));
+  }
+
+  /** The plan with every moved instance's action naming where the state holds it. */
+  private static Plan withPreviousAddresses(Plan plan, Map<String, String> previous) {
+    if (plan == null || previous.isEmpty()) {
+      return plan;
+    }
+    return new Plan(
+        plan.workspace(),
+        plan.priorSerial(),
+        plan.priorLineage(),
+        plan.destroy(),
+        plan.actions().stream()
+            .map(
+                a ->
+                    previous.containsKey(a.address())
+                        ? a.withPreviousAddress(previous.get(a.address()))
+                        : a)
+            .toList(),
+        plan.priorState(),
+        plan.outputChanges());
   }
 
   /** State stores absent maps as null and numbers as JSON numbers; compare by meaning. */

@@ -151,11 +151,33 @@ class CountAndForEachTest {
   }
 
   @Test
-  void anInstanceWithoutKeyIsDeletedWhenTheResourceStartsUsingCount() {
+  void anInstanceWithoutKeyMovesToIndexZeroWhenTheResourceStartsUsingCountAsInTerraform() {
+    Plan plan =
+        Scenario.config(
+                """
+                resource "stateful_provisioning" "web" {
+                  count     = 2
+                  state_key = "v1"
+                }
+                """)
+            .state(
+                resource(
+                    "stateful_provisioning",
+                    "web",
+                    instance(null, "{\"id\":\"1\",\"state_key\":\"v1\"}")))
+            .expect(
+                row("stateful_provisioning.web[0]", NO_OP),
+                row("stateful_provisioning.web[1]", CREATE));
+    assertThat(plan.action("stateful_provisioning.web[0]").orElseThrow().previousAddress())
+        .isEqualTo("stateful_provisioning.web");
+  }
+
+  @Test
+  void anInstanceWithoutKeyIsDeletedWhenTheResourceStartsUsingForEach() {
     Scenario.config(
             """
             resource "stateful_provisioning" "web" {
-              count     = 1
+              for_each  = toset(["a"])
               state_key = "v1"
             }
             """)
@@ -165,7 +187,7 @@ class CountAndForEachTest {
                 "web",
                 instance(null, "{\"id\":\"1\",\"state_key\":\"v1\"}")))
         .expect(
-            row("stateful_provisioning.web[0]", CREATE),
+            row("stateful_provisioning.web[\"a\"]", CREATE),
             row("stateful_provisioning.web", DELETE, DELETE_BECAUSE_WRONG_REPETITION));
   }
 

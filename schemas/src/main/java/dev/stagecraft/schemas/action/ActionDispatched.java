@@ -12,7 +12,8 @@ import java.util.Map;
  * it has already started must not run it again.
  *
  * @param action one of {@code create}, {@code update}, {@code replace}, {@code delete}, {@code
- *     forget}
+ *     forget}, or {@code move} (no steps: the instance only moves in state, from {@code
+ *     previousAddress})
  * @param attributes the instance's attributes after the action (for delete/forget: before)
  * @param dependencies addresses this instance depends on, recorded in state
  * @param fencingToken the workspace lock's fencing token; the state service refuses results whose
@@ -29,6 +30,9 @@ import java.util.Map;
  *     it ({@link RunCredentialProof}) that its {@code action.finished} belongs to a run that is
  *     still active. A secret: sealed with the provisioners when the planner has a secrets key (then
  *     null here); null from planners older than this field.
+ * @param previousAddress where the state holds the instance before a {@code moved} block (or an
+ *     implied move) put it at {@code address}: the state service moves it there with the outcome,
+ *     whatever the outcome. Null when not moved (and from planners older than this field).
  */
 public record ActionDispatched(
     String runId,
@@ -44,7 +48,42 @@ public record ActionDispatched(
     Boolean createBeforeDestroy,
     Boolean skipDestroy,
     SealedBox sealed,
-    String runCredential) {
+    String runCredential,
+    String previousAddress) {
+
+  /** Not moved. */
+  public ActionDispatched(
+      String runId,
+      String actionId,
+      String address,
+      String resourceType,
+      String action,
+      Map<String, Object> attributes,
+      List<String> dependencies,
+      List<ProvisionerStep> provisioners,
+      long fencingToken,
+      List<String> sensitiveValues,
+      Boolean createBeforeDestroy,
+      Boolean skipDestroy,
+      SealedBox sealed,
+      String runCredential) {
+    this(
+        runId,
+        actionId,
+        address,
+        resourceType,
+        action,
+        attributes,
+        dependencies,
+        provisioners,
+        fencingToken,
+        sensitiveValues,
+        createBeforeDestroy,
+        skipDestroy,
+        sealed,
+        runCredential,
+        null);
+  }
 
   /** Without a run credential. */
   public ActionDispatched(
@@ -162,7 +201,28 @@ public record ActionDispatched(
         createBeforeDestroy,
         skipDestroy,
         sealed,
-        runCredential);
+        runCredential,
+        previousAddress);
+  }
+
+  /** This dispatch for an instance the state holds at {@code previous} (null: not moved). */
+  public ActionDispatched withPreviousAddress(String previous) {
+    return new ActionDispatched(
+        runId,
+        actionId,
+        address,
+        resourceType,
+        action,
+        attributes,
+        dependencies,
+        provisioners,
+        fencingToken,
+        sensitiveValues,
+        createBeforeDestroy,
+        skipDestroy,
+        sealed,
+        runCredential,
+        previous);
   }
 
   /** This dispatch carrying the run's state credential (in clear until it is sealed). */
@@ -173,8 +233,8 @@ public record ActionDispatched(
   /** Never prints the run credential (records print every component). */
   @Override
   public String toString() {
-    return "ActionDispatched[runId=%s, actionId=%s, address=%s, action=%s, fencingToken=%d, sealed=%s]"
-        .formatted(runId, actionId, address, action, fencingToken, sealed != null);
+    return "ActionDispatched[runId=%s, actionId=%s, address=%s, action=%s, fencingToken=%d, sealed=%s, previousAddress=%s]"
+        .formatted(runId, actionId, address, action, fencingToken, sealed != null, previousAddress);
   }
 
   public ActionDispatched {

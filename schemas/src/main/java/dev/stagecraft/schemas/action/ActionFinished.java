@@ -20,6 +20,8 @@ import java.util.Map;
  * @param runProof proof that the reporter holds the run's state credential ({@link
  *     RunCredentialProof}; not the credential itself): the state service records the outcome only
  *     while the credential is active for the workspace, else it is {@code rejected}
+ * @param previousAddress copied from the dispatch: where the state holds the instance before a
+ *     move; the state service moves it to {@code address} with the outcome (null: not moved)
  */
 public record ActionFinished(
     String runId,
@@ -37,7 +39,68 @@ public record ActionFinished(
     Boolean createBeforeDestroy,
     Boolean skipDestroy,
     List<LearnedHostKey> learnedHostKeys,
-    String runProof) {
+    String runProof,
+    String previousAddress) {
+
+  /** Not moved. */
+  public ActionFinished(
+      String runId,
+      String actionId,
+      String address,
+      String resourceType,
+      String action,
+      String outcome,
+      Integer exitCode,
+      String error,
+      Map<String, Object> attributes,
+      List<String> dependencies,
+      long fencingToken,
+      String executorId,
+      Boolean createBeforeDestroy,
+      Boolean skipDestroy,
+      List<LearnedHostKey> learnedHostKeys,
+      String runProof) {
+    this(
+        runId,
+        actionId,
+        address,
+        resourceType,
+        action,
+        outcome,
+        exitCode,
+        error,
+        attributes,
+        dependencies,
+        fencingToken,
+        executorId,
+        createBeforeDestroy,
+        skipDestroy,
+        learnedHostKeys,
+        runProof,
+        null);
+  }
+
+  /** This result for an instance the state holds at {@code previous} (null: not moved). */
+  public ActionFinished withPreviousAddress(String previous) {
+    return new ActionFinished(
+        runId,
+        actionId,
+        address,
+        resourceType,
+        action,
+        outcome,
+        exitCode,
+        error,
+        attributes,
+        dependencies,
+        fencingToken,
+        executorId,
+        createBeforeDestroy,
+        skipDestroy,
+        learnedHostKeys,
+        runProof,
+        previous);
+  }
 
   /** Without a run proof. */
   public ActionFinished(
@@ -99,7 +162,8 @@ public record ActionFinished(
         createBeforeDestroy,
         skipDestroy,
         learnedHostKeys,
-        RunCredentialProof.prove(runCredential, runId, actionId, outcome));
+        RunCredentialProof.prove(runCredential, runId, actionId, outcome),
+        previousAddress);
   }
 
   /** Without learned host keys. */

@@ -37,6 +37,8 @@ import java.util.function.Supplier;
  * Terraform's {@code taint} succeeds then too); untaint of a tainted instance → mark cleared,
  * serial + 1; untaint of one that is not tainted → refused, as in Terraform.
  *
+ * <p>An action on a moved instance ({@code previousAddress}) first moves it ({@link #decideMoved}).
+ *
  * <p>Pure function of its inputs plus the injected lineage id generator; not thread-safe only in
  * the sense that the generator must be.
  */
@@ -62,6 +64,9 @@ public final class StateDecider {
       InstanceAddress.parse(result.address());
     } catch (IllegalArgumentException e) {
       return rejected(current, e.getMessage());
+    }
+    if (result.previousAddress() != null) {
+      return decideMoved(result, current);
     }
     boolean succeeded = result.succeeded();
     if (!succeeded
@@ -103,8 +108,58 @@ public final class StateDecider {
               current,
               "unknown action '"
                   + action
-                  + "'; expected create, update, replace, delete or forget");
+                  + "'; expected create, update, replace, delete, forget or move (with a"
+                  + " previous address)");
     };
+  }
+
+  /**
+   * An action on an instance that a move put at {@code address}: the state holds it at {@code
+   * previousAddress} (or, when this result comes again, already at {@code address}). The move is
+   * recorded whatever the outcome ({@code instance_moved}, with the new type and attributes for a
+   * move between types), then the outcome as for an instance at {@code address}; a {@code move}
+   * action has no other outcome. A move whose destination is taken, or whose source is gone, moves
+   * nothing.
+   */
+  private Decision decideMoved(ActionFinished result, WorkspaceState current) {
+    String from = result.previousAddress();
+    try {
+      InstanceAddress.parse(from);
+    } catch (IllegalArgumentException e) {
+      return rejected(current, "previous address: " + e.getMessage());
+    }
+    List<StateEvent> events = new ArrayList<>();
+    WorkspaceState moved = current;
+    InstanceState source = current.instances().get(from);
+    if (source != null && !current.instances().containsKey(result.address())) {
+      boolean typeChanges =
+          result.resourceType() != null && !result.resourceType().equals(source.resourceType());
+      StateEvent move =
+          new StateEvent.InstanceMoved(
+              from,
+              result.address(),
+              typeChanges ? result.resourceType() : null,
+              typeChanges ? result.attributes() : null);
+      events.add(move);
+      moved = current.apply(move);
+    }
+    Decision rest =
+        "move".equals(result.action())
+            ? new Decision(
+                List.of(),
+                result.succeeded() ? Outcome.SUCCEEDED : Outcome.FAILED,
+                result.succeeded() ? null : result.error(),
+                moved.serial())
+            : decide(result.withPreviousAddress(null), moved, result.fencingToken());
+    if (rest.outcome() == Outcome.REJECTED) {
+      return rejected(current, rest.error());
+    }
+    events.addAll(rest.events());
+    WorkspaceState after = current;
+    for (StateEvent e : events) {
+      after = after.apply(e);
+    }
+    return new Decision(events, rest.outcome(), rest.error(), after.serial());
   }
 
   /**

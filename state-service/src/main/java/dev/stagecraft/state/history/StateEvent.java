@@ -98,6 +98,32 @@ public sealed interface StateEvent {
     }
   }
 
+  /**
+   * An instance moved from {@code from} to {@code address}: a {@code moved} block (or Terraform's
+   * implied move between {@code type.name} and {@code type.name[0]}) renamed its resource or key.
+   * The object is the same; only its address changes, and, for a move from {@code null_resource} to
+   * {@code terraform_data}, its type and attributes ({@code resourceType} and {@code attributes},
+   * null when unchanged). Folded onto a state that does not hold {@code from}, or already holds
+   * {@code address}, it changes no instance (the decider never produces that).
+   */
+  record InstanceMoved(
+      String from, String address, String resourceType, Map<String, Object> attributes)
+      implements StateEvent {
+    public InstanceMoved {
+      Objects.requireNonNull(from, "from");
+      Objects.requireNonNull(address, "address");
+      attributes =
+          attributes == null
+              ? null
+              : java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(attributes));
+    }
+
+    @Override
+    public String typeName() {
+      return "instance_moved";
+    }
+  }
+
   /** How an instance left the state. */
   enum RemoveKind {
     /** Destroyed by a successful delete. */

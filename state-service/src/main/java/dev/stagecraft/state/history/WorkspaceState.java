@@ -83,6 +83,29 @@ public record WorkspaceState(
         next.computeIfPresent(t.address(), (address, i) -> i.withTainted(t.tainted()));
         yield new WorkspaceState(serial + 1, lineage, next, extras);
       }
+      case StateEvent.InstanceMoved m -> {
+        InstanceState moving = instances.get(m.from());
+        if (moving == null || instances.containsKey(m.address())) {
+          yield new WorkspaceState(serial + 1, lineage, instances, extras);
+        }
+        Map<String, InstanceState> next = new TreeMap<>(instances);
+        next.remove(m.from());
+        next.put(
+            m.address(),
+            new InstanceState(
+                m.address(),
+                m.resourceType() == null ? moving.resourceType() : m.resourceType(),
+                m.attributes() == null ? moving.attributes() : m.attributes(),
+                moving.dependencies(),
+                moving.tainted(),
+                moving.createBeforeDestroy(),
+                moving.skipDestroy()));
+        yield new WorkspaceState(
+            serial + 1,
+            lineage,
+            next,
+            extras.withoutInstance(m.from(), next).withoutInstance(m.address(), next));
+      }
       case StateEvent.InstanceRemoved r -> {
         Map<String, InstanceState> next = new TreeMap<>(instances);
         next.remove(r.address());

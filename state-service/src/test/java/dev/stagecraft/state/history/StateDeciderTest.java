@@ -69,6 +69,104 @@ class StateDeciderTest {
     assertThat(after.instances()).containsKey(APP);
   }
 
+  private static final String OLD = "stateful_provisioning.old";
+
+  private static WorkspaceState withOld() {
+    return given(
+        new LineageAssigned("l"),
+        new InstanceWritten(
+            OLD,
+            "stateful_provisioning",
+            Map.of("id", "i-0", "host", "10.0.0.9"),
+            List.of(),
+            false,
+            WriteKind.CREATED,
+            true,
+            false));
+  }
+
+  @Test
+  void aMoveMovesTheInstanceAsTheStateHoldsIt() {
+    WorkspaceState current = withOld();
+
+    Decision d =
+        decider.decide(result("move", "succeeded", 3).withPreviousAddress(OLD), current, 2);
+
+    assertThat(d.outcome()).isEqualTo(Outcome.SUCCEEDED);
+    assertThat(d.events()).containsExactly(new StateEvent.InstanceMoved(OLD, APP, null, null));
+    WorkspaceState after = current.apply(d.events().get(0));
+    assertThat(after.instances()).containsOnlyKeys(APP);
+    assertThat(after.instances().get(APP))
+        .satisfies(
+            i -> {
+              assertThat(i.attributes()).containsEntry("host", "10.0.0.9");
+              assertThat(i.createBeforeDestroy()).isTrue();
+            });
+    assertThat(d.serial()).isEqualTo(after.serial()).isEqualTo(current.serial() + 1);
+
+    Decision again =
+        decider.decide(result("move", "succeeded", 3).withPreviousAddress(OLD), after, 3);
+    assertThat(again.events()).as("a result that comes again moves nothing").isEmpty();
+    assertThat(again.serial()).isEqualTo(after.serial());
+  }
+
+  @Test
+  void aFailedReplaceOfAMovedInstanceStillRecordsTheMoveThenTheTaint() {
+    WorkspaceState current = withOld();
+
+    Decision d =
+        decider.decide(result("replace", "failed", 3).withPreviousAddress(OLD), current, 2);
+
+    assertThat(d.outcome()).isEqualTo(Outcome.FAILED);
+    assertThat(d.events()).hasSize(2);
+    assertThat(d.events().get(0)).isEqualTo(new StateEvent.InstanceMoved(OLD, APP, null, null));
+    assertThat(((InstanceWritten) d.events().get(1)).kind()).isEqualTo(WriteKind.TAINTED);
+    WorkspaceState after = current;
+    for (StateEvent e : d.events()) {
+      after = after.apply(e);
+    }
+    assertThat(after.instances()).containsOnlyKeys(APP);
+    assertThat(after.instances().get(APP).tainted()).isTrue();
+    assertThat(d.serial()).isEqualTo(after.serial()).isEqualTo(current.serial() + 2);
+  }
+
+  @Test
+  void aMoveToAnotherTypeTakesTheNewTypeAndAttributes() {
+    WorkspaceState current = withOld();
+    ActionFinished toData =
+        new ActionFinished(
+                "run-1",
+                "act-1",
+                "terraform_data.app",
+                "terraform_data",
+                "move",
+                "succeeded",
+                null,
+                null,
+                Map.of("id", "i-0", "triggers_replace", Map.of("v", "1")),
+                List.of(),
+                3,
+                "exec-1")
+            .withPreviousAddress(OLD);
+
+    Decision d = decider.decide(toData, current, 2);
+
+    WorkspaceState after = current.apply(d.events().get(0));
+    assertThat(after.instances()).containsOnlyKeys("terraform_data.app");
+    assertThat(after.instances().get("terraform_data.app").resourceType())
+        .isEqualTo("terraform_data");
+    assertThat(after.instances().get("terraform_data.app").attributes())
+        .containsEntry("triggers_replace", Map.of("v", "1"));
+  }
+
+  @Test
+  void aMoveWithAStaleTokenWritesNothing() {
+    Decision d =
+        decider.decide(result("move", "succeeded", 1).withPreviousAddress(OLD), withOld(), 2);
+    assertThat(d.outcome()).isEqualTo(Outcome.REJECTED);
+    assertThat(d.events()).isEmpty();
+  }
+
   @Test
   void laterWritesKeepLineageAndBumpSerial() {
     WorkspaceState current = given(new LineageAssigned("l"), existing());

@@ -322,19 +322,20 @@ final class InFlightActions {
   static ActionFinished interrupted(Lease lease, String error) {
     ActionDispatched d = lease.dispatch;
     return new ActionFinished(
-        d.runId(),
-        d.actionId(),
-        d.address(),
-        d.resourceType(),
-        d.action(),
-        ActionFinished.INTERRUPTED,
-        null,
-        error,
-        d.attributes(),
-        d.dependencies(),
-        d.fencingToken(),
-        lease.executorId,
-        d.createBeforeDestroy(),
-        d.skipDestroy());
+            d.runId(),
+            d.actionId(),
+            d.address(),
+            d.resourceType(),
+            d.action(),
+            ActionFinished.INTERRUPTED,
+            null,
+            error,
+            d.attributes(),
+            d.dependencies(),
+            d.fencingToken(),
+            lease.executorId,
+            d.createBeforeDestroy(),
+            d.skipDestroy())
+        .withPreviousAddress(d.previousAddress());
   }
 }

@@ -1720,7 +1720,7 @@ public final class RunCoordinator implements AutoCloseable {
                 run.id + "/" + action.address(),
                 action.address(),
                 action.type(),
-                action.action().wireName(),
+                action.wireAction(),
                 // sensitive values in attributes travel and land in state only sealed (ADR 0024)
                 AttributeSealing.of(secrets, run.request.tenant(), run.request.workspace())
                     .seal(action.address(), resolution.attributes(), resolution.sensitivePaths()),
@@ -1731,7 +1731,10 @@ public final class RunCoordinator implements AutoCloseable {
                 resolution.sensitiveValues(),
                 action.createBeforeDestroy(),
                 action.skipDestroy());
-        dispatched = dispatched.withRunCredential(run.runCredential);
+        dispatched =
+            dispatched
+                .withRunCredential(run.runCredential)
+                .withPreviousAddress(action.previousAddress());
         if (secrets.canSeal()) {
           // design §8: commands, environments and keys with secrets in them never go out in clear
           dispatched =
@@ -1748,7 +1751,14 @@ public final class RunCoordinator implements AutoCloseable {
                 action.address(),
                 dispatched));
         run.inFlight.dispatched(dispatched, clock.instant());
-        run.journal.action(action.address(), action.action().wireName() + " dispatched");
+        run.journal.action(
+            action.address(),
+            action.previousAddress() == null
+                ? action.wireAction() + " dispatched"
+                : action.wireAction()
+                    + " dispatched (moved from "
+                    + action.previousAddress()
+                    + ")");
       }
       finished = run.schedule.isFinished() && run.cancelRequestedBy == null;
       if (finished) {

@@ -2504,6 +2504,7 @@ public final class StateStore {
           case "instance_created", "instance_updated", "instance_replaced", "instance_tainted" ->
               StateEvent.InstanceWritten.class;
           case "instance_deleted", "instance_forgotten" -> StateEvent.InstanceRemoved.class;
+          case "instance_moved" -> StateEvent.InstanceMoved.class;
           case "instance_marked_tainted", "instance_untainted" ->
               StateEvent.InstanceTaintChanged.class;
           case "state_pushed", "state_rolled_back" -> StateEvent.StateReplaced.class;
