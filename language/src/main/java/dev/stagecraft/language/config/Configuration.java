@@ -13,7 +13,8 @@ public record Configuration(
     List<LocalDecl> locals,
     List<OutputDecl> outputs,
     List<BlockDecl> removed,
-    Optional<String> requiredVersion) {
+    Optional<String> requiredVersion,
+    List<CheckDecl> checks) {
 
   public Configuration {
     variables = Collections.unmodifiableMap(new LinkedHashMap<>(variables));
@@ -21,11 +22,12 @@ public record Configuration(
     locals = List.copyOf(locals);
     outputs = List.copyOf(outputs);
     removed = List.copyOf(removed);
+    checks = checks == null ? List.of() : List.copyOf(checks);
   }
 
   public static Configuration empty() {
     return new Configuration(
-        Map.of(), List.of(), List.of(), List.of(), List.of(), Optional.empty());
+        Map.of(), List.of(), List.of(), List.of(), List.of(), Optional.empty(), List.of());
   }
 
   /** The resource with the given address ({@code type.name}). */

@@ -92,6 +92,12 @@ public final class JsonConfig {
               Map.of("lifecycle", LIFECYCLE, "provisioner", PROVISIONER, "connection", CONNECTION),
               Map.of("from", Mode.EXPRESSION),
               false),
+          "check",
+          new Schema(
+              1,
+              Map.of("assert", CONDITION, "data", new Schema(2, Map.of(), Map.of(), true)),
+              Map.of(),
+              false),
           "terraform",
           new Schema(0, Map.of(), Map.of(), true));
 
