@@ -7,7 +7,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.regex.Pattern;
 
 /**
  * Decodes {@code check} blocks with Terraform's rules ({@code internal/configs/checks.go}): a valid
@@ -17,7 +16,6 @@ import java.util.regex.Pattern;
  * not thread-safe (one per load).
  */
 final class CheckBlocks {
-  private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_-]*");
   private static final String WHERE = "a check block";
 
   private final Diagnostics d;
@@ -35,7 +33,7 @@ final class CheckBlocks {
   /** Decodes {@code check "NAME" { ... }} (exactly one label, already checked). */
   void check(Body.Block b) {
     String name = b.labels().get(0);
-    if (!IDENTIFIER.matcher(name).matches()) {
+    if (!isIdentifier(name)) {
       d.error(
           "Invalid check block name",
           "A name must start with a letter or underscore and may contain only letters, digits,"
@@ -112,6 +110,14 @@ final class CheckBlocks {
               + ". Check blocks must be unique within each module.",
           b.labelRanges().get(0));
     }
+  }
+
+  /** HCL's identifier: a letter or underscore, then letters, digits, underscores and dashes. */
+  static boolean isIdentifier(String name) {
+    if (name.isEmpty() || !(Character.isLetter(name.charAt(0)) || name.charAt(0) == '_')) {
+      return false;
+    }
+    return name.chars().allMatch(c -> Character.isLetterOrDigit(c) || c == '_' || c == '-');
   }
 
   private java.util.Optional<CheckDecl.Assertion> assertion(Body.Block b, String check) {
