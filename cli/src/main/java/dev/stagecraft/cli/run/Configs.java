@@ -60,7 +60,12 @@ final class Configs {
                 false,
                 inputs.hcl()),
             PriorState.empty());
-    Diagnostics diagnostics = check.diagnostics();
+    // check blocks are reported by the server's plan, against the workspace's state: their
+    // outcome against the empty state planned here would mislead
+    Diagnostics diagnostics = new Diagnostics();
+    check.diagnostics().list().stream()
+        .filter(d -> !dev.stagecraft.planner.plan.CheckAssertions.isCheckResult(d))
+        .forEach(diagnostics::add);
     if (!diagnostics.isEmpty()) {
       ctx.err().print(diagnostics.render(files));
     }

@@ -102,4 +102,33 @@ class ConfigDirectoryTest {
         .contains("2.0 MiB")
         .contains("at most 1 MiB");
   }
+
+  @Test
+  void theLocalCheckLeavesCheckResultsToTheServerButReportsOtherWarnings() throws Exception {
+    write(
+        "main.tf",
+        """
+        resource "null_resource" "a" {}
+        provider "null" {}
+        check "never" {
+          assert {
+            condition     = null_resource.a.id == "x" && path.module == "nowhere"
+            error_message = "The check failed."
+          }
+        }
+        """);
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    CliContext ctx =
+        new CliContext(
+            dir,
+            Map.of(),
+            new PrintStream(PrintStream.nullOutputStream()),
+            new PrintStream(err, true, StandardCharsets.UTF_8),
+            new BufferedReader(new StringReader("")));
+    RunOptions options = RunOptions.parse(ctx, List.of(), false);
+    assertThat(Configs.loadChecked(ctx, options, false)).isNotNull();
+    assertThat(err.toString(StandardCharsets.UTF_8))
+        .contains("Warning: Ignored provider block")
+        .doesNotContain("Check block assertion");
+  }
 }

@@ -101,7 +101,7 @@ public final class ConfigLoader {
           "destroy");
 
   private static final String TOP_LEVEL =
-      "variable, locals, output, resource, removed, moved, terraform";
+      "variable, locals, output, resource, removed, moved, check, terraform";
 
   private ConfigLoader() {}
 
@@ -153,10 +153,12 @@ public final class ConfigLoader {
     private final List<BlockDecl> moved = new ArrayList<>();
     private final Map<String, ResourceDecl> byAddress = new LinkedHashMap<>();
     private final List<Traversal> dependsOnToCheck = new ArrayList<>();
+    private final CheckBlocks checks;
     private Optional<String> requiredVersion = Optional.empty();
 
     Decoder(Diagnostics d) {
       this.d = d;
+      this.checks = new CheckBlocks(d);
     }
 
     Configuration build() {
@@ -167,7 +169,8 @@ public final class ConfigLoader {
           new ArrayList<>(outputs.values()),
           removed,
           moved,
-          requiredVersion);
+          requiredVersion,
+          checks.checks());
     }
 
     void file(Body body) {
@@ -232,7 +235,12 @@ public final class ConfigLoader {
         }
         case "data" -> {
           if (labels(b, "type", "name")) {
-            dataSource(b);
+            UnsupportedDataSources.report(b, d);
+          }
+        }
+        case "check" -> {
+          if (labels(b, "name")) {
+            checks.check(b);
           }
         }
         default ->
@@ -510,30 +518,6 @@ public final class ConfigLoader {
                 + "\" is not among them. Remove the block and its resources.",
             b.labelRanges().get(0));
       }
-    }
-
-    /** Data sources are not supported; the common ones get the Stagecraft way instead. */
-    private void dataSource(Body.Block b) {
-      String type = b.labels().get(0);
-      String instead =
-          switch (type) {
-            case "local_file" ->
-                " Read the file with file(\"path\") (its content) or filemd5(\"path\") and"
-                    + " filesha256(\"path\") (a digest); the file travels with the"
-                    + " configuration.";
-            case "template_file" ->
-                " Render the template with templatefile(\"path\", { name = value }) (Terraform"
-                    + " deprecated the template_file data source for it too).";
-            case "external" ->
-                " Stagecraft runs no program while planning: run it in a local-exec provisioner"
-                    + " of a stateful_provisioning resource, whose state_key decides when it runs"
-                    + " again.";
-            default -> "";
-          };
-      d.error(
-          "Unsupported data source",
-          "Data sources (data \"" + type + "\") are not supported by Stagecraft." + instead,
-          b.typeRange());
     }
 
     // ------------------------------------------------------------- resources

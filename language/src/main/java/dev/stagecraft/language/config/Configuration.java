@@ -17,7 +17,8 @@ public record Configuration(
     List<OutputDecl> outputs,
     List<BlockDecl> removed,
     List<BlockDecl> moved,
-    Optional<String> requiredVersion) {
+    Optional<String> requiredVersion,
+    List<CheckDecl> checks) {
 
   public Configuration {
     variables = Collections.unmodifiableMap(new LinkedHashMap<>(variables));
@@ -26,11 +27,19 @@ public record Configuration(
     outputs = List.copyOf(outputs);
     removed = List.copyOf(removed);
     moved = List.copyOf(moved);
+    checks = checks == null ? List.of() : List.copyOf(checks);
   }
 
   public static Configuration empty() {
     return new Configuration(
-        Map.of(), List.of(), List.of(), List.of(), List.of(), List.of(), Optional.empty());
+        Map.of(),
+        List.of(),
+        List.of(),
+        List.of(),
+        List.of(),
+        List.of(),
+        Optional.empty(),
+        List.of());
   }
 
   /** The resource with the given address ({@code type.name}). */

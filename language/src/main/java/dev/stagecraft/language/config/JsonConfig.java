@@ -94,6 +94,12 @@ public final class JsonConfig {
               false),
           "moved",
           new Schema(0, Map.of(), Map.of("from", Mode.EXPRESSION, "to", Mode.EXPRESSION), false),
+          "check",
+          new Schema(
+              1,
+              Map.of("assert", CONDITION, "data", new Schema(2, Map.of(), Map.of(), true)),
+              Map.of(),
+              false),
           "terraform",
           new Schema(0, Map.of(), Map.of(), true));
 

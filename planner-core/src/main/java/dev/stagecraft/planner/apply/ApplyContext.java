@@ -306,6 +306,17 @@ public final class ApplyContext {
     return diagnostics;
   }
 
+  /**
+   * The {@code check} blocks evaluated after a successful apply, with the attributes of the
+   * instances applied in the run ({@code applied}, by instance address) and the others as the state
+   * held them: only warnings ("Check block assertion failed" with the error message, and anything
+   * that kept a condition from being decided); empty when every check passes. The planner-service
+   * adds them to the run's closing message; they never fail a run.
+   */
+  public Diagnostics checkAfterApply(Map<String, Map<String, Object>> applied) {
+    return model.checkAfterApply(objects(applied), prior);
+  }
+
   private Map<String, Value> objects(Map<String, Map<String, Object>> applied) {
     Map<String, Value> objects = new LinkedHashMap<>();
     applied.forEach(

@@ -63,8 +63,7 @@ final class Conditions {
     return allKnown;
   }
 
-  private static String errorMessage(
-      Lifecycle.Condition c, EvalContext ctx, Diagnostics diagnostics) {
+  static String errorMessage(Lifecycle.Condition c, EvalContext ctx, Diagnostics diagnostics) {
     EvalResult message = EVALUATOR.evaluate(c.errorMessage(), ctx);
     if (message.hasErrors() || !message.value().isWhollyKnown()) {
       return "(error message could not be evaluated)";

@@ -129,6 +129,13 @@ public final class ConfigModel {
     for (OutputDecl o : config.outputs()) {
       references.checkPlain(null, o.value(), diagnostics);
     }
+    // a check refers to what it checks, and nothing waits for it: no graph edges
+    for (var check : config.checks()) {
+      for (var a : check.asserts()) {
+        references.checkPlain(null, a.condition(), diagnostics);
+        references.checkPlain(null, a.errorMessage(), diagnostics);
+      }
+    }
     model
         .graph
         .findCycle()
@@ -595,6 +602,22 @@ public final class ConfigModel {
         resources.containsKey(InstanceKey.resourceOf(address))
             ? InstanceKey.resourceOf(address)
             : null);
+  }
+
+  /**
+   * Evaluates the configuration's {@code check} blocks after a successful apply, against the
+   * applied instances ({@code objects}, by instance address; the others as the prior state holds
+   * them): every result is a warning ({@link CheckAssertions}).
+   */
+  public Diagnostics checkAfterApply(Map<String, Value> objects, PriorState prior) {
+    Diagnostics diagnostics = new Diagnostics();
+    if (config.checks().isEmpty()) {
+      return diagnostics;
+    }
+    Map<String, Value> localValues = evaluateLocals(objects, prior, new Diagnostics());
+    CheckAssertions.evaluate(
+        config.checks(), context(objects, localValues, prior, null, null), true, diagnostics);
+    return diagnostics;
   }
 
   /** See {@link #evaluateAttributes}. */

@@ -16,6 +16,9 @@ import java.util.Optional;
  * @param priorState the v4 state document the plan was computed against, with sensitive values
  *     redacted (null when planned against a state built in code)
  * @param outputChanges the root module outputs, by name order
+ * @param checks the results of the configuration's {@code check} blocks at plan time, in
+ *     declaration order (empty without checks; not part of the {@link #digest}: a check changes
+ *     nothing)
  */
 public record Plan(
     String workspace,
@@ -24,11 +27,33 @@ public record Plan(
     boolean destroy,
     List<PlannedAction> actions,
     Map<String, Object> priorState,
-    List<OutputChange> outputChanges) {
+    List<OutputChange> outputChanges,
+    List<CheckResult> checks) {
 
   public Plan {
     actions = List.copyOf(actions);
     outputChanges = outputChanges == null ? List.of() : List.copyOf(outputChanges);
+    checks = checks == null ? List.of() : List.copyOf(checks);
+  }
+
+  /** A plan without check results. */
+  public Plan(
+      String workspace,
+      long priorSerial,
+      String priorLineage,
+      boolean destroy,
+      List<PlannedAction> actions,
+      Map<String, Object> priorState,
+      List<OutputChange> outputChanges) {
+    this(
+        workspace,
+        priorSerial,
+        priorLineage,
+        destroy,
+        actions,
+        priorState,
+        outputChanges,
+        List.of());
   }
 
   /** A plan without prior state document or outputs. */
@@ -82,6 +107,7 @@ public record Plan(
   public String digest() {
     Map<String, Object> document = new java.util.LinkedHashMap<>(PlanJson.toMap(this));
     document.remove("prior_state");
+    document.remove("checks");
     if (priorSerial == 0 && document.get("stagecraft") instanceof Map<?, ?> ours) {
       Map<Object, Object> copy = new java.util.LinkedHashMap<>(ours);
       copy.remove("prior_lineage");

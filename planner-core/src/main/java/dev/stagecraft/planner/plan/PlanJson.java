@@ -14,9 +14,10 @@ import java.util.TreeMap;
  * Terraform's JSON plan representation ({@code terraform show -json}) of a {@link Plan}: {@code
  * format_version}, {@code resource_changes[]} with {@code change.actions}, {@code before}, {@code
  * after}, {@code after_unknown}, {@code replace_paths} and {@code action_reason}; {@code
- * output_changes}; {@code prior_state} (the v4 document planned against). Sensitive values are
- * never written: a sensitive attribute is left out of {@code before}/{@code after} and named in
- * {@code before_sensitive}/{@code after_sensitive}; a sensitive output has null values and {@code
+ * output_changes}; {@code prior_state} (the v4 document planned against); {@code checks} (the
+ * results of {@code check} blocks, when there are any). Sensitive values are never written: a
+ * sensitive attribute is left out of {@code before}/{@code after} and named in {@code
+ * before_sensitive}/{@code after_sensitive}; a sensitive output has null values and {@code
  * after_sensitive: true}. Stagecraft's own fields (workspace, prior serial and lineage, the order
  * constraints, the lifecycle flags that go to state) are under {@code stagecraft}. Keys are sorted
  * so the same plan always renders to the same bytes (its digest).
@@ -59,6 +60,14 @@ public final class PlanJson {
     root.put("output_changes", outputs);
     if (plan.priorState() != null) {
       root.put("prior_state", plan.priorState());
+    }
+    if (!plan.checks().isEmpty()) {
+      root.put(
+          "checks",
+          plan.checks().stream()
+              .sorted(java.util.Comparator.comparing(CheckResult::address))
+              .map(PlanJson::checkResult)
+              .toList());
     }
     root.put("errored", false);
     Map<String, Object> ours = new LinkedHashMap<>();
@@ -195,6 +204,27 @@ public final class PlanJson {
     change.put("before_sensitive", o.sensitive());
     change.put("after_sensitive", o.sensitive());
     return change;
+  }
+
+  /**
+   * Terraform's {@code checks} entry of a check block ({@code internal/command/jsonchecks}): its
+   * static address, aggregate status, and its one instance with the failed assertions' messages as
+   * {@code problems}.
+   */
+  private static Map<String, Object> checkResult(CheckResult c) {
+    Map<String, Object> instance = new LinkedHashMap<>();
+    instance.put("address", Map.of("to_display", c.address()));
+    instance.put("status", c.status().jsonName());
+    if (!c.problems().isEmpty()) {
+      instance.put(
+          "problems",
+          c.problems().stream().map(m -> Map.<String, Object>of("message", m)).toList());
+    }
+    Map<String, Object> out = new LinkedHashMap<>();
+    out.put("address", Map.of("kind", "check", "name", c.name(), "to_display", c.address()));
+    out.put("status", c.status().jsonName());
+    out.put("instances", List.of(instance));
+    return out;
   }
 
   private static Object index(String address) {

@@ -16,7 +16,21 @@ public final class PlanRenderer {
 
   private PlanRenderer() {}
 
+  /**
+   * The plan as {@code terraform plan} shows it, followed by the warnings of its {@code check}
+   * blocks (failed, or known only after apply), rendered as diagnostics.
+   */
   public static String render(Plan plan) {
+    StringBuilder out = new StringBuilder(actions(plan));
+    for (CheckResult check : plan.checks()) {
+      for (var warning : check.warnings(false)) {
+        out.append('\n').append(warning.render());
+      }
+    }
+    return out.toString();
+  }
+
+  private static String actions(Plan plan) {
     StringBuilder out = new StringBuilder();
     List<OutputChange> outputs =
         plan.outputChanges().stream().filter(OutputChange::isChange).toList();

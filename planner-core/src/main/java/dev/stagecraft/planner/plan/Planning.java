@@ -86,6 +86,15 @@ final class Planning {
     }
     List<PlannedAction> ordered = withOrder();
     List<OutputChange> outputs = outputChanges();
+    // checks last, against every planned value; nothing depends on them (destroy runs none)
+    List<CheckResult> checks =
+        request.destroy()
+            ? List.of()
+            : CheckAssertions.evaluate(
+                model.config().checks(),
+                model.context(objects, localValues, prior, null, null),
+                false,
+                diagnostics);
     if (diagnostics.hasErrors()) {
       return null;
     }
@@ -96,7 +105,8 @@ final class Planning {
         request.destroy(),
         ordered,
         Redaction.scrub(prior.document(), model.sensitiveValues()),
-        outputs);
+        outputs,
+        checks);
   }
 
   /** {@link #walkConfiguration()} within the plan's budget. */

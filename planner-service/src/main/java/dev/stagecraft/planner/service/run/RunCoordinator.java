@@ -1780,7 +1780,7 @@ public final class RunCoordinator implements AutoCloseable {
           run,
           terminal,
           terminal == RunStatus.APPLIED
-              ? "Apply complete! " + appliedSummary(run)
+              ? "Apply complete! " + appliedSummary(run) + AppliedChecks.messageSuffix(run)
               : "Apply failed: " + String.join(", ", failedAddresses(run)) + cutShortSuffix(run));
     }
     if (!finished) {
