@@ -64,13 +64,27 @@ public final class Planner {
   /** Like {@link #plan(PlanRequest, PriorState, LoadResult)}, within {@code limits}. */
   public static PlanResult plan(
       PlanRequest request, PriorState prior, LoadResult loaded, PlanLimits limits) {
+    return plan(request, prior, loaded, limits, java.time.Clock.systemUTC());
+  }
+
+  /**
+   * Like {@link #plan(PlanRequest, PriorState, LoadResult, PlanLimits)}, with {@code clock} for the
+   * plan's timestamp ({@code plantimestamp()}) and for {@code timestamp()} when the plan is
+   * applied.
+   */
+  public static PlanResult plan(
+      PlanRequest request,
+      PriorState prior,
+      LoadResult loaded,
+      PlanLimits limits,
+      java.time.Clock clock) {
     Diagnostics diagnostics = new Diagnostics();
     diagnostics.addAll(loaded.diagnostics());
     if (diagnostics.hasErrors()) {
       return new PlanResult(null, diagnostics, request.files(), null);
     }
     Configuration config = loaded.config();
-    ConfigModel model = ConfigModel.analyze(config, request, diagnostics, false);
+    ConfigModel model = ConfigModel.analyze(config, request, diagnostics, false, clock);
     if (diagnostics.hasErrors()) {
       return new PlanResult(null, diagnostics, request.files(), null);
     }
