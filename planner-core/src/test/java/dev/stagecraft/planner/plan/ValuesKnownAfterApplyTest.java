@@ -194,6 +194,25 @@ class ValuesKnownAfterApplyTest {
         .isEqualTo(Map.of("planned", "2031-02-03T04:05:06Z"));
   }
 
+  @Test
+  void aCountFromATimestampIsAnErrorAtTheCount() {
+    String config =
+        """
+        resource "null_resource" "n" {
+          count = length(timestamp()) > 5 ? 1 : 0
+        }
+        """;
+    PlanResult result =
+        Planner.plan(
+            new PlanRequest("default", Map.of("main.tf", config), Map.of(), List.of(), false, null),
+            PriorState.empty());
+    assertThat(result.hasErrors()).isTrue();
+    assertThat(result.renderDiagnostics())
+        .contains("Invalid count argument")
+        .contains("main.tf:2:11")
+        .contains("cannot be determined until apply");
+  }
+
   static final String DATA =
       """
       resource "terraform_data" "d" {
