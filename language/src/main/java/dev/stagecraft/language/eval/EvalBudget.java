@@ -361,5 +361,23 @@ public final class EvalBudget {
     public Supplier<UUID> uuids() {
       return inner.uuids();
     }
+
+    @Override
+    public boolean impureFunctionsUnknown() {
+      return inner.impureFunctionsUnknown();
+    }
+
+    @Override
+    public Value impureResult(
+        String function,
+        dev.stagecraft.language.diag.SourceRange site,
+        java.util.function.Supplier<Value> call) {
+      return inner.impureResult(function, site, call);
+    }
+
+    @Override
+    public java.time.Instant planTimestamp() {
+      return inner.planTimestamp();
+    }
   }
 }

@@ -72,6 +72,33 @@ public interface EvalContext {
   }
 
   /**
+   * True while planning (and validating): impure functions ({@code timestamp()}, {@code uuid()})
+   * then evaluate to unknown, shown {@code (known after apply)}, as in Terraform, whose plan walk
+   * evaluates them as unpredictable. False when applying, and for callers that want a value now.
+   */
+  default boolean impureFunctionsUnknown() {
+    return false;
+  }
+
+  /**
+   * The result of an impure function's call at {@code site} when values are known (applying):
+   * {@code call} computes a fresh one. A context may record one result per call site, so that an
+   * expression evaluated again in the same apply gives the same value ({@link CallSiteValues}).
+   */
+  default Value impureResult(
+      String function, dev.stagecraft.language.diag.SourceRange site, Supplier<Value> call) {
+    return call.get();
+  }
+
+  /**
+   * The plan's timestamp, for {@code plantimestamp()}: known while planning, and the same instant
+   * when the plan is applied later (Terraform records it in the plan).
+   */
+  default java.time.Instant planTimestamp() {
+    return clock().instant();
+  }
+
+  /**
    * The budget evaluations with this context count against (a plan's, shared by all its
    * evaluations), or null: each evaluation then gets a budget of its own with the default limits.
    */

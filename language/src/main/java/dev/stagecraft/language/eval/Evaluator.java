@@ -726,8 +726,15 @@ public final class Evaluator {
       }
       List<Value> callArgs =
           f.handlesMarks() ? args : args.stream().map(Value::unmarkDeep).toList();
+      if (f.impure() && ctx.impureFunctionsUnknown()) {
+        // planning: as in Terraform, timestamp() and uuid() are known only after apply
+        return Value.unknown();
+      }
       try {
-        Value result = f.impl().call(callArgs, ctx);
+        Value result =
+            f.impure()
+                ? ctx.impureResult(f.name(), fc.range(), () -> f.impl().call(callArgs, ctx))
+                : f.impl().call(callArgs, ctx);
         if (result == null) {
           result = Value.NULL;
         }

@@ -9,6 +9,11 @@ import java.util.List;
  * without calling {@code impl}. Unless {@code handlesMarks}, arguments are passed with all
  * sensitive marks removed and the result is marked sensitive if any argument contained a mark.
  *
+ * <p>An {@code impure} function ({@code timestamp}, {@code uuid}) gives a different result at every
+ * call. As in Terraform, its result is unknown while planning ({@link
+ * EvalContext#impureFunctionsUnknown()}) and known when applying, one result per call site and
+ * scope ({@link EvalContext#impureResult}).
+ *
  * @param minArgs minimum number of arguments
  * @param maxArgs maximum number of arguments, or -1 for variadic
  */
@@ -18,6 +23,7 @@ public record FunctionDef(
     int maxArgs,
     boolean acceptsUnknown,
     boolean handlesMarks,
+    boolean impure,
     Impl impl) {
 
   /** The implementation. Throws {@link FunctionException} for bad arguments. */
@@ -27,15 +33,20 @@ public record FunctionDef(
   }
 
   public static FunctionDef of(String name, int minArgs, int maxArgs, Impl impl) {
-    return new FunctionDef(name, minArgs, maxArgs, false, false, impl);
+    return new FunctionDef(name, minArgs, maxArgs, false, false, false, impl);
   }
 
   public FunctionDef acceptingUnknown() {
-    return new FunctionDef(name, minArgs, maxArgs, true, handlesMarks, impl);
+    return new FunctionDef(name, minArgs, maxArgs, true, handlesMarks, impure, impl);
   }
 
   public FunctionDef handlingMarks() {
-    return new FunctionDef(name, minArgs, maxArgs, acceptsUnknown, true, impl);
+    return new FunctionDef(name, minArgs, maxArgs, acceptsUnknown, true, impure, impl);
+  }
+
+  /** Marks the function impure (see the class comment). */
+  public FunctionDef asImpure() {
+    return new FunctionDef(name, minArgs, maxArgs, acceptsUnknown, handlesMarks, true, impl);
   }
 
   public String arity() {

@@ -122,8 +122,7 @@ final class MoreFunctions {
                 (a, c) ->
                     Value.string(
                         rfc3339(
-                            c.clock()
-                                .instant()
+                            c.planTimestamp()
                                 .truncatedTo(java.time.temporal.ChronoUnit.SECONDS)
                                 .atOffset(ZoneOffset.UTC)))))
         // numeric
@@ -236,7 +235,8 @@ final class MoreFunctions {
             .withBaseDirectory(c.baseDirectory())
             .withFileAccessConfined(c.fileAccessConfined())
             .withClock(c.clock())
-            .withUuids(c.uuids());
+            .withUuids(c.uuids())
+            .withImpureFunctionsOf(c);
     for (Map.Entry<String, Value> e : vars.entrySet()) {
       if (!isIdentifier(e.getKey())) {
         throw new FunctionException(

@@ -1,7 +1,9 @@
 package dev.stagecraft.language.eval;
 
+import dev.stagecraft.language.diag.SourceRange;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -12,61 +14,172 @@ import java.util.function.Supplier;
 /** An immutable {@link EvalContext} built from maps; handy for callers and tests. */
 public final class SimpleEvalContext implements EvalContext {
   private final Map<String, Value> roots;
-  private final Path baseDir;
-  private final Clock clock;
-  private final Supplier<UUID> uuids;
-  private final boolean confined;
-  private final EvalBudget budget;
+  private final Env env;
 
-  private SimpleEvalContext(
-      Map<String, Value> roots, Path baseDir, Clock clock, Supplier<UUID> uuids) {
-    this(roots, baseDir, clock, uuids, false, null);
-  }
-
-  private SimpleEvalContext(
-      Map<String, Value> roots,
+  /**
+   * Everything but the roots.
+   *
+   * @param impureUnknown see {@link EvalContext#impureFunctionsUnknown()}
+   * @param planTimestamp for {@code plantimestamp()}; null: the clock's instant
+   * @param callSites the results of impure calls recorded per call site, or null (a fresh result at
+   *     every call)
+   * @param scope the scope of those records (e.g. the instance address)
+   */
+  private record Env(
       Path baseDir,
       Clock clock,
       Supplier<UUID> uuids,
       boolean confined,
-      EvalBudget budget) {
+      EvalBudget budget,
+      boolean impureUnknown,
+      Instant planTimestamp,
+      CallSiteValues callSites,
+      String scope) {}
+
+  private SimpleEvalContext(Map<String, Value> roots, Env env) {
     this.roots = Map.copyOf(roots);
-    this.baseDir = baseDir;
-    this.clock = clock;
-    this.uuids = uuids;
-    this.confined = confined;
-    this.budget = budget;
+    this.env = env;
+  }
+
+  private SimpleEvalContext with(Env e) {
+    return new SimpleEvalContext(roots, e);
   }
 
   /** File functions may read only below the base directory (see EvalContext). */
   public SimpleEvalContext withFileAccessConfined(boolean confined) {
-    return new SimpleEvalContext(roots, baseDir, clock, uuids, confined, budget);
+    return with(
+        new Env(
+            env.baseDir,
+            env.clock,
+            env.uuids,
+            confined,
+            env.budget,
+            env.impureUnknown,
+            env.planTimestamp,
+            env.callSites,
+            env.scope));
   }
 
   /** Evaluations with this context count against {@code budget} (see EvalContext). */
   public SimpleEvalContext withBudget(EvalBudget budget) {
-    return new SimpleEvalContext(roots, baseDir, clock, uuids, confined, budget);
+    return with(
+        new Env(
+            env.baseDir,
+            env.clock,
+            env.uuids,
+            env.confined,
+            budget,
+            env.impureUnknown,
+            env.planTimestamp,
+            env.callSites,
+            env.scope));
+  }
+
+  /** Impure functions evaluate to unknown (planning), see {@link #impureFunctionsUnknown()}. */
+  public SimpleEvalContext withImpureFunctionsUnknown(boolean unknown) {
+    return with(
+        new Env(
+            env.baseDir,
+            env.clock,
+            env.uuids,
+            env.confined,
+            env.budget,
+            unknown,
+            env.planTimestamp,
+            env.callSites,
+            env.scope));
+  }
+
+  /**
+   * Impure calls give one result per call site in {@code scope}, recorded in {@code callSites}
+   * (null: a fresh result at every call).
+   */
+  public SimpleEvalContext withCallSiteValues(CallSiteValues callSites, String scope) {
+    return with(
+        new Env(
+            env.baseDir,
+            env.clock,
+            env.uuids,
+            env.confined,
+            env.budget,
+            env.impureUnknown,
+            env.planTimestamp,
+            callSites,
+            scope));
+  }
+
+  /** The instant {@code plantimestamp()} gives. */
+  public SimpleEvalContext withPlanTimestamp(Instant planTimestamp) {
+    return with(
+        new Env(
+            env.baseDir,
+            env.clock,
+            env.uuids,
+            env.confined,
+            env.budget,
+            env.impureUnknown,
+            planTimestamp,
+            env.callSites,
+            env.scope));
+  }
+
+  /**
+   * Impure functions and {@code plantimestamp()} as in {@code outer} (for a template rendered by
+   * {@code templatefile()}): unknown while planning, the same plan timestamp; a fresh result at
+   * every call otherwise.
+   */
+  public SimpleEvalContext withImpureFunctionsOf(EvalContext outer) {
+    return withImpureFunctionsUnknown(outer.impureFunctionsUnknown())
+        .withPlanTimestamp(outer.planTimestamp());
   }
 
   @Override
   public EvalBudget budget() {
-    return budget;
+    return env.budget;
   }
 
   @Override
   public boolean fileAccessConfined() {
-    return confined;
+    return env.confined;
+  }
+
+  @Override
+  public boolean impureFunctionsUnknown() {
+    return env.impureUnknown;
+  }
+
+  @Override
+  public Value impureResult(String function, SourceRange site, Supplier<Value> call) {
+    return env.callSites == null
+        ? call.get()
+        : env.callSites.get(env.scope == null ? "" : env.scope, function, site, call);
+  }
+
+  @Override
+  public Instant planTimestamp() {
+    return env.planTimestamp == null ? env.clock.instant() : env.planTimestamp;
   }
 
   public static SimpleEvalContext empty() {
-    return new SimpleEvalContext(Map.of(), Path.of("."), Clock.systemUTC(), UUID::randomUUID);
+    return new SimpleEvalContext(
+        Map.of(),
+        new Env(
+            Path.of("."),
+            Clock.systemUTC(),
+            UUID::randomUUID,
+            false,
+            null,
+            false,
+            null,
+            null,
+            null));
   }
 
   /** Adds or replaces a root. */
   public SimpleEvalContext withRoot(String name, Value value) {
     Map<String, Value> m = new HashMap<>(roots);
     m.put(name, value);
-    return new SimpleEvalContext(m, baseDir, clock, uuids, confined, budget);
+    return new SimpleEvalContext(m, env);
   }
 
   /** Adds an input variable ({@code var.name}). */
@@ -90,15 +203,45 @@ public final class SimpleEvalContext implements EvalContext {
   }
 
   public SimpleEvalContext withBaseDirectory(Path dir) {
-    return new SimpleEvalContext(roots, dir, clock, uuids, confined, budget);
+    return with(
+        new Env(
+            dir,
+            env.clock,
+            env.uuids,
+            env.confined,
+            env.budget,
+            env.impureUnknown,
+            env.planTimestamp,
+            env.callSites,
+            env.scope));
   }
 
   public SimpleEvalContext withClock(Clock c) {
-    return new SimpleEvalContext(roots, baseDir, c, uuids, confined, budget);
+    return with(
+        new Env(
+            env.baseDir,
+            c,
+            env.uuids,
+            env.confined,
+            env.budget,
+            env.impureUnknown,
+            env.planTimestamp,
+            env.callSites,
+            env.scope));
   }
 
   public SimpleEvalContext withUuids(Supplier<UUID> u) {
-    return new SimpleEvalContext(roots, baseDir, clock, u, confined, budget);
+    return with(
+        new Env(
+            env.baseDir,
+            env.clock,
+            u,
+            env.confined,
+            env.budget,
+            env.impureUnknown,
+            env.planTimestamp,
+            env.callSites,
+            env.scope));
   }
 
   @Override
@@ -108,16 +251,16 @@ public final class SimpleEvalContext implements EvalContext {
 
   @Override
   public Path baseDirectory() {
-    return baseDir;
+    return env.baseDir;
   }
 
   @Override
   public Clock clock() {
-    return clock;
+    return env.clock;
   }
 
   @Override
   public Supplier<UUID> uuids() {
-    return uuids;
+    return env.uuids;
   }
 }

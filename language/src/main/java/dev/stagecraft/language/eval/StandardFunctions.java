@@ -170,14 +170,17 @@ final class StandardFunctions {
         // time and ids
         .with(
             FunctionDef.of(
-                "timestamp",
-                0,
-                0,
-                (a, c) ->
-                    Value.string(
-                        DateTimeFormatter.ISO_INSTANT.format(
-                            c.clock().instant().truncatedTo(ChronoUnit.SECONDS)))))
-        .with(FunctionDef.of("uuid", 0, 0, (a, c) -> Value.string(c.uuids().get().toString())));
+                    "timestamp",
+                    0,
+                    0,
+                    (a, c) ->
+                        Value.string(
+                            DateTimeFormatter.ISO_INSTANT.format(
+                                c.clock().instant().truncatedTo(ChronoUnit.SECONDS))))
+                .asImpure())
+        .with(
+            FunctionDef.of("uuid", 0, 0, (a, c) -> Value.string(c.uuids().get().toString()))
+                .asImpure());
   }
 
   // ------------------------------------------------------------------ argument helpers

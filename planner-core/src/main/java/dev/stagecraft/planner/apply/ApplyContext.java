@@ -4,6 +4,7 @@ import dev.stagecraft.language.config.BlockDecl;
 import dev.stagecraft.language.config.ProvisionerDecl;
 import dev.stagecraft.language.config.ResourceDecl;
 import dev.stagecraft.language.diag.Diagnostics;
+import dev.stagecraft.language.eval.CallSiteValues;
 import dev.stagecraft.language.eval.EvalContext;
 import dev.stagecraft.language.eval.Value;
 import dev.stagecraft.planner.plan.ActionType;
@@ -32,7 +33,11 @@ import java.util.function.Supplier;
  * complete with their SSH connection and the files they name, read relative to the configuration
  * directory: see {@link StepResolver}). Also checks the conditions that could not be decided at
  * plan time: preconditions (in {@link #resolve}) and postconditions ({@link #checkPostconditions},
- * after the instance is applied). Immutable; safe to share.
+ * after the instance is applied). Safe to share: its only mutable state is the record of {@code
+ * timestamp()} and {@code uuid()} results of this apply (thread-safe). Evaluates {@code
+ * timestamp()} and {@code uuid()}, unknown at plan, to one value per call site and instance ({@link
+ * CallSiteValues}): the value an instance is applied with (and stored in state) is the one its
+ * provisioners see through {@code self} or a local value.
  */
 public final class ApplyContext {
   private final ConfigModel model;
@@ -57,6 +62,9 @@ public final class ApplyContext {
     this.prior = prior;
     this.sources = sources;
     this.plannedValues = Map.copyOf(plannedValues);
+    // timestamp() and uuid(), unknown at plan, are known from here on: one result per call site
+    // and instance for this apply
+    model.evaluateForApply(new CallSiteValues());
     Set<String> secrets = new LinkedHashSet<>();
     prior.instances().values().stream()
         .filter(i -> !i.sensitivePaths().isEmpty())
@@ -220,6 +228,12 @@ public final class ApplyContext {
     }
     for (List<Object> path : paths) {
       String attribute = String.valueOf(path.get(0));
+      if (path.size() > 1 && action.afterUnknown().contains(attribute)) {
+        // known only in part at plan (a timestamp() beside the ignored key): the attribute is
+        // known now; the prior value stays at the ignored path
+        dev.stagecraft.planner.plan.IgnoreChanges.keepPrior(attributes, action.before(), path);
+        continue;
+      }
       // the plan already holds the value to keep at every ignored path
       unknown.remove(attribute);
       if (action.after().containsKey(attribute)) {

@@ -10,6 +10,7 @@ import dev.stagecraft.language.config.VariableDecl;
 import dev.stagecraft.language.config.VariableValues;
 import dev.stagecraft.language.diag.Diagnostics;
 import dev.stagecraft.language.diag.SourceRange;
+import dev.stagecraft.language.eval.CallSiteValues;
 import dev.stagecraft.language.eval.EvalBudget;
 import dev.stagecraft.language.eval.EvalContext;
 import dev.stagecraft.language.eval.EvalResult;
@@ -19,6 +20,8 @@ import dev.stagecraft.language.eval.Value;
 import dev.stagecraft.language.syntax.Expression;
 import dev.stagecraft.planner.graph.DependencyGraph;
 import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -37,6 +40,11 @@ import java.util.Set;
  * <p>Built once per plan; the instance keys of each resource are recorded while planning expands
  * {@code count} and {@code for_each} ({@link #recordExpansion}), and read-only afterwards, when the
  * model is shared by the {@link dev.stagecraft.planner.apply.ApplyContext}.
+ *
+ * <p>While planning, impure functions ({@code timestamp()}, {@code uuid()}) evaluate to unknown, as
+ * in Terraform; the apply context switches the model to apply ({@link #evaluateForApply}), where
+ * they are known, one result per call site and instance. {@code plantimestamp()} is the instant the
+ * model was made, while planning and applying alike.
  */
 public final class ConfigModel {
   private static final Evaluator EVALUATOR = new Evaluator();
@@ -64,19 +72,42 @@ public final class ConfigModel {
   private final String workspace;
   private final Path baseDir;
   private final boolean confineFiles;
+  private final Clock clock;
+  private final Instant planTimestamp;
+
+  /** The results of impure calls during the apply; null while planning (they are unknown). */
+  private volatile CallSiteValues applyValues;
+
   private List<String> order = List.of();
 
-  private ConfigModel(Configuration config, String workspace, Path baseDir, boolean confineFiles) {
+  private ConfigModel(
+      Configuration config, String workspace, Path baseDir, boolean confineFiles, Clock clock) {
     this.config = config;
     this.workspace = workspace;
     this.baseDir = baseDir;
     this.confineFiles = confineFiles || baseDir == null;
+    this.clock = clock;
+    this.planTimestamp = clock.instant();
   }
 
   static ConfigModel analyze(
       Configuration config, PlanRequest request, Diagnostics diagnostics, boolean validateOnly) {
+    return analyze(config, request, diagnostics, validateOnly, Clock.systemUTC());
+  }
+
+  /**
+   * @param clock the clock of {@code timestamp()} at apply and of the plan's timestamp ({@code
+   *     plantimestamp()})
+   */
+  static ConfigModel analyze(
+      Configuration config,
+      PlanRequest request,
+      Diagnostics diagnostics,
+      boolean validateOnly,
+      Clock clock) {
     ConfigModel model =
-        new ConfigModel(config, request.workspace(), request.baseDir(), request.confineFiles());
+        new ConfigModel(
+            config, request.workspace(), request.baseDir(), request.confineFiles(), clock);
     model.resolveVariables(request.variables(), request.hclVariables(), diagnostics, validateOnly);
     for (ResourceDecl r : config.resources()) {
       Lifecycle lifecycle = Lifecycle.parse(r.lifecycle(), ResourceKind.of(r.type()), diagnostics);
@@ -357,6 +388,17 @@ public final class ConfigModel {
     this.budget = budget;
   }
 
+  /**
+   * From now on, expressions are evaluated to be applied: {@code timestamp()} and {@code uuid()}
+   * are known, each call site giving one result per instance (or local value, or output) recorded
+   * in {@code callSites}, so the value an instance is applied with, the one its provisioners see
+   * and the one a local value has for every resource are each the same however often the apply
+   * evaluates them.
+   */
+  public void evaluateForApply(CallSiteValues callSites) {
+    this.applyValues = callSites;
+  }
+
   /** Records the instances planning found for a resource (count / for_each expanded). */
   void recordExpansion(String resourceAddress, List<InstanceKey> keys) {
     expansions.put(resourceAddress, List.copyOf(keys));
@@ -398,7 +440,15 @@ public final class ConfigModel {
       Value self,
       InstanceKey key,
       String forNode) {
-    SimpleEvalContext ctx = baseContext().withBudget(budget);
+    CallSiteValues callSites = applyValues;
+    SimpleEvalContext ctx =
+        baseContext()
+            .withBudget(budget)
+            .withImpureFunctionsUnknown(callSites == null)
+            .withCallSiteValues(
+                callSites,
+                (forNode == null ? "" : forNode)
+                    + (key == null || key.key() == null ? "" : key.suffix()));
     if (!localValues.isEmpty()) {
       ctx = ctx.withRoot("local", Value.object(localValues));
     }
@@ -458,7 +508,9 @@ public final class ConfigModel {
                     "cwd", Value.string(shown))))
         .withRoot("terraform", Value.object(Map.of("workspace", Value.string(workspace))))
         .withBaseDirectory(baseDir == null ? NO_FILES : baseDir)
-        .withFileAccessConfined(confineFiles);
+        .withFileAccessConfined(confineFiles)
+        .withClock(clock)
+        .withPlanTimestamp(planTimestamp);
   }
 
   private static SimpleEvalContext withKey(SimpleEvalContext ctx, InstanceKey key) {
@@ -478,7 +530,11 @@ public final class ConfigModel {
    * each.key}, because the rest of the configuration may be gone when they run.
    */
   public EvalContext destroyContext(Value self, InstanceKey key) {
-    SimpleEvalContext ctx = baseContext().withBudget(budget).withRoot("self", self);
+    SimpleEvalContext ctx =
+        baseContext()
+            .withBudget(budget)
+            .withImpureFunctionsUnknown(applyValues == null)
+            .withRoot("self", self);
     if (key != null && key.key() instanceof String s) {
       ctx = ctx.withRoot("each", Value.object(Map.of("key", Value.string(s))));
       return ctx;

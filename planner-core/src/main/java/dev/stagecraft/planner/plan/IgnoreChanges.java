@@ -13,7 +13,7 @@ import java.util.Set;
  * the configured one (or the configured one is dropped when the prior has none), as Terraform does
  * before it compares configuration with state.
  */
-final class IgnoreChanges {
+public final class IgnoreChanges {
   private IgnoreChanges() {}
 
   /** The value at {@code path} (attribute name, then map keys or list indexes). */
@@ -91,15 +91,31 @@ final class IgnoreChanges {
     return true;
   }
 
+  /**
+   * At apply, for an attribute the plan knew only in part: the prior value at {@code path} stands
+   * in for the one the attribute is applied with (known by now).
+   */
+  public static void keepPrior(
+      Map<String, Object> attributes, Map<String, Object> before, List<Object> path) {
+    apply(attributes, new java.util.HashSet<>(), new LinkedHashMap<>(), before, path);
+  }
+
+  /**
+   * The prior value at {@code path} stands in for the configured one in {@code after}. An attribute
+   * known only in part ({@code unknownParts}, see {@link PlannedAction#unknownParts()}) gets it at
+   * that path too, and is no longer unknown there; once no unknown part is left it is known.
+   */
   static void apply(
       Map<String, Object> after,
       Set<String> unknown,
+      Map<String, Object> unknownParts,
       Map<String, Object> before,
       List<Object> path) {
     String attribute = String.valueOf(path.get(0));
     Optional<Object> prior = get(before, path);
     if (path.size() == 1) {
       unknown.remove(attribute);
+      unknownParts.remove(attribute);
       if (prior.isPresent()) {
         after.put(attribute, prior.get());
       } else {
@@ -108,7 +124,17 @@ final class IgnoreChanges {
       return;
     }
     if (unknown.contains(attribute)) {
-      return;
+      Object shape = copy(unknownParts.get(attribute));
+      if (shape == null) {
+        return; // wholly unknown: nothing to put the prior value into
+      }
+      set(shape, path.subList(1, path.size()), null);
+      if (containsTrue(shape)) {
+        unknownParts.put(attribute, shape);
+      } else {
+        unknown.remove(attribute);
+        unknownParts.remove(attribute);
+      }
     }
     Object root = copy(after.get(attribute));
     if (root == null) {
@@ -147,6 +173,16 @@ final class IgnoreChanges {
     if (next != null) {
       set(next, path.subList(1, path.size()), value);
     }
+  }
+
+  private static boolean containsTrue(Object shape) {
+    if (shape instanceof Map<?, ?> m) {
+      return m.values().stream().anyMatch(IgnoreChanges::containsTrue);
+    }
+    if (shape instanceof List<?> l) {
+      return l.stream().anyMatch(IgnoreChanges::containsTrue);
+    }
+    return Boolean.TRUE.equals(shape);
   }
 
   private static Object copy(Object value) {

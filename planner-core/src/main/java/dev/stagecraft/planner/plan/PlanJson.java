@@ -169,7 +169,7 @@ public final class PlanJson {
     change.put("before", redacted(a.before(), a.sensitivePaths()));
     change.put("after", redacted(a.after(), a.sensitivePaths()));
     Map<String, Object> unknown = new TreeMap<>();
-    a.afterUnknown().forEach(k -> unknown.put(k, true));
+    a.afterUnknown().forEach(k -> unknown.put(k, a.unknownParts().getOrDefault(k, true)));
     change.put("after_unknown", unknown);
     Map<String, Object> sensitive = new TreeMap<>();
     a.sensitivePaths().forEach(k -> sensitive.put(k, true));

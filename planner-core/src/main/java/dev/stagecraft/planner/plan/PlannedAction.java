@@ -11,7 +11,8 @@ import java.util.Set;
  *     type.name["key"]}
  * @param before attributes in prior state ({@code null} when creating)
  * @param after planned attributes ({@code null} when deleting or forgetting); attributes named in
- *     {@code afterUnknown} are not known until apply and absent from {@code after}
+ *     {@code afterUnknown} are not known until apply: absent from {@code after} when wholly
+ *     unknown, their known parts only when known in part (see {@code unknownParts})
  * @param replacePaths attributes whose change forces replacement
  * @param waitFor addresses whose actions must be recorded before this one may start
  * @param dependencies resource addresses this instance depends on, recorded in state
@@ -22,6 +23,10 @@ import java.util.Set;
  *     instance ({@code ActionDispatched.skipDestroy}) so that a later removal forgets it
  * @param sensitivePaths top-level attributes whose value is (or contains) a sensitive value: never
  *     rendered in clear in the plan text or JSON
+ * @param unknownParts for each attribute of {@code afterUnknown} known in part ({@code triggers = {
+ *     always = timestamp(), x = "a" }}), its JSON {@code after_unknown}: the same structure with
+ *     {@code true} at each unknown value ({@code {"always": true}}); a wholly unknown attribute has
+ *     no entry (its {@code after_unknown} is {@code true})
  * @param previousAddress the address the instance had in state before a {@code moved} block (or
  *     Terraform's implied move of {@code type.name} ↔ {@code type.name[0]}) moved it here, or null;
  *     the move is recorded in state with the action ({@code ActionDispatched.previousAddress})
@@ -41,9 +46,11 @@ public record PlannedAction(
     boolean createBeforeDestroy,
     boolean skipDestroy,
     Set<String> sensitivePaths,
+    Map<String, Object> unknownParts,
     String previousAddress) {
 
   public PlannedAction {
+    unknownParts = unknownParts == null ? Map.of() : Map.copyOf(unknownParts);
     afterUnknown = afterUnknown == null ? Set.of() : Set.copyOf(afterUnknown);
     replacePaths = replacePaths == null ? Set.of() : Set.copyOf(replacePaths);
     waitFor = waitFor == null ? List.of() : List.copyOf(waitFor);
@@ -52,6 +59,42 @@ public record PlannedAction(
   }
 
   /** Not moved. */
+  public PlannedAction(
+      String address,
+      String type,
+      String name,
+      ActionType action,
+      ActionReason reason,
+      Map<String, Object> before,
+      Map<String, Object> after,
+      Set<String> afterUnknown,
+      Set<String> replacePaths,
+      List<String> waitFor,
+      List<String> dependencies,
+      boolean createBeforeDestroy,
+      boolean skipDestroy,
+      Set<String> sensitivePaths,
+      Map<String, Object> unknownParts) {
+    this(
+        address,
+        type,
+        name,
+        action,
+        reason,
+        before,
+        after,
+        afterUnknown,
+        replacePaths,
+        waitFor,
+        dependencies,
+        createBeforeDestroy,
+        skipDestroy,
+        sensitivePaths,
+        unknownParts,
+        null);
+  }
+
+  /** Every unknown attribute wholly unknown; not moved. */
   public PlannedAction(
       String address,
       String type,
@@ -82,6 +125,7 @@ public record PlannedAction(
         createBeforeDestroy,
         skipDestroy,
         sensitivePaths,
+        Map.of(),
         null);
   }
 
@@ -145,6 +189,7 @@ public record PlannedAction(
         createBeforeDestroy,
         skipDestroy,
         sensitivePaths,
+        unknownParts,
         previous);
   }
 
@@ -174,6 +219,7 @@ public record PlannedAction(
         createBeforeDestroy,
         skipDestroy,
         sensitivePaths,
+        unknownParts,
         previousAddress);
   }
 }

@@ -65,6 +65,20 @@ public final class Planner {
   /** Like {@link #plan(PlanRequest, PriorState, LoadResult)}, within {@code limits}. */
   public static PlanResult plan(
       PlanRequest request, PriorState prior, LoadResult loaded, PlanLimits limits) {
+    return plan(request, prior, loaded, limits, java.time.Clock.systemUTC());
+  }
+
+  /**
+   * Like {@link #plan(PlanRequest, PriorState, LoadResult, PlanLimits)}, with {@code clock} for the
+   * plan's timestamp ({@code plantimestamp()}) and for {@code timestamp()} when the plan is
+   * applied.
+   */
+  public static PlanResult plan(
+      PlanRequest request,
+      PriorState prior,
+      LoadResult loaded,
+      PlanLimits limits,
+      java.time.Clock clock) {
     Diagnostics diagnostics = new Diagnostics();
     diagnostics.addAll(loaded.diagnostics());
     if (diagnostics.hasErrors()) {
@@ -86,7 +100,7 @@ public final class Planner {
       return new PlanResult(null, diagnostics, request.files(), null);
     }
     Configuration config = loaded.config();
-    ConfigModel model = ConfigModel.analyze(config, request, diagnostics, false);
+    ConfigModel model = ConfigModel.analyze(config, request, diagnostics, false, clock);
     Moves moves = Moves.of(config, diagnostics);
     if (diagnostics.hasErrors()) {
       return new PlanResult(null, diagnostics, request.files(), null);
@@ -125,7 +139,8 @@ public final class Planner {
                         : a)
             .toList(),
         plan.priorState(),
-        plan.outputChanges());
+        plan.outputChanges(),
+        plan.checks());
   }
 
   /** State stores absent maps as null and numbers as JSON numbers; compare by meaning. */

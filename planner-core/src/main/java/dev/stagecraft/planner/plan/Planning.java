@@ -228,6 +228,7 @@ final class Planning {
     Map<String, Object> after = new LinkedHashMap<>();
     Set<String> unknown = new LinkedHashSet<>();
     Set<String> sensitive = new LinkedHashSet<>();
+    Map<String, Object> unknownParts = new LinkedHashMap<>();
     evaluated.forEach(
         (name, value) -> {
           if (value.containsSensitive()) {
@@ -235,6 +236,11 @@ final class Planning {
           }
           if (!value.isWhollyKnown()) {
             unknown.add(name);
+            if (value.isKnown()) {
+              // known in part (a map with a timestamp() in it): after holds the known parts
+              after.put(name, UnknownParts.knownParts(value));
+              unknownParts.put(name, UnknownParts.shape(value));
+            }
           } else if (!value.isNull()) {
             after.put(name, value.unmarkDeep().toJava());
           }
@@ -245,6 +251,7 @@ final class Planning {
     if (prior.isEmpty()) {
       // ignore_changes is considered at create: the configured values are used
       unknown.add("id");
+      outputUnknownWhenInputSet(kind, evaluated.get("input"), unknown);
       return new Decision(
           new PlannedAction(
               address,
@@ -260,7 +267,8 @@ final class Planning {
               dependencies,
               cbd,
               skipDestroy,
-              sensitive),
+              sensitive,
+              unknownParts),
           evaluated);
     }
     PriorInstance before = prior.get();
@@ -271,12 +279,13 @@ final class Planning {
     // decisions
     Map<String, Object> kept = new LinkedHashMap<>(after);
     Set<String> keptUnknown = new LinkedHashSet<>(unknown);
+    Map<String, Object> keptUnknownParts = new LinkedHashMap<>(unknownParts);
     List<List<Object>> ignored =
         lifecycle.ignoreAll()
             ? kind.arguments().stream().<List<Object>>map(List::of).toList()
             : lifecycle.ignoreChanges();
     for (List<Object> path : ignored) {
-      IgnoreChanges.apply(after, unknown, before.attributes(), path);
+      IgnoreChanges.apply(after, unknown, unknownParts, before.attributes(), path);
     }
     Set<String> forcing = new LinkedHashSet<>();
     for (String attribute : kind.replacingAttributes()) {
@@ -298,6 +307,7 @@ final class Planning {
       // the replacement is a create: configured values, ignore_changes not applied
       Set<String> newUnknown = new LinkedHashSet<>(keptUnknown);
       newUnknown.add("id");
+      outputUnknownWhenInputSet(kind, evaluated.get("input"), newUnknown);
       ActionType type =
           skipDestroy
               ? ActionType.FORGET_THEN_CREATE
@@ -317,11 +327,20 @@ final class Planning {
               dependencies,
               cbd,
               skipDestroy,
-              sensitive),
+              sensitive,
+              keptUnknownParts),
           evaluated);
     }
     after.put("id", before.attributes().get("id"));
     kind.mirrorOnUpdate(after);
+    if (kind == ResourceKind.TERRAFORM_DATA
+        && changed("input", after, unknown, before)
+        && (after.containsKey("input") || unknown.contains("input"))) {
+      // a changed input's output is known after apply (Terraform's terraform_data plan)
+      after.remove("output");
+      unknown.add("output");
+    }
+    unknownParts.keySet().retainAll(unknown);
     boolean updated = false;
     for (String attribute : kind.updatableAttributes()) {
       if (changed(attribute, after, unknown, before)) {
@@ -355,8 +374,21 @@ final class Planning {
             dependencies,
             cbd,
             skipDestroy,
-            sensitive),
+            sensitive,
+            unknownParts),
         planned);
+  }
+
+  /**
+   * {@code terraform_data}: {@code output} is known after apply when the instance is created or
+   * replaced, or its {@code input} changes, unless the input is null (Terraform's terraform_data
+   * plans it so); otherwise it is the prior output.
+   */
+  private static void outputUnknownWhenInputSet(
+      ResourceKind kind, Value input, Set<String> unknown) {
+    if (kind == ResourceKind.TERRAFORM_DATA && input != null && !input.isNull()) {
+      unknown.add("output");
+    }
   }
 
   private static boolean changed(

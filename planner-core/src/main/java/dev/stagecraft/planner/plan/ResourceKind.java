@@ -89,7 +89,13 @@ public enum ResourceKind {
             ? Value.unknown()
             : Value.of(action.after().get("id")));
     if (this == TERRAFORM_DATA) {
-      attributes.put("output", attributes.getOrDefault("input", Value.NULL));
+      Value input = attributes.getOrDefault("input", Value.NULL);
+      attributes.put(
+          "output",
+          action.afterUnknown().contains("output")
+              // marked as the input itself is: a secret inside it is not yet in the output
+              ? Value.unknown().markLike(input)
+              : input);
     }
     return Value.object(attributes);
   }

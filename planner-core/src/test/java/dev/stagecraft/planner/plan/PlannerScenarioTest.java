@@ -400,7 +400,9 @@ class PlannerScenarioTest {
                 List.of("stateful_provisioning.db")));
     Plan approved = plan(REFERENCE_CHAIN, Map.of("rev", "r2"), before).plan();
     String app = approved.changeDocuments().get("stateful_provisioning.app");
-    assertThat(app).as("the trigger is unknown when approved").contains("\"triggers\":true");
+    assertThat(app)
+        .as("the trigger is unknown when approved")
+        .contains("\"triggers\":{\"db\":true}");
 
     PriorState afterDb =
         new PriorState(
