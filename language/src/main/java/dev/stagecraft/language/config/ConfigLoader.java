@@ -149,6 +149,7 @@ public final class ConfigLoader {
     private final Map<String, LocalDecl> locals = new LinkedHashMap<>();
     private final Map<String, OutputDecl> outputs = new LinkedHashMap<>();
     private final List<BlockDecl> removed = new ArrayList<>();
+    private final Map<String, DataDecl> dataSources = new LinkedHashMap<>();
     private final Map<String, ResourceDecl> byAddress = new LinkedHashMap<>();
     private final List<Traversal> dependsOnToCheck = new ArrayList<>();
     private Optional<String> requiredVersion = Optional.empty();
@@ -164,7 +165,8 @@ public final class ConfigLoader {
           new ArrayList<>(locals.values()),
           new ArrayList<>(outputs.values()),
           removed,
-          requiredVersion);
+          requiredVersion,
+          new ArrayList<>(dataSources.values()));
     }
 
     void file(Body body) {
@@ -504,9 +506,30 @@ public final class ConfigLoader {
       }
     }
 
-    /** Data sources are not supported; the common ones get the Stagecraft way instead. */
+    /**
+     * terraform_remote_state is the one supported data source ({@link RemoteStateBlocks}); the
+     * common other ones get the Stagecraft way instead.
+     */
     private void dataSource(Body.Block b) {
       String type = b.labels().get(0);
+      if (type.equals(RemoteStateBlocks.TYPE)) {
+        RemoteStateBlocks.decode(b, d)
+            .ifPresent(
+                decl -> {
+                  DataDecl prev = dataSources.putIfAbsent(decl.name(), decl);
+                  if (prev != null) {
+                    d.error(
+                        "Duplicate data \"" + type + "\" configuration",
+                        "A terraform_remote_state data source named \""
+                            + decl.name()
+                            + "\" was already declared at "
+                            + prev.range()
+                            + ". Data source names must be unique per type in each module.",
+                        b.labelRanges().get(1));
+                  }
+                });
+        return;
+      }
       String instead =
           switch (type) {
             case "local_file" ->
@@ -524,7 +547,11 @@ public final class ConfigLoader {
           };
       d.error(
           "Unsupported data source",
-          "Data sources (data \"" + type + "\") are not supported by Stagecraft." + instead,
+          "Data sources (data \""
+              + type
+              + "\") are not supported by Stagecraft; the one supported data source is"
+              + " terraform_remote_state."
+              + instead,
           b.typeRange());
     }
 

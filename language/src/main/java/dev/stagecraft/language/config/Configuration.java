@@ -6,14 +6,19 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
-/** The decoded configuration of one module (all its files). Immutable. */
+/**
+ * The decoded configuration of one module (all its files). Immutable.
+ *
+ * @param dataSources the {@code data} blocks (only {@code terraform_remote_state} is supported)
+ */
 public record Configuration(
     Map<String, VariableDecl> variables,
     List<ResourceDecl> resources,
     List<LocalDecl> locals,
     List<OutputDecl> outputs,
     List<BlockDecl> removed,
-    Optional<String> requiredVersion) {
+    Optional<String> requiredVersion,
+    List<DataDecl> dataSources) {
 
   public Configuration {
     variables = Collections.unmodifiableMap(new LinkedHashMap<>(variables));
@@ -21,11 +26,23 @@ public record Configuration(
     locals = List.copyOf(locals);
     outputs = List.copyOf(outputs);
     removed = List.copyOf(removed);
+    dataSources = dataSources == null ? List.of() : List.copyOf(dataSources);
+  }
+
+  /** A configuration without data sources. */
+  public Configuration(
+      Map<String, VariableDecl> variables,
+      List<ResourceDecl> resources,
+      List<LocalDecl> locals,
+      List<OutputDecl> outputs,
+      List<BlockDecl> removed,
+      Optional<String> requiredVersion) {
+    this(variables, resources, locals, outputs, removed, requiredVersion, List.of());
   }
 
   public static Configuration empty() {
     return new Configuration(
-        Map.of(), List.of(), List.of(), List.of(), List.of(), Optional.empty());
+        Map.of(), List.of(), List.of(), List.of(), List.of(), Optional.empty(), List.of());
   }
 
   /** The resource with the given address ({@code type.name}). */
