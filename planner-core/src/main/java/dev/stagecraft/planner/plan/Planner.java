@@ -34,6 +34,9 @@ public final class Planner {
     PlanRequest request = new PlanRequest("default", files, Map.of(), List.of(), false, baseDir);
     ConfigModel model = ConfigModel.analyze(loaded.config(), request, diagnostics, true);
     if (!diagnostics.hasErrors()) {
+      RemoteStates.prepare(model, null, diagnostics, true);
+    }
+    if (!diagnostics.hasErrors()) {
       new Planning(model, PriorState.empty(), request, diagnostics, true, PlanLimits.DEFAULT)
           .validate();
     }
@@ -74,6 +77,10 @@ public final class Planner {
     if (diagnostics.hasErrors()) {
       return new PlanResult(null, diagnostics, request.files(), null);
     }
+    RemoteStates.prepare(model, request.remoteStates(), diagnostics, false);
+    if (diagnostics.hasErrors()) {
+      return new PlanResult(null, diagnostics, request.files(), null);
+    }
     Planning planning = new Planning(model, prior, request, diagnostics, false, limits);
     Plan plan = planning.plan();
     if (diagnostics.hasErrors()) {
@@ -84,6 +91,29 @@ public final class Planner {
         diagnostics,
         request.files(),
         new ApplyContext(model, prior, request.files(), planning.plannedValues()));
+  }
+
+  /**
+   * What must be read before planning {@code request}: one {@link RemoteStateSource} per {@code
+   * data "terraform_remote_state"} block whose arguments evaluate without errors (a block with
+   * errors is reported by {@link #plan}). Pure: reads nothing. The caller reads each and plans
+   * {@link PlanRequest#withRemoteStates} of what it read (docs/planning.md "Remote state").
+   *
+   * @param loaded {@link #parse} of exactly {@code request.files()}
+   */
+  public static List<RemoteStateSource> remoteStateSources(PlanRequest request, LoadResult loaded) {
+    if (loaded.config().dataSources().isEmpty() || loaded.diagnostics().hasErrors()) {
+      return List.of();
+    }
+    Diagnostics diagnostics = new Diagnostics();
+    ConfigModel model = ConfigModel.analyze(loaded.config(), request, diagnostics, false);
+    if (diagnostics.hasErrors()) {
+      return List.of();
+    }
+    return RemoteStates.evaluate(model, diagnostics, false).stream()
+        .map(RemoteStates.Evaluated::source)
+        .filter(java.util.Objects::nonNull)
+        .toList();
   }
 
   /** State stores absent maps as null and numbers as JSON numbers; compare by meaning. */
