@@ -75,7 +75,7 @@ final class CheckBlocks {
                 nb.typeRange());
           } else {
             data = nb;
-            UnsupportedDataSources.report(nb, d);
+            UnsupportedDataSources.report(nb, d, false);
           }
         }
         default ->

@@ -151,6 +151,7 @@ public final class ConfigLoader {
     private final Map<String, OutputDecl> outputs = new LinkedHashMap<>();
     private final List<BlockDecl> removed = new ArrayList<>();
     private final List<BlockDecl> moved = new ArrayList<>();
+    private final Map<String, DataDecl> dataSources = new LinkedHashMap<>();
     private final Map<String, ResourceDecl> byAddress = new LinkedHashMap<>();
     private final List<Traversal> dependsOnToCheck = new ArrayList<>();
     private final CheckBlocks checks;
@@ -170,7 +171,8 @@ public final class ConfigLoader {
           removed,
           moved,
           requiredVersion,
-          checks.checks());
+          checks.checks(),
+          new ArrayList<>(dataSources.values()));
     }
 
     void file(Body body) {
@@ -235,7 +237,7 @@ public final class ConfigLoader {
         }
         case "data" -> {
           if (labels(b, "type", "name")) {
-            UnsupportedDataSources.report(b, d);
+            dataSource(b);
           }
         }
         case "check" -> {
@@ -518,6 +520,33 @@ public final class ConfigLoader {
                 + "\" is not among them. Remove the block and its resources.",
             b.labelRanges().get(0));
       }
+    }
+
+    /**
+     * terraform_remote_state is the one supported data source ({@link RemoteStateBlocks}); the
+     * common other ones get the Stagecraft way instead.
+     */
+    private void dataSource(Body.Block b) {
+      String type = b.labels().get(0);
+      if (type.equals(RemoteStateBlocks.TYPE)) {
+        RemoteStateBlocks.decode(b, d)
+            .ifPresent(
+                decl -> {
+                  DataDecl prev = dataSources.putIfAbsent(decl.name(), decl);
+                  if (prev != null) {
+                    d.error(
+                        "Duplicate data \"" + type + "\" configuration",
+                        "A terraform_remote_state data source named \""
+                            + decl.name()
+                            + "\" was already declared at "
+                            + prev.range()
+                            + ". Data source names must be unique per type in each module.",
+                        b.labelRanges().get(1));
+                  }
+                });
+        return;
+      }
+      UnsupportedDataSources.report(b, d, true);
     }
 
     // ------------------------------------------------------------- resources

@@ -9,6 +9,8 @@ import java.util.Optional;
 /**
  * The decoded configuration of one module (all its files). Immutable. {@code removed} and {@code
  * moved} blocks are kept raw: the planner reads them ({@code RemovedBlock}, {@code MovedBlock}).
+ *
+ * @param dataSources the {@code data} blocks (only {@code terraform_remote_state} is supported)
  */
 public record Configuration(
     Map<String, VariableDecl> variables,
@@ -18,7 +20,8 @@ public record Configuration(
     List<BlockDecl> removed,
     List<BlockDecl> moved,
     Optional<String> requiredVersion,
-    List<CheckDecl> checks) {
+    List<CheckDecl> checks,
+    List<DataDecl> dataSources) {
 
   public Configuration {
     variables = Collections.unmodifiableMap(new LinkedHashMap<>(variables));
@@ -28,6 +31,7 @@ public record Configuration(
     removed = List.copyOf(removed);
     moved = List.copyOf(moved);
     checks = checks == null ? List.of() : List.copyOf(checks);
+    dataSources = dataSources == null ? List.of() : List.copyOf(dataSources);
   }
 
   public static Configuration empty() {
@@ -39,6 +43,7 @@ public record Configuration(
         List.of(),
         List.of(),
         Optional.empty(),
+        List.of(),
         List.of());
   }
 

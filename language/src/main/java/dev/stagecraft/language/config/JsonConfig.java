@@ -101,7 +101,9 @@ public final class JsonConfig {
               Map.of(),
               false),
           "terraform",
-          new Schema(0, Map.of(), Map.of(), true));
+          new Schema(0, Map.of(), Map.of(), true),
+          "data",
+          new Schema(2, Map.of(), Map.of(), false));
 
   /** Unknown block types: no labels known; the decoder reports them. */
   private static final Schema UNKNOWN = new Schema(0, Map.of(), Map.of(), true);

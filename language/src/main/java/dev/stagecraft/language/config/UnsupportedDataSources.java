@@ -11,8 +11,11 @@ import dev.stagecraft.language.syntax.Body;
 final class UnsupportedDataSources {
   private UnsupportedDataSources() {}
 
-  /** Reports {@code data "TYPE" "NAME" { ... }} (its labels already checked). */
-  static void report(Body.Block b, Diagnostics d) {
+  /**
+   * Reports {@code data "TYPE" "NAME" { ... }} (its labels already checked); at the top level,
+   * {@code terraform_remote_state} is supported (and named).
+   */
+  static void report(Body.Block b, Diagnostics d, boolean topLevel) {
     String type = b.labels().get(0);
     String instead =
         switch (type) {
@@ -31,7 +34,13 @@ final class UnsupportedDataSources {
         };
     d.error(
         "Unsupported data source",
-        "Data sources (data \"" + type + "\") are not supported by Stagecraft." + instead,
+        "Data sources (data \""
+            + type
+            + "\") are not supported by Stagecraft"
+            + (topLevel
+                ? "; the one supported data source is terraform_remote_state."
+                : " in a check block.")
+            + instead,
         b.typeRange());
   }
 }

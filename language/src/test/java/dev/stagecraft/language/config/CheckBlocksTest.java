@@ -165,7 +165,8 @@ class CheckBlocksTest {
         .containsExactly(
             "Unsupported data source @main.tf:2:3", "Multiple data resource blocks @main.tf:5:3");
     assertThat(errs.get(0).detail())
-        .startsWith("Data sources (data \"local_file\") are not supported by Stagecraft.")
+        .startsWith(
+            "Data sources (data \"local_file\") are not supported by Stagecraft in a check block.")
         .contains("file(\"path\")");
     assertThat(errs.get(1).detail())
         .isEqualTo("This check block already has a data resource defined at main.tf:2:3.");

@@ -169,7 +169,9 @@ class ConfigLoaderTest {
     assertThat(errs.get(1).detail()).contains("templatefile(\"path\"");
     assertThat(errs.get(2).detail()).contains("local-exec provisioner");
     assertThat(errs.get(3).detail())
-        .isEqualTo("Data sources (data \"http\") are not supported by Stagecraft.");
+        .isEqualTo(
+            "Data sources (data \"http\") are not supported by Stagecraft; the one supported"
+                + " data source is terraform_remote_state.");
   }
 
   @Test

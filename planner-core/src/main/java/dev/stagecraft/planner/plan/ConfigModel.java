@@ -3,6 +3,7 @@ package dev.stagecraft.planner.plan;
 import dev.stagecraft.language.config.AttributeDecl;
 import dev.stagecraft.language.config.BlockDecl;
 import dev.stagecraft.language.config.Configuration;
+import dev.stagecraft.language.config.DataDecl;
 import dev.stagecraft.language.config.LocalDecl;
 import dev.stagecraft.language.config.OutputDecl;
 import dev.stagecraft.language.config.ResourceDecl;
@@ -49,6 +50,7 @@ import java.util.Set;
 public final class ConfigModel {
   private static final Evaluator EVALUATOR = new Evaluator();
   static final String LOCAL_PREFIX = "local.";
+  static final String DATA_PREFIX = "data.";
   private SimpleEvalContext baseContext;
 
   /** The plan's budget while it is planned; null after (each evaluation then has its own). */
@@ -62,6 +64,11 @@ public final class ConfigModel {
   private final Map<String, ResourceDecl> disabled = new LinkedHashMap<>();
   private final Map<String, Lifecycle> lifecycles = new LinkedHashMap<>();
   private final Map<String, LocalDecl> locals = new LinkedHashMap<>();
+  private final Map<String, DataDecl> dataSources = new LinkedHashMap<>();
+
+  /** The {@code data} root (docs/planning.md "Remote state"), set before planning; or null. */
+  private Value dataRoot;
+
   private final Map<String, RemovedBlock> removed = new LinkedHashMap<>();
   private final Map<String, Value> variables = new LinkedHashMap<>();
   private final Set<String> sensitiveValues = new LinkedHashSet<>();
@@ -123,6 +130,10 @@ public final class ConfigModel {
       model.locals.put(l.name(), l);
       model.graph.addNode(LOCAL_PREFIX + l.name());
     }
+    for (DataDecl ds : config.dataSources()) {
+      model.dataSources.put(ds.address(), ds);
+      model.graph.addNode(ds.address());
+    }
     for (BlockDecl b : config.removed()) {
       RemovedBlock rb = RemovedBlock.parse(b, diagnostics);
       if (rb == null) {
@@ -167,6 +178,11 @@ public final class ConfigModel {
         references.checkPlain(null, a.errorMessage(), diagnostics);
       }
     }
+    for (DataDecl ds : config.dataSources()) {
+      ds.attributes()
+          .values()
+          .forEach(a -> references.checkPlain(ds.address(), a.expr(), diagnostics));
+    }
     model
         .graph
         .findCycle()
@@ -182,12 +198,16 @@ public final class ConfigModel {
                     model.rangeOf(cycle.get(0))));
     if (!diagnostics.hasErrors()) {
       model.order = model.graph.topologicalOrder();
+      RemoteStates.checkDependencies(model, diagnostics);
       model.propagateCreateBeforeDestroy(diagnostics);
     }
     return model;
   }
 
   private SourceRange rangeOf(String node) {
+    if (dataSources.containsKey(node)) {
+      return dataSources.get(node).range();
+    }
     if (node.startsWith(LOCAL_PREFIX)
         && locals.containsKey(node.substring(LOCAL_PREFIX.length()))) {
       return locals.get(node.substring(LOCAL_PREFIX.length())).range();
@@ -306,6 +326,25 @@ public final class ConfigModel {
     return node.startsWith(LOCAL_PREFIX);
   }
 
+  /** A {@code data.TYPE.NAME} node (a remote state, read before planning). */
+  static boolean isDataNode(String node) {
+    return node.startsWith(DATA_PREFIX);
+  }
+
+  /** The data sources by node ({@code data.terraform_remote_state.NAME}). */
+  Map<String, DataDecl> dataSources() {
+    return dataSources;
+  }
+
+  /**
+   * Sets the {@code data} root every later evaluation sees (the remote states' values, read before
+   * planning and fixed for the plan and its apply).
+   */
+  void useDataRoot(Value root) {
+    this.dataRoot = root;
+    this.baseContext = null;
+  }
+
   LocalDecl local(String node) {
     return locals.get(node.substring(LOCAL_PREFIX.length()));
   }
@@ -348,7 +387,7 @@ public final class ConfigModel {
   /** Every resource this one depends on, directly or through others and local values. */
   List<String> resourceDependencies(String address) {
     return graph.transitiveDependenciesOf(address).stream()
-        .filter(n -> !isLocalNode(n))
+        .filter(n -> !isLocalNode(n) && !isDataNode(n))
         .sorted()
         .toList();
   }
@@ -364,8 +403,8 @@ public final class ConfigModel {
     java.util.ArrayDeque<String> queue = new java.util.ArrayDeque<>(graph.dependenciesOf(address));
     while (!queue.isEmpty()) {
       String node = queue.poll();
-      if (!seen.add(node)) {
-        continue;
+      if (!seen.add(node) || isDataNode(node)) {
+        continue; // a data source depends on no resource (RemoteStates.checkDependencies)
       }
       if (isLocalNode(node)) {
         queue.addAll(graph.dependenciesOf(node));
@@ -482,6 +521,9 @@ public final class ConfigModel {
       SimpleEvalContext ctx = fileContext();
       if (!variables.isEmpty()) {
         ctx = ctx.withRoot("var", Value.object(variables));
+      }
+      if (dataRoot != null) {
+        ctx = ctx.withRoot("data", dataRoot);
       }
       baseContext = ctx;
     }

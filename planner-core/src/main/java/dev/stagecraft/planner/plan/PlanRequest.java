@@ -21,6 +21,11 @@ import java.util.Set;
  * @param hclVariables the names among {@code variables} whose values are HCL expressions (from
  *     variable files: they keep their own type, see {@code VariableValues.parseHclValue}); the
  *     others are {@code -var} and environment strings, parsed by Terraform's rules for those
+ * @param remoteStates what was read for each {@code data "terraform_remote_state"} block, by its
+ *     address ({@code data.terraform_remote_state.NAME}; {@link Planner#remoteStateSources} says
+ *     what to read); null when nothing was read (validate, the CLI's and the server's configuration
+ *     checks): every remote output is then unknown, and so is a count or for_each computed from one
+ *     without being an error (docs/planning.md "Remote state")
  */
 public record PlanRequest(
     String workspace,
@@ -30,7 +35,27 @@ public record PlanRequest(
     boolean destroy,
     Path baseDir,
     boolean confineFiles,
-    Set<String> hclVariables) {
+    Set<String> hclVariables,
+    Map<String, RemoteStateRead> remoteStates) {
+
+  /** Nothing read for remote states (see {@code remoteStates}). */
+  public PlanRequest(
+      String workspace,
+      Map<String, String> files,
+      Map<String, String> variables,
+      List<String> replace,
+      boolean destroy,
+      Path baseDir,
+      boolean confineFiles,
+      Set<String> hclVariables) {
+    this(workspace, files, variables, replace, destroy, baseDir, confineFiles, hclVariables, null);
+  }
+
+  /** This request with what was read for its remote states. */
+  public PlanRequest withRemoteStates(Map<String, RemoteStateRead> reads) {
+    return new PlanRequest(
+        workspace, files, variables, replace, destroy, baseDir, confineFiles, hclVariables, reads);
+  }
 
   /** Every variable value a string as {@code -var} gives it. */
   public PlanRequest(
@@ -60,5 +85,6 @@ public record PlanRequest(
     variables = variables == null ? Map.of() : Map.copyOf(variables);
     replace = replace == null ? List.of() : List.copyOf(replace);
     hclVariables = hclVariables == null ? Set.of() : Set.copyOf(hclVariables);
+    remoteStates = remoteStates == null ? null : Map.copyOf(remoteStates);
   }
 }

@@ -35,6 +35,9 @@ public final class Planner {
     ConfigModel model = ConfigModel.analyze(loaded.config(), request, diagnostics, true);
     Moves.of(loaded.config(), diagnostics);
     if (!diagnostics.hasErrors()) {
+      RemoteStates.prepare(model, null, diagnostics, true);
+    }
+    if (!diagnostics.hasErrors()) {
       new Planning(model, PriorState.empty(), request, diagnostics, true, PlanLimits.DEFAULT)
           .validate();
     }
@@ -105,6 +108,10 @@ public final class Planner {
     if (diagnostics.hasErrors()) {
       return new PlanResult(null, diagnostics, request.files(), null);
     }
+    RemoteStates.prepare(model, request.remoteStates(), diagnostics, false);
+    if (diagnostics.hasErrors()) {
+      return new PlanResult(null, diagnostics, request.files(), null);
+    }
     Moves.Result moved = moves.apply(prior, config, diagnostics);
     Planning planning = new Planning(model, moved.state(), request, diagnostics, false, limits);
     Plan plan = withPreviousAddresses(planning.plan(), moved.previousAddresses());
@@ -141,6 +148,29 @@ public final class Planner {
         plan.priorState(),
         plan.outputChanges(),
         plan.checks());
+  }
+
+  /**
+   * What must be read before planning {@code request}: one {@link RemoteStateSource} per {@code
+   * data "terraform_remote_state"} block whose arguments evaluate without errors (a block with
+   * errors is reported by {@link #plan}). Pure: reads nothing. The caller reads each and plans
+   * {@link PlanRequest#withRemoteStates} of what it read (docs/planning.md "Remote state").
+   *
+   * @param loaded {@link #parse} of exactly {@code request.files()}
+   */
+  public static List<RemoteStateSource> remoteStateSources(PlanRequest request, LoadResult loaded) {
+    if (loaded.config().dataSources().isEmpty() || loaded.diagnostics().hasErrors()) {
+      return List.of();
+    }
+    Diagnostics diagnostics = new Diagnostics();
+    ConfigModel model = ConfigModel.analyze(loaded.config(), request, diagnostics, false);
+    if (diagnostics.hasErrors()) {
+      return List.of();
+    }
+    return RemoteStates.evaluate(model, diagnostics, false).stream()
+        .map(RemoteStates.Evaluated::source)
+        .filter(java.util.Objects::nonNull)
+        .toList();
   }
 
   /** State stores absent maps as null and numbers as JSON numbers; compare by meaning. */

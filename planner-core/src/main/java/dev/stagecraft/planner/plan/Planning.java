@@ -38,6 +38,13 @@ final class Planning {
   private final PlanRequest request;
   private final Diagnostics diagnostics;
   private final boolean validateOnly;
+
+  /**
+   * An unknown count or for_each is no error: in validate, and in a check planned without reading
+   * the remote states its values may come from (docs/planning.md "Remote state").
+   */
+  private final boolean unknownCountsAllowed;
+
   private final Map<String, Value> objects = new LinkedHashMap<>();
   private final Map<String, Value> localValues = new LinkedHashMap<>();
   private final Map<String, PlannedAction> actions = new LinkedHashMap<>();
@@ -56,6 +63,8 @@ final class Planning {
     this.request = request;
     this.diagnostics = diagnostics;
     this.validateOnly = validateOnly;
+    this.unknownCountsAllowed =
+        validateOnly || (request.remoteStates() == null && !model.dataSources().isEmpty());
     this.budget = EvalBudget.start(limits.evaluation());
     this.instances = new InstanceCount(limits, diagnostics);
   }
@@ -137,6 +146,9 @@ final class Planning {
       if (budget.spent().isPresent()) {
         return;
       }
+      if (ConfigModel.isDataNode(node)) {
+        continue; // read and evaluated before the walk (RemoteStates)
+      }
       if (ConfigModel.isLocalNode(node)) {
         var local = model.local(node);
         EvalResult result =
@@ -153,7 +165,7 @@ final class Planning {
   private void planResource(ResourceDecl r) {
     EvalContext base = model.context(objects, localValues, prior, null, null, r.address());
     List<InstanceKey> keys =
-        InstanceExpansion.keys(model, r, base, diagnostics, validateOnly, instances);
+        InstanceExpansion.keys(model, r, base, diagnostics, unknownCountsAllowed, instances);
     if (keys != null
         && r.count().isEmpty()
         && r.forEach().isEmpty()

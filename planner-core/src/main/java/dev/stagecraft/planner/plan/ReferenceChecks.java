@@ -170,6 +170,56 @@ final class ReferenceChecks {
   }
 
   /**
+   * A reference to a data source: only {@code data.terraform_remote_state.NAME} declared in the
+   * configuration (docs/planning.md "Remote state"); an edge from {@code from} to its node.
+   */
+  private void checkDataReference(String from, Traversal t, Diagnostics diagnostics) {
+    List<String> names = new ArrayList<>();
+    for (Traversal.Step step : t.steps()) {
+      if (names.size() == 2 || !(step instanceof Traversal.Attr a)) {
+        break;
+      }
+      names.add(a.name());
+    }
+    if (names.size() < 2) {
+      diagnostics.error(
+          "Invalid data source reference",
+          "A reference to a data source needs its type and name, like"
+              + " data.terraform_remote_state.NAME.outputs.OUTPUT.",
+          t.range());
+      return;
+    }
+    String node = "data." + names.get(0) + "." + names.get(1);
+    boolean declared = config.dataSources().stream().anyMatch(d -> d.address().equals(node));
+    if (!declared) {
+      diagnostics.error(
+          "Reference to undeclared data source",
+          "A data source \""
+              + names.get(0)
+              + "\" \""
+              + names.get(1)
+              + "\" has not been declared in the root module"
+              + (names.get(0).equals("terraform_remote_state")
+                  ? "; declare it with a data \"terraform_remote_state\" \""
+                      + names.get(1)
+                      + "\" block."
+                  : "; the one supported data source is terraform_remote_state."),
+          t.range());
+      return;
+    }
+    if (node.equals(from)) {
+      diagnostics.error(
+          "Self-referential block",
+          "Configuration for " + node + " may not refer to itself.",
+          t.range());
+      return;
+    }
+    if (from != null) {
+      graph.addEdge(from, node);
+    }
+  }
+
+  /**
    * The references of an expression outside resources (a local value's, {@code from} its node; an
    * output's, {@code from} null): no count, each or self.
    */
@@ -248,6 +298,7 @@ final class ReferenceChecks {
         }
       }
       case "path", "terraform" -> {}
+      case "data" -> checkDataReference(from, t, diagnostics);
       default -> {
         if (!t.isResourceReference()) {
           return;

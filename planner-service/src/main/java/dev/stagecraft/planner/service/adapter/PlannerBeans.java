@@ -72,9 +72,10 @@ public class PlannerBeans {
   @Context
   InternalApis internalApis(PlannerSettings settings, Environment config) {
     return new InternalApis(
-        settings.getStateUrl(),
-        settings.getLockUrl(),
-        ServiceAuth.credentials(CredentialNeeds.PLANNER_SERVICE, config));
+            settings.getStateUrl(),
+            settings.getLockUrl(),
+            ServiceAuth.credentials(CredentialNeeds.PLANNER_SERVICE, config))
+        .withPublicStateUrl(settings.getPublicStateUrl());
   }
 
   @Singleton
@@ -142,7 +143,7 @@ public class PlannerBeans {
         Duration.ofMillis(Math.max(200, Math.min(1000, actionLease.toMillis() / 5)));
     return new RunCoordinator(
             new HttpWorkspaceLocks(apis.lock()),
-            new HttpWorkspaceStates(apis.state()),
+            new HttpWorkspaceStates(apis.state(), apis.ownStateAddresses()),
             new EventOutbox() {
               @Override
               public void publishAll(List<EventOutbox.Keyed> events) {

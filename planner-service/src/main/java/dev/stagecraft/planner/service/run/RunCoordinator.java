@@ -1,6 +1,7 @@
 package dev.stagecraft.planner.service.run;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.stagecraft.language.config.LoadResult;
 import dev.stagecraft.language.diag.Diagnostics;
 import dev.stagecraft.planner.apply.ActionResolution;
 import dev.stagecraft.planner.apply.ApplySchedule;
@@ -1084,10 +1085,12 @@ public final class RunCoordinator implements AutoCloseable {
               dir,
               true,
               req.hclVariables());
-      PlanResult result =
-          prepared == null
-              ? Planner.plan(planRequest, prior)
-              : Planner.plan(planRequest, prior, prepared.parsed());
+      LoadResult parsed = prepared == null ? Planner.parse(req.files()) : prepared.parsed();
+      // remote states are read now, with the run's own credential: planning stays pure
+      // (docs/planning.md "Remote state", ADR 0063)
+      planRequest =
+          RemoteStateReads.read(planRequest, parsed, states, req.tenant(), opened.runCredential());
+      PlanResult result = Planner.plan(planRequest, prior, parsed);
       synchronized (run) {
         run.planResult = result;
       }

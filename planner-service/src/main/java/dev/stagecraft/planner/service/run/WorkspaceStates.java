@@ -19,6 +19,28 @@ public interface WorkspaceStates {
     return KnownHostKeys.NONE;
   }
 
+  /**
+   * The root outputs of the workspace a remote state names (docs/planning.md "Remote state", ADR
+   * 0063), read with {@code credential}: the state service takes the tenant from it, never from the
+   * caller. The default reads {@code tenant}'s state with {@link #read} and refuses http addresses:
+   * for test doubles only; the HTTP adapter implements it.
+   *
+   * @param credential a run's state credential or an API token (a secret: never logged)
+   * @throws IllegalStateException when the state service cannot answer
+   */
+  default dev.stagecraft.planner.plan.RemoteStateRead remoteOutputs(
+      String tenant, dev.stagecraft.planner.plan.RemoteStateSource source, String credential) {
+    if (source.workspace() == null) {
+      return new dev.stagecraft.planner.plan.RemoteStateRead.Refused(
+          "this state port reads no http addresses");
+    }
+    String json = read(tenant, source.workspace());
+    if (json == null || json.isBlank()) {
+      return new dev.stagecraft.planner.plan.RemoteStateRead.NotFound();
+    }
+    return dev.stagecraft.planner.plan.RemoteStateRead.fromV4Json(json);
+  }
+
   /** The current state as Terraform v4 JSON (serial 0 and no resources when empty). */
   String read(String tenant, String workspace);
 

@@ -157,6 +157,35 @@ public final class RunCredentialStore {
     }
   }
 
+  /** Whose an active credential is: its run, of its tenant's workspace. */
+  public record ActiveCredential(String tenant, String workspace, String runId) {}
+
+  /**
+   * The run an active credential belongs to, whichever workspace it is for; empty for an unknown,
+   * revoked or superseded one. For reading the outputs of the run's tenant's workspaces (remote
+   * state, docs/adr/0063): the tenant is the credential's, never one the caller names.
+   */
+  public Optional<ActiveCredential> active(String credential) throws SQLException {
+    if (credential == null || !credential.startsWith(RunCredentialProof.PREFIX)) {
+      return Optional.empty();
+    }
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement ps =
+            Sql.prepare(
+                c,
+                "SELECT r.tenant, r.workspace, r.run_id FROM state.run_credentials r"
+                    + " LEFT JOIN state.fencing f"
+                    + " ON f.tenant = r.tenant AND f.workspace = r.workspace"
+                    + " WHERE r.credential_hash = ? AND r.revoked_at IS NULL"
+                    + " AND r.fencing_token >= coalesce(f.newest_token, 0)",
+                RunCredentialProof.digest(credential));
+        ResultSet rs = ps.executeQuery()) {
+      return rs.next()
+          ? Optional.of(new ActiveCredential(rs.getString(1), rs.getString(2), rs.getString(3)))
+          : Optional.empty();
+    }
+  }
+
   /**
    * The {@link StateStore.OutcomeGate} of the Kafka path: an {@code action.finished} is recorded
    * only when its {@code runProof} was made with the credential of its run in its workspace and

@@ -105,6 +105,26 @@ public final class Authenticator {
                         + " TF_HTTP_PASSWORD); the token is unknown, revoked or missing"));
   }
 
+  /**
+   * For reading a workspace's root outputs ({@code GET /api/v1/workspaces/{ws}/outputs}, remote
+   * state, docs/adr/0063): an API token of any role, or a run's active state credential of any
+   * workspace of its tenant. Returns the tenant — always the credential's own, so another tenant's
+   * workspace cannot even be named.
+   */
+  public String requireOutputsReader(String authorization) throws SQLException {
+    String presented = ServiceAuth.bearer(authorization);
+    if (presented != null && presented.startsWith(RunCredentialProof.PREFIX)) {
+      return runCredentials
+          .active(presented)
+          .map(RunCredentialStore.ActiveCredential::tenant)
+          .orElseThrow(
+              () ->
+                  Problem.unauthorized(
+                      "the run credential is not active: its run ended or lost the lock"));
+    }
+    return requireApiToken(authorization).tenant();
+  }
+
   /** A principal allowed to change state and locks (admin or deployer), else 403. */
   public static Principal requireWriter(Principal principal) {
     if (!principal.mayWrite()) {

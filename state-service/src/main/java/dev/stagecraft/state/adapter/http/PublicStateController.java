@@ -50,6 +50,32 @@ public class PublicStateController {
     this.uploads = uploads;
   }
 
+  /**
+   * The workspace's root outputs as its current state holds them: 200 {@code {"workspace",
+   * "serial", "outputs": {name: {"value", "type", "sensitive"}}}}, 404 when the workspace has no
+   * state. For an API token of any role, or a run's state credential of any workspace of the same
+   * tenant (a planner reading a remote state with the run's credential, docs/adr/0063); the tenant
+   * is always the token's or credential's.
+   */
+  @Get("/{ws}/outputs")
+  public HttpResponse<String> outputs(
+      @Header(HttpHeaders.AUTHORIZATION) @Nullable String authorization, String ws)
+      throws SQLException {
+    String tenant = auth.requireOutputsReader(authorization);
+    Names.check("workspace", ws);
+    WorkspaceState state = states.currentState(tenant, ws);
+    if (state.isEmpty()) {
+      throw Problem.notFound(
+          "workspace '" + ws + "' has no state: it was never applied, or its state was deleted");
+    }
+    Object outputs = TerraformStateV4.render(state, state.lineage()).get("outputs");
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("workspace", ws);
+    body.put("serial", state.serial());
+    body.put("outputs", outputs == null ? Map.of() : outputs);
+    return Json.respond(HttpStatus.OK, body);
+  }
+
   /** Every version (serial, sequence, time, type, runId, actor, digest), oldest first; 404 none. */
   @Get("/{ws}/state/versions")
   public HttpResponse<String> versions(

@@ -4,6 +4,9 @@ import static dev.stagecraft.planner.service.adapter.clients.HttpWorkspaceLocks.
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.stagecraft.planner.apply.KnownHostKeys;
+import dev.stagecraft.planner.plan.RemoteStateRead;
+import dev.stagecraft.planner.plan.RemoteStateSource;
+import dev.stagecraft.planner.service.run.StateAddresses;
 import dev.stagecraft.planner.service.run.WorkspaceStates;
 import dev.stagecraft.servicekit.http.InternalHttp;
 import java.time.Duration;
@@ -13,9 +16,65 @@ import java.util.Map;
 /** {@link WorkspaceStates} over state-service's internal HTTP API (docs/internal-api.md). */
 public final class HttpWorkspaceStates implements WorkspaceStates {
   private final InternalHttp http;
+  private final StateAddresses own;
 
+  /** Remote state addresses are this state service's as the planner reaches it. */
   public HttpWorkspaceStates(InternalHttp http) {
+    this(http, new StateAddresses(http.baseUrl()));
+  }
+
+  /**
+   * @param own this Stagecraft's state addresses, which a remote state's http address must be one
+   *     of
+   */
+  public HttpWorkspaceStates(InternalHttp http, StateAddresses own) {
     this.http = http;
+    this.own = own;
+  }
+
+  /**
+   * {@code GET /api/v1/workspaces/{ws}/outputs} with {@code credential} (docs/internal-api.md): the
+   * state service takes the tenant from the credential. An http address is first resolved to the
+   * workspace it names ({@link StateAddresses}); nothing is ever requested from it.
+   */
+  @Override
+  public RemoteStateRead remoteOutputs(String tenant, RemoteStateSource source, String credential) {
+    String workspace = source.workspace();
+    if (workspace == null) {
+      StateAddresses.Resolved resolved = own.workspaceOf(source.httpAddress());
+      if (resolved.workspace().isEmpty()) {
+        return new RemoteStateRead.Refused(resolved.refusal());
+      }
+      workspace = resolved.workspace().get();
+    }
+    if (credential == null) {
+      return new RemoteStateRead.Refused("the request has no credential to read it with.");
+    }
+    InternalHttp.Response r =
+        http.getAs(
+            credential,
+            "/api/v1/workspaces/" + enc(workspace) + "/outputs",
+            Duration.ofSeconds(30));
+    return switch (r.status()) {
+      case 200 ->
+          RemoteStateRead.fromOutputs(
+              r.json().get("outputs"), new com.fasterxml.jackson.databind.ObjectMapper());
+      case 404 -> new RemoteStateRead.NotFound();
+      case 400 ->
+          new RemoteStateRead.Refused(
+              "\"" + workspace + "\" is not a valid workspace name: " + jsonDetail(r));
+      case 401, 403 ->
+          new RemoteStateRead.Refused(
+              "the state service refused the credential it was read with: " + jsonDetail(r));
+      default ->
+          throw new IllegalStateException(
+              "could not read the outputs of workspace "
+                  + workspace
+                  + ": state-service answered "
+                  + r.status()
+                  + ": "
+                  + r.body());
+    };
   }
 
   @Override

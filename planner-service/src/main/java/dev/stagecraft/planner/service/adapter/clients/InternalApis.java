@@ -12,6 +12,7 @@ public final class InternalApis {
   private final String stateUrl;
   private final String lockUrl;
   private final String token;
+  private String publicStateUrl;
 
   /**
    * @param credentials the planner's tokens, checked at start (the planner presents its own)
@@ -20,6 +21,20 @@ public final class InternalApis {
     this.stateUrl = stateUrl;
     this.lockUrl = lockUrl;
     this.token = credentials.ownToken();
+  }
+
+  /** The state service's public URL, when clients know it by another one than the planner. */
+  public InternalApis withPublicStateUrl(String url) {
+    this.publicStateUrl = url;
+    return this;
+  }
+
+  /**
+   * This Stagecraft's state addresses (its public URL and the planner's), which a remote state's
+   * http address must be one of (docs/planning.md "Remote state").
+   */
+  public dev.stagecraft.planner.service.run.StateAddresses ownStateAddresses() {
+    return new dev.stagecraft.planner.service.run.StateAddresses(publicStateUrl, stateUrl);
   }
 
   /** A client of the state service's {@code /internal/**}. */

@@ -21,12 +21,17 @@ public final class ApiAuth {
   }
 
   public Optional<Principal> principal(HttpRequest<?> request) {
+    return token(request).flatMap(verifier::verify);
+  }
+
+  /** The API token the request presents (bearer, or basic auth's password); a secret. */
+  public static Optional<String> token(HttpRequest<?> request) {
     String header = request.getHeaders().getAuthorization().orElse(null);
     if (header == null) {
       return Optional.empty();
     }
     if (header.regionMatches(true, 0, "Bearer ", 0, 7)) {
-      return verifier.verify(header.substring(7).trim());
+      return Optional.of(header.substring(7).trim());
     }
     if (header.regionMatches(true, 0, "Basic ", 0, 6)) {
       try {
@@ -34,7 +39,7 @@ public final class ApiAuth {
             new String(
                 Base64.getDecoder().decode(header.substring(6).trim()), StandardCharsets.UTF_8);
         int colon = decoded.indexOf(':');
-        return colon < 0 ? Optional.empty() : verifier.verify(decoded.substring(colon + 1));
+        return colon < 0 ? Optional.empty() : Optional.of(decoded.substring(colon + 1));
       } catch (IllegalArgumentException e) {
         return Optional.empty();
       }

@@ -14,6 +14,7 @@ import dev.stagecraft.planner.service.adapter.db.RunRequestKeyStore;
 import dev.stagecraft.planner.service.adapter.db.RunStore;
 import dev.stagecraft.planner.service.adapter.db.WorkspaceStore;
 import dev.stagecraft.planner.service.run.PreparedConfiguration;
+import dev.stagecraft.planner.service.run.RemoteStateReads;
 import dev.stagecraft.planner.service.run.Run;
 import dev.stagecraft.planner.service.run.RunCoordinator;
 import dev.stagecraft.planner.service.run.RunEvent;
@@ -95,7 +96,7 @@ public class RunsController {
   public RunsController(RunCoordinator coordinator, ApiAuth auth, InternalApis apis) {
     this.coordinator = coordinator;
     this.auth = auth;
-    this.states = new HttpWorkspaceStates(apis.state());
+    this.states = new HttpWorkspaceStates(apis.state(), apis.ownStateAddresses());
   }
 
   /** The body of a plan or run request. */
@@ -171,7 +172,16 @@ public class RunsController {
     Path dir = null;
     try {
       dir = coordinator.uploads().materialise(principal.get().tenant(), body.files(), supportFiles);
-      result = Planner.plan(planRequest(body, dir), prior);
+      var parsed = Planner.parse(body.files());
+      // remote states are read with the caller's own API token (docs/planning.md "Remote state")
+      PlanRequest planRequest =
+          RemoteStateReads.read(
+              planRequest(body, dir),
+              parsed,
+              states,
+              principal.get().tenant(),
+              ApiAuth.token(request).orElse(null));
+      result = Planner.plan(planRequest, prior, parsed);
     } catch (UploadedFiles.InvalidUpload e) {
       return invalidFiles(e);
     } finally {
