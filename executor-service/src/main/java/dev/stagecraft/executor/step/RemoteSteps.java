@@ -303,6 +303,17 @@ final class RemoteSteps implements AutoCloseable {
     if (!present(connection.hostKey())) {
       out.line(index, LogStream.SYSTEM, "  Known host keys: " + connection.knownHostKeys().size());
     }
+    SshConnection.Proxy proxy = connection.proxy();
+    if (proxy != null) {
+      out.line(
+          index,
+          LogStream.SYSTEM,
+          "  Proxy: "
+              + proxy.where()
+              + (proxy.user() == null
+                  ? ""
+                  : " (user " + proxy.user() + ", password: " + present(proxy.password()) + ")"));
+    }
     for (SshConnection.Bastion bastion : connection.bastions()) {
       out.line(index, LogStream.SYSTEM, "  Bastion: " + bastion.user() + "@" + bastion.host());
     }
