@@ -22,8 +22,10 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li>{@code inline} commands become one script (shebang {@code #!/bin/sh}, no {@code set -e}, as
  *       Terraform does): every line runs, the exit status is the last command's. Each entry of
- *       {@code scripts} is a script of its own. A script is uploaded over SFTP to {@code
- *       /tmp/stagecraft-<random>.sh} with mode 0700, run, and removed whatever its outcome.
+ *       {@code scripts} is a script of its own. A script is uploaded over SFTP to the connection's
+ *       {@code scriptPath} ({@code %RAND%} replaced by a random number, {@link ScriptPaths}), else
+ *       to {@code /tmp/stagecraft-<random>.sh}, with mode 0700, run, and removed whatever its
+ *       outcome.
  *   <li>{@code file} writes {@code content} to {@code destination}, or each entry of {@code files}
  *       (relative path → base64) to {@code destination/<path>}, creating directories as needed.
  *   <li>The connection is opened once per distinct connection block and reused by the following
@@ -97,11 +99,13 @@ final class RemoteSteps implements AutoCloseable {
         session -> {
           long deadline = deadlineOf(step);
           for (String script : scripts) {
-            String path = scriptPaths.get();
+            String path = ScriptPaths.of(step.connection(), scriptPaths);
             session.upload(path, script.getBytes(StandardCharsets.UTF_8), SCRIPT_MODE);
             int exit;
             try {
-              exit = session.exec(path, outputOf(index), remaining(deadline, step));
+              exit =
+                  session.exec(
+                      ScriptPaths.asCommand(path), outputOf(index), remaining(deadline, step));
             } catch (IOException e) {
               if (out.overOutputLimit()) {
                 return out.stepFailed(index, null, out.outputLimitError(name));
@@ -298,6 +302,17 @@ final class RemoteSteps implements AutoCloseable {
     out.line(index, LogStream.SYSTEM, "  Host key pinned: " + present(connection.hostKey()));
     if (!present(connection.hostKey())) {
       out.line(index, LogStream.SYSTEM, "  Known host keys: " + connection.knownHostKeys().size());
+    }
+    SshConnection.Proxy proxy = connection.proxy();
+    if (proxy != null) {
+      out.line(
+          index,
+          LogStream.SYSTEM,
+          "  Proxy: "
+              + proxy.where()
+              + (proxy.user() == null
+                  ? ""
+                  : " (user " + proxy.user() + ", password: " + present(proxy.password()) + ")"));
     }
     for (SshConnection.Bastion bastion : connection.bastions()) {
       out.line(index, LogStream.SYSTEM, "  Bastion: " + bastion.user() + "@" + bastion.host());

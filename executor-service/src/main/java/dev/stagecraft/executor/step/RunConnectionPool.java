@@ -34,10 +34,11 @@ import org.slf4j.LoggerFactory;
  * run id) and closes it when it ends; the lease is the {@link RemoteConnector} its steps use. A
  * connection is shared only by leases of the same tenant and run <em>and</em> the same connection
  * identity: host, port, user, pinned host key, known host keys, a salted digest of the credentials
- * (password, private key, certificate) and the same for every bastion hop. Two blocks that differ
- * in any of these never share a connection, so a step that pins a host key never rides on a
- * connection opened without that pin, and runs and tenants never share at all. The connection
- * {@code timeout} is not part of the identity: it only bounds connecting.
+ * (password, private key, certificate; with a proxy, the proxy and its credentials too) and the
+ * same for every bastion hop. Two blocks that differ in any of these never share a connection, so a
+ * step that pins a host key never rides on a connection opened without that pin, and runs and
+ * tenants never share at all. The connection {@code timeout} is not part of the identity: it only
+ * bounds connecting.
  *
  * <p><b>Borrowing.</b> {@link RunConnections#connect} borrows an open connection of that identity
  * that has room, or connects a new one through the delegate; the returned {@link RemoteSession} is
@@ -371,7 +372,15 @@ public final class RunConnectionPool implements AutoCloseable {
         c.user(),
         c.hostKey(),
         c.knownHostKeys(),
-        digest(c.password(), c.privateKey(), c.certificate()),
+        c.proxy() == null
+            ? digest(c.password(), c.privateKey(), c.certificate())
+            : digest(
+                c.password(),
+                c.privateKey(),
+                c.certificate(),
+                c.proxy().where(),
+                c.proxy().user(),
+                c.proxy().password()),
         List.copyOf(hops));
   }
 

@@ -100,7 +100,13 @@ class RunConnectionPoolTest {
                 .withBastions(
                     List.of(
                         new SshConnection.Bastion(
-                            "jump", 22, "j", null, "JKEY", "CERT", null, List.of()))));
+                            "jump", 22, "j", null, "JKEY", "CERT", null, List.of()))),
+            host("a").withProxy(new SshConnection.Proxy("http", "proxy", 3128, null, null)),
+            host("a").withProxy(new SshConnection.Proxy("socks5", "proxy", 3128, null, null)),
+            host("a").withProxy(new SshConnection.Proxy("http", "proxy2", 3128, null, null)),
+            host("a").withProxy(new SshConnection.Proxy("http", "proxy", 3129, null, null)),
+            host("a").withProxy(new SshConnection.Proxy("http", "proxy", 3128, "u", "p1")),
+            host("a").withProxy(new SshConnection.Proxy("http", "proxy", 3128, "u", "p2")));
     try (RunConnections lease = pool.open("acme", "run-1")) {
       for (SshConnection variant : variants) {
         lease.connect(variant, n -> {}).close();
@@ -135,8 +141,22 @@ class RunConnectionPoolTest {
     assertThat(names(SshConnection.class.getRecordComponents()))
         .containsExactlyInAnyOrderElementsOf(
             java.util.stream.Stream.concat(
-                    hop.stream(), java.util.stream.Stream.of("timeoutSeconds", "bastions"))
+                    hop.stream(),
+                    java.util.stream.Stream.of("timeoutSeconds", "bastions", "proxy", "scriptPath"))
                 .toList());
+    // the route to the first hop is part of the identity; where scripts go is not
+    assertThat(names(SshConnection.Proxy.class.getRecordComponents()))
+        .containsExactlyInAnyOrder("scheme", "host", "port", "user", "password");
+  }
+
+  @Test
+  void stepsThatDifferOnlyInScriptPathShareAConnection() throws Exception {
+    RunConnectionPool pool = pool(LONG, LONG, 10);
+    try (RunConnections lease = pool.open("acme", "run-1")) {
+      lease.connect(host("a"), n -> {}).close();
+      lease.connect(host("a").withScriptPath("/var/tmp/x_%RAND%.sh"), n -> {}).close();
+    }
+    assertThat(connector.connects.get()).isEqualTo(1);
   }
 
   private static Set<String> names(RecordComponent[] components) {
@@ -152,6 +172,9 @@ class RunConnectionPoolTest {
     assertThat(pool.identityOf(secret).toString())
         .doesNotContain("hunter2-password")
         .doesNotContain("PRIVATE KEY");
+    SshConnection proxied =
+        secret.withProxy(new SshConnection.Proxy("socks5", "p", 1080, "u", "proxy-pw-hunter3"));
+    assertThat(pool.identityOf(proxied).toString()).doesNotContain("proxy-pw-hunter3");
   }
 
   @Test

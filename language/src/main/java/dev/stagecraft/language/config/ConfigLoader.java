@@ -66,30 +66,8 @@ public final class ConfigLoader {
           "file",
           Set.of("source", "content", "destination", "timeout", "retries"));
 
-  public static final Set<String> CONNECTION_ARGUMENTS =
-      Set.of(
-          "type",
-          "host",
-          "port",
-          "user",
-          "password",
-          "private_key",
-          "certificate",
-          "host_key",
-          "timeout",
-          "script_path",
-          "agent",
-          "key_file",
-          "target_platform",
-          "bastion_host",
-          "bastion_port",
-          "bastion_user",
-          "bastion_password",
-          "bastion_private_key",
-          "bastion_certificate",
-          "bastion_host_key",
-          // Stagecraft's: more hops than bastion_* can describe (list of objects, nearest first)
-          "bastions");
+  /** Every argument a connection block accepts ({@link ConnectionArguments}). */
+  public static final Set<String> CONNECTION_ARGUMENTS = ConnectionArguments.NAMES;
 
   public static final Set<String> LIFECYCLE_ARGUMENTS =
       Set.of(
@@ -851,25 +829,7 @@ public final class ConfigLoader {
       for (Body.Block nb : b.body().blocks()) {
         unexpectedBlock(nb, "a connection block", Set.of());
       }
-      b.body()
-          .attribute("type")
-          .ifPresent(
-              a -> {
-                Optional<String> t = Literals.string(a.expr());
-                if (t.isPresent() && !t.get().equals("ssh")) {
-                  d.error(
-                      "Unsupported connection type",
-                      "The connection type \""
-                          + t.get()
-                          + "\" at "
-                          + a.expr().range().file()
-                          + " line "
-                          + a.expr().range().line()
-                          + " is not supported; only \"ssh\" is. Remove the type argument or set"
-                          + " type = \"ssh\".",
-                      a.expr().range());
-                }
-              });
+      ConnectionArguments.check(b.body(), d);
       return BlockDecl.of(b);
     }
 

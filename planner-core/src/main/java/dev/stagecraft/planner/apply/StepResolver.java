@@ -6,13 +6,11 @@ import dev.stagecraft.language.config.ProvisionerDecl;
 import dev.stagecraft.language.diag.Diagnostics;
 import dev.stagecraft.language.diag.SourceRange;
 import dev.stagecraft.language.eval.EvalContext;
-import dev.stagecraft.language.eval.EvalResult;
 import dev.stagecraft.language.eval.Value;
 import dev.stagecraft.planner.plan.ConfigModel;
 import dev.stagecraft.schemas.action.ProvisionerStep;
 import dev.stagecraft.schemas.action.SshConnection;
 import java.io.IOException;
-import java.math.BigDecimal;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
@@ -24,7 +22,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.stream.Stream;
@@ -38,7 +35,12 @@ import java.util.stream.Stream;
  */
 final class StepResolver {
   static final Set<String> SECRET_CONNECTION_ARGUMENTS =
-      Set.of("password", "private_key", "bastion_password", "bastion_private_key");
+      Set.of(
+          "password",
+          "private_key",
+          "bastion_password",
+          "bastion_private_key",
+          "proxy_user_password");
 
   /**
    * The attributes of one {@code bastions} entry; the secret ones are {@link
@@ -93,7 +95,9 @@ final class StepResolver {
   }
 
   private Optional<Resolved> resolve(Optional<BlockDecl> resourceConnection) {
-    Arguments args = new Arguments(provisioner.attributes(), false);
+    StepArguments args =
+        new StepArguments(
+            provisioner.attributes(), false, model, ctx, where, diagnostics, sensitive);
     boolean stepSensitive = args.sensitive;
     // as Terraform: the provisioner's connection arguments mask the resource's of the same name
     Map<String, AttributeDecl> connectionDecls = new LinkedHashMap<>();
@@ -101,7 +105,8 @@ final class StepResolver {
     provisioner.connection().ifPresent(b -> connectionDecls.putAll(b.attributes()));
     Optional<BlockDecl> connectionBlock = provisioner.connection().or(() -> resourceConnection);
     Map<String, Object> connection = new LinkedHashMap<>();
-    Arguments conn = new Arguments(connectionDecls, true);
+    StepArguments conn =
+        new StepArguments(connectionDecls, true, model, ctx, where, diagnostics, sensitive);
     conn.values.forEach((name, value) -> connection.put(name, value.toJava()));
     if (diagnostics.hasErrors()) {
       return Optional.empty();
@@ -230,7 +235,7 @@ final class StepResolver {
     return step == null ? Optional.empty() : Optional.of(new Resolved(step, connection));
   }
 
-  private boolean exactlyOne(Arguments args, String... names) {
+  private boolean exactlyOne(StepArguments args, String... names) {
     long n = Stream.of(names).filter(args::has).count();
     if (n == 1) {
       return true;
@@ -245,7 +250,7 @@ final class StepResolver {
   // ------------------------------------------------------------------ connection
 
   /** The SSH connection of a remote-exec or file step; null (with an error) when incomplete. */
-  private SshConnection ssh(Optional<BlockDecl> block, Arguments conn) {
+  private SshConnection ssh(Optional<BlockDecl> block, StepArguments conn) {
     if (block.isEmpty()) {
       diagnostics.error(
           "Missing connection",
@@ -262,6 +267,7 @@ final class StepResolver {
           "Unsupported connection type",
           "The connection type \"" + type + "\" is not supported; the only type is \"ssh\".",
           conn.decl("type").range());
+      return null; // the only error: the other arguments are another protocol's
     }
     String host = conn.string("host");
     if (host == null || host.isEmpty()) {
@@ -343,11 +349,13 @@ final class StepResolver {
         }
       }
     }
-    if (diagnostics.hasErrors()) {
-      return null;
-    }
-    return new SshConnection(
-        host, port, user, password, privateKey, certificate, hostKey, timeout, bastions);
+    SshConnection ssh =
+        ConnectionOptions.apply(
+            new SshConnection(
+                host, port, user, password, privateKey, certificate, hostKey, timeout, bastions),
+            conn,
+            diagnostics);
+    return diagnostics.hasErrors() ? null : ssh;
   }
 
   /**
@@ -355,7 +363,7 @@ final class StepResolver {
    * the private key it was issued for; errors point at {@code argument}. Null: nothing to check.
    */
   private void checkCertificate(
-      String certificate, String key, String argument, String keyArguments, Arguments conn) {
+      String certificate, String key, String argument, String keyArguments, StepArguments conn) {
     if (certificate == null) {
       return;
     }
@@ -397,7 +405,7 @@ final class StepResolver {
    * Errors point at the {@code bastions} argument.
    */
   private List<SshConnection.Bastion> hops(
-      Arguments conn,
+      StepArguments conn,
       int port,
       String user,
       String password,
@@ -513,7 +521,7 @@ final class StepResolver {
   }
 
   /** {@code bastions} with the secret attributes of each hop marked sensitive. */
-  private static Value markHopSecrets(Value bastions) {
+  static Value markHopSecrets(Value bastions) {
     if (!(bastions instanceof Value.ListValue list)) {
       return bastions;
     }
@@ -653,181 +661,5 @@ final class StepResolver {
           decl.range());
     }
     return files;
-  }
-
-  // ------------------------------------------------------------------ arguments
-
-  /** Evaluated arguments of a block (unmarked; secrets recorded), with typed accessors. */
-  private final class Arguments {
-    final Map<String, AttributeDecl> decls;
-    final Map<String, Value> values = new LinkedHashMap<>();
-    final Set<String> sensitiveNames = new java.util.HashSet<>();
-    boolean sensitive;
-
-    Arguments(Map<String, AttributeDecl> decls, boolean connection) {
-      this.decls = decls;
-      for (AttributeDecl a : decls.values()) {
-        EvalResult result = model.evaluateExpression(a.expr(), ctx);
-        diagnostics.addAll(result.diagnostics());
-        if (result.hasErrors()) {
-          continue;
-        }
-        Value value = result.value();
-        if (!value.isWhollyKnown()) {
-          diagnostics.error(
-              "Value not known at apply",
-              "The argument \""
-                  + a.name()
-                  + "\" depends on a value that is still unknown when "
-                  + where
-                  + " runs.",
-              a.range());
-          continue;
-        }
-        if (value.isNull()) {
-          continue;
-        }
-        if (connection && SECRET_CONNECTION_ARGUMENTS.contains(a.name())) {
-          value = value.mark(true);
-        }
-        if (connection && a.name().equals("bastions")) {
-          value = markHopSecrets(value);
-        }
-        if (value.containsSensitive()) {
-          sensitive = true;
-          sensitiveNames.add(a.name());
-          ConfigModel.collectSensitive(value, StepResolver.this.sensitive);
-        }
-        values.put(a.name(), value.unmarkDeep());
-      }
-    }
-
-    boolean has(String name) {
-      return decls.containsKey(name);
-    }
-
-    AttributeDecl decl(String name) {
-      return decls.get(name);
-    }
-
-    /** The value for a message: never a sensitive one. */
-    private String render(String name) {
-      return sensitiveNames.contains(name) ? Value.SENSITIVE_TEXT : values.get(name).render();
-    }
-
-    private void invalid(String name, String expected) {
-      diagnostics.error(
-          "Invalid argument value",
-          "The argument \""
-              + name
-              + "\" must be "
-              + expected
-              + "; found "
-              + values.get(name).typeName()
-              + ".",
-          decls.get(name).range());
-    }
-
-    /** A primitive as text; null when absent or null. */
-    String string(String name) {
-      Value v = values.get(name);
-      if (v == null) {
-        return null;
-      }
-      if (v instanceof Value.ListValue || v instanceof Value.ObjectValue) {
-        invalid(name, "a string");
-        return null;
-      }
-      return v.asString();
-    }
-
-    List<String> strings(String name) {
-      Value v = values.get(name);
-      if (v == null) {
-        return List.of();
-      }
-      if (v instanceof Value.ListValue l) {
-        List<String> out = new ArrayList<>();
-        for (Value e : l.elements()) {
-          if (e.isNull() || e instanceof Value.ListValue || e instanceof Value.ObjectValue) {
-            invalid(name, "a list of strings");
-            return List.of();
-          }
-          out.add(e.asString());
-        }
-        return out;
-      }
-      invalid(name, "a list of strings");
-      return List.of();
-    }
-
-    Map<String, String> stringMap(String name) {
-      Map<String, String> out = new LinkedHashMap<>();
-      if (values.get(name) instanceof Value.ObjectValue o) {
-        o.attributes().forEach((k, e) -> out.put(k, e.isNull() ? "" : e.asString()));
-      } else if (values.containsKey(name)) {
-        invalid(name, "a map of strings");
-      }
-      return out;
-    }
-
-    /** A whole number (or a numeric string) in [min, max]; {@code dflt} when absent or null. */
-    int wholeNumber(String name, int dflt, int min, int max) {
-      Value v = values.get(name);
-      if (v == null) {
-        return dflt;
-      }
-      BigDecimal n = null;
-      if (v instanceof Value.NumberValue num) {
-        n = num.value();
-      } else if (v instanceof Value.StringValue s) {
-        try {
-          n = new BigDecimal(s.value().strip());
-        } catch (NumberFormatException e) {
-          n = null;
-        }
-      }
-      if (n == null
-          || n.stripTrailingZeros().scale() > 0
-          || n.compareTo(BigDecimal.valueOf(min)) < 0
-          || n.compareTo(BigDecimal.valueOf(max)) > 0) {
-        diagnostics.error(
-            "Invalid argument value",
-            "The argument \""
-                + name
-                + "\" must be a whole number from "
-                + min
-                + " to "
-                + max
-                + "; found "
-                + render(name)
-                + ".",
-            decls.get(name).range());
-        return dflt;
-      }
-      return n.intValueExact();
-    }
-
-    /** A duration string ({@code "30s"}, {@code "5m"}, {@code "2m30s"}) in whole seconds. */
-    int seconds(String name, int dflt) {
-      Value v = values.get(name);
-      if (v == null) {
-        return dflt;
-      }
-      OptionalLong seconds =
-          v instanceof Value.StringValue s ? Durations.seconds(s.value()) : OptionalLong.empty();
-      if (seconds.isEmpty()) {
-        diagnostics.error(
-            "Invalid duration",
-            "The argument \""
-                + name
-                + "\" must be a duration such as \"30s\", \"5m\" or \"1h30m\"; found "
-                + render(name)
-                + ".",
-            decls.get(name).range());
-        return dflt;
-      }
-      return (int) seconds.getAsLong();
-    }
   }
 }

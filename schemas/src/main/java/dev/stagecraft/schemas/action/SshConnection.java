@@ -22,6 +22,10 @@ import java.util.List;
  *     workspace. The comment, when present, says where the key comes from and is shown in a
  *     mismatch error. Without a {@code hostKey} the host must offer one of them; when empty the
  *     executor trusts the offered key on first use and reports it in {@code action.finished}.
+ * @param proxy the HTTP (CONNECT) or SOCKS5 proxy the first hop is reached through (the first
+ *     bastion when there is one, else the host), as Terraform's {@code proxy_*}; null: direct
+ * @param scriptPath where {@code remote-exec} uploads each script ({@code %RAND%} replaced by a
+ *     random number), as Terraform's {@code script_path}; null: the executor's own unguessable name
  */
 @JsonInclude(JsonInclude.Include.NON_EMPTY)
 public record SshConnection(
@@ -34,11 +38,40 @@ public record SshConnection(
     String hostKey,
     int timeoutSeconds,
     List<Bastion> bastions,
-    List<String> knownHostKeys) {
+    List<String> knownHostKeys,
+    Proxy proxy,
+    String scriptPath) {
 
   public SshConnection {
     bastions = bastions == null ? List.of() : List.copyOf(bastions);
     knownHostKeys = knownHostKeys == null ? List.of() : List.copyOf(knownHostKeys);
+  }
+
+  /** Direct (no proxy), with the executor's own script path. */
+  public SshConnection(
+      String host,
+      int port,
+      String user,
+      String password,
+      String privateKey,
+      String certificate,
+      String hostKey,
+      int timeoutSeconds,
+      List<Bastion> bastions,
+      List<String> knownHostKeys) {
+    this(
+        host,
+        port,
+        user,
+        password,
+        privateKey,
+        certificate,
+        hostKey,
+        timeoutSeconds,
+        bastions,
+        knownHostKeys,
+        null,
+        null);
   }
 
   /** Without known host keys. */
@@ -77,7 +110,9 @@ public record SshConnection(
         hostKey,
         timeoutSeconds,
         bastions,
-        keys);
+        keys,
+        proxy,
+        scriptPath);
   }
 
   /** The same connection with other bastions. */
@@ -92,7 +127,71 @@ public record SshConnection(
         hostKey,
         timeoutSeconds,
         hops,
-        knownHostKeys);
+        knownHostKeys,
+        proxy,
+        scriptPath);
+  }
+
+  /** The same connection through {@code via} (null: direct). */
+  public SshConnection withProxy(Proxy via) {
+    return new SshConnection(
+        host,
+        port,
+        user,
+        password,
+        privateKey,
+        certificate,
+        hostKey,
+        timeoutSeconds,
+        bastions,
+        knownHostKeys,
+        via,
+        scriptPath);
+  }
+
+  /** The same connection with {@code path} as its script path (null: the executor's default). */
+  public SshConnection withScriptPath(String path) {
+    return new SshConnection(
+        host,
+        port,
+        user,
+        password,
+        privateKey,
+        certificate,
+        hostKey,
+        timeoutSeconds,
+        bastions,
+        knownHostKeys,
+        proxy,
+        path);
+  }
+
+  /**
+   * A proxy in front of the first hop, as Terraform's {@code proxy_scheme}, {@code proxy_host},
+   * {@code proxy_port}, {@code proxy_user_name} and {@code proxy_user_password}.
+   *
+   * @param scheme {@code http} or {@code https} (both HTTP CONNECT over plain TCP, as in Terraform)
+   *     or {@code socks5}
+   * @param user null: no proxy authentication
+   * @param password sensitive: listed in the action's {@code sensitiveValues}
+   */
+  @JsonInclude(JsonInclude.Include.NON_EMPTY)
+  public record Proxy(String scheme, String host, int port, String user, String password) {
+    public static final String HTTP = "http";
+    public static final String HTTPS = "https";
+    public static final String SOCKS5 = "socks5";
+
+    /** {@code socks5://host:port} or {@code http://host:port}: for messages, with no credential. */
+    public String where() {
+      String h = host != null && host.indexOf(':') >= 0 ? "[" + host + "]" : host;
+      return scheme + "://" + h + ":" + port;
+    }
+
+    /** Never prints the password. */
+    @Override
+    public String toString() {
+      return "Proxy[" + where() + (user == null ? "" : ", user=" + user) + "]";
+    }
   }
 
   /**

@@ -40,7 +40,10 @@ class DispatchSealingTest {
             false,
             true);
     SshConnection ssh =
-        new SshConnection("10.0.0.5", 22, "deploy", SECRET, null, null, null, 30, List.of());
+        new SshConnection("10.0.0.5", 22, "deploy", SECRET, null, null, null, 30, List.of())
+            // the proxy password is sealed with the rest; the script path travels too
+            .withProxy(new SshConnection.Proxy("socks5", "proxy.example", 1080, "tunnel", SECRET))
+            .withScriptPath("/var/tmp/deploy_%RAND%.sh");
     ProvisionerStep remote =
         new ProvisionerStep(
             "remote-exec",
@@ -101,6 +104,27 @@ class DispatchSealingTest {
             received.tenant(),
             received.workspace());
     assertThat(opened).isEqualTo(original);
+  }
+
+  @Test
+  void aDispatchInClearWithAProxyAndScriptPathMatchesTheSchemaAndRoundTrips() throws Exception {
+    ActionDispatched original = dispatch();
+    byte[] wire =
+        EventCodec.encode(
+            codec.wrapWithId(
+                original.actionId(), "tenant-a", "prod", "run-1", 1, original.address(), original));
+
+    assertThat(new EventSchemaValidator().validate(new String(wire, StandardCharsets.UTF_8)))
+        .isEmpty();
+    SshConnection decoded =
+        EventCodec.data(EventCodec.decode(wire), ActionDispatched.class)
+            .provisioners()
+            .get(1)
+            .connection();
+    assertThat(decoded.proxy())
+        .isEqualTo(new SshConnection.Proxy("socks5", "proxy.example", 1080, "tunnel", SECRET));
+    assertThat(decoded.scriptPath()).isEqualTo("/var/tmp/deploy_%RAND%.sh");
+    assertThat(decoded.proxy().toString()).doesNotContain(SECRET);
   }
 
   @Test

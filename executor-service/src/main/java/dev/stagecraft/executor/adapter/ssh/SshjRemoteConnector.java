@@ -5,6 +5,7 @@ import dev.stagecraft.executor.step.RemoteSession;
 import dev.stagecraft.schemas.action.LearnedHostKey;
 import dev.stagecraft.schemas.action.SshConnection;
 import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -50,6 +51,10 @@ import net.schmizz.sshj.userauth.password.PasswordUtils;
  *       every hop; after {@value #KEEP_ALIVE_MAX_UNANSWERED} unanswered ones sshj drops the
  *       connection, so a dead peer fails the step within about 20 s instead of hanging it (the
  *       session then reports {@link RemoteSession.ConnectionLostException}).
+ *   <li><b>Proxy.</b> With a {@code proxy} (HTTP CONNECT or SOCKS5, {@link ProxySocketFactory}) the
+ *       first hop — the first bastion, else the target — is reached through it, as Terraform does;
+ *       the later hops go through the previous hop as usual. Rejected proxy credentials are
+ *       permanent, a proxy that is down or cannot reach the hop is retried.
  *   <li><b>Bastions.</b> Any number of hops, nearest first: each hop is connected, its host key
  *       checked and authenticated, and the next one (finally the target) is reached through a
  *       {@code direct-tcpip} channel of the previous one. The session closes them in reverse order;
@@ -158,6 +163,7 @@ public final class SshjRemoteConnector implements RemoteConnector {
             + connection.host()
             + ":"
             + portOf(connection.port())
+            + (connection.proxy() == null ? "" : " through the proxy " + connection.proxy().where())
             + " within "
             + timeoutSeconds
             + " s: timeout - last error: "
@@ -220,7 +226,7 @@ public final class SshjRemoteConnector implements RemoteConnector {
           String what = bastions.size() == 1 ? "bastion" : "bastion " + (i + 1);
           String hopHost = hop.host();
           int hopPort = portOf(hop.port());
-          SSHClient client = newClient();
+          SSHClient client = newClient(i == 0);
           hops.add(client);
           HostKeyCheck hopKey = hostKeyCheck(() -> HostKeyCheck.forBastion(hop, hopPort), what);
           client.addHostKeyVerifier(hopKey);
@@ -238,7 +244,7 @@ public final class SshjRemoteConnector implements RemoteConnector {
         }
         String host = connection.host();
         int port = portOf(connection.port());
-        target = newClient();
+        target = newClient(bastions.isEmpty());
         HostKeyCheck targetKey =
             hostKeyCheck(() -> HostKeyCheck.forTarget(connection, port), "connection");
         target.addHostKeyVerifier(targetKey);
@@ -321,9 +327,26 @@ public final class SshjRemoteConnector implements RemoteConnector {
       }
     }
 
-    private SSHClient newClient() throws IOException {
-      SSHClient client = new SSHClient(CONFIG);
-      client.setSocketFactory(NoDelaySocketFactory.INSTANCE);
+    /**
+     * A client for the next hop; the first hop ({@code first}) goes through the connection's proxy
+     * when it has one, which then resolves the hop's name (the executor never looks it up).
+     */
+    private SSHClient newClient(boolean first) throws IOException {
+      SshConnection.Proxy proxy = first ? connection.proxy() : null;
+      SSHClient client;
+      if (proxy == null) {
+        client = new SSHClient(CONFIG);
+        client.setSocketFactory(NoDelaySocketFactory.INSTANCE);
+      } else {
+        client =
+            new SSHClient(CONFIG) {
+              @Override
+              protected InetSocketAddress makeInetSocketAddress(String hostname, int port) {
+                return InetSocketAddress.createUnresolved(hostname, port);
+              }
+            };
+        client.setSocketFactory(new ProxySocketFactory(proxy));
+      }
       client.setConnectTimeout(
           (int)
               Math.max(
