@@ -381,7 +381,8 @@ class RemoteProvisionersTest {
                             connection(SSHD.hostKey()),
                             List.of("echo started", "sleep 3738", "echo never"),
                             List.of(),
-                            1)),
+                            // long enough for the connection and the first line on a busy machine
+                            5)),
                     sink);
               } catch (Exception e) {
                 throw new IllegalStateException(e);
@@ -391,7 +392,7 @@ class RemoteProvisionersTest {
 
     ActionResult ended = result.get(60, TimeUnit.SECONDS);
     assertThat(ended.outcome()).isEqualTo(Outcome.FAILED);
-    assertThat(ended.error()).contains("step 0 (remote-exec) timed out after 1 s", "started");
+    assertThat(ended.error()).contains("step 0 (remote-exec) timed out after 5 s", "started");
     assertThat(sink.of(LogStream.STDOUT)).containsExactly("started");
     await().atMost(Duration.ofSeconds(30)).until(() -> !sleepRunning("3738"));
     assertThat(scriptPaths).allSatisfy(p -> assertThat(Path.of(p)).doesNotExist());
