@@ -1716,6 +1716,11 @@ public final class RunCoordinator implements AutoCloseable {
           run.journal.action(action.address(), "failed: " + resolution.renderDiagnostics());
           continue;
         }
+        if (!resolution.diagnostics().list().isEmpty()) {
+          // warnings found while resolving the steps (a bastion_* or proxy_* setting without its
+          // host, say) reach the run log; they change nothing
+          run.journal.action(action.address(), "warning: " + resolution.renderDiagnostics());
+        }
         run.appliedAttributes.put(action.address(), resolution.attributes());
         ActionDispatched dispatched =
             new ActionDispatched(

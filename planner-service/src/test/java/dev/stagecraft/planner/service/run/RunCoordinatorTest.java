@@ -189,6 +189,34 @@ class RunCoordinatorTest {
   }
 
   @Test
+  void warningsFoundWhileResolvingStepsReachTheRunLog() throws Exception {
+    String config =
+        """
+        resource "stateful_provisioning" "app" {
+          state_key = "v1"
+          provisioner "remote-exec" {
+            inline = ["true"]
+            connection {
+              host         = "10.0.0.1"
+              user         = "deploy"
+              password     = "x"
+              bastion_user = "jump"
+            }
+          }
+        }
+        """;
+    Run run = coordinator.start(request(config, null));
+    await().atMost(Duration.ofSeconds(10)).until(() -> dispatched().size() == 1);
+    assertThat(run.journal().after(0, Duration.ZERO))
+        .anySatisfy(
+            e ->
+                assertThat(e.message())
+                    .startsWith("warning: ")
+                    .contains("bastion_user")
+                    .contains("bastion_host"));
+  }
+
+  @Test
   void carriesTheEffectiveCreateBeforeDestroyIntoTheDispatch() {
     String config =
         """
