@@ -331,6 +331,25 @@ public final class ApplyContext {
     return model.checkAfterApply(objects(applied), prior);
   }
 
+  /**
+   * The root outputs after a successful apply, evaluated with the attributes of the instances
+   * applied in the run ({@code applied}, by instance address) and the others as the state held
+   * them, as {@link #checkAfterApply} evaluates checks; none for a destroy. The planner-service
+   * seals the sensitive ones and records them in state (docs/adr/0064).
+   */
+  public dev.stagecraft.planner.plan.AppliedOutputs outputsAfterApply(
+      Map<String, Map<String, Object>> applied, boolean destroy) {
+    if (destroy) {
+      return dev.stagecraft.planner.plan.AppliedOutputs.none();
+    }
+    return model.outputsAfterApply(objects(applied), prior);
+  }
+
+  /** The state the run planned against (with its sealed values opened). */
+  public PriorState prior() {
+    return prior;
+  }
+
   private Map<String, Value> objects(Map<String, Map<String, Object>> applied) {
     Map<String, Value> objects = new LinkedHashMap<>();
     applied.forEach(

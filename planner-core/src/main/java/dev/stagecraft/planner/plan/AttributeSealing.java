@@ -111,7 +111,84 @@ public final class AttributeSealing {
               i.skipDestroy(),
               paths));
     }
-    return any ? new PriorState(prior.serial(), prior.lineage(), opened, prior.document()) : prior;
+    Map<String, Object> openedOutputs = new LinkedHashMap<>();
+    prior
+        .outputs()
+        .forEach(
+            (name, output) -> {
+              if (output.get("value") instanceof String s && SealedValues.isSealed(s)) {
+                openedOutputs.put(
+                    name, openAll(s, new ArrayList<>(), outputAddress(name), new ArrayList<>()));
+              }
+            });
+    return any || !openedOutputs.isEmpty()
+        ? new PriorState(prior.serial(), prior.lineage(), opened, prior.document(), openedOutputs)
+        : prior;
+  }
+
+  /**
+   * A run's root outputs ({@link AppliedOutputs#toV4}) with the value of each sensitive one sealed
+   * as one string (docs/adr/0064), so it reaches state, events and answers only sealed, as a
+   * sensitive attribute value does. A value unchanged since {@code prior} keeps the sealed string
+   * the state holds (sealing again would give another string, and the state service would record a
+   * change that is none). Without a key nothing is sealed (ADR 0008's "sealing off").
+   */
+  public Map<String, Map<String, Object>> sealOutputs(
+      Map<String, Map<String, Object>> outputs, PriorState prior) {
+    if (!active()) {
+      return outputs;
+    }
+    Map<String, Map<String, Object>> out = new LinkedHashMap<>();
+    outputs.forEach(
+        (name, output) -> {
+          Object value = output.get("value");
+          if (!Boolean.TRUE.equals(output.get("sensitive"))
+              || value == null
+              || SealedValues.isSealed(value)) {
+            out.put(name, output);
+            return;
+          }
+          Object recorded = prior.recordedOutputValue(name);
+          Map<String, Object> sealed = new LinkedHashMap<>(output);
+          if (SealedValues.isSealed(recorded)
+              && prior.openedOutputs().containsKey(name)
+              && Objects.equals(
+                  Planner.normalize(prior.openedOutputs().get(name)), Planner.normalize(value))) {
+            sealed.put("value", recorded);
+          } else {
+            sealed.put("value", sealed(value, outputAddress(name), List.of()));
+          }
+          out.put(name, sealed);
+        });
+    return out;
+  }
+
+  /**
+   * Another workspace's root outputs as its state service answered them (remote state, ADR 0063),
+   * with each sealed value opened — this sealing must be of that workspace. A value that is not
+   * sealed (a state pushed from Terraform) is kept as it is.
+   *
+   * @throws SealedStateException when a sealed value cannot be opened
+   */
+  public Map<String, Map<String, Object>> openOutputs(Map<String, Map<String, Object>> outputs) {
+    Map<String, Map<String, Object>> out = new LinkedHashMap<>();
+    outputs.forEach(
+        (name, output) -> {
+          if (output.get("value") instanceof String s && SealedValues.isSealed(s)) {
+            Map<String, Object> opened = new LinkedHashMap<>(output);
+            opened.put(
+                "value", openAll(s, new ArrayList<>(), outputAddress(name), new ArrayList<>()));
+            out.put(name, opened);
+          } else {
+            out.put(name, output);
+          }
+        });
+    return out;
+  }
+
+  /** The address a sealed output value is bound to (its associated data): {@code output.NAME}. */
+  static String outputAddress(String name) {
+    return "output." + name;
   }
 
   /**

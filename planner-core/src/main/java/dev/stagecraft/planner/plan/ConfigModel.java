@@ -718,6 +718,21 @@ public final class ConfigModel {
     return diagnostics;
   }
 
+  /**
+   * Evaluates the root outputs after a successful apply, against the applied instances ({@code
+   * objects}, by instance address; the others as the prior state holds them), as {@link
+   * #checkAfterApply} does for checks: what the run records in state (docs/adr/0064).
+   */
+  public AppliedOutputs outputsAfterApply(Map<String, Value> objects, PriorState prior) {
+    Diagnostics diagnostics = new Diagnostics();
+    if (config.outputs().isEmpty()) {
+      return new AppliedOutputs(Map.of(), diagnostics);
+    }
+    Map<String, Value> localValues = evaluateLocals(objects, prior, new Diagnostics());
+    return AppliedOutputs.evaluate(
+        config.outputs(), context(objects, localValues, prior, null, null), this, diagnostics);
+  }
+
   /** See {@link #evaluateAttributes}. */
   public Map<String, Value> evaluateArguments(
       ResourceDecl r, EvalContext ctx, Diagnostics diagnostics) {

@@ -185,7 +185,9 @@ final class Moves {
       return new Result(prior, Map.of());
     }
     return new Result(
-        new PriorState(prior.serial(), prior.lineage(), instances, prior.document()), previous);
+        new PriorState(
+            prior.serial(), prior.lineage(), instances, prior.document(), prior.openedOutputs()),
+        previous);
   }
 
   private static void move(

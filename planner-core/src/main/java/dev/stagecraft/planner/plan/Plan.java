@@ -74,6 +74,19 @@ public record Plan(
     return actions.stream().anyMatch(PlannedAction::isChange);
   }
 
+  /** True when a root output is added, changed or removed (docs/adr/0064). */
+  public boolean hasOutputChanges() {
+    return outputChanges.stream().anyMatch(OutputChange::isChange);
+  }
+
+  /**
+   * True when applying the plan changes the state: an instance changes, or only root outputs do —
+   * Terraform applies (and asks approval for) output-only changes too (docs/adr/0064).
+   */
+  public boolean applies() {
+    return hasChanges() || hasOutputChanges();
+  }
+
   public List<PlannedAction> changes() {
     return actions.stream().filter(PlannedAction::isChange).toList();
   }

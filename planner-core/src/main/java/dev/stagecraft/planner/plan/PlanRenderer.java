@@ -41,6 +41,11 @@ public final class PlanRenderer {
         out.append('\n');
       }
       out.append("No changes. Your infrastructure matches the configuration.\n");
+      if (!outputs.isEmpty()) {
+        out.append(
+            "\nYou can apply this plan to save these new output values to the state, without"
+                + " changing any real infrastructure.\n");
+      }
       return out.toString();
     }
     out.append("Stagecraft will perform the following actions:\n\n");

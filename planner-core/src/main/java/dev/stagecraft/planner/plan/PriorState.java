@@ -14,16 +14,32 @@ import java.util.Optional;
  * prior values of outputs).
  *
  * @param document the v4 document as given (maps, lists and scalars), or null
+ * @param openedOutputs the clear values of the root outputs whose value the document holds sealed
+ *     (docs/adr/0064), by name; empty when none is sealed or none was opened
  */
 public record PriorState(
     long serial,
     String lineage,
     Map<String, PriorInstance> instances,
-    Map<String, Object> document) {
+    Map<String, Object> document,
+    Map<String, Object> openedOutputs) {
   private static final ObjectMapper MAPPER = new ObjectMapper();
 
   public PriorState {
     instances = Map.copyOf(instances);
+    openedOutputs =
+        openedOutputs == null
+            ? Map.of()
+            : java.util.Collections.unmodifiableMap(new LinkedHashMap<>(openedOutputs));
+  }
+
+  /** A state read from {@code document}, nothing opened. */
+  public PriorState(
+      long serial,
+      String lineage,
+      Map<String, PriorInstance> instances,
+      Map<String, Object> document) {
+    this(serial, lineage, instances, document, Map.of());
   }
 
   /** A state built in code, without a v4 document. */
@@ -33,6 +49,16 @@ public record PriorState(
 
   public static PriorState empty() {
     return new PriorState(0, null, Map.of(), null);
+  }
+
+  /** The value of root output {@code name} as the document holds it (sealed or not), or null. */
+  public Object recordedOutputValue(String name) {
+    if (document != null
+        && document.get("outputs") instanceof Map<?, ?> outputs
+        && outputs.get(name) instanceof Map<?, ?> output) {
+      return output.get("value");
+    }
+    return null;
   }
 
   public Optional<PriorInstance> instance(String address) {
@@ -52,7 +78,10 @@ public record PriorState(
     return instances.keySet().stream().filter(a -> a.startsWith("module.")).sorted().toList();
   }
 
-  /** Root outputs recorded in state: name → {@code {value, type, sensitive}}. */
+  /**
+   * Root outputs recorded in state: name → {@code {value, type, sensitive}}, a sealed value opened
+   * ({@link #openedOutputs}).
+   */
   @SuppressWarnings("unchecked")
   public Map<String, Map<String, Object>> outputs() {
     if (document == null || !(document.get("outputs") instanceof Map<?, ?> outputs)) {
@@ -62,7 +91,13 @@ public record PriorState(
     outputs.forEach(
         (k, v) -> {
           if (v instanceof Map<?, ?> m) {
-            out.put(String.valueOf(k), (Map<String, Object>) m);
+            String name = String.valueOf(k);
+            Map<String, Object> output = (Map<String, Object>) m;
+            if (openedOutputs.containsKey(name)) {
+              output = new LinkedHashMap<>(output);
+              output.put("value", openedOutputs.get(name));
+            }
+            out.put(name, output);
           }
         });
     return out;

@@ -16,10 +16,23 @@ public sealed interface RemoteStateRead {
    * The workspace's root outputs as its Terraform v4 state holds them.
    *
    * @param outputs name → {@code {"value": ..., "type": ..., "sensitive": true|false}}
+   * @param workspace the workspace they were read from (whose sealing opens a sealed value, ADR
+   *     0064), or null when not known
    */
-  record Found(Map<String, Map<String, Object>> outputs) implements RemoteStateRead {
+  record Found(Map<String, Map<String, Object>> outputs, String workspace)
+      implements RemoteStateRead {
     public Found {
       outputs = Map.copyOf(outputs);
+    }
+
+    /** Outputs of an unnamed workspace. */
+    public Found(Map<String, Map<String, Object>> outputs) {
+      this(outputs, null);
+    }
+
+    /** These outputs of {@code workspace}. */
+    public Found of(String workspace) {
+      return new Found(outputs, workspace);
     }
 
     /** Never the values: sensitive ones are among them. */

@@ -88,6 +88,19 @@ public final class InternalHttp {
         timeout);
   }
 
+  /**
+   * A POST authenticated with {@code credential} (a run's state credential) instead of the role
+   * token, for endpoints that take it; {@code body} is sent as JSON.
+   */
+  public Response postAs(String credential, String path, Object body, Duration timeout) {
+    return send(
+        "POST",
+        path,
+        "Bearer " + credential,
+        EventCodec.toJson(body).getBytes(StandardCharsets.UTF_8),
+        timeout);
+  }
+
   public Response delete(String path, Duration timeout) {
     return send("DELETE", path, "Bearer " + token, null, timeout);
   }

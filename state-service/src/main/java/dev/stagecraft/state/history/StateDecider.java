@@ -37,6 +37,8 @@ import java.util.function.Supplier;
  * Terraform's {@code taint} succeeds then too); untaint of a tainted instance → mark cleared,
  * serial + 1; untaint of one that is not tainted → refused, as in Terraform.
  *
+ * <p>And a run's root outputs ({@link #decideOutputs}): the whole set replaces the state's.
+ *
  * <p>An action on a moved instance ({@code previousAddress}) first moves it ({@link #decideMoved}).
  *
  * <p>Pure function of its inputs plus the injected lineage id generator; not thread-safe only in
@@ -217,6 +219,47 @@ public final class StateDecider {
     }
     return new TaintDecision(
         List.of(new InstanceTaintChanged(canonical, tainted)), null, null, current.serial() + 1);
+  }
+
+  /**
+   * Decides a run's root outputs, sent by the planner after the run applied every action
+   * (docs/adr/0064): {@code outputs} (name → {@code {"value", "type", "sensitive"}}) replaces the
+   * state's whole set of outputs. A stale fencing token or outputs not in that form → refused,
+   * nothing written; the same outputs as the state holds → accepted without an event (a retry after
+   * a lost answer changes nothing); else {@code outputs_written}, serial + 1 (after {@code
+   * lineage_assigned} on a workspace never written).
+   *
+   * @param newestFencingToken the newest token the state service has seen for the workspace
+   */
+  public OutputsDecision decideOutputs(
+      Object outputs, long fencingToken, WorkspaceState current, long newestFencingToken) {
+    if (fencingToken < newestFencingToken) {
+      return new OutputsDecision(
+          List.of(),
+          OutputsDecision.Rejection.STALE_FENCING_TOKEN,
+          "fencing token "
+              + fencingToken
+              + " is older than the newest token "
+              + newestFencingToken
+              + " seen for this workspace: the run lost its lock; its outputs are not recorded",
+          current.serial());
+    }
+    java.util.Map<String, Object> normal;
+    try {
+      normal = RootOutputs.normalized(outputs);
+    } catch (IllegalArgumentException e) {
+      return new OutputsDecision(
+          List.of(), OutputsDecision.Rejection.INVALID_OUTPUTS, e.getMessage(), current.serial());
+    }
+    if (DocumentDecider.sameJson(current.outputs(), normal)) {
+      return new OutputsDecision(List.of(), null, null, current.serial());
+    }
+    List<StateEvent> events = new ArrayList<>();
+    if (current.isEmpty()) {
+      events.add(new LineageAssigned(lineageIds.get()));
+    }
+    events.add(new StateEvent.OutputsWritten(normal));
+    return new OutputsDecision(events, null, null, current.serial() + 1);
   }
 
   private static TaintDecision refused(

@@ -282,6 +282,32 @@ public sealed interface StateEvent {
     }
   }
 
+  /**
+   * A run recorded the configuration's root outputs after a successful apply: {@code outputs} is
+   * the whole set (name → {@code {"value", "type", "sensitive"}}, Terraform's v4 form; the value of
+   * a sensitive output sealed by the planner, docs/adr/0024) and replaces the previous set, so an
+   * output removed from the configuration disappears. Bumps the serial, like any change Terraform
+   * would write. docs/adr/0064.
+   */
+  record OutputsWritten(Map<String, Object> outputs) implements StateEvent {
+    public OutputsWritten {
+      outputs =
+          outputs == null
+              ? Map.of()
+              : java.util.Collections.unmodifiableMap(new java.util.TreeMap<>(outputs));
+    }
+
+    @Override
+    public String typeName() {
+      return "outputs_written";
+    }
+
+    @Override
+    public String address() {
+      return null;
+    }
+  }
+
   /** An instance was removed from the state. */
   record InstanceRemoved(String address, RemoveKind kind) implements StateEvent {
     public InstanceRemoved {

@@ -19,8 +19,9 @@ import java.util.TreeMap;
  * <p>Wire form: {@code {"format":2,"serial":7,"lineage":"…","instances":[{"address":…,
  * "resourceType":…,"attributes":{…},"dependencies":[…],"tainted":false,
  * "createBeforeDestroy":false,"skipDestroy":false}],"extras":{"top":{…}|null,"resources":{…},
- * "instances":{…}}}}, instances sorted by address; {@code extras} is the state's {@link
- * StateExtras} (what a pushed document held beyond the model).
+ * "instances":{…}},"outputs":{…}}}, instances sorted by address; {@code extras} is the state's
+ * {@link StateExtras} (what a pushed document held beyond the model), {@code outputs} its root
+ * outputs.
  */
 public final class StateSnapshot {
   /**
@@ -28,8 +29,16 @@ public final class StateSnapshot {
    * other format (and folds from an older one or from the first event), so a change of the form is
    * a new number, never an edit of this one.
    */
-  public static final int FORMAT = 3;
+  public static final int FORMAT = 4;
 
+  /**
+   * Format 3 (before the outputs were modelled) is still read: its outputs are those its pushed
+   * document's fields hold. No instance that knew only format 3 can have folded an {@code
+   * outputs_written} event (it does not read one), so such a snapshot lost no recorded outputs.
+   */
+  public static final int FORMAT_BEFORE_OUTPUTS = 3;
+
+  // Format 4 added "outputs" (a run's recorded root outputs, docs/adr/0064).
   // Format 3 added "extras" (pushed documents). Format 2 snapshots are not read: one written by an
   // older instance after a push would have lost the pushed document's extras.
   // Format 1 had no createBeforeDestroy/skipDestroy. It is not read: a format-1 snapshot written
@@ -75,6 +84,7 @@ public final class StateSnapshot {
     extras.put("resources", resources);
     extras.put("instances", copy(state.extras().instances()));
     snapshot.put("extras", extras);
+    snapshot.put("outputs", copy(state.outputs()));
     return snapshot;
   }
 
@@ -85,7 +95,8 @@ public final class StateSnapshot {
    */
   public static WorkspaceState fromSnapshot(Map<String, ?> snapshot) {
     Object format = snapshot.get("format");
-    if (!(format instanceof Number n) || n.intValue() != FORMAT) {
+    if (!(format instanceof Number n)
+        || (n.intValue() != FORMAT && n.intValue() != FORMAT_BEFORE_OUTPUTS)) {
       throw new IllegalArgumentException(
           "state snapshot has format " + format + ", this code reads format " + FORMAT);
     }
@@ -116,14 +127,30 @@ public final class StateSnapshot {
     }
     Map<?, ?> extras = map(snapshot.get("extras"), "extras");
     Object top = extras.get("top");
+    Map<String, Object> topFields = top == null ? null : objects(map(top, "extras.top"));
+    Map<String, Object> outputs;
+    if (((Number) format).intValue() == FORMAT) {
+      outputs = objects(map(snapshot.get("outputs"), "outputs"));
+    } else {
+      // format 3: a pushed document's outputs were among its fields; they keep only their place
+      outputs =
+          topFields != null && topFields.get("outputs") instanceof Map<?, ?> m
+              ? objects(m)
+              : Map.of();
+      if (topFields != null && topFields.containsKey("outputs")) {
+        topFields = new LinkedHashMap<>(topFields);
+        topFields.put("outputs", Map.of());
+      }
+    }
     return new WorkspaceState(
         number(snapshot.get("serial"), "serial"),
         text(snapshot.get("lineage"), "lineage"),
         instances,
         new StateExtras(
-            top == null ? null : objects(map(top, "extras.top")),
+            topFields,
             resourceExtras(list(extras.get("resources"), "extras.resources")),
-            nested(map(extras.get("instances"), "extras.instances"))));
+            nested(map(extras.get("instances"), "extras.instances"))),
+        outputs);
   }
 
   @SuppressWarnings("unchecked")

@@ -32,10 +32,13 @@ public final class TerraformStateV4 {
     }
     doc.put("serial", state.serial());
     doc.put("lineage", state.lineage() == null ? lineageWhenEmpty : state.lineage());
-    if (extras.top() == null) {
-      doc.put("outputs", Map.of());
-    } else {
+    if (extras.top() != null) {
       extras.top().forEach((k, v) -> doc.putIfAbsent(k, v));
+    }
+    // the outputs of the newest write (a push's or a run's), in the pushed document's place (a
+    // pushed document without the field gets none back while nothing was recorded since)
+    if (extras.top() == null || extras.top().containsKey("outputs") || !state.outputs().isEmpty()) {
+      doc.put("outputs", sortedKeys(state.outputs()));
     }
     Map<String, List<Map.Entry<InstanceAddress, InstanceState>>> groups = new LinkedHashMap<>();
     // resources of a pushed document first, in its order (also those without a current instance)
@@ -224,6 +227,12 @@ public final class TerraformStateV4 {
   public static WorkspaceState parse(Map<String, Object> document) {
     Map<String, Object> top = new LinkedHashMap<>(document);
     top.remove("resources");
+    // the outputs are modelled (WorkspaceState#outputs): the extras keep only their place
+    Map<String, Object> outputs = new LinkedHashMap<>();
+    if (top.get("outputs") instanceof Map<?, ?> pushed) {
+      pushed.forEach((k, v) -> outputs.put(String.valueOf(k), v));
+      top.put("outputs", Map.of());
+    }
     long serial = ((Number) document.get("serial")).longValue();
     String lineage = (String) document.get("lineage");
     Map<String, InstanceState> instances = new java.util.TreeMap<>();
@@ -278,7 +287,7 @@ public final class TerraformStateV4 {
       resourceExtras.put(resourceAddress, extras);
     }
     return new WorkspaceState(
-        serial, lineage, instances, new StateExtras(top, resourceExtras, instanceExtras));
+        serial, lineage, instances, new StateExtras(top, resourceExtras, instanceExtras), outputs);
   }
 
   /** JSON numbers as index keys are whole numbers (count): held as Long like parsed addresses. */

@@ -13,20 +13,34 @@ import java.util.TreeMap;
  * @param instances by address, sorted
  * @param extras what a pushed document held beyond this model ({@link StateExtras#NONE} when
  *     nothing was pushed)
+ * @param outputs the root outputs (Terraform v4 {@code outputs}: name → {@code {"value", "type",
+ *     "sensitive"}}), by name: those of the newest write — a pushed document's, or the set a run
+ *     recorded ({@link StateEvent.OutputsWritten}), whichever came last
  */
 public record WorkspaceState(
-    long serial, String lineage, Map<String, InstanceState> instances, StateExtras extras) {
+    long serial,
+    String lineage,
+    Map<String, InstanceState> instances,
+    StateExtras extras,
+    Map<String, Object> outputs) {
 
   public static final WorkspaceState EMPTY = new WorkspaceState(0, null, Map.of());
 
   public WorkspaceState {
     instances = Collections.unmodifiableMap(new TreeMap<>(instances));
     extras = extras == null ? StateExtras.NONE : extras;
+    outputs = outputs == null ? Map.of() : Collections.unmodifiableMap(new TreeMap<>(outputs));
   }
 
-  /** A state without extras. */
+  /** A state without extras or outputs. */
   public WorkspaceState(long serial, String lineage, Map<String, InstanceState> instances) {
-    this(serial, lineage, instances, StateExtras.NONE);
+    this(serial, lineage, instances, StateExtras.NONE, Map.of());
+  }
+
+  /** A state without outputs. */
+  public WorkspaceState(
+      long serial, String lineage, Map<String, InstanceState> instances, StateExtras extras) {
+    this(serial, lineage, instances, extras, Map.of());
   }
 
   public static WorkspaceState fold(List<StateEvent> events) {
@@ -45,12 +59,13 @@ public record WorkspaceState(
   /**
    * The state after {@code event}. Instance changes bump the serial; the lineage does not; a
    * replaced document brings its own serial and lineage; a deletion empties the state but keeps the
-   * serial; a force-unlock changes nothing.
+   * serial; a force-unlock changes nothing; recorded outputs replace the outputs and bump the
+   * serial.
    */
   public WorkspaceState apply(StateEvent event) {
     return switch (event) {
       case StateEvent.LineageAssigned l ->
-          new WorkspaceState(serial, l.lineage(), instances, extras);
+          new WorkspaceState(serial, l.lineage(), instances, extras, outputs);
       case StateEvent.StateReplaced r -> {
         if (r.document() == null) {
           throw new IllegalStateException(
@@ -63,6 +78,8 @@ public record WorkspaceState(
       case StateEvent.StateDeleted d -> new WorkspaceState(serial, null, Map.of());
       case StateEvent.LockForceUnlocked f -> this;
       case StateEvent.FencingAdvanced f -> this;
+      case StateEvent.OutputsWritten o ->
+          new WorkspaceState(serial + 1, lineage, instances, extras, o.outputs());
       case StateEvent.InstanceWritten w -> {
         Map<String, InstanceState> next = new TreeMap<>(instances);
         next.put(
@@ -76,17 +93,17 @@ public record WorkspaceState(
                 w.createBeforeDestroy(),
                 w.skipDestroy()));
         yield new WorkspaceState(
-            serial + 1, lineage, next, extras.withoutInstance(w.address(), next));
+            serial + 1, lineage, next, extras.withoutInstance(w.address(), next), outputs);
       }
       case StateEvent.InstanceTaintChanged t -> {
         Map<String, InstanceState> next = new TreeMap<>(instances);
         next.computeIfPresent(t.address(), (address, i) -> i.withTainted(t.tainted()));
-        yield new WorkspaceState(serial + 1, lineage, next, extras);
+        yield new WorkspaceState(serial + 1, lineage, next, extras, outputs);
       }
       case StateEvent.InstanceMoved m -> {
         InstanceState moving = instances.get(m.from());
         if (moving == null || instances.containsKey(m.address())) {
-          yield new WorkspaceState(serial + 1, lineage, instances, extras);
+          yield new WorkspaceState(serial + 1, lineage, instances, extras, outputs);
         }
         Map<String, InstanceState> next = new TreeMap<>(instances);
         next.remove(m.from());
@@ -104,13 +121,14 @@ public record WorkspaceState(
             serial + 1,
             lineage,
             next,
-            extras.withoutInstance(m.from(), next).withoutInstance(m.address(), next));
+            extras.withoutInstance(m.from(), next).withoutInstance(m.address(), next),
+            outputs);
       }
       case StateEvent.InstanceRemoved r -> {
         Map<String, InstanceState> next = new TreeMap<>(instances);
         next.remove(r.address());
         yield new WorkspaceState(
-            serial + 1, lineage, next, extras.withoutInstance(r.address(), next));
+            serial + 1, lineage, next, extras.withoutInstance(r.address(), next), outputs);
       }
     };
   }

@@ -612,4 +612,146 @@ class StateDeciderTest {
 
     assertThat(d.events()).containsExactly(new InstanceTaintChanged(keyed, true));
   }
+
+  // --- a run's root outputs (docs/adr/0064) -------------------------------------------------
+
+  private static Map<String, Object> output(Object value, Object type, boolean sensitive) {
+    Map<String, Object> o = new java.util.LinkedHashMap<>();
+    o.put("value", value);
+    o.put("type", type);
+    o.put("sensitive", sensitive);
+    return o;
+  }
+
+  @Test
+  void outputsOfARunReplaceTheWholeSetAndBumpTheSerial() {
+    WorkspaceState current =
+        given(
+            new LineageAssigned("l"),
+            existing(),
+            new StateEvent.OutputsWritten(
+                Map.of("old", output("x", "string", false), "kept", output(1, "number", false))));
+
+    OutputsDecision d =
+        decider.decideOutputs(
+            Map.of(
+                "kept", Map.of("value", 2, "type", "number"),
+                "ids",
+                    output(List.of("a", "b"), List.of("tuple", List.of("string", "string")), false),
+                "password", output("sc:sealed:v1:k1:abc", "string", true)),
+            5,
+            current,
+            5);
+
+    assertThat(d.accepted()).isTrue();
+    assertThat(d.serial()).isEqualTo(current.serial() + 1);
+    assertThat(d.events()).hasSize(1).first().isInstanceOf(StateEvent.OutputsWritten.class);
+    WorkspaceState after = current.apply(d.events().get(0));
+    // "old" is gone: an output removed from the configuration disappears
+    assertThat(after.outputs().keySet()).containsExactly("ids", "kept", "password");
+    assertThat(after.outputs().get("kept")).isEqualTo(output(2, "number", false));
+    assertThat(after.instances()).containsKey(APP);
+    Map<String, Object> v4 = TerraformStateV4.render(after, "l");
+    assertThat(v4.get("outputs")).isEqualTo(after.outputs());
+    assertThat(v4.get("serial")).isEqualTo(after.serial());
+  }
+
+  @Test
+  void theSameOutputsAgainWriteNothingSoARetryIsHarmless() {
+    WorkspaceState current =
+        given(
+            new LineageAssigned("l"),
+            new StateEvent.OutputsWritten(Map.of("n", output(1, "number", false))));
+
+    // 1.0 and 1 are the same JSON number; "sensitive" absent means false
+    OutputsDecision d =
+        decider.decideOutputs(Map.of("n", Map.of("value", 1.0, "type", "number")), 3, current, 3);
+
+    assertThat(d.accepted()).isTrue();
+    assertThat(d.events()).isEmpty();
+    assertThat(d.serial()).isEqualTo(current.serial());
+  }
+
+  @Test
+  void aStaleFencingTokenRecordsNoOutputs() {
+    OutputsDecision d =
+        decider.decideOutputs(
+            Map.of("n", output(1, "number", false)), 4, given(new LineageAssigned("l")), 5);
+
+    assertThat(d.accepted()).isFalse();
+    assertThat(d.rejection()).isEqualTo(OutputsDecision.Rejection.STALE_FENCING_TOKEN);
+    assertThat(d.error()).contains("fencing token 4 is older than the newest token 5");
+    assertThat(d.events()).isEmpty();
+  }
+
+  @Test
+  void outputsNotInTerraformsFormAreRefusedNamingTheField() {
+    WorkspaceState current = given(new LineageAssigned("l"));
+
+    assertThat(decider.decideOutputs(Map.of("n", Map.of("value", 1)), 1, current, 1).error())
+        .contains("outputs.n.type must be a Terraform type");
+    assertThat(
+            decider
+                .decideOutputs(
+                    Map.of("n", Map.of("value", 1, "type", List.of("list"))), 1, current, 1)
+                .rejection())
+        .isEqualTo(OutputsDecision.Rejection.INVALID_OUTPUTS);
+    assertThat(
+            decider
+                .decideOutputs(
+                    Map.of("n", Map.of("value", 1, "type", "number", "sensitive", "yes")),
+                    1,
+                    current,
+                    1)
+                .error())
+        .contains("outputs.n.sensitive must be true or false");
+    assertThat(
+            decider
+                .decideOutputs(Map.of("bad name", output(1, "number", false)), 1, current, 1)
+                .error())
+        .contains("output name \"bad name\" is not a valid name");
+  }
+
+  @Test
+  void firstOutputsOfAnEmptyWorkspaceAssignTheLineage() {
+    OutputsDecision d =
+        decider.decideOutputs(Map.of("n", output(1, "number", false)), 1, WorkspaceState.EMPTY, 0);
+
+    assertThat(d.events().get(0)).isEqualTo(new LineageAssigned("lineage-1"));
+    assertThat(d.serial()).isEqualTo(1);
+    // a destroy of a workspace never written (no outputs to remove) writes nothing
+    assertThat(decider.decideOutputs(Map.of(), 1, WorkspaceState.EMPTY, 0).events()).isEmpty();
+  }
+
+  @Test
+  void theNewestWriteWinsBetweenAPushedDocumentsOutputsAndARunsOutputs() {
+    Map<String, Object> document = new java.util.LinkedHashMap<>();
+    document.put("version", 4);
+    document.put("terraform_version", "1.9.0");
+    document.put("serial", 3);
+    document.put("lineage", "l");
+    document.put("outputs", Map.of("pushed", output("p", "string", false)));
+    document.put("resources", List.of());
+    StateEvent push = new StateEvent.StateReplaced(document, StateEvent.ReplaceKind.PUSHED, null);
+    WorkspaceState pushed = given(push);
+    assertThat(pushed.outputs()).containsOnlyKeys("pushed");
+    assertThat(DocumentDecider.sameJson(TerraformStateV4.render(pushed, "l"), document)).isTrue();
+
+    // a run applied after the push: its outputs replace the pushed ones
+    WorkspaceState afterRun =
+        pushed.apply(
+            decider
+                .decideOutputs(Map.of("run", output("r", "string", false)), 2, pushed, 2)
+                .events()
+                .get(0));
+    Map<String, Object> v4 = TerraformStateV4.render(afterRun, "l");
+    assertThat(((Map<?, ?>) v4.get("outputs")).keySet()).isEqualTo(java.util.Set.of("run"));
+    assertThat(v4.get("terraform_version")).isEqualTo("1.9.0");
+    assertThat(v4.get("serial")).isEqualTo(4L);
+
+    // a push after the run: the pushed document's outputs again
+    assertThat(afterRun.apply(push).outputs()).containsOnlyKeys("pushed");
+    // a deleted state has none
+    assertThat(afterRun.apply(new StateEvent.StateDeleted("gone")).outputs()).isEmpty();
+  }
 }

@@ -116,6 +116,35 @@ class StateSnapshotTest {
         .hasMessageContaining("format 1");
   }
 
+  @Test
+  void aFormatThreeSnapshotIsReadWithThePushedDocumentsOutputs() {
+    Map<String, Object> output = new LinkedHashMap<>();
+    output.put("value", "vpc-1");
+    output.put("type", "string");
+    Map<String, Object> top = new LinkedHashMap<>();
+    top.put("version", 4);
+    top.put("terraform_version", "1.9.0");
+    top.put("outputs", Map.of("vpc_id", output));
+    Map<String, Object> extras = new LinkedHashMap<>();
+    extras.put("top", top);
+    extras.put("resources", List.of());
+    extras.put("instances", Map.of());
+    Map<String, Object> snapshot = new LinkedHashMap<>();
+    snapshot.put("format", 3);
+    snapshot.put("serial", 4);
+    snapshot.put("lineage", "l");
+    snapshot.put("instances", List.of());
+    snapshot.put("extras", extras);
+
+    WorkspaceState state = StateSnapshot.fromSnapshot(snapshot);
+
+    assertThat(state.outputs()).isEqualTo(Map.of("vpc_id", output));
+    assertThat(TerraformStateV4.render(state, "l").get("outputs"))
+        .isEqualTo(Map.of("vpc_id", output));
+    // written again in the current format, the outputs are kept apart from the pushed fields
+    assertThat(StateSnapshot.fromSnapshot(StateSnapshot.toSnapshot(state))).isEqualTo(state);
+  }
+
   // --- generators ---------------------------------------------------------------------------
 
   private static void assertRoundTripOverRandomHistories(
@@ -154,6 +183,16 @@ class StateSnapshotTest {
                 address, random.nextBoolean() ? RemoveKind.DELETED : RemoveKind.FORGOTTEN));
       } else if (kind < 4) {
         events.add(new InstanceTaintChanged(address, random.nextBoolean()));
+      } else if (kind < 5) {
+        Map<String, Object> outputs = new LinkedHashMap<>();
+        for (int o = random.nextInt(3); o > 0; o--) {
+          Map<String, Object> output = new LinkedHashMap<>();
+          output.put("value", randomValue(random, 1));
+          output.put("type", "dynamic");
+          output.put("sensitive", random.nextBoolean());
+          outputs.put("out" + random.nextInt(5), output);
+        }
+        events.add(new StateEvent.OutputsWritten(outputs));
       } else {
         List<String> dependencies = new ArrayList<>();
         for (int d = random.nextInt(3); d > 0; d--) {

@@ -1,10 +1,12 @@
 package dev.stagecraft.planner.service.run;
 
 import dev.stagecraft.language.config.LoadResult;
+import dev.stagecraft.planner.plan.AttributeSealing;
 import dev.stagecraft.planner.plan.PlanRequest;
 import dev.stagecraft.planner.plan.Planner;
 import dev.stagecraft.planner.plan.RemoteStateRead;
 import dev.stagecraft.planner.plan.RemoteStateSource;
+import dev.stagecraft.schemas.seal.SecretsKeyring;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -30,13 +32,44 @@ public final class RemoteStateReads {
       WorkspaceStates states,
       String tenant,
       String credential) {
+    return read(request, parsed, states, tenant, credential, SecretsKeyring.none());
+  }
+
+  /**
+   * As {@link #read(PlanRequest, LoadResult, WorkspaceStates, String, String)}, opening with {@code
+   * keyring} the sealed values of sensitive outputs a run recorded (docs/adr/0064); a value that
+   * cannot be opened makes the read a refusal that says why.
+   */
+  public static PlanRequest read(
+      PlanRequest request,
+      LoadResult parsed,
+      WorkspaceStates states,
+      String tenant,
+      String credential,
+      SecretsKeyring keyring) {
     if (parsed.config().dataSources().isEmpty()) {
       return request;
     }
     Map<String, RemoteStateRead> reads = new LinkedHashMap<>();
     for (RemoteStateSource source : Planner.remoteStateSources(request, parsed)) {
-      reads.put(source.address(), states.remoteOutputs(tenant, source, credential));
+      reads.put(
+          source.address(),
+          opened(states.remoteOutputs(tenant, source, credential), tenant, keyring));
     }
     return request.withRemoteStates(reads);
+  }
+
+  private static RemoteStateRead opened(
+      RemoteStateRead read, String tenant, SecretsKeyring keyring) {
+    if (!(read instanceof RemoteStateRead.Found found) || found.workspace() == null) {
+      return read;
+    }
+    try {
+      return new RemoteStateRead.Found(
+          AttributeSealing.of(keyring, tenant, found.workspace()).openOutputs(found.outputs()),
+          found.workspace());
+    } catch (AttributeSealing.SealedStateException e) {
+      return new RemoteStateRead.Refused(e.getMessage());
+    }
   }
 }

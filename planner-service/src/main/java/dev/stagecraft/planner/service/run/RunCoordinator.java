@@ -1089,7 +1089,8 @@ public final class RunCoordinator implements AutoCloseable {
       // remote states are read now, with the run's own credential: planning stays pure
       // (docs/planning.md "Remote state", ADR 0063)
       planRequest =
-          RemoteStateReads.read(planRequest, parsed, states, req.tenant(), opened.runCredential());
+          RemoteStateReads.read(
+              planRequest, parsed, states, req.tenant(), opened.runCredential(), secrets);
       PlanResult result = Planner.plan(planRequest, prior, parsed);
       synchronized (run) {
         run.planResult = result;
@@ -1143,7 +1144,9 @@ public final class RunCoordinator implements AutoCloseable {
             RestartRecovery.planMovedMessage(resumedDigest, result.plan().digest()));
         return;
       }
-      if (!result.plan().hasChanges()) {
+      // output-only changes are applied (recorded in state) like Terraform's, approval included
+      boolean applies = result.plan().applies();
+      if (!applies) {
         // nothing to approve: never shown as waiting, not even for the moment it is planned
         approvals.remove(run.id);
       }
@@ -1155,7 +1158,7 @@ public final class RunCoordinator implements AutoCloseable {
       if (carried == null) {
         transition(run, RunStatus.PLANNED, planText);
       }
-      if (!result.plan().hasChanges()) {
+      if (!applies) {
         approvals.remove(run.id);
         finish(run, RunStatus.PLANNED_AND_FINISHED, "No changes.");
         return;
@@ -1282,9 +1285,8 @@ public final class RunCoordinator implements AutoCloseable {
         applied = carried.succeededCount();
         resources = carried.appliedSummary(0, 0, 0);
       }
-      finish(
+      finishApplied(
           run,
-          RunStatus.APPLIED,
           "Apply complete! "
               + resources
               + " "
@@ -1784,16 +1786,42 @@ public final class RunCoordinator implements AutoCloseable {
       transitions.flush(run.request.tenant() + "/" + run.request.workspace());
     }
     if (finished) {
-      finish(
-          run,
-          terminal,
-          terminal == RunStatus.APPLIED
-              ? "Apply complete! " + appliedSummary(run) + AppliedChecks.messageSuffix(run)
-              : "Apply failed: " + String.join(", ", failedAddresses(run)) + cutShortSuffix(run));
+      if (terminal == RunStatus.APPLIED) {
+        finishApplied(run, "Apply complete! " + appliedSummary(run));
+      } else {
+        finish(
+            run,
+            terminal,
+            "Apply failed: " + String.join(", ", failedAddresses(run)) + cutShortSuffix(run));
+      }
     }
     if (!finished) {
       finishCancelIfDone(run);
     }
+  }
+
+  /**
+   * Ends a run whose every action succeeded: its root outputs are recorded in state first, under
+   * its lock and credential (docs/adr/0064), then the run ends {@code applied} with {@code message}
+   * and the warnings of its outputs and checks — or {@code errored} when the outputs could not be
+   * recorded (the resources were applied; the next apply records them).
+   */
+  private void finishApplied(Run run, String message) {
+    String outputWarnings;
+    try {
+      outputWarnings = RunOutputs.record(run, states, secrets);
+    } catch (RuntimeException e) {
+      LOG.warn("run {}: outputs not recorded: {}", run.id, e.toString());
+      finish(
+          run,
+          RunStatus.ERRORED,
+          message
+              + "\nError: the root outputs could not be recorded in the state: "
+              + e.getMessage()
+              + "\nEvery resource change was recorded; apply again to record the outputs.");
+      return;
+    }
+    finish(run, RunStatus.APPLIED, message + outputWarnings + AppliedChecks.messageSuffix(run));
   }
 
   /**

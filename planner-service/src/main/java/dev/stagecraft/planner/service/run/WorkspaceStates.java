@@ -90,6 +90,23 @@ public interface WorkspaceStates {
   }
 
   /**
+   * Records a run's root outputs after its apply succeeded (docs/adr/0064): {@code outputs} (name →
+   * {@code {"value", "type", "sensitive"}}, sensitive values sealed) replaces the workspace's
+   * outputs, written with the run's credential under its fencing token. The default records
+   * nothing: for test doubles only; the HTTP adapter implements it.
+   *
+   * @param runCredential the run's state credential (a secret: never log it)
+   * @throws IllegalStateException when the token is stale (the run lost the lock), the credential
+   *     was refused, or the state service failed: the outputs were not recorded
+   */
+  default void recordOutputs(
+      String tenant,
+      String workspace,
+      String runCredential,
+      long fencingToken,
+      Map<String, Map<String, Object>> outputs) {}
+
+  /**
    * What a run needs from the state service once it holds the workspace lock (docs/adr/0025).
    *
    * @param runCredential the run's one-off state credential (a secret: never log it), or null from

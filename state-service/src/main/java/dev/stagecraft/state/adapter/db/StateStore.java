@@ -11,6 +11,7 @@ import dev.stagecraft.servicekit.db.Sql;
 import dev.stagecraft.state.adapter.LruMaps;
 import dev.stagecraft.state.history.Decision;
 import dev.stagecraft.state.history.DocumentDecider;
+import dev.stagecraft.state.history.OutputsDecision;
 import dev.stagecraft.state.history.StateDecider;
 import dev.stagecraft.state.history.StateEvent;
 import dev.stagecraft.state.history.StateSnapshot;
@@ -635,6 +636,29 @@ public final class StateStore {
         actor,
         (state, newest) -> decider.decideTaint(address, tainted, fencingToken, state, newest),
         decision -> decision.accepted() ? decision.events() : null);
+  }
+
+  /**
+   * Records a run's root outputs (docs/adr/0064) in one transaction with the same locking as {@link
+   * #changeTaint}: lock the workspace, fold, {@link StateDecider#decideOutputs decide} with the
+   * newest fencing token (a stale one is refused, nothing written), append {@code outputs_written}
+   * under the run's id, snapshot when due. The same outputs again append nothing, so a retry is
+   * harmless.
+   *
+   * @param outputs as the planner sent them (checked by the decider)
+   */
+  public OutputsDecision recordOutputs(
+      String tenant, String workspace, String runId, long fencingToken, Object outputs)
+      throws SQLException {
+    return decideAndAppend(
+        tenant,
+        workspace,
+        fencingToken,
+        "outputs-",
+        runId,
+        null,
+        (state, newest) -> decider.decideOutputs(outputs, fencingToken, state, newest),
+        decision -> decision.accepted() && !decision.events().isEmpty() ? decision.events() : null);
   }
 
   /**
@@ -2157,11 +2181,12 @@ public final class StateStore {
                   c,
                   "SELECT sequence, state::text FROM state.state_snapshots"
                       + " WHERE tenant = ? AND workspace = ? AND sequence <= ?"
-                      + " AND state ->> 'format' = ? ORDER BY sequence DESC LIMIT 1",
+                      + " AND state ->> 'format' IN (?, ?) ORDER BY sequence DESC LIMIT 1",
                   tenant,
                   workspace,
                   upTo,
-                  Integer.toString(StateSnapshot.FORMAT));
+                  Integer.toString(StateSnapshot.FORMAT),
+                  Integer.toString(StateSnapshot.FORMAT_BEFORE_OUTPUTS));
           ResultSet rs = ps.executeQuery()) {
         if (rs.next()) {
           from = rs.getLong(1);
@@ -2511,6 +2536,7 @@ public final class StateStore {
           case "state_deleted" -> StateEvent.StateDeleted.class;
           case "lock_force_unlocked" -> StateEvent.LockForceUnlocked.class;
           case "fencing_advanced" -> StateEvent.FencingAdvanced.class;
+          case "outputs_written" -> StateEvent.OutputsWritten.class;
           default -> throw new IllegalStateException("unknown stored state event type " + type);
         };
     try {

@@ -72,6 +72,30 @@ public final class Authenticator {
   }
 
   /**
+   * For writes a run makes itself (its root outputs, docs/adr/0064): a run's state credential that
+   * is active for exactly this tenant's workspace; the service tokens are not accepted. A revoked
+   * or superseded credential, one of another workspace, or no credential at all is a 401.
+   *
+   * @return the credential's run id
+   */
+  public String requireRunCredential(String authorization, String tenant, String workspace)
+      throws SQLException {
+    String presented = ServiceAuth.bearer(authorization);
+    if (presented == null || !presented.startsWith(RunCredentialProof.PREFIX)) {
+      throw Problem.unauthorized(
+          "this route takes the run's state credential (scr_...) as bearer token");
+    }
+    return runCredentials
+        .activeRun(tenant, workspace, presented)
+        .orElseThrow(
+            () ->
+                Problem.unauthorized(
+                    "the run credential is not active for workspace '"
+                        + workspace
+                        + "': its run ended, lost the lock, or it belongs to another workspace"));
+  }
+
+  /**
    * For the Terraform HTTP backend ({@code /tf/**}): HTTP basic auth whose password is an API token
    * (the user name is not checked; Terraform's {@code username}/{@code password} settings), or a
    * bearer token as for {@code /api/**}. A token verified in the last 15 s is believed without a

@@ -10,8 +10,10 @@ import dev.stagecraft.schemas.action.ActionFinished;
 import dev.stagecraft.schemas.envelope.EventEnvelope;
 import dev.stagecraft.schemas.state.StateRecorded;
 import dev.stagecraft.servicekit.db.Sql;
+import dev.stagecraft.state.history.OutputsDecision;
 import dev.stagecraft.state.history.StateSnapshot;
 import dev.stagecraft.state.history.TaintDecision;
+import dev.stagecraft.state.history.TerraformStateV4;
 import dev.stagecraft.state.history.WorkspaceState;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -288,6 +290,52 @@ class StateStoreTest {
         .extracting(StateStore.StoredEvent::type)
         .containsExactly("lineage_assigned", "instance_created", "fencing_advanced");
     assertThat(newStore().currentState(TENANT, "refused").serial()).isEqualTo(1);
+  }
+
+  @Test
+  void aRunsOutputsAreStoredFencedAndReadBackByAnotherStore() throws Exception {
+    StateStore store = newStore();
+    recordActions(store, "outs", 0, 1); // serial 1
+    assertThat(store.advanceFencing(TENANT, "outs", 5)).isEmpty();
+    Map<String, Object> outputs =
+        Map.of(
+            "vpc_id",
+            Map.of("value", "vpc-1", "type", "string"),
+            "subnets",
+            Map.of(
+                "value",
+                Map.of("a", "10.0.1.0/24"),
+                "type",
+                List.of("object", Map.of("a", "string")),
+                "sensitive",
+                false));
+
+    // a run that lost its lock records nothing
+    assertThat(store.recordOutputs(TENANT, "outs", "run-old", 4, outputs).rejection())
+        .isEqualTo(OutputsDecision.Rejection.STALE_FENCING_TOKEN);
+    OutputsDecision written = store.recordOutputs(TENANT, "outs", "run-2", 5, outputs);
+    assertThat(written.accepted()).isTrue();
+    assertThat(written.serial()).isEqualTo(2);
+    // the same set again (a retry after a lost answer): nothing appended
+    assertThat(store.recordOutputs(TENANT, "outs", "run-2", 5, outputs).events()).isEmpty();
+
+    List<StateStore.StoredEvent> history = store.history(TENANT, "outs");
+    assertThat(history)
+        .extracting(StateStore.StoredEvent::type)
+        .containsExactly(
+            "lineage_assigned", "instance_created", "fencing_advanced", "outputs_written");
+    assertThat(history.get(3).runId()).isEqualTo("run-2");
+    WorkspaceState read = newStore().currentState(TENANT, "outs"); // folded from the database
+    assertThat(read).isEqualTo(store.currentState(TENANT, "outs"));
+    Map<String, Object> v4 = TerraformStateV4.render(read, read.lineage());
+    assertThat(((Map<?, ?>) v4.get("outputs")).keySet())
+        .isEqualTo(java.util.Set.of("subnets", "vpc_id"));
+    assertThat(((Map<?, ?>) ((Map<?, ?>) v4.get("outputs")).get("vpc_id")).get("sensitive"))
+        .isEqualTo(false);
+    assertThat(v4.get("serial")).isEqualTo(2L);
+    // the next run's set replaces the whole set
+    store.recordOutputs(TENANT, "outs", "run-3", 5, Map.of());
+    assertThat(newStore().currentState(TENANT, "outs").outputs()).isEmpty();
   }
 
   // --- fixtures -----------------------------------------------------------------------------

@@ -58,7 +58,8 @@ public final class HttpWorkspaceStates implements WorkspaceStates {
     return switch (r.status()) {
       case 200 ->
           RemoteStateRead.fromOutputs(
-              r.json().get("outputs"), new com.fasterxml.jackson.databind.ObjectMapper());
+                  r.json().get("outputs"), new com.fasterxml.jackson.databind.ObjectMapper())
+              .of(workspace);
       case 404 -> new RemoteStateRead.NotFound();
       case 400 ->
           new RemoteStateRead.Refused(
@@ -75,6 +76,32 @@ public final class HttpWorkspaceStates implements WorkspaceStates {
                   + ": "
                   + r.body());
     };
+  }
+
+  /**
+   * {@code POST .../outputs} with the run's credential (docs/internal-api.md, ADR 0064): the state
+   * service checks the credential and the fencing token under the workspace's row lock.
+   */
+  @Override
+  public void recordOutputs(
+      String tenant,
+      String workspace,
+      String runCredential,
+      long fencingToken,
+      Map<String, Map<String, Object>> outputs) {
+    if (runCredential == null) {
+      throw new IllegalStateException("the run has no state credential to record its outputs");
+    }
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("fencingToken", fencingToken);
+    body.put("outputs", outputs);
+    InternalHttp.Response r =
+        http.postAs(
+            runCredential, path(tenant, workspace) + "/outputs", body, Duration.ofSeconds(30));
+    if (r.status() != 200) {
+      throw new IllegalStateException(
+          "the state service did not record the outputs: " + r.status() + " " + jsonDetail(r));
+    }
   }
 
   @Override

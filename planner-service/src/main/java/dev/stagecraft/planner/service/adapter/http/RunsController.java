@@ -180,7 +180,8 @@ public class RunsController {
               parsed,
               states,
               principal.get().tenant(),
-              ApiAuth.token(request).orElse(null));
+              ApiAuth.token(request).orElse(null),
+              secrets);
       result = Planner.plan(planRequest, prior, parsed);
     } catch (UploadedFiles.InvalidUpload e) {
       return invalidFiles(e);
@@ -194,7 +195,8 @@ public class RunsController {
     Map<String, Object> out = new LinkedHashMap<>();
     out.put("workspace", body.workspace());
     out.put("prior_serial", prior.serial());
-    out.put("has_changes", result.plan().hasChanges());
+    // output-only changes are applied too (docs/adr/0064): the CLI asks to approve them
+    out.put("has_changes", result.plan().applies());
     out.put("digest", result.plan().digest());
     out.put("plan", PlanJson.toMap(result.plan()));
     out.put("rendered", PlanRenderer.render(result.plan()));

@@ -1,0 +1,51 @@
+package dev.stagecraft.planner.service.run;
+
+import dev.stagecraft.planner.plan.AppliedOutputs;
+import dev.stagecraft.planner.plan.AttributeSealing;
+import dev.stagecraft.schemas.seal.SecretsKeyring;
+import java.util.Map;
+
+/**
+ * A run's root outputs, recorded in the workspace's state once its apply succeeded, as Terraform
+ * writes them on apply (docs/planning.md "Outputs in state", docs/adr/0064): evaluated against the
+ * applied values ({@code ApplyContext#outputsAfterApply}, like the check blocks of {@link
+ * AppliedChecks}), the sensitive ones sealed ({@link AttributeSealing#sealOutputs}), and sent to
+ * the state service with the run's credential and fencing token before the lock is released — a run
+ * that lost its lock has them refused.
+ */
+final class RunOutputs {
+  private RunOutputs() {}
+
+  /**
+   * Records the run's outputs (none for a destroy: all are removed).
+   *
+   * @return {@code "\n\n"} and the warnings about outputs that could not be recorded, or {@code ""}
+   * @throws IllegalStateException when the state service did not record them (the message says why;
+   *     it holds no value)
+   */
+  static String record(Run run, WorkspaceStates states, SecretsKeyring secrets) {
+    AppliedOutputs outputs;
+    Map<String, String> files;
+    String credential;
+    long fencingToken;
+    AttributeSealing sealing =
+        AttributeSealing.of(secrets, run.request.tenant(), run.request.workspace());
+    Map<String, Map<String, Object>> v4;
+    synchronized (run) {
+      if (run.planResult == null || run.planResult.applyContext() == null) {
+        return "";
+      }
+      var context = run.planResult.applyContext();
+      outputs = context.outputsAfterApply(run.appliedAttributes, run.request.destroy());
+      v4 = sealing.sealOutputs(outputs.toV4(), context.prior());
+      files = run.request.files();
+      credential = run.runCredential;
+      fencingToken = run.fencingToken;
+    }
+    states.recordOutputs(
+        run.request.tenant(), run.request.workspace(), credential, fencingToken, v4);
+    return outputs.diagnostics().isEmpty()
+        ? ""
+        : "\n\n" + outputs.diagnostics().render(files).strip();
+  }
+}
