@@ -79,7 +79,7 @@ public final class ConfigLoader {
           "destroy");
 
   private static final String TOP_LEVEL =
-      "variable, locals, output, resource, removed, moved, check, terraform";
+      "variable, locals, output, resource, module, removed, moved, check, data, terraform";
 
   private ConfigLoader() {}
 
@@ -130,6 +130,7 @@ public final class ConfigLoader {
     private final List<BlockDecl> removed = new ArrayList<>();
     private final List<BlockDecl> moved = new ArrayList<>();
     private final Map<String, DataDecl> dataSources = new LinkedHashMap<>();
+    private final ModuleCalls modules;
     private final Map<String, ResourceDecl> byAddress = new LinkedHashMap<>();
     private final List<Traversal> dependsOnToCheck = new ArrayList<>();
     private final CheckBlocks checks;
@@ -138,6 +139,7 @@ public final class ConfigLoader {
     Decoder(Diagnostics d) {
       this.d = d;
       this.checks = new CheckBlocks(d);
+      this.modules = new ModuleCalls(d);
     }
 
     Configuration build() {
@@ -150,7 +152,8 @@ public final class ConfigLoader {
           moved,
           requiredVersion,
           checks.checks(),
-          new ArrayList<>(dataSources.values()));
+          new ArrayList<>(dataSources.values()),
+          modules.calls());
     }
 
     void file(Body body) {
@@ -216,6 +219,17 @@ public final class ConfigLoader {
         case "data" -> {
           if (labels(b, "type", "name")) {
             dataSource(b);
+          }
+        }
+        case "module" -> {
+          if (labels(b, "name")) {
+            List<Traversal> deps = List.of();
+            for (Body.Attribute a : b.body().attributes()) {
+              if (a.name().equals("depends_on")) {
+                deps = dependsOn(a);
+              }
+            }
+            modules.call(b, deps);
           }
         }
         case "check" -> {

@@ -11,6 +11,7 @@ import java.util.Optional;
  * moved} blocks are kept raw: the planner reads them ({@code RemovedBlock}, {@code MovedBlock}).
  *
  * @param dataSources the {@code data} blocks (only {@code terraform_remote_state} is supported)
+ * @param modules the {@code module} calls (docs/adr/0065)
  */
 public record Configuration(
     Map<String, VariableDecl> variables,
@@ -21,7 +22,8 @@ public record Configuration(
     List<BlockDecl> moved,
     Optional<String> requiredVersion,
     List<CheckDecl> checks,
-    List<DataDecl> dataSources) {
+    List<DataDecl> dataSources,
+    List<ModuleCallDecl> modules) {
 
   public Configuration {
     variables = Collections.unmodifiableMap(new LinkedHashMap<>(variables));
@@ -32,6 +34,7 @@ public record Configuration(
     moved = List.copyOf(moved);
     checks = checks == null ? List.of() : List.copyOf(checks);
     dataSources = dataSources == null ? List.of() : List.copyOf(dataSources);
+    modules = modules == null ? List.of() : List.copyOf(modules);
   }
 
   public static Configuration empty() {
@@ -43,6 +46,7 @@ public record Configuration(
         List.of(),
         List.of(),
         Optional.empty(),
+        List.of(),
         List.of(),
         List.of());
   }

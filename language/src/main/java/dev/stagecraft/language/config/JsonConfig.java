@@ -94,6 +94,8 @@ public final class JsonConfig {
               false),
           "moved",
           new Schema(0, Map.of(), Map.of("from", Mode.EXPRESSION, "to", Mode.EXPRESSION), false),
+          "module",
+          new Schema(1, Map.of(), Map.of("depends_on", Mode.EXPRESSION_LIST), false),
           "check",
           new Schema(
               1,

@@ -125,7 +125,7 @@ class ConfigLoaderTest {
 
   @Test
   void rejectsUnknownTopLevelBlocks() {
-    List<Diagnostic> errs = errors("module \"x\" {}\ncheck \"y\" {}\n");
+    List<Diagnostic> errs = errors("import \"x\" {}\ncheck \"y\" {}\n");
     assertThat(errs)
         .extracting(d -> d.range().toString())
         .containsExactly("main.tf:1:1", "main.tf:2:1");

@@ -460,7 +460,7 @@ class JsonConfigTest {
                 },
                 "aws_instance": {"web": {}}
               },
-              "module": {"m": {}}
+              "import": {"m": {}}
             }
             """);
     assertThat(e)

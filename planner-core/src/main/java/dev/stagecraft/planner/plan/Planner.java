@@ -3,6 +3,7 @@ package dev.stagecraft.planner.plan;
 import dev.stagecraft.language.config.ConfigLoader;
 import dev.stagecraft.language.config.Configuration;
 import dev.stagecraft.language.config.LoadResult;
+import dev.stagecraft.language.config.ModuleTree;
 import dev.stagecraft.language.diag.Diagnostics;
 import dev.stagecraft.planner.apply.ApplyContext;
 import java.util.LinkedHashMap;
@@ -28,7 +29,7 @@ public final class Planner {
     Diagnostics diagnostics = new Diagnostics();
     LoadResult loaded = ConfigLoader.load(files);
     diagnostics.addAll(loaded.diagnostics());
-    if (diagnostics.hasErrors()) {
+    if (diagnostics.hasErrors() || refuseModules(loaded.config(), baseDir, diagnostics)) {
       return diagnostics;
     }
     PlanRequest request = new PlanRequest("default", files, Map.of(), List.of(), false, baseDir);
@@ -103,6 +104,9 @@ public final class Planner {
       return new PlanResult(null, diagnostics, request.files(), null);
     }
     Configuration config = loaded.config();
+    if (refuseModules(config, request.baseDir(), diagnostics)) {
+      return new PlanResult(null, diagnostics, request.files(), null);
+    }
     ConfigModel model = ConfigModel.analyze(config, request, diagnostics, false, clock);
     Moves moves = Moves.of(config, diagnostics);
     if (diagnostics.hasErrors()) {
@@ -126,6 +130,33 @@ public final class Planner {
         diagnostics,
         request.files(),
         new ApplyContext(model, moved.state(), request.files(), planning.plannedValues()));
+  }
+
+  /**
+   * A configuration that calls modules is not planned yet (docs/adr/0065), but its calls and the
+   * modules' files are checked first, so every problem in them is reported with the refusal.
+   *
+   * @return true when the configuration calls modules (errors added)
+   */
+  private static boolean refuseModules(
+      Configuration config, java.nio.file.Path baseDir, Diagnostics diagnostics) {
+    if (config.modules().isEmpty()) {
+      return false;
+    }
+    ModuleTree.load(config, ModuleTree.ModuleFiles.under(baseDir), diagnostics);
+    var first = config.modules().get(0);
+    int more = config.modules().size() - 1;
+    diagnostics.error(
+        "Modules are not supported yet",
+        "The configuration calls module \""
+            + first.name()
+            + "\""
+            + (more > 0 ? " and " + more + " more" : "")
+            + ". Stagecraft checked the calls and the modules' files, but does not plan modules"
+            + " yet (docs/adr/0065), so nothing was planned. Until it does, declare the module's"
+            + " resources in the root module.",
+        first.range());
+    return true;
   }
 
   /** The plan with every moved instance's action naming where the state holds it. */
