@@ -226,7 +226,8 @@ class SensitiveStateValuesApiTest {
     JsonNode kept = JSON.readTree(keep.body());
     assertThat(kept.at("/plan/output_changes/kept/after_sensitive").asBoolean()).isTrue();
     assertThat(kept.at("/plan/output_changes/plain/after").asText()).isEqualTo("visible");
-    assertThat(kept.at("/rendered").asText()).contains("(sensitive value)");
+    // the applied run recorded its outputs (ADR 0064): unchanged, they are not shown again
+    assertThat(kept.at("/rendered").asText()).contains("No changes.");
     Response trigger = plan(role, TRIGGER, Map.of("secret", rotated));
     answers.put("plan trigger", trigger.body());
     assertThat(trigger.status()).as(trigger.body()).isEqualTo(200);

@@ -692,9 +692,12 @@ public final class ConfigLoader {
           out.add(st.traversal());
           dependsOnToCheck.add(st.traversal());
         } else if (e instanceof Expression.ScopeTraversal st
-            && (st.traversal().root().equals("var") || st.traversal().root().equals("local"))
+            && (st.traversal().root().equals("var")
+                || st.traversal().root().equals("local")
+                || st.traversal().root().equals("module"))
             && st.traversal().steps().size() == 1) {
-          out.add(st.traversal()); // as Terraform allows: an input variable or a local value
+          // as Terraform allows: an input variable, a local value or a whole module
+          out.add(st.traversal());
         } else {
           d.error(
               "Invalid depends_on reference",

@@ -129,6 +129,17 @@ public final class VariableValues {
     return new ValueOrError(r.value(), d);
   }
 
+  /**
+   * The value of a called module's input variable: {@code given} (the call's argument, evaluated in
+   * the caller) or the default, converted to the variable's type and checked by its {@code
+   * nullable} and {@code validation} rules, as for a root variable; problems are added to {@code
+   * d}.
+   */
+  public static Value resolveModuleInput(
+      VariableDecl v, Optional<Value> given, SimpleEvalContext context, Diagnostics d) {
+    return resolveOne(v, given, context, d);
+  }
+
   /** A parsed value and the problems found while parsing it. */
   public record ValueOrError(Value value, Diagnostics diagnostics) {}
 

@@ -92,6 +92,8 @@ public final class ApplyContext {
    */
   public ActionResolution resolve(
       PlannedAction action, Map<String, Map<String, Object>> applied, Supplier<String> ids) {
+    // the model names instances in modules as the flattened configuration does
+    action = dev.stagecraft.planner.plan.ModuleAddresses.internal(action);
     Diagnostics diagnostics = new Diagnostics();
     Set<String> sensitive = new LinkedHashSet<>(model.sensitiveValues());
     List<Map<String, Object>> connections = new ArrayList<>();
@@ -296,6 +298,8 @@ public final class ApplyContext {
   /** As {@link #checkPostconditions(String, Map)}, with the other instances applied in the run. */
   public Diagnostics checkPostconditions(
       String address, Map<String, Object> attributes, Map<String, Map<String, Object>> applied) {
+    String external = address;
+    address = dev.stagecraft.planner.plan.ModuleAddresses.internal(address);
     Diagnostics diagnostics = new Diagnostics();
     ResourceDecl resource = model.resourceDecl(address);
     if (resource == null) {
@@ -309,12 +313,12 @@ public final class ApplyContext {
     if (!model.checkConditions(
         model.lifecycle(resource.address()).postconditions(),
         "postcondition",
-        address,
+        external,
         ctx,
         diagnostics)) {
       diagnostics.error(
           "Postcondition not known",
-          "A postcondition of " + address + " is still unknown after the instance was applied.",
+          "A postcondition of " + external + " is still unknown after the instance was applied.",
           null);
     }
     return diagnostics;
@@ -352,8 +356,8 @@ public final class ApplyContext {
 
   private Map<String, Value> objects(Map<String, Map<String, Object>> applied) {
     Map<String, Value> objects = new LinkedHashMap<>();
-    applied.forEach(
-        (address, attributes) -> objects.put(address, appliedValue(address, attributes)));
+    dev.stagecraft.planner.plan.ModuleAddresses.internalKeys(applied)
+        .forEach((address, attributes) -> objects.put(address, appliedValue(address, attributes)));
     return objects;
   }
 

@@ -11,6 +11,7 @@ public enum ActionReason {
   REPLACE_BECAUSE_CANNOT_UPDATE("replace_because_cannot_update"),
   REPLACE_BY_TRIGGERS("replace_by_triggers"),
   DELETE_BECAUSE_NO_RESOURCE_CONFIG("delete_because_no_resource_config"),
+  DELETE_BECAUSE_NO_MODULE("delete_because_no_module"),
   DELETE_BECAUSE_COUNT_INDEX("delete_because_count_index"),
   DELETE_BECAUSE_EACH_KEY("delete_because_each_key"),
   DELETE_BECAUSE_WRONG_REPETITION("delete_because_wrong_repetition"),
@@ -37,6 +38,10 @@ public enum ActionReason {
       case DELETE_BECAUSE_NO_RESOURCE_CONFIG ->
           "will be destroyed\n  # (because "
               + InstanceKey.resourceOf(address)
+              + " is not in configuration)";
+      case DELETE_BECAUSE_NO_MODULE ->
+          "will be destroyed\n  # (because "
+              + ModuleAddresses.moduleOf(address)
               + " is not in configuration)";
       case DELETE_BECAUSE_COUNT_INDEX ->
           "will be destroyed\n  # (because index " + key + " is out of range for count)";

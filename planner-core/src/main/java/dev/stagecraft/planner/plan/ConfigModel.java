@@ -647,13 +647,40 @@ public final class ConfigModel {
     for (String node : order) {
       if (isLocalNode(node)) {
         LocalDecl l = local(node);
-        EvalResult result =
-            EVALUATOR.evaluate(l.expr(), context(objects, values, prior, null, null, node));
-        diagnostics.addAll(result.diagnostics());
-        values.put(l.name(), result.value());
+        values.put(
+            l.name(),
+            evaluateLocal(l, context(objects, values, prior, null, null, node), diagnostics));
       }
     }
     return values;
+  }
+
+  /**
+   * The value of a local value; of a called module's input variable ({@link
+   * LocalDecl#moduleVariable()}), the call's argument (or the default) converted and checked as the
+   * variable says.
+   */
+  Value evaluateLocal(LocalDecl l, EvalContext ctx, Diagnostics diagnostics) {
+    if (l.moduleVariable() == null) {
+      EvalResult result = EVALUATOR.evaluate(l.expr(), ctx);
+      diagnostics.addAll(result.diagnostics());
+      return result.value();
+    }
+    java.util.Optional<Value> given = java.util.Optional.empty();
+    if (l.given()) {
+      EvalResult result = EVALUATOR.evaluate(l.expr(), ctx);
+      diagnostics.addAll(result.diagnostics());
+      if (result.hasErrors()) {
+        return Value.unknown();
+      }
+      given = java.util.Optional.of(result.value());
+    }
+    Value value =
+        VariableValues.resolveModuleInput(l.moduleVariable(), given, fileContext(), diagnostics);
+    if (l.moduleVariable().sensitive()) {
+      collectSensitive(value, sensitiveValues);
+    }
+    return value;
   }
 
   /** Evaluates the resource type's arguments; null when any failed (diagnostics added). */

@@ -133,11 +133,11 @@ public record MovedBlock(Endpoint from, Endpoint to, SourceRange range) {
         && st.traversal().root().equals("module")
         && st.traversal().firstAttribute().isPresent()) {
       diagnostics.error(
-          "Modules are not supported yet",
+          "Moves in modules are not supported yet",
           "This moved block names "
               + st.traversal()
-              + ", in a module; Stagecraft does not plan modules yet, so objects can be moved"
-              + " between resources of the root module only.",
+              + ", in a module; Stagecraft moves objects between resources of the root module"
+              + " only for now (docs/adr/0065).",
           e.range());
       return null;
     }

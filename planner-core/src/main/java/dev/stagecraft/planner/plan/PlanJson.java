@@ -153,6 +153,10 @@ public final class PlanJson {
   private static Map<String, Object> resourceChange(PlannedAction a) {
     Map<String, Object> rc = new LinkedHashMap<>();
     rc.put("address", a.address());
+    String module = ModuleAddresses.moduleOf(a.address());
+    if (module != null) {
+      rc.put("module_address", module);
+    }
     rc.put("mode", "managed");
     rc.put("type", a.type());
     rc.put("name", a.name());

@@ -57,6 +57,20 @@ public record PlanRequest(
         workspace, files, variables, replace, destroy, baseDir, confineFiles, hclVariables, reads);
   }
 
+  /** This request with other {@code -replace} addresses. */
+  public PlanRequest withReplace(List<String> addresses) {
+    return new PlanRequest(
+        workspace,
+        files,
+        variables,
+        addresses,
+        destroy,
+        baseDir,
+        confineFiles,
+        hclVariables,
+        remoteStates);
+  }
+
   /** Every variable value a string as {@code -var} gives it. */
   public PlanRequest(
       String workspace,

@@ -3,6 +3,7 @@ package dev.stagecraft.planner.plan;
 import dev.stagecraft.language.config.ConfigLoader;
 import dev.stagecraft.language.config.Configuration;
 import dev.stagecraft.language.config.LoadResult;
+import dev.stagecraft.language.config.ModuleFlattener;
 import dev.stagecraft.language.config.ModuleTree;
 import dev.stagecraft.language.diag.Diagnostics;
 import dev.stagecraft.planner.apply.ApplyContext;
@@ -29,12 +30,16 @@ public final class Planner {
     Diagnostics diagnostics = new Diagnostics();
     LoadResult loaded = ConfigLoader.load(files);
     diagnostics.addAll(loaded.diagnostics());
-    if (diagnostics.hasErrors() || refuseModules(loaded.config(), baseDir, diagnostics)) {
+    if (diagnostics.hasErrors()) {
+      return diagnostics;
+    }
+    Configuration config = withModules(loaded.config(), baseDir, diagnostics);
+    if (diagnostics.hasErrors()) {
       return diagnostics;
     }
     PlanRequest request = new PlanRequest("default", files, Map.of(), List.of(), false, baseDir);
-    ConfigModel model = ConfigModel.analyze(loaded.config(), request, diagnostics, true);
-    Moves.of(loaded.config(), diagnostics);
+    ConfigModel model = ConfigModel.analyze(config, request, diagnostics, true);
+    Moves.of(config, diagnostics);
     if (!diagnostics.hasErrors()) {
       RemoteStates.prepare(model, null, diagnostics, true);
     }
@@ -88,25 +93,28 @@ public final class Planner {
     if (diagnostics.hasErrors()) {
       return new PlanResult(null, diagnostics, request.files(), null);
     }
-    List<String> inModules = prior.moduleInstances();
-    if (!inModules.isEmpty()) {
+    List<String> inKeyedModules =
+        prior.moduleInstances().stream().filter(a -> ModuleAddresses.internal(a) == null).toList();
+    if (!inKeyedModules.isEmpty()) {
       diagnostics.error(
-          "Resources in modules",
+          "Resources in repeated modules",
           "The state holds "
-              + inModules.size()
-              + " instance(s) in modules ("
-              + String.join(", ", inModules.subList(0, Math.min(3, inModules.size())))
-              + (inModules.size() > 3 ? ", …" : "")
-              + "). Stagecraft does not plan modules yet, and planning without them would destroy"
-              + " those instances; nothing was planned. Plan this workspace with Terraform, or pull"
-              + " its state, move the instances to root resources and push it back.",
+              + inKeyedModules.size()
+              + " instance(s) in modules called with count or for_each ("
+              + String.join(", ", inKeyedModules.subList(0, Math.min(3, inKeyedModules.size())))
+              + (inKeyedModules.size() > 3 ? ", …" : "")
+              + "). Stagecraft does not plan repeated modules yet (docs/adr/0065), and planning"
+              + " without them would destroy those instances; nothing was planned. Plan this"
+              + " workspace with Terraform until it does.",
           null);
       return new PlanResult(null, diagnostics, request.files(), null);
     }
-    Configuration config = loaded.config();
-    if (refuseModules(config, request.baseDir(), diagnostics)) {
+    Configuration config = withModules(loaded.config(), request.baseDir(), diagnostics);
+    if (diagnostics.hasErrors()) {
       return new PlanResult(null, diagnostics, request.files(), null);
     }
+    prior = ModuleAddresses.internal(prior);
+    request = request.withReplace(request.replace().stream().map(Planner::flattened).toList());
     ConfigModel model = ConfigModel.analyze(config, request, diagnostics, false, clock);
     Moves moves = Moves.of(config, diagnostics);
     if (diagnostics.hasErrors()) {
@@ -126,37 +134,48 @@ public final class Planner {
       return new PlanResult(null, diagnostics, request.files(), null);
     }
     return new PlanResult(
-        plan,
+        withModuleAddresses(plan),
         diagnostics,
         request.files(),
         new ApplyContext(model, moved.state(), request.files(), planning.plannedValues()));
   }
 
   /**
-   * A configuration that calls modules is not planned yet (docs/adr/0065), but its calls and the
-   * modules' files are checked first, so every problem in them is reported with the refusal.
-   *
-   * @return true when the configuration calls modules (errors added)
+   * The configuration with the modules it calls loaded, checked and flattened into it
+   * (docs/adr/0065); problems are added to {@code diagnostics}.
    */
-  private static boolean refuseModules(
+  private static Configuration withModules(
       Configuration config, java.nio.file.Path baseDir, Diagnostics diagnostics) {
     if (config.modules().isEmpty()) {
-      return false;
+      return config;
     }
-    ModuleTree.load(config, ModuleTree.ModuleFiles.under(baseDir), diagnostics);
-    var first = config.modules().get(0);
-    int more = config.modules().size() - 1;
-    diagnostics.error(
-        "Modules are not supported yet",
-        "The configuration calls module \""
-            + first.name()
-            + "\""
-            + (more > 0 ? " and " + more + " more" : "")
-            + ". Stagecraft checked the calls and the modules' files, but does not plan modules"
-            + " yet (docs/adr/0065), so nothing was planned. Until it does, declare the module's"
-            + " resources in the root module.",
-        first.range());
-    return true;
+    var modules = ModuleTree.load(config, ModuleTree.ModuleFiles.under(baseDir), diagnostics);
+    if (diagnostics.hasErrors()) {
+      return config;
+    }
+    return ModuleFlattener.flatten(config, modules, diagnostics);
+  }
+
+  /** A {@code -replace} address as the flattened configuration names it. */
+  private static String flattened(String address) {
+    String internal = ModuleAddresses.internal(address);
+    return internal == null ? address : internal;
+  }
+
+  /** The plan with Terraform's addresses for instances in modules. */
+  private static Plan withModuleAddresses(Plan plan) {
+    if (plan.actions().stream().noneMatch(a -> a.address().contains(".module."))) {
+      return plan;
+    }
+    return new Plan(
+        plan.workspace(),
+        plan.priorSerial(),
+        plan.priorLineage(),
+        plan.destroy(),
+        plan.actions().stream().map(ModuleAddresses::external).toList(),
+        plan.priorState(),
+        plan.outputChanges(),
+        plan.checks());
   }
 
   /** The plan with every moved instance's action naming where the state holds it. */

@@ -151,11 +151,10 @@ final class Planning {
       }
       if (ConfigModel.isLocalNode(node)) {
         var local = model.local(node);
-        EvalResult result =
-            model.evaluateExpression(
-                local.expr(), model.context(objects, localValues, prior, null, null, node));
-        diagnostics.addAll(result.diagnostics());
-        localValues.put(local.name(), result.value());
+        localValues.put(
+            local.name(),
+            model.evaluateLocal(
+                local, model.context(objects, localValues, prior, null, null, node), diagnostics));
       } else {
         planResource(model.resource(node));
       }
@@ -539,9 +538,21 @@ final class Planning {
       }
       boolean cbd = enabled ? model.createBeforeDestroy(resource) : i.createBeforeDestroy();
       ActionReason reason =
-          request.destroy() ? null : ActionReason.DELETE_BECAUSE_NO_RESOURCE_CONFIG;
+          request.destroy()
+              ? null
+              : moduleGone(i)
+                  ? ActionReason.DELETE_BECAUSE_NO_MODULE
+                  : ActionReason.DELETE_BECAUSE_NO_RESOURCE_CONFIG;
       actions.put(i.address(), removal(i, reason, skip, cbd));
     }
+  }
+
+  /**
+   * An instance of a module the configuration no longer calls (flattened name {@code module.x.n}).
+   */
+  private boolean moduleGone(PriorInstance i) {
+    int last = i.name().lastIndexOf('.');
+    return last > 0 && model.local("local." + i.name().substring(0, last) + ".outputs") == null;
   }
 
   private PlannedAction removal(

@@ -125,13 +125,14 @@ final class RemoteStates {
         continue;
       }
       LocalDecl l = model.local(node);
-      EvalResult result =
-          model.evaluateExpression(
-              l.expr(), model.context(Map.of(), values, PriorState.empty(), null, null, node));
-      if (result.hasErrors()) {
+      Diagnostics problems = new Diagnostics();
+      Value value =
+          model.evaluateLocal(
+              l, model.context(Map.of(), values, PriorState.empty(), null, null, node), problems);
+      if (problems.hasErrors()) {
         return null;
       }
-      values.put(l.name(), result.value());
+      values.put(l.name(), value);
     }
     return values;
   }

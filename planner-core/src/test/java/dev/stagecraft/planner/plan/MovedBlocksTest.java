@@ -249,7 +249,7 @@ class MovedBlocksTest {
         5);
     assertError(
         DEPLOY_B + "moved {\n  from = module.old.null_resource.a\n  to = null_resource.b\n}\n",
-        "Modules are not supported yet",
+        "Moves in modules are not supported yet",
         "module.old.null_resource.a",
         6);
     assertError(

@@ -254,9 +254,9 @@ class PlannerScenarioTest {
   }
 
   @Test
-  void aStateWithInstancesInModulesIsRefusedInsteadOfPlannedAsRootResources() {
-    // a Terraform state pushed from a configuration with modules: its module.net instance must
-    // never stand for the root's null_resource.a (nor be destroyed for lack of configuration)
+  void anInstanceOfAModuleNoLongerCalledIsDestroyedAndNeverStandsForARootResource() {
+    // a Terraform state pushed from a configuration with module "net": its module.net instance
+    // is not the root's null_resource.a, and goes with its module
     String state =
         """
         {"version":4,"serial":2,"lineage":"l","resources":[
@@ -267,14 +267,19 @@ class PlannerScenarioTest {
     PriorState prior = PriorState.fromV4Json(state);
     assertThat(prior.instances()).containsOnlyKeys("module.net.null_resource.a");
     PlanResult result = plan("resource \"null_resource\" \"a\" {}\n", Map.of(), prior);
-    assertThat(result.plan()).isNull();
-    assertThat(result.diagnostics().list())
-        .singleElement()
-        .satisfies(
-            d -> {
-              assertThat(d.summary()).isEqualTo("Resources in modules");
-              assertThat(d.detail()).contains("module.net.null_resource.a", "nothing was planned");
-            });
+
+    assertThat(result.hasErrors()).as(result.renderDiagnostics()).isFalse();
+    assertThat(result.plan().action("null_resource.a").orElseThrow().action())
+        .isEqualTo(ActionType.CREATE);
+    PlannedAction gone = result.plan().action("module.net.null_resource.a").orElseThrow();
+    assertThat(gone.action()).isEqualTo(ActionType.DELETE);
+    assertThat(gone.reason()).isEqualTo(ActionReason.DELETE_BECAUSE_NO_MODULE);
+    assertThat(PlanRenderer.render(result.plan()))
+        .contains(
+            "  # module.net.null_resource.a will be destroyed\n"
+                + "  # (because module.net is not in configuration)");
+    assertThat(PlanJson.render(result.plan()))
+        .contains("\"action_reason\":\"delete_because_no_module\"");
   }
 
   @Test
