@@ -22,6 +22,12 @@ public final class ModuleTree {
   /** At most this many nested module calls. */
   static final int MAX_DEPTH = 16;
 
+  /**
+   * At most this many modules loaded for one configuration: two calls per module over 16 levels
+   * would otherwise load 65,535 (a configuration is attacker input, design §8).
+   */
+  static final int MAX_MODULES = 1_000;
+
   private static final Pattern REGISTRY =
       Pattern.compile("^([A-Za-z0-9.-]+/)?[A-Za-z0-9_-]+/[A-Za-z0-9_-]+/[A-Za-z0-9_-]+(//.*)?$");
 
@@ -80,7 +86,7 @@ public final class ModuleTree {
 
   /** Loads every module {@code root} calls, adding every problem to {@code d}. */
   public static List<Module> load(Configuration root, ModuleFiles files, Diagnostics d) {
-    return children(root, "", "", files, d, List.of());
+    return children(root, "", "", files, d, List.of(), new int[1]);
   }
 
   private static List<Module> children(
@@ -89,9 +95,20 @@ public final class ModuleTree {
       String callerDir,
       ModuleFiles files,
       Diagnostics d,
-      List<String> chain) {
+      List<String> chain,
+      int[] loaded) {
     List<Module> out = new ArrayList<>();
     for (ModuleCallDecl call : caller.modules()) {
+      if (++loaded[0] > MAX_MODULES) {
+        d.error(
+            "Too many modules",
+            "The configuration calls more than "
+                + MAX_MODULES
+                + " modules in all (counting every call of every module); this call is one too"
+                + " many.",
+            call.range());
+        return out;
+      }
       String path = (callerPath.isEmpty() ? "" : callerPath + ".") + "module." + call.name();
       String dir = directory(call, callerDir, d);
       if (dir == null) {
@@ -132,13 +149,15 @@ public final class ModuleTree {
       }
       Map<String, String> named = new TreeMap<>();
       read.forEach((name, text) -> named.put(dir + "/" + name, text));
-      LoadResult loaded = ConfigLoader.load(named);
-      d.addAll(loaded.diagnostics());
-      Configuration config = loaded.config();
+      LoadResult result = ConfigLoader.load(named);
+      d.addAll(result.diagnostics());
+      Configuration config = result.config();
       checkInputs(call, dir, config, d);
       List<String> deeper = new ArrayList<>(chain);
       deeper.add(dir);
-      out.add(new Module(path, dir, call, config, children(config, path, dir, files, d, deeper)));
+      out.add(
+          new Module(
+              path, dir, call, config, children(config, path, dir, files, d, deeper, loaded)));
     }
     return out;
   }

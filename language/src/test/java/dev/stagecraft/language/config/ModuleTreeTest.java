@@ -130,6 +130,22 @@ class ModuleTreeTest {
   }
 
   @Test
+  void modulesThatCallEachOtherTwiceAtEveryLevelStopAtTheLimit() throws Exception {
+    for (int level = 0; level < 12; level++) {
+      write(
+          "modules/l" + level + "/main.tf",
+          level == 11
+              ? "resource \"null_resource\" \"x\" {}\n"
+              : "module \"a\" {\n  source = \"../l%d\"\n}\nmodule \"b\" {\n  source = \"../l%d\"\n}\n"
+                  .formatted(level + 1, level + 1));
+    }
+    assertError(
+        "module \"top\" {\n  source = \"./modules/l0\"\n}\n",
+        "Too many modules",
+        "more than 1000 modules");
+  }
+
+  @Test
   void aModuleFileCannotBeReadFromOutsideTheConfigurationThroughALink() throws Exception {
     Path outside = Files.createTempDirectory("outside-module");
     Files.writeString(outside.resolve("main.tf"), "resource \"null_resource\" \"x\" {}\n");
