@@ -92,9 +92,13 @@ class RunResumeTest {
   }
 
   @Test
-  void aNewRunRecordsItsRequestOnItsRecordingLane() {
+  void aNewRunRecordsItsRequestOnItsRecordingLane() throws Exception {
     Run run = coordinator.start(request());
     Run waiting = coordinator.startAwaitingApproval(request());
+    // a lane may be held until the run's first action starts (docs/adr/0057), which no executor
+    // does here; a reader releases it, as the API does
+    assertThat(run.recording.awaitSubmitted(Duration.ofSeconds(10))).isTrue();
+    assertThat(waiting.recording.awaitSubmitted(Duration.ofSeconds(10))).isTrue();
     await().atMost(Duration.ofSeconds(10)).until(() -> recordedRequests.size() == 2);
     assertThat(recordedRequests)
         .containsExactlyInAnyOrder(
