@@ -8,6 +8,7 @@ import static dev.stagecraft.devstack.StackPrincipal.STATE;
 import static dev.stagecraft.devstack.StackPrincipal.TRIGGER;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import dev.stagecraft.platform.kafka.EventConsumer;
 import dev.stagecraft.platform.kafka.KafkaSettings;
@@ -268,7 +269,13 @@ class KafkaAccessPolicyTest {
           .createTopics(List.of(new NewTopic("by-admin", 1, (short) 1)))
           .all()
           .get(30, TimeUnit.SECONDS);
-      assertThat(admin.listTopics().names().get()).contains("by-admin");
+      // the controller has the topic once create returns; a broker's metadata follows shortly
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .untilAsserted(
+              () ->
+                  assertThat(admin.listTopics().names().get(30, TimeUnit.SECONDS))
+                      .contains("by-admin"));
     }
   }
 
