@@ -1,18 +1,22 @@
 package dev.stagecraft.language.config;
 
 import dev.stagecraft.language.diag.Diagnostics;
+import dev.stagecraft.language.diag.SourceRange;
+import dev.stagecraft.language.eval.Value;
 import dev.stagecraft.language.syntax.Expression;
 import dev.stagecraft.language.syntax.Traversal;
+import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * A configuration and the modules it calls as one configuration (docs/adr/0065): every module's
- * resources, local values, input variables and outputs get names that carry their module path
- * ({@link ScopeRewriter}), so the planner plans them as it plans a root module, with one graph and
- * one evaluation scope, and no declaration of one module can be read by another.
+ * resources, local values, input variables and outputs get names that carry their module instance
+ * path ({@link ScopeRewriter}), so the planner plans them as it plans a root module, with one graph
+ * and one evaluation scope, and no declaration of one module can be read by another.
  *
  * <ul>
  *   <li>a resource {@code null_resource.deploy} of {@code module.app} is the resource {@code
@@ -27,35 +31,93 @@ import java.util.Map;
  *   <li>{@code depends_on} of a module call is added to every resource of the module.
  * </ul>
  *
- * <p>Module calls with {@code count} or {@code for_each}, and {@code removed}, {@code moved},
- * {@code check} and {@code data} blocks inside modules, are refused for now.
+ * <p>A call with {@code count} or {@code for_each} is flattened once per instance, with the
+ * instance key in the path ({@code module.app{"eu"}}, see {@link ModulePaths}), once its keys are
+ * known ({@link Expansion}); the call's {@code count.index}, {@code each.key} and {@code
+ * each.value} in its arguments are the instance's. Its {@code count} or {@code for_each} is the
+ * local value {@code module.app.count} or {@code module.app.for_each} (in the caller's scope),
+ * which the planner evaluates before planning; the caller's {@code module.app} is the local value
+ * {@code module.app.outputs}, a tuple or object of the instances' outputs. A call whose keys are
+ * not known yet is {@linkplain Result#pending() pending}: none of its instances is flattened, and
+ * its outputs are unknown.
+ *
+ * <p>{@code removed}, {@code moved}, {@code check} and {@code data} blocks inside modules are
+ * refused for now.
  */
 public final class ModuleFlattener {
+  /** The most module instances one configuration may make. */
+  public static final int MAX_MODULE_INSTANCES = 1000;
+
+  /**
+   * The instance keys of a repeated module call, known before planning.
+   *
+   * @param keys {@link Integer} count indexes or {@link String} for_each keys, in order
+   * @param set whether {@code for_each} is a set (so {@code each.value} is the key)
+   */
+  public record Expansion(List<Object> keys, boolean set) {
+    public Expansion {
+      keys = List.copyOf(keys);
+    }
+  }
+
+  /**
+   * A repeated call whose keys are not known yet.
+   *
+   * @param path the call's flattened path ({@code module.app}, {@code module.a{"x"}.module.b})
+   * @param local the local value of its {@code count} or {@code for_each}
+   * @param count whether it is {@code count} (else {@code for_each})
+   * @param expression that argument as written
+   */
+  public record PendingCall(String path, String local, boolean count, Expression expression) {}
+
+  /** The flattened configuration, and the repeated calls not flattened for want of keys. */
+  public record Result(Configuration config, List<PendingCall> pending) {
+    public Result {
+      pending = List.copyOf(pending);
+    }
+  }
+
+  private record Instance(String path, Object key) {}
+
   private final Diagnostics d;
+  private final Map<String, Expansion> expansions;
   private final List<ResourceDecl> resources = new ArrayList<>();
   private final List<LocalDecl> locals = new ArrayList<>();
+  private final List<PendingCall> pending = new ArrayList<>();
+  private int instanceCount;
 
-  private ModuleFlattener(Diagnostics d) {
+  private ModuleFlattener(Map<String, Expansion> expansions, Diagnostics d) {
+    this.expansions = expansions;
     this.d = d;
   }
 
-  /** {@code root} with {@code modules} (its calls, loaded) flattened into it. */
+  /** {@code root} with {@code modules} (its calls, loaded) flattened into it; no call repeated. */
   public static Configuration flatten(
       Configuration root, List<ModuleTree.Module> modules, Diagnostics d) {
+    return flatten(root, modules, Map.of(), d).config();
+  }
+
+  /**
+   * {@code root} with {@code modules} flattened into it, each repeated call with the keys {@code
+   * expansions} has for it (by {@link PendingCall#path()}).
+   */
+  public static Result flatten(
+      Configuration root,
+      List<ModuleTree.Module> modules,
+      Map<String, Expansion> expansions,
+      Diagnostics d) {
     if (root.modules().isEmpty()) {
-      return root;
+      return new Result(root, List.of());
     }
-    ModuleFlattener f = new ModuleFlattener(d);
-    ScopeRewriter rootScope = new ScopeRewriter("", ".", root, resourcesOf(modules), d);
+    ModuleFlattener f = new ModuleFlattener(expansions, d);
+    ScopeRewriter rootScope = new ScopeRewriter("", ".", root, f.resourcesOf(modules, ""), d);
     for (ResourceDecl r : root.resources()) {
       f.resources.add(f.resource(r, rootScope, List.of(), ""));
     }
     for (LocalDecl l : root.locals()) {
       f.locals.add(new LocalDecl(l.name(), rootScope.rewrite(l.expr()), l.range()));
     }
-    for (ModuleTree.Module m : modules) {
-      f.module(m, rootScope, List.of());
-    }
+    f.calls(modules, rootScope, "", List.of());
     List<OutputDecl> outputs =
         root.outputs().stream()
             .map(
@@ -85,32 +147,126 @@ public final class ModuleFlattener {
                             .toList(),
                         c.range()))
             .toList();
-    return new Configuration(
-        root.variables(),
-        f.resources,
-        f.locals,
-        outputs,
-        root.removed(),
-        root.moved(),
-        root.requiredVersion(),
-        checks,
-        root.dataSources(),
-        List.of());
+    return new Result(
+        new Configuration(
+            root.variables(),
+            f.resources,
+            f.locals,
+            outputs,
+            root.removed(),
+            root.moved(),
+            root.requiredVersion(),
+            checks,
+            root.dataSources(),
+            List.of()),
+        f.pending);
   }
 
-  private void module(ModuleTree.Module m, ScopeRewriter caller, List<Traversal> inherited) {
+  /**
+   * The calls {@code calls} of the module instance {@code prefix} ({@code ""}: the root), each
+   * flattened once per instance; a repeated call's count or for_each and its outputs become local
+   * values of the caller.
+   */
+  private void calls(
+      List<ModuleTree.Module> calls,
+      ScopeRewriter caller,
+      String prefix,
+      List<Traversal> inherited) {
+    for (ModuleTree.Module m : calls) {
+      ModuleCallDecl call = m.call();
+      String path = callPath(prefix, call);
+      Optional<Expression> repeat = call.count().or(call::forEach);
+      if (repeat.isEmpty()) {
+        module(m, new Instance(path, null), caller, inherited);
+        continue;
+      }
+      String local = path + (call.count().isPresent() ? ".count" : ".for_each");
+      locals.add(new LocalDecl(local, caller.rewrite(repeat.get()), repeat.get().range()));
+      Expansion expansion = expansions.get(path);
+      if (expansion == null) {
+        pending.add(new PendingCall(path, local, call.count().isPresent(), repeat.get()));
+        locals.add(
+            new LocalDecl(
+                path + ".outputs",
+                new Expression.Literal(Value.unknown(), call.range()),
+                call.range()));
+        continue;
+      }
+      List<Expression> each = new ArrayList<>();
+      List<Expression.ObjectItem> byKey = new ArrayList<>();
+      for (Instance i : instances(m, prefix)) {
+        module(m, i, caller.forCallInstance(bindings(i, expansion, path, call)), inherited);
+        Expression outputs = localRef(i.path() + ".outputs", call.range());
+        each.add(outputs);
+        byKey.add(
+            new Expression.ObjectItem(new Expression.Literal(i.key(), call.range()), outputs));
+      }
+      locals.add(
+          new LocalDecl(
+              path + ".outputs",
+              call.count().isPresent()
+                  ? new Expression.Tuple(each, call.range())
+                  : new Expression.ObjectCons(byKey, call.range()),
+              call.range()));
+    }
+  }
+
+  private static String callPath(String prefix, ModuleCallDecl call) {
+    return (prefix.isEmpty() ? "" : prefix + ".") + "module." + call.name();
+  }
+
+  /**
+   * The instances of {@code m} called from the module instance {@code prefix}: one without a key
+   * when it is not repeated, none while its keys are not known.
+   */
+  private List<Instance> instances(ModuleTree.Module m, String prefix) {
+    ModuleCallDecl call = m.call();
+    String path = callPath(prefix, call);
+    if (call.count().isEmpty() && call.forEach().isEmpty()) {
+      return List.of(new Instance(path, null));
+    }
+    Expansion expansion = expansions.get(path);
+    if (expansion == null) {
+      return List.of();
+    }
+    return expansion.keys().stream()
+        .map(k -> new Instance(path + ModulePaths.segment(k), k))
+        .toList();
+  }
+
+  /** {@code count.index}, {@code each.key} and {@code each.value} of one instance of a call. */
+  private static Map<String, Expression> bindings(
+      Instance i, Expansion expansion, String callPath, ModuleCallDecl call) {
+    SourceRange r = call.range();
+    if (i.key() instanceof Integer index) {
+      return Map.of("count.index", Expression.Literal.number(BigDecimal.valueOf(index), r));
+    }
+    Expression key = new Expression.Literal(i.key(), r);
+    Expression value =
+        expansion.set() ? key : new Expression.Index(localRef(callPath + ".for_each", r), key, r);
+    return Map.of("each.key", key, "each.value", value);
+  }
+
+  private static Expression localRef(String name, SourceRange r) {
+    return new Expression.ScopeTraversal(
+        new Traversal("local", r, List.of(new Traversal.Attr(name, r)), r));
+  }
+
+  private void module(
+      ModuleTree.Module m, Instance instance, ScopeRewriter caller, List<Traversal> inherited) {
     ModuleCallDecl call = m.call();
     Configuration config = m.config();
-    if (call.count().isPresent() || call.forEach().isPresent()) {
-      d.error(
-          "Repeated modules are not supported yet",
-          "Module \""
-              + call.name()
-              + "\" sets "
-              + (call.count().isPresent() ? "count" : "for_each")
-              + "; Stagecraft plans modules called once only for now (docs/adr/0065). Call the"
-              + " module once per instance, or repeat the resources inside the module.",
-          call.count().or(call::forEach).orElseThrow().range());
+    if (++instanceCount > MAX_MODULE_INSTANCES) {
+      if (instanceCount == MAX_MODULE_INSTANCES + 1) {
+        d.error(
+            "Too many module instances",
+            "The configuration makes more than "
+                + MAX_MODULE_INSTANCES
+                + " module instances (reached at "
+                + ModulePaths.external(instance.path())
+                + "). Make fewer instances, or split the configuration into several workspaces.",
+            call.count().or(call::forEach).map(Expression::range).orElse(call.range()));
+      }
       return;
     }
     refuseInModule(config.removed(), "removed", m);
@@ -131,8 +287,9 @@ public final class ModuleFlattener {
               + "\"; read it in the root module and pass the value in as an input variable.",
           config.dataSources().get(0).range());
     }
+    String path = instance.path();
     ScopeRewriter scope =
-        new ScopeRewriter(m.path(), m.dir(), config, resourcesOf(m.children()), d);
+        new ScopeRewriter(path, m.dir(), config, resourcesOf(m.children(), path), d);
     for (VariableDecl v : config.variables().values()) {
       AttributeDecl input = call.inputs().get(v.name());
       Expression given = input == null ? null : caller.rewrite(input.expr());
@@ -150,7 +307,7 @@ public final class ModuleFlattener {
     List<Traversal> dependsOn = new ArrayList<>(inherited);
     dependsOn.addAll(caller.traversals(call.dependsOn()));
     for (ResourceDecl r : config.resources()) {
-      resources.add(resource(r, scope, dependsOn, m.path() + "."));
+      resources.add(resource(r, scope, dependsOn, path + "."));
     }
     List<Expression.ObjectItem> items = new ArrayList<>();
     for (OutputDecl o : config.outputs()) {
@@ -170,36 +327,40 @@ public final class ModuleFlattener {
     }
     locals.add(
         new LocalDecl(
-            m.path() + ".outputs", new Expression.ObjectCons(items, call.range()), call.range()));
-    for (ModuleTree.Module child : m.children()) {
-      module(child, scope, dependsOn);
-    }
+            path + ".outputs", new Expression.ObjectCons(items, call.range()), call.range()));
+    calls(m.children(), scope, path, dependsOn);
   }
 
   /**
-   * For each module call, the resources of the module and of the modules it calls, as {@code
-   * depends_on} entries of the flattened configuration.
+   * For each module call of the module instance {@code prefix}, the resources of all its instances
+   * and of the modules they call, as {@code depends_on} entries of the flattened configuration.
    */
-  private static Map<String, List<Traversal>> resourcesOf(List<ModuleTree.Module> calls) {
+  private Map<String, List<Traversal>> resourcesOf(List<ModuleTree.Module> calls, String prefix) {
     Map<String, List<Traversal>> out = new LinkedHashMap<>();
     for (ModuleTree.Module m : calls) {
       List<Traversal> all = new ArrayList<>();
-      collect(m, all);
+      for (Instance i : instances(m, prefix)) {
+        collect(m, i.path(), all);
+      }
       out.put(m.call().name(), all);
     }
     return out;
   }
 
-  private static void collect(ModuleTree.Module m, List<Traversal> out) {
+  private void collect(ModuleTree.Module m, String path, List<Traversal> out) {
     for (ResourceDecl r : m.config().resources()) {
       out.add(
           new Traversal(
               r.type(),
               m.call().range(),
-              List.of(new Traversal.Attr(m.path() + "." + r.name(), m.call().range())),
+              List.of(new Traversal.Attr(path + "." + r.name(), m.call().range())),
               m.call().range()));
     }
-    m.children().forEach(c -> collect(c, out));
+    for (ModuleTree.Module c : m.children()) {
+      for (Instance i : instances(c, path)) {
+        collect(c, i.path(), out);
+      }
+    }
   }
 
   private void refuseInModule(List<BlockDecl> blocks, String type, ModuleTree.Module m) {

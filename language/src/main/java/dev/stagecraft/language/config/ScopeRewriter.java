@@ -29,6 +29,7 @@ final class ScopeRewriter {
   private final Diagnostics d;
   private final Set<String> resources = new HashSet<>();
   private final Map<String, List<Traversal>> moduleResources;
+  private final Map<String, Expression> callInstance;
 
   /**
    * @param prefix {@code module.app} ({@code ""}: the root module, where only {@code module.*}
@@ -40,12 +41,31 @@ final class ScopeRewriter {
       Configuration module,
       Map<String, List<Traversal>> moduleResources,
       Diagnostics d) {
+    this(prefix, dir, module, moduleResources, Map.of(), d);
+  }
+
+  private ScopeRewriter(
+      String prefix,
+      String dir,
+      Configuration module,
+      Map<String, List<Traversal>> moduleResources,
+      Map<String, Expression> callInstance,
+      Diagnostics d) {
+    this.callInstance = callInstance;
     this.moduleResources = moduleResources;
     this.prefix = prefix;
     this.dir = dir;
     this.module = module;
     this.d = d;
     module.resources().forEach(r -> resources.add(r.address()));
+  }
+
+  /**
+   * This scope for the arguments of one instance of a repeated module call: {@code count.index},
+   * {@code each.key} and {@code each.value} are the expressions given, by those names.
+   */
+  ScopeRewriter forCallInstance(Map<String, Expression> bindings) {
+    return new ScopeRewriter(prefix, dir, module, moduleResources, bindings, d);
   }
 
   private boolean root() {
@@ -225,6 +245,11 @@ final class ScopeRewriter {
       return new Expression.ScopeTraversal(t);
     }
     String name = first.get();
+    Expression bound0 = callInstance.get(rootName + "." + name);
+    if (bound0 != null) {
+      List<Traversal.Step> rest = t.steps().subList(1, t.steps().size());
+      return rest.isEmpty() ? bound0 : new Expression.RelativeTraversal(bound0, rest, t.range());
+    }
     switch (rootName) {
       case "module" -> {
         if (module.modules().stream().noneMatch(c -> c.name().equals(name))) {

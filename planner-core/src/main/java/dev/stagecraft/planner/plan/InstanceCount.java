@@ -1,6 +1,5 @@
 package dev.stagecraft.planner.plan;
 
-import dev.stagecraft.language.config.ResourceDecl;
 import dev.stagecraft.language.diag.Diagnostics;
 import dev.stagecraft.language.diag.SourceRange;
 import java.math.BigDecimal;
@@ -25,7 +24,7 @@ final class InstanceCount {
    * per plan; else adds an error at {@code range} saying which ({@code what}: "count is 200000")
    * and returns false.
    */
-  boolean admit(String what, BigDecimal n, ResourceDecl r, SourceRange range) {
+  boolean admit(String what, BigDecimal n, String address, SourceRange range) {
     if (n.compareTo(BigDecimal.valueOf(limits.maxInstancesPerResource())) > 0) {
       diagnostics.error(
           "Too many instances",
@@ -33,7 +32,7 @@ final class InstanceCount {
               + ", above the limit of "
               + limits.maxInstancesPerResource()
               + " instances per resource. Split "
-              + r.address()
+              + address
               + " into several resources, or make fewer instances.",
           range);
       return false;
@@ -43,7 +42,7 @@ final class InstanceCount {
       diagnostics.error(
           "Too many instances",
           "With "
-              + r.address()
+              + address
               + " ("
               + what
               + ") the configuration makes "

@@ -5,9 +5,11 @@ import dev.stagecraft.language.diag.Diagnostics;
 import dev.stagecraft.language.eval.EvalContext;
 import dev.stagecraft.language.eval.EvalResult;
 import dev.stagecraft.language.eval.Value;
+import dev.stagecraft.language.syntax.Expression;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -31,8 +33,25 @@ final class InstanceExpansion {
       Diagnostics diagnostics,
       boolean validateOnly,
       InstanceCount instances) {
-    if (r.count().isPresent()) {
-      EvalResult result = model.evaluateExpression(r.count().get(), ctx);
+    return keys(
+        model, r.count(), r.forEach(), r.address(), ctx, diagnostics, validateOnly, instances);
+  }
+
+  /**
+   * The instance keys of what has {@code count} or {@code for_each} (a resource, or a module call
+   * named {@code address}); null when they cannot be known (diagnostic added).
+   */
+  static List<InstanceKey> keys(
+      ConfigModel model,
+      Optional<Expression> count,
+      Optional<Expression> forEach,
+      String address,
+      EvalContext ctx,
+      Diagnostics diagnostics,
+      boolean validateOnly,
+      InstanceCount instances) {
+    if (count.isPresent()) {
+      EvalResult result = model.evaluateExpression(count.get(), ctx);
       diagnostics.addAll(result.diagnostics());
       if (result.hasErrors()) {
         return null;
@@ -45,7 +64,7 @@ final class InstanceExpansion {
               "The \"count\" value depends on values that cannot be determined until apply, so"
                   + " Stagecraft cannot predict how many instances will be created. Use a value"
                   + " known at plan time (a literal, variable or local value).",
-              r.count().get().range());
+              count.get().range());
         }
         return null;
       }
@@ -65,11 +84,11 @@ final class InstanceExpansion {
             "Invalid count argument",
             "The given \"count\" argument value is unsuitable: it must be a whole number, zero"
                 + " or more.",
-            r.count().get().range());
+            count.get().range());
         return null;
       }
       if (!instances.admit(
-          "count is " + Value.number(n).asString(), n, r, r.count().get().range())) {
+          "count is " + Value.number(n).asString(), n, address, count.get().range())) {
         return null;
       }
       List<InstanceKey> keys = new ArrayList<>();
@@ -78,14 +97,14 @@ final class InstanceExpansion {
       }
       return keys;
     }
-    if (r.forEach().isPresent()) {
-      EvalResult result = model.evaluateExpression(r.forEach().get(), ctx);
+    if (forEach.isPresent()) {
+      EvalResult result = model.evaluateExpression(forEach.get(), ctx);
       diagnostics.addAll(result.diagnostics());
       if (result.hasErrors()) {
         return null;
       }
       Value v = result.value();
-      var range = r.forEach().get().range();
+      var range = forEach.get().range();
       if (!v.isWhollyKnown()) {
         if (!validateOnly) {
           diagnostics.error(
@@ -110,7 +129,7 @@ final class InstanceExpansion {
               ? o.attributes().size()
               : v instanceof Value.ListValue l ? l.elements().size() : 0;
       if (!instances.admit(
-          "for_each has " + size + " elements", BigDecimal.valueOf(size), r, range)) {
+          "for_each has " + size + " elements", BigDecimal.valueOf(size), address, range)) {
         return null;
       }
       List<InstanceKey> keys = new ArrayList<>();

@@ -35,26 +35,76 @@ public record InstanceKey(Object key, Value eachValue) {
     return "[\"" + key.toString().replace("\"", "\\\"") + "\"]";
   }
 
-  /** The resource part of an instance address ({@code type.name}). */
+  /**
+   * The resource part of an instance address ({@code type.name}, {@code module.a["x"].type.name}).
+   */
   public static String resourceOf(String address) {
-    int open = address.indexOf('[');
+    int open = keyStart(address);
     return open < 0 ? address : address.substring(0, open);
   }
 
   /** The key written in an instance address; {@code each.value} is not recoverable (null). */
   public static InstanceKey parse(String address) {
-    int open = address.indexOf('[');
-    if (open < 0 || !address.endsWith("]")) {
+    int open = keyStart(address);
+    if (open < 0) {
       return NONE;
     }
     String key = address.substring(open + 1, address.length() - 1);
     if (key.startsWith("\"")) {
-      return new InstanceKey(key.substring(1, key.length() - 1).replace("\\\"", "\""), null);
+      return new InstanceKey(unquote(key), null);
     }
     try {
       return index(Integer.parseInt(key));
     } catch (NumberFormatException e) {
       return new InstanceKey(key, null);
     }
+  }
+
+  /**
+   * Where the instance key of an address starts (the {@code [} of its trailing {@code [key]}), or
+   * -1 when it has none. The keys of module instances ({@code module.app["eu"].type.name}) and
+   * brackets inside quoted keys are not it.
+   */
+  static int keyStart(String address) {
+    if (!address.endsWith("]")) {
+      return -1;
+    }
+    int start = -1;
+    int depth = 0;
+    boolean quoted = false;
+    for (int i = 0; i < address.length(); i++) {
+      char c = address.charAt(i);
+      if (quoted) {
+        if (c == '\\') {
+          i++;
+        } else if (c == '"') {
+          quoted = false;
+        }
+      } else if (depth > 0 && c == '"') {
+        quoted = true;
+      } else if (c == '[') {
+        if (depth++ == 0) {
+          start = i;
+        }
+      } else if (c == ']') {
+        depth--;
+      } else if (c == '.' && depth == 0) {
+        start = -1;
+      }
+    }
+    return start;
+  }
+
+  /** A quoted key's text: {@code "a\"b"} → {@code a"b}. */
+  static String unquote(String quoted) {
+    StringBuilder out = new StringBuilder();
+    for (int i = 1; i < quoted.length() - 1; i++) {
+      char c = quoted.charAt(i);
+      if (c == '\\' && i + 1 < quoted.length() - 1) {
+        c = quoted.charAt(++i);
+      }
+      out.append(c);
+    }
+    return out.toString();
   }
 }

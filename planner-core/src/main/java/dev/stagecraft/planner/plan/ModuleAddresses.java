@@ -1,34 +1,68 @@
 package dev.stagecraft.planner.plan;
 
+import dev.stagecraft.language.config.ModulePaths;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
- * Instance addresses in modules, between Terraform's form ({@code module.app.null_resource.x[0]}:
- * plans, state, events, the CLI) and the form of the flattened configuration the planner plans
- * ({@code null_resource.module.app.x[0]}: the resource {@code null_resource} named {@code
- * module.app.x}, see {@code ModuleFlattener}). Root addresses are the same in both. Modules with
- * instance keys ({@code module.app["eu"]}) have no flattened form yet: {@link #internal} gives null
- * for them.
+ * Instance addresses in modules, between Terraform's form ({@code
+ * module.app["eu"].null_resource.x[0]}: plans, state, events, the CLI) and the form of the
+ * flattened configuration the planner plans ({@code null_resource.module.app{"eu"}.x[0]}: the
+ * resource {@code null_resource} named {@code module.app{"eu"}.x}, see {@code ModuleFlattener}).
+ * Root addresses are the same in both. In the flattened form a module instance key is written in
+ * braces, with {@code %}, {@code .}, brackets and braces inside it percent-encoded, so that the
+ * name has no {@code [} and its last {@code .} ends the module path.
  */
 public final class ModuleAddresses {
   private ModuleAddresses() {}
 
-  /** The flattened form of a Terraform address; null for an address in a keyed module. */
+  /** The flattened form of a Terraform address; null when it is not a valid address. */
   public static String internal(String address) {
     if (address == null || !address.startsWith("module.")) {
       return address;
     }
-    int open = address.indexOf('[');
-    String resource = open < 0 ? address : address.substring(0, open);
-    String key = open < 0 ? "" : address.substring(open);
-    String[] parts = resource.split("\\.");
-    if (address.contains("].") || parts.length < 4 || parts.length % 2 != 0) {
+    int pos = 0;
+    StringBuilder path = new StringBuilder();
+    while (address.startsWith("module.", pos)) {
+      int nameEnd = identifierEnd(address, pos + "module.".length());
+      if (nameEnd == pos + "module.".length()) {
+        return null;
+      }
+      path.append(address, pos, nameEnd);
+      pos = nameEnd;
+      if (pos < address.length() && address.charAt(pos) == '[') {
+        int close = keyEnd(address, pos);
+        if (close < 0) {
+          return null;
+        }
+        path.append('{').append(ModulePaths.encode(address.substring(pos + 1, close))).append('}');
+        pos = close + 1;
+      }
+      if (pos >= address.length() || address.charAt(pos) != '.') {
+        return null;
+      }
+      path.append('.');
+      pos++;
+    }
+    int typeEnd = identifierEnd(address, pos);
+    if (typeEnd == pos || typeEnd >= address.length() || address.charAt(typeEnd) != '.') {
       return null;
     }
-    String modulePath = String.join(".", java.util.Arrays.copyOf(parts, parts.length - 2));
-    return parts[parts.length - 2] + "." + modulePath + "." + parts[parts.length - 1] + key;
+    int nameEnd = identifierEnd(address, typeEnd + 1);
+    if (nameEnd == typeEnd + 1) {
+      return null;
+    }
+    String key = address.substring(nameEnd);
+    if (!key.isEmpty()
+        && (key.charAt(0) != '[' || keyEnd(address, nameEnd) != address.length() - 1)) {
+      return null;
+    }
+    return address.substring(pos, typeEnd)
+        + "."
+        + path
+        + address.substring(typeEnd + 1, nameEnd)
+        + key;
   }
 
   /** Terraform's form of a flattened address. */
@@ -41,11 +75,45 @@ public final class ModuleAddresses {
       return address;
     }
     String type = address.substring(0, dot);
-    int open = address.indexOf('[');
-    String name = open < 0 ? address.substring(dot + 1) : address.substring(dot + 1, open);
-    String key = open < 0 ? "" : address.substring(open);
+    String resource = InstanceKey.resourceOf(address);
+    String name = resource.substring(dot + 1);
+    String key = address.substring(resource.length());
     int last = name.lastIndexOf('.');
-    return name.substring(0, last) + "." + type + "." + name.substring(last + 1) + key;
+    return ModulePaths.external(name.substring(0, last))
+        + "."
+        + type
+        + "."
+        + name.substring(last + 1)
+        + key;
+  }
+
+  private static int identifierEnd(String s, int from) {
+    int i = from;
+    while (i < s.length()
+        && (Character.isLetterOrDigit(s.charAt(i)) || s.charAt(i) == '_' || s.charAt(i) == '-')) {
+      i++;
+    }
+    return i;
+  }
+
+  /** The index of the {@code ]} that closes the key opened at {@code open}, or -1. */
+  private static int keyEnd(String s, int open) {
+    boolean quoted = false;
+    for (int i = open + 1; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (quoted) {
+        if (c == '\\') {
+          i++;
+        } else if (c == '"') {
+          quoted = false;
+        }
+      } else if (c == '"') {
+        quoted = true;
+      } else if (c == ']') {
+        return i;
+      }
+    }
+    return -1;
   }
 
   /** The name a flattened resource has in its module ({@code module.app.x} → {@code x}). */
@@ -53,7 +121,10 @@ public final class ModuleAddresses {
     return name.substring(name.lastIndexOf('.') + 1);
   }
 
-  /** The module path of a Terraform address ({@code module.app}), or null in the root module. */
+  /**
+   * The module instance of a Terraform address ({@code module.app["eu"]}), or null in the root
+   * module.
+   */
   static String moduleOf(String address) {
     String internal = internal(address);
     if (internal == null || internal.equals(address)) {
@@ -61,7 +132,7 @@ public final class ModuleAddresses {
     }
     String resource = InstanceKey.resourceOf(internal);
     String name = resource.substring(resource.indexOf('.') + 1);
-    return name.substring(0, name.lastIndexOf('.'));
+    return ModulePaths.external(name.substring(0, name.lastIndexOf('.')));
   }
 
   static List<String> external(List<String> addresses) {
@@ -78,7 +149,8 @@ public final class ModuleAddresses {
         .instances()
         .forEach(
             (address, i) -> {
-              String internal = internal(address);
+              String flat = internal(address);
+              String internal = flat == null ? address : flat;
               String resource = InstanceKey.resourceOf(internal);
               out.put(
                   internal,

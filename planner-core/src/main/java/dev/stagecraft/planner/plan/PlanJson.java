@@ -232,18 +232,7 @@ public final class PlanJson {
   }
 
   private static Object index(String address) {
-    int open = address.indexOf('[');
-    if (open < 0 || !address.endsWith("]")) {
-      return null;
-    }
-    String key = address.substring(open + 1, address.length() - 1);
-    if (key.startsWith("\"")) {
-      return key.substring(1, key.length() - 1);
-    }
-    try {
-      return Long.parseLong(key);
-    } catch (NumberFormatException e) {
-      return key;
-    }
+    Object key = InstanceKey.parse(address).key();
+    return key instanceof Integer i ? Long.valueOf(i) : key;
   }
 }

@@ -3,7 +3,6 @@ package dev.stagecraft.planner.plan;
 import dev.stagecraft.language.config.ConfigLoader;
 import dev.stagecraft.language.config.Configuration;
 import dev.stagecraft.language.config.LoadResult;
-import dev.stagecraft.language.config.ModuleFlattener;
 import dev.stagecraft.language.config.ModuleTree;
 import dev.stagecraft.language.diag.Diagnostics;
 import dev.stagecraft.planner.apply.ApplyContext;
@@ -33,11 +32,18 @@ public final class Planner {
     if (diagnostics.hasErrors()) {
       return diagnostics;
     }
-    Configuration config = withModules(loaded.config(), baseDir, diagnostics);
+    PlanRequest request = new PlanRequest("default", files, Map.of(), List.of(), false, baseDir);
+    Configuration config =
+        withModules(
+            loaded.config(),
+            request,
+            PlanLimits.DEFAULT,
+            diagnostics,
+            true,
+            java.time.Clock.systemUTC());
     if (diagnostics.hasErrors()) {
       return diagnostics;
     }
-    PlanRequest request = new PlanRequest("default", files, Map.of(), List.of(), false, baseDir);
     ConfigModel model = ConfigModel.analyze(config, request, diagnostics, true);
     Moves.of(config, diagnostics);
     if (!diagnostics.hasErrors()) {
@@ -93,23 +99,7 @@ public final class Planner {
     if (diagnostics.hasErrors()) {
       return new PlanResult(null, diagnostics, request.files(), null);
     }
-    List<String> inKeyedModules =
-        prior.moduleInstances().stream().filter(a -> ModuleAddresses.internal(a) == null).toList();
-    if (!inKeyedModules.isEmpty()) {
-      diagnostics.error(
-          "Resources in repeated modules",
-          "The state holds "
-              + inKeyedModules.size()
-              + " instance(s) in modules called with count or for_each ("
-              + String.join(", ", inKeyedModules.subList(0, Math.min(3, inKeyedModules.size())))
-              + (inKeyedModules.size() > 3 ? ", …" : "")
-              + "). Stagecraft does not plan repeated modules yet (docs/adr/0065), and planning"
-              + " without them would destroy those instances; nothing was planned. Plan this"
-              + " workspace with Terraform until it does.",
-          null);
-      return new PlanResult(null, diagnostics, request.files(), null);
-    }
-    Configuration config = withModules(loaded.config(), request.baseDir(), diagnostics);
+    Configuration config = withModules(loaded.config(), request, limits, diagnostics, false, clock);
     if (diagnostics.hasErrors()) {
       return new PlanResult(null, diagnostics, request.files(), null);
     }
@@ -145,15 +135,22 @@ public final class Planner {
    * (docs/adr/0065); problems are added to {@code diagnostics}.
    */
   private static Configuration withModules(
-      Configuration config, java.nio.file.Path baseDir, Diagnostics diagnostics) {
+      Configuration config,
+      PlanRequest request,
+      PlanLimits limits,
+      Diagnostics diagnostics,
+      boolean validateOnly,
+      java.time.Clock clock) {
     if (config.modules().isEmpty()) {
       return config;
     }
-    var modules = ModuleTree.load(config, ModuleTree.ModuleFiles.under(baseDir), diagnostics);
+    var modules =
+        ModuleTree.load(config, ModuleTree.ModuleFiles.under(request.baseDir()), diagnostics);
     if (diagnostics.hasErrors()) {
       return config;
     }
-    return ModuleFlattener.flatten(config, modules, diagnostics);
+    return ModuleExpansion.flatten(
+        config, modules, request, limits, diagnostics, validateOnly, clock);
   }
 
   /** A {@code -replace} address as the flattened configuration names it. */

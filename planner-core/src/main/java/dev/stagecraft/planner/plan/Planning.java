@@ -168,7 +168,7 @@ final class Planning {
     if (keys != null
         && r.count().isEmpty()
         && r.forEach().isEmpty()
-        && !instances.admit("one instance", BigDecimal.ONE, r, r.range())) {
+        && !instances.admit("one instance", BigDecimal.ONE, r.address(), r.range())) {
       return;
     }
     if (keys == null) {

@@ -194,23 +194,4 @@ class ModulesTest {
             "Reference to undeclared resource @modules/app/main.tf:2:20",
             "Reference to undeclared input variable @modules/app/main.tf:2:47");
   }
-
-  @Test
-  void aRepeatedModuleIsRefusedForNow() throws Exception {
-    write("modules/app/main.tf", "resource \"null_resource\" \"x\" {}\n");
-
-    PlanResult result =
-        plan(
-            "module \"app\" {\n  source = \"./modules/app\"\n  count = 2\n}\n",
-            PriorState.empty(),
-            List.of());
-
-    assertThat(result.diagnostics().errors())
-        .singleElement()
-        .satisfies(
-            d -> {
-              assertThat(d.summary()).isEqualTo("Repeated modules are not supported yet");
-              assertThat(d.range().toString()).isEqualTo("main.tf:3:11");
-            });
-  }
 }
