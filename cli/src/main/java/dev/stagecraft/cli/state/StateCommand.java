@@ -98,13 +98,16 @@ public final class StateCommand implements Command {
       return out;
     }
     for (JsonNode resource : state.path("resources")) {
-      String base = resource.path("type").asText() + "." + resource.path("name").asText();
+      String module = resource.hasNonNull("module") ? resource.path("module").asText() + "." : "";
+      String base = module + resource.path("type").asText() + "." + resource.path("name").asText();
       for (JsonNode instance : resource.path("instances")) {
         JsonNode key = instance.get("index_key");
         String suffix =
             key == null || key.isNull()
                 ? ""
-                : key.isNumber() ? "[" + key.asText() + "]" : "[\"" + key.asText() + "\"]";
+                : key.isNumber()
+                    ? "[" + key.asText() + "]"
+                    : "[\"" + key.asText().replace("\\", "\\\\").replace("\"", "\\\"") + "\"]";
         out.put(base + suffix, instance);
       }
     }
@@ -113,15 +116,18 @@ public final class StateCommand implements Command {
 
   private static void printInstance(CliContext ctx, String address, JsonNode instance)
       throws Exception {
-    String type = address.substring(0, address.indexOf('.'));
-    String name = address.substring(address.indexOf('.') + 1);
+    // type.name are the last two parts of the resource's address (after any module path)
+    String resource = dev.stagecraft.planner.plan.InstanceKey.resourceOf(address);
+    int dot = resource.lastIndexOf('.');
+    String type = resource.substring(resource.lastIndexOf('.', dot - 1) + 1, dot);
+    String name = resource.substring(dot + 1);
     ctx.out().println("# " + address + ":");
     ctx.out()
         .println(
             "resource \""
                 + type
                 + "\" \""
-                + name.replaceAll("\\[.*$", "")
+                + name
                 + "\" {"
                 + ("tainted".equals(instance.path("status").asText()) ? " # tainted" : ""));
     JsonNode attributes = instance.path("attributes");
