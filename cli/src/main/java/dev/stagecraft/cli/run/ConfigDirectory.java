@@ -62,30 +62,31 @@ public final class ConfigDirectory {
    * @throws TooLargeException when a file is over 1 MiB or all of them over 10 MiB
    */
   public static Map<String, String> readSupportFiles(Path dir) throws IOException {
+    return readSupportFiles(dir, List.of());
+  }
+
+  /**
+   * The supporting files, with those of the git module checkouts {@code moduleDirs} (relative to
+   * {@code dir}, under {@code .stagecraft/modules/}: hidden, so sent only when named here), which
+   * count against the same limits.
+   */
+  public static Map<String, String> readSupportFiles(Path dir, List<String> moduleDirs)
+      throws IOException {
     Path base = dir.toAbsolutePath().normalize();
     List<Path> found = new ArrayList<>();
-    Files.walkFileTree(
-        base,
-        new SimpleFileVisitor<>() {
-          @Override
-          public FileVisitResult preVisitDirectory(Path d, BasicFileAttributes attrs) {
-            if (!d.equals(base) && d.getFileName().toString().startsWith(".")) {
-              return FileVisitResult.SKIP_SUBTREE;
-            }
-            return FileVisitResult.CONTINUE;
-          }
-
-          @Override
-          public FileVisitResult visitFile(Path f, BasicFileAttributes attrs) {
-            found.add(f);
-            return FileVisitResult.CONTINUE;
-          }
-        });
+    walk(base, found);
+    for (String module : moduleDirs) {
+      walk(base.resolve(module), found);
+    }
     Map<String, String> out = new TreeMap<>();
     long total = 0;
     for (Path f : found.stream().sorted().toList()) {
       String relative = base.relativize(f).toString().replace('\\', '/');
-      if (skipped(relative) || !Files.isRegularFile(f) || isSavedPlan(f)) {
+      boolean inModule = moduleDirs.stream().anyMatch(m -> relative.startsWith(m + "/"));
+      String name = relative.substring(relative.lastIndexOf('/') + 1);
+      if ((inModule ? name.startsWith(".") : skipped(relative))
+          || !Files.isRegularFile(f)
+          || isSavedPlan(f)) {
         continue;
       }
       long size = Files.size(f);
@@ -110,6 +111,29 @@ public final class ConfigDirectory {
       out.put(relative, Base64.getEncoder().encodeToString(Files.readAllBytes(f)));
     }
     return out;
+  }
+
+  private static void walk(Path base, List<Path> found) throws IOException {
+    if (!Files.isDirectory(base)) {
+      return;
+    }
+    Files.walkFileTree(
+        base,
+        new SimpleFileVisitor<>() {
+          @Override
+          public FileVisitResult preVisitDirectory(Path d, BasicFileAttributes attrs) {
+            if (!d.equals(base) && d.getFileName().toString().startsWith(".")) {
+              return FileVisitResult.SKIP_SUBTREE;
+            }
+            return FileVisitResult.CONTINUE;
+          }
+
+          @Override
+          public FileVisitResult visitFile(Path f, BasicFileAttributes attrs) {
+            found.add(f);
+            return FileVisitResult.CONTINUE;
+          }
+        });
   }
 
   private static boolean skipped(String relative) {

@@ -1,6 +1,7 @@
 package dev.stagecraft.cli.run;
 
 import dev.stagecraft.cli.CliContext;
+import dev.stagecraft.cli.modules.GitModules;
 import dev.stagecraft.language.config.ConfigLoader;
 import dev.stagecraft.language.config.Configuration;
 import dev.stagecraft.language.config.VariableDecl;
@@ -11,6 +12,7 @@ import dev.stagecraft.planner.plan.Planner;
 import dev.stagecraft.planner.plan.PriorState;
 import java.io.IOException;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -36,7 +38,14 @@ final class Configs {
     }
     Map<String, String> supportFiles;
     try {
-      supportFiles = ConfigDirectory.readSupportFiles(ctx.workingDir());
+      List<String> modules;
+      try {
+        modules = GitModules.prepare(ctx.workingDir(), ctx.env(), files, options.upgrade);
+      } catch (GitModules.Failure e) {
+        ctx.err().print(e.getMessage());
+        return null;
+      }
+      supportFiles = ConfigDirectory.readSupportFiles(ctx.workingDir(), modules);
     } catch (ConfigDirectory.TooLargeException e) {
       ctx.err().println(dev.stagecraft.cli.ErrorLine.of(e.getMessage()));
       return null;

@@ -34,6 +34,10 @@ public final class RunOptions {
   boolean autoApprove;
   boolean json;
   boolean detailedExitCode;
+
+  /** {@code -upgrade}: pin git modules to what their refs name now (docs/adr/0065). */
+  boolean upgrade;
+
   String out;
   final List<String> positional = new ArrayList<>();
 
@@ -62,6 +66,7 @@ public final class RunOptions {
         }
         case "json" -> o.json = true;
         case "detailed-exitcode" -> o.detailedExitCode = true;
+        case "upgrade" -> o.upgrade = true;
         case "workspace", "var", "var-file", "replace", "out" -> {
           if (value == null) {
             if (i + 1 >= args.size()) {

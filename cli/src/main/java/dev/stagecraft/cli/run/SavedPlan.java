@@ -138,7 +138,20 @@ final class SavedPlan {
     }
     request.put("variables", variables);
     if (request.remove("supportFileDigests") instanceof Map<?, ?> digests) {
-      Map<String, String> support = ConfigDirectory.readSupportFiles(ctx.workingDir());
+      Map<String, String> support;
+      try {
+        // the git modules of the lock file, from the cache (as the plan was made with them)
+        support =
+            ConfigDirectory.readSupportFiles(
+                ctx.workingDir(),
+                dev.stagecraft.cli.modules.GitModules.prepare(
+                    ctx.workingDir(),
+                    ctx.env(),
+                    (Map<String, String>) request.get("files"),
+                    false));
+      } catch (dev.stagecraft.cli.modules.GitModules.Failure e) {
+        throw new UsageException(e.getMessage());
+      }
       Map<String, String> now = new java.util.TreeMap<>();
       support.forEach((path, base64) -> now.put(path, digest(base64)));
       if (!now.equals(new java.util.TreeMap<>(digests))) {

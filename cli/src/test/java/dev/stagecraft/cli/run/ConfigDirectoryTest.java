@@ -53,6 +53,30 @@ class ConfigDirectoryTest {
   }
 
   @Test
+  void gitModuleCheckoutsAreSentWhenNamedAndCountAgainstTheLimits() throws Exception {
+    write("deploy.sh", "echo hi");
+    write(".stagecraft/modules/0123456789abcdef/modules/app/main.tf", "resource x");
+    write(".stagecraft/modules/0123456789abcdef/.stagecraft-commit", "abc");
+    write(".stagecraft/modules/fedcba9876543210/main.tf", "stale checkout, not called");
+    write(".stagecraft/modules.lock.json", "{}");
+
+    Map<String, String> files =
+        ConfigDirectory.readSupportFiles(dir, List.of(".stagecraft/modules/0123456789abcdef"));
+
+    assertThat(files.keySet())
+        .containsExactly(".stagecraft/modules/0123456789abcdef/modules/app/main.tf", "deploy.sh");
+    for (int i = 0; i < 10; i++) {
+      Files.write(dir.resolve(".stagecraft/modules/0123456789abcdef/blob" + i), new byte[1 << 20]);
+    }
+    assertThatThrownBy(
+            () ->
+                ConfigDirectory.readSupportFiles(
+                    dir, List.of(".stagecraft/modules/0123456789abcdef")))
+        .isInstanceOf(ConfigDirectory.TooLargeException.class)
+        .hasMessageContaining("more than 10 MiB");
+  }
+
+  @Test
   void aFileOverOneMibIsAClearErrorNamingIt() throws Exception {
     Files.write(dir.resolve("ok.bin"), new byte[1 << 20]);
     Files.createDirectories(dir.resolve("assets"));

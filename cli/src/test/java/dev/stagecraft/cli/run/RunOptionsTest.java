@@ -85,6 +85,8 @@ class RunOptionsTest {
     assertThat(o.variables).containsEntry("a", "b=c");
     assertThat(o.replace).containsExactly("stateful_provisioning.app");
     assertThat(o.json).isTrue();
+    assertThat(o.upgrade).isFalse();
+    assertThat(RunOptions.parse(ctx(), List.of("-upgrade"), true).upgrade).isTrue();
   }
 
   @Test

@@ -16,7 +16,9 @@ import java.util.stream.Stream;
  * The modules a configuration calls, loaded and checked (docs/adr/0065): each call's source
  * resolved against its caller's directory, the module's files decoded, its inputs checked against
  * the variables it declares, recursively. Only local sources ({@code ./x}, {@code ../x} inside the
- * configuration's files) are read; registry and remote sources are errors that say what to do.
+ * configuration's files) and git sources (read from the directory the CLI sends their files under,
+ * {@link GitSource#directory()}) are read; registry and other remote sources are errors that say
+ * what to do.
  */
 public final class ModuleTree {
   /** At most this many nested module calls. */
@@ -135,6 +137,21 @@ public final class ModuleTree {
         continue;
       }
       Map<String, String> read = files.read(dir);
+      if (read.isEmpty() && GitSource.isGit(call.source())) {
+        d.error(
+            "Git module not fetched",
+            "Module \""
+                + call.name()
+                + "\" has the git source \""
+                + GitSource.redacted(call.source())
+                + "\", whose files are not among the files sent with the configuration (the"
+                + " planner never fetches a repository). Run stagecraft plan or apply from the CLI,"
+                + " which fetches git modules, or send the module's files under "
+                + dir
+                + ".",
+            call.sourceRange());
+        continue;
+      }
       if (read.isEmpty()) {
         d.error(
             "Unreadable module directory",
@@ -168,6 +185,21 @@ public final class ModuleTree {
     if (source.startsWith("./") || source.startsWith("../")) {
       Path resolved = Path.of(callerDir.isEmpty() ? "." : callerDir).resolve(source).normalize();
       String dir = resolved.toString().replace('\\', '/');
+      String checkout = checkoutOf(callerDir);
+      if (checkout != null && !dir.equals(checkout) && !dir.startsWith(checkout + "/")) {
+        d.error(
+            "Module source outside its git repository",
+            "The source \""
+                + source
+                + "\" of module \""
+                + call.name()
+                + "\" leaves the git repository its caller was fetched from ("
+                + checkout
+                + "); a module in a git repository can call modules of the same repository, or"
+                + " other git sources.",
+            call.sourceRange());
+        return null;
+      }
       if (dir.startsWith("..") || resolved.isAbsolute()) {
         d.error(
             "Module source outside the configuration",
@@ -197,6 +229,14 @@ public final class ModuleTree {
           call.sourceRange());
       return null;
     }
+    if (GitSource.isGit(source)) {
+      try {
+        return GitSource.parse(source).directory();
+      } catch (GitSource.InvalidException e) {
+        d.error("Invalid git module source", e.getMessage(), call.sourceRange());
+        return null;
+      }
+    }
     if (REGISTRY.matcher(source).matches() && !source.contains("::")) {
       d.error(
           "Module registry sources are not supported",
@@ -213,18 +253,27 @@ public final class ModuleTree {
       return null;
     }
     d.error(
-        "Remote module sources are not supported yet",
+        "Unsupported module source",
         "Module \""
             + call.name()
-            + "\" has the remote source \""
-            + source
-            + "\"; git sources are planned (docs/adr/0065). Until then, copy the module into the"
-            + " configuration directory and call it with a local path, such as source ="
-            + " \"./modules/"
+            + "\" has the source \""
+            + GitSource.redacted(source)
+            + "\"; Stagecraft reads local modules (\"./modules/"
             + call.name()
-            + "\".",
+            + "\") and git repositories, written as git::https://host/repo.git//dir?ref=v1.2"
+            + " (other remote sources, such as archives, S3, GCS, Mercurial or GitHub shorthands,"
+            + " are not supported).",
         call.sourceRange());
     return null;
+  }
+
+  /** The git checkout directory {@code dir} lies in ({@code .stagecraft/modules/HASH}), or null. */
+  private static String checkoutOf(String dir) {
+    if (!dir.startsWith(GitSource.RESERVED + "/")) {
+      return null;
+    }
+    int end = dir.indexOf('/', GitSource.RESERVED.length() + 1);
+    return end < 0 ? dir : dir.substring(0, end);
   }
 
   /** Every input names a variable of the module; every required variable has an input. */

@@ -108,9 +108,9 @@ class ModuleTreeTest {
         "Module registry sources are not supported",
         "source = \"./modules/consul\"");
     assertError(
-        "module \"k3s\" {\n  source = \"git::https://example.com/k3s.git//node?ref=v1\"\n}\n",
-        "Remote module sources are not supported yet",
-        "git sources are planned");
+        "module \"k3s\" {\n  source = \"s3::https://s3.amazonaws.com/bucket/k3s.zip\"\n}\n",
+        "Unsupported module source",
+        "git::https://host/repo.git//dir?ref=v1.2");
     assertError(
         "module \"shared\" {\n  source = \"../shared/x\"\n}\n",
         "Module source outside the configuration",
