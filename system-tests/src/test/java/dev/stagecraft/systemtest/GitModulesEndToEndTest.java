@@ -15,10 +15,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A git module on the real stack (docs/adr/0065): the CLI fetches it from a real {@code git
- * daemon}, sends its files with the configuration, and the planner service plans its resources at
- * Terraform's addresses ({@code module.shared.null_resource.node[1]}, module_address {@code
- * module.shared}).
+ * A git module beside two local modules, one with {@code for_each}, on the real stack (issue 29's
+ * acceptance, docs/adr/0065): the CLI fetches the git module from a real {@code git daemon}, sends
+ * every module's files with the configuration, and the planner service plans their resources at
+ * Terraform's addresses in the plan JSON ({@code module.shared.null_resource.node[1]} with
+ * module_address {@code module.shared} and index 1; {@code module.app["us"].null_resource.deploy}
+ * with module_address {@code module.app["us"]} and no index).
  */
 class GitModulesEndToEndTest {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -32,7 +34,7 @@ class GitModulesEndToEndTest {
   }
 
   @Test
-  void aGitModuleIsFetchedByTheCliAndPlannedAtTerraformsAddresses() throws Exception {
+  void gitAndLocalModulesOneRepeatedArePlannedAtTerraformsAddresses() throws Exception {
     Path repos = Files.createDirectories(tmp.resolve("repos"));
     try (Git git = GitDaemon.init(repos, "shared.git")) {
       GitDaemon.commit(
@@ -58,8 +60,30 @@ class GitModulesEndToEndTest {
                 source = "%s"
                 names  = ["a", "b"]
               }
+              module "app" {
+                for_each = toset(["eu", "us"])
+                source   = "./modules/app"
+                region   = each.key
+                after    = module.shared.first
+              }
+              module "db" {
+                source = "./modules/db"
+              }
               """
                   .formatted(source));
+      Files.createDirectories(dir.resolve("modules/app"));
+      Files.createDirectories(dir.resolve("modules/db"));
+      Files.writeString(
+          dir.resolve("modules/app/main.tf"),
+          """
+          variable "region" {}
+          variable "after" {}
+          resource "null_resource" "deploy" {
+            triggers = { region = var.region, after = var.after }
+          }
+          """);
+      Files.writeString(
+          dir.resolve("modules/db/main.tf"), "resource \"terraform_data\" \"schema\" {}\n");
       Map<String, String> env = new HashMap<>();
       env.put("XDG_CACHE_HOME", tmp.resolve("cache").toString());
 
@@ -73,7 +97,20 @@ class GitModulesEndToEndTest {
       }
       assertThat(changes)
           .containsOnlyKeys(
-              "module.shared.null_resource.node[0]", "module.shared.null_resource.node[1]");
+              "module.shared.null_resource.node[0]",
+              "module.shared.null_resource.node[1]",
+              "module.app[\"eu\"].null_resource.deploy",
+              "module.app[\"us\"].null_resource.deploy",
+              "module.db.terraform_data.schema");
+      JsonNode us = changes.get("module.app[\"us\"].null_resource.deploy");
+      assertThat(us.path("module_address").asText()).isEqualTo("module.app[\"us\"]");
+      assertThat(us.path("type").asText()).isEqualTo("null_resource");
+      assertThat(us.path("name").asText()).isEqualTo("deploy");
+      assertThat(us.has("index")).as("a resource without count has no index").isFalse();
+      assertThat(us.path("change").path("after").path("triggers").path("region").asText())
+          .isEqualTo("us");
+      assertThat(changes.get("module.db.terraform_data.schema").path("module_address").asText())
+          .isEqualTo("module.db");
       JsonNode second = changes.get("module.shared.null_resource.node[1]");
       assertThat(second.path("module_address").asText()).isEqualTo("module.shared");
       assertThat(second.path("type").asText()).isEqualTo("null_resource");

@@ -139,20 +139,27 @@ public final class ConfigModel {
       if (rb == null) {
         continue;
       }
-      if (model.resources.containsKey(rb.from()) || model.disabled.containsKey(rb.from())) {
+      boolean declared =
+          java.util.stream.Stream.concat(
+                  model.resources.keySet().stream(), model.disabled.keySet().stream())
+              .anyMatch(rb::covers);
+      if (declared) {
         diagnostics.error(
-            "Removed resource block still exists",
+            rb.wholeModule()
+                ? "Removed module still exists"
+                : "Removed resource block still exists",
             "This removed block refers to "
-                + rb.from()
-                + ", which is still declared in the configuration. Remove the resource block to"
-                + " remove the resource, or remove this removed block to keep it.",
+                + rb.shown()
+                + ", which is still declared in the configuration. Remove the "
+                + (rb.wholeModule() ? "module call" : "resource block")
+                + " to remove it, or remove this removed block to keep it.",
             rb.fromRange());
         continue;
       }
       if (model.removed.containsKey(rb.from())) {
         diagnostics.error(
             "Duplicate removed block",
-            "Another removed block already refers to " + rb.from() + ".",
+            "Another removed block already refers to " + rb.shown() + ".",
             rb.fromRange());
         continue;
       }
@@ -367,8 +374,13 @@ public final class ConfigModel {
     return lifecycles.getOrDefault(resourceAddress, Lifecycle.DEFAULT);
   }
 
+  /** The removed block of a resource the configuration no longer declares, or of its module. */
   public Optional<RemovedBlock> removedBlock(String resourceAddress) {
-    return Optional.ofNullable(removed.get(resourceAddress));
+    RemovedBlock exact = removed.get(resourceAddress);
+    if (exact != null) {
+      return Optional.of(exact);
+    }
+    return removed.values().stream().filter(r -> r.covers(resourceAddress)).findFirst();
   }
 
   Configuration config() {

@@ -172,6 +172,7 @@ public final class ModuleAddresses {
   static PlannedAction external(PlannedAction a) {
     String address = external(a.address());
     if (address.equals(a.address())
+        && (a.previousAddress() == null || !a.previousAddress().contains(".module."))
         && a.dependencies().stream().noneMatch(d -> d.contains(".module."))
         && a.waitFor().stream().noneMatch(d -> d.contains(".module."))) {
       return a;

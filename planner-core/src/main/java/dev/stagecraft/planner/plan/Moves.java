@@ -203,7 +203,7 @@ final class Moves {
       }
     }
     boolean occupied =
-        m.from().instance()
+        m.from().instance() || m.from().module()
             ? destinations.values().stream().anyMatch(instances::containsKey)
             : instances.keySet().stream()
                 .anyMatch(a -> InstanceKey.resourceOf(a).equals(m.to().resource()));
@@ -216,7 +216,7 @@ final class Moves {
     }
     destinations.forEach(
         (from, to) -> {
-          PriorInstance moved = movedInstance(instances.remove(from), to, m.to());
+          PriorInstance moved = movedInstance(instances.remove(from), to);
           instances.put(to, moved);
           String origin = previous.remove(from);
           previous.put(to, origin == null ? from : origin);
@@ -224,10 +224,13 @@ final class Moves {
   }
 
   /** The instance at its new address; from null_resource to terraform_data, its new attributes. */
-  private static PriorInstance movedInstance(PriorInstance i, String to, MovedBlock.Endpoint end) {
+  private static PriorInstance movedInstance(PriorInstance i, String to) {
+    String resource = InstanceKey.resourceOf(to);
+    String type = resource.substring(0, resource.indexOf('.'));
+    String name = resource.substring(type.length() + 1);
     Map<String, Object> attributes = i.attributes();
     List<List<Object>> sensitive = i.sensitivePaths();
-    if (!i.type().equals(end.type())) {
+    if (!i.type().equals(type)) {
       // terraform_data's move from null_resource: the id stays, triggers become triggers_replace
       attributes = new LinkedHashMap<>();
       attributes.put("id", i.attributes().get("id"));
@@ -248,8 +251,8 @@ final class Moves {
     }
     return new PriorInstance(
         to,
-        end.type(),
-        end.name(),
+        type,
+        name,
         attributes,
         i.dependencies(),
         i.tainted(),
@@ -303,12 +306,14 @@ final class Moves {
    */
   void checkNotDeclared(ConfigModel model, Plan plan, Diagnostics diagnostics) {
     for (MovedBlock m : statements) {
-      ResourceDecl declared = model.resource(m.from().resource());
+      ResourceDecl declared =
+          m.from().module() ? inModule(model, m) : model.resource(m.from().resource());
       if (declared == null) {
         continue;
       }
       boolean stillThere =
           !m.from().instance()
+              || m.from().module()
               || plan.action(m.from().address()).filter(a -> a.after() != null).isPresent();
       if (stillThere) {
         String noun = m.from().instance() ? "resource instance" : "resource";
@@ -320,5 +325,17 @@ final class Moves {
             m.range());
       }
     }
+  }
+
+  /** A resource the configuration still declares in the module {@code m} moves from, or null. */
+  private static ResourceDecl inModule(ConfigModel model, MovedBlock m) {
+    String path = m.from().name();
+    boolean wholeCall = !m.from().instance() && !m.to().instance();
+    for (ResourceDecl r : model.config().resources()) {
+      if (r.name().startsWith(path + ".") || wholeCall && r.name().startsWith(path + "{")) {
+        return r;
+      }
+    }
+    return null;
   }
 }

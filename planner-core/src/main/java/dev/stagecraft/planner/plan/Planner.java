@@ -161,7 +161,11 @@ public final class Planner {
 
   /** The plan with Terraform's addresses for instances in modules. */
   private static Plan withModuleAddresses(Plan plan) {
-    if (plan.actions().stream().noneMatch(a -> a.address().contains(".module."))) {
+    if (plan.actions().stream()
+        .noneMatch(
+            a ->
+                a.address().contains(".module.")
+                    || a.previousAddress() != null && a.previousAddress().contains(".module."))) {
       return plan;
     }
     return new Plan(

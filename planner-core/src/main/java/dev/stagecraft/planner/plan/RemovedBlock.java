@@ -29,6 +29,25 @@ public record RemovedBlock(
     Optional<BlockDecl> connection,
     SourceRange range) {
 
+  /** Whether it removes a whole module call ({@code from = module.app}). */
+  public boolean wholeModule() {
+    return from.startsWith("module.");
+  }
+
+  /** Whether it covers the resource at the flattened address {@code resourceAddress}. */
+  boolean covers(String resourceAddress) {
+    if (!wholeModule()) {
+      return from.equals(resourceAddress);
+    }
+    String name = resourceAddress.substring(resourceAddress.indexOf('.') + 1);
+    return name.startsWith(from + ".") || name.startsWith(from + "{");
+  }
+
+  /** {@code from} as Terraform writes it. */
+  String shown() {
+    return wholeModule() ? from : ModuleAddresses.external(from);
+  }
+
   static RemovedBlock parse(BlockDecl b, Diagnostics diagnostics) {
     Optional<AttributeDecl> fromAttr = b.attribute("from");
     if (fromAttr.isEmpty()) {
@@ -40,17 +59,16 @@ public record RemovedBlock(
       return null;
     }
     Expression e = fromAttr.get().expr();
-    if (!(e instanceof Expression.ScopeTraversal st)
-        || !st.traversal().isResourceReference()
-        || st.traversal().steps().size() != 1) {
+    String from = e instanceof Expression.ScopeTraversal st ? from(st.traversal()) : null;
+    if (from == null) {
       diagnostics.error(
           "Invalid removed address",
-          "The from argument of a removed block must be the address of a managed resource, such"
-              + " as stateful_provisioning.app (without an instance key or attribute).",
+          "The from argument of a removed block must be the address of a managed resource or of"
+              + " a module call, such as stateful_provisioning.app, module.web.null_resource.app or"
+              + " module.web (without an instance key or attribute).",
           e.range());
       return null;
     }
-    Traversal t = st.traversal();
     Boolean destroy = null;
     for (BlockDecl nested : b.blocks()) {
       switch (nested.type()) {
@@ -85,13 +103,51 @@ public record RemovedBlock(
     }
     List<ProvisionerDecl> provisioners =
         b.blocks("provisioner").stream().map(p -> provisioner(p, diagnostics)).toList();
+    if (from.startsWith("module.") && !provisioners.isEmpty()) {
+      diagnostics.error(
+          "Invalid provisioner in removed block",
+          "A removed block for a whole module cannot have provisioners; name each resource of the"
+              + " module in its own removed block (from = "
+              + from
+              + ".TYPE.NAME) to run destroy-time provisioners.",
+          provisioners.get(0).range());
+    }
     return new RemovedBlock(
-        t.resourceAddress().orElseThrow(),
+        from,
         e.range(),
         destroy,
         provisioners,
         b.blocks("connection").stream().findFirst(),
         b.range());
+  }
+
+  /**
+   * The flattened address a removed block names: {@code type.name}, {@code type.module.app.name}
+   * for {@code module.app.type.name}, or a module path ({@code module.app}); null when it is none
+   * of these (instance keys are not allowed).
+   */
+  private static String from(Traversal t) {
+    List<String> parts = new java.util.ArrayList<>();
+    parts.add(t.root());
+    for (Traversal.Step step : t.steps()) {
+      if (!(step instanceof Traversal.Attr a)) {
+        return null;
+      }
+      parts.add(a.name());
+    }
+    int i = 0;
+    StringBuilder module = new StringBuilder();
+    while (i + 1 < parts.size() && parts.get(i).equals("module")) {
+      module.append(module.isEmpty() ? "" : ".").append("module.").append(parts.get(i + 1));
+      i += 2;
+    }
+    if (i == parts.size()) {
+      return module.isEmpty() ? null : module.toString();
+    }
+    if (i + 2 != parts.size() || Traversal.SPECIAL_ROOTS.contains(parts.get(i))) {
+      return null;
+    }
+    return parts.get(i) + "." + (module.isEmpty() ? "" : module + ".") + parts.get(i + 1);
   }
 
   private static ProvisionerDecl provisioner(BlockDecl p, Diagnostics diagnostics) {

@@ -248,10 +248,11 @@ class MovedBlocksTest {
         "from terraform_data.a to null_resource.b, which is a resource of a different type",
         5);
     assertError(
-        DEPLOY_B + "moved {\n  from = module.old.null_resource.a\n  to = null_resource.b\n}\n",
-        "Moves in modules are not supported yet",
-        "module.old.null_resource.a",
-        6);
+        DEPLOY_B + "moved {\n  from = module.old.null_resource.a\n  to = module.new\n}\n",
+        "Invalid \"moved\" addresses",
+        "both refer to resources or both refer to modules; this statement moves"
+            + " module.old.null_resource.a to module.new",
+        5);
     assertError(
         DEPLOY_B + "moved {\n  from = null_resource.a.id\n  to = null_resource.b\n}\n",
         "Invalid address",
