@@ -11,10 +11,12 @@ import java.util.Objects;
  * @param sequence the entry's position in the workspace's history (1, 2, 3, ...)
  * @param kind a {@link Kind#WRITE} changes the state; a {@link Kind#FENCING_ADVANCED} only makes
  *     {@code fencingToken} the newest (a run opened), so any later write with an older token is
- *     stale
+ *     stale; a {@link Kind#NOTE} records something without changing the state (the lineage was
+ *     assigned, a lock was forced open) and only takes its place in the sequence
  * @param serial the state's serial after a write (ignored for a fencing advance)
  * @param lineage the state's lineage after a write (ignored for a fencing advance)
- * @param fencingToken the token the writer presented
+ * @param fencingToken the token the writer presented; null when the source does not say (such a
+ *     write is not checked for staleness and does not raise the newest token)
  * @param runId the run that wrote it, if any
  * @param at when it was stored
  */
@@ -25,14 +27,15 @@ public record StateEntry(
     Kind kind,
     long serial,
     String lineage,
-    long fencingToken,
+    Long fencingToken,
     String runId,
     Instant at) {
 
   /** What an entry did. */
   public enum Kind {
     WRITE,
-    FENCING_ADVANCED
+    FENCING_ADVANCED,
+    NOTE
   }
 
   public StateEntry {

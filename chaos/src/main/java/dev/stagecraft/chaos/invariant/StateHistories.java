@@ -21,7 +21,8 @@ import java.util.stream.Collectors;
  *       ViolationKind#STATE_SERIAL_NOT_INCREASING};
  *   <li>every write keeps the first write's lineage — {@link ViolationKind#STATE_LINEAGE_CHANGED};
  *   <li>no write carries a fencing token older than the newest token of any earlier entry (write or
- *       fencing advance) — {@link ViolationKind#STATE_WRITE_STALE_TOKEN}.
+ *       fencing advance; entries whose token is unknown are left out of this one) — {@link
+ *       ViolationKind#STATE_WRITE_STALE_TOKEN}.
  * </ul>
  */
 public final class StateHistories implements Invariant {
@@ -109,7 +110,9 @@ public final class StateHistories implements Invariant {
                   List.of(ws, "sequence " + entry.sequence()),
                   List.of(firstWrite, entry)));
         }
-        if (newestToken != null && entry.fencingToken() < newestToken.fencingToken()) {
+        if (newestToken != null
+            && entry.fencingToken() != null
+            && entry.fencingToken() < newestToken.fencingToken()) {
           found.add(
               new Violation(
                   ViolationKind.STATE_WRITE_STALE_TOKEN,
@@ -132,7 +135,8 @@ public final class StateHistories implements Invariant {
         }
         previousWrite = entry;
       }
-      if (newestToken == null || entry.fencingToken() > newestToken.fencingToken()) {
+      if (entry.fencingToken() != null
+          && (newestToken == null || entry.fencingToken() > newestToken.fencingToken())) {
         newestToken = entry;
       }
       previous = entry;

@@ -81,7 +81,7 @@ class StateHistoriesTest {
   void reportsALineageChange() {
     StateEntry first = write("web", 1, 1, 1, 1);
     StateEntry other =
-        new StateEntry("acme", "web", 2, StateEntry.Kind.WRITE, 2, "lin-2", 1, "r-1", t(2));
+        new StateEntry("acme", "web", 2, StateEntry.Kind.WRITE, 2, "lin-2", 1L, "r-1", t(2));
     History h = history(100).state(first).state(other).build();
 
     assertThat(check.check(h))
