@@ -1,5 +1,6 @@
 package dev.stagecraft.chaos.source.db;
 
+import dev.stagecraft.chaos.source.ActionKey;
 import dev.stagecraft.chaos.source.LockAuditRow;
 import dev.stagecraft.chaos.source.RunRow;
 import dev.stagecraft.chaos.source.StateEventRow;
@@ -11,8 +12,10 @@ import java.sql.Timestamp;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Reads what the services recorded in PostgreSQL after a soak: the lock audit trail ({@code
@@ -128,6 +131,25 @@ public final class SoakDatabase {
       }
     }
     return rows;
+  }
+
+  /**
+   * The actions whose result the state service wrote as a tainted instance (an {@code instance_*}
+   * row of the action with {@code "tainted": true}).
+   */
+  public static Set<ActionKey> taintedActions(Connection c) throws SQLException {
+    String sql =
+        "SELECT DISTINCT run_id, action_id FROM state.state_events"
+            + " WHERE action_id IS NOT NULL AND type LIKE 'instance\\_%'"
+            + " AND (payload->>'tainted')::boolean";
+    Set<ActionKey> tainted = new HashSet<>();
+    try (PreparedStatement ps = c.prepareStatement(sql);
+        ResultSet rs = ps.executeQuery()) {
+      while (rs.next()) {
+        tainted.add(new ActionKey(rs.getString("run_id"), rs.getString("action_id")));
+      }
+    }
+    return tainted;
   }
 
   private static Instant instant(ResultSet rs, String column) throws SQLException {

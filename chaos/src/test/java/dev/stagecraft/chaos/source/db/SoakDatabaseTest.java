@@ -7,6 +7,7 @@ import dev.stagecraft.chaos.history.History;
 import dev.stagecraft.chaos.invariant.ChaosChecker;
 import dev.stagecraft.chaos.invariant.Violation;
 import dev.stagecraft.chaos.invariant.ViolationKind;
+import dev.stagecraft.chaos.source.ActionKey;
 import dev.stagecraft.chaos.source.LockAuditTrail;
 import dev.stagecraft.chaos.source.RunAssembly;
 import dev.stagecraft.chaos.source.StateHistoryAssembly;
@@ -119,6 +120,32 @@ class SoakDatabaseTest {
                     + " (token 1) held it until 2026-12-05T10:00:45Z"));
   }
 
+  @Test
+  void readsTheActionsWhoseInstanceWasWrittenTainted() throws Exception {
+    stateEvent(
+        "ops",
+        1,
+        "instance_tainted",
+        "r-7",
+        "r-7/null_resource.a",
+        "{\"tainted\": true}",
+        1L,
+        t(1));
+    stateEvent(
+        "ops",
+        2,
+        "instance_created",
+        "r-7",
+        "r-7/null_resource.b",
+        "{\"tainted\": false}",
+        2L,
+        t(2));
+    stateEvent("ops", 3, "instance_created", "r-8", null, "{\"tainted\": true}", 3L, t(3));
+
+    assertThat(SoakDatabase.taintedActions(c))
+        .containsExactly(new ActionKey("r-7", "r-7/null_resource.a"));
+  }
+
   private void lockEvent(String type, String lockId, String holder, Long token, Instant at)
       throws SQLException {
     try (PreparedStatement ps =
@@ -164,28 +191,45 @@ class SoakDatabaseTest {
   private void stateEvent(
       long seq, String type, String runId, String payload, Long serial, Instant at)
       throws SQLException {
+    stateEvent("web", seq, type, runId, null, payload, serial, at);
+  }
+
+  private void stateEvent(
+      String workspace,
+      long seq,
+      String type,
+      String runId,
+      String actionId,
+      String payload,
+      Long serial,
+      Instant at)
+      throws SQLException {
     try (PreparedStatement ps =
         c.prepareStatement(
-            "INSERT INTO state.state_events (tenant, workspace, sequence, event_id, run_id, type,"
-                + " payload, created_at) VALUES ('acme', 'web', ?, ?, ?, ?, ?::jsonb, ?)")) {
-      ps.setLong(1, seq);
-      ps.setString(2, "ev-" + seq);
-      ps.setString(3, runId);
-      ps.setString(4, type);
-      ps.setString(5, payload);
-      ps.setTimestamp(6, Timestamp.from(at));
+            "INSERT INTO state.state_events (tenant, workspace, sequence, event_id, run_id,"
+                + " action_id, type, payload, created_at)"
+                + " VALUES ('acme', ?, ?, ?, ?, ?, ?, ?::jsonb, ?)")) {
+      ps.setString(1, workspace);
+      ps.setLong(2, seq);
+      ps.setString(3, workspace + "-ev-" + seq);
+      ps.setString(4, runId);
+      ps.setString(5, actionId);
+      ps.setString(6, type);
+      ps.setString(7, payload);
+      ps.setTimestamp(8, Timestamp.from(at));
       ps.executeUpdate();
     }
     if (serial != null) {
       try (PreparedStatement ps =
           c.prepareStatement(
               "INSERT INTO state.state_versions (tenant, workspace, sequence, serial, type, run_id,"
-                  + " digest, created_at) VALUES ('acme', 'web', ?, ?, ?, ?, 'sha', ?)")) {
-        ps.setLong(1, seq);
-        ps.setLong(2, serial);
-        ps.setString(3, type);
-        ps.setString(4, runId);
-        ps.setTimestamp(5, Timestamp.from(at));
+                  + " digest, created_at) VALUES ('acme', ?, ?, ?, ?, ?, 'sha', ?)")) {
+        ps.setString(1, workspace);
+        ps.setLong(2, seq);
+        ps.setLong(3, serial);
+        ps.setString(4, type);
+        ps.setString(5, runId);
+        ps.setTimestamp(6, Timestamp.from(at));
         ps.executeUpdate();
       }
     }
