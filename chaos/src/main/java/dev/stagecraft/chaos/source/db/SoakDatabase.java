@@ -1,5 +1,6 @@
 package dev.stagecraft.chaos.source.db;
 
+import dev.stagecraft.chaos.history.EventSighting;
 import dev.stagecraft.chaos.source.ActionKey;
 import dev.stagecraft.chaos.source.LockAuditRow;
 import dev.stagecraft.chaos.source.RunRow;
@@ -131,6 +132,37 @@ public final class SoakDatabase {
       }
     }
     return rows;
+  }
+
+  /** The topic the lock service's outbox publishes to. */
+  public static final String LOCK_EVENTS_TOPIC = "stagecraft.lock-events";
+
+  /**
+   * The lock service's outbox events the broker took: an {@code expired} or {@code force_released}
+   * audit row with {@code published_at} set was published, acknowledged, as {@code
+   * lock-lease-expired-<id>} or {@code lock-force-unlocked-<id>} on {@value #LOCK_EVENTS_TOPIC}
+   * (the lock service's {@code LeaseExpirySweeper}), so each must be on the topic.
+   */
+  public static List<EventSighting> lockOutboxCommitted(Connection c) throws SQLException {
+    String sql =
+        "SELECT id, type, published_at FROM lock.lock_events"
+            + " WHERE type IN ('expired', 'force_released') AND published_at IS NOT NULL"
+            + " ORDER BY id";
+    List<EventSighting> committed = new ArrayList<>();
+    try (PreparedStatement ps = c.prepareStatement(sql);
+        ResultSet rs = ps.executeQuery()) {
+      while (rs.next()) {
+        String prefix =
+            "expired".equals(rs.getString("type")) ? "lock-lease-expired-" : "lock-force-unlocked-";
+        committed.add(
+            new EventSighting(
+                LOCK_EVENTS_TOPIC,
+                prefix + rs.getLong("id"),
+                EventSighting.Side.UPSTREAM,
+                instant(rs, "published_at")));
+      }
+    }
+    return committed;
   }
 
   /**

@@ -3,6 +3,7 @@ package dev.stagecraft.chaos.source.db;
 import static dev.stagecraft.chaos.Fixtures.t;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.stagecraft.chaos.history.EventSighting;
 import dev.stagecraft.chaos.history.History;
 import dev.stagecraft.chaos.invariant.ChaosChecker;
 import dev.stagecraft.chaos.invariant.Violation;
@@ -144,6 +145,51 @@ class SoakDatabaseTest {
 
     assertThat(SoakDatabase.taintedActions(c))
         .containsExactly(new ActionKey("r-7", "r-7/null_resource.a"));
+  }
+
+  @Test
+  void namesTheLockOutboxEventsTheBrokerTookAsTheLockServicePublishesThem() throws Exception {
+    long expired = outboxRow("expired", t(5));
+    long forced = outboxRow("force_released", t(6));
+    outboxRow("expired", null); // not yet published: nothing was committed upstream
+
+    assertThat(SoakDatabase.lockOutboxCommitted(c))
+        .containsExactly(
+            new EventSighting(
+                "stagecraft.lock-events",
+                "lock-lease-expired-" + expired,
+                EventSighting.Side.UPSTREAM,
+                t(5)),
+            new EventSighting(
+                "stagecraft.lock-events",
+                "lock-force-unlocked-" + forced,
+                EventSighting.Side.UPSTREAM,
+                t(6)));
+  }
+
+  /** A grant of a fresh lock and its end; the end's audit row id (the tests share the tables). */
+  private long outboxRow(String type, Instant publishedAt) throws SQLException {
+    String lockId = "l-" + java.util.UUID.randomUUID();
+    long id = 0;
+    for (String row : List.of("acquired", type)) {
+      try (PreparedStatement ps =
+          c.prepareStatement(
+              "INSERT INTO lock.lock_events (tenant, workspace, type, lock_id, holder,"
+                  + " fencing_token, at, published_at) VALUES ('outbox', ?, ?, ?, 'h', 9, ?, ?)"
+                  + " RETURNING id")) {
+        ps.setString(1, lockId);
+        ps.setString(2, row);
+        ps.setString(3, lockId);
+        ps.setTimestamp(4, Timestamp.from(t(row.equals("acquired") ? 0 : 1)));
+        ps.setTimestamp(
+            5, publishedAt == null || row.equals("acquired") ? null : Timestamp.from(publishedAt));
+        try (var rs = ps.executeQuery()) {
+          rs.next();
+          id = rs.getLong(1);
+        }
+      }
+    }
+    return id;
   }
 
   private void lockEvent(String type, String lockId, String holder, Long token, Instant at)
