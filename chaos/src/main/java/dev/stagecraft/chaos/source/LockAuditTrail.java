@@ -88,8 +88,10 @@ public final class LockAuditTrail {
             tenures.add(tenure(acquired, row.at(), row.type()));
           }
         }
+        // it stopped asking for longer than the queue timeout: if it asks again, it queues anew
+        case "abandoned" -> arrival.remove(holder);
         default -> {
-          // abandoned and other queue bookkeeping: no tenure, no place
+          // other bookkeeping: no tenure, no place
         }
       }
     }

@@ -52,6 +52,21 @@ class LockAuditTrailTest {
   }
 
   @Test
+  void anAbandonedHolderThatAsksAgainQueuesAnew() {
+    LockAuditTrail trail =
+        LockAuditTrail.of(
+            List.of(
+                row(1, "acquired", "l-1", "r-1", 1L, 0),
+                row(2, "enqueued", null, "r-2", null, 1),
+                row(3, "enqueued", null, "r-3", null, 2),
+                row(4, "abandoned", null, "r-2", null, 20),
+                row(5, "enqueued", null, "r-2", null, 25)));
+
+    assertThat(trail.arrival(WEB, "r-2")).contains(5L);
+    assertThat(trail.arrival(WEB, "r-3")).contains(3L);
+  }
+
+  @Test
   void anEndWithoutItsGrantIsAProblemNotATenure() {
     LockAuditTrail trail = LockAuditTrail.of(List.of(row(9, "released", "l-0", "r-0", 1L, 5)));
 
