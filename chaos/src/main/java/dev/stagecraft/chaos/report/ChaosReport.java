@@ -26,6 +26,16 @@ public final class ChaosReport {
    * @param violations as the checker returned them (sorted again here)
    */
   public static String markdown(String title, History history, List<Violation> violations) {
+    return markdown(title, history, violations, List.of());
+  }
+
+  /**
+   * With the lines the sources could not use (a journal line that does not parse, an audit row
+   * without its grant...), listed after the violations in the given order: a history built from
+   * incomplete sources proves less, and the report says so.
+   */
+  public static String markdown(
+      String title, History history, List<Violation> violations, List<String> sourceProblems) {
     List<Violation> sorted = violations.stream().sorted(Violation.ORDER).toList();
     StringBuilder out = new StringBuilder();
     out.append("# ").append(title).append("\n\n");
@@ -38,7 +48,8 @@ public final class ChaosReport {
             List.of("steps (distinct)", String.valueOf(steps)),
             List.of("step executions", String.valueOf(history.stepExecutions().size())),
             List.of("faults", String.valueOf(history.faults().size())),
-            List.of("violations", String.valueOf(sorted.size()))));
+            List.of("violations", String.valueOf(sorted.size())),
+            List.of("source problems", String.valueOf(sourceProblems.size()))));
 
     out.append("\n## Runs by status\n\n");
     Map<String, Long> byStatus =
@@ -91,6 +102,10 @@ public final class ChaosReport {
       for (Record r : v.evidence()) {
         out.append("- `").append(r).append("`\n");
       }
+    }
+    if (!sourceProblems.isEmpty()) {
+      out.append("\n## Source problems\n\n");
+      sourceProblems.forEach(p -> out.append("- ").append(p).append('\n'));
     }
     return out.toString();
   }

@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class ChaosReportTest {
@@ -51,6 +52,23 @@ class ChaosReportTest {
         .contains("| runs end | run-not-ended | 0 |")
         .contains("| tenant isolation | cross-tenant-read | 0 |")
         .endsWith("## Violations\n\nNone.\n");
+  }
+
+  @Test
+  void listsTheLinesTheSourcesCouldNotUseAfterTheViolations() {
+    History h = history(10).run(applied("r-1", "web", 0, 1, 2)).build();
+    String report =
+        ChaosReport.markdown(
+            "with problems",
+            h,
+            List.of(),
+            List.of("journal.log:4: \"yesterday\" is not an ISO-8601 instant"));
+
+    assertThat(report)
+        .contains("| source problems | 1 |")
+        .endsWith(
+            "## Violations\n\nNone.\n\n## Source problems\n\n"
+                + "- journal.log:4: \"yesterday\" is not an ISO-8601 instant\n");
   }
 
   private static String golden() throws IOException {
