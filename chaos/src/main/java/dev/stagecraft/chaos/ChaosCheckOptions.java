@@ -19,7 +19,8 @@ record ChaosCheckOptions(
     Path out) {
 
   static final String USAGE =
-      "usage: chaos-check [--jdbc-url URL --db-user USER] [--kafka BOOTSTRAP [--kafka-config CLIENT.properties]]"
+      "usage: chaos-check [--jdbc-url URL --db-user USER]"
+          + " [--kafka BOOTSTRAP [--kafka-config CLIENT.properties]]"
           + " [--journal HOST=FILE ... --manifest FILE] [--faults FILE] [--bound SECONDS]"
           + " [--title TEXT] --out REPORT.md  (database password in STAGECRAFT_CHAOS_DB_PASSWORD)";
 
