@@ -1,0 +1,110 @@
+package dev.stagecraft.chaos.invariant;
+
+import dev.stagecraft.chaos.history.History;
+import dev.stagecraft.chaos.history.RunRecord;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Nothing stays stuck: every run reaches an end state within {@code bound} after the later of its
+ * own acceptance and the end of the last fault. A run not in an end state when the history stops is
+ * {@link ViolationKind#RUN_NOT_ENDED} (also when the history stops before the deadline: the soak
+ * must observe at least {@code bound} after its last fault, else the check could not fail); one
+ * that ended after its deadline is {@link ViolationKind#RUN_ENDED_LATE}.
+ */
+public final class RunsEnd implements Invariant {
+
+  /** The statuses a run never leaves (docs/runs.md). */
+  public static final Set<String> END_STATES =
+      Set.of("planned_and_finished", "applied", "errored", "canceled", "discarded");
+
+  private final Duration bound;
+  private final Set<String> endStates;
+
+  public RunsEnd(Duration bound) {
+    this(bound, END_STATES);
+  }
+
+  public RunsEnd(Duration bound, Set<String> endStates) {
+    if (bound.isNegative()) {
+      throw new IllegalArgumentException("bound must not be negative: " + bound);
+    }
+    this.bound = bound;
+    this.endStates = Set.copyOf(endStates);
+  }
+
+  @Override
+  public String name() {
+    return "runs end";
+  }
+
+  @Override
+  public List<Violation> check(History history) {
+    Instant lastFault = history.lastFaultOver().orElse(Instant.MIN);
+    List<Violation> found = new ArrayList<>();
+    List<RunRecord> runs = new ArrayList<>(history.runs());
+    runs.sort(Comparator.comparing(RunRecord::runId));
+    for (RunRecord run : runs) {
+      Instant from = run.queuedAt().isAfter(lastFault) ? run.queuedAt() : lastFault;
+      Instant deadline = from.plus(bound);
+      String since =
+          from.equals(lastFault)
+              ? "the last fault was over at " + from
+              : "it was queued at " + from;
+      if (!endStates.contains(run.status())) {
+        String when =
+            history.observedUntil().isBefore(deadline)
+                ? "; the history stops at "
+                    + history.observedUntil()
+                    + ", before its deadline "
+                    + deadline
+                    + ": observe at least "
+                    + Texts.duration(bound)
+                    + " after the last fault"
+                : " at " + history.observedUntil() + ", after its deadline " + deadline;
+        found.add(
+            new Violation(
+                ViolationKind.RUN_NOT_ENDED,
+                "run "
+                    + run.runId()
+                    + " is still \""
+                    + run.status()
+                    + "\""
+                    + when
+                    + " ("
+                    + since
+                    + ", bound "
+                    + Texts.duration(bound)
+                    + ")",
+                List.of(run.runId()),
+                List.of(run)));
+      } else if (run.endedAt() != null && run.endedAt().isAfter(deadline)) {
+        found.add(
+            new Violation(
+                ViolationKind.RUN_ENDED_LATE,
+                "run "
+                    + run.runId()
+                    + " ended \""
+                    + run.status()
+                    + "\" at "
+                    + run.endedAt()
+                    + ", "
+                    + Texts.duration(Duration.between(deadline, run.endedAt()))
+                    + " after its deadline "
+                    + deadline
+                    + " ("
+                    + since
+                    + ", bound "
+                    + Texts.duration(bound)
+                    + ")",
+                List.of(run.runId()),
+                List.of(run)));
+      }
+    }
+    return found;
+  }
+}

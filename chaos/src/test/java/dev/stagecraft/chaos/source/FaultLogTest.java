@@ -1,0 +1,37 @@
+package dev.stagecraft.chaos.source;
+
+import static dev.stagecraft.chaos.Fixtures.t;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.stagecraft.chaos.history.Fault;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class FaultLogTest {
+
+  @Test
+  void readsInstantaneousAndLastingFaultsAndNamesEachUnusableLine() {
+    FaultLog.Reading reading =
+        FaultLog.parse(
+            "faults.log",
+            List.of(
+                "# seed 42",
+                "2026-12-05T10:00:05Z kill executor-2 2026-12-05T10:00:07Z",
+                "",
+                "2026-12-05T10:00:09Z sever ssh-1",
+                "2026-12-05T10:00:10Z stop",
+                "2026-12-05T10:00:11Z stop planner-1 soon",
+                "2026-12-05T10:00:12Z stop planner-1 2026-12-05T10:00:01Z"));
+
+    assertThat(reading.faults())
+        .containsExactly(
+            new Fault("kill", "executor-2", t(5), t(7)), new Fault("sever", "ssh-1", t(9), null));
+    assertThat(reading.problems())
+        .containsExactly(
+            "faults.log:5: expected \"<at> <kind> <target> [<clearedAt>]\", found"
+                + " \"2026-12-05T10:00:10Z stop\"",
+            "faults.log:6: \"soon\" is not an ISO-8601 instant (e.g. 2026-12-05T10:00:02Z)",
+            "faults.log:7: the fault is cleared at 2026-12-05T10:00:01Z, before it began at"
+                + " 2026-12-05T10:00:12Z");
+  }
+}
