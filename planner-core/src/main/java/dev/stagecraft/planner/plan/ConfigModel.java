@@ -716,7 +716,14 @@ public final class ConfigModel {
       EvalResult result = EVALUATOR.evaluate(attribute.expr(), ctx);
       diagnostics.addAll(result.diagnostics());
       ok &= !result.hasErrors();
-      out.put(name, result.value());
+      Value value = result.value();
+      if (kind == ResourceKind.NULL_RESOURCE && !result.hasErrors()) {
+        Diagnostics conversion = new Diagnostics();
+        value = NullResourceTriggers.convert(value, attribute.expr().range(), conversion);
+        diagnostics.addAll(conversion);
+        ok &= !conversion.hasErrors();
+      }
+      out.put(name, value);
     }
     return ok ? out : null;
   }

@@ -103,7 +103,7 @@ public final class Planner {
     if (diagnostics.hasErrors()) {
       return new PlanResult(null, diagnostics, request.files(), null);
     }
-    prior = ModuleAddresses.internal(prior);
+    prior = NullResourceTriggers.asStrings(ModuleAddresses.internal(prior));
     request = request.withReplace(request.replace().stream().map(Planner::flattened).toList());
     ConfigModel model = ConfigModel.analyze(config, request, diagnostics, false, clock);
     Moves moves = Moves.of(config, diagnostics);

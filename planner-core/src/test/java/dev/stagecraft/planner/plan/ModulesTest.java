@@ -100,8 +100,9 @@ class ModulesTest {
     PlannedAction node1 = plan.action("module.app.null_resource.node[1]").orElseThrow();
     assertThat(node1.name()).isEqualTo("node");
     assertThat(JSON.writeValueAsString(node1.after().get("triggers")))
-        .as("the module's own variables, converted to their types, and locals")
-        .isEqualTo("{\"node\":\"b\",\"port\":2223,\"tag\":\"r1-deploy\"}");
+        .as(
+            "the module's own variables, converted to their types, and locals (triggers are strings)")
+        .isEqualTo("{\"node\":\"b\",\"port\":\"2223\",\"tag\":\"r1-deploy\"}");
     assertThat(
             JSON.writeValueAsString(
                 plan.action("null_resource.node").orElseThrow().after().get("triggers")))
