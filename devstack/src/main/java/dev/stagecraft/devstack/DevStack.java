@@ -42,12 +42,29 @@ public final class DevStack implements AutoCloseable {
   private EmbeddedPostgresServer postgres;
   private int stoppedPostgresPort;
   private DevStackOptions.ExternalDatabase database;
-  private StackInfo info;
+  private volatile StackInfo info;
   private DevCredentials credentials;
+  private final ServiceRestarts restarts;
 
   private DevStack(DevStackOptions options) {
     this.options = options;
     this.layout = new DevStackLayout(options.dataDir());
+    this.restarts =
+        new ServiceRestarts(
+            new ServiceRestarts.Host() {
+              @Override
+              public ServiceProcess restartIfCurrent(ServiceProcess exited) throws Exception {
+                return DevStack.this.restartIfCurrent(exited);
+              }
+
+              @Override
+              public boolean isCurrent(ServiceProcess p) {
+                synchronized (DevStack.this) {
+                  return process(p.service()) == p;
+                }
+              }
+            },
+            options.out());
   }
 
   /**
@@ -253,14 +270,16 @@ public final class DevStack implements AutoCloseable {
 
   /**
    * Kills one service process with SIGKILL (no shutdown hooks, nothing flushed: a crash) and waits
-   * until it is gone; {@link #startAgain} starts it again. For failure tests (a planner killed
-   * mid-run must carry its runs on).
+   * until it is gone; it stays down (stopped on purpose, not restarted by the supervisor) until
+   * {@link #startAgain} starts it again. For failure tests (a planner killed mid-run must carry its
+   * runs on). A process killed by anyone else is started again by the supervisor.
    *
    * <p>Concurrency: not to be called concurrently with itself, {@link #startAgain} or {@link
    * #close}.
    */
   public synchronized void kill(StackService service) throws Exception {
     ServiceProcess p = process(service);
+    restarts.stoppedOnPurpose(service);
     p.process().destroyForcibly();
     p.process().onExit().get();
   }
@@ -287,8 +306,21 @@ public final class DevStack implements AutoCloseable {
             serviceEnv(service, ports, StackCredentials.loadOrGenerate(layout), secretsKeys()),
             layout.serviceLog(service));
     services.set(services.indexOf(old), restarted);
-    watch(restarted);
+    restarts.watch(restarted);
+    if (info != null) { // stack.json lists the new pid, for a supervisor started after a crash
+      info = info.withServicePid(service.key(), restarted.pid());
+      StackFiles.writeJson(layout.stackFile(), info, false);
+    }
     restarted.awaitHealthy(options.healthTimeout());
+  }
+
+  /** {@link ServiceRestarts.Host}: starts the service again unless stopping or replaced. */
+  private synchronized ServiceProcess restartIfCurrent(ServiceProcess exited) throws Exception {
+    if (closed.get() || process(exited.service()) != exited) {
+      return null;
+    }
+    startAgain(exited.service());
+    return process(exited.service());
   }
 
   /**
@@ -325,9 +357,10 @@ public final class DevStack implements AutoCloseable {
     if (!closed.compareAndSet(false, true)) {
       return;
     }
+    restarts.close(); // no service is started again from now on
     try {
       // Reverse start order: planner and executor first, so that nothing calls a stopped store.
-      // Under the monitor: a service being started again (exit status 75) is stopped too.
+      // Under the monitor: a service being started again is stopped too.
       synchronized (this) {
         stopServices();
       }
@@ -440,51 +473,12 @@ public final class DevStack implements AutoCloseable {
   }
 
   /**
-   * Exit status of a service that stopped itself so that its supervisor starts it again: a planner
-   * instance that lost its instance lease fences itself this way (docs/adr/0034). The dev stack
-   * supervises like a process manager would: such a service is started again, with the same port
-   * and settings; any other unexpected exit is only reported.
+   * The supervisor starts every service that exits without being asked to stop again, with backoff
+   * ({@link ServiceRestarts}); a planner instance that lost its instance lease fences itself by
+   * exiting with status 75 (docs/adr/0034) for exactly that.
    */
-  static final int RESTART_EXIT_STATUS = 75;
-
   private void watchForUnexpectedExits() {
-    services.forEach(this::watch);
-  }
-
-  private void watch(ServiceProcess p) {
-    p.process().onExit().thenRun(() -> exited(p));
-  }
-
-  private void exited(ServiceProcess p) {
-    if (closed.get()) {
-      return;
-    }
-    int code = p.process().exitValue();
-    options
-        .out()
-        .println(
-            "warning: "
-                + p.service().artifactId()
-                + " exited with code "
-                + code
-                + "; see "
-                + p.logFile());
-    if (code != RESTART_EXIT_STATUS) {
-      return;
-    }
-    synchronized (this) {
-      if (closed.get() || process(p.service()) != p) {
-        return; // stopping, or already replaced
-      }
-      try {
-        startAgain(p.service());
-        options.out().println(p.service().artifactId() + " started again");
-      } catch (Exception e) {
-        options
-            .out()
-            .println("warning: starting " + p.service().artifactId() + " again failed: " + e);
-      }
-    }
+    services.forEach(restarts::watch);
   }
 
   private Map<String, String> serviceEnv(

@@ -25,6 +25,7 @@ final class ServiceProcess {
   private final int port;
   private final Path logFile;
   private final Process process;
+  private final long startedNanos = System.nanoTime();
 
   private ServiceProcess(StackService service, int port, Path logFile, Process process) {
     this.service = service;
@@ -49,10 +50,23 @@ final class ServiceProcess {
               + " does not exist. Build the services first (./stagecraft builds them, or: mvn"
               + " -B -DskipTests package).");
     }
+    return start(
+        service, ServiceJvm.command(javaCommand, jar), jar.getParent(), port, serviceEnv, logFile);
+  }
+
+  /** Starts {@code command} as the service's process (tests: a stand-in for the service). */
+  static ServiceProcess start(
+      StackService service,
+      List<String> command,
+      Path directory,
+      int port,
+      Map<String, String> serviceEnv,
+      Path logFile)
+      throws IOException {
     Files.createDirectories(logFile.getParent());
     ProcessBuilder builder =
-        new ProcessBuilder(ServiceJvm.command(javaCommand, jar))
-            .directory(jar.getParent().toFile())
+        new ProcessBuilder(command)
+            .directory(directory.toFile())
             .redirectErrorStream(true)
             .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()))
             .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
@@ -89,6 +103,11 @@ final class ServiceProcess {
 
   Path logFile() {
     return logFile;
+  }
+
+  /** How long the process has been running (up to now, also after it exited). */
+  Duration uptime() {
+    return Duration.ofNanos(System.nanoTime() - startedNanos);
   }
 
   /** Whether {@code GET /health} answers 200 right now. */

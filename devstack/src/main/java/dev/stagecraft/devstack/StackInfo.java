@@ -23,6 +23,22 @@ public record StackInfo(
     String dataDir,
     Map<String, Long> services) {
 
+  /** The same with another pid of one service (started again). */
+  public StackInfo withServicePid(String key, long pid) {
+    Map<String, Long> pids = new java.util.LinkedHashMap<>(services == null ? Map.of() : services);
+    pids.put(key, pid);
+    return new StackInfo(
+        this.pid,
+        planner,
+        state,
+        lock,
+        executor,
+        kafka,
+        postgres,
+        dataDir,
+        java.util.Collections.unmodifiableMap(pids));
+  }
+
   /** Whether the supervisor that wrote this file is still alive. */
   public boolean supervisorAlive() {
     return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);

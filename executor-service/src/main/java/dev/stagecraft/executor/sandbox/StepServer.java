@@ -1,5 +1,6 @@
 package dev.stagecraft.executor.sandbox;
 
+import dev.stagecraft.executor.step.ProcessLauncher;
 import java.io.BufferedReader;
 import java.io.FileInputStream;
 import java.io.IOException;
@@ -117,7 +118,8 @@ final class StepServer implements AutoCloseable {
             .redirectError(ProcessBuilder.Redirect.appendTo(log.toFile()));
     builder.environment().clear();
     builder.environment().put("PATH", "/usr/bin:/bin");
-    StepServer s = new StepServer(builder.start(), control, log);
+    // from the launcher thread: bubblewrap's --die-with-parent follows the thread that started it
+    StepServer s = new StepServer(ProcessLauncher.start(builder), control, log);
     Thread.ofPlatform().daemon().name("sandbox-answers-" + s.chain.pid()).start(s::readAnswers);
     try {
       if (!s.ready.get(START_SECONDS, TimeUnit.SECONDS)) {
