@@ -219,6 +219,19 @@ class ModulesEndToEndTest {
     assertThat(copy.exitCode()).as(copy.all()).isZero();
     assertThat(copy.out()).contains("No changes.");
     assertThat(Files.readAllLines(log)).as("nothing provisioned again").hasSize(4);
+
+    CliResult tainted =
+        stack.cli(
+            dir,
+            "taint",
+            "-workspace=modules-repeated-copy",
+            "module.app[\"us\"].null_resource.node[1]");
+    assertThat(tainted.exitCode()).as(tainted.all()).isZero();
+    CliResult replan = stack.cli(dir, "plan", "-workspace=modules-repeated-copy");
+    assertThat(replan.exitCode()).as(replan.all()).isZero();
+    assertThat(replan.out())
+        .contains("# module.app[\"us\"].null_resource.node[1] is tainted, so must be replaced")
+        .contains("Plan: 1 to add, 0 to change, 1 to destroy.");
   }
 
   /** v4 resources by {@code module.type.name}. */
