@@ -13,6 +13,7 @@ import org.eclipse.jgit.transport.CredentialsProvider;
 import org.eclipse.jgit.transport.SshTransport;
 import org.eclipse.jgit.transport.sshd.ServerKeyDatabase;
 import org.eclipse.jgit.transport.sshd.SshdSessionFactory;
+import org.slf4j.LoggerFactory;
 
 /**
  * The ssh transport of git module fetches, with the user's own credentials as git and {@code
@@ -34,6 +35,7 @@ final class GitSsh implements AutoCloseable {
   private final SshdSessionFactory factory;
 
   GitSsh(Path home, Path sshDir) {
+    quiet();
     this.home = home;
     this.sshDir = sshDir;
     this.factory = new Factory();
@@ -46,6 +48,24 @@ final class GitSsh implements AutoCloseable {
     Path home = Path.of(env.getOrDefault("HOME", System.getProperty("user.home")));
     String dir = env.get(SSH_DIR_VARIABLE);
     return new GitSsh(home, dir != null && !dir.isBlank() ? Path.of(dir) : home.resolve(".ssh"));
+  }
+
+  /**
+   * Keeps the ssh client's session chatter (INFO "Server announced support …", WARN
+   * "exceptionCaught … Server key did not validate") off the CLI's output: a failure is reported as
+   * the fetch's error, which says more.
+   */
+  private static void quiet() {
+    for (String name :
+        List.of(
+            "org.apache.sshd",
+            "org.eclipse.jgit.internal.transport.sshd",
+            "org.eclipse.jgit.transport.sshd")) {
+      if (LoggerFactory.getLogger(name) instanceof ch.qos.logback.classic.Logger logger
+          && logger.getLevel() == null) {
+        logger.setLevel(ch.qos.logback.classic.Level.ERROR);
+      }
+    }
   }
 
   Path sshDir() {

@@ -20,6 +20,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.LoggerFactory;
 
 /**
  * The CLI fetches git modules over ssh from a real OpenSSH server (which runs {@code
@@ -131,6 +132,9 @@ class GitSshModulesTest {
         .containsExactly(Map.entry(GitSource.parse(source).packageAddress(), first.name()));
     assertThat(tmp.resolve("cache/stagecraft/modules/" + first.name() + "/modules/app/main.tf"))
         .hasContent(app("one"));
+    assertThat(LoggerFactory.getLogger("org.apache.sshd.client").isWarnEnabled())
+        .as("the ssh client's session chatter stays off the CLI's output")
+        .isFalse();
 
     // the pinned commit comes from the cache: no connection (the server's key is no longer trusted)
     knownHosts("");
