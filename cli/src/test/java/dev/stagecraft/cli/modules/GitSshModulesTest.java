@@ -189,6 +189,33 @@ class GitSshModulesTest {
   }
 
   @Test
+  void aKeyWithAPassphraseIsNotUsedAndNeverPromptedFor() throws Exception {
+    Process p =
+        new ProcessBuilder(
+                "ssh-keygen",
+                "-q",
+                "-p",
+                "-P",
+                "",
+                "-N",
+                "a passphrase",
+                "-f",
+                ssh.resolve("id_ed25519").toString())
+            .redirectErrorStream(true)
+            .start();
+    assertThat(p.waitFor()).as(new String(p.getInputStream().readAllBytes())).isZero();
+    assertThat(Files.readString(ssh.resolve("id_ed25519"))).isNotEqualTo(SSHD.ed25519Key());
+
+    assertThatThrownBy(() -> prepare(sshSource()))
+        .isInstanceOf(GitModules.Failure.class)
+        .hasMessageContaining("Error: Cannot fetch git module")
+        .hasMessageContaining(
+            "the ssh server refused to log in " + SSHD.user() + "@127.0.0.1:" + SSHD.port())
+        .hasMessageContaining("tried: id_ed25519 (has a passphrase: not used)")
+        .hasMessageContaining("keys with a passphrase and ssh-agent are not used");
+  }
+
+  @Test
   void aKeyTheServerDoesNotAuthorizeIsAnAuthenticationErrorNamingTheKeysTried() throws Exception {
     key(SSHD.unauthorizedKey());
 
@@ -198,7 +225,7 @@ class GitSshModulesTest {
         .hasMessageContaining("(main.tf:2:12)")
         .hasMessageContaining(
             "the ssh server refused to log in " + SSHD.user() + "@127.0.0.1:" + SSHD.port())
-        .hasMessageContaining("tried: id_ed25519")
+        .hasMessageContaining("tried: id_ed25519,")
         .hasMessageContaining(ssh.resolve("id_ed25519.pub").toString());
     assertThat(config.resolve(".stagecraft/modules.lock.json")).doesNotExist();
   }
