@@ -34,18 +34,26 @@ import org.eclipse.jgit.treewalk.TreeWalk;
  * Fetches git module repositories with JGit into the cache, one directory per commit holding the
  * commit's files (no {@code .git}): {@code $XDG_CACHE_HOME/stagecraft/modules/COMMIT}, by default
  * {@code ~/.cache/stagecraft/modules/COMMIT}. Credentials are the user's own: {@code ~/.netrc} for
- * https. A checkout is bounded as the files sent with a configuration are: 1 MiB per file, 10 MiB
- * in all (files and directories whose name starts with "." are left out, as they are not sent).
+ * https, the keys, config and known hosts of {@code ~/.ssh} for ssh ({@link GitSsh}). A checkout is
+ * bounded as the files sent with a configuration are: 1 MiB per file, 10 MiB in all (files and
+ * directories whose name starts with "." are left out, as they are not sent).
  */
-final class GitFetcher {
+final class GitFetcher implements AutoCloseable {
   static final long MAX_FILE_BYTES = 1L << 20;
   static final long MAX_TOTAL_BYTES = 10L << 20;
 
   private final Path cache;
+  private final GitSsh ssh;
 
-  GitFetcher(Path cache) {
+  GitFetcher(Path cache, GitSsh ssh) {
     this.cache = cache;
+    this.ssh = ssh;
     NetRCCredentialsProvider.install();
+  }
+
+  @Override
+  public void close() {
+    ssh.close();
   }
 
   /** The cache directory of the environment: XDG_CACHE_HOME, else HOME/.cache. */
@@ -78,7 +86,11 @@ final class GitFetcher {
   String lsRemote(GitSource source) throws FetchException {
     Map<String, Ref> refs;
     try {
-      refs = Git.lsRemoteRepository().setRemote(source.url()).callAsMap();
+      refs =
+          Git.lsRemoteRepository()
+              .setRemote(source.url())
+              .setTransportConfigCallback(ssh.transports())
+              .callAsMap();
     } catch (GitAPIException | RuntimeException e) {
       throw unreachable(source, e);
     }
@@ -116,6 +128,7 @@ final class GitFetcher {
     try (Git git =
         Git.cloneRepository()
             .setURI(source.url())
+            .setTransportConfigCallback(ssh.transports())
             .setDirectory(work.resolve("repo.git").toFile())
             .setBare(true)
             .setCloneAllBranches(true)
@@ -235,14 +248,25 @@ final class GitFetcher {
     }
   }
 
-  private static FetchException unreachable(GitSource source, Exception e) {
+  private FetchException unreachable(GitSource source, Exception e) {
+    String address = GitSource.redacted(source.packageAddress());
+    if (source.ssh()) {
+      String why = GitSshErrors.explain(ssh, source.url(), e);
+      if (why != null) {
+        return new FetchException("cannot fetch " + address + ": " + why);
+      }
+    }
     String why = e.getMessage() == null ? e.toString() : e.getMessage();
     return new FetchException(
         "cannot fetch "
-            + GitSource.redacted(source.packageAddress())
+            + address
             + ": "
             + GitSource.redacted(why)
-            + ". Check the URL and that you can clone it (credentials for https in ~/.netrc).");
+            + ". Check the URL and that you can clone it ("
+            + (source.ssh()
+                ? "ssh keys, config and known_hosts in " + ssh.sshDir()
+                : "credentials for https in ~/.netrc")
+            + ").");
   }
 
   static void delete(Path dir) {

@@ -57,7 +57,8 @@ public final class GitModules {
   /**
    * Fetches what the configuration of {@code configDir} (its files {@code rootFiles}) calls.
    *
-   * @param env the environment ({@code XDG_CACHE_HOME}, {@code HOME}: where the cache is)
+   * @param env the environment ({@code XDG_CACHE_HOME}, {@code HOME}: where the cache is; {@code
+   *     STAGECRAFT_SSH_DIR}: the ssh directory, by default {@code HOME/.ssh})
    * @param upgrade pin what each ref names now, rather than the commits in the lock file
    * @return the checkout directories to send with the configuration, relative to {@code configDir}
    * @throws Failure when a git module cannot be fetched
@@ -65,14 +66,21 @@ public final class GitModules {
   public static List<String> prepare(
       Path configDir, Map<String, String> env, Map<String, String> rootFiles, boolean upgrade)
       throws Failure, IOException {
-    GitModules walk = new GitModules(configDir, new GitFetcher(GitFetcher.cacheOf(env)), upgrade);
-    walk.sources.putAll(rootFiles);
-    walk.walk(rootFiles, "", 0);
-    if (!walk.used.equals(walk.pins)
-        && (!walk.used.isEmpty() || Files.exists(configDir.resolve(ModulesLock.PATH)))) {
-      ModulesLock.write(configDir, walk.used);
+    try (GitFetcher fetcher = new GitFetcher(GitFetcher.cacheOf(env), GitSsh.of(env))) {
+      GitModules walk = new GitModules(configDir, fetcher, upgrade);
+      walk.sources.putAll(rootFiles);
+      walk.walk(rootFiles, "", 0);
+      return walk.finish();
     }
-    return List.copyOf(walk.checkouts);
+  }
+
+  /** Writes the lock file when the pins changed; the checkout directories. */
+  private List<String> finish() throws IOException {
+    if (!used.equals(pins)
+        && (!used.isEmpty() || Files.exists(configDir.resolve(ModulesLock.PATH)))) {
+      ModulesLock.write(configDir, used);
+    }
+    return List.copyOf(checkouts);
   }
 
   private void walk(Map<String, String> files, String dir, int depth) throws Failure, IOException {
@@ -134,17 +142,6 @@ public final class GitModules {
     String key = git.packageAddress();
     if (used.containsKey(key)) {
       return;
-    }
-    if (git.ssh()) {
-      throw fail(
-          call,
-          "Unsupported git transport",
-          "The CLI fetches git modules over https, http, git and file URLs; ssh (\""
-              + GitSource.redacted(key)
-              + "\") is not supported yet. Use the repository's https URL, with credentials in"
-              + " ~/.netrc, or send the module's files under "
-              + git.directory()
-              + ".");
     }
     String commit = upgrade ? null : pins.get(key);
     try {
