@@ -42,13 +42,13 @@ import java.util.Set;
 public final class ChaosCheckMain {
   private ChaosCheckMain() {}
 
-  static final String PASSWORD_ENV = "STAGECRAFT_CHAOS_DB_PASSWORD";
+  public static final String PASSWORD_ENV = "STAGECRAFT_CHAOS_DB_PASSWORD";
 
   public static void main(String[] args) {
     System.exit(run(args, System.out, System.err, System.getenv(), Clock.systemUTC()));
   }
 
-  static int run(
+  public static int run(
       String[] args, PrintStream out, PrintStream err, Map<String, String> env, Clock clock) {
     ChaosCheckOptions options;
     try {
