@@ -83,6 +83,7 @@ public final class ChaosSoak {
     Files.setAttribute(journal, "unix:mode", 0666);
     Path manifest = root.resolve("tokens");
     Path faultLog = root.resolve("faults");
+    Path reads = root.resolve("reads");
     Path report = root.resolve("report.md");
     List<PlannedFault> plan =
         FaultPlan.draw(o.seed(), o.workload(), o.faultGap(), o.faultKinds(), STOP_HOLD);
@@ -106,7 +107,7 @@ public final class ChaosSoak {
       out.println("soak: stack up: planners " + cluster.plannerUrls());
       SoakApi api = new SoakApi(cluster.plannerUrls(), Duration.ofSeconds(90));
       Workload workload =
-          new Workload(api, journal, manifest, o.seed(), o.workspacesPerTenant(), out);
+          new Workload(api, journal, manifest, reads, o.seed(), o.workspacesPerTenant(), out);
       workload.setUp(stack.credentials().orElseThrow().token(), o.tenants());
 
       Instant origin = Instant.now();
@@ -145,6 +146,7 @@ public final class ChaosSoak {
                   "--journal", "executors=" + journal,
                   "--manifest", manifest.toString(),
                   "--faults", faultLog.toString(),
+                  "--reads", reads.toString(),
                   "--bound", Long.toString(o.bound().toSeconds()),
                   "--title",
                       "Chaos soak — seed "

@@ -34,6 +34,8 @@ final class Workload {
   private final SoakApi api;
   private final Path journal;
   private final Writer manifest;
+  private final Writer reads;
+  private final Map<String, String> lastRunOf = new ConcurrentHashMap<>();
   private final PrintStream out;
   private final long seed;
   private final List<Tenant> tenants = new ArrayList<>();
@@ -49,11 +51,18 @@ final class Workload {
   private volatile Duration runPatience;
 
   Workload(
-      SoakApi api, Path journal, Path manifest, long seed, int workspacesPerTenant, PrintStream out)
+      SoakApi api,
+      Path journal,
+      Path manifest,
+      Path reads,
+      long seed,
+      int workspacesPerTenant,
+      PrintStream out)
       throws IOException {
     this.api = api;
     this.journal = journal;
     this.manifest = Files.newBufferedWriter(manifest, StandardCharsets.UTF_8);
+    this.reads = Files.newBufferedWriter(reads, StandardCharsets.UTF_8);
     this.seed = seed;
     this.workspacesPerTenant = workspacesPerTenant;
     this.out = out;
@@ -119,9 +128,12 @@ final class Workload {
       t.join();
     }
     try {
-      manifest.flush();
+      manifest.close();
+      synchronized (reads) {
+        reads.close();
+      }
     } catch (IOException e) {
-      out.println("soak: flushing the manifest failed: " + e);
+      out.println("soak: writing the manifest or the read log failed: " + e);
     }
   }
 
@@ -144,6 +156,10 @@ final class Workload {
           api.call("POST", "/api/v1/runs/" + runId + "/cancel", tenant.token(), Map.of(), null);
         }
         follow(tenant, runId, needsApproval(w), discard);
+        lastRunOf.put(tenant.name(), runId);
+        if (random.nextInt(8) == 0) {
+          probeOtherTenant(tenant, random);
+        }
       } catch (IOException e) {
         out.println("soak: worker " + worker + ": " + e);
       } catch (InterruptedException e) {
@@ -202,6 +218,7 @@ final class Workload {
     while (System.nanoTime() < giveUp) {
       SoakApi.Response r = api.call("GET", "/api/v1/runs/" + runId, tenant.token(), null, null);
       JsonNode run = r.json();
+      recordRead(tenant, r, "GET /api/v1/runs/" + runId);
       String status = run.path("status").asText();
       if (run.path("terminal").asBoolean(false)) {
         outcomes.computeIfAbsent(status, s -> new AtomicInteger()).incrementAndGet();
@@ -224,6 +241,32 @@ final class Workload {
     unfinished.incrementAndGet();
     out.println(
         "soak: run " + runId + " of " + tenant.name() + " did not end within " + runPatience);
+  }
+
+  /**
+   * Reads another tenant's last run with this tenant's token: the API must answer as if it did not
+   * exist (404). Whatever comes back with a tenant is recorded for the isolation check.
+   */
+  private void probeOtherTenant(Tenant tenant, Random random)
+      throws IOException, InterruptedException {
+    Tenant other = tenants.get(random.nextInt(tenants.size()));
+    String runId = lastRunOf.get(other.name());
+    if (other.equals(tenant) || runId == null) {
+      return;
+    }
+    String path = "/api/v1/runs/" + runId;
+    recordRead(tenant, api.call("GET", path, tenant.token(), null, null), "GET " + path);
+  }
+
+  /** Appends {@code <at> <reader> <owner> <resource>} when the answer says whose data it is. */
+  private void recordRead(Tenant reader, SoakApi.Response r, String resource) throws IOException {
+    String owner = r.json().path("tenant").asText("");
+    if (r.status() != 200 || owner.isEmpty()) {
+      return;
+    }
+    synchronized (reads) {
+      reads.write(Instant.now() + " " + reader.name() + " " + owner + " " + resource + "\n");
+    }
   }
 
   int started() {
