@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
  * The short chaos soak of CI (issue 30 item 4): the soak harness ({@code dev/chaos}) on a stack of
  * its own — 2 planners, 3 executors, state and lock as processes — for 50 s of runs of 2 tenants ×
  * 4 workspaces with a fixed seed whose schedule stops planner-2 for longer than its lease and kills
- * executor-2 (seed 8: {@code +24.6s stop planner-2 for 10.4s, +37.1s kill executor-2}); then the
+ * executor-2 (seed 8: {@code +24.6s stop planner-2 for 12.4s, +37.1s kill executor-2}); then the
  * checker. Fails on any violation (the report is the assertion message), and when no run or no
  * fault happened. The long soak is {@code dev/chaos --minutes 30}.
  */

@@ -29,13 +29,13 @@ public final class ChaosSoak {
   static final Map<String, String> SETTINGS =
       Map.of(
           "STAGECRAFT_PLANNER_INSTANCE_HEARTBEAT", "1s",
-          "STAGECRAFT_PLANNER_INSTANCE_LEASE", "5s",
+          "STAGECRAFT_PLANNER_INSTANCE_LEASE", "10s",
           "STAGECRAFT_PLANNER_ACTION_LEASE", "8s",
           "STAGECRAFT_EXECUTOR_HEARTBEAT_INTERVAL", "1s",
           "STAGECRAFT_EXECUTOR_SESSION_TIMEOUT", "6s");
 
   /** A stop lasts longer than the longest lease above (the action lease) plus a margin. */
-  static final Duration STOP_HOLD = Duration.ofSeconds(10);
+  static final Duration STOP_HOLD = Duration.ofSeconds(12);
 
   static final Duration QUIET = Duration.ofSeconds(10);
 
@@ -105,7 +105,7 @@ public final class ChaosSoak {
     try {
       DevStack stack = cluster.stack();
       out.println("soak: stack up: planners " + cluster.plannerUrls());
-      SoakApi api = new SoakApi(cluster.plannerUrls(), Duration.ofSeconds(90));
+      SoakApi api = new SoakApi(cluster.plannerUrls(), Duration.ofSeconds(180));
       Workload workload =
           new Workload(api, journal, manifest, reads, o.seed(), o.workspacesPerTenant(), out);
       workload.setUp(stack.credentials().orElseThrow().token(), o.tenants());
@@ -119,7 +119,7 @@ public final class ChaosSoak {
           injector::pending,
           origin.plus(o.workload().multipliedBy(2).plusMinutes(5)),
           o.maxRuns(),
-          o.bound().plusMinutes(1));
+          o.bound().plusMinutes(3));
       injector.close();
       out.println(
           "soak: workload done: "

@@ -113,7 +113,11 @@ final class ExtraInstance implements SoakInstance {
 
   private void exited(Process p) {
     synchronized (this) {
-      if (closed || p != process || p.exitValue() != RESTART_EXIT_STATUS) {
+      if (closed || p != process) {
+        return;
+      }
+      System.out.println("soak: " + name + " exited with code " + p.exitValue() + "; see " + log);
+      if (p.exitValue() != RESTART_EXIT_STATUS) {
         return;
       }
     }
@@ -122,6 +126,7 @@ final class ExtraInstance implements SoakInstance {
             () -> {
               try {
                 restart();
+                System.out.println("soak: " + name + " started again");
               } catch (Exception e) {
                 System.err.println("soak: starting " + name + " again failed: " + e);
               }
