@@ -112,15 +112,16 @@ public final class ChaosSoak {
 
       Instant origin = Instant.now();
       FaultInjector injector = new FaultInjector(cluster, plan, faultLog, out, Clock.systemUTC());
-      injector.start(origin);
-      workload.run(
-          o.workers(),
-          origin.plus(o.workload()),
-          injector::pending,
-          origin.plus(o.workload().multipliedBy(2).plusMinutes(5)),
-          o.maxRuns(),
-          o.bound().plusMinutes(3));
-      injector.close();
+      try (injector) {
+        injector.start(origin);
+        workload.run(
+            o.workers(),
+            origin.plus(o.workload()),
+            injector::pending,
+            origin.plus(o.workload().multipliedBy(2).plusMinutes(5)),
+            o.maxRuns(),
+            o.bound().plusMinutes(3));
+      } // stops the injection (on failure too) before the stack is stopped
       out.println(
           "soak: workload done: "
               + workload.started()
