@@ -8,6 +8,7 @@ import dev.stagecraft.chaos.report.ChaosReport;
 import dev.stagecraft.chaos.source.FaultLog;
 import dev.stagecraft.chaos.source.JournalFile;
 import dev.stagecraft.chaos.source.LockAuditTrail;
+import dev.stagecraft.chaos.source.ReadLog;
 import dev.stagecraft.chaos.source.RunAssembly;
 import dev.stagecraft.chaos.source.StateHistoryAssembly;
 import dev.stagecraft.chaos.source.StepReportAssembly;
@@ -33,22 +34,22 @@ import java.util.Set;
 /**
  * Gathers a soak's history from its sources, checks it and writes the report: {@code chaos-check
  * [--jdbc-url URL --db-user USER] [--kafka BOOTSTRAP [--kafka-config CLIENT.properties]] [--journal
- * HOST=FILE ... --manifest FILE] [--faults FILE] [--bound SECONDS] [--title TEXT] --out REPORT.md}.
- * The database password is read from {@code STAGECRAFT_CHAOS_DB_PASSWORD} (never an argument:
- * arguments show in process lists). Exit status: 0 no violation, 1 violations (the report says
- * which), 2 the command or a source could not be used (the message says what to fix; no report is
- * written).
+ * HOST=FILE ... --manifest FILE] [--faults FILE] [--reads FILE] [--bound SECONDS] [--title TEXT]
+ * --out REPORT.md}. The database password is read from {@code STAGECRAFT_CHAOS_DB_PASSWORD} (never
+ * an argument: arguments show in process lists). Exit status: 0 no violation, 1 violations (the
+ * report says which), 2 the command or a source could not be used (the message says what to fix; no
+ * report is written).
  */
 public final class ChaosCheckMain {
   private ChaosCheckMain() {}
 
-  static final String PASSWORD_ENV = "STAGECRAFT_CHAOS_DB_PASSWORD";
+  public static final String PASSWORD_ENV = "STAGECRAFT_CHAOS_DB_PASSWORD";
 
   public static void main(String[] args) {
     System.exit(run(args, System.out, System.err, System.getenv(), Clock.systemUTC()));
   }
 
-  static int run(
+  public static int run(
       String[] args, PrintStream out, PrintStream err, Map<String, String> env, Clock clock) {
     ChaosCheckOptions options;
     try {
@@ -101,6 +102,11 @@ public final class ChaosCheckMain {
       FaultLog.Reading faults = FaultLog.read(o.faults());
       history.faults(faults.faults());
       problems.addAll(faults.problems());
+    }
+    if (o.reads() != null) {
+      ReadLog.Reading reads = ReadLog.read(o.reads());
+      history.accesses(reads.accesses());
+      problems.addAll(reads.problems());
     }
     Set<dev.stagecraft.chaos.source.ActionKey> tainted = Set.of();
     if (o.jdbcUrl() != null) {

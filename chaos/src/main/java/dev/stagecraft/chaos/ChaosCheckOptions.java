@@ -14,6 +14,7 @@ record ChaosCheckOptions(
     Map<String, Path> journals,
     Path manifest,
     Path faults,
+    Path reads,
     Duration bound,
     String title,
     Path out) {
@@ -21,7 +22,8 @@ record ChaosCheckOptions(
   static final String USAGE =
       "usage: chaos-check [--jdbc-url URL --db-user USER]"
           + " [--kafka BOOTSTRAP [--kafka-config CLIENT.properties]]"
-          + " [--journal HOST=FILE ... --manifest FILE] [--faults FILE] [--bound SECONDS]"
+          + " [--journal HOST=FILE ... --manifest FILE] [--faults FILE] [--reads FILE]"
+          + " [--bound SECONDS]"
           + " [--title TEXT] --out REPORT.md  (database password in STAGECRAFT_CHAOS_DB_PASSWORD)";
 
   static ChaosCheckOptions parse(String[] args) {
@@ -32,6 +34,7 @@ record ChaosCheckOptions(
     Map<String, Path> journals = new LinkedHashMap<>();
     Path manifest = null;
     Path faults = null;
+    Path reads = null;
     Duration bound = Duration.ofSeconds(60);
     String title = "Chaos check";
     Path out = null;
@@ -57,6 +60,7 @@ record ChaosCheckOptions(
         }
         case "--manifest" -> manifest = Path.of(value);
         case "--faults" -> faults = Path.of(value);
+        case "--reads" -> reads = Path.of(value);
         case "--bound" -> {
           try {
             bound = Duration.ofSeconds(Long.parseLong(value));
@@ -92,6 +96,7 @@ record ChaosCheckOptions(
         java.util.Collections.unmodifiableMap(new java.util.TreeMap<>(journals)),
         manifest,
         faults,
+        reads,
         bound,
         title,
         out);
