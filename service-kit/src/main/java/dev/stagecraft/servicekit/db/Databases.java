@@ -29,12 +29,31 @@ public final class Databases {
    */
   public static HikariDataSource migrateAndPool(
       String url, String user, String password, String schema, String location) {
+    return migrateAndPool(url, user, password, schema, location, DEFAULT_CONNECTION_TIMEOUT);
+  }
+
+  /** Hikari's own default: how long a request waits for a pooled connection. */
+  public static final Duration DEFAULT_CONNECTION_TIMEOUT = Duration.ofSeconds(30);
+
+  /**
+   * As {@link #migrateAndPool(String, String, String, String, String)}, with how long a request
+   * waits for a pooled connection (while the database is down, for one) before it fails with an
+   * {@link java.sql.SQLTransientConnectionException}.
+   */
+  public static HikariDataSource migrateAndPool(
+      String url,
+      String user,
+      String password,
+      String schema,
+      String location,
+      Duration connectionTimeout) {
     START_WAIT.until(url, () -> DriverManager.getConnection(url, user, password));
     HikariConfig config = new HikariConfig();
     config.setJdbcUrl(url);
     config.setUsername(user);
     config.setPassword(password);
     config.setMaximumPoolSize(10);
+    config.setConnectionTimeout(connectionTimeout.toMillis());
     config.setPoolName(schema);
     HikariDataSource dataSource = new HikariDataSource(config);
     try {

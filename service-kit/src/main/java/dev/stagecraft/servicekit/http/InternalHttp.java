@@ -138,8 +138,17 @@ public final class InternalHttp {
         }
       }
     }
-    throw new IllegalStateException(
+    throw new Unreachable(
         "cannot reach " + url + " after " + attempts + " attempt(s): " + last, last);
+  }
+
+  /** The target could not be reached (connection refused or reset, a read timed out). */
+  public static final class Unreachable extends IllegalStateException {
+    private static final long serialVersionUID = 1L;
+
+    Unreachable(String message, Throwable cause) {
+      super(message, cause);
+    }
   }
 
   private static Response exchange(

@@ -22,8 +22,10 @@ public class DatabaseFactory {
   HikariDataSource dataSource(
       @Value("${stagecraft.db.url}") String url,
       @Value("${stagecraft.db.user}") String user,
-      @Value("${stagecraft.db.password}") String password) {
-    return Databases.migrateAndPool(url, user, password, "lock", "classpath:db/migration");
+      @Value("${stagecraft.db.password}") String password,
+      @Value("${stagecraft.db.connection-timeout:30s}") Duration connectionTimeout) {
+    return Databases.migrateAndPool(
+        url, user, password, "lock", "classpath:db/migration", connectionTimeout);
   }
 
   /**

@@ -2,6 +2,7 @@ package dev.stagecraft.lock.adapter.http;
 
 import dev.stagecraft.platform.auth.CredentialNeeds;
 import dev.stagecraft.platform.auth.ServiceRole;
+import dev.stagecraft.servicekit.http.DatabaseProblemHandler;
 import dev.stagecraft.servicekit.http.ProblemHandler;
 import dev.stagecraft.servicekit.http.ServiceAuth;
 import io.micronaut.context.annotation.Context;
@@ -29,5 +30,11 @@ class HttpBeans {
   @Singleton
   ProblemHandler problemHandler() {
     return new ProblemHandler();
+  }
+
+  /** A database that cannot be reached is a 503 the callers repeat, not a 500 they give up on. */
+  @Singleton
+  DatabaseProblemHandler databaseProblemHandler() {
+    return new DatabaseProblemHandler();
   }
 }

@@ -2,6 +2,7 @@ package dev.stagecraft.state.adapter.http;
 
 import dev.stagecraft.platform.auth.CredentialNeeds;
 import dev.stagecraft.platform.auth.ServiceCredentials;
+import dev.stagecraft.servicekit.http.DatabaseProblemHandler;
 import dev.stagecraft.servicekit.http.ProblemHandler;
 import dev.stagecraft.servicekit.http.ServiceAuth;
 import io.micronaut.context.annotation.Context;
@@ -30,5 +31,11 @@ class HttpBeans {
   @Singleton
   ProblemHandler problemHandler() {
     return new ProblemHandler();
+  }
+
+  /** A database that cannot be reached is a 503 the callers repeat, not a 500 they give up on. */
+  @Singleton
+  DatabaseProblemHandler databaseProblemHandler() {
+    return new DatabaseProblemHandler();
   }
 }

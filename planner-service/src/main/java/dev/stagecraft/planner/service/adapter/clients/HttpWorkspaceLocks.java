@@ -8,6 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.function.Supplier;
 
 /**
  * {@link WorkspaceLocks} over lock-service's internal HTTP API (docs/internal-api.md).
@@ -17,14 +18,73 @@ import java.util.Map;
  * acquire that is queued there and may wait ({@code waitSeconds > 0}) then long-polls on the
  * <em>waiting route</em> ({@code /internal/v1/tenants/...}) with the same holder — acquire is
  * idempotent by holder, so it keeps its queue place. A {@code 503} from the quick route (its
- * database connections are being replaced, or the database was slow) sends the same command once to
- * the waiting route, whose meaning is the same.
+ * database connections are being replaced, or the database was slow) sends the same command to the
+ * waiting route, whose meaning is the same. A {@code 503} from the waiting route (lock-service
+ * cannot reach its database: it is restarting) is repeated, with the same holder, after a pause
+ * that doubles up to 2 s, for at most {@link #UNAVAILABLE_BUDGET}, and so is a lock-service that
+ * cannot be reached at all (it restarts): an acquire or a release rides out a restart of
+ * lock-service or of its database instead of failing the run. A heartbeat is not repeated (the next
+ * one comes a third of a lease later).
  */
 public final class HttpWorkspaceLocks implements WorkspaceLocks {
+  /** How long an acquire or release repeats the waiting route's 503 before it fails. */
+  public static final Duration UNAVAILABLE_BUDGET = Duration.ofSeconds(60);
+
+  private static final Duration MAX_PAUSE = Duration.ofSeconds(2);
+
   private final InternalHttp http;
+  private final Duration unavailableBudget;
+  private final Duration firstPause;
 
   public HttpWorkspaceLocks(InternalHttp http) {
+    this(http, UNAVAILABLE_BUDGET, Duration.ofMillis(250));
+  }
+
+  /**
+   * @param unavailableBudget how long a 503 of the waiting route is repeated (zero: not at all)
+   * @param firstPause the pause before the first repetition (doubled each time, up to 2 s)
+   */
+  public HttpWorkspaceLocks(InternalHttp http, Duration unavailableBudget, Duration firstPause) {
     this.http = http;
+    this.unavailableBudget = unavailableBudget;
+    this.firstPause = firstPause;
+  }
+
+  /**
+   * Sends {@code request} again while lock-service cannot be reached (it restarts) or, when {@code
+   * repeat503}, answers 503 (its database restarts), as long as the budget lasts; then returns the
+   * last answer or throws the last {@link InternalHttp.Unreachable}.
+   */
+  private InternalHttp.Response repeatWhileUnavailable(
+      boolean repeat503, Supplier<InternalHttp.Response> request) {
+    long giveUp = System.nanoTime() + unavailableBudget.toNanos();
+    Duration pause = firstPause;
+    while (true) {
+      InternalHttp.Response r = null;
+      InternalHttp.Unreachable unreachable = null;
+      try {
+        r = request.get();
+      } catch (InternalHttp.Unreachable e) {
+        unreachable = e;
+      }
+      boolean again = unreachable != null || (repeat503 && r.status() == 503);
+      if (!again || System.nanoTime() + pause.toNanos() > giveUp) {
+        if (unreachable != null) {
+          throw unreachable;
+        }
+        return r;
+      }
+      try {
+        Thread.sleep(pause); // backing off while lock-service or its database restarts
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        if (unreachable != null) {
+          throw unreachable;
+        }
+        return r;
+      }
+      pause = pause.multipliedBy(2).compareTo(MAX_PAUSE) > 0 ? MAX_PAUSE : pause.multipliedBy(2);
+    }
   }
 
   @Override
@@ -63,10 +123,15 @@ public final class HttpWorkspaceLocks implements WorkspaceLocks {
       body.put("coalescingKey", coalescingKey);
     }
     InternalHttp.Response r =
-        http.post(quick(path(tenant, workspace)), body, Duration.ofSeconds(10));
+        repeatWhileUnavailable(
+            false, () -> http.post(quick(path(tenant, workspace)), body, Duration.ofSeconds(10)));
     if (r.status() == 503 || (r.status() == 202 && waitSeconds > 0)) {
       body.put("waitSeconds", waitSeconds);
-      r = http.post(path(tenant, workspace), body, Duration.ofSeconds(waitSeconds + 10L));
+      r =
+          repeatWhileUnavailable(
+              true,
+              () ->
+                  http.post(path(tenant, workspace), body, Duration.ofSeconds(waitSeconds + 10L)));
     }
     JsonNode json = r.json();
     if (r.status() == 200) {
@@ -100,9 +165,10 @@ public final class HttpWorkspaceLocks implements WorkspaceLocks {
   @Override
   public void release(String tenant, String workspace, String lockId) {
     String path = path(tenant, workspace) + "/" + enc(lockId);
-    InternalHttp.Response r = http.delete(quick(path), Duration.ofSeconds(10));
+    InternalHttp.Response r =
+        repeatWhileUnavailable(false, () -> http.delete(quick(path), Duration.ofSeconds(10)));
     if (r.status() == 503) {
-      r = http.delete(path, Duration.ofSeconds(10));
+      r = repeatWhileUnavailable(true, () -> http.delete(path, Duration.ofSeconds(10)));
     }
     if (r.status() >= 300 && r.status() != 404) {
       throw new IllegalStateException("lock-service answered " + r.status() + ": " + r.body());

@@ -1,6 +1,7 @@
 package dev.stagecraft.planner.service.adapter.clients;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.sun.net.httpserver.HttpServer;
@@ -10,6 +11,7 @@ import dev.stagecraft.servicekit.http.InternalHttp;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
@@ -42,33 +44,36 @@ class HttpWorkspaceLocksTest {
   @BeforeEach
   void start() throws IOException {
     server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-    server.createContext(
-        "/internal/v1/",
-        exchange -> {
-          byte[] in = exchange.getRequestBody().readAllBytes();
-          seen.add(
-              new Seen(
-                  exchange.getRequestMethod(),
-                  exchange.getRequestURI().getPath(),
-                  in.length == 0 ? null : EventCodec.mapper().readTree(in)));
-          Answer a;
-          synchronized (answers) {
-            a = answers.poll();
-          }
-          if (a == null) {
-            a = new Answer(500, "{\"detail\":\"no scripted answer left\"}");
-          }
-          byte[] out = a.body().getBytes(StandardCharsets.UTF_8);
-          exchange.getResponseHeaders().add("Content-Type", "application/json");
-          exchange.sendResponseHeaders(a.status(), out.length);
-          exchange.getResponseBody().write(out);
-          exchange.close();
-        });
+    server.createContext("/internal/v1/", handler);
     server.start();
     locks =
         new HttpWorkspaceLocks(
-            new InternalHttp("http://127.0.0.1:" + server.getAddress().getPort(), "token"));
+            new InternalHttp("http://127.0.0.1:" + server.getAddress().getPort(), "token"),
+            Duration.ofSeconds(5),
+            Duration.ofMillis(1));
   }
+
+  private final com.sun.net.httpserver.HttpHandler handler =
+      exchange -> {
+        byte[] in = exchange.getRequestBody().readAllBytes();
+        seen.add(
+            new Seen(
+                exchange.getRequestMethod(),
+                exchange.getRequestURI().getPath(),
+                in.length == 0 ? null : EventCodec.mapper().readTree(in)));
+        Answer a;
+        synchronized (answers) {
+          a = answers.poll();
+        }
+        if (a == null) {
+          a = new Answer(500, "{\"detail\":\"no scripted answer left\"}");
+        }
+        byte[] out = a.body().getBytes(StandardCharsets.UTF_8);
+        exchange.getResponseHeaders().add("Content-Type", "application/json");
+        exchange.sendResponseHeaders(a.status(), out.length);
+        exchange.getResponseBody().write(out);
+        exchange.close();
+      };
 
   @AfterEach
   void stop() {
@@ -151,6 +156,80 @@ class HttpWorkspaceLocksTest {
             "POST " + WAITING + "/l-3/heartbeat",
             "DELETE " + QUICK + "/l-3",
             "DELETE " + WAITING + "/l-3");
+  }
+
+  private static final String DATABASE_DOWN =
+      "{\"type\":\"https://stagecraft.dev/problems/database-unavailable\",\"status\":503}";
+
+  @Test
+  void anAcquireAndAReleaseRepeatA503FromTheWaitingRouteUntilTheLockServiceAnswers() {
+    // the lock service's database restarts: both routes answer 503 for a while
+    script(503, DATABASE_DOWN);
+    script(503, DATABASE_DOWN);
+    script(503, DATABASE_DOWN);
+    script(200, "{\"lockId\":\"l-5\",\"fencingToken\":12,\"leaseExpiresAt\":\"x\"}");
+    assertThat(locks.acquire("acme", "prod", "run-1", 30, 0, "info"))
+        .isEqualTo(new WorkspaceLocks.Granted("l-5", 12));
+    assertThat(seen).extracting(Seen::path).containsExactly(QUICK, WAITING, WAITING, WAITING);
+    assertThat(seen)
+        .extracting(s -> s.body().get("holder").asText())
+        .as("the same holder each time: acquire is idempotent by holder")
+        .containsOnly("run-1");
+
+    script(503, DATABASE_DOWN);
+    script(503, DATABASE_DOWN);
+    script(200, "{\"released\":\"l-5\"}");
+    locks.release("acme", "prod", "l-5");
+    assertThat(seen).hasSize(7);
+  }
+
+  @Test
+  void anAcquireWaitsForALockServiceThatCannotBeReachedYet() throws Exception {
+    int port = server.getAddress().getPort();
+    // one try per request: only the lock client's own repetition can ride out the restart
+    HttpWorkspaceLocks once =
+        new HttpWorkspaceLocks(
+            new InternalHttp("http://127.0.0.1:" + port, "token", 1),
+            Duration.ofSeconds(10),
+            Duration.ofMillis(50));
+    server.stop(0); // lock-service restarts: nothing listens for a while
+    java.util.concurrent.CompletableFuture<WorkspaceLocks.Acquisition> acquisition =
+        java.util.concurrent.CompletableFuture.supplyAsync(
+            () -> once.acquire("acme", "prod", "run-1", 30, 0, "info"));
+    script(200, "{\"lockId\":\"l-6\",\"fencingToken\":13,\"leaseExpiresAt\":\"x\"}");
+    org.awaitility.Awaitility.await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> acquisition.isDone() || listen(port));
+    assertThat(acquisition.get(10, java.util.concurrent.TimeUnit.SECONDS))
+        .isEqualTo(new WorkspaceLocks.Granted("l-6", 13));
+  }
+
+  /** Starts the stand-in again on {@code port}; false while the port is not free yet. */
+  private boolean listen(int port) {
+    try {
+      HttpServer restarted = HttpServer.create(new InetSocketAddress("127.0.0.1", port), 0);
+      restarted.createContext("/internal/v1/", handler);
+      restarted.start();
+      server = restarted;
+      return true;
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
+  @Test
+  void a503ThatOutlastsTheBudgetIsAnErrorNamingIt() {
+    HttpWorkspaceLocks impatient =
+        new HttpWorkspaceLocks(
+            new InternalHttp("http://127.0.0.1:" + server.getAddress().getPort(), "token"),
+            Duration.ZERO,
+            Duration.ofMillis(1));
+    script(503, DATABASE_DOWN);
+    script(503, DATABASE_DOWN);
+    assertThatThrownBy(() -> impatient.acquire("acme", "prod", "run-1", 30, 0, "info"))
+        .hasMessageContaining("503")
+        .hasMessageContaining("database-unavailable");
+    assertThat(seen).extracting(Seen::path).containsExactly(QUICK, WAITING);
   }
 
   @Test
