@@ -118,8 +118,10 @@ public final class ChaosCheckMain {
       try (Connection c = DriverManager.getConnection(o.jdbcUrl(), o.dbUser(), password)) {
         LockAuditTrail locks = LockAuditTrail.of(SoakDatabase.lockAudit(c));
         problems.addAll(locks.problems());
+        List<dev.stagecraft.chaos.source.RunRow> runRows = SoakDatabase.runs(c);
         history
-            .runs(RunAssembly.runs(SoakDatabase.runs(c), locks))
+            .runs(RunAssembly.runs(runRows, locks))
+            .transitions(RunAssembly.transitions(runRows))
             .locks(locks.tenures())
             .states(StateHistoryAssembly.entries(SoakDatabase.stateEvents(c)))
             .events(SoakDatabase.lockOutboxCommitted(c));

@@ -23,6 +23,7 @@ public record History(
     List<EventSighting> events,
     List<DataAccess> dataAccesses,
     List<Fault> faults,
+    List<RunTransition> transitions,
     Instant observedUntil) {
 
   public History {
@@ -34,6 +35,7 @@ public record History(
     events = List.copyOf(events);
     dataAccesses = List.copyOf(dataAccesses);
     faults = List.copyOf(faults);
+    transitions = List.copyOf(transitions);
     Objects.requireNonNull(observedUntil, "observedUntil");
   }
 
@@ -57,6 +59,7 @@ public record History(
     private final List<EventSighting> events = new ArrayList<>();
     private final List<DataAccess> dataAccesses = new ArrayList<>();
     private final List<Fault> faults = new ArrayList<>();
+    private final List<RunTransition> transitions = new ArrayList<>();
 
     private Builder(Instant observedUntil) {
       this.observedUntil = observedUntil;
@@ -142,6 +145,11 @@ public record History(
       return this;
     }
 
+    public Builder transitions(List<RunTransition> all) {
+      transitions.addAll(all);
+      return this;
+    }
+
     public History build() {
       return new History(
           runs,
@@ -152,6 +160,7 @@ public record History(
           events,
           dataAccesses,
           faults,
+          transitions,
           observedUntil);
     }
   }

@@ -63,6 +63,16 @@ public final class ChaosReport {
             .collect(Collectors.groupingBy(Fault::kind, TreeMap::new, Collectors.counting()));
     table(out, List.of("kind", "faults"), rows(faults));
 
+    out.append("\n## Recovery after faults\n\n");
+    out.append(
+        "Runs in flight at a fault (in a status that is not an end state when it began): the time"
+            + " from the fault's beginning to each one's next transition, and how many of them"
+            + " ended `errored`.\n\n");
+    table(
+        out,
+        List.of("kind", "faults", "runs in flight", "p50", "p99", "max", "ended errored"),
+        RecoveryTimes.cells(RecoveryTimes.measure(history)));
+
     out.append("\n## Violations by kind\n\n");
     Map<ViolationKind, Long> byKind = new EnumMap<>(ViolationKind.class);
     for (ViolationKind kind : ViolationKind.values()) {

@@ -120,7 +120,9 @@ public final class ChaosSoak {
             injector::pending,
             origin.plus(o.workload().multipliedBy(2).plusMinutes(5)),
             o.maxRuns(),
-            o.bound().plusMinutes(3));
+            o.bound().plusMinutes(3),
+            injector::lastOver,
+            o.bound());
       } // stops the injection (on failure too) before the stack is stopped
       out.println(
           "soak: workload done: "

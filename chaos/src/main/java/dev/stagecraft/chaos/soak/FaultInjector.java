@@ -30,6 +30,7 @@ final class FaultInjector implements AutoCloseable {
   private final List<PlannedFault> injected = new ArrayList<>();
   private Thread thread;
   private volatile Exception failure;
+  private Instant lastOver = Instant.MIN;
 
   FaultInjector(
       SoakCluster cluster, List<PlannedFault> plan, Path logFile, PrintStream out, Clock clock) {
@@ -65,6 +66,7 @@ final class FaultInjector implements AutoCloseable {
         log.flush();
         synchronized (injected) {
           injected.add(f);
+          lastOver = cleared;
         }
       }
     } catch (InterruptedException e) {
@@ -111,6 +113,13 @@ final class FaultInjector implements AutoCloseable {
   List<PlannedFault> injected() {
     synchronized (injected) {
       return List.copyOf(injected);
+    }
+  }
+
+  /** When the last fault injected so far was over ({@link Instant#MIN} before the first). */
+  Instant lastOver() {
+    synchronized (injected) {
+      return lastOver;
     }
   }
 

@@ -19,6 +19,7 @@ import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 
 /**
  * Several tenants × workspaces × runs through the public API, with the tenants' own tokens: workers
@@ -49,6 +50,8 @@ final class Workload {
   private volatile BooleanSupplier faultsPending = () -> false;
   private volatile int maxRuns;
   private volatile Duration runPatience;
+  private volatile Supplier<Instant> lastFaultOver = () -> Instant.MIN;
+  private volatile Duration checkBound = Duration.ZERO;
 
   Workload(
       SoakApi api,
@@ -102,9 +105,10 @@ final class Workload {
 
   /**
    * Runs {@code workers} workers until {@code until} or {@code maxRuns} runs were started, then
-   * waits for each to follow its last run to its end (at most {@code runPatience} each). While
-   * {@code faultsPending} says faults are still to come (a slow restart delays the schedule), runs
-   * go on being started, but never after {@code hardStop}.
+   * waits for each to follow its last run to its end (see {@link #follow}: at least {@code
+   * runPatience}, and until {@code checkBound} after {@code lastFaultOver}). While {@code
+   * faultsPending} says faults are still to come (a slow restart delays the schedule), runs go on
+   * being started, but never after {@code hardStop}.
    */
   void run(
       int workers,
@@ -112,8 +116,12 @@ final class Workload {
       BooleanSupplier faultsPending,
       Instant hardStop,
       int maxRuns,
-      Duration runPatience)
+      Duration runPatience,
+      Supplier<Instant> lastFaultOver,
+      Duration checkBound)
       throws InterruptedException {
+    this.lastFaultOver = lastFaultOver;
+    this.checkBound = checkBound;
     this.deadline = until;
     this.faultsPending = faultsPending;
     this.hardStop = hardStop;
@@ -169,6 +177,14 @@ final class Workload {
     }
   }
 
+  /** Until when a run is followed regardless of patience: the bound after the last fault. */
+  private Instant followUntil() {
+    if (faultsPending.getAsBoolean()) {
+      return Instant.MAX;
+    }
+    return lastFaultOver.get().plus(checkBound).plusSeconds(30);
+  }
+
   private boolean goOn() {
     Instant now = Instant.now();
     return now.isBefore(hardStop) && (now.isBefore(deadline) || faultsPending.getAsBoolean());
@@ -211,12 +227,25 @@ final class Workload {
     return runId;
   }
 
-  /** Polls the run until it ended, approving (or discarding) a plan that waits for approval. */
+  /**
+   * Polls the run until it ended, approving (or discarding) a plan that waits for approval. Gives
+   * up only once {@code runPatience} has passed since it began following <em>and</em> no fault is
+   * to come <em>and</em> the checker's bound (plus a margin) has passed since the last fault was
+   * over: until then the checker could not call the run stuck, so neither may the workload leave it
+   * (an approval nobody decides would make it stuck).
+   */
   private void follow(Tenant tenant, String runId, boolean approvals, boolean discard)
       throws IOException, InterruptedException {
-    long giveUp = System.nanoTime() + runPatience.toNanos();
-    while (System.nanoTime() < giveUp) {
-      SoakApi.Response r = api.call("GET", "/api/v1/runs/" + runId, tenant.token(), null, null);
+    long patienceOver = System.nanoTime() + runPatience.toNanos();
+    while (System.nanoTime() < patienceOver || !Instant.now().isAfter(followUntil())) {
+      SoakApi.Response r;
+      try {
+        r = api.call("GET", "/api/v1/runs/" + runId, tenant.token(), null, null);
+      } catch (IOException noPlannerAnswered) {
+        // every planner down for the API client's whole patience: keep following the run
+        out.println("soak: following run " + runId + ": " + noPlannerAnswered);
+        continue;
+      }
       JsonNode run = r.json();
       recordRead(tenant, r, "GET /api/v1/runs/" + runId);
       String status = run.path("status").asText();
@@ -225,22 +254,32 @@ final class Workload {
         return;
       }
       if (approvals && status.equals("planned") && !run.path("planDigest").asText().isEmpty()) {
-        if (discard) {
-          api.call("POST", "/api/v1/runs/" + runId + "/discard", tenant.token(), Map.of(), null);
-        } else {
-          api.call(
-              "POST",
-              "/api/v1/runs/" + runId + "/approve",
-              tenant.token(),
-              Map.of("planDigest", run.path("planDigest").asText()),
-              null);
+        try {
+          if (discard) {
+            api.call("POST", "/api/v1/runs/" + runId + "/discard", tenant.token(), Map.of(), null);
+          } else {
+            api.call(
+                "POST",
+                "/api/v1/runs/" + runId + "/approve",
+                tenant.token(),
+                Map.of("planDigest", run.path("planDigest").asText()),
+                null);
+          }
+        } catch (IOException noPlannerAnswered) {
+          out.println("soak: deciding run " + runId + ": " + noPlannerAnswered); // next poll again
         }
       }
       Thread.sleep(300); // polling the run's status, as the CLI follows a run
     }
     unfinished.incrementAndGet();
     out.println(
-        "soak: run " + runId + " of " + tenant.name() + " did not end within " + runPatience);
+        "soak: run "
+            + runId
+            + " of "
+            + tenant.name()
+            + " did not end within "
+            + runPatience
+            + " nor within the checker's bound after the last fault");
   }
 
   /**

@@ -1,6 +1,7 @@
 package dev.stagecraft.chaos.source;
 
 import dev.stagecraft.chaos.history.RunRecord;
+import dev.stagecraft.chaos.history.RunTransition;
 import dev.stagecraft.chaos.history.WorkspaceKey;
 import dev.stagecraft.chaos.invariant.RunsEnd;
 import java.time.Instant;
@@ -21,6 +22,17 @@ public final class RunAssembly {
     return rows.stream()
         .sorted(Comparator.comparing(RunRow::id))
         .map(row -> record(row, locks))
+        .toList();
+  }
+
+  /** Every transition of every run, in the order of the rows and of their sequence. */
+  public static List<RunTransition> transitions(List<RunRow> rows) {
+    return rows.stream()
+        .flatMap(
+            row ->
+                row.transitions().stream()
+                    .sorted(Comparator.comparingLong(RunRow.Transition::sequence))
+                    .map(t -> new RunTransition(row.id(), t.status(), t.at())))
         .toList();
   }
 
