@@ -102,14 +102,28 @@ final class FaultInjector implements AutoCloseable {
         }
       }
       case KAFKA_RESTART -> {
+        // the clients see the broker go away at the start of the controlled shutdown, which takes
+        // seconds of its own on a loaded machine, as does the start: printed, for the report
+        Instant stopping = clock.instant();
         cluster.stack().stopKafka();
+        Instant stopped = clock.instant();
         try {
           stop.await(f.hold().toMillis(), TimeUnit.MILLISECONDS);
         } finally {
+          Instant starting = clock.instant();
           cluster.stack().startKafka(); // returns once it authenticates every principal again
+          out.println(
+              "soak: kafka stopped in "
+                  + seconds(stopping, stopped)
+                  + ", started again in "
+                  + seconds(starting, clock.instant()));
         }
       }
     }
+  }
+
+  private static String seconds(Instant from, Instant to) {
+    return Duration.between(from, to).toMillis() / 1000.0 + " s";
   }
 
   /** Whether faults of the schedule are still to come (or one is under way). */
