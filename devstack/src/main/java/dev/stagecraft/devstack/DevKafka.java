@@ -23,7 +23,8 @@ import org.apache.kafka.clients.admin.Admin;
  * #serviceEnv}); {@code kafka-users/<user>.properties} holds a principal's client settings for
  * Kafka's own tools ({@code --command-config}), written at every start.
  *
- * <p>Concurrency: immutable after {@link #start}; {@link #close} once.
+ * <p>Concurrency: immutable after {@link #start} but for the broker's running state ({@link #stop},
+ * {@link #startAgain}, {@link #close}: serialized by the broker).
  */
 public final class DevKafka implements AutoCloseable {
   /** How long creating the ACLs may take before the start fails. */
@@ -134,6 +135,20 @@ public final class DevKafka implements AutoCloseable {
     return env;
   }
 
+  /**
+   * Stops the broker (controlled shutdown); {@link #startAgain} brings it back on the same port and
+   * log directory, with its users, ACLs and topics as they were (all kept in its metadata log).
+   */
+  public void stop() {
+    broker.stop();
+  }
+
+  /** Starts the broker stopped by {@link #stop} again; see {@link EmbeddedKafka#startAgain}. */
+  public void startAgain() throws InterruptedException {
+    broker.startAgain();
+  }
+
+  /** Stops the broker unless it is stopped already. Idempotent. */
   @Override
   public void close() {
     broker.close();

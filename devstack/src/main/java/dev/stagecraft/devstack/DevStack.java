@@ -269,6 +269,32 @@ public final class DevStack implements AutoCloseable {
   }
 
   /**
+   * Stops the embedded Kafka broker (a controlled shutdown of the KRaft server), leaving PostgreSQL
+   * and the services running, as an operator's broker restart would; {@link #startKafka} brings it
+   * back on the same client port and log directory. For failure tests: the services keep their
+   * bootstrap address and must reconnect by themselves.
+   *
+   * <p>Concurrency: not to be called concurrently with itself, {@link #startKafka} or {@link
+   * #close}.
+   *
+   * @throws IllegalStateException when the broker is already stopped
+   */
+  public void stopKafka() {
+    kafka.stop();
+  }
+
+  /**
+   * Starts the broker stopped by {@link #stopKafka} again, on the same ports and log directory (its
+   * topics, offsets, users and ACLs as they were), and returns once it authenticates every
+   * principal. Same concurrency rule as {@link #stopKafka}.
+   *
+   * @throws IllegalStateException when it was not stopped
+   */
+  public void startKafka() throws InterruptedException {
+    kafka.startAgain();
+  }
+
+  /**
    * Kills one service process with SIGKILL (no shutdown hooks, nothing flushed: a crash) and waits
    * until it is gone; it stays down (stopped on purpose, not restarted by the supervisor) until
    * {@link #startAgain} starts it again. For failure tests (a planner killed mid-run must carry its

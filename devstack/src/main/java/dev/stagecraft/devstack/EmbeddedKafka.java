@@ -48,14 +48,25 @@ public final class EmbeddedKafka implements AutoCloseable {
 
   private static final int SCRAM_ITERATIONS = 4096;
 
-  private final KafkaRaftServer server;
+  private final Path logDir;
+  private final int brokerPort;
+  private final int controllerPort;
+  private final Security security;
   private final String bootstrapServers;
   private final String controllerServers;
 
-  private EmbeddedKafka(KafkaRaftServer server, String bootstrapServers, String controllers) {
+  /** The running server; null while {@link #stop stopped}. Guarded by {@code this}. */
+  private KafkaRaftServer server;
+
+  private EmbeddedKafka(
+      KafkaRaftServer server, Path logDir, int brokerPort, int controllerPort, Security security) {
     this.server = server;
-    this.bootstrapServers = bootstrapServers;
-    this.controllerServers = controllers;
+    this.logDir = logDir;
+    this.brokerPort = brokerPort;
+    this.controllerPort = controllerPort;
+    this.security = security;
+    this.bootstrapServers = "127.0.0.1:" + brokerPort;
+    this.controllerServers = "127.0.0.1:" + controllerPort;
   }
 
   /**
@@ -202,9 +213,13 @@ public final class EmbeddedKafka implements AutoCloseable {
     } else {
       securedListeners(props, brokerPort, controllerPort, security, brokerPlain);
     }
+    return new EmbeddedKafka(startServer(props), logDir, brokerPort, controllerPort, security);
+  }
+
+  private static KafkaRaftServer startServer(Properties props) {
     KafkaRaftServer server = new KafkaRaftServer(new KafkaConfig(props, false), Time.SYSTEM);
     server.startup();
-    return new EmbeddedKafka(server, "127.0.0.1:" + brokerPort, "127.0.0.1:" + controllerPort);
+    return server;
   }
 
   private static void plainListeners(Properties props, int brokerPort, int controllerPort) {
@@ -337,10 +352,59 @@ public final class EmbeddedKafka implements AutoCloseable {
     return controllerServers;
   }
 
+  /**
+   * Stops the broker (a controlled shutdown: its partitions' logs are closed cleanly, its listeners
+   * and their ports released) and keeps what it needs to {@link #startAgain start again}, as an
+   * operator's broker restart would. Clients keep their bootstrap address and reconnect by
+   * themselves once it is back.
+   *
+   * @throws IllegalStateException when it is already stopped
+   */
+  public synchronized void stop() {
+    if (server == null) {
+      throw new IllegalStateException("the embedded broker is already stopped");
+    }
+    KafkaRaftServer stopping = server;
+    server = null;
+    stopping.shutdown();
+    stopping.awaitShutdown();
+  }
+
+  /**
+   * Starts the broker stopped by {@link #stop} again: a new server in this JVM on the same log
+   * directory, client port and controller port (the static voter of {@code
+   * controller.quorum.voters} keeps its address) and the same security; returns once it
+   * authenticates every user again (secured).
+   *
+   * @throws IllegalStateException when it was not stopped
+   */
+  public synchronized void startAgain() throws InterruptedException {
+    if (server != null) {
+      throw new IllegalStateException("the embedded broker is running: stop() it first");
+    }
+    EmbeddedKafka started = launch(logDir, brokerPort, controllerPort, security, false);
+    server = started.server;
+    if (security != null) {
+      try {
+        awaitUsersKnown(bootstrapServers, security);
+      } catch (InterruptedException | RuntimeException e) {
+        stop();
+        throw e;
+      }
+    }
+  }
+
+  /** Whether the broker runs (not {@link #stop stopped}). */
+  public synchronized boolean running() {
+    return server != null;
+  }
+
+  /** Stops the broker unless it is stopped already. Idempotent. */
   @Override
-  public void close() {
-    server.shutdown();
-    server.awaitShutdown();
+  public synchronized void close() {
+    if (server != null) {
+      stop();
+    }
   }
 
   static int freePort() throws IOException {

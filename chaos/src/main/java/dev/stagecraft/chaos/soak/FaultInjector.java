@@ -17,8 +17,8 @@ import java.util.concurrent.TimeUnit;
  * Injects a {@link FaultPlan} schedule into a {@link SoakCluster}, one fault at a time on its own
  * thread, and writes each to the fault log as {@code FaultLog} reads it ({@code <at> <kind>
  * <target> <clearedAt>}: a kill is cleared when the instance answers /health again, a stop at its
- * SIGCONT, a PostgreSQL restart when the database is up again). A fault whose target is not in the
- * cluster is skipped (written as a comment).
+ * SIGCONT, a PostgreSQL or Kafka restart when the database or broker is up again). A fault whose
+ * target is not in the cluster is skipped (written as a comment).
  */
 final class FaultInjector implements AutoCloseable {
   private final SoakCluster cluster;
@@ -53,7 +53,9 @@ final class FaultInjector implements AutoCloseable {
         if (stop.await(Math.max(0, wait.toMillis()), TimeUnit.MILLISECONDS)) {
           return;
         }
-        if (!f.target().equals("postgres") && !cluster.has(f.target())) {
+        if (!f.target().equals("postgres")
+            && !f.target().equals("kafka")
+            && !cluster.has(f.target())) {
           log.write("# skipped (no such instance): " + f + "\n");
           log.flush();
           continue;
@@ -101,7 +103,29 @@ final class FaultInjector implements AutoCloseable {
           cluster.stack().startPostgres();
         }
       }
+      case KAFKA_RESTART -> {
+        // the clients see the broker go away at the start of the controlled shutdown, which takes
+        // seconds of its own on a loaded machine, as does the start: printed, for the report
+        Instant stopping = clock.instant();
+        cluster.stack().stopKafka();
+        Instant stopped = clock.instant();
+        try {
+          stop.await(f.hold().toMillis(), TimeUnit.MILLISECONDS);
+        } finally {
+          Instant starting = clock.instant();
+          cluster.stack().startKafka(); // returns once it authenticates every principal again
+          out.println(
+              "soak: kafka stopped in "
+                  + seconds(stopping, stopped)
+                  + ", started again in "
+                  + seconds(starting, clock.instant()));
+        }
+      }
     }
+  }
+
+  private static String seconds(Instant from, Instant to) {
+    return Duration.between(from, to).toMillis() / 1000.0 + " s";
   }
 
   /** Whether faults of the schedule are still to come (or one is under way). */

@@ -10,7 +10,12 @@ public enum FaultKind {
   /** {@code SIGSTOP} of a planner or executor for longer than its lease, then {@code SIGCONT}. */
   STOP("stop"),
   /** The embedded PostgreSQL stopped (fast shutdown) and started again on the same port. */
-  POSTGRES_RESTART("postgres-restart");
+  POSTGRES_RESTART("postgres-restart"),
+  /**
+   * The embedded Kafka broker stopped (controlled shutdown) and started again on the same port and
+   * log directory; cleared once it authenticates the services' principals again.
+   */
+  KAFKA_RESTART("kafka-restart");
 
   private final String logName;
 

@@ -27,7 +27,9 @@ public final class FaultPlan {
   /**
    * Draws the schedule: the first fault after a first gap, each next one a gap later (uniform in
    * [gap/2, 3·gap/2]); none starts after {@code window}. A stop is held for {@code stopHold} plus
-   * up to 4 s; a PostgreSQL restart keeps the database down 1 to 4 s.
+   * up to 4 s; a PostgreSQL restart keeps the database down 1 to 4 s, a Kafka restart the broker 2
+   * to 6 s. A kind's draws take from the one {@code Random} only when that kind is drawn, so adding
+   * a kind to the enum leaves the schedule of the other kinds' sets as it was.
    *
    * @param kinds the kinds to draw from (each equally likely); empty gives no faults
    */
@@ -66,6 +68,10 @@ public final class FaultPlan {
             plan.add(
                 new PlannedFault(
                     offset, kind, "postgres", Duration.ofMillis(1000 + random.nextInt(3000))));
+        case KAFKA_RESTART ->
+            plan.add(
+                new PlannedFault(
+                    offset, kind, "kafka", Duration.ofMillis(2000 + random.nextInt(4000))));
       }
     }
   }

@@ -42,11 +42,58 @@ class FaultPlanTest {
           assertThat(f.hold()).as("longer than the leases").isGreaterThanOrEqualTo(HOLD);
         }
         case POSTGRES_RESTART -> assertThat(f.target()).isEqualTo("postgres");
+        case KAFKA_RESTART -> {
+          assertThat(f.target()).isEqualTo("kafka");
+          assertThat(f.hold()).isBetween(Duration.ofSeconds(2), Duration.ofSeconds(6));
+        }
       }
     }
     assertThat(plan).extracting(PlannedFault::kind).containsAll(EnumSet.allOf(FaultKind.class));
     assertThat(plan.stream().filter(f -> f.kind() == FaultKind.KILL).map(PlannedFault::target))
         .containsAll(FaultPlan.KILL_TARGETS);
+  }
+
+  @Test
+  void aNewKindLeavesTheScheduleOfTheOtherKindsAsItWas() {
+    // seed 30 as drawn before kafka-restart existed: the same seed still replays it
+    assertThat(
+            FaultPlan.draw(
+                30,
+                Duration.ofMinutes(2),
+                GAP,
+                EnumSet.of(FaultKind.KILL, FaultKind.STOP, FaultKind.POSTGRES_RESTART),
+                Duration.ofSeconds(12)))
+        .containsExactly(
+            fault(18472, FaultKind.POSTGRES_RESTART, "postgres", 1604),
+            fault(29206, FaultKind.STOP, "executor-1", 14456),
+            fault(39800, FaultKind.POSTGRES_RESTART, "postgres", 1003),
+            fault(52306, FaultKind.POSTGRES_RESTART, "postgres", 2034),
+            fault(70244, FaultKind.STOP, "executor-3", 14815),
+            fault(90001, FaultKind.POSTGRES_RESTART, "postgres", 2771),
+            fault(99357, FaultKind.KILL, "lock-1", 0),
+            fault(108779, FaultKind.KILL, "executor-1", 0));
+  }
+
+  @Test
+  void kafkaRestartsAloneKeepTheBrokerDownTwoToSixSecondsDrawnFromTheSeed() {
+    List<PlannedFault> plan =
+        FaultPlan.draw(5, WINDOW, GAP, EnumSet.of(FaultKind.KAFKA_RESTART), HOLD);
+    assertThat(plan)
+        .hasSizeBetween(100, 140)
+        .allSatisfy(
+            f -> {
+              assertThat(f.kind()).isEqualTo(FaultKind.KAFKA_RESTART);
+              assertThat(f.target()).isEqualTo("kafka");
+              assertThat(f.hold()).isBetween(Duration.ofSeconds(2), Duration.ofSeconds(6));
+            });
+    // spread over the range, not one fixed hold
+    assertThat(plan.stream().map(PlannedFault::hold).distinct().count()).isGreaterThan(50);
+    assertThat(FaultPlan.draw(5, WINDOW, GAP, EnumSet.of(FaultKind.KAFKA_RESTART), HOLD))
+        .isEqualTo(plan);
+  }
+
+  private static PlannedFault fault(long offset, FaultKind kind, String target, long hold) {
+    return new PlannedFault(Duration.ofMillis(offset), kind, target, Duration.ofMillis(hold));
   }
 
   @Test

@@ -38,6 +38,9 @@ class SoakOptionsTest {
     assertThat(o.dataDir()).isEqualTo(Path.of("/tmp/soak"));
     assertThat(o.repoDir()).isEqualTo(REPO);
     assertThat(SoakOptions.parse(new String[] {"--faults", "none"}, REPO).faultKinds()).isEmpty();
+    assertThat(
+            SoakOptions.parse(new String[] {"--faults", "kafka-restart,kill"}, REPO).faultKinds())
+        .isEqualTo(EnumSet.of(FaultKind.KAFKA_RESTART, FaultKind.KILL));
   }
 
   @Test
@@ -47,7 +50,8 @@ class SoakOptionsTest {
     assertThatThrownBy(() -> SoakOptions.parse(new String[] {"--seed"}, REPO))
         .hasMessage("--seed needs a value");
     assertThatThrownBy(() -> SoakOptions.parse(new String[] {"--faults", "kill,reboot"}, REPO))
-        .hasMessage("unknown fault kind \"reboot\"; known: kill, stop, postgres-restart");
+        .hasMessage(
+            "unknown fault kind \"reboot\"; known: kill, stop, postgres-restart, kafka-restart");
     assertThatThrownBy(() -> SoakOptions.parse(new String[] {"--workers", "0"}, REPO))
         .hasMessage("--workers expects a count of 1 or more, found 0");
     assertThatThrownBy(() -> SoakOptions.parse(new String[] {"--speed", "9"}, REPO))

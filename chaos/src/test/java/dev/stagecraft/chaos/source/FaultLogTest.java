@@ -17,6 +17,7 @@ class FaultLogTest {
             List.of(
                 "# seed 42",
                 "2026-12-05T10:00:05Z kill executor-2 2026-12-05T10:00:07Z",
+                "2026-12-05T10:00:06Z kafka-restart kafka 2026-12-05T10:00:08Z",
                 "",
                 "2026-12-05T10:00:09Z sever ssh-1",
                 "2026-12-05T10:00:10Z stop",
@@ -25,13 +26,15 @@ class FaultLogTest {
 
     assertThat(reading.faults())
         .containsExactly(
-            new Fault("kill", "executor-2", t(5), t(7)), new Fault("sever", "ssh-1", t(9), null));
+            new Fault("kill", "executor-2", t(5), t(7)),
+            new Fault("kafka-restart", "kafka", t(6), t(8)),
+            new Fault("sever", "ssh-1", t(9), null));
     assertThat(reading.problems())
         .containsExactly(
-            "faults.log:5: expected \"<at> <kind> <target> [<clearedAt>]\", found"
+            "faults.log:6: expected \"<at> <kind> <target> [<clearedAt>]\", found"
                 + " \"2026-12-05T10:00:10Z stop\"",
-            "faults.log:6: \"soon\" is not an ISO-8601 instant (e.g. 2026-12-05T10:00:02Z)",
-            "faults.log:7: the fault is cleared at 2026-12-05T10:00:01Z, before it began at"
+            "faults.log:7: \"soon\" is not an ISO-8601 instant (e.g. 2026-12-05T10:00:02Z)",
+            "faults.log:8: the fault is cleared at 2026-12-05T10:00:01Z, before it began at"
                 + " 2026-12-05T10:00:12Z");
   }
 }
