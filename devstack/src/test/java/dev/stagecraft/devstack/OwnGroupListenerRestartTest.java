@@ -64,6 +64,57 @@ class OwnGroupListenerRestartTest {
     }
   }
 
+  /**
+   * The group drops the listener (here: a handler slower than the poll interval, as a broker that
+   * was away longer than the session does) and assigns it its partition again. Without committed
+   * offsets the reset would put it at the latest offset, past what was appended meanwhile: it must
+   * go on where it was instead. (The chaos soak's kafka-restart fault left a run stuck: its planner
+   * never saw the {@code state.recorded} appended while it rejoined.)
+   */
+  @Test
+  void aListenerDroppedByItsGroupGoesOnWhereItWasWhenItsPartitionComesBack() throws Exception {
+    Path dir = Files.createTempDirectory(Path.of("target").toAbsolutePath(), "kafka-dropped");
+    try (EmbeddedKafka kafka = EmbeddedKafka.start(dir, 0);
+        Admin admin = Admin.create(Map.of("bootstrap.servers", kafka.bootstrapServers()))) {
+      admin.createTopics(List.of(new NewTopic("t", 1, (short) 1))).all().get(30, TimeUnit.SECONDS);
+      KafkaSettings settings = new KafkaSettings(kafka.bootstrapServers());
+      java.util.Properties props = settings.consumer("dropped-group", "dropped", "latest");
+      props.put("max.poll.interval.ms", 2000);
+      List<String> seen = new CopyOnWriteArrayList<>();
+      java.util.concurrent.CountDownLatch slowHandled = new java.util.concurrent.CountDownLatch(1);
+      EventConsumer listener =
+          EventConsumer.ofRecords(
+                  props,
+                  "dropped",
+                  List.of("t"),
+                  null,
+                  r -> {
+                    String value = new String(r.value(), StandardCharsets.UTF_8);
+                    seen.add(value);
+                    if (value.equals("slow")) {
+                      // the fault: longer than max.poll.interval.ms, so the group drops the member
+                      Thread.sleep(5000);
+                      slowHandled.countDown();
+                    }
+                  })
+              .withoutOffsetCommits()
+              .start();
+      try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(settings.producer("p"))) {
+        assertThat(listener.awaitAssignment(Duration.ofSeconds(60))).isTrue();
+        producer.send(record("slow")).get(30, TimeUnit.SECONDS);
+        await().atMost(Duration.ofSeconds(60)).until(() -> seen.contains("slow"));
+        producer.send(record("2")).get(30, TimeUnit.SECONDS); // while the handler is in "slow"
+        assertThat(slowHandled.await(30, TimeUnit.SECONDS)).isTrue();
+        producer.send(record("3")).get(30, TimeUnit.SECONDS);
+
+        await().atMost(Duration.ofSeconds(90)).until(() -> seen.contains("3"));
+        assertThat(seen).containsExactly("slow", "2", "3");
+      } finally {
+        listener.close();
+      }
+    }
+  }
+
   private static ProducerRecord<String, byte[]> record(String value) {
     return new ProducerRecord<>("t", "k", value.getBytes(StandardCharsets.UTF_8));
   }

@@ -75,6 +75,10 @@ public final class EventConsumer implements AutoCloseable {
   // and partitions whose claim commit failed (their remaining records are left to the new owner)
   private final Map<TopicPartition, OffsetAndMetadata> done = new HashMap<>();
   private final java.util.Set<TopicPartition> lost = new java.util.HashSet<>();
+  // poll thread only, without offset commits: the next offset to handle of each partition this
+  // consumer has handled records of, so that a partition assigned again (the group dropped this
+  // member: a broker restart, a poll that took too long) resumes there rather than at the reset
+  private final Map<TopicPartition, Long> positions = new HashMap<>();
   private ConsumerRecord<String, byte[]> current;
   private volatile boolean running = true;
   private volatile boolean commits = true;
@@ -111,6 +115,19 @@ public final class EventConsumer implements AutoCloseable {
       RecordHandler handler) {
     return new EventConsumer(
         settings.consumer(groupId, clientId, offsetReset), topics, deadLetters, handler, clientId);
+  }
+
+  /**
+   * A consumer with the given client properties (as {@link KafkaSettings#consumer} makes them, with
+   * settings of the caller's own) that hands each raw record to {@code handler}.
+   */
+  public static EventConsumer ofRecords(
+      java.util.Properties consumerProperties,
+      String clientId,
+      Collection<String> topics,
+      EventPublisher deadLetters,
+      RecordHandler handler) {
+    return new EventConsumer(consumerProperties, topics, deadLetters, handler, clientId);
   }
 
   private static RecordHandler decoding(Handler handler) {
@@ -165,6 +182,25 @@ public final class EventConsumer implements AutoCloseable {
 
           @Override
           public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+            if (!commits) {
+              // no committed offset to resume from: go on where this consumer was, not at the
+              // reset offset, which would skip what was appended while it was out of its group
+              for (TopicPartition p : partitions) {
+                Long next = positions.get(p);
+                if (next != null) {
+                  consumer.seek(p, next);
+                } else {
+                  // resolve the reset now, so that awaitAssignment means "nothing appended from
+                  // now on is missed" (a lazy reset would skip what is appended before it runs)
+                  try {
+                    positions.put(p, consumer.position(p, Duration.ofSeconds(10)));
+                  } catch (RuntimeException e) {
+                    // the broker is away: the reset happens at the next fetch, as without this
+                    LOG.warn("could not resolve the position of {} yet: {}", p, e.toString());
+                  }
+                }
+              }
+            }
             assigned.countDown();
           }
         });
@@ -188,8 +224,10 @@ public final class EventConsumer implements AutoCloseable {
    * group id per start). Committing would only cost a broker round trip and an append to {@code
    * __consumer_offsets} per batch, on the poll thread, before the next record is handled. Delivery
    * within the process is unchanged: a handler that throws gets the record again (the partition is
-   * rewound); a restart starts at the latest offset anyway. {@link #commitThroughCurrent} is then
-   * refused. Call before {@link #start}.
+   * rewound); a partition assigned to it again (the group dropped it: a broker restart, a handler
+   * slower than the poll interval) resumes where it was, not at the reset offset; a restart starts
+   * at the latest offset anyway. {@link #commitThroughCurrent} is then refused. Call before {@link
+   * #start}.
    */
   public EventConsumer withoutOffsetCommits() {
     this.commits = false;
@@ -284,6 +322,9 @@ public final class EventConsumer implements AutoCloseable {
             if (!lost.contains(partition)) {
               if (!claimed) { // a claimed record's offset is committed already
                 done.put(partition, new OffsetAndMetadata(record.offset() + 1));
+              }
+              if (!commits) {
+                positions.put(partition, record.offset() + 1);
               }
             } else if (consumer.assignment().contains(partition)) {
               // still ours (the commit timed out): deliver the unclaimed record again
