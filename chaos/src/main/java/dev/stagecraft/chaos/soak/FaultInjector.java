@@ -17,8 +17,9 @@ import java.util.concurrent.TimeUnit;
  * Injects a {@link FaultPlan} schedule into a {@link SoakCluster}, one fault at a time on its own
  * thread, and writes each to the fault log as {@code FaultLog} reads it ({@code <at> <kind>
  * <target> <clearedAt>}: a kill is cleared when the instance answers /health again, a stop at its
- * SIGCONT, a PostgreSQL restart when the database is up again). A fault whose target is not in the
- * cluster is skipped (written as a comment).
+ * SIGCONT, a PostgreSQL restart when the database is up again, a sever or a black hole at once: it
+ * hits the connections open at that instant). A fault whose target is not in the cluster is skipped
+ * (written as a comment).
  */
 final class FaultInjector implements AutoCloseable {
   private final SoakCluster cluster;
@@ -52,7 +53,9 @@ final class FaultInjector implements AutoCloseable {
         if (stop.await(Math.max(0, wait.toMillis()), TimeUnit.MILLISECONDS)) {
           return;
         }
-        if (!f.target().equals("postgres") && !cluster.has(f.target())) {
+        if (!f.target().equals("postgres")
+            && !cluster.has(f.target())
+            && !cluster.network().has(f.target())) {
           log.write("# skipped (no such instance): " + f + "\n");
           log.flush();
           continue;
@@ -98,6 +101,10 @@ final class FaultInjector implements AutoCloseable {
         } finally {
           cluster.stack().startPostgres();
         }
+      }
+      case SEVER, BLACK_HOLE -> {
+        int open = cluster.network().cut(f.target(), f.kind() == FaultKind.BLACK_HOLE);
+        out.println("soak: " + f.kind().logName() + " hit " + open + " open connection(s)");
       }
     }
   }

@@ -10,7 +10,18 @@ public enum FaultKind {
   /** {@code SIGSTOP} of a planner or executor for longer than its lease, then {@code SIGCONT}. */
   STOP("stop"),
   /** The embedded PostgreSQL stopped (fast shutdown) and started again on the same port. */
-  POSTGRES_RESTART("postgres-restart");
+  POSTGRES_RESTART("postgres-restart"),
+  /**
+   * Every connection open now through the {@code ssh} or {@code http} proxies closed on both sides
+   * (a network failure, a killed peer); new connections pass.
+   */
+  SEVER("sever"),
+  /**
+   * Every connection open now through the {@code ssh} or {@code http} proxies stops passing bytes
+   * but stays open (a peer gone without a FIN): only the client's own timeouts or keep-alives can
+   * notice. New connections pass.
+   */
+  BLACK_HOLE("black-hole");
 
   private final String logName;
 

@@ -35,7 +35,8 @@ public record SoakOptions(
     Duration bound) {
 
   public static final String USAGE =
-      "usage: dev/chaos [--minutes N] [--seed S] [--faults kill,stop,postgres-restart]"
+      "usage: dev/chaos [--minutes N] [--seed S]"
+          + " [--faults kill,stop,postgres-restart,sever,black-hole|none]"
           + " [--fault-gap SECONDS] [--workers N] [--tenants N] [--workspaces N] [--max-runs N]"
           + " [--data-dir DIR]";
 

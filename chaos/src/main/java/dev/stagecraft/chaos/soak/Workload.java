@@ -49,6 +49,7 @@ final class Workload {
   private volatile BooleanSupplier faultsPending = () -> false;
   private volatile int maxRuns;
   private volatile Duration runPatience;
+  private volatile List<SoakNetwork.SshHost> sshHosts = List.of();
 
   Workload(
       SoakApi api,
@@ -66,6 +67,11 @@ final class Workload {
     this.seed = seed;
     this.workspacesPerTenant = workspacesPerTenant;
     this.out = out;
+  }
+
+  /** The SSH hosts the remote shape's steps run on (none: local shapes only). */
+  void sshHosts(List<SoakNetwork.SshHost> hosts) {
+    this.sshHosts = List.copyOf(hosts);
   }
 
   /**
@@ -177,10 +183,10 @@ final class Workload {
   /** Starts a run (retried on any planner under one idempotency key); null when none took it. */
   private String submit(Tenant tenant, int w, String rev, boolean destroy)
       throws IOException, InterruptedException {
-    SoakConfigs.Shape shape = SoakConfigs.shape(w, journal);
+    SoakConfigs.Shape shape = SoakConfigs.shape(w, journal, sshHosts);
     Map<String, Object> body = new HashMap<>();
     body.put("workspace", workspace(w));
-    body.put("variables", Map.of("rev", rev));
+    body.put("variables", shape.variables(rev));
     body.put("files", Map.of("main.tf", shape.mainTf()));
     body.put("message", "soak " + shape.name() + (destroy ? " destroy" : ""));
     if (destroy) {
