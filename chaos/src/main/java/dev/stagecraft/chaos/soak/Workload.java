@@ -228,6 +228,9 @@ final class Workload {
       String status = run.path("status").asText();
       if (run.path("terminal").asBoolean(false)) {
         outcomes.computeIfAbsent(status, s -> new AtomicInteger()).incrementAndGet();
+        if (status.equals("errored")) { // what its user was told, for the soak's notes
+          out.println("soak: run " + runId + " errored: " + run.path("message").asText());
+        }
         return;
       }
       if (approvals && status.equals("planned") && !run.path("planDigest").asText().isEmpty()) {
