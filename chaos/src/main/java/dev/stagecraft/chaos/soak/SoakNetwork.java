@@ -27,7 +27,14 @@ final class SoakNetwork implements AutoCloseable {
       String user,
       String privateKey,
       String hostKey,
-      Path journal) {}
+      Path journal) {
+
+    /** Without the private key, which is only ever sent as a run's sensitive variable. */
+    @Override
+    public String toString() {
+      return name + " " + user + "@" + host + ":" + port + " (journal " + journal + ")";
+    }
+  }
 
   private final List<OpenSshServer> servers = new ArrayList<>();
   private final List<TcpProxy> sshProxies = new ArrayList<>();

@@ -94,6 +94,7 @@ class SoakConfigsTest {
           .contains("private_key = var.ssh_key_1", "private_key = var.ssh_key_2")
           .contains("sensitive = true", "host_key    = \"" + SSHD.hostKey() + "\"")
           .contains("port        = " + proxy.port());
+      assertThat(hosts.getFirst().toString()).doesNotContain(SSHD.ed25519Key().strip());
       assertThat(s.variables("r1"))
           .containsEntry("rev", "r1")
           .containsEntry("ssh_key_1", SSHD.ed25519Key())
