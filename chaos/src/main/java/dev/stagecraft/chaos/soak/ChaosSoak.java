@@ -99,7 +99,8 @@ public final class ChaosSoak {
     plan.forEach(f -> out.println("soak:   " + f));
 
     SoakCluster cluster =
-        SoakCluster.start(root.resolve("stack"), o.repoDir(), shared, SETTINGS, 2, 3, out);
+        SoakCluster.start(
+            root.resolve("stack"), o.repoDir(), shared, root.resolve("hosts"), SETTINGS, 2, 3, out);
     Thread hook = new Thread(cluster::close, "soak-shutdown");
     Runtime.getRuntime().addShutdownHook(hook);
     try {
@@ -108,6 +109,7 @@ public final class ChaosSoak {
       SoakApi api = new SoakApi(cluster.plannerUrls(), Duration.ofSeconds(180));
       Workload workload =
           new Workload(api, journal, manifest, reads, o.seed(), o.workspacesPerTenant(), out);
+      workload.sshHosts(cluster.network().sshHosts());
       workload.setUp(stack.credentials().orElseThrow().token(), o.tenants());
 
       Instant origin = Instant.now();
@@ -160,6 +162,9 @@ public final class ChaosSoak {
                           + workload.started()
                           + " runs started",
                   "--out", report.toString()));
+      for (SoakNetwork.SshHost h : cluster.network().sshHosts()) {
+        args.addAll(List.of("--journal", h.name() + "=" + h.journal()));
+      }
       int code =
           ChaosCheckMain.run(
               args.toArray(String[]::new),

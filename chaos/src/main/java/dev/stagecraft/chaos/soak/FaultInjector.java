@@ -17,8 +17,9 @@ import java.util.concurrent.TimeUnit;
  * Injects a {@link FaultPlan} schedule into a {@link SoakCluster}, one fault at a time on its own
  * thread, and writes each to the fault log as {@code FaultLog} reads it ({@code <at> <kind>
  * <target> <clearedAt>}: a kill is cleared when the instance answers /health again, a stop at its
- * SIGCONT, a PostgreSQL or Kafka restart when the database or broker is up again). A fault whose
- * target is not in the cluster is skipped (written as a comment).
+ * SIGCONT, a PostgreSQL or Kafka restart when the database or broker is up again, a sever or a
+ * black hole at once: it hits the connections open at that instant). A fault whose target is not in
+ * the cluster is skipped (written as a comment).
  */
 final class FaultInjector implements AutoCloseable {
   private final SoakCluster cluster;
@@ -55,7 +56,8 @@ final class FaultInjector implements AutoCloseable {
         }
         if (!f.target().equals("postgres")
             && !f.target().equals("kafka")
-            && !cluster.has(f.target())) {
+            && !cluster.has(f.target())
+            && !cluster.network().has(f.target())) {
           log.write("# skipped (no such instance): " + f + "\n");
           log.flush();
           continue;
@@ -120,6 +122,10 @@ final class FaultInjector implements AutoCloseable {
                   + ", started again in "
                   + seconds(starting, clock.instant()));
         }
+      }
+      case SEVER, BLACK_HOLE -> {
+        int open = cluster.network().cut(f.target(), f.kind() == FaultKind.BLACK_HOLE);
+        out.println("soak: " + f.kind().logName() + " hit " + open + " open connection(s)");
       }
     }
   }

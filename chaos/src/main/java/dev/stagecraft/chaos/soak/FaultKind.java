@@ -15,7 +15,18 @@ public enum FaultKind {
    * The embedded Kafka broker stopped (controlled shutdown) and started again on the same port and
    * log directory; cleared once it authenticates the services' principals again.
    */
-  KAFKA_RESTART("kafka-restart");
+  KAFKA_RESTART("kafka-restart"),
+  /**
+   * Every connection open now through the {@code ssh} or {@code http} proxies closed on both sides
+   * (a network failure, a killed peer); new connections pass.
+   */
+  SEVER("sever"),
+  /**
+   * Every connection open now through the {@code ssh} or {@code http} proxies stops passing bytes
+   * but stays open (a peer gone without a FIN): only the client's own timeouts or keep-alives can
+   * notice. New connections pass.
+   */
+  BLACK_HOLE("black-hole");
 
   private final String logName;
 

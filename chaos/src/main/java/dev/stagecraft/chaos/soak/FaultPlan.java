@@ -22,14 +22,19 @@ public final class FaultPlan {
   public static final List<String> STOP_TARGETS =
       List.of("planner-1", "planner-2", "executor-1", "executor-2", "executor-3");
 
+  /** What a sever or a black hole hits: all the SSH proxies, or all the HTTP proxies. */
+  public static final List<String> NET_TARGETS = List.of("ssh", "http");
+
   private FaultPlan() {}
 
   /**
    * Draws the schedule: the first fault after a first gap, each next one a gap later (uniform in
    * [gap/2, 3·gap/2]); none starts after {@code window}. A stop is held for {@code stopHold} plus
    * up to 4 s; a PostgreSQL restart keeps the database down 1 to 4 s, a Kafka restart the broker 2
-   * to 6 s. A kind's draws take from the one {@code Random} only when that kind is drawn, so adding
-   * a kind to the enum leaves the schedule of the other kinds' sets as it was.
+   * to 6 s; a sever or a black hole hits the connections open at that instant through the {@code
+   * ssh} or the {@code http} proxies. A kind's draws take from the one {@code Random} only when
+   * that kind is drawn, so adding a kind to the enum leaves the schedule of the other kinds' sets
+   * as it was.
    *
    * @param kinds the kinds to draw from (each equally likely); empty gives no faults
    */
@@ -72,6 +77,13 @@ public final class FaultPlan {
             plan.add(
                 new PlannedFault(
                     offset, kind, "kafka", Duration.ofMillis(2000 + random.nextInt(4000))));
+        case SEVER, BLACK_HOLE ->
+            plan.add(
+                new PlannedFault(
+                    offset,
+                    kind,
+                    NET_TARGETS.get(random.nextInt(NET_TARGETS.size())),
+                    Duration.ZERO));
       }
     }
   }

@@ -24,14 +24,18 @@ import java.util.concurrent.atomic.AtomicBoolean;
 /**
  * The soak's stack on loopback, in a data directory of its own: the dev stack (Kafka and PostgreSQL
  * in this JVM; state, lock, the first planner and executor as processes), a second planner and two
- * more executors as processes of their own. {@link #close} stops everything (idempotent; also run
- * by the soak's shutdown hook).
+ * more executors as processes of their own; and its {@link SoakNetwork}: two OpenSSH sshd behind
+ * TCP proxies, and proxies on planner-2's connections to the state and lock services and on the
+ * workload's to planner-1. {@link #close} stops everything (idempotent; also run by the soak's
+ * shutdown hook).
  */
 final class SoakCluster implements AutoCloseable {
   private static final Duration HEALTH_TIMEOUT = Duration.ofSeconds(180);
 
   private final DevStack stack;
   private final Path shared;
+  private final SoakNetwork network = new SoakNetwork();
+  private String plannerOneUrl;
   private final Map<String, SoakInstance> instances = new LinkedHashMap<>();
   private final List<ExtraInstance> extras = new ArrayList<>();
   private final AtomicBoolean closed = new AtomicBoolean();
@@ -46,11 +50,13 @@ final class SoakCluster implements AutoCloseable {
    *
    * @param settings {@code STAGECRAFT_*} settings every service gets (leases, heartbeats)
    * @param shared the directory every local-exec sandbox may write (the step journal's)
+   * @param sshJournals the directory of the SSH hosts' step journals ({@code ssh-N.journal})
    */
   static SoakCluster start(
       Path dataDir,
       Path repoDir,
       Path shared,
+      Path sshJournals,
       Map<String, String> settings,
       int planners,
       int executors,
@@ -74,6 +80,8 @@ final class SoakCluster implements AutoCloseable {
                 all));
     SoakCluster cluster = new SoakCluster(stack, shared);
     try {
+      cluster.network.startSshHosts(2, sshJournals);
+      cluster.plannerOneUrl = cluster.network.httpProxy(stack.info().planner());
       cluster.instances.put(
           "planner-1", new StackInstance("planner-1", stack, StackService.PLANNER));
       for (int i = 2; i <= planners; i++) {
@@ -112,8 +120,9 @@ final class SoakCluster implements AutoCloseable {
     if (service == StackService.PLANNER) {
       env.put("STAGECRAFT_PLANNER_ADVERTISED_URL", "http://127.0.0.1:" + port);
       env.putAll(stack.databaseEnv());
-      env.put("STAGECRAFT_STATE_URL", info.state());
-      env.put("STAGECRAFT_LOCK_URL", info.lock());
+      // planner-2 reaches the state and lock services through proxies a fault may cut
+      env.put("STAGECRAFT_STATE_URL", network.httpProxy(info.state()));
+      env.put("STAGECRAFT_LOCK_URL", network.httpProxy(info.lock()));
       env.put("STAGECRAFT_PUBLIC_STATE_URL", info.state());
       env.put("STAGECRAFT_PUBLIC_LOCK_URL", info.lock());
     }
@@ -143,10 +152,14 @@ final class SoakCluster implements AutoCloseable {
     return shared;
   }
 
-  /** The public API's base URLs, one per planner instance. */
+  SoakNetwork network() {
+    return network;
+  }
+
+  /** The public API's base URLs, one per planner instance (planner-1's through a proxy). */
   List<String> plannerUrls() {
     List<String> urls = new ArrayList<>();
-    urls.add(stack.info().planner());
+    urls.add(plannerOneUrl);
     extras.stream().filter(e -> e.name().startsWith("planner-")).forEach(e -> urls.add(e.url()));
     return urls;
   }
@@ -182,6 +195,7 @@ final class SoakCluster implements AutoCloseable {
     }
     extras.forEach(e -> e.close(Duration.ofSeconds(15)));
     stack.close();
+    network.close();
   }
 
   static Path sharedDirectory(Path root) throws IOException {

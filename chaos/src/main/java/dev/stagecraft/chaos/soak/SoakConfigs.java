@@ -2,13 +2,17 @@ package dev.stagecraft.chaos.soak;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The workload's configurations. Each workspace has one shape (its index modulo {@link #SHAPES});
  * every resource is replaced when the variable {@code rev} changes (a trigger), and each of its
  * {@code local-exec} steps appends {@code <ISO instant> <rev>.<resource>.<step index>} to the
  * journal, so the token of every step of every run is unique (each run gets a new {@code rev}).
+ * With SSH hosts ({@link SoakNetwork.SshHost}) a fourth shape runs {@code remote-exec} steps on
+ * them through their proxies, each appending its token to that host's own journal.
  */
 final class SoakConfigs {
   static final int SHAPES = 3;
@@ -18,8 +22,23 @@ final class SoakConfigs {
   /** A resource of a shape and how many local-exec steps it has. */
   record Resource(String address, String name, int steps) {}
 
-  /** A shape: its main.tf and its resources. */
-  record Shape(String name, String mainTf, List<Resource> resources) {
+  /**
+   * A shape: its main.tf, its resources and the variables every run gets besides {@code rev} (the
+   * SSH private keys, declared sensitive in main.tf).
+   */
+  record Shape(
+      String name, String mainTf, List<Resource> resources, Map<String, String> variables) {
+
+    Shape(String name, String mainTf, List<Resource> resources) {
+      this(name, mainTf, resources, Map.of());
+    }
+
+    /** The variables of a run with this {@code rev}. */
+    Map<String, String> variables(String rev) {
+      Map<String, String> all = new HashMap<>(variables);
+      all.put("rev", rev);
+      return all;
+    }
 
     /** The tokens of a run with this {@code rev}, with the step ids the executor reports. */
     List<String> manifestLines(String rev, String runId) {
@@ -42,6 +61,69 @@ final class SoakConfigs {
       case 1 -> fanOut(journal);
       default -> multiStep(journal);
     };
+  }
+
+  /**
+   * As {@link #shape(int, Path)} with SSH hosts: by index modulo 4, chain, remote, fan-out,
+   * multi-step; without hosts, the local shapes only.
+   */
+  static Shape shape(int index, Path journal, List<SoakNetwork.SshHost> ssh) {
+    if (ssh.isEmpty()) {
+      return shape(index, journal);
+    }
+    return switch (index % 4) {
+      case 0 -> chain(journal);
+      case 1 -> remote(ssh);
+      case 2 -> fanOut(journal);
+      default -> multiStep(journal);
+    };
+  }
+
+  /**
+   * One resource per SSH host, each with one {@code remote-exec} step that journals its token on
+   * that host and then runs for 2 s (so a cut connection often finds it under way). The connection
+   * goes through the host's proxy, its host key pinned, the private key from a sensitive variable.
+   */
+  static Shape remote(List<SoakNetwork.SshHost> ssh) {
+    StringBuilder tf = new StringBuilder(VARIABLE);
+    List<Resource> resources = new ArrayList<>();
+    Map<String, String> variables = new HashMap<>();
+    for (int i = 0; i < ssh.size(); i++) {
+      SoakNetwork.SshHost h = ssh.get(i);
+      String name = "ssh" + (i + 1);
+      String key = "ssh_key_" + (i + 1);
+      variables.put(key, h.privateKey());
+      tf.append(
+          """
+          variable "%s" {
+            type      = string
+            sensitive = true
+          }
+
+          resource "null_resource" "%s" {
+            triggers = { rev = var.rev }
+            connection {
+              type        = "ssh"
+              host        = "%s"
+              port        = %d
+              user        = "%s"
+              private_key = var.%s
+              host_key    = "%s"
+              timeout     = "30s"
+            }
+            provisioner "remote-exec" {
+              inline = [
+                "echo $(date -u +%%Y-%%m-%%dT%%H:%%M:%%S.%%3NZ) ${var.rev}.%s.0 >> %s",
+                "sleep 2",
+              ]
+            }
+          }
+          """
+              .formatted(
+                  key, name, h.host(), h.port(), h.user(), key, h.hostKey(), name, h.journal()));
+      resources.add(new Resource("null_resource." + name, name, 1));
+    }
+    return new Shape("remote", tf.toString(), resources, variables);
   }
 
   private static String step(String name, int index, Path journal, String after) {

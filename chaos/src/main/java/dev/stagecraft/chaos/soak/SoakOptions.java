@@ -36,7 +36,8 @@ public record SoakOptions(
 
   public static final String USAGE =
       "usage: dev/chaos [--minutes N] [--seed S]"
-          + " [--faults kill,stop,postgres-restart,kafka-restart] [--fault-gap SECONDS] [--workers N] [--tenants N] [--workspaces N] [--max-runs N]"
+          + " [--faults kill,stop,postgres-restart,kafka-restart,sever,black-hole|none]"
+          + " [--fault-gap SECONDS] [--workers N] [--tenants N] [--workspaces N] [--max-runs N]"
           + " [--data-dir DIR]";
 
   public SoakOptions {

@@ -52,6 +52,7 @@ final class Workload {
   private volatile Duration runPatience;
   private volatile Supplier<Instant> lastFaultOver = () -> Instant.MIN;
   private volatile Duration checkBound = Duration.ZERO;
+  private volatile List<SoakNetwork.SshHost> sshHosts = List.of();
 
   Workload(
       SoakApi api,
@@ -69,6 +70,11 @@ final class Workload {
     this.seed = seed;
     this.workspacesPerTenant = workspacesPerTenant;
     this.out = out;
+  }
+
+  /** The SSH hosts the remote shape's steps run on (none: local shapes only). */
+  void sshHosts(List<SoakNetwork.SshHost> hosts) {
+    this.sshHosts = List.copyOf(hosts);
   }
 
   /**
@@ -193,10 +199,10 @@ final class Workload {
   /** Starts a run (retried on any planner under one idempotency key); null when none took it. */
   private String submit(Tenant tenant, int w, String rev, boolean destroy)
       throws IOException, InterruptedException {
-    SoakConfigs.Shape shape = SoakConfigs.shape(w, journal);
+    SoakConfigs.Shape shape = SoakConfigs.shape(w, journal, sshHosts);
     Map<String, Object> body = new HashMap<>();
     body.put("workspace", workspace(w));
-    body.put("variables", Map.of("rev", rev));
+    body.put("variables", shape.variables(rev));
     body.put("files", Map.of("main.tf", shape.mainTf()));
     body.put("message", "soak " + shape.name() + (destroy ? " destroy" : ""));
     if (destroy) {
@@ -251,6 +257,9 @@ final class Workload {
       String status = run.path("status").asText();
       if (run.path("terminal").asBoolean(false)) {
         outcomes.computeIfAbsent(status, s -> new AtomicInteger()).incrementAndGet();
+        if (status.equals("errored")) { // what its user was told, for the soak's notes
+          out.println("soak: run " + runId + " errored: " + run.path("message").asText());
+        }
         return;
       }
       if (approvals && status.equals("planned") && !run.path("planDigest").asText().isEmpty()) {

@@ -12,6 +12,17 @@ class FaultPlanTest {
   private static final Duration WINDOW = Duration.ofMinutes(30);
   private static final Duration GAP = Duration.ofSeconds(15);
   private static final Duration HOLD = Duration.ofSeconds(10);
+  private static final String[] PINNED_SEED_7 = {
+    "+24.613s black-hole ssh",
+    "+41.579s black-hole http",
+    "+65.742s sever http",
+    "+78.156s black-hole http",
+    "+89.82s black-hole ssh",
+    "+112.652s black-hole http",
+    "+134.431s sever http",
+    "+149.519s sever http",
+    "+174.932s sever http"
+  };
 
   @Test
   void theSameSeedDrawsTheSameScheduleAndAnotherSeedAnotherOne() {
@@ -46,11 +57,31 @@ class FaultPlanTest {
           assertThat(f.target()).isEqualTo("kafka");
           assertThat(f.hold()).isBetween(Duration.ofSeconds(2), Duration.ofSeconds(6));
         }
+        case SEVER, BLACK_HOLE -> {
+          assertThat(FaultPlan.NET_TARGETS).contains(f.target());
+          assertThat(f.hold()).as("instantaneous: the connections open now").isZero();
+        }
       }
     }
     assertThat(plan).extracting(PlannedFault::kind).containsAll(EnumSet.allOf(FaultKind.class));
     assertThat(plan.stream().filter(f -> f.kind() == FaultKind.KILL).map(PlannedFault::target))
         .containsAll(FaultPlan.KILL_TARGETS);
+    for (FaultKind net : List.of(FaultKind.SEVER, FaultKind.BLACK_HOLE)) {
+      assertThat(plan.stream().filter(f -> f.kind() == net).map(PlannedFault::target))
+          .as(net + " hits both the SSH and the HTTP proxies")
+          .containsAll(FaultPlan.NET_TARGETS);
+    }
+  }
+
+  @Test
+  void seversAndBlackHolesAreDrawnFromTheSeedAlone() {
+    Set<FaultKind> net = EnumSet.of(FaultKind.SEVER, FaultKind.BLACK_HOLE);
+    List<PlannedFault> plan =
+        FaultPlan.draw(7, Duration.ofMinutes(3), Duration.ofSeconds(20), net, HOLD);
+    // pinned: dev/chaos --minutes 3 --faults sever,black-hole --fault-gap 20 --seed 7
+    assertThat(plan).extracting(PlannedFault::toString).containsExactly(PINNED_SEED_7);
+    assertThat(FaultPlan.draw(7, Duration.ofMinutes(3), Duration.ofSeconds(20), net, HOLD))
+        .isEqualTo(plan);
   }
 
   @Test

@@ -51,7 +51,8 @@ class SoakOptionsTest {
         .hasMessage("--seed needs a value");
     assertThatThrownBy(() -> SoakOptions.parse(new String[] {"--faults", "kill,reboot"}, REPO))
         .hasMessage(
-            "unknown fault kind \"reboot\"; known: kill, stop, postgres-restart, kafka-restart");
+            "unknown fault kind \"reboot\"; known: kill, stop, postgres-restart, kafka-restart,"
+                + " sever, black-hole");
     assertThatThrownBy(() -> SoakOptions.parse(new String[] {"--workers", "0"}, REPO))
         .hasMessage("--workers expects a count of 1 or more, found 0");
     assertThatThrownBy(() -> SoakOptions.parse(new String[] {"--speed", "9"}, REPO))

@@ -37,4 +37,21 @@ class FaultLogTest {
             "faults.log:8: the fault is cleared at 2026-12-05T10:00:01Z, before it began at"
                 + " 2026-12-05T10:00:12Z");
   }
+
+  @Test
+  void readsTheSoaksSeversAndBlackHolesAsItWritesThem() {
+    // FaultInjector: "<at> <kind> <target> <clearedAt>", cleared at once, target ssh or http
+    FaultLog.Reading reading =
+        FaultLog.parse(
+            "faults",
+            List.of(
+                "# <at> <kind> <target> <clearedAt>",
+                "2026-12-05T10:00:05Z sever ssh 2026-12-05T10:00:05Z",
+                "2026-12-05T10:00:20Z black-hole http 2026-12-05T10:00:20Z"));
+
+    assertThat(reading.problems()).isEmpty();
+    assertThat(reading.faults())
+        .containsExactly(
+            new Fault("sever", "ssh", t(5), t(5)), new Fault("black-hole", "http", t(20), t(20)));
+  }
 }
