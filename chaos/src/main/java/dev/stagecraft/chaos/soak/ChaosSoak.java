@@ -108,6 +108,20 @@ public final class ChaosSoak {
       SoakApi api = new SoakApi(cluster.plannerUrls(), Duration.ofSeconds(180));
       Workload workload =
           new Workload(api, journal, manifest, reads, o.seed(), o.workspacesPerTenant(), out);
+      DoorRecorder doors = new DoorRecorder(root.resolve("doors"));
+      Duration runPatience = o.bound().plusMinutes(3);
+      workload.add(new BackendDoor(api, stack.info().state(), doors, runPatience, out));
+      workload.add(
+          new ChatOpsDoor(
+              api,
+              stack.info().kafka(),
+              stack.layout().kafkaClientPropertiesFile("trigger"),
+              doors,
+              journal,
+              workload::manifest,
+              runPatience,
+              o.seed(),
+              out));
       workload.setUp(stack.credentials().orElseThrow().token(), o.tenants());
 
       Instant origin = Instant.now();
@@ -120,7 +134,8 @@ public final class ChaosSoak {
             injector::pending,
             origin.plus(o.workload().multipliedBy(2).plusMinutes(5)),
             o.maxRuns(),
-            o.bound().plusMinutes(3));
+            runPatience);
+        doors.close();
       } // stops the injection (on failure too) before the stack is stopped
       out.println(
           "soak: workload done: "
@@ -134,6 +149,7 @@ public final class ChaosSoak {
               + " faults; quiet for "
               + QUIET.toSeconds()
               + " s");
+      workload.doorSummaries().forEach((k, v) -> out.println("soak: " + k + ": " + v));
       Thread.sleep(QUIET.toMillis()); // the quiet period: last events published, leases lapsed
 
       Map<String, String> db = stack.databaseEnv();
@@ -148,6 +164,7 @@ public final class ChaosSoak {
                   "--manifest", manifest.toString(),
                   "--faults", faultLog.toString(),
                   "--reads", reads.toString(),
+                  "--doors", root.resolve("doors").toString(),
                   "--bound", Long.toString(o.bound().toSeconds()),
                   "--title",
                       "Chaos soak — seed "

@@ -49,6 +49,7 @@ final class Workload {
   private volatile BooleanSupplier faultsPending = () -> false;
   private volatile int maxRuns;
   private volatile Duration runPatience;
+  private final List<SoakDoor> doors = new ArrayList<>();
 
   Workload(
       SoakApi api,
@@ -90,6 +91,21 @@ final class Workload {
             "POST /api/v1/workspaces " + workspace(w));
       }
     }
+    for (SoakDoor door : doors) {
+      door.setUp(tenants);
+    }
+  }
+
+  /** A door to go through beside the run workers (added before {@link #setUp}). */
+  void add(SoakDoor door) {
+    doors.add(door);
+  }
+
+  /** Each door's counts, by name. */
+  Map<String, String> doorSummaries() {
+    Map<String, String> m = new LinkedHashMap<>();
+    doors.forEach(d -> m.put(d.name(), d.summary()));
+    return m;
   }
 
   private static String workspace(int w) {
@@ -123,6 +139,11 @@ final class Workload {
     for (int i = 0; i < workers; i++) {
       int worker = i;
       threads.add(Thread.ofPlatform().name("soak-worker-" + i).start(() -> work(worker)));
+    }
+    for (int i = 0; i < doors.size(); i++) {
+      SoakDoor door = doors.get(i);
+      Random random = new Random(seed * 37 + i);
+      threads.add(Thread.ofPlatform().name("soak-" + door.name()).start(() -> enter(door, random)));
     }
     for (Thread t : threads) {
       t.join();
@@ -165,6 +186,30 @@ final class Workload {
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         return;
+      }
+    }
+  }
+
+  private void enter(SoakDoor door, Random random) {
+    try {
+      door.work(random, () -> goOn());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (RuntimeException e) {
+      out.println("soak: door " + door.name() + " stopped: " + e);
+    }
+  }
+
+  /** Adds a door's tokens to the manifest (the run id is known before it runs). */
+  void manifest(List<String> lines) {
+    synchronized (manifest) {
+      try {
+        for (String line : lines) {
+          manifest.write(line + "\n");
+        }
+        manifest.flush();
+      } catch (IOException e) {
+        out.println("soak: writing the manifest failed: " + e);
       }
     }
   }
