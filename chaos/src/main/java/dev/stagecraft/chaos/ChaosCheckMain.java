@@ -5,6 +5,7 @@ import dev.stagecraft.chaos.history.StepExecution;
 import dev.stagecraft.chaos.invariant.ChaosChecker;
 import dev.stagecraft.chaos.invariant.Violation;
 import dev.stagecraft.chaos.report.ChaosReport;
+import dev.stagecraft.chaos.source.DoorLog;
 import dev.stagecraft.chaos.source.FaultLog;
 import dev.stagecraft.chaos.source.JournalFile;
 import dev.stagecraft.chaos.source.LockAuditTrail;
@@ -34,11 +35,11 @@ import java.util.Set;
 /**
  * Gathers a soak's history from its sources, checks it and writes the report: {@code chaos-check
  * [--jdbc-url URL --db-user USER] [--kafka BOOTSTRAP [--kafka-config CLIENT.properties]] [--journal
- * HOST=FILE ... --manifest FILE] [--faults FILE] [--reads FILE] [--bound SECONDS] [--title TEXT]
- * --out REPORT.md}. The database password is read from {@code STAGECRAFT_CHAOS_DB_PASSWORD} (never
- * an argument: arguments show in process lists). Exit status: 0 no violation, 1 violations (the
- * report says which), 2 the command or a source could not be used (the message says what to fix; no
- * report is written).
+ * HOST=FILE ... --manifest FILE] [--faults FILE] [--reads FILE] [--doors FILE] [--bound SECONDS]
+ * [--title TEXT] --out REPORT.md}. The database password is read from {@code
+ * STAGECRAFT_CHAOS_DB_PASSWORD} (never an argument: arguments show in process lists). Exit status:
+ * 0 no violation, 1 violations (the report says which), 2 the command or a source could not be used
+ * (the message says what to fix; no report is written).
  */
 public final class ChaosCheckMain {
   private ChaosCheckMain() {}
@@ -127,6 +128,15 @@ public final class ChaosCheckMain {
             .events(SoakDatabase.lockOutboxCommitted(c));
         tainted = SoakDatabase.taintedActions(c);
       }
+    }
+    if (o.doors() != null) {
+      // the chat-ops triggers and backend pushes the workload had committed, and what each led to
+      DoorLog.Reading doors = DoorLog.read(o.doors());
+      problems.addAll(doors.problems());
+      History partial = history.build();
+      history
+          .events(doors.committed())
+          .events(DoorLog.downstream(doors.committed(), partial.runs(), partial.stateEntries()));
     }
     if (o.kafka() != null) {
       Map<String, Object> client = new java.util.HashMap<>();

@@ -15,6 +15,7 @@ record ChaosCheckOptions(
     Path manifest,
     Path faults,
     Path reads,
+    Path doors,
     Duration bound,
     String title,
     Path out) {
@@ -22,7 +23,7 @@ record ChaosCheckOptions(
   static final String USAGE =
       "usage: chaos-check [--jdbc-url URL --db-user USER]"
           + " [--kafka BOOTSTRAP [--kafka-config CLIENT.properties]]"
-          + " [--journal HOST=FILE ... --manifest FILE] [--faults FILE] [--reads FILE]"
+          + " [--journal HOST=FILE ... --manifest FILE] [--faults FILE] [--reads FILE] [--doors FILE]"
           + " [--bound SECONDS]"
           + " [--title TEXT] --out REPORT.md  (database password in STAGECRAFT_CHAOS_DB_PASSWORD)";
 
@@ -35,6 +36,7 @@ record ChaosCheckOptions(
     Path manifest = null;
     Path faults = null;
     Path reads = null;
+    Path doors = null;
     Duration bound = Duration.ofSeconds(60);
     String title = "Chaos check";
     Path out = null;
@@ -61,6 +63,7 @@ record ChaosCheckOptions(
         case "--manifest" -> manifest = Path.of(value);
         case "--faults" -> faults = Path.of(value);
         case "--reads" -> reads = Path.of(value);
+        case "--doors" -> doors = Path.of(value);
         case "--bound" -> {
           try {
             bound = Duration.ofSeconds(Long.parseLong(value));
@@ -97,6 +100,7 @@ record ChaosCheckOptions(
         manifest,
         faults,
         reads,
+        doors,
         bound,
         title,
         out);

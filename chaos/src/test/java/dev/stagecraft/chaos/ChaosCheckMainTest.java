@@ -81,6 +81,30 @@ class ChaosCheckMainTest {
   }
 
   @Test
+  void aCommittedTriggerOrPushNotFoundDownstreamIsAViolation(@TempDir Path dir) throws IOException {
+    Path doors =
+        write(
+            dir,
+            "doors",
+            "2026-12-05T10:00:01Z trigger soak-1 run-1 stagecraft.run-requests 0 17 evt-1\n"
+                + "2026-12-05T10:00:02Z push soak-1 tf-0 4 lock-a\n"
+                + "2026-12-05T10:00:03Z push soak-1 tf-0\n");
+    Path report = dir.resolve("report.md");
+
+    // no database: neither the run nor the write can be found
+    int status = run("--doors", doors.toString(), "--out", report.toString());
+
+    assertThat(status).isEqualTo(1);
+    assertThat(out.toString(StandardCharsets.UTF_8))
+        .contains("0 runs, 0 faults, 2 violations, 1 source problems");
+    assertThat(Files.readString(report))
+        .contains("| no lost events | event-lost | 2 |")
+        .contains("event run-1 on stagecraft.run-requests→planner.runs was committed upstream")
+        .contains("event soak-1/tf-0@4 on tf-backend push→state.state_events was committed")
+        .contains(doors + ":3: expected");
+  }
+
+  @Test
   void passesWhenNothingIsBroken(@TempDir Path dir) throws IOException {
     Path report = dir.resolve("report.md");
 

@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.EnumSet;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -17,7 +18,8 @@ import org.junit.jupiter.api.Test;
  * 4 workspaces with a fixed seed whose schedule stops planner-2 for longer than its lease and kills
  * executor-2 (seed 8: {@code +24.6s stop planner-2 for 12.4s, +37.1s kill executor-2}); then the
  * checker. Fails on any violation (the report is the assertion message), and when no run or no
- * fault happened. The long soak is {@code dev/chaos --minutes 30}.
+ * fault happened, or when the backend and chat-ops doors (`doors` file) did nothing. The long soak
+ * is {@code dev/chaos --minutes 30}.
  */
 class ChaosSoakTest {
 
@@ -47,5 +49,11 @@ class ChaosSoakTest {
         .containsEntry("kill", 1);
     // the checker saw what the workload did: every step's token in the journal
     assertThat(result.reportText()).containsPattern("\\| step executions \\| [1-9][0-9]* \\|");
+    // and went through the other doors: backend pushes stored and chat-ops triggers acknowledged,
+    // each of which the checker found downstream (no event-lost above)
+    List<String> doors = Files.readAllLines(result.dataDir().resolve("doors"));
+    assertThat(doors).as("backend pushes").anyMatch(l -> l.split(" ")[1].equals("push"));
+    assertThat(doors).as("chat-ops triggers").anyMatch(l -> l.split(" ")[1].equals("trigger"));
+    assertThat(result.reportText()).contains("| no lost events | event-lost | 0 |");
   }
 }

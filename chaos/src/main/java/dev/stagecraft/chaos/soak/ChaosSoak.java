@@ -110,6 +110,20 @@ public final class ChaosSoak {
       Workload workload =
           new Workload(api, journal, manifest, reads, o.seed(), o.workspacesPerTenant(), out);
       workload.sshHosts(cluster.network().sshHosts());
+      DoorRecorder doors = new DoorRecorder(root.resolve("doors"));
+      Duration runPatience = o.bound().plusMinutes(3);
+      workload.add(new BackendDoor(api, stack.info().state(), doors, runPatience, out));
+      workload.add(
+          new ChatOpsDoor(
+              api,
+              stack.info().kafka(),
+              stack.layout().kafkaClientPropertiesFile("trigger"),
+              doors,
+              journal,
+              workload::manifest,
+              runPatience,
+              o.seed(),
+              out));
       workload.setUp(stack.credentials().orElseThrow().token(), o.tenants());
 
       Instant origin = Instant.now();
@@ -122,9 +136,10 @@ public final class ChaosSoak {
             injector::pending,
             origin.plus(o.workload().multipliedBy(2).plusMinutes(5)),
             o.maxRuns(),
-            o.bound().plusMinutes(3),
+            runPatience,
             injector::lastOver,
             o.bound());
+        doors.close();
       } // stops the injection (on failure too) before the stack is stopped
       out.println(
           "soak: workload done: "
@@ -138,6 +153,7 @@ public final class ChaosSoak {
               + " faults; quiet for "
               + QUIET.toSeconds()
               + " s");
+      workload.doorSummaries().forEach((k, v) -> out.println("soak: " + k + ": " + v));
       Thread.sleep(QUIET.toMillis()); // the quiet period: last events published, leases lapsed
 
       Map<String, String> db = stack.databaseEnv();
@@ -152,6 +168,7 @@ public final class ChaosSoak {
                   "--manifest", manifest.toString(),
                   "--faults", faultLog.toString(),
                   "--reads", reads.toString(),
+                  "--doors", root.resolve("doors").toString(),
                   "--bound", Long.toString(o.bound().toSeconds()),
                   "--title",
                       "Chaos soak — seed "

@@ -53,6 +53,7 @@ final class Workload {
   private volatile Supplier<Instant> lastFaultOver = () -> Instant.MIN;
   private volatile Duration checkBound = Duration.ZERO;
   private volatile List<SoakNetwork.SshHost> sshHosts = List.of();
+  private final List<SoakDoor> doors = new ArrayList<>();
 
   Workload(
       SoakApi api,
@@ -99,6 +100,21 @@ final class Workload {
             "POST /api/v1/workspaces " + workspace(w));
       }
     }
+    for (SoakDoor door : doors) {
+      door.setUp(tenants);
+    }
+  }
+
+  /** A door to go through beside the run workers (added before {@link #setUp}). */
+  void add(SoakDoor door) {
+    doors.add(door);
+  }
+
+  /** Each door's counts, by name. */
+  Map<String, String> doorSummaries() {
+    Map<String, String> m = new LinkedHashMap<>();
+    doors.forEach(d -> m.put(d.name(), d.summary()));
+    return m;
   }
 
   private static String workspace(int w) {
@@ -137,6 +153,11 @@ final class Workload {
     for (int i = 0; i < workers; i++) {
       int worker = i;
       threads.add(Thread.ofPlatform().name("soak-worker-" + i).start(() -> work(worker)));
+    }
+    for (int i = 0; i < doors.size(); i++) {
+      SoakDoor door = doors.get(i);
+      Random random = new Random(seed * 37 + i);
+      threads.add(Thread.ofPlatform().name("soak-" + door.name()).start(() -> enter(door, random)));
     }
     for (Thread t : threads) {
       t.join();
@@ -189,6 +210,30 @@ final class Workload {
       return Instant.MAX;
     }
     return lastFaultOver.get().plus(checkBound).plusSeconds(30);
+  }
+
+  private void enter(SoakDoor door, Random random) {
+    try {
+      door.work(random, () -> goOn());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (RuntimeException e) {
+      out.println("soak: door " + door.name() + " stopped: " + e);
+    }
+  }
+
+  /** Adds a door's tokens to the manifest (the run id is known before it runs). */
+  void manifest(List<String> lines) {
+    synchronized (manifest) {
+      try {
+        for (String line : lines) {
+          manifest.write(line + "\n");
+        }
+        manifest.flush();
+      } catch (IOException e) {
+        out.println("soak: writing the manifest failed: " + e);
+      }
+    }
   }
 
   private boolean goOn() {

@@ -60,4 +60,35 @@ class FifoQueuesTest {
         .extracting(Violation::ids)
         .containsExactly(List.of("acme/web", "r-3", "r-1"));
   }
+
+  /**
+   * A chat-ops burst on a coalescing workspace (the soak's {@code co-0}): b-1 holds the lock, b-2
+   * and b-3 are superseded in turn while queued, b-4 takes their place (queue order 2, as the lock
+   * audit trail gives it); a trigger of another kind queued after b-2 (x, order 3) must start after
+   * b-4. Starting before it is reported.
+   */
+  @Test
+  void aCoalescedBurstKeepsItsPlaceAndOvertakingItIsReported() {
+    History.Builder burst =
+        history(100)
+            .run(applied("b-1", "co-0", 0, 1, 10))
+            .run(new RunRecord("b-2", "acme", "co-0", t(1), null, t(2), "canceled", 2, true))
+            .run(new RunRecord("b-3", "acme", "co-0", t(2), null, t(3), "canceled", 2, true));
+    History fine =
+        burst
+            .run(new RunRecord("b-4", "acme", "co-0", t(3), t(10), t(20), "applied", 2, false))
+            .run(new RunRecord("x", "acme", "co-0", t(2), t(20), t(30), "applied", 3, false))
+            .build();
+    assertThat(check.check(fine)).isEmpty();
+
+    History overtaken =
+        history(100)
+            .runs(fine.runs().subList(0, 3))
+            .run(new RunRecord("b-4", "acme", "co-0", t(3), t(25), t(35), "applied", 2, false))
+            .run(new RunRecord("x", "acme", "co-0", t(2), t(10), t(20), "applied", 3, false))
+            .build();
+    assertThat(check.check(overtaken))
+        .extracting(Violation::ids)
+        .containsExactly(List.of("acme/co-0", "x", "b-4"));
+  }
 }
