@@ -16,6 +16,21 @@ import java.time.Instant;
 public final class Sql {
   private Sql() {}
 
+  /**
+   * Rolls {@code c} back after {@code failure} ended its transaction. A rollback that fails too
+   * (the connection broke: the database restarted, the pool closed it) is added to {@code failure}
+   * as suppressed, so the caller rethrows the failure that says what went wrong (a connection
+   * failure, SQLState class {@code 08} or {@code 57P01}, a 503 for the caller) rather than the
+   * rollback's "connection is closed".
+   */
+  public static void rollbackAfter(Connection c, Throwable failure) {
+    try {
+      c.rollback();
+    } catch (SQLException | RuntimeException rollback) {
+      failure.addSuppressed(rollback);
+    }
+  }
+
   /** Runs an INSERT, UPDATE or DELETE on {@code c} and returns the number of rows it touched. */
   public static int update(Connection c, String sql, Object... parameters) throws SQLException {
     try (PreparedStatement ps = prepare(c, sql, parameters)) {

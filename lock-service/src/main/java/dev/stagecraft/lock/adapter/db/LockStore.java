@@ -221,7 +221,7 @@ public final class LockStore {
       return decision;
     } catch (SQLException | RuntimeException e) {
       snapshots.remove(key);
-      c.rollback();
+      Sql.rollbackAfter(c, e);
       throw e;
     }
   }
@@ -257,7 +257,7 @@ public final class LockStore {
         c.commit();
         return outcome;
       } catch (SQLException | RuntimeException e) {
-        c.rollback();
+        Sql.rollbackAfter(c, e);
         throw e;
       } finally {
         for (String ws : workspaces) {
@@ -460,7 +460,7 @@ public final class LockStore {
         }
         return published;
       } catch (SQLException | RuntimeException e) {
-        c.rollback(); // a no-op after the commit above
+        Sql.rollbackAfter(c, e); // a no-op after the commit above
         throw e;
       }
     }
