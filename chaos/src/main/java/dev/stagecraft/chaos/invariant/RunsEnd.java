@@ -2,19 +2,24 @@ package dev.stagecraft.chaos.invariant;
 
 import dev.stagecraft.chaos.history.History;
 import dev.stagecraft.chaos.history.RunRecord;
+import dev.stagecraft.chaos.history.WorkspaceKey;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
- * Nothing stays stuck: every run reaches an end state within {@code bound} after the later of its
- * own acceptance and the end of the last fault. A run not in an end state when the history stops is
- * {@link ViolationKind#RUN_NOT_ENDED} (also when the history stops before the deadline: the soak
- * must observe at least {@code bound} after its last fault, else the check could not fail); one
- * that ended after its deadline is {@link ViolationKind#RUN_ENDED_LATE}.
+ * Nothing stays stuck: every run reaches an end state within {@code bound} after the latest of its
+ * own acceptance, the end of the last fault and the end of the runs queued before it in its
+ * workspace (a run waiting its turn in a first-come-first-served queue is not stuck). A run not in
+ * an end state when the history stops is {@link ViolationKind#RUN_NOT_ENDED} (also when the history
+ * stops before the deadline: the soak must observe at least {@code bound} after its last fault,
+ * else the check could not fail); one that ended after its deadline is {@link
+ * ViolationKind#RUN_ENDED_LATE}.
  */
 public final class RunsEnd implements Invariant {
 
@@ -48,13 +53,17 @@ public final class RunsEnd implements Invariant {
     List<Violation> found = new ArrayList<>();
     List<RunRecord> runs = new ArrayList<>(history.runs());
     runs.sort(Comparator.comparing(RunRecord::runId));
+    Map<String, Instant> aheadEnded = aheadEnded(history.runs());
     for (RunRecord run : runs) {
-      Instant from = run.queuedAt().isAfter(lastFault) ? run.queuedAt() : lastFault;
+      Instant ahead = aheadEnded.getOrDefault(run.runId(), Instant.MIN);
+      Instant from = latest(run.queuedAt(), lastFault, ahead);
       Instant deadline = from.plus(bound);
       String since =
           from.equals(lastFault)
               ? "the last fault was over at " + from
-              : "it was queued at " + from;
+              : from.equals(ahead)
+                  ? "the run queued ahead of it ended at " + from
+                  : "it was queued at " + from;
       if (!endStates.contains(run.status())) {
         String when =
             history.observedUntil().isBefore(deadline)
@@ -106,5 +115,44 @@ public final class RunsEnd implements Invariant {
       }
     }
     return found;
+  }
+
+  private static Instant latest(Instant a, Instant b, Instant c) {
+    Instant m = a.isAfter(b) ? a : b;
+    return m.isAfter(c) ? m : c;
+  }
+
+  /**
+   * Per run, when the last of the runs queued before it in its workspace ended (the queue is first
+   * come, first served: a run cannot start before them, so waiting for them is not being stuck).
+   * Runs that never asked for the lock have no place and wait for nobody.
+   */
+  private static Map<String, Instant> aheadEnded(List<RunRecord> all) {
+    Map<WorkspaceKey, List<RunRecord>> byWorkspace = new HashMap<>();
+    for (RunRecord r : all) {
+      if (r.queueOrder() != Long.MAX_VALUE) {
+        byWorkspace
+            .computeIfAbsent(new WorkspaceKey(r.tenant(), r.workspace()), k -> new ArrayList<>())
+            .add(r);
+      }
+    }
+    Map<String, Instant> ahead = new HashMap<>();
+    for (List<RunRecord> queue : byWorkspace.values()) {
+      queue.sort(Comparator.comparingLong(RunRecord::queueOrder));
+      Instant lastEnd = Instant.MIN; // of the runs with a place strictly before the current one
+      Instant endsAtThisPlace = Instant.MIN;
+      long place = Long.MIN_VALUE;
+      for (RunRecord r : queue) {
+        if (r.queueOrder() != place) {
+          lastEnd = endsAtThisPlace.isAfter(lastEnd) ? endsAtThisPlace : lastEnd;
+          place = r.queueOrder();
+        }
+        ahead.put(r.runId(), lastEnd);
+        if (r.endedAt() != null && r.endedAt().isAfter(endsAtThisPlace)) {
+          endsAtThisPlace = r.endedAt();
+        }
+      }
+    }
+    return ahead;
   }
 }

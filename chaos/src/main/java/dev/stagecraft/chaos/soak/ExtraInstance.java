@@ -148,12 +148,25 @@ final class ExtraInstance implements SoakInstance {
     }
   }
 
+  /**
+   * Starts it again, as the dev stack's supervisor does: a start that fails (the service exits
+   * while starting, e.g. its Kafka group has not let go of the killed process's partitions yet) is
+   * tried again after 1, 2, 4 and 8 s before the failure is the caller's.
+   */
   @Override
-  public synchronized void restart() throws Exception {
-    if (closed || (process != null && process.isAlive())) {
-      return;
-    }
-    start();
+  public void restart() throws Exception {
+    Backoff.attempt(
+        5,
+        Duration.ofSeconds(1),
+        () -> {
+          synchronized (this) {
+            if (closed || (process != null && process.isAlive())) {
+              return;
+            }
+            start();
+          }
+        },
+        e -> System.out.println("soak: starting " + name + " failed, trying again: " + e));
   }
 
   /** Stops it: SIGCONT (in case it is stopped), SIGTERM, SIGKILL after the grace. */

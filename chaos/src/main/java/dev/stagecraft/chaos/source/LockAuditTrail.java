@@ -88,8 +88,14 @@ public final class LockAuditTrail {
             tenures.add(tenure(acquired, row.at(), row.type()));
           }
         }
-        // it stopped asking for longer than the queue timeout: if it asks again, it queues anew
-        case "abandoned" -> arrival.remove(holder);
+        // it stopped asking for longer than the queue timeout: if it asks again, it queues anew;
+        // a holder granted the lock before (a run carried on after a restart that asks again)
+        // keeps the place it started from
+        case "abandoned" -> {
+          if (!firstGrant.containsKey(holder)) {
+            arrival.remove(holder);
+          }
+        }
         default -> {
           // other bookkeeping: no tenure, no place
         }

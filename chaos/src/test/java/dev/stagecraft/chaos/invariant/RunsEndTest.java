@@ -25,6 +25,25 @@ class RunsEndTest {
   }
 
   @Test
+  void waitingForTheRunsQueuedAheadIsNotBeingStuckButStuckAfterThemIs() {
+    // bound 20 s, no fault: r-2 and r-3 queue at 0 behind r-1, which runs until 15
+    RunRecord first = applied("r-1", "web", 0, 0, 15);
+    RunRecord second = new RunRecord("r-2", "acme", "web", t(0), t(15), t(30), "applied", 1, false);
+    RunRecord third = new RunRecord("r-3", "acme", "web", t(0), t(30), t(60), "applied", 2, false);
+    History h = history(200).run(first).run(second).run(third).build();
+
+    assertThat(check.check(h))
+        .as("r-2 ended 15 s after r-1 (30 s after it queued), in time; r-3 30 s after r-2, late")
+        .singleElement()
+        .satisfies(
+            v -> {
+              assertThat(v.kind()).isEqualTo(ViolationKind.RUN_ENDED_LATE);
+              assertThat(v.ids()).containsExactly("r-3");
+              assertThat(v.what()).contains("the run queued ahead of it ended at");
+            });
+  }
+
+  @Test
   void reportsARunStillRunningAfterItsDeadline() {
     RunRecord stuck = running("r-1", "web", 0, 1);
     History h = history(100).fault(kill("executor-1", 5, 10)).run(stuck).build();

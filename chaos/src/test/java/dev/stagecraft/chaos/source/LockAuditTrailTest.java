@@ -67,6 +67,22 @@ class LockAuditTrailTest {
   }
 
   @Test
+  void aHolderThatHeldTheLockKeepsItsPlaceWhenALaterAskIsAbandoned() {
+    // r-1 held the lock, its planner restarted, the carried-on run asked again and gave up: it
+    // started from its first place (the 30-minute soak's FIFO report on such a run was false)
+    LockAuditTrail trail =
+        LockAuditTrail.of(
+            List.of(
+                row(1, "acquired", "l-1", "r-1", 1L, 0),
+                row(2, "expired", "l-1", "r-1", 1L, 30),
+                row(3, "enqueued", null, "r-1", null, 31),
+                row(4, "abandoned", null, "r-1", null, 60)));
+
+    assertThat(trail.arrival(WEB, "r-1")).contains(1L);
+    assertThat(trail.firstGrant(WEB, "r-1")).isPresent();
+  }
+
+  @Test
   void anEndWithoutItsGrantIsAProblemNotATenure() {
     LockAuditTrail trail = LockAuditTrail.of(List.of(row(9, "released", "l-0", "r-0", 1L, 5)));
 

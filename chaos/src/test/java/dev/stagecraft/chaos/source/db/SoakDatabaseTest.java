@@ -109,7 +109,8 @@ class SoakDatabaseTest {
             org.assertj.core.groups.Tuple.tuple(
                 ViolationKind.RUN_NOT_ENDED,
                 "run r-2 is still \"applying\" at 2026-12-05T10:03:20Z, after its deadline"
-                    + " 2026-12-05T10:01:01Z (it was queued at 2026-12-05T10:00:01Z, bound 60.000"
+                    + " 2026-12-05T10:01:46Z (the run queued ahead of it ended at"
+                    + " 2026-12-05T10:00:46Z, bound 60.000"
                     + " s)"),
             org.assertj.core.groups.Tuple.tuple(
                 ViolationKind.STATE_WRITE_STALE_TOKEN,
