@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
@@ -62,12 +63,15 @@ class KafkaRestartTest {
           probe.bind(new InetSocketAddress("127.0.0.1", port));
         }
         assertThatThrownBy(kafka::stop).hasMessageContaining("already stopped");
-        // sent while the broker is down: the producer holds it and delivers it once it is back
-        Future<RecordMetadata> during = producer.send(record("during"));
+        // sent while the broker is down: the producer holds it and delivers it once it is back.
+        // From another thread: a send whose metadata the shutdown emptied blocks its caller until
+        // the broker answers again, and this thread is the one that starts it again.
+        CompletableFuture<Future<RecordMetadata>> during =
+            CompletableFuture.supplyAsync(() -> producer.send(record("during")));
 
         kafka.startAgain();
         assertThat(kafka.bootstrapServers()).isEqualTo(bootstrap);
-        during.get(60, TimeUnit.SECONDS);
+        during.get(90, TimeUnit.SECONDS).get(60, TimeUnit.SECONDS);
         producer.send(record("after")).get(30, TimeUnit.SECONDS);
         // the same consumer goes on from its committed offset: nothing again, nothing missing
         pollUntil(consumer, seen, List.of("before", "during", "after"));
