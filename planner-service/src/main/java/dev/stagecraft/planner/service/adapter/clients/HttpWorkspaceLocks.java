@@ -28,13 +28,10 @@ import java.util.function.Supplier;
  */
 public final class HttpWorkspaceLocks implements WorkspaceLocks {
   /** How long an acquire or release repeats the waiting route's 503 before it fails. */
-  public static final Duration UNAVAILABLE_BUDGET = Duration.ofSeconds(60);
-
-  private static final Duration MAX_PAUSE = Duration.ofSeconds(2);
+  public static final Duration UNAVAILABLE_BUDGET = RideOut.BUDGET;
 
   private final InternalHttp http;
-  private final Duration unavailableBudget;
-  private final Duration firstPause;
+  private final RideOut rideOut;
 
   public HttpWorkspaceLocks(InternalHttp http) {
     this(http, UNAVAILABLE_BUDGET, Duration.ofMillis(250));
@@ -46,45 +43,12 @@ public final class HttpWorkspaceLocks implements WorkspaceLocks {
    */
   public HttpWorkspaceLocks(InternalHttp http, Duration unavailableBudget, Duration firstPause) {
     this.http = http;
-    this.unavailableBudget = unavailableBudget;
-    this.firstPause = firstPause;
+    this.rideOut = new RideOut(unavailableBudget, firstPause);
   }
 
-  /**
-   * Sends {@code request} again while lock-service cannot be reached (it restarts) or, when {@code
-   * repeat503}, answers 503 (its database restarts), as long as the budget lasts; then returns the
-   * last answer or throws the last {@link InternalHttp.Unreachable}.
-   */
   private InternalHttp.Response repeatWhileUnavailable(
       boolean repeat503, Supplier<InternalHttp.Response> request) {
-    long giveUp = System.nanoTime() + unavailableBudget.toNanos();
-    Duration pause = firstPause;
-    while (true) {
-      InternalHttp.Response r = null;
-      InternalHttp.Unreachable unreachable = null;
-      try {
-        r = request.get();
-      } catch (InternalHttp.Unreachable e) {
-        unreachable = e;
-      }
-      boolean again = unreachable != null || (repeat503 && r.status() == 503);
-      if (!again || System.nanoTime() + pause.toNanos() > giveUp) {
-        if (unreachable != null) {
-          throw unreachable;
-        }
-        return r;
-      }
-      try {
-        Thread.sleep(pause); // backing off while lock-service or its database restarts
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        if (unreachable != null) {
-          throw unreachable;
-        }
-        return r;
-      }
-      pause = pause.multipliedBy(2).compareTo(MAX_PAUSE) > 0 ? MAX_PAUSE : pause.multipliedBy(2);
-    }
+    return rideOut.repeat(repeat503, request);
   }
 
   @Override

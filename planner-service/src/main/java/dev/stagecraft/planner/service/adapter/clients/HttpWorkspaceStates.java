@@ -12,11 +12,19 @@ import dev.stagecraft.servicekit.http.InternalHttp;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.function.Supplier;
 
-/** {@link WorkspaceStates} over state-service's internal HTTP API (docs/internal-api.md). */
+/**
+ * {@link WorkspaceStates} over state-service's internal HTTP API (docs/internal-api.md). Every
+ * request that means the same when sent twice (reads, opening a run, minting and revoking its
+ * credential, registering a fencing token, recording outputs) rides out a restart of state-service
+ * or of its database ({@link RideOut}: repeated while it cannot be reached or answers 503, for up
+ * to 60 s) instead of failing the run; a taint change is sent once.
+ */
 public final class HttpWorkspaceStates implements WorkspaceStates {
   private final InternalHttp http;
   private final StateAddresses own;
+  private final RideOut rideOut;
 
   /** Remote state addresses are this state service's as the planner reaches it. */
   public HttpWorkspaceStates(InternalHttp http) {
@@ -28,8 +36,18 @@ public final class HttpWorkspaceStates implements WorkspaceStates {
    *     of
    */
   public HttpWorkspaceStates(InternalHttp http, StateAddresses own) {
+    this(http, own, RideOut.byDefault());
+  }
+
+  HttpWorkspaceStates(InternalHttp http, StateAddresses own, RideOut rideOut) {
     this.http = http;
     this.own = own;
+    this.rideOut = rideOut;
+  }
+
+  /** {@code request}, repeated while state-service restarts (see the class comment). */
+  private InternalHttp.Response idempotent(Supplier<InternalHttp.Response> request) {
+    return rideOut.repeat(true, request);
   }
 
   /**
@@ -50,11 +68,9 @@ public final class HttpWorkspaceStates implements WorkspaceStates {
     if (credential == null) {
       return new RemoteStateRead.Refused("the request has no credential to read it with.");
     }
+    String path = "/api/v1/workspaces/" + enc(workspace) + "/outputs";
     InternalHttp.Response r =
-        http.getAs(
-            credential,
-            "/api/v1/workspaces/" + enc(workspace) + "/outputs",
-            Duration.ofSeconds(30));
+        idempotent(() -> http.getAs(credential, path, Duration.ofSeconds(30)));
     return switch (r.status()) {
       case 200 ->
           RemoteStateRead.fromOutputs(
@@ -96,8 +112,13 @@ public final class HttpWorkspaceStates implements WorkspaceStates {
     body.put("fencingToken", fencingToken);
     body.put("outputs", outputs);
     InternalHttp.Response r =
-        http.postAs(
-            runCredential, path(tenant, workspace) + "/outputs", body, Duration.ofSeconds(30));
+        idempotent(
+            () ->
+                http.postAs(
+                    runCredential,
+                    path(tenant, workspace) + "/outputs",
+                    body,
+                    Duration.ofSeconds(30)));
     if (r.status() != 200) {
       throw new IllegalStateException(
           "the state service did not record the outputs: " + r.status() + " " + jsonDetail(r));
@@ -111,10 +132,13 @@ public final class HttpWorkspaceStates implements WorkspaceStates {
 
   @Override
   public String read(String tenant, String workspace, String runCredential) {
+    String path = path(tenant, workspace) + "/state";
     InternalHttp.Response r =
-        runCredential == null
-            ? http.get(path(tenant, workspace) + "/state", Duration.ofSeconds(30))
-            : http.getAs(runCredential, path(tenant, workspace) + "/state", Duration.ofSeconds(30));
+        idempotent(
+            () ->
+                runCredential == null
+                    ? http.get(path, Duration.ofSeconds(30))
+                    : http.getAs(runCredential, path, Duration.ofSeconds(30)));
     if (r.status() == 200) {
       return r.body();
     }
@@ -130,8 +154,12 @@ public final class HttpWorkspaceStates implements WorkspaceStates {
     Map<String, Object> body = new LinkedHashMap<>();
     body.put("runId", runId);
     body.put("fencingToken", fencingToken);
+    // minting again replaces the credential of an answer that was lost (never one revoked)
     InternalHttp.Response r =
-        http.post(path(tenant, workspace) + "/run-credentials", body, Duration.ofSeconds(10));
+        idempotent(
+            () ->
+                http.post(
+                    path(tenant, workspace) + "/run-credentials", body, Duration.ofSeconds(10)));
     if (r.status() != 201) {
       throw new IllegalStateException(
           "the state service minted no state credential for run "
@@ -147,8 +175,11 @@ public final class HttpWorkspaceStates implements WorkspaceStates {
   @Override
   public void revokeRunCredential(String tenant, String workspace, String runId) {
     InternalHttp.Response r =
-        http.delete(
-            path(tenant, workspace) + "/run-credentials/" + enc(runId), Duration.ofSeconds(10));
+        idempotent(
+            () ->
+                http.delete(
+                    path(tenant, workspace) + "/run-credentials/" + enc(runId),
+                    Duration.ofSeconds(10)));
     if (r.status() != 200 && r.status() != 404) {
       throw new IllegalStateException(
           "could not revoke the state credential of run "
@@ -164,9 +195,11 @@ public final class HttpWorkspaceStates implements WorkspaceStates {
   @Override
   public Map<String, String> recordedOutcomes(String tenant, String workspace, String runId) {
     InternalHttp.Response r =
-        http.get(
-            path(tenant, workspace) + "/runs/" + enc(runId) + "/action-outcomes",
-            Duration.ofSeconds(30));
+        idempotent(
+            () ->
+                http.get(
+                    path(tenant, workspace) + "/runs/" + enc(runId) + "/action-outcomes",
+                    Duration.ofSeconds(30)));
     if (r.status() != 200) {
       throw new IllegalStateException(
           "could not read the recorded outcomes of run "
@@ -186,7 +219,7 @@ public final class HttpWorkspaceStates implements WorkspaceStates {
   @Override
   public KnownHostKeys knownHostKeys(String tenant, String workspace) {
     InternalHttp.Response r =
-        http.get(path(tenant, workspace) + "/host-keys", Duration.ofSeconds(30));
+        idempotent(() -> http.get(path(tenant, workspace) + "/host-keys", Duration.ofSeconds(30)));
     if (r.status() != 200) {
       throw new IllegalStateException(
           "could not read the known host keys: state-service answered "
@@ -217,8 +250,11 @@ public final class HttpWorkspaceStates implements WorkspaceStates {
     Map<String, Object> body = new LinkedHashMap<>();
     body.put("runId", runId);
     body.put("fencingToken", fencingToken);
+    // opening again (an answer lost) mints a new credential in place of the lost one's
     InternalHttp.Response r =
-        http.post(path(tenant, workspace) + "/run-openings", body, Duration.ofSeconds(30));
+        idempotent(
+            () ->
+                http.post(path(tenant, workspace) + "/run-openings", body, Duration.ofSeconds(30)));
     if (r.status() == 409) {
       throw new IllegalStateException(
           "the state service refused to open run " + runId + ": " + jsonDetail(r));
@@ -248,8 +284,12 @@ public final class HttpWorkspaceStates implements WorkspaceStates {
   @Override
   public void registerFencingToken(String tenant, String workspace, long token) {
     InternalHttp.Response r =
-        http.post(
-            path(tenant, workspace) + "/fencing", Map.of("token", token), Duration.ofSeconds(10));
+        idempotent(
+            () ->
+                http.post(
+                    path(tenant, workspace) + "/fencing",
+                    Map.of("token", token),
+                    Duration.ofSeconds(10)));
     if (r.status() == 409) {
       throw new IllegalStateException(
           "fencing token " + token + " is older than one the state service has seen: " + r.body());

@@ -3,19 +3,11 @@ package dev.stagecraft.planner.service.adapter.clients;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.sun.net.httpserver.HttpServer;
 import dev.stagecraft.planner.service.run.WorkspaceLocks;
-import dev.stagecraft.schemas.EventCodec;
 import dev.stagecraft.servicekit.http.InternalHttp;
 import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayDeque;
-import java.util.Deque;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -30,60 +22,26 @@ class HttpWorkspaceLocksTest {
   private static final String WAITING = "/internal/v1/tenants/acme/workspaces/prod/lock";
   private static final String QUICK = "/internal/v1/quick/tenants/acme/workspaces/prod/lock";
 
-  /** One request as the stand-in saw it. */
-  record Seen(String method, String path, JsonNode body) {}
-
-  /** A scripted answer. */
-  record Answer(int status, String body) {}
-
-  private HttpServer server;
-  private final List<Seen> seen = new CopyOnWriteArrayList<>();
-  private final Deque<Answer> answers = new ArrayDeque<>();
+  private ScriptedService service;
+  private List<ScriptedService.Seen> seen;
   private HttpWorkspaceLocks locks;
 
   @BeforeEach
   void start() throws IOException {
-    server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-    server.createContext("/internal/v1/", handler);
-    server.start();
+    service = ScriptedService.start();
+    seen = service.seen();
     locks =
         new HttpWorkspaceLocks(
-            new InternalHttp("http://127.0.0.1:" + server.getAddress().getPort(), "token"),
-            Duration.ofSeconds(5),
-            Duration.ofMillis(1));
+            new InternalHttp(service.url(), "token"), Duration.ofSeconds(5), Duration.ofMillis(1));
   }
-
-  private final com.sun.net.httpserver.HttpHandler handler =
-      exchange -> {
-        byte[] in = exchange.getRequestBody().readAllBytes();
-        seen.add(
-            new Seen(
-                exchange.getRequestMethod(),
-                exchange.getRequestURI().getPath(),
-                in.length == 0 ? null : EventCodec.mapper().readTree(in)));
-        Answer a;
-        synchronized (answers) {
-          a = answers.poll();
-        }
-        if (a == null) {
-          a = new Answer(500, "{\"detail\":\"no scripted answer left\"}");
-        }
-        byte[] out = a.body().getBytes(StandardCharsets.UTF_8);
-        exchange.getResponseHeaders().add("Content-Type", "application/json");
-        exchange.sendResponseHeaders(a.status(), out.length);
-        exchange.getResponseBody().write(out);
-        exchange.close();
-      };
 
   @AfterEach
   void stop() {
-    server.stop(0);
+    service.close();
   }
 
   private void script(int status, String body) {
-    synchronized (answers) {
-      answers.add(new Answer(status, body));
-    }
+    service.script(status, body);
   }
 
   @Test
@@ -105,15 +63,15 @@ class HttpWorkspaceLocksTest {
     script(202, "{\"queued\":true,\"position\":2}");
     assertThat(locks.acquire("acme", "prod", "run-1", 30, 0, "info", "apply:prod"))
         .isEqualTo(new WorkspaceLocks.Queued(2));
-    assertThat(seen).extracting(Seen::path).containsExactly(QUICK);
+    assertThat(seen).extracting(ScriptedService.Seen::path).containsExactly(QUICK);
 
     // next ask waits: quick says queued (position 1 now), the waiting route waits and grants
     script(202, "{\"queued\":true,\"position\":1}");
     script(200, "{\"lockId\":\"l-2\",\"fencingToken\":9,\"leaseExpiresAt\":\"x\"}");
     assertThat(locks.acquire("acme", "prod", "run-1", 30, 10, "info", "apply:prod"))
         .isEqualTo(new WorkspaceLocks.Granted("l-2", 9));
-    assertThat(seen).extracting(Seen::path).containsExactly(QUICK, QUICK, WAITING);
-    Seen poll = seen.get(2);
+    assertThat(seen).extracting(ScriptedService.Seen::path).containsExactly(QUICK, QUICK, WAITING);
+    ScriptedService.Seen poll = seen.get(2);
     assertThat(poll.method()).isEqualTo("POST");
     assertThat(poll.body().get("holder").asText()).as("same holder: place kept").isEqualTo("run-1");
     assertThat(poll.body().get("waitSeconds").asInt()).isEqualTo(10);
@@ -127,7 +85,7 @@ class HttpWorkspaceLocksTest {
     script(202, "{\"queued\":true,\"position\":2}");
     assertThat(locks.acquire("acme", "prod", "run-1", 30, 10, "info"))
         .isEqualTo(new WorkspaceLocks.Queued(2));
-    assertThat(seen).extracting(Seen::path).containsExactly(QUICK, WAITING);
+    assertThat(seen).extracting(ScriptedService.Seen::path).containsExactly(QUICK, WAITING);
   }
 
   @Test
@@ -138,7 +96,7 @@ class HttpWorkspaceLocksTest {
     script(200, "{\"lockId\":\"l-3\",\"fencingToken\":11,\"leaseExpiresAt\":\"x\"}");
     assertThat(locks.acquire("acme", "prod", "run-1", 30, 0, "info"))
         .isEqualTo(new WorkspaceLocks.Granted("l-3", 11));
-    assertThat(seen).extracting(Seen::path).containsExactly(QUICK, WAITING);
+    assertThat(seen).extracting(ScriptedService.Seen::path).containsExactly(QUICK, WAITING);
     assertThat(seen.get(1).body().get("waitSeconds").asInt()).isZero();
 
     script(503, unavailable);
@@ -170,7 +128,9 @@ class HttpWorkspaceLocksTest {
     script(200, "{\"lockId\":\"l-5\",\"fencingToken\":12,\"leaseExpiresAt\":\"x\"}");
     assertThat(locks.acquire("acme", "prod", "run-1", 30, 0, "info"))
         .isEqualTo(new WorkspaceLocks.Granted("l-5", 12));
-    assertThat(seen).extracting(Seen::path).containsExactly(QUICK, WAITING, WAITING, WAITING);
+    assertThat(seen)
+        .extracting(ScriptedService.Seen::path)
+        .containsExactly(QUICK, WAITING, WAITING, WAITING);
     assertThat(seen)
         .extracting(s -> s.body().get("holder").asText())
         .as("the same holder each time: acquire is idempotent by holder")
@@ -185,51 +145,38 @@ class HttpWorkspaceLocksTest {
 
   @Test
   void anAcquireWaitsForALockServiceThatCannotBeReachedYet() throws Exception {
-    int port = server.getAddress().getPort();
     // one try per request: only the lock client's own repetition can ride out the restart
     HttpWorkspaceLocks once =
         new HttpWorkspaceLocks(
-            new InternalHttp("http://127.0.0.1:" + port, "token", 1),
+            new InternalHttp(service.url(), "token", 1),
             Duration.ofSeconds(10),
             Duration.ofMillis(50));
-    server.stop(0); // lock-service restarts: nothing listens for a while
+    service.goDown(); // lock-service restarts: its connections are cut for a while
     java.util.concurrent.CompletableFuture<WorkspaceLocks.Acquisition> acquisition =
         java.util.concurrent.CompletableFuture.supplyAsync(
             () -> once.acquire("acme", "prod", "run-1", 30, 0, "info"));
+    org.awaitility.Awaitility.await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> service.connectionsCut() > 0);
     script(200, "{\"lockId\":\"l-6\",\"fencingToken\":13,\"leaseExpiresAt\":\"x\"}");
     org.awaitility.Awaitility.await()
         .atMost(Duration.ofSeconds(10))
-        .until(() -> acquisition.isDone() || listen(port));
+        .until(() -> acquisition.isDone() || service.listenAgain());
     assertThat(acquisition.get(10, java.util.concurrent.TimeUnit.SECONDS))
         .isEqualTo(new WorkspaceLocks.Granted("l-6", 13));
-  }
-
-  /** Starts the stand-in again on {@code port}; false while the port is not free yet. */
-  private boolean listen(int port) {
-    try {
-      HttpServer restarted = HttpServer.create(new InetSocketAddress("127.0.0.1", port), 0);
-      restarted.createContext("/internal/v1/", handler);
-      restarted.start();
-      server = restarted;
-      return true;
-    } catch (IOException e) {
-      return false;
-    }
   }
 
   @Test
   void a503ThatOutlastsTheBudgetIsAnErrorNamingIt() {
     HttpWorkspaceLocks impatient =
         new HttpWorkspaceLocks(
-            new InternalHttp("http://127.0.0.1:" + server.getAddress().getPort(), "token"),
-            Duration.ZERO,
-            Duration.ofMillis(1));
+            new InternalHttp(service.url(), "token"), Duration.ZERO, Duration.ofMillis(1));
     script(503, DATABASE_DOWN);
     script(503, DATABASE_DOWN);
     assertThatThrownBy(() -> impatient.acquire("acme", "prod", "run-1", 30, 0, "info"))
         .hasMessageContaining("503")
         .hasMessageContaining("database-unavailable");
-    assertThat(seen).extracting(Seen::path).containsExactly(QUICK, WAITING);
+    assertThat(seen).extracting(ScriptedService.Seen::path).containsExactly(QUICK, WAITING);
   }
 
   @Test
