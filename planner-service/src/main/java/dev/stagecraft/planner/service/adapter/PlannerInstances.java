@@ -138,6 +138,11 @@ public final class PlannerInstances implements AutoCloseable {
     return instanceId;
   }
 
+  /** This process's incarnation of the instance (registered at creation). */
+  public String incarnation() {
+    return incarnation;
+  }
+
   /** Whether this instance fenced itself (only observable when fencing does not halt: tests). */
   public boolean fenced() {
     return fenced.get();

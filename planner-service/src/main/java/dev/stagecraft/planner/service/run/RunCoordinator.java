@@ -692,11 +692,26 @@ public final class RunCoordinator implements AutoCloseable {
         }
         Optional<String> recorded = idempotencyKeys.runFor(request.tenant(), idempotencyKey);
         if (recorded.isPresent()) {
-          return new KeyedStart(recorded.get(), find(request.tenant(), recorded.get()), true);
-        }
-        if (!idempotencyKeys.record(request.tenant(), idempotencyKey, id, request.workspace())) {
+          Optional<Run> here = find(request.tenant(), recorded.get());
+          IdempotencyKeys.Claim claim =
+              here.isPresent() || !recorded.get().equals(id)
+                  ? IdempotencyKeys.Claim.RECORDED
+                  : idempotencyKeys.claimUnrecorded(request.tenant(), idempotencyKey);
+          switch (claim) {
+            case RECORDED -> {
+              return new KeyedStart(recorded.get(), here, true);
+            }
+            case NOT_YET -> {
+              return new KeyedStart(id, Optional.empty(), true, true);
+            }
+            case TAKEN_OVER ->
+                // its recorder halted before the run's first record: the run starts here
+                LOG.info("run {}: its recorder died before its first record; starting it", id);
+          }
+        } else if (!idempotencyKeys.record(
+            request.tenant(), idempotencyKey, id, request.workspace())) {
           // another planner instance recorded it a moment ago: that one runs it
-          return new KeyedStart(id, find(request.tenant(), id), true);
+          return new KeyedStart(id, find(request.tenant(), id), true, true);
         }
         if (awaitingApproval) {
           approvals.put(id, new PendingApproval());
@@ -729,8 +744,15 @@ public final class RunCoordinator implements AutoCloseable {
    * @param runId the run the key made (now or earlier)
    * @param run the run, when this instance holds it
    * @param duplicate true when the key had already made a run: nothing was started
+   * @param unrecorded true when another planner instance, alive, recorded the key and the run has
+   *     no record yet: ask again later (it is on its way, or is taken over once that instance is
+   *     dead)
    */
-  public record KeyedStart(String runId, Optional<Run> run, boolean duplicate) {}
+  public record KeyedStart(String runId, Optional<Run> run, boolean duplicate, boolean unrecorded) {
+    public KeyedStart(String runId, Optional<Run> run, boolean duplicate) {
+      this(runId, run, duplicate, false);
+    }
+  }
 
   /**
    * Where keyed starts record which run each (tenant, idempotency key) made; by default in memory

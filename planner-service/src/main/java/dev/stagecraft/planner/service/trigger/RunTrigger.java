@@ -298,7 +298,11 @@ public final class RunTrigger {
      * after the approval timeout.
      */
     CONFLICT,
-    /** A decision the instance driving the run could not be asked now: send it again later. */
+    /**
+     * Not now: a decision the instance driving the run could not be asked, or a trigger whose run
+     * has no record yet (its first record is late, or another instance is starting it). Send it
+     * again later; it starts nothing twice.
+     */
     UNAVAILABLE,
     /** Larger than {@link #MAX_BODY_BYTES}: nothing of it was read. */
     TOO_LARGE
@@ -521,9 +525,30 @@ public final class RunTrigger {
             pending,
             !settings.autoApply(),
             new PreparedConfiguration(dir, parsed));
+    if (started.unrecorded()) {
+      return new Refused(
+          Refusal.UNAVAILABLE,
+          "Event "
+              + envelope.id()
+              + ": run "
+              + started.runId()
+              + " of idempotency key "
+              + request.idempotencyKey()
+              + " is being started by another planner instance and has no record yet; the event"
+              + " is handled again later (it starts nothing twice).");
+    }
     // accepted means recorded (docs/adr/0025): the trigger's offset or webhook answer follows the
     // run's first record, so a crash right after still leaves the run to be found
-    coordinator.awaitRecorded(envelope.tenant(), started.runId(), Duration.ofSeconds(5));
+    if (!coordinator.awaitRecorded(envelope.tenant(), started.runId(), Duration.ofSeconds(5))) {
+      return new Refused(
+          Refusal.UNAVAILABLE,
+          "Event "
+              + envelope.id()
+              + ": run "
+              + started.runId()
+              + " started but its first record was not written within 5 s; the event is handled"
+              + " again later (it starts nothing twice).");
+    }
     return new Accepted(envelope.tenant(), envelope.id(), started);
   }
 

@@ -17,6 +17,7 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
@@ -159,6 +160,70 @@ class RunTriggerTest {
       assertThat(restarted.runsOf("acme")).isEmpty();
     } finally {
       restarted.close();
+    }
+  }
+
+  /** Durable keys as another planner instance left them: {@code k} recorded, claims answered. */
+  static IdempotencyKeys recordedElsewhere(IdempotencyKeys.Claim claim) {
+    IdempotencyKeys keys = IdempotencyKeys.inMemory();
+    keys.record("acme", "k", RunCoordinator.runIdFor("acme", "k"), "prod");
+    return new IdempotencyKeys() {
+      @Override
+      public Optional<String> runFor(String tenant, String idempotencyKey) {
+        return keys.runFor(tenant, idempotencyKey);
+      }
+
+      @Override
+      public boolean record(String tenant, String idempotencyKey, String runId, String workspace) {
+        return keys.record(tenant, idempotencyKey, runId, workspace);
+      }
+
+      @Override
+      public Claim claimUnrecorded(String tenant, String idempotencyKey) {
+        return claim;
+      }
+    };
+  }
+
+  RunTrigger.Outcome postTo(RunCoordinator target, String body) {
+    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+    long timestamp = NOW.getEpochSecond();
+    return new RunTrigger(target, secrets, new EventSchemaValidator(), clock)
+        .handle(
+            bytes,
+            Long.toString(timestamp),
+            TriggerSignature.sign("sct_acme", timestamp, bytes),
+            null);
+  }
+
+  @Test
+  void aRedeliveredTriggerWhoseRunALivePlannerHasNotRecordedYetIsRefusedForNow() {
+    RunCoordinator other = coordinator(recordedElsewhere(IdempotencyKeys.Claim.NOT_YET));
+    try {
+      RunTrigger.Outcome outcome = postTo(other, event("acme", "k"));
+
+      assertRefused(outcome, RunTrigger.Refusal.UNAVAILABLE, "has no record yet");
+      assertThat(other.runsOf("acme")).as("nothing started twice").isEmpty();
+      assertThat(pendingTransitions()).isZero();
+    } finally {
+      other.close();
+    }
+  }
+
+  @Test
+  void aRedeliveredTriggerWhoseRecorderDiedBeforeTheRunsFirstRecordStartsTheRun() {
+    RunCoordinator other = coordinator(recordedElsewhere(IdempotencyKeys.Claim.TAKEN_OVER));
+    try {
+      RunTrigger.Outcome outcome = postTo(other, event("acme", "k"));
+
+      assertThat(outcome).isInstanceOf(RunTrigger.Accepted.class);
+      RunCoordinator.KeyedStart start = ((RunTrigger.Accepted) outcome).start();
+      assertThat(start.duplicate()).isFalse();
+      assertThat(start.runId()).isEqualTo(RunCoordinator.runIdFor("acme", "k"));
+      assertThat(other.runsOf("acme")).hasSize(1);
+      assertThat(pendingTransitions()).isEqualTo(1);
+    } finally {
+      other.close();
     }
   }
 

@@ -1,12 +1,14 @@
 package dev.stagecraft.planner.service.adapter.db;
 
 import dev.stagecraft.planner.service.run.IdempotencyKeys;
+import dev.stagecraft.servicekit.db.Sql;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
 import javax.sql.DataSource;
@@ -23,12 +25,31 @@ import javax.sql.DataSource;
  * retention window.
  */
 public final class RunRequestKeyStore implements IdempotencyKeys {
+  /** How old a key recorded before its recorder was noted must be to be taken over. */
+  static final Duration UNNAMED_RECORDER_AGE = Duration.ofMinutes(10);
+
   private final DataSource dataSource;
   private final Clock clock;
+  private final String instanceId;
+  private final String incarnation;
 
+  /** A store that records keys without naming their recorder (the public API's keys). */
   public RunRequestKeyStore(DataSource dataSource, Clock clock) {
+    this(dataSource, clock, null, null);
+  }
+
+  /**
+   * A store that names the planner instance incarnation recording each trigger key, so that a
+   * redelivered trigger can take over a key whose recorder died before the run's first record
+   * ({@link #claimUnrecorded}). The incarnation must be registered in {@code planner.instances}
+   * before the first key is recorded.
+   */
+  public RunRequestKeyStore(
+      DataSource dataSource, Clock clock, String instanceId, String incarnation) {
     this.dataSource = dataSource;
     this.clock = clock;
+    this.instanceId = instanceId;
+    this.incarnation = incarnation;
   }
 
   @Override
@@ -54,16 +75,74 @@ public final class RunRequestKeyStore implements IdempotencyKeys {
         PreparedStatement s =
             c.prepareStatement(
                 "INSERT INTO planner.run_request_keys"
-                    + " (tenant, idempotency_key, run_id, workspace, recorded_at)"
-                    + " VALUES (?, ?, ?, ?, ?) ON CONFLICT (tenant, idempotency_key) DO NOTHING")) {
+                    + " (tenant, idempotency_key, run_id, workspace, recorded_at, recorded_by,"
+                    + " recorded_by_incarnation) VALUES (?, ?, ?, ?, ?, ?, ?)"
+                    + " ON CONFLICT (tenant, idempotency_key) DO NOTHING")) {
       s.setString(1, tenant);
       s.setString(2, idempotencyKey);
       s.setString(3, runId);
       s.setString(4, workspace);
       s.setTimestamp(5, Timestamp.from(clock.instant()));
+      s.setString(6, instanceId);
+      s.setString(7, incarnation);
       return s.executeUpdate() == 1;
     } catch (SQLException e) {
       throw new IllegalStateException("could not record idempotency key: " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Takes the key over when its run has no record in {@code planner.runs} and the incarnation that
+   * recorded it is not alive in {@code planner.instances} (not registered as that incarnation, or
+   * adopted, or its lease expired by the database's clock; a key from before recorders were noted
+   * only once it is {@link #UNNAMED_RECORDER_AGE} old): one UPDATE, whose conditions PostgreSQL
+   * checks again on the row it locks, so of two takers the second finds the first alive.
+   */
+  @Override
+  public Claim claimUnrecorded(String tenant, String idempotencyKey) {
+    if (instanceId == null) {
+      return Claim.RECORDED; // this store does not drive trigger keys
+    }
+    try (Connection c = dataSource.getConnection()) {
+      int taken =
+          Sql.update(
+              c,
+              "UPDATE planner.run_request_keys k SET recorded_by = ?, recorded_by_incarnation = ?,"
+                  + " recorded_at = ? WHERE k.tenant = ? AND k.idempotency_key = ?"
+                  + " AND NOT EXISTS (SELECT 1 FROM planner.runs r WHERE r.id = k.run_id)"
+                  + " AND (k.recorded_by IS NOT NULL OR k.recorded_at < ?)"
+                  + " AND NOT EXISTS (SELECT 1 FROM planner.instances i"
+                  + " WHERE i.instance_id = k.recorded_by"
+                  + " AND i.incarnation = k.recorded_by_incarnation AND i.adopted_by IS NULL"
+                  + " AND i.renewed_at + i.lease_ms * interval '1 millisecond' >= now())",
+              instanceId,
+              incarnation,
+              clock.instant(),
+              tenant,
+              idempotencyKey,
+              clock.instant().minus(UNNAMED_RECORDER_AGE));
+      if (taken == 1) {
+        return Claim.TAKEN_OVER;
+      }
+      // not taken: recorded, or its recorder lives. This incarnation's own key whose run it does
+      // not hold counts as recorded (it launched that run; asking again would never end)
+      try (PreparedStatement s =
+              Sql.prepare(
+                  c,
+                  "SELECT EXISTS (SELECT 1 FROM planner.runs r WHERE r.id = k.run_id)"
+                      + " OR (k.recorded_by = ? AND k.recorded_by_incarnation = ?)"
+                      + " FROM planner.run_request_keys k"
+                      + " WHERE k.tenant = ? AND k.idempotency_key = ?",
+                  instanceId,
+                  incarnation,
+                  tenant,
+                  idempotencyKey);
+          ResultSet r = s.executeQuery()) {
+        return !r.next() || r.getBoolean(1) ? Claim.RECORDED : Claim.NOT_YET;
+      }
+    } catch (SQLException e) {
+      throw new IllegalStateException(
+          "could not read the run of idempotency key: " + e.getMessage(), e);
     }
   }
 

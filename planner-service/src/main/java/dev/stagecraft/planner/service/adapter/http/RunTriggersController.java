@@ -107,7 +107,7 @@ public class RunTriggersController {
       case CONFLICT -> RunsController.problem(HttpStatus.CONFLICT, "Decision refused", r.reason());
       case UNAVAILABLE ->
           RunsController.problem(
-                  HttpStatus.SERVICE_UNAVAILABLE, "Run's planner instance unavailable", r.reason())
+                  HttpStatus.SERVICE_UNAVAILABLE, "Not now: send it again later", r.reason())
               .header("Retry-After", RunForwarding.RETRY_AFTER);
       case TOO_LARGE ->
           RunsController.problem(

@@ -1,6 +1,7 @@
 package dev.stagecraft.planner.service.adapter.trigger;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.stagecraft.planner.service.adapter.PlannerInstances;
 import dev.stagecraft.planner.service.adapter.PlannerSettings;
 import dev.stagecraft.planner.service.adapter.db.ConfigurationVersionStore;
 import dev.stagecraft.planner.service.adapter.db.RunDecisionStore;
@@ -69,8 +70,13 @@ public class TriggerBeans {
       ConfigurationVersionStore versions,
       WorkspaceStore workspaces,
       ForwardedDecisions decisions,
+      PlannerInstances instances,
       @Value("${stagecraft.trigger.webhook-tolerance:5m}") Duration tolerance) {
-    coordinator.withIdempotencyKeys(new RunRequestKeyStore(dataSource, Clock.systemUTC()));
+    // the incarnation is registered (PlannerInstances registers at creation) before any key is
+    // recorded under its name: a key's recorder is alive or dead by planner.instances
+    coordinator.withIdempotencyKeys(
+        new RunRequestKeyStore(
+            dataSource, Clock.systemUTC(), instances.instanceId(), instances.incarnation()));
     return new RunTrigger(
             coordinator,
             secrets,

@@ -3,7 +3,11 @@ package dev.stagecraft.planner.service.adapter.db;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.stagecraft.planner.service.run.IdempotencyKeys;
+import dev.stagecraft.servicekit.db.Sql;
+import java.sql.Connection;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import org.junit.jupiter.api.AfterAll;
@@ -71,5 +75,53 @@ class RunRequestKeyStoreTest {
         .isTrue();
     assertThat(laterStore.findApiKey("acme", "api/prod/k1").orElseThrow().runId())
         .isEqualTo("run-c");
+  }
+
+  /**
+   * The soak's lost trigger (issue 30, seed 9): a planner recorded a trigger's key and halted
+   * before the run's first record; the redelivered trigger found the key and started nothing. Now
+   * the key names the incarnation that recorded it, and a redelivery takes it over once that
+   * incarnation is dead — exactly one taker — while a live recorder is waited for.
+   */
+  @Test
+  void aKeyWhoseRecorderDiedBeforeTheRunsFirstRecordIsTakenOverByOneInstance() throws Exception {
+    InstanceStore instances = new InstanceStore(dataSource);
+    Duration lease = Duration.ofMinutes(5);
+    instances.register("planner-b", "b-1", lease);
+    instances.register("planner-a", "a-1", lease);
+    instances.register("planner-c", "c-1", lease);
+    RunRequestKeyStore b = new RunRequestKeyStore(dataSource, clock, "planner-b", "b-1");
+    RunRequestKeyStore a = new RunRequestKeyStore(dataSource, clock, "planner-a", "a-1");
+    RunRequestKeyStore c = new RunRequestKeyStore(dataSource, clock, "planner-c", "c-1");
+    assertThat(b.record("acme", "lost", "run-lost", "prod")).isTrue();
+
+    // planner-b lives: its first record is on its way, the others wait for it
+    assertThat(a.claimUnrecorded("acme", "lost")).isEqualTo(IdempotencyKeys.Claim.NOT_YET);
+    assertThat(b.claimUnrecorded("acme", "lost"))
+        .as("its own key: it launched that run")
+        .isEqualTo(IdempotencyKeys.Claim.RECORDED);
+
+    // planner-b halted and was started again: the incarnation that recorded the key is dead
+    instances.register("planner-b", "b-2", lease);
+    assertThat(a.claimUnrecorded("acme", "lost")).isEqualTo(IdempotencyKeys.Claim.TAKEN_OVER);
+    assertThat(c.claimUnrecorded("acme", "lost"))
+        .as("a second taker finds the first alive")
+        .isEqualTo(IdempotencyKeys.Claim.NOT_YET);
+    assertThat(a.claimUnrecorded("acme", "lost")).isEqualTo(IdempotencyKeys.Claim.RECORDED);
+    assertThat(a.runFor("acme", "lost")).contains("run-lost");
+
+    // once the run has its record, every instance sees a duplicate, whoever recorded the key
+    try (Connection conn = dataSource.getConnection()) {
+      Sql.update(
+          conn,
+          "INSERT INTO planner.runs (tenant, id, workspace, status, created_at, updated_at,"
+              + " instance_id, last_sequence) VALUES ('acme', 'run-lost', 'prod', 'pending',"
+              + " now(), now(), 'planner-a', 1)");
+    }
+    instances.register("planner-a", "a-2", lease); // even with its recorder dead
+    assertThat(c.claimUnrecorded("acme", "lost")).isEqualTo(IdempotencyKeys.Claim.RECORDED);
+    assertThat(new RunRequestKeyStore(dataSource, clock).claimUnrecorded("acme", "lost"))
+        .as("a store that records no recorder takes nothing over")
+        .isEqualTo(IdempotencyKeys.Claim.RECORDED);
   }
 }
