@@ -37,7 +37,7 @@ public class CheckLinks {
   private static final Pattern ATX_HEADING = Pattern.compile("^ {0,3}(#{1,6})(?:\\s+(.*?))?\\s*$");
   private static final Pattern HTML_ANCHOR =
       Pattern.compile("<a\\s[^>]*(?:name|id)\\s*=\\s*\"([^\"]+)\"", Pattern.CASE_INSENSITIVE);
-  private static final Pattern CODE_SPAN = Pattern.compile("(`+)(.+?)\\1");
+  private static final Pattern CODE_SPAN = Pattern.compile("(`+)(.+?)\\1", Pattern.DOTALL);
   private static final Pattern FENCE = Pattern.compile("^ {0,3}(`{3,}|~{3,})");
   private static final Pattern SCHEME = Pattern.compile("^[A-Za-z][A-Za-z0-9+.-]*:");
 
@@ -106,33 +106,63 @@ public class CheckLinks {
 
   void checkFile(Path file) throws IOException {
     List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
+    // A link's text may wrap: links are looked for in each paragraph (consecutive lines outside
+    // code blocks), joined with '\n', and reported at the line where they start.
+    StringBuilder paragraph = new StringBuilder();
+    List<Integer> starts = new ArrayList<>(); // offset in paragraph -> line, by index
+    int firstLine = 0;
     String fence = null;
-    for (int i = 0; i < lines.size(); i++) {
-      String line = lines.get(i);
+    for (int i = 0; i <= lines.size(); i++) {
+      String line = i < lines.size() ? lines.get(i) : "";
+      boolean code = false;
       Matcher f = FENCE.matcher(line);
-      if (f.find()) {
+      if (i < lines.size() && f.find()) {
         String marker = f.group(1);
         if (fence == null) {
           fence = marker;
-          continue;
-        }
-        if (marker.charAt(0) == fence.charAt(0) && marker.length() >= fence.length()) {
+          code = true;
+        } else if (marker.charAt(0) == fence.charAt(0) && marker.length() >= fence.length()) {
           fence = null;
-          continue;
+          code = true;
         }
       }
-      if (fence != null || line.startsWith("    ") && (i == 0 || lines.get(i - 1).isBlank())) {
+      code |= fence != null;
+      if (code || line.isBlank()) {
+        checkParagraph(file, paragraph.toString(), starts, firstLine);
+        paragraph.setLength(0);
+        starts.clear();
         continue;
       }
-      String text = blankCodeSpans(line);
-      Matcher ref = REFERENCE_DEFINITION.matcher(text);
+      if (paragraph.isEmpty()) {
+        firstLine = i + 1;
+      } else {
+        paragraph.append('\n');
+      }
+      starts.add(paragraph.length());
+      paragraph.append(line);
+    }
+  }
+
+  private void checkParagraph(Path file, String text, List<Integer> starts, int firstLine)
+      throws IOException {
+    if (text.isEmpty()) {
+      return;
+    }
+    text = blankCodeSpans(text);
+    for (int k = 0; k < starts.size(); k++) {
+      int end = k + 1 < starts.size() ? starts.get(k + 1) - 1 : text.length();
+      Matcher ref = REFERENCE_DEFINITION.matcher(text.substring(starts.get(k), end));
       if (ref.find()) {
-        checkLink(file, i + 1, ref.group(2));
+        checkLink(file, firstLine + k, ref.group(2));
       }
-      Matcher m = INLINE_LINK.matcher(text);
-      while (m.find()) {
-        checkLink(file, i + 1, m.group(2));
+    }
+    Matcher m = INLINE_LINK.matcher(text);
+    while (m.find()) {
+      int k = 0;
+      while (k + 1 < starts.size() && starts.get(k + 1) <= m.start()) {
+        k++;
       }
+      checkLink(file, firstLine + k, m.group(2));
     }
   }
 
