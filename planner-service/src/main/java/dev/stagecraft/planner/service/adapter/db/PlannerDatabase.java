@@ -4,6 +4,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.stagecraft.planner.service.adapter.PlannerSettings;
 import dev.stagecraft.schemas.seal.SecretsKeyring;
 import dev.stagecraft.servicekit.db.Databases;
+import dev.stagecraft.servicekit.http.DatabaseProblemHandler;
 import io.micronaut.context.annotation.Bean;
 import io.micronaut.context.annotation.Context;
 import io.micronaut.context.annotation.Factory;
@@ -28,6 +29,15 @@ public class PlannerDatabase {
       @Value("${stagecraft.db.user}") String user,
       @Value("${stagecraft.db.password}") String password) {
     return Databases.migrateAndPool(url, user, password, "planner", "classpath:db/migration");
+  }
+
+  /**
+   * A database that cannot be reached (it restarts) answers the public API 503 with Retry-After, as
+   * the lock and state services answer, not 500 (found by the chaos soak's PostgreSQL restarts).
+   */
+  @Singleton
+  DatabaseProblemHandler databaseProblemHandler() {
+    return new DatabaseProblemHandler();
   }
 
   @Singleton
