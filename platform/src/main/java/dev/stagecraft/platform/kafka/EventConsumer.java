@@ -5,6 +5,7 @@ import dev.stagecraft.schemas.EventCodec.MalformedEventException;
 import dev.stagecraft.schemas.envelope.EventEnvelope;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.Map;
@@ -15,6 +16,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.Metric;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
 import org.slf4j.Logger;
@@ -83,6 +85,8 @@ public final class EventConsumer implements AutoCloseable {
   private volatile boolean running = true;
   private volatile boolean commits = true;
   private volatile long commitIntervalNanos;
+  private volatile Instant lastOutage = Instant.now();
+  private Metric connections; // read on the poll thread only
   // poll thread only: when offsets were last committed (System.nanoTime)
   private long lastCommit = System.nanoTime();
   // poll thread only: the record in hand was claimed (its offset committed by the handler)
@@ -263,6 +267,35 @@ public final class EventConsumer implements AutoCloseable {
    *
    * @return false when no assignment came within the timeout
    */
+  /**
+   * The last instant this consumer was seen without any connection to the brokers (they were down
+   * or unreachable), checked after each poll, about twice a second; its start counts as one (it has
+   * heard nothing yet). Silence of the events it consumes since then may be the brokers', not their
+   * producers' (the planner's action leases wait for it). Thread-safe.
+   */
+  public Instant lastOutage() {
+    return lastOutage;
+  }
+
+  private void noteBrokerContact() {
+    if (connections == null) {
+      connections =
+          consumer.metrics().entrySet().stream()
+              .filter(
+                  e ->
+                      e.getKey().name().equals("connection-count")
+                          && e.getKey().group().equals("consumer-metrics"))
+              .map(Map.Entry::getValue)
+              .findFirst()
+              .orElse(null);
+    }
+    if (connections != null
+        && connections.metricValue() instanceof Number open
+        && open.doubleValue() < 1) {
+      lastOutage = Instant.now();
+    }
+  }
+
   public boolean awaitAssignment(Duration timeout) throws InterruptedException {
     return assigned.await(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
   }
@@ -309,6 +342,7 @@ public final class EventConsumer implements AutoCloseable {
     try {
       while (running) {
         ConsumerRecords<String, byte[]> records = consumer.poll(Duration.ofMillis(500));
+        noteBrokerContact();
         lost.clear();
         for (ConsumerRecord<String, byte[]> record : records) {
           TopicPartition partition = new TopicPartition(record.topic(), record.partition());

@@ -261,6 +261,8 @@ public class PlannerBeans {
                   coordinator::onActionEvent)
               .withoutOffsetCommits()
               .start();
+      // executors' heartbeats arrive through this consumer: its broker outages pause the leases
+      coordinator.withBrokerOutages(actionEvents::lastOutage);
       try {
         if (!stateEvents.awaitAssignment(Duration.ofSeconds(60))
             || !actionEvents.awaitAssignment(Duration.ofSeconds(60))) {

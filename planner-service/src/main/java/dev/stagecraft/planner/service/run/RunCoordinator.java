@@ -81,6 +81,7 @@ public final class RunCoordinator implements AutoCloseable {
   private final SecretsKeyring secrets;
   private volatile RunObserver observer = RunObserver.NONE;
   private volatile RunRequestRecorder requestRecorder = RunRequestRecorder.NONE;
+  private volatile Supplier<Instant> brokerOutages = () -> Instant.EPOCH;
   private volatile RunJournal.Recorder journalRecorder;
 
   /**
@@ -800,6 +801,17 @@ public final class RunCoordinator implements AutoCloseable {
    * @param dispatchLease an action no executor started within it fails the run without having run
    *     (executors refuse dispatches older than their shorter dispatch expiry)
    */
+  /**
+   * Where {@link #checkLeases} learns when the broker was last unreachable from this planner (the
+   * action-event consumer's {@code lastOutage}): no lease is judged until an action lease has
+   * passed since, so a broker restart does not make running steps look interrupted. By default
+   * never. Call once, before runs start.
+   */
+  public RunCoordinator withBrokerOutages(Supplier<Instant> lastOutage) {
+    this.brokerOutages = lastOutage;
+    return this;
+  }
+
   public RunCoordinator withLeases(
       Duration actionLease, Duration dispatchLease, Duration checkEvery) {
     this.actionLease = actionLease;
@@ -882,6 +894,12 @@ public final class RunCoordinator implements AutoCloseable {
    */
   void checkLeases() {
     Instant now = clock.instant();
+    Instant outage = brokerOutages.get();
+    if (outage.plus(actionLease).isAfter(now)) {
+      // the broker was unreachable within the lease: the silence may be its, not the executors'
+      // (their heartbeats arrive once it is back); judge nothing until a whole lease has passed
+      return;
+    }
     for (Run run : runs.values()) {
       List<EventEnvelope> interrupted = new java.util.ArrayList<>();
       boolean abandonedAny = false;

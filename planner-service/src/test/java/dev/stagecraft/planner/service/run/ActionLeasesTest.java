@@ -15,9 +15,11 @@ import dev.stagecraft.schemas.control.RunCancelRequested;
 import dev.stagecraft.schemas.envelope.EventEnvelope;
 import dev.stagecraft.schemas.run.RunTransitioned;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -82,6 +84,37 @@ class ActionLeasesTest {
         .filter(t -> t.runId().equals(run.id()))
         .map(RunTransitioned::status)
         .toList();
+  }
+
+  /**
+   * The soak's Kafka restarts (issue 30, seed 5): steps still running were reported interrupted
+   * because the planner counted the broker's silence as the executor's. While this planner could
+   * not reach the broker within the lease, no action is judged silent.
+   */
+  @Test
+  void noActionIsJudgedSilentUntilALeaseHasPassedSinceTheBrokerWasLastUnreachable() {
+    AtomicReference<Instant> lastOutage = new AtomicReference<>(Instant.EPOCH);
+    coordinator.withBrokerOutages(lastOutage::get);
+    startAndAwaitFirstDispatch();
+    ActionDispatched db = dispatched().getFirst();
+    fromExecutor(db, new ActionStarted(db.runId(), db.actionId(), db.address(), "executor-ab12"));
+
+    clock.advance(Duration.ofSeconds(10));
+    lastOutage.set(clock.instant()); // the broker goes away: nothing is heard from anyone
+    clock.advance(Duration.ofSeconds(8));
+    lastOutage.set(clock.instant()); // still away 18 s after the last heartbeat, then back
+    clock.advance(Duration.ofSeconds(14));
+    coordinator.checkLeases();
+    assertThat(finishedEnvelopes())
+        .as("silent 32 s, past the 15 s lease, but the broker was away 14 s ago")
+        .isEmpty();
+
+    // a whole lease after the broker came back and still nothing from the executor: it is gone
+    clock.advance(Duration.ofSeconds(2));
+    coordinator.checkLeases();
+    assertThat(finishedEnvelopes()).singleElement();
+    assertThat(EventCodec.data(finishedEnvelopes().getFirst(), ActionFinished.class).outcome())
+        .isEqualTo(ActionFinished.INTERRUPTED);
   }
 
   @Test
