@@ -1,5 +1,9 @@
-package dev.stagecraft.language.eval;
+package dev.stagecraft.language.eval.functions;
 
+import dev.stagecraft.language.eval.EvalBudget;
+import dev.stagecraft.language.eval.FunctionException;
+import dev.stagecraft.language.eval.Json;
+import dev.stagecraft.language.eval.Value;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.util.ArrayList;
