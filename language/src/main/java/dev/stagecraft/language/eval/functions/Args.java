@@ -6,6 +6,9 @@ import dev.stagecraft.language.eval.FunctionException;
 import dev.stagecraft.language.eval.Value;
 import java.io.IOException;
 import java.math.BigDecimal;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -88,6 +91,19 @@ final class Args {
 
   static String hex(String alg, byte[] data) {
     return HexFormat.of().formatHex(digest(alg, data));
+  }
+
+  /**
+   * {@code raw} as UTF-8 text.
+   *
+   * @throws CharacterCodingException when it is not valid UTF-8
+   */
+  static String decodeUtf8(byte[] raw) throws CharacterCodingException {
+    return StandardCharsets.UTF_8
+        .newDecoder()
+        .onMalformedInput(CodingErrorAction.REPORT)
+        .decode(ByteBuffer.wrap(raw))
+        .toString();
   }
 
   /** Argument {@code i} as a path resolved against the context's base directory. */

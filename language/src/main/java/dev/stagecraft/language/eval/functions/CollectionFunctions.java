@@ -279,12 +279,12 @@ final class CollectionFunctions {
   static List<Value> toSet(List<Value> in, EvalBudget budget) {
     // strings and numbers (the usual sets): sorted and deduplicated in O(n log n)
     if (in.stream().allMatch(v -> v instanceof Value.StringValue)) {
-      java.util.TreeMap<String, Value> byText = new java.util.TreeMap<>();
+      TreeMap<String, Value> byText = new TreeMap<>();
       in.forEach(v -> byText.putIfAbsent(((Value.StringValue) v).value(), v));
       return new ArrayList<>(byText.values());
     }
     if (in.stream().allMatch(v -> v instanceof Value.NumberValue)) {
-      java.util.TreeMap<java.math.BigDecimal, Value> byNumber = new java.util.TreeMap<>();
+      TreeMap<BigDecimal, Value> byNumber = new TreeMap<>();
       in.forEach(v -> byNumber.putIfAbsent(((Value.NumberValue) v).value(), v));
       return new ArrayList<>(byNumber.values());
     }

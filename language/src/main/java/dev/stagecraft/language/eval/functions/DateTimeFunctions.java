@@ -43,7 +43,7 @@ final class DateTimeFunctions {
                     Value.string(
                         rfc3339(
                             c.planTimestamp()
-                                .truncatedTo(java.time.temporal.ChronoUnit.SECONDS)
+                                .truncatedTo(ChronoUnit.SECONDS)
                                 .atOffset(ZoneOffset.UTC)))))
         .with(FunctionDef.of("formatdate", 2, 2, DateTimeFunctions::formatdate))
         .with(FunctionDef.of("timeadd", 2, 2, DateTimeFunctions::timeadd))

@@ -1,6 +1,7 @@
 package dev.stagecraft.language.eval.functions;
 
 import static dev.stagecraft.language.eval.functions.Args.b64;
+import static dev.stagecraft.language.eval.functions.Args.decodeUtf8;
 import static dev.stagecraft.language.eval.functions.Args.str;
 import static dev.stagecraft.language.eval.functions.Args.utf8;
 
@@ -15,7 +16,6 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.URLEncoder;
 import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.List;
@@ -66,12 +66,7 @@ final class EncodingFunctions {
       throw new FunctionException(0, "the given value is not valid base64: " + e.getMessage());
     }
     try {
-      return Value.string(
-          StandardCharsets.UTF_8
-              .newDecoder()
-              .onMalformedInput(CodingErrorAction.REPORT)
-              .decode(java.nio.ByteBuffer.wrap(raw))
-              .toString());
+      return Value.string(decodeUtf8(raw));
     } catch (CharacterCodingException e) {
       throw new FunctionException(0, "the decoded result is not valid UTF-8.");
     }

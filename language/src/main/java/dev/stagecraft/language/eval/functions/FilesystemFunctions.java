@@ -1,6 +1,7 @@
 package dev.stagecraft.language.eval.functions;
 
 import static dev.stagecraft.language.eval.functions.Args.b64;
+import static dev.stagecraft.language.eval.functions.Args.decodeUtf8;
 import static dev.stagecraft.language.eval.functions.Args.map;
 import static dev.stagecraft.language.eval.functions.Args.path;
 import static dev.stagecraft.language.eval.functions.Args.readFile;
@@ -21,8 +22,6 @@ import dev.stagecraft.language.syntax.ExpressionResult;
 import dev.stagecraft.language.syntax.Parser;
 import java.io.IOException;
 import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -53,11 +52,7 @@ final class FilesystemFunctions {
   private static String readText(List<Value> a, EvalContext c) {
     byte[] raw = readFile(a, c, true);
     try {
-      return StandardCharsets.UTF_8
-          .newDecoder()
-          .onMalformedInput(CodingErrorAction.REPORT)
-          .decode(java.nio.ByteBuffer.wrap(raw))
-          .toString();
+      return decodeUtf8(raw);
     } catch (CharacterCodingException e) {
       throw new FunctionException(
           0,
@@ -80,12 +75,8 @@ final class FilesystemFunctions {
     String name = str(a, 0);
     String text;
     try {
-      text =
-          StandardCharsets.UTF_8
-              .newDecoder()
-              .decode(java.nio.ByteBuffer.wrap(readFile(a, c, false)))
-              .toString();
-    } catch (java.nio.charset.CharacterCodingException e) {
+      text = decodeUtf8(readFile(a, c, false));
+    } catch (CharacterCodingException e) {
       throw new FunctionException(0, "contents of \"" + name + "\" are not valid UTF-8.");
     }
     if (!a.get(1).isNull() && !(a.get(1) instanceof Value.ObjectValue)) {

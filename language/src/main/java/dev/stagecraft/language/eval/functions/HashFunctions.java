@@ -12,6 +12,7 @@ import dev.stagecraft.language.eval.FunctionDef;
 import dev.stagecraft.language.eval.FunctionException;
 import dev.stagecraft.language.eval.Functions;
 import dev.stagecraft.language.eval.Value;
+import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -88,7 +89,7 @@ final class HashFunctions {
             "namespace must be \"dns\", \"url\", \"oid\", \"x500\" or a UUID, not \"" + ns + "\".");
       }
     }
-    java.nio.ByteBuffer bb = java.nio.ByteBuffer.allocate(16);
+    ByteBuffer bb = ByteBuffer.allocate(16);
     bb.putLong(namespace.getMostSignificantBits()).putLong(namespace.getLeastSignificantBits());
     byte[] name = utf8(str(a, 1));
     byte[] in = new byte[16 + name.length];
@@ -97,7 +98,7 @@ final class HashFunctions {
     byte[] h = digest("SHA-1", in);
     h[6] = (byte) ((h[6] & 0x0f) | 0x50);
     h[8] = (byte) ((h[8] & 0x3f) | 0x80);
-    java.nio.ByteBuffer r = java.nio.ByteBuffer.wrap(h, 0, 16);
+    ByteBuffer r = ByteBuffer.wrap(h, 0, 16);
     return Value.string(new UUID(r.getLong(), r.getLong()).toString());
   }
 }

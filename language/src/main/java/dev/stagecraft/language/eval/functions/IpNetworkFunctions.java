@@ -10,6 +10,8 @@ import dev.stagecraft.language.eval.FunctionException;
 import dev.stagecraft.language.eval.Functions;
 import dev.stagecraft.language.eval.Value;
 import java.math.BigInteger;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -90,12 +92,12 @@ final class IpNetworkFunctions {
       throw new FunctionException(argIndex, "invalid IP address \"" + s + "\".");
     }
     try {
-      byte[] b = java.net.InetAddress.getByName(s).getAddress();
+      byte[] b = InetAddress.getByName(s).getAddress();
       if (b.length != 16) {
         throw new FunctionException(argIndex, "invalid IPv6 address \"" + s + "\".");
       }
       return new BigInteger(1, b);
-    } catch (java.net.UnknownHostException e) {
+    } catch (UnknownHostException e) {
       throw new FunctionException(argIndex, "invalid IP address \"" + s + "\".");
     }
   }

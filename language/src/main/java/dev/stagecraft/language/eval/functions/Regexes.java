@@ -9,6 +9,7 @@ import dev.stagecraft.language.eval.EvalBudget;
 import dev.stagecraft.language.eval.EvalContext;
 import dev.stagecraft.language.eval.FunctionException;
 import dev.stagecraft.language.eval.Value;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -60,7 +61,7 @@ final class Regexes {
    * its contents, a counted repetition multiplies what it repeats by its count.
    */
   static long programSize(String re) {
-    java.util.ArrayDeque<long[]> outer = new java.util.ArrayDeque<>();
+    ArrayDeque<long[]> outer = new ArrayDeque<>();
     long total = 0;
     long last = 0;
     int i = 0;
