@@ -120,7 +120,7 @@ public final class EvalBudget {
   }
 
   /** The budget of {@code ctx}, or a new one with the default limits when it has none. */
-  static EvalBudget of(EvalContext ctx) {
+  public static EvalBudget of(EvalContext ctx) {
     EvalBudget b = ctx.budget();
     return b != null ? b : start(Limits.DEFAULT);
   }
@@ -147,7 +147,7 @@ public final class EvalBudget {
   }
 
   /** Stops when the time is up (for long loops inside one function). */
-  void checkDeadline(SourceRange where) {
+  public void checkDeadline(SourceRange where) {
     if (nanoTime.getAsLong() - deadline > 0) {
       throw spend(
           new Exceeded(
@@ -165,7 +165,7 @@ public final class EvalBudget {
    *
    * @throws Exceeded when all elements built would exceed {@link Limits#maxElementsBuilt}
    */
-  void chargeElements(long count, String what) {
+  public void chargeElements(long count, String what) {
     chargeElements(count, what, null);
   }
 
@@ -193,7 +193,7 @@ public final class EvalBudget {
    * @return {@code v}
    * @throws Exceeded as {@link #chargeElements} and {@link #chargeString}
    */
-  Value charge(Value v, String what) {
+  public Value charge(Value v, String what) {
     return charge(v, what, null);
   }
 
@@ -217,7 +217,7 @@ public final class EvalBudget {
    *
    * @throws Exceeded when it is over {@link Limits#maxStringLength}
    */
-  void checkLength(long length, String what) {
+  public void checkLength(long length, String what) {
     if (length > limits.maxStringLength()) {
       throw new Exceeded(
           "String too long",
@@ -239,7 +239,7 @@ public final class EvalBudget {
    *
    * @throws Exceeded as {@link #checkLength}
    */
-  void checkEncodable(Value v, String what) {
+  public void checkEncodable(Value v, String what) {
     checkLength(encodedLength(v, limits.maxStringLength() + 1L), what);
   }
 
@@ -289,7 +289,7 @@ public final class EvalBudget {
    *
    * @throws Exceeded as {@link #checkLength}, before appending
    */
-  void append(StringBuilder sb, CharSequence text, String what) {
+  public void append(StringBuilder sb, CharSequence text, String what) {
     checkLength((long) sb.length() + text.length(), what);
     sb.append(text);
   }

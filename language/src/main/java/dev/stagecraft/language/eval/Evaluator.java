@@ -6,7 +6,6 @@ import dev.stagecraft.language.syntax.Expression;
 import dev.stagecraft.language.syntax.TemplatePart;
 import dev.stagecraft.language.syntax.Traversal;
 import java.math.BigDecimal;
-import java.math.MathContext;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -31,12 +30,6 @@ public final class Evaluator {
   public Evaluator() {
     this(Functions.standard());
   }
-
-  /**
-   * Terraform's numbers have 512 bits of precision (about 154 decimal digits); rounding to it also
-   * keeps {@code 1e999999999 + 1} from writing out a billion digits.
-   */
-  private static final MathContext PRECISION = new MathContext(154);
 
   public Functions functions() {
     return functions;
@@ -112,8 +105,12 @@ public final class Evaluator {
           yield budget.charge(Value.list(out), "this tuple", tu.range());
         }
         case Expression.ObjectCons oc -> object(oc, scope);
-        case Expression.Unary u -> unary(u, scope);
-        case Expression.Binary b -> binary(b, scope);
+        case Expression.Unary u -> Operators.unary(u, eval(u.operand(), scope), diags);
+        case Expression.Binary b -> {
+          Value l = eval(b.left(), scope);
+          Value r = eval(b.right(), scope);
+          yield Operators.binary(b, l, r, diags);
+        }
         case Expression.Conditional c -> conditional(c, scope);
         case Expression.Parens p -> eval(p.inner(), scope);
         case Expression.ForExpr f -> forExpr(f, scope);
@@ -513,113 +510,12 @@ public final class Evaluator {
       return Value.object(obj).markLike(c);
     }
 
-    // ---------------------------------------------------------------- operators
-
-    private Value unary(Expression.Unary u, Map<String, Value> scope) {
-      Value v = eval(u.operand(), scope);
-      if (!v.isKnown()) {
-        return v;
-      }
-      if (u.op() == Expression.UnaryOp.NEGATE) {
-        Optional<BigDecimal> n = Conversions.toNumber(v);
-        if (n.isEmpty()) {
-          return operandError("-", "a number", v, u.operand().range(), "");
-        }
-        return Value.number(n.get().negate()).markLike(v);
-      }
-      Optional<Boolean> b = Conversions.toBool(v);
-      if (b.isEmpty()) {
-        return operandError("!", "a bool", v, u.operand().range(), "");
-      }
-      return Value.bool(!b.get()).markLike(v);
-    }
+    // ---------------------------------------------------------------- conditionals (operators:
+    // Operators)
 
     /** A value for a message: its text, or {@code (sensitive value)}. */
     private static String shown(Value v) {
       return v.isSensitive() ? Value.SENSITIVE_TEXT : v.asString();
-    }
-
-    private Value operandError(String op, String want, Value got, SourceRange r, String side) {
-      return error(
-          "Invalid operand",
-          "Unsuitable value for "
-              + (side.isEmpty() ? "" : side + " ")
-              + "operand of \""
-              + op
-              + "\": "
-              + want
-              + " is required, but got "
-              + got.typeName()
-              + (got.isSensitive()
-                  ? " " + Value.SENSITIVE_TEXT
-                  : got instanceof Value.StringValue s ? " \"" + s.value() + "\"" : "")
-              + ".",
-          r);
-    }
-
-    private Value binary(Expression.Binary b, Map<String, Value> scope) {
-      Value l = eval(b.left(), scope);
-      Value r = eval(b.right(), scope);
-      Expression.BinaryOp op = b.op();
-      if (op == Expression.BinaryOp.EQ || op == Expression.BinaryOp.NE) {
-        if (!l.isWhollyKnown() || !r.isWhollyKnown()) {
-          return Value.unknown().markLike(l, r);
-        }
-        boolean eq = Conversions.valuesEqual(l, r);
-        return Value.bool(op == Expression.BinaryOp.EQ ? eq : !eq).markLike(l, r);
-      }
-      if (!l.isKnown() || !r.isKnown()) {
-        return Value.unknown().markLike(l, r);
-      }
-      if (op == Expression.BinaryOp.AND || op == Expression.BinaryOp.OR) {
-        Optional<Boolean> lb = Conversions.toBool(l);
-        Optional<Boolean> rb = Conversions.toBool(r);
-        if (lb.isEmpty()) {
-          return operandError(op.symbol, "a bool", l, b.left().range(), "left");
-        }
-        if (rb.isEmpty()) {
-          return operandError(op.symbol, "a bool", r, b.right().range(), "right");
-        }
-        boolean res = op == Expression.BinaryOp.AND ? lb.get() && rb.get() : lb.get() || rb.get();
-        return Value.bool(res).markLike(l, r);
-      }
-      Optional<BigDecimal> ln = Conversions.toNumber(l);
-      Optional<BigDecimal> rn = Conversions.toNumber(r);
-      if (ln.isEmpty()) {
-        return operandError(op.symbol, "a number", l, b.left().range(), "left");
-      }
-      if (rn.isEmpty()) {
-        return operandError(op.symbol, "a number", r, b.right().range(), "right");
-      }
-      BigDecimal x = ln.get();
-      BigDecimal y = rn.get();
-      Value res =
-          switch (op) {
-            case ADD -> Value.number(x.add(y, PRECISION));
-            case SUB -> Value.number(x.subtract(y, PRECISION));
-            case MUL -> Value.number(x.multiply(y, PRECISION));
-            case DIV, MOD -> {
-              if (y.signum() == 0) {
-                yield error(
-                    "Division by zero",
-                    "The right operand of \""
-                        + op.symbol
-                        + "\" is zero, and division by zero is not defined. Guard it with a"
-                        + " conditional.",
-                    b.right().range());
-              }
-              yield Value.number(
-                  op == Expression.BinaryOp.DIV
-                      ? x.divide(y, MathContext.DECIMAL128)
-                      : x.remainder(y, MathContext.DECIMAL128));
-            }
-            case LT -> Value.bool(x.compareTo(y) < 0);
-            case LE -> Value.bool(x.compareTo(y) <= 0);
-            case GT -> Value.bool(x.compareTo(y) > 0);
-            case GE -> Value.bool(x.compareTo(y) >= 0);
-            default -> throw new IllegalStateException("unhandled operator " + op);
-          };
-      return res.markLike(l, r);
     }
 
     private Value conditional(Expression.Conditional c, Map<String, Value> scope) {

@@ -1,5 +1,6 @@
 package dev.stagecraft.language.eval;
 
+import dev.stagecraft.language.eval.functions.StandardLibrary;
 import java.util.Collections;
 import java.util.Map;
 import java.util.Optional;
@@ -7,7 +8,8 @@ import java.util.Set;
 import java.util.TreeMap;
 
 /**
- * An immutable function table. {@link #standard()} holds the built-in library; add more with {@link
+ * An immutable function table. {@link #standard()} holds the built-in library ({@link
+ * StandardLibrary}, package {@code dev.stagecraft.language.eval.functions}); add more with {@link
  * #with(FunctionDef)}. {@code try} and {@code can} are special forms handled by the evaluator
  * itself (their arguments are evaluated lazily).
  */
@@ -15,9 +17,7 @@ public final class Functions {
   /** Names handled by the evaluator directly. */
   public static final Set<String> SPECIAL_FORMS = Set.of("try", "can");
 
-  private static final Functions STANDARD =
-      RegexFunctions.register(
-          MoreFunctions.register(StandardFunctions.register(new Functions(Map.of()))));
+  private static final Functions STANDARD = StandardLibrary.register(new Functions(Map.of()));
 
   private final Map<String, FunctionDef> defs;
 

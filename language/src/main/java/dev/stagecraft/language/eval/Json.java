@@ -10,7 +10,7 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /** JSON encoding/decoding of {@link Value}s as Terraform's jsonencode/jsondecode do it. */
-final class Json {
+public final class Json {
   private static final ObjectMapper MAPPER =
       new ObjectMapper()
           .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
@@ -20,7 +20,7 @@ final class Json {
   private Json() {}
 
   /** Encodes a wholly known value (marks are ignored; the caller re-marks the result). */
-  static String encode(Value v) {
+  public static String encode(Value v) {
     StringBuilder sb = new StringBuilder();
     encode(v, sb);
     return sb.toString();
@@ -59,7 +59,7 @@ final class Json {
     }
   }
 
-  static String quote(String s) {
+  public static String quote(String s) {
     StringBuilder sb = new StringBuilder("\"");
     for (int i = 0; i < s.length(); i++) {
       char c = s.charAt(i);
@@ -89,7 +89,7 @@ final class Json {
    *
    * @throws IllegalArgumentException with a readable message if the text is not valid JSON
    */
-  static Value decode(String text) {
+  public static Value decode(String text) {
     try {
       JsonNode node = MAPPER.readTree(text);
       if (node == null || node.isMissingNode()) {

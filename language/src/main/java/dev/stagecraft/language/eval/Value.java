@@ -359,11 +359,16 @@ public sealed interface Value
    */
   static String formatNumber(BigDecimal n) {
     BigDecimal s = n.stripTrailingZeros();
-    if (StandardFunctions.plainLength(s) > EvalBudget.Limits.DEFAULT.maxStringLength()) {
+    if (plainLength(s) > EvalBudget.Limits.DEFAULT.maxStringLength()) {
       // written out, 1e999999999 would be a billion digits: beyond the string limit, an exponent
       return s.toString();
     }
     return s.signum() == 0 ? "0" : s.toPlainString();
+  }
+
+  /** About how many characters the plain decimal form of {@code n} has. */
+  static long plainLength(BigDecimal n) {
+    return (long) n.precision() + Math.abs((long) n.scale()) + 2;
   }
 
   // ------------------------------------------------------------------ cases

@@ -1,29 +1,29 @@
-package dev.stagecraft.language.eval;
+package dev.stagecraft.language.eval.functions;
 
-import static dev.stagecraft.language.eval.StandardFunctions.str;
+import static dev.stagecraft.language.eval.functions.Args.str;
 
 import com.google.re2j.Matcher;
 import com.google.re2j.Pattern;
 import com.google.re2j.PatternSyntaxException;
+import dev.stagecraft.language.eval.EvalBudget;
+import dev.stagecraft.language.eval.EvalContext;
+import dev.stagecraft.language.eval.FunctionException;
+import dev.stagecraft.language.eval.Value;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * {@code regex}, {@code regexall} and {@code replace}: Terraform's regular expressions are Go's RE2
- * syntax, matched here by RE2/J, which runs in time linear in the input whatever the pattern (no
+ * The matching of {@code regex}, {@code regexall} and {@code replace} (registered with the string
+ * functions) and of {@code fileset}'s globs: Terraform's regular expressions are Go's RE2 syntax,
+ * matched here by RE2/J, which runs in time linear in the input whatever the pattern (no
  * backtracking, so no catastrophic patterns; docs/adr/0061). Matches are found, and replacements
  * expanded ({@code $1}, {@code ${name}}, {@code $$}), exactly as Go's {@code regexp} package does.
  */
-final class RegexFunctions {
-  private RegexFunctions() {}
-
-  static Functions register(Functions f) {
-    return f.with(FunctionDef.of("regex", 2, 2, (a, c) -> regex(a, false)))
-        .with(FunctionDef.of("regexall", 2, 2, (a, c) -> regex(a, true)))
-        .with(FunctionDef.of("replace", 3, 3, RegexFunctions::replace));
-  }
+final class Regexes {
+  private Regexes() {}
 
   /**
    * The largest program a pattern may compile to, in RE2 instructions (a real pattern has tens or
@@ -61,7 +61,7 @@ final class RegexFunctions {
    * its contents, a counted repetition multiplies what it repeats by its count.
    */
   static long programSize(String re) {
-    java.util.ArrayDeque<long[]> outer = new java.util.ArrayDeque<>();
+    ArrayDeque<long[]> outer = new ArrayDeque<>();
     long total = 0;
     long last = 0;
     int i = 0;
@@ -180,7 +180,7 @@ final class RegexFunctions {
     return names;
   }
 
-  private static Value regex(List<Value> a, boolean all) {
+  static Value regex(List<Value> a, boolean all) {
     Pattern p = compile(str(a, 0), 0);
     String s = str(a, 1);
     String[] names = groupNames(p);
@@ -242,7 +242,7 @@ final class RegexFunctions {
     return pos < s.length() ? Character.charCount(s.codePointAt(pos)) : 1;
   }
 
-  private static Value replace(List<Value> a, EvalContext c) {
+  static Value replace(List<Value> a, EvalContext c) {
     String s = str(a, 0);
     String sub = str(a, 1);
     String rep = str(a, 2);

@@ -1,12 +1,18 @@
-package dev.stagecraft.language.eval;
+package dev.stagecraft.language.eval.functions;
 
+import dev.stagecraft.language.eval.EvalBudget;
+import dev.stagecraft.language.eval.FunctionException;
+import dev.stagecraft.language.eval.Json;
+import dev.stagecraft.language.eval.Value;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.constructor.SafeConstructor;
 import org.yaml.snakeyaml.error.YAMLException;
@@ -152,7 +158,7 @@ final class Yaml {
         yield Value.number(new BigDecimal(d.toString()));
       }
       case Number n -> Value.number(new BigDecimal(n.toString()));
-      case byte[] b -> Value.string(java.util.Base64.getEncoder().encodeToString(b));
+      case byte[] b -> Value.string(Base64.getEncoder().encodeToString(b));
       case List<?> l -> {
         budget.chargeElements(l.size(), YAMLDECODE);
         List<Value> out = new ArrayList<>();
@@ -165,7 +171,7 @@ final class Yaml {
         m.forEach((k, v) -> out.put(k == null ? "null" : key(k), toValue(v, budget)));
         yield Value.object(out);
       }
-      case java.util.Set<?> s -> {
+      case Set<?> s -> {
         budget.chargeElements(s.size(), YAMLDECODE);
         List<Value> out = new ArrayList<>();
         s.forEach(x -> out.add(toValue(x, budget)));
