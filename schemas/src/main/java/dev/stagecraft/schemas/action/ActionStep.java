@@ -22,7 +22,8 @@ public record ActionStep(
     String type,
     String target,
     String status,
-    String error) {
+    String error)
+    implements ActionEvent {
   public static final String STARTED = "started";
   public static final String SUCCEEDED = "succeeded";
   public static final String FAILED = "failed";
