@@ -87,6 +87,25 @@ class EventStreamsTest {
     }
   }
 
+  @Test
+  void aStepStatusIsOneOfThreeOnTheWireAndAnyOtherIsMalformed() throws IOException {
+    String json =
+        Files.readString(GoldenEventsTest.DIR.resolve(EventType.ACTION_STEP.type() + ".json"));
+    assertThat(json).contains("\"status\" : \"failed\"");
+    ActionEvent step =
+        EventCodec.event(
+            EventCodec.decode(json.replace("\"failed\"", "\"succeeded\"").getBytes()),
+            ActionEvent.class);
+    assertThat(step)
+        .isInstanceOfSatisfying(
+            ActionStep.class, s -> assertThat(s.status()).isEqualTo(ActionStep.Status.SUCCEEDED));
+
+    EventEnvelope skipped = EventCodec.decode(json.replace("\"failed\"", "\"skipped\"").getBytes());
+    assertThatThrownBy(() -> EventCodec.event(skipped, ActionEvent.class))
+        .isInstanceOf(EventCodec.MalformedEventException.class)
+        .hasMessageContaining("unknown step status 'skipped'");
+  }
+
   private static EventEnvelope golden(EventType type) throws IOException {
     return EventCodec.decode(
         Files.readAllBytes(GoldenEventsTest.DIR.resolve(type.type() + ".json")));
