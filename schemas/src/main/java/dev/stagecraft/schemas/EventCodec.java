@@ -122,6 +122,28 @@ public final class EventCodec {
     }
   }
 
+  /**
+   * The typed data of an envelope read from a stream whose events are {@code stream} (a sealed
+   * interface of {@link EventStreams}, e.g. {@code ActionEvent}), for an exhaustive {@code switch}.
+   *
+   * @throws MalformedEventException when the type is unknown or does not travel on that stream
+   */
+  public static <S> S event(EventEnvelope envelope, Class<S> stream) {
+    EventType type =
+        EventType.of(envelope.type())
+            .filter(t -> stream.isAssignableFrom(t.dataClass()))
+            .orElseThrow(
+                () ->
+                    new MalformedEventException(
+                        "event "
+                            + envelope.id()
+                            + " of type "
+                            + envelope.type()
+                            + " is not a "
+                            + stream.getSimpleName()));
+    return stream.cast(data(envelope, type.dataClass()));
+  }
+
   public static JsonNode toTree(EventEnvelope envelope) {
     return MAPPER.valueToTree(envelope);
   }

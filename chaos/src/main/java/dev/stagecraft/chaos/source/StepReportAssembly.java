@@ -63,7 +63,7 @@ public final class StepReportAssembly {
       if (f == null && own == null) {
         continue;
       }
-      String outcome = own != null ? own.step().status() : f.outcome();
+      String outcome = own != null ? own.step().status().wire() : f.outcome();
       Instant at = own != null ? own.at() : finishedAt.get(action);
       reports.add(
           new StepReport(

@@ -29,7 +29,7 @@ class StepReportAssemblyTest {
         .wrap("acme", "web", "r-1", seconds, "subject", data);
   }
 
-  static ActionStep step(String action, int index, String status) {
+  static ActionStep step(String action, int index, ActionStep.Status status) {
     return new ActionStep(
         "r-1",
         action,

@@ -107,7 +107,8 @@ final class ActionEventEmitter implements OutputSink {
     currentStep = null;
   }
 
-  private void sendStep(int step, String type, String target, String status, String error) {
+  private void sendStep(
+      int step, String type, String target, ActionStep.Status status, String error) {
     try {
       publisher.send(
           next(

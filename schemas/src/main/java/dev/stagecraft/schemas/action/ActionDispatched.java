@@ -49,7 +49,8 @@ public record ActionDispatched(
     Boolean skipDestroy,
     SealedBox sealed,
     String runCredential,
-    String previousAddress) {
+    String previousAddress)
+    implements DispatchEvent {
 
   /** Not moved. */
   public ActionDispatched(

@@ -40,7 +40,8 @@ public record ActionFinished(
     Boolean skipDestroy,
     List<LearnedHostKey> learnedHostKeys,
     String runProof,
-    String previousAddress) {
+    String previousAddress)
+    implements ActionEvent {
 
   /** Not moved. */
   public ActionFinished(

@@ -17,4 +17,5 @@ public record ActionHeartbeat(
     String executorId,
     Integer step,
     String stepType,
-    String stepTarget) {}
+    String stepTarget)
+    implements ActionEvent {}

@@ -7,4 +7,5 @@ package dev.stagecraft.schemas.action;
  * @param step index of the provisioner within the action
  */
 public record ActionLog(
-    String runId, String actionId, String address, int step, String stream, String line) {}
+    String runId, String actionId, String address, int step, String stream, String line)
+    implements ActionEvent {}

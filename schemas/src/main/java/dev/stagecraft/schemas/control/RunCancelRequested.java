@@ -7,4 +7,4 @@ package dev.stagecraft.schemas.control;
  *
  * @param reason why, for the executor's log and the actions' error ({@code canceled by alice})
  */
-public record RunCancelRequested(String runId, String reason) {}
+public record RunCancelRequested(String runId, String reason) implements ControlEvent {}

@@ -14,4 +14,5 @@ package dev.stagecraft.schemas.lock;
  * @param via {@code rest} or {@code terraform-http-backend}
  */
 public record LockForceUnlocked(
-    String lockId, String holder, long fencingToken, String actor, String reason, String via) {}
+    String lockId, String holder, long fencingToken, String actor, String reason, String via)
+    implements LockEvent {}

@@ -15,5 +15,5 @@ import java.time.Instant;
  * @param recordedAt when the lock service recorded the expiry (at or shortly after the lease's end,
  *     within the expiry sweep interval)
  */
-public record LockLeaseExpired(
-    String lockId, String holder, long fencingToken, Instant recordedAt) {}
+public record LockLeaseExpired(String lockId, String holder, long fencingToken, Instant recordedAt)
+    implements LockEvent {}

@@ -21,7 +21,8 @@ public record RunDecisionRequested(
     String decision,
     @JsonProperty("plan_digest") String planDigest,
     @JsonProperty("requested_by") String requestedBy,
-    String comment) {
+    String comment)
+    implements TriggerEvent {
   public static final String APPROVE = "approve";
   public static final String DISCARD = "discard";
 }

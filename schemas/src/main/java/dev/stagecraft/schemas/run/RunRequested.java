@@ -24,7 +24,8 @@ public record RunRequested(
     Map<String, String> variables,
     String message,
     @JsonProperty("requested_by") String requestedBy,
-    @JsonProperty("idempotency_key") String idempotencyKey) {
+    @JsonProperty("idempotency_key") String idempotencyKey)
+    implements TriggerEvent {
 
   /**
    * The configuration of a run: exactly one of {@code files} (file name → content, as {@code POST

@@ -18,7 +18,8 @@ public record RunTransitioned(
     String status,
     String message,
     @JsonInclude(JsonInclude.Include.NON_NULL) String planDigest,
-    @JsonInclude(JsonInclude.Include.NON_NULL) String approvalExpiresAt) {
+    @JsonInclude(JsonInclude.Include.NON_NULL) String approvalExpiresAt)
+    implements RunLifecycleEvent {
 
   /** A transition that does not wait for approval. */
   public RunTransitioned(String runId, String status, String message) {

@@ -14,4 +14,5 @@ public record StateRecorded(
     String outcome,
     String error,
     long serial,
-    String instanceId) {}
+    String instanceId)
+    implements StateEvent {}
