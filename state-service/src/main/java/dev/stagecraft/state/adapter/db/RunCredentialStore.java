@@ -73,7 +73,7 @@ public final class RunCredentialStore {
         c.commit();
         return minted;
       } catch (SQLException | RuntimeException e) {
-        c.rollback();
+        Sql.rollbackAfter(c, e);
         throw e;
       }
     }

@@ -753,7 +753,7 @@ public final class StateStore {
           remember(tenant, workspace, after.knowing(Math.max(newest, fencingToken)));
           return decision;
         } catch (SQLException | RuntimeException e) {
-          c.rollback();
+          Sql.rollbackAfter(c, e);
           if (!retryAfterLostSequence(e, attempt)) {
             throw e;
           }
@@ -789,10 +789,26 @@ public final class StateStore {
    * excludes those), so it reads the head again and decides again. Bounded like {@link #record}.
    */
   private static boolean retryAfterLostSequence(Exception e, int attempt) {
-    return e instanceof SQLException sql
-        && EventAppend.isUniqueViolation(sql)
-        && String.valueOf(sql.getMessage()).contains("state_events_pkey")
-        && attempt < MAX_APPEND_ATTEMPTS;
+    return e instanceof SequenceTaken && attempt < MAX_APPEND_ATTEMPTS;
+  }
+
+  /**
+   * A locked writer's event found its sequence taken by a fast append (the insert's {@code ON
+   * CONFLICT} on the history's primary key did nothing): its transaction rolls back and it decides
+   * again. Transient (SQLSTATE 40001) should the attempts be spent.
+   */
+  static final class SequenceTaken extends SQLException {
+    SequenceTaken(String tenant, String workspace, long sequence) {
+      super(
+          "sequence "
+              + sequence
+              + " of workspace "
+              + tenant
+              + "/"
+              + workspace
+              + " was taken by another write meanwhile; retry later",
+          "40001");
+    }
   }
 
   /**
@@ -821,7 +837,7 @@ public final class StateStore {
           remember(tenant, workspace, after.knowing(newest));
           return;
         } catch (SQLException | RuntimeException e) {
-          c.rollback();
+          Sql.rollbackAfter(c, e);
           if (!retryAfterLostSequence(e, attempt)) {
             throw e;
           }
@@ -1024,11 +1040,10 @@ public final class StateStore {
       }
       c.commit();
     } catch (SQLException | RuntimeException e) {
-      c.rollback();
-      throw e;
-    } finally {
-      c.setAutoCommit(true);
+      Sql.rollbackAfter(c, e);
+      throw e; // the caller closes the connection; the pool restores auto-commit
     }
+    c.setAutoCommit(true);
   }
 
   /** SHA-256 (hex) of a JSON value written with sorted keys. */
@@ -1136,7 +1151,7 @@ public final class StateStore {
           return outcome;
         }
       } catch (SQLException | RuntimeException e) {
-        c.rollback();
+        Sql.rollbackAfter(c, e);
         throw e;
       }
     }
@@ -1342,7 +1357,7 @@ public final class StateStore {
           return outcome;
         }
       } catch (SQLException | IOException | RuntimeException | Error e) {
-        c.rollback();
+        Sql.rollbackAfter(c, e);
         throw e;
       }
     }
@@ -2443,7 +2458,11 @@ public final class StateStore {
     return new Folded(sequence, state, snapshotSequence);
   }
 
-  /** Appends {@code event} and returns it as stored (read back from its jsonb payload). */
+  /**
+   * Appends {@code event} and returns it as stored (read back from its jsonb payload).
+   *
+   * @throws SequenceTaken when a fast append took {@code sequence} (ADR 0052)
+   */
   private static StateEvent append(
       Connection c,
       String tenant,
@@ -2459,7 +2478,8 @@ public final class StateStore {
                 c,
                 "INSERT INTO state.state_events (tenant, workspace, sequence, event_id, run_id,"
                     + " action_id, actor, type, address, payload, created_at)"
-                    + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?) RETURNING payload::text",
+                    + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?)"
+                    + " ON CONFLICT (tenant, workspace, sequence) DO NOTHING RETURNING payload::text",
                 tenant,
                 workspace,
                 sequence,
@@ -2472,7 +2492,9 @@ public final class StateStore {
                 toJson(event),
                 now);
         ResultSet rs = ps.executeQuery()) {
-      rs.next();
+      if (!rs.next()) {
+        throw new SequenceTaken(tenant, workspace, sequence);
+      }
       return fromJson(event.typeName(), rs.getString(1));
     }
   }

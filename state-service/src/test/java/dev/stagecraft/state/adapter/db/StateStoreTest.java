@@ -2,6 +2,7 @@ package dev.stagecraft.state.adapter.db;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.zaxxer.hikari.HikariDataSource;
@@ -20,10 +21,13 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -270,6 +274,62 @@ class StateStoreTest {
         .isTrue(); // last changed by change 88: taint
     assertThat(full.instances().get(address(9)).tainted())
         .isFalse(); // last changed by change 79: untaint
+  }
+
+  @Test
+  void aTaintChangeWhoseSequenceAFastAppendTookDecidesAgainAfterIt() throws Exception {
+    StateStore store = newStore();
+    recordActions(store, "taken", 0, 1); // head 2
+    try (Connection fast = dataSource.getConnection()) {
+      // a fast append (ADR 0052: no row lock) takes sequence 3 and has not committed yet
+      fast.setAutoCommit(false);
+      assertThat(
+              Sql.queryLong(
+                  fast,
+                  "SELECT state.append_fencing_advanced(?, ?, 7::bigint, NULL, NULL, 'test', now())",
+                  TENANT,
+                  "taken"))
+          .isEqualTo(3);
+      CompletableFuture<TaintDecision> taint =
+          CompletableFuture.supplyAsync(
+              () -> {
+                try {
+                  return store.changeTaint(TENANT, "taken", address(0), true, 1, "tester");
+                } catch (SQLException e) {
+                  throw new IllegalStateException(e);
+                }
+              });
+      // the taint change read head 2 and waits on sequence 3's row
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> taint.isDone() || waitingOnALock("INSERT INTO state.state_events%"));
+      assertThat(taint).as("the taint change waits for the fast append").isNotDone();
+      fast.commit();
+
+      TaintDecision decision = taint.get(30, TimeUnit.SECONDS);
+      assertThat(decision.accepted()).as(decision.error()).isTrue();
+    }
+    assertThat(newStore().history(TENANT, "taken"))
+        .extracting(StateStore.StoredEvent::type)
+        .containsExactly(
+            "lineage_assigned", "instance_created", "fencing_advanced", "instance_marked_tainted");
+    assertThat(newStore().currentState(TENANT, "taken").instances().get(address(0)).tainted())
+        .isTrue();
+  }
+
+  /** Whether a session runs a statement like {@code query} and waits on a lock. */
+  private boolean waitingOnALock(String query) throws SQLException {
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement ps =
+            Sql.prepare(
+                c,
+                "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
+                    + " AND query LIKE ?",
+                query);
+        ResultSet rs = ps.executeQuery()) {
+      rs.next();
+      return rs.getLong(1) > 0;
+    }
   }
 
   @Test
