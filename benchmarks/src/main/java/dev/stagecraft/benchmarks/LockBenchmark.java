@@ -1,11 +1,20 @@
 package dev.stagecraft.benchmarks;
 
 import dev.stagecraft.devstack.EmbeddedPostgresServer;
+import dev.stagecraft.devstack.ServiceJvm;
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.net.ServerSocket;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -230,22 +239,21 @@ public final class LockBenchmark {
   static final class KeepAliveHttp implements AutoCloseable {
     record Reply(int status, String body) {}
 
-    private final java.net.Socket socket;
-    private final java.io.OutputStream out;
-    private final java.io.InputStream in;
+    private final Socket socket;
+    private final OutputStream out;
+    private final InputStream in;
     private final String host;
 
-    KeepAliveHttp(int port) throws java.io.IOException {
-      socket = new java.net.Socket("127.0.0.1", port);
+    KeepAliveHttp(int port) throws IOException {
+      socket = new Socket("127.0.0.1", port);
       socket.setTcpNoDelay(true);
-      out = new java.io.BufferedOutputStream(socket.getOutputStream());
-      in = new java.io.BufferedInputStream(socket.getInputStream());
+      out = new BufferedOutputStream(socket.getOutputStream());
+      in = new BufferedInputStream(socket.getInputStream());
       host = "127.0.0.1:" + port;
     }
 
-    Reply send(String method, String path, String body) throws java.io.IOException {
-      byte[] content =
-          body == null ? new byte[0] : body.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    Reply send(String method, String path, String body) throws IOException {
+      byte[] content = body == null ? new byte[0] : body.getBytes(StandardCharsets.UTF_8);
       String head =
           method
               + " "
@@ -258,7 +266,7 @@ public final class LockBenchmark {
               + "\r\nContent-Length: "
               + content.length
               + "\r\n\r\n";
-      out.write(head.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+      out.write(head.getBytes(StandardCharsets.US_ASCII));
       out.write(content);
       out.flush();
       String status = line();
@@ -274,14 +282,14 @@ public final class LockBenchmark {
       }
       return new Reply(
           Integer.parseInt(status.split(" ")[1]),
-          new String(in.readNBytes(length), java.nio.charset.StandardCharsets.UTF_8));
+          new String(in.readNBytes(length), StandardCharsets.UTF_8));
     }
 
-    private String line() throws java.io.IOException {
+    private String line() throws IOException {
       StringBuilder line = new StringBuilder();
       for (int b = in.read(); b != '\n'; b = in.read()) {
         if (b < 0) {
-          throw new java.io.EOFException("connection closed by the service");
+          throw new EOFException("connection closed by the service");
         }
         if (b != '\r') {
           line.append((char) b);
@@ -291,7 +299,7 @@ public final class LockBenchmark {
     }
 
     @Override
-    public void close() throws java.io.IOException {
+    public void close() throws IOException {
       socket.close();
     }
   }
@@ -349,7 +357,7 @@ public final class LockBenchmark {
     return ms;
   }
 
-  private static int freePort() throws java.io.IOException {
+  private static int freePort() throws IOException {
     try (ServerSocket s = new ServerSocket(0)) {
       return s.getLocalPort();
     }
@@ -358,11 +366,10 @@ public final class LockBenchmark {
   /** Starts the lock service from {@code jar} as the dev stack does ({@code ServiceJvm}). */
   private static Process startService(
       Path jar, EmbeddedPostgresServer pg, int port, Path log, Map<String, String> extraEnv)
-      throws java.io.IOException {
+      throws IOException {
     // as the dev stack starts every service
     List<String> command =
-        dev.stagecraft.devstack.ServiceJvm.command(
-            Path.of(System.getProperty("java.home"), "bin", "java").toString(), jar);
+        ServiceJvm.command(Path.of(System.getProperty("java.home"), "bin", "java").toString(), jar);
     ProcessBuilder pb =
         new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
     pb.environment()
@@ -404,7 +411,7 @@ public final class LockBenchmark {
             == 200) {
           return;
         }
-      } catch (java.io.IOException notYet) {
+      } catch (IOException notYet) {
         // not listening yet
       }
       Thread.sleep(100); // polling a starting process, with a deadline

@@ -1,27 +1,55 @@
 package dev.stagecraft.benchmarks;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.sun.management.ThreadMXBean;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.stagecraft.devstack.DevStack;
+import dev.stagecraft.devstack.DevStackOptions;
 import dev.stagecraft.devstack.EmbeddedPostgresServer;
+import dev.stagecraft.devstack.StackService;
 import dev.stagecraft.schemas.EventCodec;
 import dev.stagecraft.schemas.action.ActionFinished;
 import dev.stagecraft.schemas.envelope.EventEnvelope;
 import dev.stagecraft.servicekit.db.Databases;
 import dev.stagecraft.servicekit.db.Sql;
+import dev.stagecraft.state.adapter.db.EventAppend;
 import dev.stagecraft.state.adapter.db.StateStore;
+import dev.stagecraft.state.adapter.document.SpooledDocument;
+import dev.stagecraft.state.history.DocumentDecider;
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.ByteArrayInputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
+import java.net.HttpURLConnection;
+import java.net.Socket;
+import java.net.URI;
+import java.net.URL;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.MessageDigest;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Timestamp;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Arrays;
+import java.util.Base64;
+import java.util.Comparator;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Random;
 
 /**
  * The state store's event append against a raw single-row insert on the same embedded PostgreSQL,
@@ -63,11 +91,10 @@ public final class StateBenchmark {
   private static final String TENANT = "bench";
   private static final EventCodec EXECUTOR = EventCodec.forSource("/bench/executor");
 
-  private static final java.lang.management.ThreadMXBean CPU =
-      java.lang.management.ManagementFactory.getThreadMXBean();
+  private static final java.lang.management.ThreadMXBean CPU = ManagementFactory.getThreadMXBean();
 
   /** The client CPU per operation of each measured series (by identity). */
-  private static final Map<double[], Double> CPU_PER_OP = new java.util.IdentityHashMap<>();
+  private static final Map<double[], Double> CPU_PER_OP = new IdentityHashMap<>();
 
   private StateBenchmark() {}
 
@@ -129,24 +156,23 @@ public final class StateBenchmark {
    */
   private static void documents(String[] args) throws Exception {
     String[] specs = args.length == 0 ? new String[] {"1", "10", "100"} : args;
-    com.sun.management.ThreadMXBean threads =
-        (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+    ThreadMXBean threads = (ThreadMXBean) ManagementFactory.getThreadMXBean();
     Path dir = Files.createTempDirectory(Path.of("target").toAbsolutePath(), "state-bench-");
     Path repo = Path.of("").toAbsolutePath();
     repo = Files.exists(repo.resolve("state-service")) ? repo : repo.getParent();
-    dev.stagecraft.devstack.DevStack stack =
-        dev.stagecraft.devstack.DevStack.start(
-            new dev.stagecraft.devstack.DevStackOptions(
+    DevStack stack =
+        DevStack.start(
+            new DevStackOptions(
                 dir.resolve("data"),
                 repo,
                 dir.resolve("home"),
-                dev.stagecraft.devstack.DevStackOptions.anyPorts(),
+                DevStackOptions.anyPorts(),
                 0,
                 0,
                 null,
-                dev.stagecraft.devstack.DevStackOptions.currentJava(),
-                java.time.Duration.ofSeconds(180),
-                new PrintStream(java.io.OutputStream.nullOutputStream()),
+                DevStackOptions.currentJava(),
+                Duration.ofSeconds(180),
+                new PrintStream(OutputStream.nullOutputStream()),
                 Map.of()));
     try (HikariDataSource ds =
             Databases.migrateAndPool(
@@ -155,7 +181,7 @@ public final class StateBenchmark {
                 "postgres",
                 "state",
                 "classpath:db/migration");
-        DocumentHttp client = new DocumentHttp(java.net.URI.create(stack.info().state()))) {
+        DocumentHttp client = new DocumentHttp(URI.create(stack.info().state()))) {
       StringBuilder clients = new StringBuilder();
       StringBuilder rounds = new StringBuilder();
       StringBuilder jits = new StringBuilder();
@@ -169,10 +195,10 @@ public final class StateBenchmark {
       String stateUrl = stack.info().state();
       String auth =
           "Basic "
-              + java.util.Base64.getEncoder()
+              + Base64.getEncoder()
                   .encodeToString(
                       ("bench:" + stack.credentials().orElseThrow().token())
-                          .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                          .getBytes(StandardCharsets.UTF_8));
       StateStore store = new StateStore(ds, Clock.systemUTC());
       OUT.println(
           "Document: "
@@ -199,12 +225,11 @@ public final class StateBenchmark {
         Path file = dir.resolve("document-" + mb + ".json");
         Files.write(file, body);
         String md5 =
-            java.util.Base64.getEncoder()
-                .encodeToString(java.security.MessageDigest.getInstance("MD5").digest(body));
+            Base64.getEncoder().encodeToString(MessageDigest.getInstance("MD5").digest(body));
         double[][] ms = new double[11][measured];
         double allocated = 0;
         // the state service's JIT compilers: CPU at the start, after the warm-up, at the end
-        long statePid = stack.pid(dev.stagecraft.devstack.StackService.STATE).orElse(-1);
+        long statePid = stack.pid(StackService.STATE).orElse(-1);
         long[] jit = {JitCpu.compilerNanos(statePid), 0, 0};
         for (int r = 0; r < warmUp + measured; r++) {
           int m = r - warmUp; // < 0: a warm-up round, not recorded
@@ -216,7 +241,7 @@ public final class StateBenchmark {
           round[0] = rawWrite(ds, "public.raw_documents", key, body);
           round[1] = rawWrite(ds, "public.raw_documents_external", key, body);
 
-          java.net.URL url =
+          URL url =
               java.net
                   .URI
                   .create(stateUrl + "/tf/v1/workspaces/http-" + mb + "-" + r + "/state")
@@ -227,7 +252,7 @@ public final class StateBenchmark {
           if (pushed != 200) {
             throw new IllegalStateException("HTTP push: " + pushed);
           }
-          java.net.URL urlConnectionUrl =
+          URL urlConnectionUrl =
               java.net
                   .URI
                   .create(stateUrl + "/tf/v1/workspaces/huc-" + mb + "-" + r + "/state")
@@ -259,8 +284,8 @@ public final class StateBenchmark {
           t = System.nanoTime();
           DocumentHttp.Got got = client.get(url.getPath(), auth);
           round[6] = (System.nanoTime() - t) / 1e6;
-          if (!java.util.Arrays.equals(got.body(), body)
-              || !java.util.Arrays.equals(got.md5(), java.util.Base64.getDecoder().decode(md5))) {
+          if (!Arrays.equals(got.body(), body)
+              || !Arrays.equals(got.md5(), Base64.getDecoder().decode(md5))) {
             throw new IllegalStateException("HTTP GET: other bytes or another Content-MD5");
           }
           // the same GET with the client computing the body's MD5 itself (not what Terraform does)
@@ -383,7 +408,7 @@ public final class StateBenchmark {
     } finally {
       stack.close();
       try (var paths = Files.walk(dir)) {
-        paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
       }
     }
   }
@@ -395,9 +420,9 @@ public final class StateBenchmark {
    * java.net.http.HttpClient}, whose selector thread adds hand-offs to every request: the client
    * should cost as little as the raw baseline's driver.
    */
-  private static int httpPush(java.net.URL url, String auth, String md5, Path file, long length)
-      throws java.io.IOException {
-    var connection = (java.net.HttpURLConnection) url.openConnection();
+  private static int httpPush(URL url, String auth, String md5, Path file, long length)
+      throws IOException {
+    var connection = (HttpURLConnection) url.openConnection();
     connection.setRequestMethod("POST");
     connection.setDoOutput(true);
     connection.setFixedLengthStreamingMode(length);
@@ -421,8 +446,8 @@ public final class StateBenchmark {
   }
 
   /** GETs {@code url}, streaming the body into an MD5 (base64); fails unless 200. */
-  private static String httpGetMd5(java.net.URL url, String auth) throws Exception {
-    var connection = (java.net.HttpURLConnection) url.openConnection();
+  private static String httpGetMd5(URL url, String auth) throws Exception {
+    var connection = (HttpURLConnection) url.openConnection();
     connection.setRequestProperty("Authorization", auth);
     int status = connection.getResponseCode();
     if (status != 200) {
@@ -431,9 +456,7 @@ public final class StateBenchmark {
             "HTTP GET: "
                 + status
                 + " "
-                + (in == null
-                    ? ""
-                    : new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8)));
+                + (in == null ? "" : new String(in.readAllBytes(), StandardCharsets.UTF_8)));
       }
     }
     return md5(connection.getInputStream());
@@ -449,19 +472,18 @@ public final class StateBenchmark {
   static final class DocumentHttp implements AutoCloseable {
     private final String host;
     private final int port;
-    private java.net.Socket socket;
-    private java.io.OutputStream out;
-    private java.io.InputStream in;
+    private Socket socket;
+    private OutputStream out;
+    private InputStream in;
     private boolean keepAlive;
 
-    DocumentHttp(java.net.URI base) {
+    DocumentHttp(URI base) {
       this.host = base.getHost();
       this.port = base.getPort();
     }
 
     /** POSTs {@code file} ({@code length} bytes) with its {@code Content-MD5}; the status. */
-    int push(String path, String auth, String md5, Path file, long length)
-        throws java.io.IOException {
+    int push(String path, String auth, String md5, Path file, long length) throws IOException {
       connect();
       writeHead(
           "POST "
@@ -497,7 +519,7 @@ public final class StateBenchmark {
       if (status != 200 || contentMd5 == null) {
         throw new IllegalStateException("HTTP GET: " + status + ", Content-MD5 " + contentMd5);
       }
-      return new Got(body.bytes(), java.util.Base64.getDecoder().decode(contentMd5));
+      return new Got(body.bytes(), Base64.getDecoder().decode(contentMd5));
     }
 
     /**
@@ -518,14 +540,14 @@ public final class StateBenchmark {
       @Override
       public void accept(byte[] piece, int offset, int length) {
         if (size + length > bytes.length) {
-          bytes = java.util.Arrays.copyOf(bytes, Math.max(bytes.length * 2, size + length));
+          bytes = Arrays.copyOf(bytes, Math.max(bytes.length * 2, size + length));
         }
         System.arraycopy(piece, offset, bytes, size, length);
         size += length;
       }
 
       byte[] bytes() {
-        return size == bytes.length ? bytes : java.util.Arrays.copyOf(bytes, size);
+        return size == bytes.length ? bytes : Arrays.copyOf(bytes, size);
       }
     }
 
@@ -537,12 +559,12 @@ public final class StateBenchmark {
      * check Terraform's client does not make); fails unless 200.
      */
     String getMd5(String path, String auth) throws Exception {
-      java.security.MessageDigest md5 = java.security.MessageDigest.getInstance("MD5");
+      MessageDigest md5 = MessageDigest.getInstance("MD5");
       int status = request(path, auth, md5::update);
       if (status != 200) {
         throw new IllegalStateException("HTTP GET: " + status);
       }
-      return java.util.Base64.getEncoder().encodeToString(md5.digest());
+      return Base64.getEncoder().encodeToString(md5.digest());
     }
 
     /** Where an answer's body goes, piece by piece. */
@@ -576,22 +598,22 @@ public final class StateBenchmark {
     private boolean chunked;
     private String contentMd5;
 
-    private void connect() throws java.io.IOException {
+    private void connect() throws IOException {
       if (socket != null && keepAlive) {
         return;
       }
       close();
-      socket = new java.net.Socket(host, port);
+      socket = new Socket(host, port);
       socket.setTcpNoDelay(true);
-      out = new java.io.BufferedOutputStream(socket.getOutputStream(), 1 << 16);
-      in = new java.io.BufferedInputStream(socket.getInputStream(), 1 << 16);
+      out = new BufferedOutputStream(socket.getOutputStream(), 1 << 16);
+      in = new BufferedInputStream(socket.getInputStream(), 1 << 16);
     }
 
-    private void writeHead(String head) throws java.io.IOException {
-      out.write(head.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+    private void writeHead(String head) throws IOException {
+      out.write(head.getBytes(StandardCharsets.US_ASCII));
     }
 
-    private int readHead() throws java.io.IOException {
+    private int readHead() throws IOException {
       String status = line();
       contentLength = -1;
       chunked = false;
@@ -615,7 +637,7 @@ public final class StateBenchmark {
     }
 
     /** Reads the answer's body into {@code sink} (or drops it when null); its length. */
-    private long readBody(Sink sink) throws java.io.IOException {
+    private long readBody(Sink sink) throws IOException {
       byte[] piece = new byte[1 << 16];
       if (chunked) {
         long total = 0;
@@ -641,11 +663,11 @@ public final class StateBenchmark {
       }
     }
 
-    private void copy(long size, byte[] piece, Sink sink) throws java.io.IOException {
+    private void copy(long size, byte[] piece, Sink sink) throws IOException {
       for (long left = size; left > 0; ) {
         int n = in.read(piece, 0, (int) Math.min(piece.length, left));
         if (n < 0) {
-          throw new java.io.EOFException("connection closed by the service");
+          throw new EOFException("connection closed by the service");
         }
         if (sink != null) {
           sink.accept(piece, 0, n);
@@ -654,11 +676,11 @@ public final class StateBenchmark {
       }
     }
 
-    private String line() throws java.io.IOException {
+    private String line() throws IOException {
       StringBuilder line = new StringBuilder();
       for (int b = in.read(); b != '\n'; b = in.read()) {
         if (b < 0) {
-          throw new java.io.EOFException("connection closed by the service");
+          throw new EOFException("connection closed by the service");
         }
         if (b != '\r') {
           line.append((char) b);
@@ -668,7 +690,7 @@ public final class StateBenchmark {
     }
 
     @Override
-    public void close() throws java.io.IOException {
+    public void close() throws IOException {
       if (socket != null) {
         socket.close();
         socket = null;
@@ -736,7 +758,7 @@ public final class StateBenchmark {
    * The push as the service runs it for a body with a {@code Content-Length} (ADR 0031): received
    * and validated on this thread while a second thread streams the bytes into PostgreSQL.
    */
-  private static dev.stagecraft.state.history.DocumentDecider.Outcome pushBelowHttp(
+  private static DocumentDecider.Outcome pushBelowHttp(
       StateStore store, String workspace, byte[] body) throws Exception {
     return store.pushStreamed(
         TENANT,
@@ -744,20 +766,20 @@ public final class StateBenchmark {
         body.length,
         "bench",
         content ->
-            dev.stagecraft.state.adapter.document.SpooledDocument.receiveStreamed(
-                new java.io.ByteArrayInputStream(body), null, body.length, content),
+            SpooledDocument.receiveStreamed(
+                new ByteArrayInputStream(body), null, body.length, content),
         () -> 0L);
   }
 
-  private static String md5(java.io.InputStream in) throws Exception {
-    java.security.MessageDigest md5 = java.security.MessageDigest.getInstance("MD5");
+  private static String md5(InputStream in) throws Exception {
+    MessageDigest md5 = MessageDigest.getInstance("MD5");
     try (in) {
       byte[] piece = new byte[1 << 16];
       for (int n; (n = in.read(piece)) > 0; ) {
         md5.update(piece, 0, n);
       }
     }
-    return java.util.Base64.getEncoder().encodeToString(md5.digest());
+    return Base64.getEncoder().encodeToString(md5.digest());
   }
 
   /** The benchmark documents' start, up to their one resource's first instance. */
@@ -796,7 +818,7 @@ public final class StateBenchmark {
       startInstance(b, i).append(",\"blob\":\"").append(filler).append("\"}}");
     }
     b.append("]}]}");
-    return b.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    return b.toString().getBytes(StandardCharsets.UTF_8);
   }
 
   /** Appends instance {@code i} up to its {@code id} attribute (the next attribute follows). */
@@ -814,7 +836,7 @@ public final class StateBenchmark {
   /** {@link #document}'s {@code varied} shape: random identifiers, seeded (the same every run). */
   private static byte[] variedDocument(int mb) {
     StringBuilder b = new StringBuilder(DOCUMENT_HEAD);
-    java.util.Random random = new java.util.Random(mb);
+    Random random = new Random(mb);
     String[] kinds = {"subnet-", "sg-", "arn:aws:ec2:eu-west-1:123456789012:instance/i-"};
     long target = (long) mb << 20;
     for (int i = 0; b.length() < target; i++) {
@@ -829,7 +851,7 @@ public final class StateBenchmark {
       b.append(",\"tags\":{\"env\":\"prod\",\"team\":\"platform\"}}}");
     }
     b.append("]}]}");
-    return b.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    return b.toString().getBytes(StandardCharsets.UTF_8);
   }
 
   private static void append(String[] args) throws Exception {
@@ -959,7 +981,7 @@ public final class StateBenchmark {
           percentile(full[6], 99) / percentile(recordEmpty, 99));
     } finally {
       try (var paths = Files.walk(dir)) {
-        paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
       }
     }
   }
@@ -1011,7 +1033,7 @@ public final class StateBenchmark {
       }
     } finally {
       try (var paths = Files.walk(dir)) {
-        paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
       }
     }
   }
@@ -1034,7 +1056,7 @@ public final class StateBenchmark {
                   + " fencing_token = excluded.fencing_token"
                   + " WHERE state.run_credentials.revoked_at IS NULL RETURNING 1)"
                   + " SELECT (SELECT count(*) FROM f), (SELECT count(*) FROM cr)")) {
-        java.sql.Timestamp now = java.sql.Timestamp.from(Instant.now());
+        Timestamp now = Timestamp.from(Instant.now());
         ps.setString(1, TENANT);
         ps.setString(2, workspace);
         ps.setLong(3, token);
@@ -1083,7 +1105,7 @@ public final class StateBenchmark {
   private static String toJson(Object value) {
     try {
       return EventCodec.mapper().writeValueAsString(value);
-    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+    } catch (JsonProcessingException e) {
       throw new IllegalStateException(e);
     }
   }
@@ -1192,7 +1214,7 @@ public final class StateBenchmark {
     } else {
       try (Connection c = ds.getConnection()) {
         status =
-            dev.stagecraft.state.adapter.db.EventAppend.appendOne(
+            EventAppend.appendOne(
                     c,
                     TENANT,
                     workspace,
@@ -1256,7 +1278,7 @@ public final class StateBenchmark {
       ps.setString(7, "executor:exec-1");
       ps.setString(8, "stateful_provisioning.app");
       ps.setString(9, payload);
-      ps.setTimestamp(10, java.sql.Timestamp.from(Instant.now()));
+      ps.setTimestamp(10, Timestamp.from(Instant.now()));
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();
         return rs.getString(1);
