@@ -5,12 +5,14 @@ import dev.stagecraft.chaos.history.StepExecution;
 import dev.stagecraft.chaos.invariant.ChaosChecker;
 import dev.stagecraft.chaos.invariant.Violation;
 import dev.stagecraft.chaos.report.ChaosReport;
+import dev.stagecraft.chaos.source.ActionKey;
 import dev.stagecraft.chaos.source.DoorLog;
 import dev.stagecraft.chaos.source.FaultLog;
 import dev.stagecraft.chaos.source.JournalFile;
 import dev.stagecraft.chaos.source.LockAuditTrail;
 import dev.stagecraft.chaos.source.ReadLog;
 import dev.stagecraft.chaos.source.RunAssembly;
+import dev.stagecraft.chaos.source.RunRow;
 import dev.stagecraft.chaos.source.StateHistoryAssembly;
 import dev.stagecraft.chaos.source.StepReportAssembly;
 import dev.stagecraft.chaos.source.TokenManifest;
@@ -28,8 +30,10 @@ import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.Set;
 
 /**
@@ -109,7 +113,7 @@ public final class ChaosCheckMain {
       history.accesses(reads.accesses());
       problems.addAll(reads.problems());
     }
-    Set<dev.stagecraft.chaos.source.ActionKey> tainted = Set.of();
+    Set<ActionKey> tainted = Set.of();
     if (o.jdbcUrl() != null) {
       String password = env.get(PASSWORD_ENV);
       if (password == null) {
@@ -119,7 +123,7 @@ public final class ChaosCheckMain {
       try (Connection c = DriverManager.getConnection(o.jdbcUrl(), o.dbUser(), password)) {
         LockAuditTrail locks = LockAuditTrail.of(SoakDatabase.lockAudit(c));
         problems.addAll(locks.problems());
-        List<dev.stagecraft.chaos.source.RunRow> runRows = SoakDatabase.runs(c);
+        List<RunRow> runRows = SoakDatabase.runs(c);
         history
             .runs(RunAssembly.runs(runRows, locks))
             .transitions(RunAssembly.transitions(runRows))
@@ -139,11 +143,11 @@ public final class ChaosCheckMain {
           .events(DoorLog.downstream(doors.committed(), partial.runs(), partial.stateEntries()));
     }
     if (o.kafka() != null) {
-      Map<String, Object> client = new java.util.HashMap<>();
+      Map<String, Object> client = new HashMap<>();
       if (o.kafkaConfig() != null) {
         // e.g. security.protocol, sasl.mechanism and sasl.jaas.config of a principal that may read
         // the topics: a file, so no secret is on the command line
-        java.util.Properties p = new java.util.Properties();
+        Properties p = new Properties();
         try (var in = Files.newInputStream(o.kafkaConfig())) {
           p.load(in);
         }

@@ -2,8 +2,10 @@ package dev.stagecraft.chaos;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.TreeMap;
 
 /** The command line of {@link ChaosCheckMain}; every mistake is an exception saying what to fix. */
 record ChaosCheckOptions(
@@ -96,7 +98,7 @@ record ChaosCheckOptions(
         dbUser,
         kafka,
         kafkaConfig,
-        java.util.Collections.unmodifiableMap(new java.util.TreeMap<>(journals)),
+        Collections.unmodifiableMap(new TreeMap<>(journals)),
         manifest,
         faults,
         reads,

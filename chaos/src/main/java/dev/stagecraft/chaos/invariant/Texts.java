@@ -1,6 +1,7 @@
 package dev.stagecraft.chaos.invariant;
 
 import java.time.Duration;
+import java.util.Locale;
 
 /** How violations write durations: milliseconds below a second, else seconds with 3 decimals. */
 final class Texts {
@@ -11,6 +12,6 @@ final class Texts {
     if (Math.abs(ms) < 1000) {
       return ms + " ms";
     }
-    return String.format(java.util.Locale.ROOT, "%.3f s", ms / 1000.0);
+    return String.format(Locale.ROOT, "%.3f s", ms / 1000.0);
   }
 }

@@ -1,5 +1,7 @@
 package dev.stagecraft.chaos.invariant;
 
+import java.util.Locale;
+
 /**
  * Every way a soak can break a reliability promise (design §9), grouped by the invariant that finds
  * it. The declaration order is the report's order.
@@ -46,6 +48,6 @@ public enum ViolationKind {
 
   /** The kind as the report names it: {@code run-not-ended}. */
   public String label() {
-    return name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+    return name().toLowerCase(Locale.ROOT).replace('_', '-');
   }
 }

@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
@@ -110,6 +111,6 @@ public final class RecoveryTimes {
   }
 
   private static String seconds(Duration d) {
-    return d == null ? "–" : String.format(java.util.Locale.ROOT, "%.1f s", d.toMillis() / 1000.0);
+    return d == null ? "–" : String.format(Locale.ROOT, "%.1f s", d.toMillis() / 1000.0);
   }
 }

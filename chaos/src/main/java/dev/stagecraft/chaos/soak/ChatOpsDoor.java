@@ -19,6 +19,7 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.Random;
 import java.util.TreeMap;
+import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -168,7 +169,7 @@ final class ChatOpsDoor implements SoakDoor {
     String key = "chaos-" + rev;
     String runId =
         "run-"
-            + java.util.UUID.nameUUIDFromBytes(
+            + UUID.nameUUIDFromBytes(
                 SecretsKeyring.associatedData("stagecraft-run-request", tenantId, key));
     SoakConfigs.Shape shape = SoakConfigs.shape(ws.equals(SINGLE) ? 0 : 1, journal);
     manifest.accept(shape.manifestLines(rev, runId)); // before it can run: every token is known

@@ -1,5 +1,7 @@
 package dev.stagecraft.chaos.soak;
 
+import java.io.IOException;
+import java.util.List;
 import java.util.Random;
 import java.util.function.BooleanSupplier;
 
@@ -13,8 +15,7 @@ interface SoakDoor {
   String name();
 
   /** Creates what the door needs (workspaces, secrets) once the tenants exist. */
-  void setUp(java.util.List<Workload.Tenant> tenants)
-      throws java.io.IOException, InterruptedException;
+  void setUp(List<Workload.Tenant> tenants) throws IOException, InterruptedException;
 
   /**
    * Goes through the door again and again while {@code goOn} says so; each round finished (its runs

@@ -1,5 +1,6 @@
 package dev.stagecraft.chaos.soak;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -227,7 +228,7 @@ public record SoakOptions(
   }
 
   /** The data directory, a new temporary one when none was given. */
-  Path dataDirOrTemp() throws java.io.IOException {
+  Path dataDirOrTemp() throws IOException {
     return dataDir != null
         ? Files.createDirectories(dataDir)
         : Files.createTempDirectory("stagecraft-chaos-");

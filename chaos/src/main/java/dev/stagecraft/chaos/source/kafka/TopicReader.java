@@ -6,6 +6,7 @@ import dev.stagecraft.schemas.envelope.EventEnvelope;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -62,7 +63,7 @@ public final class TopicReader {
       List<TopicPartition> partitions =
           infos.stream()
               .map(p -> new TopicPartition(topic, p.partition()))
-              .sorted(java.util.Comparator.comparingInt(TopicPartition::partition))
+              .sorted(Comparator.comparingInt(TopicPartition::partition))
               .toList();
       consumer.assign(partitions);
       consumer.seekToBeginning(partitions);
