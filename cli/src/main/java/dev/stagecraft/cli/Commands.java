@@ -2,14 +2,19 @@ package dev.stagecraft.cli;
 
 import dev.stagecraft.cli.knownhosts.KnownHostsCommand;
 import dev.stagecraft.cli.run.ApplyCommand;
+import dev.stagecraft.cli.run.CancelCommand;
 import dev.stagecraft.cli.run.PlanCommand;
 import dev.stagecraft.cli.run.RunsCommand;
 import dev.stagecraft.cli.run.ValidateCommand;
 import dev.stagecraft.cli.run.WorkspacesCommand;
+import dev.stagecraft.cli.stack.DownCommand;
+import dev.stagecraft.cli.stack.EnvCommand;
+import dev.stagecraft.cli.stack.UpCommand;
 import dev.stagecraft.cli.state.ForceUnlockCommand;
 import dev.stagecraft.cli.state.StateCommand;
 import dev.stagecraft.cli.state.StateVersionsCommand;
 import dev.stagecraft.cli.state.TaintCommand;
+import java.util.Locale;
 import java.util.Map;
 
 /** The command table. Each command lives in the package of its feature. */
@@ -19,9 +24,9 @@ final class Commands {
   static void registerAll(Map<String, Command> commands) {
     // dev stack: dev.stagecraft.cli.stack; runs: dev.stagecraft.cli.run; state:
     // dev.stagecraft.cli.state
-    commands.put("up", new dev.stagecraft.cli.stack.UpCommand());
-    commands.put("down", new dev.stagecraft.cli.stack.DownCommand());
-    commands.put("env", new dev.stagecraft.cli.stack.EnvCommand());
+    commands.put("up", new UpCommand());
+    commands.put("down", new DownCommand());
+    commands.put("env", new EnvCommand());
     commands.put("validate", new ValidateCommand());
     commands.put("plan", new PlanCommand());
     commands.put("apply", new ApplyCommand(false));
@@ -34,7 +39,7 @@ final class Commands {
     commands.put("state rollback", new StateVersionsCommand(StateVersionsCommand.Mode.ROLLBACK));
     commands.put("state push", new StateVersionsCommand(StateVersionsCommand.Mode.PUSH));
     commands.put("force-unlock", new ForceUnlockCommand());
-    commands.put("cancel", new dev.stagecraft.cli.run.CancelCommand());
+    commands.put("cancel", new CancelCommand());
     for (RunsCommand.Mode mode : RunsCommand.Mode.values()) { // runs list, show, logs, ...
       commands.put(group("runs", mode), new RunsCommand(mode));
     }
@@ -50,6 +55,6 @@ final class Commands {
 
   /** A group's command named after its mode: {@code runs} and {@code LOGS} is "runs logs". */
   private static String group(String group, Enum<?> mode) {
-    return group + " " + mode.name().toLowerCase(java.util.Locale.ROOT);
+    return group + " " + mode.name().toLowerCase(Locale.ROOT);
   }
 }

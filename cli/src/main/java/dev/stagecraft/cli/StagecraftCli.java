@@ -76,7 +76,7 @@ public final class StagecraftCli {
     try {
       return command.run(ctx, args);
     } catch (UsageException e) {
-      ctx.err().println(dev.stagecraft.cli.ErrorLine.of(e.getMessage()));
+      ctx.err().println(ErrorLine.of(e.getMessage()));
       ctx.err().println("Usage: stagecraft " + command.synopsis());
       return 1;
     } catch (Exception e) {

@@ -3,6 +3,7 @@ package dev.stagecraft.cli.knownhosts;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.stagecraft.cli.CliContext;
 import dev.stagecraft.cli.Command;
+import dev.stagecraft.cli.ErrorLine;
 import dev.stagecraft.cli.UsageException;
 import dev.stagecraft.cli.run.ApiClient;
 import dev.stagecraft.cli.stack.StackLocator;
@@ -114,7 +115,7 @@ public final class KnownHostsCommand implements Command {
         case REMOVE -> remove(ctx, api, workspace, positional);
       };
     } catch (ApiClient.ApiException e) {
-      ctx.err().println(dev.stagecraft.cli.ErrorLine.of(e.getMessage()));
+      ctx.err().println(ErrorLine.of(e.getMessage()));
       return 1;
     }
   }

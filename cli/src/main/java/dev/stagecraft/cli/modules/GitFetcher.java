@@ -17,6 +17,7 @@ import java.util.Map;
 import java.util.stream.Stream;
 import org.eclipse.jgit.api.Git;
 import org.eclipse.jgit.api.errors.GitAPIException;
+import org.eclipse.jgit.errors.IncorrectObjectTypeException;
 import org.eclipse.jgit.errors.MissingObjectException;
 import org.eclipse.jgit.lib.Constants;
 import org.eclipse.jgit.lib.FileMode;
@@ -157,7 +158,7 @@ final class GitFetcher implements AutoCloseable {
         RevCommit c;
         try {
           c = walk.parseCommit(id);
-        } catch (MissingObjectException | org.eclipse.jgit.errors.IncorrectObjectTypeException e) {
+        } catch (MissingObjectException | IncorrectObjectTypeException e) {
           return null;
         }
         extract(repo, c, source, work.resolve("files"));

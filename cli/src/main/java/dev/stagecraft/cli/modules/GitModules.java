@@ -9,6 +9,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -219,12 +220,12 @@ public final class GitModules {
         if (Files.isDirectory(p)) {
           Files.createDirectories(to);
         } else {
-          Files.copy(p, to, java.nio.file.StandardCopyOption.COPY_ATTRIBUTES);
+          Files.copy(p, to, StandardCopyOption.COPY_ATTRIBUTES);
         }
       }
       Files.writeString(tmp.resolve(MARKER), commit + "\n");
       GitFetcher.delete(target);
-      Files.move(tmp, target, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+      Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE);
     } finally {
       GitFetcher.delete(tmp);
     }

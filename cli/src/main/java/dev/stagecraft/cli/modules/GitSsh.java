@@ -1,5 +1,7 @@
 package dev.stagecraft.cli.modules;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
 import java.io.File;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
@@ -61,9 +63,8 @@ final class GitSsh implements AutoCloseable {
             "org.apache.sshd",
             "org.eclipse.jgit.internal.transport.sshd",
             "org.eclipse.jgit.transport.sshd")) {
-      if (LoggerFactory.getLogger(name) instanceof ch.qos.logback.classic.Logger logger
-          && logger.getLevel() == null) {
-        logger.setLevel(ch.qos.logback.classic.Level.ERROR);
+      if (LoggerFactory.getLogger(name) instanceof Logger logger && logger.getLevel() == null) {
+        logger.setLevel(Level.ERROR);
       }
     }
   }

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -60,10 +61,6 @@ final class ModulesLock {
     Files.createDirectories(file.getParent());
     Path tmp = Files.createTempFile(file.getParent(), ".modules.lock", ".tmp");
     Files.writeString(tmp, JSON.writeValueAsString(doc) + "\n");
-    Files.move(
-        tmp,
-        file,
-        java.nio.file.StandardCopyOption.REPLACE_EXISTING,
-        java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+    Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
   }
 }

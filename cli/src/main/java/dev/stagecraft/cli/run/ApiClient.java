@@ -3,12 +3,19 @@ package dev.stagecraft.cli.run;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
+import java.io.InputStream;
 import java.net.ConnectException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
+import java.util.Base64;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
  * The CLI's HTTP client: one address (the planner's), everything else found through {@code
@@ -48,8 +55,8 @@ public final class ApiClient {
     }
 
     /** The answer's {@code Retry-After} (seconds), when it had one: try again after that. */
-    public java.util.Optional<Duration> retryAfter() {
-      return java.util.Optional.ofNullable(retryAfter);
+    public Optional<Duration> retryAfter() {
+      return Optional.ofNullable(retryAfter);
     }
 
     public int status() {
@@ -104,8 +111,7 @@ public final class ApiClient {
    * server's reason before each wait. Any other answer, or a 503 past the patience, is returned or
    * thrown as {@link #post(String, Object)} does.
    */
-  public JsonNode postRetrying(
-      String url, Object body, Duration patience, java.util.function.Consumer<String> waiting)
+  public JsonNode postRetrying(String url, Object body, Duration patience, Consumer<String> waiting)
       throws IOException, InterruptedException {
     long deadline = System.nanoTime() + patience.toNanos();
     while (true) {
@@ -121,7 +127,7 @@ public final class ApiClient {
         }
         waiting.accept(
             e.getMessage() + " (trying again in " + Math.max(1, pause / 1_000_000_000L) + " s)");
-        java.util.concurrent.TimeUnit.NANOSECONDS.sleep(pause);
+        TimeUnit.NANOSECONDS.sleep(pause);
       }
     }
   }
@@ -134,10 +140,8 @@ public final class ApiClient {
       throws IOException, InterruptedException {
     String md5;
     try {
-      md5 =
-          java.util.Base64.getEncoder()
-              .encodeToString(java.security.MessageDigest.getInstance("MD5").digest(document));
-    } catch (java.security.NoSuchAlgorithmException e) {
+      md5 = Base64.getEncoder().encodeToString(MessageDigest.getInstance("MD5").digest(document));
+    } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException(e);
     }
     return send(
@@ -164,7 +168,7 @@ public final class ApiClient {
    * stream lasts as long as the run), sending {@code Last-Event-ID} when {@code lastEventId} is not
    * null. An error answer becomes an {@link ApiException}; the caller closes the body.
    */
-  public HttpResponse<java.io.InputStream> openEventStream(String url, String lastEventId)
+  public HttpResponse<InputStream> openEventStream(String url, String lastEventId)
       throws IOException, InterruptedException {
     HttpRequest.Builder b =
         withToken(HttpRequest.newBuilder(URI.create(url)))
@@ -174,11 +178,10 @@ public final class ApiClient {
       b.header("Last-Event-ID", lastEventId);
     }
     HttpRequest built = b.build();
-    HttpResponse<java.io.InputStream> response =
-        exchange(built, HttpResponse.BodyHandlers.ofInputStream());
+    HttpResponse<InputStream> response = exchange(built, HttpResponse.BodyHandlers.ofInputStream());
     if (response.statusCode() >= 400) {
       byte[] body;
-      try (java.io.InputStream in = response.body()) {
+      try (InputStream in = response.body()) {
         body = in.readAllBytes();
       }
       throw apiError(response, body.length == 0 ? null : MAPPER.readTree(body), built);

@@ -3,6 +3,8 @@ package dev.stagecraft.cli.run;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.stagecraft.cli.CliContext;
 import dev.stagecraft.cli.Command;
+import dev.stagecraft.cli.ErrorLine;
+import dev.stagecraft.cli.UsageException;
 import java.util.List;
 import java.util.Map;
 
@@ -59,7 +61,7 @@ public final class ApplyCommand implements Command {
       return new RunFollower(ctx, api, options.autoApprove, approval)
           .follow(run.get("id").asText());
     } catch (ApiClient.ApiException e) {
-      ctx.err().println(dev.stagecraft.cli.ErrorLine.of(e.getMessage()));
+      ctx.err().println(ErrorLine.of(e.getMessage()));
       return 1;
     }
   }
@@ -70,11 +72,11 @@ public final class ApplyCommand implements Command {
    */
   private int applySaved(CliContext ctx, RunOptions options) throws Exception {
     if (destroy || options.positional.size() != 1) {
-      throw new dev.stagecraft.cli.UsageException(
+      throw new UsageException(
           destroy ? "destroy takes no plan file" : "apply takes at most one plan file");
     }
     if (!options.variables.isEmpty() || !options.replace.isEmpty()) {
-      throw new dev.stagecraft.cli.UsageException(
+      throw new UsageException(
           "a saved plan already holds its variables and -replace options; apply it without them");
     }
     Map<String, Object> body =
@@ -85,7 +87,7 @@ public final class ApplyCommand implements Command {
       return new RunFollower(ctx, api, true, RunApproval.of((String) body.get("expectedDigest")))
           .follow(run.get("id").asText());
     } catch (ApiClient.ApiException e) {
-      ctx.err().println(dev.stagecraft.cli.ErrorLine.of(e.getMessage()));
+      ctx.err().println(ErrorLine.of(e.getMessage()));
       return 1;
     }
   }

@@ -3,10 +3,12 @@ package dev.stagecraft.cli.run;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.stagecraft.cli.CliContext;
 import dev.stagecraft.cli.Command;
+import dev.stagecraft.cli.ErrorLine;
 import dev.stagecraft.cli.UsageException;
 import dev.stagecraft.cli.stack.StackLocator;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
@@ -22,7 +24,7 @@ public final class CancelCommand implements Command {
    * How long a cancel is sent again while the server answers 503 with {@code Retry-After}: longer
    * than a dead planner instance's lease (15 s) and its adoption (ADR 0050).
    */
-  static final java.time.Duration CANCEL_PATIENCE = java.time.Duration.ofSeconds(30);
+  static final Duration CANCEL_PATIENCE = Duration.ofSeconds(30);
 
   @Override
   public int run(CliContext ctx, List<String> args) throws Exception {
@@ -41,7 +43,7 @@ public final class CancelCommand implements Command {
               CANCEL_PATIENCE,
               why -> ctx.err().println("Waiting: " + why));
     } catch (ApiClient.ApiException e) {
-      ctx.err().println(dev.stagecraft.cli.ErrorLine.of(e.getMessage()));
+      ctx.err().println(ErrorLine.of(e.getMessage()));
       return 1;
     }
     String status = run.path("status").asText();

@@ -10,6 +10,7 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.Stream;
@@ -158,6 +159,6 @@ public final class ConfigDirectory {
   }
 
   private static String mib(long bytes) {
-    return String.format(java.util.Locale.ROOT, "%.1f MiB", bytes / (double) (1L << 20));
+    return String.format(Locale.ROOT, "%.1f MiB", bytes / (double) (1L << 20));
   }
 }

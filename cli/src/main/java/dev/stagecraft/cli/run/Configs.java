@@ -1,11 +1,13 @@
 package dev.stagecraft.cli.run;
 
 import dev.stagecraft.cli.CliContext;
+import dev.stagecraft.cli.ErrorLine;
 import dev.stagecraft.cli.modules.GitModules;
 import dev.stagecraft.language.config.ConfigLoader;
 import dev.stagecraft.language.config.Configuration;
 import dev.stagecraft.language.config.VariableDecl;
 import dev.stagecraft.language.diag.Diagnostics;
+import dev.stagecraft.planner.plan.CheckAssertions;
 import dev.stagecraft.planner.plan.PlanRequest;
 import dev.stagecraft.planner.plan.PlanResult;
 import dev.stagecraft.planner.plan.Planner;
@@ -15,6 +17,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 
 /** Reading and checking the configuration of the working directory before talking to a server. */
@@ -47,7 +50,7 @@ final class Configs {
       }
       supportFiles = ConfigDirectory.readSupportFiles(ctx.workingDir(), modules);
     } catch (ConfigDirectory.TooLargeException e) {
-      ctx.err().println(dev.stagecraft.cli.ErrorLine.of(e.getMessage()));
+      ctx.err().println(ErrorLine.of(e.getMessage()));
       return null;
     }
     Configuration config = ConfigLoader.load(files).config();
@@ -73,7 +76,7 @@ final class Configs {
     // outcome against the empty state planned here would mislead
     Diagnostics diagnostics = new Diagnostics();
     check.diagnostics().list().stream()
-        .filter(d -> !dev.stagecraft.planner.plan.CheckAssertions.isCheckResult(d))
+        .filter(d -> !CheckAssertions.isCheckResult(d))
         .forEach(diagnostics::add);
     if (!diagnostics.isEmpty()) {
       ctx.err().print(diagnostics.render(files));
@@ -98,7 +101,7 @@ final class Configs {
 
     /** The sensitive variables that have a value in this invocation (name → value). */
     Map<String, String> givenSensitive() {
-      Map<String, String> out = new java.util.TreeMap<>(variables);
+      Map<String, String> out = new TreeMap<>(variables);
       out.keySet().retainAll(sensitive);
       return out;
     }

@@ -2,6 +2,7 @@ package dev.stagecraft.cli.run;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.stagecraft.cli.CliContext;
+import dev.stagecraft.cli.ErrorLine;
 import java.io.IOException;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -206,7 +207,7 @@ final class RunFollower {
       }
       case "errored" -> {
         ctx.err().println();
-        ctx.err().println(dev.stagecraft.cli.ErrorLine.of(message));
+        ctx.err().println(ErrorLine.of(message));
       }
       case "canceled" -> {
         ctx.err().println();

@@ -14,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -28,7 +29,7 @@ public final class RunOptions {
   final Map<String, String> variables = new LinkedHashMap<>();
 
   /** The names among {@link #variables} whose values came from a {@code -var-file} (HCL). */
-  final Set<String> hclVariables = new java.util.HashSet<>();
+  final Set<String> hclVariables = new HashSet<>();
 
   final List<String> replace = new ArrayList<>();
   boolean autoApprove;
@@ -108,7 +109,7 @@ public final class RunOptions {
    */
   VariableInputs allVariables(CliContext ctx, Set<String> declared) throws IOException {
     Map<String, String> all = new LinkedHashMap<>();
-    Set<String> hcl = new java.util.HashSet<>();
+    Set<String> hcl = new HashSet<>();
     for (String prefix : List.of("TF_VAR_", "STAGECRAFT_VAR_")) {
       ctx.env()
           .forEach(

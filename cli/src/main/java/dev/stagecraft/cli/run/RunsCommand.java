@@ -3,9 +3,13 @@ package dev.stagecraft.cli.run;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.stagecraft.cli.CliContext;
 import dev.stagecraft.cli.Command;
+import dev.stagecraft.cli.ErrorLine;
 import dev.stagecraft.cli.UsageException;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -77,7 +81,7 @@ public final class RunsCommand implements Command {
         case DISCARD -> discard(ctx, api, positional.getFirst());
       };
     } catch (ApiClient.ApiException e) {
-      ctx.err().println(dev.stagecraft.cli.ErrorLine.of(e.getMessage()));
+      ctx.err().println(ErrorLine.of(e.getMessage()));
       return 1;
     }
   }
@@ -222,10 +226,8 @@ public final class RunsCommand implements Command {
   /** An ISO-8601 time to the second ({@code 2026-11-29T06:05:04Z}), as a list shows it. */
   static String toSeconds(String iso) {
     try {
-      return java.time.Instant.parse(iso)
-          .truncatedTo(java.time.temporal.ChronoUnit.SECONDS)
-          .toString();
-    } catch (java.time.format.DateTimeParseException e) {
+      return Instant.parse(iso).truncatedTo(ChronoUnit.SECONDS).toString();
+    } catch (DateTimeParseException e) {
       return iso; // shown as the server wrote it
     }
   }

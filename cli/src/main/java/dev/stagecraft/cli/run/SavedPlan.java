@@ -3,13 +3,24 @@ package dev.stagecraft.cli.run;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.stagecraft.cli.CliContext;
 import dev.stagecraft.cli.UsageException;
+import dev.stagecraft.cli.modules.GitModules;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Base64;
+import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
 
 /**
  * A plan saved with {@code plan -out=FILE}: what to send to apply it (workspace, configuration
@@ -39,14 +50,14 @@ final class SavedPlan {
     // their SHA-256, checked against the directory's files when the plan is applied (ADR 0024)
     Map<String, Object> saved = new LinkedHashMap<>(request);
     if (saved.remove("supportFiles") instanceof Map<?, ?> support) {
-      Map<String, String> digests = new java.util.TreeMap<>();
+      Map<String, String> digests = new TreeMap<>();
       support.forEach((path, base64) -> digests.put((String) path, digest((String) base64)));
       saved.put("supportFileDigests", digests);
     }
     doc.put("request", saved);
-    doc.put("sensitive_variables", new java.util.TreeSet<>(sensitive.keySet()));
+    doc.put("sensitive_variables", new TreeSet<>(sensitive.keySet()));
     // apply FILE checks that each value given again is the one planned with (not stored)
-    Map<String, String> fingerprints = new java.util.TreeMap<>();
+    Map<String, String> fingerprints = new TreeMap<>();
     sensitive.forEach((name, value) -> fingerprints.put(name, SecretFingerprint.of(value)));
     doc.put("sensitive_fingerprints", fingerprints);
     doc.put("prior_serial", planResponse.get("prior_serial").asLong());
@@ -59,17 +70,16 @@ final class SavedPlan {
     } catch (UnsupportedOperationException e) {
       // not a POSIX file system: keep the default permissions
     }
-    Files.move(tmp, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+    Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING);
   }
 
   /** SHA-256 (hex) of a supporting file given as base64. */
   private static String digest(String base64) {
     try {
-      return java.util.HexFormat.of()
+      return HexFormat.of()
           .formatHex(
-              java.security.MessageDigest.getInstance("SHA-256")
-                  .digest(java.util.Base64.getDecoder().decode(base64)));
-    } catch (java.security.NoSuchAlgorithmException e) {
+              MessageDigest.getInstance("SHA-256").digest(Base64.getDecoder().decode(base64)));
+    } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException(e);
     }
   }
@@ -90,8 +100,7 @@ final class SavedPlan {
    * saved before they were written is checked by the plan digest only).
    */
   @SuppressWarnings("unchecked")
-  static Map<String, Object> readRunRequest(Path file, dev.stagecraft.cli.CliContext ctx)
-      throws IOException {
+  static Map<String, Object> readRunRequest(Path file, CliContext ctx) throws IOException {
     if (!Files.isRegularFile(file)) {
       throw new UsageException("the saved plan " + file + " does not exist");
     }
@@ -144,20 +153,20 @@ final class SavedPlan {
         support =
             ConfigDirectory.readSupportFiles(
                 ctx.workingDir(),
-                dev.stagecraft.cli.modules.GitModules.prepare(
+                GitModules.prepare(
                     ctx.workingDir(),
                     ctx.env(),
                     (Map<String, String>) request.get("files"),
                     false));
-      } catch (dev.stagecraft.cli.modules.GitModules.Failure e) {
+      } catch (GitModules.Failure e) {
         throw new UsageException(e.getMessage());
       }
-      Map<String, String> now = new java.util.TreeMap<>();
+      Map<String, String> now = new TreeMap<>();
       support.forEach((path, base64) -> now.put(path, digest(base64)));
-      if (!now.equals(new java.util.TreeMap<>(digests))) {
-        java.util.Set<String> differ = new java.util.TreeSet<>(now.keySet());
-        differ.addAll((java.util.Set<String>) digests.keySet());
-        differ.removeIf(path -> java.util.Objects.equals(now.get(path), digests.get(path)));
+      if (!now.equals(new TreeMap<>(digests))) {
+        Set<String> differ = new TreeSet<>(now.keySet());
+        differ.addAll((Set<String>) digests.keySet());
+        differ.removeIf(path -> Objects.equals(now.get(path), digests.get(path)));
         throw new UsageException(
             "the supporting files of the configuration changed since the plan was saved ("
                 + String.join(", ", differ)

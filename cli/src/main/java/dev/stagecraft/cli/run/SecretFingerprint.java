@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
+import java.util.Arrays;
 import java.util.Base64;
 import javax.crypto.SecretKeyFactory;
 import javax.crypto.spec.PBEKeySpec;
@@ -79,7 +80,7 @@ final class SecretFingerprint {
       throw new IllegalStateException("PBKDF2WithHmacSHA256 is not available", e);
     } finally {
       spec.clearPassword();
-      java.util.Arrays.fill(chars, '\0');
+      Arrays.fill(chars, '\0');
     }
   }
 }

@@ -3,6 +3,7 @@ package dev.stagecraft.cli.run;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.stagecraft.cli.CliContext;
 import dev.stagecraft.cli.Command;
+import dev.stagecraft.cli.ErrorLine;
 import dev.stagecraft.cli.UsageException;
 import dev.stagecraft.planner.apply.Durations;
 import java.net.URLEncoder;
@@ -71,7 +72,7 @@ public final class WorkspacesCommand implements Command {
       }
       return 0;
     } catch (ApiClient.ApiException e) {
-      ctx.err().println(dev.stagecraft.cli.ErrorLine.of(e.getMessage()));
+      ctx.err().println(ErrorLine.of(e.getMessage()));
       return 1;
     }
   }

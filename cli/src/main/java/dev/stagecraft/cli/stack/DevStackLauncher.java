@@ -2,6 +2,7 @@ package dev.stagecraft.cli.stack;
 
 import dev.stagecraft.cli.CliContext;
 import dev.stagecraft.devstack.DevStackLayout;
+import dev.stagecraft.devstack.ServiceJvm;
 import dev.stagecraft.devstack.StackFiles;
 import dev.stagecraft.devstack.StackInfo;
 import java.io.File;
@@ -13,7 +14,9 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -102,9 +105,9 @@ final class DevStackLauncher {
     Path log = layout.supervisorLog();
     Files.writeString(
         log,
-        "---- " + java.time.Instant.now() + " stagecraft up -detach\n",
-        java.nio.file.StandardOpenOption.CREATE,
-        java.nio.file.StandardOpenOption.APPEND);
+        "---- " + Instant.now() + " stagecraft up -detach\n",
+        StandardOpenOption.CREATE,
+        StandardOpenOption.APPEND);
     ProcessBuilder builder =
         builder(dataDir)
             .redirectErrorStream(true)
@@ -147,7 +150,7 @@ final class DevStackLauncher {
     List<String> command = new ArrayList<>();
     command.add(javaCommand());
     // the dev stack's JVM runs the embedded broker: the services' JIT options (docs/adr/0048)
-    command.addAll(dev.stagecraft.devstack.ServiceJvm.JIT_OPTIONS);
+    command.addAll(ServiceJvm.JIT_OPTIONS);
     command.add("-jar");
     command.add(devstackJar().toString());
     command.add("--data-dir");

@@ -2,6 +2,7 @@ package dev.stagecraft.cli.state;
 
 import dev.stagecraft.cli.CliContext;
 import dev.stagecraft.cli.Command;
+import dev.stagecraft.cli.ErrorLine;
 import dev.stagecraft.cli.UsageException;
 import dev.stagecraft.cli.run.ApiClient;
 import dev.stagecraft.cli.stack.StackLocator;
@@ -52,7 +53,7 @@ public final class ForceUnlockCommand implements Command {
               + "/force-unlock",
           Map.of("reason", reason));
     } catch (ApiClient.ApiException e) {
-      ctx.err().println(dev.stagecraft.cli.ErrorLine.of(e.getMessage()));
+      ctx.err().println(ErrorLine.of(e.getMessage()));
       return 1;
     }
     ctx.out().println("Stagecraft state has been successfully unlocked!");

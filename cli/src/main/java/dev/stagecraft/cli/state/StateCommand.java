@@ -5,14 +5,20 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.stagecraft.cli.CliContext;
 import dev.stagecraft.cli.Command;
+import dev.stagecraft.cli.ErrorLine;
 import dev.stagecraft.cli.UsageException;
 import dev.stagecraft.cli.run.ApiClient;
 import dev.stagecraft.cli.stack.StackLocator;
+import dev.stagecraft.planner.plan.InstanceKey;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /** {@code stagecraft state list|show ADDR|pull}: reads the workspace's state. */
 public final class StateCommand implements Command {
@@ -34,7 +40,7 @@ public final class StateCommand implements Command {
   @Override
   public int run(CliContext ctx, List<String> args) throws Exception {
     String version = null;
-    List<String> rest = new java.util.ArrayList<>();
+    List<String> rest = new ArrayList<>();
     for (String a : args) {
       if (mode == Mode.PULL && a.startsWith("-version=")) {
         version = a.substring("-version=".length());
@@ -64,7 +70,7 @@ public final class StateCommand implements Command {
                   + "/state"
                   + (version == null ? "" : "/versions/" + version));
     } catch (ApiClient.ApiException e) {
-      ctx.err().println(dev.stagecraft.cli.ErrorLine.of(e.getMessage()));
+      ctx.err().println(ErrorLine.of(e.getMessage()));
       return 1;
     }
     switch (mode) {
@@ -93,7 +99,7 @@ public final class StateCommand implements Command {
 
   /** Instances by address, in state order. */
   static Map<String, JsonNode> instances(JsonNode state) {
-    Map<String, JsonNode> out = new java.util.LinkedHashMap<>();
+    Map<String, JsonNode> out = new LinkedHashMap<>();
     if (state == null) {
       return out;
     }
@@ -117,7 +123,7 @@ public final class StateCommand implements Command {
   private static void printInstance(CliContext ctx, String address, JsonNode instance)
       throws Exception {
     // type.name are the last two parts of the resource's address (after any module path)
-    String resource = dev.stagecraft.planner.plan.InstanceKey.resourceOf(address);
+    String resource = InstanceKey.resourceOf(address);
     int dot = resource.lastIndexOf('.');
     String type = resource.substring(resource.lastIndexOf('.', dot - 1) + 1, dot);
     String name = resource.substring(dot + 1);
@@ -133,7 +139,7 @@ public final class StateCommand implements Command {
     JsonNode attributes = instance.path("attributes");
     // attributes Terraform marks sensitive, and those holding values the planner sealed
     // (docs/adr/0024), are shown as Terraform shows them: (sensitive value)
-    java.util.Set<String> sensitive = new java.util.HashSet<>();
+    Set<String> sensitive = new HashSet<>();
     for (JsonNode path : instance.path("sensitive_attributes")) {
       JsonNode first = path.isArray() ? path.path(0) : path;
       if (first.path("value").isTextual()) {

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.stagecraft.cli.CliContext;
 import dev.stagecraft.cli.Command;
+import dev.stagecraft.cli.ErrorLine;
 import dev.stagecraft.cli.UsageException;
 import dev.stagecraft.cli.run.ApiClient;
 import dev.stagecraft.cli.stack.StackLocator;
@@ -137,7 +138,7 @@ public final class StateVersionsCommand implements Command {
         }
       }
     } catch (ApiClient.ApiException e) {
-      ctx.err().println(dev.stagecraft.cli.ErrorLine.of(e.getMessage()));
+      ctx.err().println(ErrorLine.of(e.getMessage()));
       if (e.body() != null && e.body().has("diagnostics")) {
         for (JsonNode d : e.body().get("diagnostics")) {
           ctx.err().println("  " + d.asText());

@@ -2,6 +2,7 @@ package dev.stagecraft.cli.state;
 
 import dev.stagecraft.cli.CliContext;
 import dev.stagecraft.cli.Command;
+import dev.stagecraft.cli.ErrorLine;
 import dev.stagecraft.cli.UsageException;
 import dev.stagecraft.cli.run.ApiClient;
 import dev.stagecraft.cli.stack.StackLocator;
@@ -50,7 +51,7 @@ public final class TaintCommand implements Command {
           Map.of("address", address),
           LOCK_WAIT);
     } catch (ApiClient.ApiException e) {
-      ctx.err().println(dev.stagecraft.cli.ErrorLine.of(e.getMessage()));
+      ctx.err().println(ErrorLine.of(e.getMessage()));
       return 1;
     }
     ctx.out()
