@@ -12,6 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
+import java.util.TreeSet;
 import org.apache.kafka.clients.admin.Admin;
 
 /**
@@ -102,7 +103,7 @@ public final class DevKafka implements AutoCloseable {
         .append(settings.principal())
         .append(" (written by the dev stack at every start; docs/operations.md)\n");
     Properties p = settings.client();
-    for (String key : new java.util.TreeSet<>(p.stringPropertyNames())) {
+    for (String key : new TreeSet<>(p.stringPropertyNames())) {
       b.append(key).append('=').append(p.getProperty(key)).append('\n');
     }
     StackFiles.writeString(file, b.toString(), true);

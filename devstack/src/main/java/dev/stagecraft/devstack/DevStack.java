@@ -13,6 +13,9 @@ import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -20,6 +23,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Properties;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -161,9 +166,8 @@ public final class DevStack implements AutoCloseable {
    * A connection to the stack's database as the services' user (the embedded server requires its
    * password, {@link EmbeddedPostgresServer}): for tests and tools that inspect the records.
    */
-  public java.sql.Connection openDatabase() throws java.sql.SQLException {
-    return java.sql.DriverManager.getConnection(
-        database.url(), database.user(), database.password());
+  public Connection openDatabase() throws SQLException {
+    return DriverManager.getConnection(database.url(), database.user(), database.password());
   }
 
   /**
@@ -204,7 +208,7 @@ public final class DevStack implements AutoCloseable {
    * The properties a Kafka producer, consumer or admin client of {@code principal} needs on this
    * stack's broker: {@code bootstrap.servers} and the SASL settings. A new copy per call.
    */
-  public java.util.Properties kafkaClientProperties(String principal) {
+  public Properties kafkaClientProperties(String principal) {
     return kafkaSettings(principal).client();
   }
 
@@ -353,11 +357,9 @@ public final class DevStack implements AutoCloseable {
    * The process id of the service's current process (it changes when the service is started again),
    * or empty when that process has ended. Same concurrency rule as {@link #kill}.
    */
-  public synchronized java.util.OptionalLong pid(StackService service) {
+  public synchronized OptionalLong pid(StackService service) {
     ServiceProcess p = process(service);
-    return p.process().isAlive()
-        ? java.util.OptionalLong.of(p.pid())
-        : java.util.OptionalLong.empty();
+    return p.process().isAlive() ? OptionalLong.of(p.pid()) : OptionalLong.empty();
   }
 
   private ServiceProcess process(StackService service) {

@@ -2,6 +2,7 @@ package dev.stagecraft.devstack;
 
 import dev.stagecraft.platform.auth.ServiceRole;
 import java.nio.file.Path;
+import java.util.Map;
 
 /**
  * Where the dev stack keeps its files under its data directory (default {@code .stagecraft}):
@@ -98,7 +99,7 @@ public record DevStackLayout(Path dataDir) {
    * {@code $STAGECRAFT_HOME}, else {@code $HOME/.stagecraft}, else the JVM's user home: the one
    * rule the supervisor (writing the pointer) and the CLI (reading it) share.
    */
-  public static Path stagecraftHome(java.util.Map<String, String> env) {
+  public static Path stagecraftHome(Map<String, String> env) {
     String home = env.get("STAGECRAFT_HOME");
     if (home != null && !home.isBlank()) {
       return Path.of(home.strip()).toAbsolutePath();

@@ -3,6 +3,7 @@ package dev.stagecraft.devstack;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
+import java.io.PrintStream;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -39,7 +40,7 @@ final class DevTenantBootstrap {
    * @return the dev tenant's credentials, or empty (with a warning printed) when the state service
    *     does not offer the tenant API
    */
-  Optional<DevCredentials> ensure(Path credentialsFile, java.io.PrintStream out)
+  Optional<DevCredentials> ensure(Path credentialsFile, PrintStream out)
       throws IOException, InterruptedException {
     HttpResponse<String> tenant = post("/internal/v1/tenants", "{\"name\":\"" + TENANT + "\"}");
     if (tenant.statusCode() == 404) {

@@ -2,6 +2,8 @@ package dev.stagecraft.devstack;
 
 import dev.stagecraft.platform.kafka.KafkaSettings;
 import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintStream;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -11,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -178,7 +181,7 @@ public final class EmbeddedKafka implements AutoCloseable {
         .setReleaseVersion(MetadataVersion.latestProduction())
         .setScramArguments(scram)
         .setIgnoreFormatted(true)
-        .setPrintStream(new java.io.PrintStream(java.io.OutputStream.nullOutputStream()))
+        .setPrintStream(new PrintStream(OutputStream.nullOutputStream()))
         .run();
   }
 
@@ -308,7 +311,7 @@ public final class EmbeddedKafka implements AutoCloseable {
   }
 
   private static Map<String, String> users(Security security) {
-    Map<String, String> all = new java.util.TreeMap<>(security.users());
+    Map<String, String> all = new TreeMap<>(security.users());
     all.put(BROKER_USER, security.brokerPassword());
     return all;
   }

@@ -1,5 +1,6 @@
 package dev.stagecraft.devstack;
 
+import java.io.File;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -7,6 +8,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -69,15 +71,15 @@ final class ServiceProcess {
             .directory(directory.toFile())
             .redirectErrorStream(true)
             .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()))
-            .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+            .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
     // Settings come only from us: drop whatever STAGECRAFT_* the supervisor itself was given.
     builder.environment().keySet().removeIf(name -> name.startsWith("STAGECRAFT_"));
     builder.environment().putAll(serviceEnv);
     Files.writeString(
         logFile,
         "---- " + Instant.now() + " starting " + service.artifactId() + " on port " + port + "\n",
-        java.nio.file.StandardOpenOption.CREATE,
-        java.nio.file.StandardOpenOption.APPEND);
+        StandardOpenOption.CREATE,
+        StandardOpenOption.APPEND);
     return new ServiceProcess(service, port, logFile, builder.start());
   }
 

@@ -1,6 +1,9 @@
 package dev.stagecraft.devstack;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import java.nio.file.Path;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 
@@ -25,7 +28,7 @@ public record StackInfo(
 
   /** The same with another pid of one service (started again). */
   public StackInfo withServicePid(String key, long pid) {
-    Map<String, Long> pids = new java.util.LinkedHashMap<>(services == null ? Map.of() : services);
+    Map<String, Long> pids = new LinkedHashMap<>(services == null ? Map.of() : services);
     pids.put(key, pid);
     return new StackInfo(
         this.pid,
@@ -36,7 +39,7 @@ public record StackInfo(
         kafka,
         postgres,
         dataDir,
-        java.util.Collections.unmodifiableMap(pids));
+        Collections.unmodifiableMap(pids));
   }
 
   /** Whether the supervisor that wrote this file is still alive. */
@@ -59,10 +62,10 @@ public record StackInfo(
     b.append("  kafka     ")
         .append(kafka)
         .append("   (SASL/SCRAM; client settings per principal: ")
-        .append(java.nio.file.Path.of(dataDir, "kafka-users", "<principal>.properties"))
+        .append(Path.of(dataDir, "kafka-users", "<principal>.properties"))
         .append(")\n");
     b.append("  postgres  ").append(postgres).append('\n');
-    b.append("  logs      ").append(java.nio.file.Path.of(dataDir, "logs")).append('\n');
+    b.append("  logs      ").append(Path.of(dataDir, "logs")).append('\n');
     b.append('\n');
     b.append("export STAGECRAFT_ADDR=").append(planner).append('\n');
     if (token != null) {
