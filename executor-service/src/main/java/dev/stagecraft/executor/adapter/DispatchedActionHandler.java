@@ -13,14 +13,18 @@ import dev.stagecraft.schemas.action.DispatchSealing;
 import dev.stagecraft.schemas.envelope.EventEnvelope;
 import dev.stagecraft.schemas.seal.SecretsKeyring;
 import dev.stagecraft.schemas.seal.UnsealException;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -88,7 +92,7 @@ final class DispatchedActionHandler implements EventConsumer.Handler {
   /** A run canceled by a control event of its tenant and workspace. */
   private record Canceled(String tenant, String workspace, String reason) {}
 
-  private final Map<String, Running> running = new java.util.concurrent.ConcurrentHashMap<>();
+  private final Map<String, Running> running = new ConcurrentHashMap<>();
   private final Map<String, Canceled> canceledRuns = // guarded by itself; run id → cancel
       new LinkedHashMap<>() {
         private static final long serialVersionUID = 1L;
@@ -98,16 +102,16 @@ final class DispatchedActionHandler implements EventConsumer.Handler {
           return size() > REMEMBERED_CANCELS;
         }
       };
-  private final java.util.concurrent.ScheduledExecutorService heartbeats =
+  private final ScheduledExecutorService heartbeats =
       Executors.newSingleThreadScheduledExecutor(
           r -> {
             Thread t = new Thread(r, "action-heartbeats");
             t.setDaemon(true);
             return t;
           });
-  private volatile java.util.function.BooleanSupplier claim = () -> true;
+  private volatile BooleanSupplier claim = () -> true;
   private volatile Duration dispatchExpiry = DEFAULT_DISPATCH_EXPIRY;
-  private volatile java.time.Clock clock = java.time.Clock.systemUTC();
+  private volatile Clock clock = Clock.systemUTC();
 
   DispatchedActionHandler(
       ActionRunner runner, EventPublisher publisher, String executorId, int concurrency) {
@@ -146,7 +150,7 @@ final class DispatchedActionHandler implements EventConsumer.Handler {
    * EventConsumer#commitThroughCurrent} of the consumer that calls {@link #handle} (true =
    * claimed). Call before the consumer starts.
    */
-  DispatchedActionHandler claimWith(java.util.function.BooleanSupplier claim) {
+  DispatchedActionHandler claimWith(BooleanSupplier claim) {
     this.claim = claim;
     return this;
   }
@@ -160,7 +164,7 @@ final class DispatchedActionHandler implements EventConsumer.Handler {
    *     the planner's {@code stagecraft.planner.dispatch-lease})
    */
   DispatchedActionHandler withLiveness(
-      Duration heartbeatInterval, Duration dispatchExpiry, java.time.Clock clock) {
+      Duration heartbeatInterval, Duration dispatchExpiry, Clock clock) {
     this.dispatchExpiry = dispatchExpiry;
     this.clock = clock;
     heartbeats.scheduleAtFixedRate(

@@ -10,15 +10,21 @@ import dev.stagecraft.platform.kafka.EventPublisher;
 import dev.stagecraft.platform.kafka.KafkaSettings;
 import dev.stagecraft.platform.kafka.TopicBootstrap;
 import dev.stagecraft.platform.secrets.SecretsSetting;
+import dev.stagecraft.schemas.EventCodec;
+import dev.stagecraft.schemas.EventType;
 import dev.stagecraft.schemas.Topics;
+import dev.stagecraft.schemas.control.RunCancelRequested;
+import dev.stagecraft.schemas.envelope.EventEnvelope;
 import dev.stagecraft.schemas.seal.SecretsKeyring;
 import io.micronaut.context.annotation.Context;
 import io.micronaut.context.annotation.Value;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.PreDestroy;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -129,7 +135,7 @@ public final class ExecutorBootstrap implements AutoCloseable {
                 concurrency,
                 secrets)
             .shareConnectionsThrough(connections);
-    handler.withLiveness(heartbeatInterval, dispatchExpiry, java.time.Clock.systemUTC());
+    handler.withLiveness(heartbeatInterval, dispatchExpiry, Clock.systemUTC());
     EventConsumer actions =
         new EventConsumer(
             settings,
@@ -147,10 +153,7 @@ public final class ExecutorBootstrap implements AutoCloseable {
     control =
         new EventConsumer(
                 settings,
-                Topics.EXECUTOR_CONTROL_GROUP_PREFIX
-                    + executorId
-                    + "-"
-                    + java.util.UUID.randomUUID(),
+                Topics.EXECUTOR_CONTROL_GROUP_PREFIX + executorId + "-" + UUID.randomUUID(),
                 executorId + "-control",
                 "latest",
                 List.of(Topics.CONTROL),
@@ -175,11 +178,9 @@ public final class ExecutorBootstrap implements AutoCloseable {
         concurrency);
   }
 
-  private void onControl(dev.stagecraft.schemas.envelope.EventEnvelope event) {
-    if (dev.stagecraft.schemas.EventType.RUN_CANCEL_REQUESTED.type().equals(event.type())) {
-      var cancel =
-          dev.stagecraft.schemas.EventCodec.data(
-              event, dev.stagecraft.schemas.control.RunCancelRequested.class);
+  private void onControl(EventEnvelope event) {
+    if (EventType.RUN_CANCEL_REQUESTED.type().equals(event.type())) {
+      var cancel = EventCodec.data(event, RunCancelRequested.class);
       int stopped =
           handler.cancel(cancel.runId(), cancel.reason(), event.tenant(), event.workspace());
       LOG.info("run {} canceled: stopping {} running action(s) here", cancel.runId(), stopped);

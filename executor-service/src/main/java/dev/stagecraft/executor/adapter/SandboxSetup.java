@@ -6,6 +6,7 @@ import dev.stagecraft.executor.step.LocalCommands;
 import dev.stagecraft.executor.step.UnsandboxedCommands;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -25,7 +26,7 @@ record SandboxSetup(LocalCommands commands, Map<String, Object> health) {
 
   static SandboxSetup choose(String mode, SandboxSettings settings) {
     Map<String, Object> health = new LinkedHashMap<>();
-    switch (mode == null ? "on" : mode.strip().toLowerCase(java.util.Locale.ROOT)) {
+    switch (mode == null ? "on" : mode.strip().toLowerCase(Locale.ROOT)) {
       case "off" -> {
         LOG.warn(
             "\n*** STAGECRAFT_EXECUTOR_SANDBOX=off: local-exec commands run UNSANDBOXED, as the"

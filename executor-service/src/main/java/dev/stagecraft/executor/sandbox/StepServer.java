@@ -2,6 +2,7 @@ package dev.stagecraft.executor.sandbox;
 
 import dev.stagecraft.executor.step.ProcessLauncher;
 import java.io.BufferedReader;
+import java.io.File;
 import java.io.FileInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -114,7 +115,7 @@ final class StepServer implements AutoCloseable {
     // environment the command can read) holds nothing of the executor's, not even its directory
     ProcessBuilder builder =
         new ProcessBuilder(command)
-            .directory(new java.io.File("/"))
+            .directory(new File("/"))
             .redirectError(ProcessBuilder.Redirect.appendTo(log.toFile()));
     builder.environment().clear();
     builder.environment().put("PATH", "/usr/bin:/bin");

@@ -1,5 +1,7 @@
 package dev.stagecraft.executor.step;
 
+import dev.stagecraft.schemas.action.LearnedHostKey;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import org.slf4j.Logger;
@@ -48,7 +50,7 @@ final class ActionOutput {
     if (overLimit) {
       return false;
     }
-    stepBytes += line.getBytes(java.nio.charset.StandardCharsets.UTF_8).length + 1;
+    stepBytes += line.getBytes(StandardCharsets.UTF_8).length + 1;
     if (stepBytes > stepOutputLimit) {
       overLimit = true;
       return false;
@@ -91,7 +93,7 @@ final class ActionOutput {
   }
 
   /** Hands a host key accepted on first use to the sink (public keys are not secret). */
-  synchronized void hostKeyLearned(dev.stagecraft.schemas.action.LearnedHostKey key) {
+  synchronized void hostKeyLearned(LearnedHostKey key) {
     try {
       sink.hostKeyLearned(key);
     } catch (RuntimeException e) {

@@ -15,6 +15,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 import net.schmizz.keepalive.KeepAliveProvider;
 import net.schmizz.keepalive.KeepAliveRunner;
 import net.schmizz.sshj.DefaultConfig;
@@ -317,8 +318,7 @@ public final class SshjRemoteConnector implements RemoteConnector {
       }
     }
 
-    private static HostKeyCheck hostKeyCheck(
-        java.util.function.Supplier<HostKeyCheck> check, String where)
+    private static HostKeyCheck hostKeyCheck(Supplier<HostKeyCheck> check, String where)
         throws PermanentConnectionException {
       try {
         return check.get();
