@@ -2,6 +2,7 @@ package dev.stagecraft.language.config;
 
 import dev.stagecraft.language.diag.SourceRange;
 import dev.stagecraft.language.syntax.Body;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -17,7 +18,7 @@ public record BlockDecl(
 
   public BlockDecl {
     labels = List.copyOf(labels);
-    attributes = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(attributes));
+    attributes = Collections.unmodifiableMap(new LinkedHashMap<>(attributes));
     blocks = List.copyOf(blocks);
   }
 

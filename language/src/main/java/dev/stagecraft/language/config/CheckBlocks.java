@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * Decodes {@code check} blocks with Terraform's rules ({@code internal/configs/checks.go}): a valid
@@ -120,7 +121,7 @@ final class CheckBlocks {
     return name.chars().allMatch(c -> Character.isLetterOrDigit(c) || c == '_' || c == '-');
   }
 
-  private java.util.Optional<CheckDecl.Assertion> assertion(Body.Block b, String check) {
+  private Optional<CheckDecl.Assertion> assertion(Body.Block b, String check) {
     if (!b.labels().isEmpty()) {
       d.error(
           "Extraneous label for assert",
@@ -176,7 +177,7 @@ final class CheckBlocks {
           condition.range());
     }
     return ok
-        ? java.util.Optional.of(new CheckDecl.Assertion(condition, message, b.range()))
-        : java.util.Optional.empty();
+        ? Optional.of(new CheckDecl.Assertion(condition, message, b.range()))
+        : Optional.empty();
   }
 }

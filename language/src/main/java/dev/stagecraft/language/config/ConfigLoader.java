@@ -11,12 +11,14 @@ import dev.stagecraft.language.syntax.Parser;
 import dev.stagecraft.language.syntax.Traversal;
 import dev.stagecraft.language.types.TypeConstraints;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 
 /**
  * Decodes the files of a module into a {@link Configuration}, validating the supported subset of
@@ -297,7 +299,7 @@ public final class ConfigLoader {
               + "\" is not expected in "
               + where
               + ". Allowed arguments: "
-              + String.join(", ", new java.util.TreeSet<>(allowed))
+              + String.join(", ", new TreeSet<>(allowed))
               + ".",
           a.nameRange());
     }
@@ -312,9 +314,7 @@ public final class ConfigLoader {
               + "."
               + (allowed.isEmpty()
                   ? ""
-                  : " Allowed blocks: "
-                      + String.join(", ", new java.util.TreeSet<>(allowed))
-                      + "."),
+                  : " Allowed blocks: " + String.join(", ", new TreeSet<>(allowed)) + "."),
           b.typeRange());
     }
 
@@ -553,7 +553,7 @@ public final class ConfigLoader {
             "The resource type \""
                 + type
                 + "\" is not supported. Supported resource types: "
-                + String.join(", ", new java.util.TreeSet<>(RESOURCE_ARGUMENTS.keySet()))
+                + String.join(", ", new TreeSet<>(RESOURCE_ARGUMENTS.keySet()))
                 + ".",
             b.labelRanges().get(0));
         return;
@@ -563,7 +563,7 @@ public final class ConfigLoader {
       List<Traversal> deps = List.of();
       Optional<Expression> count = Optional.empty();
       Optional<Expression> forEach = Optional.empty();
-      Set<String> allowed = new java.util.TreeSet<>(args);
+      Set<String> allowed = new TreeSet<>(args);
       allowed.addAll(META_ARGUMENTS);
       for (Body.Attribute a : b.body().attributes()) {
         switch (a.name()) {
@@ -744,13 +744,13 @@ public final class ConfigLoader {
             "The provisioner type \""
                 + type
                 + "\" is not supported. Supported provisioners: "
-                + String.join(", ", new java.util.TreeSet<>(PROVISIONER_ARGUMENTS.keySet()))
+                + String.join(", ", new TreeSet<>(PROVISIONER_ARGUMENTS.keySet()))
                 + ".",
             b.labelRanges().get(0));
         return Optional.empty();
       }
       String where = "a " + type + " provisioner";
-      Set<String> allowed = new java.util.TreeSet<>(args);
+      Set<String> allowed = new TreeSet<>(args);
       allowed.add("when");
       allowed.add("on_failure");
       Map<String, AttributeDecl> attrs = new LinkedHashMap<>();
@@ -795,7 +795,7 @@ public final class ConfigLoader {
 
     private void requireOne(
         Body.Block b, Map<String, AttributeDecl> attrs, String where, String... names) {
-      long n = java.util.Arrays.stream(names).filter(attrs::containsKey).count();
+      long n = Arrays.stream(names).filter(attrs::containsKey).count();
       if (n == 0) {
         d.error(
             "Missing required argument",
@@ -825,11 +825,11 @@ public final class ConfigLoader {
             "The \""
                 + a.name()
                 + "\" argument must be one of "
-                + String.join(" or ", new java.util.TreeSet<>(allowed))
+                + String.join(" or ", new TreeSet<>(allowed))
                 + " (a bare keyword, e.g. "
                 + a.name()
                 + " = "
-                + new java.util.TreeSet<>(allowed).last()
+                + new TreeSet<>(allowed).last()
                 + ").",
             a.expr().range());
         return dflt;

@@ -4,6 +4,7 @@ import dev.stagecraft.language.diag.SourceRange;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.function.LongSupplier;
@@ -368,15 +369,12 @@ public final class EvalBudget {
     }
 
     @Override
-    public Value impureResult(
-        String function,
-        dev.stagecraft.language.diag.SourceRange site,
-        java.util.function.Supplier<Value> call) {
+    public Value impureResult(String function, SourceRange site, Supplier<Value> call) {
       return inner.impureResult(function, site, call);
     }
 
     @Override
-    public java.time.Instant planTimestamp() {
+    public Instant planTimestamp() {
       return inner.planTimestamp();
     }
   }

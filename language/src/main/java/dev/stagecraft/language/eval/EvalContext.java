@@ -1,7 +1,9 @@
 package dev.stagecraft.language.eval;
 
+import dev.stagecraft.language.diag.SourceRange;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Instant;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.function.Supplier;
@@ -85,8 +87,7 @@ public interface EvalContext {
    * {@code call} computes a fresh one. A context may record one result per call site, so that an
    * expression evaluated again in the same apply gives the same value ({@link CallSiteValues}).
    */
-  default Value impureResult(
-      String function, dev.stagecraft.language.diag.SourceRange site, Supplier<Value> call) {
+  default Value impureResult(String function, SourceRange site, Supplier<Value> call) {
     return call.get();
   }
 
@@ -94,7 +95,7 @@ public interface EvalContext {
    * The plan's timestamp, for {@code plantimestamp()}: known while planning, and the same instant
    * when the plan is applied later (Terraform records it in the plan).
    */
-  default java.time.Instant planTimestamp() {
+  default Instant planTimestamp() {
     return clock().instant();
   }
 

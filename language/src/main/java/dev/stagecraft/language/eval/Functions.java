@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 
 /**
  * An immutable function table. {@link #standard()} holds the built-in library ({@link
@@ -46,7 +47,7 @@ public final class Functions {
 
   /** All function names, special forms included. */
   public Set<String> names() {
-    Set<String> s = new java.util.TreeSet<>(defs.keySet());
+    Set<String> s = new TreeSet<>(defs.keySet());
     s.addAll(SPECIAL_FORMS);
     return s;
   }

@@ -7,6 +7,7 @@ import static dev.stagecraft.language.eval.functions.Args.path;
 import static dev.stagecraft.language.eval.functions.Args.readFile;
 import static dev.stagecraft.language.eval.functions.Args.str;
 
+import com.google.re2j.Pattern;
 import dev.stagecraft.language.diag.Diagnostic;
 import dev.stagecraft.language.diag.SourcePos;
 import dev.stagecraft.language.eval.EvalBudget;
@@ -136,7 +137,7 @@ final class FilesystemFunctions {
     if (!Files.isDirectory(base)) {
       return Value.list(List.of());
     }
-    com.google.re2j.Pattern glob = Regexes.glob(pattern, 1);
+    Pattern glob = Regexes.glob(pattern, 1);
     TreeSet<String> out = new TreeSet<>();
     try (Stream<Path> s = Files.walk(base)) {
       s.filter(Files::isRegularFile)

@@ -13,9 +13,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.yaml.snakeyaml.DumperOptions;
 import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.constructor.SafeConstructor;
 import org.yaml.snakeyaml.error.YAMLException;
+import org.yaml.snakeyaml.nodes.Tag;
 import org.yaml.snakeyaml.representer.Representer;
 import org.yaml.snakeyaml.resolver.Resolver;
 
@@ -99,12 +101,12 @@ final class Yaml {
   private static final class NoTimestampResolver extends Resolver {
     @Override
     protected void addImplicitResolvers() {
-      addImplicitResolver(org.yaml.snakeyaml.nodes.Tag.BOOL, BOOL, "yYnNtTfFoO");
-      addImplicitResolver(org.yaml.snakeyaml.nodes.Tag.INT, INT, "-+0123456789");
-      addImplicitResolver(org.yaml.snakeyaml.nodes.Tag.FLOAT, FLOAT, "-+0123456789.");
-      addImplicitResolver(org.yaml.snakeyaml.nodes.Tag.MERGE, MERGE, "<");
-      addImplicitResolver(org.yaml.snakeyaml.nodes.Tag.NULL, NULL, "~nN\0");
-      addImplicitResolver(org.yaml.snakeyaml.nodes.Tag.NULL, EMPTY, null);
+      addImplicitResolver(Tag.BOOL, BOOL, "yYnNtTfFoO");
+      addImplicitResolver(Tag.INT, INT, "-+0123456789");
+      addImplicitResolver(Tag.FLOAT, FLOAT, "-+0123456789.");
+      addImplicitResolver(Tag.MERGE, MERGE, "<");
+      addImplicitResolver(Tag.NULL, NULL, "~nN\0");
+      addImplicitResolver(Tag.NULL, EMPTY, null);
     }
   }
 
@@ -117,7 +119,7 @@ final class Yaml {
     opts.setAllowDuplicateKeys(false);
     opts.setMaxAliasesForCollections(100);
     opts.setCodePointLimit(10 * 1024 * 1024);
-    org.yaml.snakeyaml.DumperOptions dump = new org.yaml.snakeyaml.DumperOptions();
+    DumperOptions dump = new DumperOptions();
     org.yaml.snakeyaml.Yaml y =
         new org.yaml.snakeyaml.Yaml(
             new SafeConstructor(opts),
