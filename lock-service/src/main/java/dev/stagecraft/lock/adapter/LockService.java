@@ -4,13 +4,19 @@ import dev.stagecraft.lock.adapter.db.LockStore;
 import dev.stagecraft.lock.lease.LockDecider;
 import dev.stagecraft.lock.lease.LockDecider.AcquireResult;
 import dev.stagecraft.lock.lease.LockDecider.HeartbeatResult;
+import dev.stagecraft.lock.lease.LockLease;
 import dev.stagecraft.lock.lease.WorkspaceLock;
 import io.micronaut.context.annotation.Value;
 import jakarta.inject.Singleton;
+import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Collection;
+import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
+import java.util.function.Function;
 
 /**
  * Runs lock commands against the store and implements the server-side wait of {@code acquire}.
@@ -110,7 +116,7 @@ public final class LockService {
    *     dev.stagecraft.lock.adapter.db.QuickConnections}), or {@code null} for one from the pool
    */
   public AcquireResult acquireNow(
-      java.sql.Connection connection,
+      Connection connection,
       String tenant,
       String workspace,
       String holder,
@@ -139,7 +145,7 @@ public final class LockService {
    */
   public LockDecider.AllOrNothing acquireAll(
       String tenant,
-      java.util.Collection<String> workspaces,
+      Collection<String> workspaces,
       String holder,
       Duration lease,
       Duration wait,
@@ -152,7 +158,7 @@ public final class LockService {
               tenant,
               workspaces,
               current -> decider.acquireAll(current, holder, lease, info),
-              r -> java.util.Map.copyOf(r.decisions()));
+              r -> Map.copyOf(r.decisions()));
       long remaining = deadline - System.nanoTime();
       if (result.granted() || remaining <= 0) {
         return result;
@@ -171,8 +177,7 @@ public final class LockService {
 
   /** As {@link #heartbeat(String, String, String)}, on {@code connection} (null: the pool). */
   public HeartbeatResult heartbeat(
-      java.sql.Connection connection, String tenant, String workspace, String lockId)
-      throws SQLException {
+      Connection connection, String tenant, String workspace, String lockId) throws SQLException {
     HeartbeatResult result =
         decide(connection, tenant, workspace, s -> decider.heartbeat(s, lockId)).result();
     if (result instanceof HeartbeatResult.Lost) {
@@ -186,8 +191,7 @@ public final class LockService {
   }
 
   /** As {@link #release(String, String, String)}, on {@code connection} (null: the pool). */
-  public void release(
-      java.sql.Connection connection, String tenant, String workspace, String lockId)
+  public void release(Connection connection, String tenant, String workspace, String lockId)
       throws SQLException {
     if (decide(connection, tenant, workspace, s -> decider.release(s, lockId)).result()) {
       wakeWaiters();
@@ -199,7 +203,7 @@ public final class LockService {
    *
    * @return the released lease, or empty when {@code lockId} does not hold the lock
    */
-  public java.util.Optional<dev.stagecraft.lock.lease.LockLease> forceRelease(
+  public Optional<LockLease> forceRelease(
       String tenant, String workspace, String lockId, String actor, String reason)
       throws SQLException {
     return forceRelease(tenant, workspace, lockId, actor, reason, "rest", lockId);
@@ -211,7 +215,7 @@ public final class LockService {
    * via} and {@code clientLockId}, the id the caller knows the lock by), so the event survives a
    * broker outage at this moment.
    */
-  public java.util.Optional<dev.stagecraft.lock.lease.LockLease> forceRelease(
+  public Optional<LockLease> forceRelease(
       String tenant,
       String workspace,
       String lockId,
@@ -224,8 +228,8 @@ public final class LockService {
   }
 
   /** As above, on {@code connection} (null: the pool). */
-  public java.util.Optional<dev.stagecraft.lock.lease.LockLease> forceRelease(
-      java.sql.Connection connection,
+  public Optional<LockLease> forceRelease(
+      Connection connection,
       String tenant,
       String workspace,
       String lockId,
@@ -274,7 +278,7 @@ public final class LockService {
   }
 
   /** As {@link #view(String, String)}, on {@code connection} (null: the pool). */
-  public WorkspaceLock view(java.sql.Connection connection, String tenant, String workspace)
+  public WorkspaceLock view(Connection connection, String tenant, String workspace)
       throws SQLException {
     WorkspaceLock stored =
         connection == null
@@ -284,10 +288,10 @@ public final class LockService {
   }
 
   private <R> LockDecider.Decision<R> decide(
-      java.sql.Connection connection,
+      Connection connection,
       String tenant,
       String workspace,
-      java.util.function.Function<WorkspaceLock, LockDecider.Decision<R>> decision)
+      Function<WorkspaceLock, LockDecider.Decision<R>> decision)
       throws SQLException {
     return connection == null
         ? store.decide(tenant, workspace, decision)

@@ -4,7 +4,12 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.SortedMap;
 import java.util.function.Supplier;
 
 /**
@@ -166,11 +171,8 @@ public final class LockDecider {
    * @return per workspace its decision; {@code granted} when every one was granted
    */
   public AllOrNothing acquireAll(
-      java.util.SortedMap<String, WorkspaceLock> current,
-      String holder,
-      Duration lease,
-      String info) {
-    java.util.Map<String, Decision<AcquireResult>> decisions = new java.util.LinkedHashMap<>();
+      SortedMap<String, WorkspaceLock> current, String holder, Duration lease, String info) {
+    Map<String, Decision<AcquireResult>> decisions = new LinkedHashMap<>();
     boolean all = true;
     for (var e : current.entrySet()) {
       Decision<AcquireResult> d = acquire(e.getValue(), holder, lease, info, false);
@@ -187,10 +189,9 @@ public final class LockDecider {
    * The outcome of {@link #acquireAll}: per workspace (fixed order) its decision; without {@code
    * granted}, every decision's event list is empty.
    */
-  public record AllOrNothing(
-      java.util.Map<String, Decision<AcquireResult>> decisions, boolean granted) {
+  public record AllOrNothing(Map<String, Decision<AcquireResult>> decisions, boolean granted) {
     public AllOrNothing {
-      decisions = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(decisions));
+      decisions = Collections.unmodifiableMap(new LinkedHashMap<>(decisions));
     }
   }
 
@@ -232,7 +233,7 @@ public final class LockDecider {
    *
    * @return the released lease, or empty
    */
-  public Decision<java.util.Optional<LockLease>> forceRelease(
+  public Decision<Optional<LockLease>> forceRelease(
       WorkspaceLock current, String lockId, String actor, String reason) {
     return forceRelease(current, lockId, actor, reason, "rest", lockId);
   }
@@ -242,7 +243,7 @@ public final class LockDecider {
    * came in ({@code via}) and the id the caller knows the lock by ({@code clientLockId}) for the
    * published event.
    */
-  public Decision<java.util.Optional<LockLease>> forceRelease(
+  public Decision<Optional<LockLease>> forceRelease(
       WorkspaceLock current,
       String lockId,
       String actor,
@@ -251,13 +252,13 @@ public final class LockDecider {
       String clientLockId) {
     LockLease held = current.current();
     if (held == null || !held.lockId().equals(lockId) || held.expiredAt(clock.instant())) {
-      return new Decision<>(List.of(), java.util.Optional.empty());
+      return new Decision<>(List.of(), Optional.empty());
     }
     return new Decision<>(
         List.of(
             new LockEvent.ForceReleased(
                 lockId, held.holder(), held.fencingToken(), actor, reason, via, clientLockId)),
-        java.util.Optional.of(held));
+        Optional.of(held));
   }
 
   /** Expires an overdue lease and drops abandoned queue entries. */

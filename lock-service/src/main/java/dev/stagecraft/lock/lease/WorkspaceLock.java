@@ -2,6 +2,7 @@ package dev.stagecraft.lock.lease;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.stream.IntStream;
 
@@ -28,7 +29,7 @@ public record WorkspaceLock(
   }
 
   /** The note left for {@code holder} if a newer request replaced it in the queue. */
-  public java.util.Optional<SupersededHolder> supersededNote(String holder) {
+  public Optional<SupersededHolder> supersededNote(String holder) {
     return superseded.stream().filter(s -> s.holder().equals(holder)).findFirst();
   }
 

@@ -7,7 +7,10 @@ import dev.stagecraft.lock.lease.QueuedHolder;
 import dev.stagecraft.lock.lease.SupersededHolder;
 import dev.stagecraft.lock.lease.WorkspaceLock;
 import dev.stagecraft.servicekit.db.Sql;
+import io.micronaut.context.annotation.Value;
+import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
+import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -15,10 +18,21 @@ import java.sql.SQLException;
 import java.sql.Types;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.ToLongFunction;
+import java.util.stream.Stream;
 import javax.sql.DataSource;
 
 /**
@@ -66,14 +80,10 @@ public final class LockStore {
   private final Clock clock;
   private final Snapshots snapshots;
   private final double maxRowWaitMillis;
-  private final java.util.concurrent.atomic.LongAdder roundTrips =
-      new java.util.concurrent.atomic.LongAdder();
-  private final java.util.concurrent.atomic.LongAdder optimisticSaves =
-      new java.util.concurrent.atomic.LongAdder();
-  private final java.util.concurrent.atomic.LongAdder staleSnapshots =
-      new java.util.concurrent.atomic.LongAdder();
-  private final java.util.concurrent.atomic.LongAdder slowRowLocks =
-      new java.util.concurrent.atomic.LongAdder();
+  private final LongAdder roundTrips = new LongAdder();
+  private final LongAdder optimisticSaves = new LongAdder();
+  private final LongAdder staleSnapshots = new LongAdder();
+  private final LongAdder slowRowLocks = new LongAdder();
 
   /** A store with the default snapshot map ({@link #DEFAULT_CACHE_SIZE}) and row-wait bound. */
   public LockStore(DataSource dataSource, Clock clock) {
@@ -85,15 +95,13 @@ public final class LockStore {
    *     turns the one-round-trip path off (every command loads first)
    * @param maxRowWait the longest wait for the workspace row an optimistic save accepts
    */
-  @jakarta.inject.Inject
+  @Inject
   public LockStore(
       DataSource dataSource,
       Clock clock,
-      @io.micronaut.context.annotation.Value(
-              "${stagecraft.lock.quick.snapshot-cache-size:" + DEFAULT_CACHE_SIZE + "}")
+      @Value("${stagecraft.lock.quick.snapshot-cache-size:" + DEFAULT_CACHE_SIZE + "}")
           int cacheSize,
-      @io.micronaut.context.annotation.Value("${stagecraft.lock.quick.max-row-wait:50ms}")
-          Duration maxRowWait) {
+      @Value("${stagecraft.lock.quick.max-row-wait:50ms}") Duration maxRowWait) {
     if (cacheSize < 0) {
       throw new IllegalArgumentException(
           "stagecraft.lock.quick.snapshot-cache-size (STAGECRAFT_LOCK_QUICK_SNAPSHOT_CACHE_SIZE)"
@@ -129,12 +137,12 @@ public final class LockStore {
   /** Bounded LRU of snapshots; every method holds the map's monitor briefly, never across I/O. */
   private static final class Snapshots {
     private final int capacity;
-    private final java.util.LinkedHashMap<WorkspaceRef, Snapshot> map;
+    private final LinkedHashMap<WorkspaceRef, Snapshot> map;
 
     Snapshots(int capacity) {
       this.capacity = capacity;
       this.map =
-          new java.util.LinkedHashMap<>(16, 0.75f, true) {
+          new LinkedHashMap<>(16, 0.75f, true) {
             @Override
             protected boolean removeEldestEntry(Map.Entry<WorkspaceRef, Snapshot> eldest) {
               return size() > Snapshots.this.capacity;
@@ -236,15 +244,15 @@ public final class LockStore {
    */
   public <T> T decideAll(
       String tenant,
-      java.util.Collection<String> workspaces,
-      Function<java.util.SortedMap<String, WorkspaceLock>, T> decider,
-      Function<T, java.util.Map<String, Decision<?>>> decisionsOf)
+      Collection<String> workspaces,
+      Function<SortedMap<String, WorkspaceLock>, T> decider,
+      Function<T, Map<String, Decision<?>>> decisionsOf)
       throws SQLException {
-    java.util.SortedMap<String, WorkspaceLock> current = new java.util.TreeMap<>();
+    SortedMap<String, WorkspaceLock> current = new TreeMap<>();
     try (Connection c = dataSource.getConnection()) {
       c.setAutoCommit(false);
       try {
-        for (String ws : new java.util.TreeSet<>(workspaces)) {
+        for (String ws : new TreeSet<>(workspaces)) {
           current.put(ws, load(c, tenant, ws).lock());
         }
         T outcome = decider.apply(current);
@@ -315,7 +323,7 @@ public final class LockStore {
       String lockId,
       String holder,
       long fencingToken,
-      java.time.Instant at) {}
+      Instant at) {}
 
   /** Publishes expiries: the outbox side of {@link #publishExpiries}. */
   @FunctionalInterface
@@ -368,7 +376,7 @@ public final class LockStore {
       String reason,
       String via,
       String clientLockId,
-      java.time.Instant at) {}
+      Instant at) {}
 
   /** Publishes force-unlocks: the outbox side of {@link #publishForceReleases}. */
   @FunctionalInterface
@@ -417,8 +425,8 @@ public final class LockStore {
       String columns,
       int limit,
       RowReader<T> reader,
-      java.util.function.ToLongFunction<T> idOf,
-      java.util.function.Consumer<T> publisher)
+      ToLongFunction<T> idOf,
+      Consumer<T> publisher)
       throws SQLException {
     try (Connection c = dataSource.getConnection()) {
       c.setAutoCommit(false);
@@ -730,7 +738,7 @@ public final class LockStore {
       vias.add(via);
       clientLockIds.add(clientLockId);
     }
-    boolean leaseChanged = !java.util.Objects.equals(before.current(), lease);
+    boolean leaseChanged = !Objects.equals(before.current(), lease);
     boolean queueChanged = !before.queue().equals(next.queue());
     boolean supersededChanged = !before.superseded().equals(next.superseded());
     ps.setString(++i, tenant);
@@ -780,8 +788,7 @@ public final class LockStore {
     ps.setArray(++i, texts(c, clientLockIds.stream()));
   }
 
-  private static java.sql.Array texts(Connection c, java.util.stream.Stream<String> values)
-      throws SQLException {
+  private static Array texts(Connection c, Stream<String> values) throws SQLException {
     return c.createArrayOf("text", values.toArray(String[]::new));
   }
 }

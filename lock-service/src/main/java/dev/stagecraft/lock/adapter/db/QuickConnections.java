@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.Properties;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -197,7 +198,7 @@ public final class QuickConnections implements AutoCloseable {
             }
             refill();
           });
-    } catch (java.util.concurrent.RejectedExecutionException shuttingDown) {
+    } catch (RejectedExecutionException shuttingDown) {
       // closed: nothing to replace
     }
   }

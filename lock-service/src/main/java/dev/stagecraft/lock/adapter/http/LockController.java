@@ -26,7 +26,9 @@ import io.micronaut.scheduling.annotation.ExecuteOn;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * Workspace lock endpoints ({@code /internal/v1/...}), guarded by the service token.
@@ -46,8 +48,7 @@ import java.util.Map;
 public class LockController {
   static final long MAX_LEASE_SECONDS = 3600;
   static final long MAX_WAIT_SECONDS = 60;
-  static final java.util.List<String> FORCE_UNLOCK_VIA =
-      java.util.List.of("rest", "terraform-http-backend");
+  static final List<String> FORCE_UNLOCK_VIA = List.of("rest", "terraform-http-backend");
 
   private final ServiceAuth auth;
   private final LockService locks;
@@ -253,8 +254,7 @@ public class LockController {
   }
 
   /** 200 with the released lease, or 409 when {@code lockId} did not hold the lock. */
-  static HttpResponse<String> forceReleased(
-      java.util.Optional<LockLease> result, String ws, String lockId) {
+  static HttpResponse<String> forceReleased(Optional<LockLease> result, String ws, String lockId) {
     LockLease released =
         result.orElseThrow(
             () ->

@@ -2,11 +2,13 @@ package dev.stagecraft.lock.adapter.http;
 
 import dev.stagecraft.lock.adapter.LockService;
 import dev.stagecraft.lock.adapter.db.QuickConnections;
+import dev.stagecraft.servicekit.http.Json;
 import dev.stagecraft.servicekit.http.Problem;
 import dev.stagecraft.servicekit.http.ServiceAuth;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.HttpHeaders;
 import io.micronaut.http.HttpResponse;
+import io.micronaut.http.HttpStatus;
 import io.micronaut.http.annotation.Body;
 import io.micronaut.http.annotation.Controller;
 import io.micronaut.http.annotation.Delete;
@@ -14,6 +16,7 @@ import io.micronaut.http.annotation.Get;
 import io.micronaut.http.annotation.Header;
 import io.micronaut.http.annotation.Post;
 import java.sql.SQLException;
+import java.util.Map;
 
 /**
  * The <em>quick route</em> of the workspace lock commands ({@code
@@ -122,8 +125,7 @@ public class QuickLockController {
     } catch (QuickConnections.Unavailable e) {
       return unavailable(e);
     }
-    return dev.stagecraft.servicekit.http.Json.respond(
-        io.micronaut.http.HttpStatus.OK, java.util.Map.of("released", lockId));
+    return Json.respond(HttpStatus.OK, Map.of("released", lockId));
   }
 
   /** Force-unlock, as {@link LockController#forceRelease}. */
