@@ -8,10 +8,13 @@ import dev.stagecraft.language.eval.CallSiteValues;
 import dev.stagecraft.language.eval.EvalContext;
 import dev.stagecraft.language.eval.Value;
 import dev.stagecraft.planner.plan.ActionType;
+import dev.stagecraft.planner.plan.AppliedOutputs;
 import dev.stagecraft.planner.plan.AttributeSealing;
 import dev.stagecraft.planner.plan.ConfigModel;
+import dev.stagecraft.planner.plan.IgnoreChanges;
 import dev.stagecraft.planner.plan.InstanceKey;
 import dev.stagecraft.planner.plan.Lifecycle;
+import dev.stagecraft.planner.plan.ModuleAddresses;
 import dev.stagecraft.planner.plan.PlannedAction;
 import dev.stagecraft.planner.plan.PriorInstance;
 import dev.stagecraft.planner.plan.PriorState;
@@ -93,7 +96,7 @@ public final class ApplyContext {
   public ActionResolution resolve(
       PlannedAction action, Map<String, Map<String, Object>> applied, Supplier<String> ids) {
     // the model names instances in modules as the flattened configuration does
-    action = dev.stagecraft.planner.plan.ModuleAddresses.internal(action);
+    action = ModuleAddresses.internal(action);
     Diagnostics diagnostics = new Diagnostics();
     Set<String> sensitive = new LinkedHashSet<>(model.sensitiveValues());
     List<Map<String, Object>> connections = new ArrayList<>();
@@ -233,7 +236,7 @@ public final class ApplyContext {
       if (path.size() > 1 && action.afterUnknown().contains(attribute)) {
         // known only in part at plan (a timestamp() beside the ignored key): the attribute is
         // known now; the prior value stays at the ignored path
-        dev.stagecraft.planner.plan.IgnoreChanges.keepPrior(attributes, action.before(), path);
+        IgnoreChanges.keepPrior(attributes, action.before(), path);
         continue;
       }
       // the plan already holds the value to keep at every ignored path
@@ -299,7 +302,7 @@ public final class ApplyContext {
   public Diagnostics checkPostconditions(
       String address, Map<String, Object> attributes, Map<String, Map<String, Object>> applied) {
     String external = address;
-    address = dev.stagecraft.planner.plan.ModuleAddresses.internal(address);
+    address = ModuleAddresses.internal(address);
     Diagnostics diagnostics = new Diagnostics();
     ResourceDecl resource = model.resourceDecl(address);
     if (resource == null) {
@@ -308,7 +311,7 @@ public final class ApplyContext {
     Map<String, Value> objects = objects(applied);
     Value self = appliedValue(address, attributes == null ? Map.of() : attributes);
     objects.put(address, self);
-    model.invalidateResourceValue(dev.stagecraft.planner.plan.InstanceKey.resourceOf(address));
+    model.invalidateResourceValue(InstanceKey.resourceOf(address));
     EvalContext ctx = model.contextFor(objects, prior, self, address);
     if (!model.checkConditions(
         model.lifecycle(resource.address()).postconditions(),
@@ -341,10 +344,10 @@ public final class ApplyContext {
    * them, as {@link #checkAfterApply} evaluates checks; none for a destroy. The planner-service
    * seals the sensitive ones and records them in state (docs/adr/0064).
    */
-  public dev.stagecraft.planner.plan.AppliedOutputs outputsAfterApply(
+  public AppliedOutputs outputsAfterApply(
       Map<String, Map<String, Object>> applied, boolean destroy) {
     if (destroy) {
-      return dev.stagecraft.planner.plan.AppliedOutputs.none();
+      return AppliedOutputs.none();
     }
     return model.outputsAfterApply(objects(applied), prior);
   }
@@ -356,7 +359,7 @@ public final class ApplyContext {
 
   private Map<String, Value> objects(Map<String, Map<String, Object>> applied) {
     Map<String, Value> objects = new LinkedHashMap<>();
-    dev.stagecraft.planner.plan.ModuleAddresses.internalKeys(applied)
+    ModuleAddresses.internalKeys(applied)
         .forEach((address, attributes) -> objects.put(address, appliedValue(address, attributes)));
     return objects;
   }

@@ -11,6 +11,8 @@ import dev.stagecraft.planner.plan.ConfigModel;
 import dev.stagecraft.schemas.action.ProvisionerStep;
 import dev.stagecraft.schemas.action.SshConnection;
 import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
@@ -601,7 +603,7 @@ final class StepResolver {
           .newDecoder()
           .onMalformedInput(CodingErrorAction.REPORT)
           .onUnmappableCharacter(CodingErrorAction.REPORT)
-          .decode(java.nio.ByteBuffer.wrap(Files.readAllBytes(file)))
+          .decode(ByteBuffer.wrap(Files.readAllBytes(file)))
           .toString();
     } catch (CharacterCodingException e) {
       diagnostics.error(
@@ -647,7 +649,7 @@ final class StepResolver {
         }
         files.put(relative.toString(), Base64.getEncoder().encodeToString(Files.readAllBytes(f)));
       }
-    } catch (IOException | java.io.UncheckedIOException e) {
+    } catch (IOException | UncheckedIOException e) {
       diagnostics.error(
           "Cannot read directory",
           "The source directory \"" + source + "\" cannot be read: " + e.getMessage(),

@@ -6,6 +6,7 @@ import dev.stagecraft.language.eval.EvalContext;
 import dev.stagecraft.language.eval.EvalResult;
 import dev.stagecraft.language.eval.Value;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -32,7 +33,7 @@ public record AppliedOutputs(Map<String, Output> outputs, Diagnostics diagnostic
   }
 
   public AppliedOutputs {
-    outputs = java.util.Collections.unmodifiableMap(new TreeMap<>(outputs));
+    outputs = Collections.unmodifiableMap(new TreeMap<>(outputs));
   }
 
   /** No outputs (a destroy). */

@@ -2,7 +2,9 @@ package dev.stagecraft.planner.plan;
 
 import dev.stagecraft.language.diag.Diagnostic;
 import dev.stagecraft.language.diag.SourceRange;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 
 /**
  * The outcome of one {@code check} block: the status of each of its assertions and the aggregate,
@@ -24,7 +26,7 @@ public record CheckResult(String name, List<Assertion> assertions) {
      * The name in Terraform's JSON ({@code pass}, {@code fail}, {@code error}, {@code unknown}).
      */
     public String jsonName() {
-      return name().toLowerCase(java.util.Locale.ROOT);
+      return name().toLowerCase(Locale.ROOT);
     }
   }
 
@@ -73,7 +75,7 @@ public record CheckResult(String name, List<Assertion> assertions) {
    *     be known, and says so)
    */
   public List<Diagnostic> warnings(boolean afterApply) {
-    List<Diagnostic> out = new java.util.ArrayList<>();
+    List<Diagnostic> out = new ArrayList<>();
     for (Assertion a : assertions) {
       switch (a.status()) {
         case FAIL ->

@@ -23,13 +23,18 @@ import dev.stagecraft.planner.graph.DependencyGraph;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Stream;
 
 /**
  * A configuration analysed for planning: input variable values, lifecycle settings, {@code removed}
@@ -140,8 +145,7 @@ public final class ConfigModel {
         continue;
       }
       boolean declared =
-          java.util.stream.Stream.concat(
-                  model.resources.keySet().stream(), model.disabled.keySet().stream())
+          Stream.concat(model.resources.keySet().stream(), model.disabled.keySet().stream())
               .anyMatch(rb::covers);
       if (declared) {
         diagnostics.error(
@@ -410,9 +414,9 @@ public final class ConfigModel {
    * in reverse, and keep state linear in size for long chains (docs/planning.md).
    */
   List<String> dependencies(String address) {
-    java.util.Set<String> out = new java.util.TreeSet<>();
-    java.util.Set<String> seen = new java.util.HashSet<>();
-    java.util.ArrayDeque<String> queue = new java.util.ArrayDeque<>(graph.dependenciesOf(address));
+    Set<String> out = new TreeSet<>();
+    Set<String> seen = new HashSet<>();
+    ArrayDeque<String> queue = new ArrayDeque<>(graph.dependenciesOf(address));
     while (!queue.isEmpty()) {
       String node = queue.poll();
       if (!seen.add(node) || isDataNode(node)) {
@@ -596,7 +600,7 @@ public final class ConfigModel {
     return withKey(ctx, key);
   }
 
-  private final Map<String, Value> resourceValues = new java.util.HashMap<>();
+  private final Map<String, Value> resourceValues = new HashMap<>();
   private Map<String, Value> resourceValuesOf;
 
   /**
@@ -678,14 +682,14 @@ public final class ConfigModel {
       diagnostics.addAll(result.diagnostics());
       return result.value();
     }
-    java.util.Optional<Value> given = java.util.Optional.empty();
+    Optional<Value> given = Optional.empty();
     if (l.given()) {
       EvalResult result = EVALUATOR.evaluate(l.expr(), ctx);
       diagnostics.addAll(result.diagnostics());
       if (result.hasErrors()) {
         return Value.unknown();
       }
-      given = java.util.Optional.of(result.value());
+      given = Optional.of(result.value());
     }
     Value value =
         VariableValues.resolveModuleInput(l.moduleVariable(), given, fileContext(), diagnostics);

@@ -2,6 +2,7 @@ package dev.stagecraft.planner.plan;
 
 import dev.stagecraft.language.eval.Value;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -97,7 +98,7 @@ public final class IgnoreChanges {
    */
   public static void keepPrior(
       Map<String, Object> attributes, Map<String, Object> before, List<Object> path) {
-    apply(attributes, new java.util.HashSet<>(), new LinkedHashMap<>(), before, path);
+    apply(attributes, new HashSet<>(), new LinkedHashMap<>(), before, path);
   }
 
   /**

@@ -11,6 +11,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
 
 /**
  * The instances of a resource (docs/planning.md "Instances: count and for_each"): {@code count}
@@ -135,10 +137,10 @@ final class InstanceExpansion {
       List<InstanceKey> keys = new ArrayList<>();
       switch (v) {
         case Value.ObjectValue o ->
-            new java.util.TreeMap<>(o.attributes())
+            new TreeMap<>(o.attributes())
                 .forEach((k, value) -> keys.add(InstanceKey.each(k, value)));
         case Value.ListValue l -> {
-          Set<String> seen = new java.util.TreeSet<>();
+          Set<String> seen = new TreeSet<>();
           for (Value e : l.elements()) {
             if (!(e instanceof Value.StringValue s)) {
               diagnostics.error(

@@ -2,6 +2,7 @@ package dev.stagecraft.planner.plan;
 
 import dev.stagecraft.language.config.AttributeDecl;
 import dev.stagecraft.language.config.BlockDecl;
+import dev.stagecraft.language.config.ConfigLoader;
 import dev.stagecraft.language.config.Literals;
 import dev.stagecraft.language.diag.Diagnostics;
 import dev.stagecraft.language.diag.SourceRange;
@@ -185,9 +186,7 @@ public record Lifecycle(
     } else if (Literals.string(e).isPresent()) {
       path.add(Literals.string(e).get());
       diagnostics.warning(
-          dev.stagecraft.language.config.ConfigLoader.QUOTED_REFERENCE,
-          dev.stagecraft.language.config.ConfigLoader.QUOTED_REFERENCE_DETAIL,
-          e.range());
+          ConfigLoader.QUOTED_REFERENCE, ConfigLoader.QUOTED_REFERENCE_DETAIL, e.range());
     } else {
       diagnostics.error(
           "Invalid ignore_changes",

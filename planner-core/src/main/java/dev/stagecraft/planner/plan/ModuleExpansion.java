@@ -14,6 +14,7 @@ import dev.stagecraft.language.syntax.Expression;
 import dev.stagecraft.language.syntax.Traversal;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -167,7 +168,7 @@ final class ModuleExpansion {
   /** {@code node} and the local values it depends on, evaluated in order; null on errors. */
   private static Map<String, Value> neededLocals(
       ConfigModel model, String node, Diagnostics diagnostics) {
-    Set<String> needed = new java.util.HashSet<>(model.graph().transitiveDependenciesOf(node));
+    Set<String> needed = new HashSet<>(model.graph().transitiveDependenciesOf(node));
     needed.add(node);
     Map<String, Value> values = new LinkedHashMap<>();
     for (String n : model.order()) {

@@ -5,6 +5,7 @@ import dev.stagecraft.language.config.Configuration;
 import dev.stagecraft.language.config.ResourceDecl;
 import dev.stagecraft.language.diag.Diagnostics;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -100,7 +101,7 @@ final class Moves {
         for (MovedBlock m : cycle) {
           lines.add("  - " + m.range() + ": " + m.from() + " → " + m.to());
         }
-        java.util.Collections.sort(lines);
+        Collections.sort(lines);
         diagnostics.error(
             "Cyclic dependency in move statements",
             "The following chained move statements form a cycle, and so there is no final"

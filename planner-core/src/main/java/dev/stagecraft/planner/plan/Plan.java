@@ -4,9 +4,11 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 
 /**
  * A plan is a value: the ordered actions for every instance of the configuration and the state,
@@ -118,11 +120,11 @@ public record Plan(
    * workspace must have the same digest, or a saved plan could never be applied.
    */
   public String digest() {
-    Map<String, Object> document = new java.util.LinkedHashMap<>(PlanJson.toMap(this));
+    Map<String, Object> document = new LinkedHashMap<>(PlanJson.toMap(this));
     document.remove("prior_state");
     document.remove("checks");
     if (priorSerial == 0 && document.get("stagecraft") instanceof Map<?, ?> ours) {
-      Map<Object, Object> copy = new java.util.LinkedHashMap<>(ours);
+      Map<Object, Object> copy = new LinkedHashMap<>(ours);
       copy.remove("prior_lineage");
       document.put("stagecraft", copy);
     }
@@ -138,7 +140,7 @@ public record Plan(
    * (as in {@link PlanJson}).
    */
   public Map<String, String> changeDocuments() {
-    Map<String, String> out = new java.util.TreeMap<>();
+    Map<String, String> out = new TreeMap<>();
     for (PlannedAction a : changes()) {
       out.put(a.address(), PlanJson.canonical(PlanJson.changeDocument(a)));
     }

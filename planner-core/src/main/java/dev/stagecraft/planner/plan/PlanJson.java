@@ -1,9 +1,13 @@
 package dev.stagecraft.planner.plan;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -65,7 +69,7 @@ public final class PlanJson {
       root.put(
           "checks",
           plan.checks().stream()
-              .sorted(java.util.Comparator.comparing(CheckResult::address))
+              .sorted(Comparator.comparing(CheckResult::address))
               .map(PlanJson::checkResult)
               .toList());
     }
@@ -125,21 +129,21 @@ public final class PlanJson {
    */
   public static boolean covers(String approved, String planned) {
     try {
-      com.fasterxml.jackson.databind.JsonNode a = MAPPER.readTree(approved);
-      com.fasterxml.jackson.databind.JsonNode p = MAPPER.readTree(planned);
-      if (!(a.path("change") instanceof com.fasterxml.jackson.databind.node.ObjectNode ac)
-          || !(p.path("change") instanceof com.fasterxml.jackson.databind.node.ObjectNode pc)) {
+      JsonNode a = MAPPER.readTree(approved);
+      JsonNode p = MAPPER.readTree(planned);
+      if (!(a.path("change") instanceof ObjectNode ac)
+          || !(p.path("change") instanceof ObjectNode pc)) {
         return a.equals(p);
       }
-      Set<String> wasUnknown = new java.util.HashSet<>();
+      Set<String> wasUnknown = new HashSet<>();
       ac.path("after_unknown").fieldNames().forEachRemaining(wasUnknown::add);
-      Set<String> isUnknown = new java.util.HashSet<>();
+      Set<String> isUnknown = new HashSet<>();
       pc.path("after_unknown").fieldNames().forEachRemaining(isUnknown::add);
       if (!wasUnknown.containsAll(isUnknown)) {
         return false;
       }
-      for (com.fasterxml.jackson.databind.node.ObjectNode change : List.of(ac, pc)) {
-        if (change.get("after") instanceof com.fasterxml.jackson.databind.node.ObjectNode after) {
+      for (ObjectNode change : List.of(ac, pc)) {
+        if (change.get("after") instanceof ObjectNode after) {
           after.remove(wasUnknown);
         }
         change.remove("after_unknown");

@@ -6,9 +6,13 @@ import dev.stagecraft.language.config.LoadResult;
 import dev.stagecraft.language.config.ModuleTree;
 import dev.stagecraft.language.diag.Diagnostics;
 import dev.stagecraft.planner.apply.ApplyContext;
+import java.math.BigDecimal;
+import java.nio.file.Path;
+import java.time.Clock;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * Compares a configuration with the workspace's prior state and gives every resource instance
@@ -25,7 +29,7 @@ public final class Planner {
    * syntax, references, cycles, lifecycle and removed blocks, and every argument that can be
    * evaluated.
    */
-  public static Diagnostics validate(Map<String, String> files, java.nio.file.Path baseDir) {
+  public static Diagnostics validate(Map<String, String> files, Path baseDir) {
     Diagnostics diagnostics = new Diagnostics();
     LoadResult loaded = ConfigLoader.load(files);
     diagnostics.addAll(loaded.diagnostics());
@@ -35,12 +39,7 @@ public final class Planner {
     PlanRequest request = new PlanRequest("default", files, Map.of(), List.of(), false, baseDir);
     Configuration config =
         withModules(
-            loaded.config(),
-            request,
-            PlanLimits.DEFAULT,
-            diagnostics,
-            true,
-            java.time.Clock.systemUTC());
+            loaded.config(), request, PlanLimits.DEFAULT, diagnostics, true, Clock.systemUTC());
     if (diagnostics.hasErrors()) {
       return diagnostics;
     }
@@ -80,7 +79,7 @@ public final class Planner {
   /** Like {@link #plan(PlanRequest, PriorState, LoadResult)}, within {@code limits}. */
   public static PlanResult plan(
       PlanRequest request, PriorState prior, LoadResult loaded, PlanLimits limits) {
-    return plan(request, prior, loaded, limits, java.time.Clock.systemUTC());
+    return plan(request, prior, loaded, limits, Clock.systemUTC());
   }
 
   /**
@@ -89,11 +88,7 @@ public final class Planner {
    * applied.
    */
   public static PlanResult plan(
-      PlanRequest request,
-      PriorState prior,
-      LoadResult loaded,
-      PlanLimits limits,
-      java.time.Clock clock) {
+      PlanRequest request, PriorState prior, LoadResult loaded, PlanLimits limits, Clock clock) {
     Diagnostics diagnostics = new Diagnostics();
     diagnostics.addAll(loaded.diagnostics());
     if (diagnostics.hasErrors()) {
@@ -140,7 +135,7 @@ public final class Planner {
       PlanLimits limits,
       Diagnostics diagnostics,
       boolean validateOnly,
-      java.time.Clock clock) {
+      Clock clock) {
     if (config.modules().isEmpty()) {
       return config;
     }
@@ -220,7 +215,7 @@ public final class Planner {
     }
     return RemoteStates.evaluate(model, diagnostics, false).stream()
         .map(RemoteStates.Evaluated::source)
-        .filter(java.util.Objects::nonNull)
+        .filter(Objects::nonNull)
         .toList();
   }
 
@@ -230,7 +225,7 @@ public final class Planner {
       return null;
     }
     if (value instanceof Number n) {
-      return new java.math.BigDecimal(n.toString()).stripTrailingZeros();
+      return new BigDecimal(n.toString()).stripTrailingZeros();
     }
     if (value instanceof Map<?, ?> map) {
       Map<Object, Object> out = new LinkedHashMap<>();

@@ -11,8 +11,11 @@ import dev.stagecraft.language.eval.Value;
 import dev.stagecraft.planner.apply.ApplyContext;
 import dev.stagecraft.planner.graph.DependencyGraph;
 import java.math.BigDecimal;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -20,6 +23,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * Compares a configuration with the workspace's prior state and gives every resource instance
@@ -467,7 +471,7 @@ final class Planning {
   /** Prior instances grouped by resource address, in address order (built once). */
   private Map<String, List<PriorInstance>> priorByResource() {
     if (priorByResource == null) {
-      priorByResource = new java.util.HashMap<>();
+      priorByResource = new HashMap<>();
       prior.instances().values().stream()
           .sorted(Comparator.comparing(PriorInstance::address))
           .forEach(
@@ -632,8 +636,8 @@ final class Planning {
   private List<PlannedAction> withOrder() {
     Map<String, List<String>> waits = new LinkedHashMap<>();
     // indexes built once, so ordering stays linear in the number of instances
-    Map<String, List<String>> changesOfResource = new java.util.HashMap<>();
-    Map<String, List<String>> priorDependents = new java.util.HashMap<>();
+    Map<String, List<String>> changesOfResource = new HashMap<>();
+    Map<String, List<String>> priorDependents = new HashMap<>();
     for (PlannedAction b : actions.values()) {
       if (!b.isChange()) {
         continue;
@@ -658,7 +662,7 @@ final class Planning {
       if (!a.isChange()) {
         continue;
       }
-      Set<String> waitFor = new java.util.TreeSet<>();
+      Set<String> waitFor = new TreeSet<>();
       if (isRemoval(a)) {
         for (String b : priorDependents.getOrDefault(a.resourceAddress(), List.of())) {
           if (!b.equals(a.address())) {
@@ -706,10 +710,9 @@ final class Planning {
    */
   private Set<String> nearestChangingDependencies(
       String resource, Map<String, List<String>> changesOfResource) {
-    Set<String> out = new java.util.TreeSet<>();
-    Set<String> seen = new java.util.HashSet<>();
-    java.util.ArrayDeque<String> queue =
-        new java.util.ArrayDeque<>(model.graph().dependenciesOf(resource));
+    Set<String> out = new TreeSet<>();
+    Set<String> seen = new HashSet<>();
+    ArrayDeque<String> queue = new ArrayDeque<>(model.graph().dependenciesOf(resource));
     while (!queue.isEmpty()) {
       String node = queue.poll();
       if (!seen.add(node)) {

@@ -2,7 +2,10 @@ package dev.stagecraft.planner.plan;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -30,7 +33,7 @@ public record PriorState(
     openedOutputs =
         openedOutputs == null
             ? Map.of()
-            : java.util.Collections.unmodifiableMap(new LinkedHashMap<>(openedOutputs));
+            : Collections.unmodifiableMap(new LinkedHashMap<>(openedOutputs));
   }
 
   /** A state read from {@code document}, nothing opened. */
@@ -69,7 +72,7 @@ public record PriorState(
   public List<PriorInstance> instancesOf(String resourceAddress) {
     return instances.values().stream()
         .filter(i -> i.resourceAddress().equals(resourceAddress))
-        .sorted(java.util.Comparator.comparing(PriorInstance::address))
+        .sorted(Comparator.comparing(PriorInstance::address))
         .toList();
   }
 
@@ -110,7 +113,7 @@ public record PriorState(
     }
     try {
       return fromV4(MAPPER.readTree(json));
-    } catch (java.io.IOException e) {
+    } catch (IOException e) {
       throw new IllegalArgumentException("state is not valid JSON: " + e.getMessage(), e);
     }
   }

@@ -2,6 +2,7 @@ package dev.stagecraft.planner.plan;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.stagecraft.schemas.seal.SealedValues;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -79,8 +80,7 @@ final class Redaction {
       l.forEach(v -> out.add(scrubValue(v, sensitive)));
       return out;
     }
-    if (value instanceof String s
-        && (containsAny(s, sensitive) || dev.stagecraft.schemas.seal.SealedValues.isSealed(s))) {
+    if (value instanceof String s && (containsAny(s, sensitive) || SealedValues.isSealed(s))) {
       return SENSITIVE;
     }
     return value;

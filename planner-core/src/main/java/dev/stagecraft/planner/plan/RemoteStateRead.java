@@ -2,6 +2,7 @@ package dev.stagecraft.planner.plan;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -74,7 +75,7 @@ public sealed interface RemoteStateRead {
     ObjectMapper mapper = new ObjectMapper();
     try {
       return fromOutputs(mapper.readTree(json).get("outputs"), mapper);
-    } catch (java.io.IOException e) {
+    } catch (IOException e) {
       throw new IllegalArgumentException("state is not valid JSON: " + e.getMessage(), e);
     }
   }

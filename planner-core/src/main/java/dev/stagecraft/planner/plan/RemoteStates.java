@@ -8,11 +8,14 @@ import dev.stagecraft.language.diag.SourceRange;
 import dev.stagecraft.language.eval.EvalContext;
 import dev.stagecraft.language.eval.EvalResult;
 import dev.stagecraft.language.eval.Value;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 
 /**
  * {@code data "terraform_remote_state"} blocks (docs/planning.md "Remote state", ADR 0063): their
@@ -55,9 +58,8 @@ final class RemoteStates {
     for (DataDecl ds : model.dataSources().values()) {
       // what it reaches directly or through local values only: each such resource or data source
       List<String> named = new ArrayList<>();
-      Set<String> seen = new java.util.HashSet<>();
-      java.util.ArrayDeque<String> queue =
-          new java.util.ArrayDeque<>(model.graph().dependenciesOf(ds.address()));
+      Set<String> seen = new HashSet<>();
+      ArrayDeque<String> queue = new ArrayDeque<>(model.graph().dependenciesOf(ds.address()));
       while (!queue.isEmpty()) {
         String node = queue.poll();
         if (!seen.add(node)) {
@@ -420,7 +422,7 @@ final class RemoteStates {
         }
       }
       case RemoteStateRead.Found f -> {
-        for (var output : new java.util.TreeMap<>(f.outputs()).entrySet()) {
+        for (var output : new TreeMap<>(f.outputs()).entrySet()) {
           Value value = Value.of(output.getValue().get("value"));
           if (Boolean.TRUE.equals(output.getValue().get("sensitive"))) {
             value = value.markFromState();

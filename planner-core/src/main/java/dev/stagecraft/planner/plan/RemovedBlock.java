@@ -8,6 +8,7 @@ import dev.stagecraft.language.diag.Diagnostics;
 import dev.stagecraft.language.diag.SourceRange;
 import dev.stagecraft.language.syntax.Expression;
 import dev.stagecraft.language.syntax.Traversal;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -127,7 +128,7 @@ public record RemovedBlock(
    * of these (instance keys are not allowed).
    */
   private static String from(Traversal t) {
-    List<String> parts = new java.util.ArrayList<>();
+    List<String> parts = new ArrayList<>();
     parts.add(t.root());
     for (Traversal.Step step : t.steps()) {
       if (!(step instanceof Traversal.Attr a)) {
