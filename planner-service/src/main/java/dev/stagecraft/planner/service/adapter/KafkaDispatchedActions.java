@@ -10,8 +10,10 @@ import dev.stagecraft.schemas.envelope.EventEnvelope;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -70,7 +72,7 @@ final class KafkaDispatchedActions implements DispatchedActions {
       return Set.of();
     }
     // where each kept dispatch lies, to tell whether an executor took it
-    Map<Dispatched, Map.Entry<TopicPartition, Long>> at = new java.util.IdentityHashMap<>();
+    Map<Dispatched, Map.Entry<TopicPartition, Long>> at = new IdentityHashMap<>();
     Properties p = kafka.consumer("unused-" + clientId, clientId, "earliest");
     p.remove("group.id");
     try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(p)) {
@@ -187,8 +189,6 @@ final class KafkaDispatchedActions implements DispatchedActions {
       return List.of();
     }
     // a run's dispatches may lie on several partitions: order by publication time
-    return ofRun.values().stream()
-        .sorted(java.util.Comparator.comparing(Dispatched::dispatchedAt))
-        .toList();
+    return ofRun.values().stream().sorted(Comparator.comparing(Dispatched::dispatchedAt)).toList();
   }
 }

@@ -5,6 +5,8 @@ import dev.stagecraft.planner.service.adapter.clients.HttpWorkspaceLocks;
 import dev.stagecraft.planner.service.adapter.clients.HttpWorkspaceStates;
 import dev.stagecraft.planner.service.adapter.clients.InternalApis;
 import dev.stagecraft.planner.service.adapter.clients.TokenVerifier;
+import dev.stagecraft.planner.service.adapter.db.RunJournalStore;
+import dev.stagecraft.planner.service.adapter.db.RunRequestStore;
 import dev.stagecraft.planner.service.adapter.db.RunStore;
 import dev.stagecraft.planner.service.run.EventOutbox;
 import dev.stagecraft.planner.service.run.InstanceTainter;
@@ -19,6 +21,7 @@ import dev.stagecraft.platform.kafka.TopicBootstrap;
 import dev.stagecraft.platform.secrets.SecretsSetting;
 import dev.stagecraft.schemas.EventCodec;
 import dev.stagecraft.schemas.Topics;
+import dev.stagecraft.schemas.envelope.EventEnvelope;
 import dev.stagecraft.schemas.seal.SecretsKeyring;
 import dev.stagecraft.servicekit.http.ServiceAuth;
 import io.micronaut.context.annotation.Bean;
@@ -33,12 +36,14 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.function.Supplier;
+import org.slf4j.LoggerFactory;
 
 /**
  * Wires the planner: Kafka publisher and listeners, the HTTP clients of the lock and state
@@ -124,8 +129,8 @@ public class PlannerBeans {
       EventPublisher publisher,
       SecretsKeyring secrets,
       RunStore runStore,
-      dev.stagecraft.planner.service.adapter.db.RunJournalStore runJournal,
-      dev.stagecraft.planner.service.adapter.db.RunRequestStore runRequests,
+      RunJournalStore runJournal,
+      RunRequestStore runRequests,
       @Value("${stagecraft.planner.approval-timeout:1h}") Duration approvalTimeout,
       @Value("${stagecraft.planner.action-lease:15s}") Duration actionLease,
       @Value("${stagecraft.planner.dispatch-lease:10m}") Duration dispatchLease,
@@ -151,14 +156,14 @@ public class PlannerBeans {
               }
 
               @Override
-              public void send(dev.stagecraft.schemas.envelope.EventEnvelope envelope, String key) {
+              public void send(EventEnvelope envelope, String key) {
                 // the idempotent producer keeps the order per key; the run does not wait for the
                 // broker, the producer's callback reports a failure (no thread per event)
                 publisher.send(
                     envelope,
                     key,
                     e ->
-                        org.slf4j.LoggerFactory.getLogger(PlannerBeans.class)
+                        LoggerFactory.getLogger(PlannerBeans.class)
                             .warn(
                                 "could not publish {} of run {}: {}",
                                 envelope.type(),
@@ -186,7 +191,7 @@ public class PlannerBeans {
    * (e.g. {@code ci=8,sandbox=1}); blank for none.
    */
   static Map<String, Integer> parseTenantCaps(String setting) {
-    Map<String, Integer> caps = new java.util.LinkedHashMap<>();
+    Map<String, Integer> caps = new LinkedHashMap<>();
     if (setting == null || setting.isBlank()) {
       return caps;
     }

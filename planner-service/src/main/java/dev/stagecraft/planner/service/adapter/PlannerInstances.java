@@ -7,7 +7,9 @@ import dev.stagecraft.planner.service.run.InstanceLease;
 import dev.stagecraft.planner.service.run.RecoveryCause;
 import io.micronaut.context.annotation.Value;
 import jakarta.annotation.PreDestroy;
+import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -68,13 +70,13 @@ public final class PlannerInstances implements AutoCloseable {
   private volatile long lastRenewalStart;
   private volatile String lastRenewalError;
 
-  @jakarta.inject.Inject
+  @Inject
   PlannerInstances(
       PlannerSettings settings,
       HikariDataSource dataSource,
       @Value("${stagecraft.planner.instance-heartbeat:2s}") Duration heartbeat,
       @Value("${stagecraft.planner.instance-lease:15s}") Duration lease)
-      throws java.sql.SQLException {
+      throws SQLException {
     this(
         new InstanceStore(dataSource),
         settings.getInstanceId(),
@@ -96,7 +98,7 @@ public final class PlannerInstances implements AutoCloseable {
       InstanceLease lease,
       LongSupplier nanoTime,
       Consumer<String> fence)
-      throws java.sql.SQLException {
+      throws SQLException {
     this(store, instanceId, null, lease, nanoTime, fence);
   }
 
@@ -111,7 +113,7 @@ public final class PlannerInstances implements AutoCloseable {
       InstanceLease lease,
       LongSupplier nanoTime,
       Consumer<String> fence)
-      throws java.sql.SQLException {
+      throws SQLException {
     this.store = store;
     this.instanceId = instanceId;
     this.lease = lease;
@@ -192,7 +194,7 @@ public final class PlannerInstances implements AutoCloseable {
               instanceId);
         }
       }
-    } catch (java.sql.SQLException | RuntimeException e) {
+    } catch (SQLException | RuntimeException e) {
       // nothing was moved by the failed statement; the next round looks again
       LOG.warn("adoption round of planner instance {} failed: {}", instanceId, e.toString());
     }
@@ -218,7 +220,7 @@ public final class PlannerInstances implements AutoCloseable {
         case InstanceStore.Renewal.TakenOver t ->
             fenceOnce(InstanceLease.takenOverMessage(instanceId, t.adoptedBy()));
       }
-    } catch (java.sql.SQLException | RuntimeException e) {
+    } catch (SQLException | RuntimeException e) {
       lastRenewalError = e.toString();
       LOG.warn("planner instance {} could not renew its lease: {}", instanceId, e.toString());
     }

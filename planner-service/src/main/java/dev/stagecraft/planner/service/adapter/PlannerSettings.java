@@ -1,6 +1,8 @@
 package dev.stagecraft.planner.service.adapter;
 
 import io.micronaut.context.annotation.ConfigurationProperties;
+import java.net.URI;
+import java.net.URISyntaxException;
 
 /** {@code stagecraft.*} settings of the planner (environment variables in docs/internal-api.md). */
 @ConfigurationProperties("stagecraft")
@@ -98,10 +100,10 @@ public final class PlannerSettings {
       return null;
     }
     String url = plannerAdvertisedUrl.strip().replaceAll("/+$", "");
-    java.net.URI uri;
+    URI uri;
     try {
-      uri = new java.net.URI(url);
-    } catch (java.net.URISyntaxException e) {
+      uri = new URI(url);
+    } catch (URISyntaxException e) {
       uri = null;
     }
     if (uri == null

@@ -10,9 +10,12 @@ import dev.stagecraft.planner.service.run.RunCoordinator;
 import dev.stagecraft.planner.service.run.RunStatus;
 import dev.stagecraft.platform.kafka.KafkaSettings;
 import io.micronaut.context.annotation.Context;
+import java.sql.SQLException;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -32,7 +35,7 @@ final class RunRecovery {
   private static final Logger LOG = LoggerFactory.getLogger(RunRecovery.class);
 
   /** Dispatch timestamps come from the producer's clock: read a little earlier than needed. */
-  private static final java.time.Duration CLOCK_MARGIN = java.time.Duration.ofMinutes(5);
+  private static final Duration CLOCK_MARGIN = Duration.ofMinutes(5);
 
   RunRecovery(
       PlannerSettings settings,
@@ -42,7 +45,7 @@ final class RunRecovery {
       KafkaSettings kafka,
       PlannerBeans.Listeners listenersStarted,
       PlannerInstances instances)
-      throws java.sql.SQLException {
+      throws SQLException {
     recover(
         new RecoveryCause.Restart(settings.getInstanceId()),
         runs.unfinished(),
@@ -72,7 +75,7 @@ final class RunRecovery {
       RunRequestStore requests,
       RunCoordinator coordinator,
       DispatchedActions dispatches)
-      throws java.sql.SQLException {
+      throws SQLException {
     if (unfinished.isEmpty()) {
       return 0;
     }
@@ -153,7 +156,7 @@ final class RunRecovery {
                 "run {} (was {}) ended errored: {}", run.id(), run.status().wireName(), message);
           }
         }
-      } catch (java.sql.SQLException | RuntimeException e) {
+      } catch (SQLException | RuntimeException e) {
         LOG.warn("could not resume run {}: {}", run.id(), e.toString());
         end(runs, coordinator, run, cause.couldNotResumeMessage(run.status(), e.getMessage()));
       }
@@ -167,8 +170,8 @@ final class RunRecovery {
    */
   private static void end(
       RunStore runs, RunCoordinator coordinator, RunStore.UnfinishedRun run, String message)
-      throws java.sql.SQLException {
-    java.util.OptionalLong sequence = runs.endUnfinished(run, message);
+      throws SQLException {
+    OptionalLong sequence = runs.endUnfinished(run, message);
     if (sequence.isPresent()) {
       coordinator.announceEnded(
           run.tenant(), run.workspace(), run.id(), sequence.getAsLong(), message);

@@ -1,5 +1,6 @@
 package dev.stagecraft.planner.service.run;
 
+import dev.stagecraft.planner.plan.PlanJson;
 import dev.stagecraft.schemas.action.ActionDispatched;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -7,7 +8,9 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -93,26 +96,26 @@ final class CarriedActions {
    *
    * @return empty when it is; else why not, naming the addresses
    */
-  java.util.Optional<String> unapprovedRest(Map<String, String> restChanges) {
+  Optional<String> unapprovedRest(Map<String, String> restChanges) {
     if (approvedChanges == null) {
-      return java.util.Optional.of(
+      return Optional.of(
           "the planner that approved it recorded no copy of each change (a planner version"
               + " before ADR 0051)");
     }
     Set<String> dispatchedAddresses = new LinkedHashSet<>();
     dispatched.values().forEach(d -> dispatchedAddresses.add(d.action().address()));
-    Map<String, String> expected = new java.util.TreeMap<>(approvedChanges);
+    Map<String, String> expected = new TreeMap<>(approvedChanges);
     expected.keySet().removeAll(dispatchedAddresses);
     List<String> notApproved = new ArrayList<>();
     List<String> changed = new ArrayList<>();
     List<String> gone = new ArrayList<>();
-    new java.util.TreeMap<>(restChanges)
+    new TreeMap<>(restChanges)
         .forEach(
             (address, document) -> {
               String approved = expected.get(address);
               if (approved == null) {
                 notApproved.add(address);
-              } else if (!dev.stagecraft.planner.plan.PlanJson.covers(approved, document)) {
+              } else if (!PlanJson.covers(approved, document)) {
                 changed.add(address);
               }
             });
@@ -127,9 +130,7 @@ final class CarriedActions {
     if (!gone.isEmpty()) {
       why.add("approved but no longer planned: " + String.join(", ", gone));
     }
-    return why.isEmpty()
-        ? java.util.Optional.empty()
-        : java.util.Optional.of(String.join("; ", why));
+    return why.isEmpty() ? Optional.empty() : Optional.of(String.join("; ", why));
   }
 
   /** Whether {@code actionId} was dispatched before the restart. */

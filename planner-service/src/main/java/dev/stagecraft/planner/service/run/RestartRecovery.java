@@ -1,5 +1,6 @@
 package dev.stagecraft.planner.service.run;
 
+import dev.stagecraft.schemas.Topics;
 import java.util.Optional;
 
 /**
@@ -121,7 +122,7 @@ public final class RestartRecovery {
         return new Decision.Fail(
             stopped
                 + ": the record of its dispatched actions ("
-                + dev.stagecraft.schemas.Topics.ACTIONS
+                + Topics.ACTIONS
                 + ") could not be read, so which steps ran cannot be told and is not guessed."
                 + check);
       }

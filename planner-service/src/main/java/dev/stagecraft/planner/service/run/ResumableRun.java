@@ -1,6 +1,7 @@
 package dev.stagecraft.planner.service.run;
 
 import java.time.Instant;
+import java.util.Map;
 
 /**
  * A run a previous life of this planner instance accepted and did not finish, with what is needed
@@ -26,10 +27,10 @@ public record ResumableRun(
     long lastSequence,
     String planDigest,
     Instant plannedAt,
-    java.util.Map<String, String> approvedChanges) {
+    Map<String, String> approvedChanges) {
 
   public ResumableRun {
-    approvedChanges = approvedChanges == null ? null : java.util.Map.copyOf(approvedChanges);
+    approvedChanges = approvedChanges == null ? null : Map.copyOf(approvedChanges);
   }
 
   /** Without recorded approved changes. */

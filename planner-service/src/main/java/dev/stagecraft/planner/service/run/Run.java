@@ -1,8 +1,10 @@
 package dev.stagecraft.planner.service.run;
 
 import dev.stagecraft.planner.apply.ApplySchedule;
+import dev.stagecraft.planner.apply.KnownHostKeys;
 import dev.stagecraft.planner.plan.Plan;
 import dev.stagecraft.planner.plan.PlanResult;
+import java.nio.file.Path;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -26,7 +28,7 @@ public final class Run {
   RunStatus status = RunStatus.PENDING;
 
   /** When the run reached its terminal status (null while active). */
-  java.time.Instant endedAt;
+  Instant endedAt;
 
   String message;
   String lockId;
@@ -50,8 +52,7 @@ public final class Run {
   String cancelRequestedBy;
 
   /** Host keys to enforce, read when the run starts, attached to every dispatched connection. */
-  dev.stagecraft.planner.apply.KnownHostKeys knownHostKeys =
-      dev.stagecraft.planner.apply.KnownHostKeys.NONE;
+  KnownHostKeys knownHostKeys = KnownHostKeys.NONE;
 
   /** Started again by a restarted planner instance ({@link RunCoordinator#resume}). */
   boolean resumed;
@@ -78,7 +79,7 @@ public final class Run {
   String approvedPlanDigest;
 
   /** The uploaded files, written out while the run plans and applies; deleted when it ends. */
-  java.nio.file.Path filesDir;
+  Path filesDir;
 
   Run(String id, RunRequest request, Instant createdAt, RunJournal journal) {
     this.id = id;

@@ -13,6 +13,7 @@ import dev.stagecraft.planner.plan.PlannedAction;
 import dev.stagecraft.planner.plan.Planner;
 import dev.stagecraft.planner.plan.PriorState;
 import dev.stagecraft.schemas.EventCodec;
+import dev.stagecraft.schemas.EventType;
 import dev.stagecraft.schemas.action.ActionDispatched;
 import dev.stagecraft.schemas.action.ActionFinished;
 import dev.stagecraft.schemas.action.ActionHeartbeat;
@@ -22,6 +23,8 @@ import dev.stagecraft.schemas.action.ActionStep;
 import dev.stagecraft.schemas.action.DispatchSealing;
 import dev.stagecraft.schemas.control.RunCancelRequested;
 import dev.stagecraft.schemas.envelope.EventEnvelope;
+import dev.stagecraft.schemas.lock.LockForceUnlocked;
+import dev.stagecraft.schemas.lock.LockLeaseExpired;
 import dev.stagecraft.schemas.run.RunTransitioned;
 import dev.stagecraft.schemas.seal.SecretsKeyring;
 import dev.stagecraft.schemas.state.StateRecorded;
@@ -29,15 +32,21 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -101,8 +110,7 @@ public final class RunCoordinator implements AutoCloseable {
   private volatile TenantAdmission admission = TenantAdmission.unlimited();
 
   /** Runs waiting for a slot of {@link #admission}: completed when admitted or ended. */
-  private final Map<String, java.util.concurrent.CompletableFuture<Void>> awaitingAdmission =
-      new ConcurrentHashMap<>();
+  private final Map<String, CompletableFuture<Void>> awaitingAdmission = new ConcurrentHashMap<>();
 
   private volatile IdempotencyKeys idempotencyKeys = IdempotencyKeys.inMemory();
   private final Object keyedStarts = new Object();
@@ -215,7 +223,7 @@ public final class RunCoordinator implements AutoCloseable {
    */
   private void awaitAdmission(Run run) throws Exception {
     String tenant = run.request.tenant();
-    var admitted = new java.util.concurrent.CompletableFuture<Void>();
+    var admitted = new CompletableFuture<Void>();
     awaitingAdmission.put(run.id, admitted); // before admit: a release may wake it at once
     Optional<String> waitReason = admission.admit(tenant, run.id);
     if (waitReason.isPresent()) {
@@ -549,7 +557,7 @@ public final class RunCoordinator implements AutoCloseable {
 
   private String expiredMessage() {
     return "The plan was not approved within "
-        + approvalTimeout.toString().substring(2).toLowerCase(java.util.Locale.ROOT)
+        + approvalTimeout.toString().substring(2).toLowerCase(Locale.ROOT)
         + " (the approval timeout); the run was discarded and nothing was applied. Start a new"
         + " run.";
   }
@@ -559,8 +567,7 @@ public final class RunCoordinator implements AutoCloseable {
    * decision completes with the approver, or with null when the run ends otherwise.
    */
   private static final class PendingApproval {
-    final java.util.concurrent.CompletableFuture<String> decision =
-        new java.util.concurrent.CompletableFuture<>();
+    final CompletableFuture<String> decision = new CompletableFuture<>();
     volatile Instant plannedAt;
 
     /** For a resumed run: when its plan was first made (before the restart); else null. */
@@ -583,11 +590,11 @@ public final class RunCoordinator implements AutoCloseable {
               Duration.between(clock.instant(), pending.plannedAt.plus(approvalTimeout))
                   .toMillis());
       approver = pending.decision.get(left, TimeUnit.MILLISECONDS);
-    } catch (java.util.concurrent.TimeoutException e) {
+    } catch (TimeoutException e) {
       pending.decision.complete(null);
       finish(run, RunStatus.DISCARDED, expiredMessage());
       throw new RunEndedException();
-    } catch (java.util.concurrent.ExecutionException e) {
+    } catch (ExecutionException e) {
       throw new IllegalStateException(e.getCause());
     } finally {
       approvals.remove(run.id);
@@ -735,7 +742,7 @@ public final class RunCoordinator implements AutoCloseable {
    */
   public static String runIdFor(String tenant, String idempotencyKey) {
     return "run-"
-        + java.util.UUID.nameUUIDFromBytes(
+        + UUID.nameUUIDFromBytes(
             SecretsKeyring.associatedData("stagecraft-run-request", tenant, idempotencyKey));
   }
 
@@ -901,14 +908,14 @@ public final class RunCoordinator implements AutoCloseable {
       return;
     }
     for (Run run : runs.values()) {
-      List<EventEnvelope> interrupted = new java.util.ArrayList<>();
+      List<EventEnvelope> interrupted = new ArrayList<>();
       boolean abandonedAny = false;
       synchronized (run) {
         if (run.status.isTerminal() || (run.schedule == null && !carriedRuns.containsKey(run.id))) {
           continue;
         }
         List<InFlightActions.Lease> silent =
-            new java.util.ArrayList<>(run.inFlight.silentFor(actionLease, now));
+            new ArrayList<>(run.inFlight.silentFor(actionLease, now));
         // carried over a restart, and no executor reported since (docs/adr/0035)
         List<InFlightActions.Lease> unheard = run.inFlight.unheardSinceRestart(dispatchLease, now);
         silent.addAll(unheard);
@@ -1250,7 +1257,7 @@ public final class RunCoordinator implements AutoCloseable {
     synchronized (run) {
       unfinished = carried.unfinished();
     }
-    List<ActionDispatched> opened = new java.util.ArrayList<>();
+    List<ActionDispatched> opened = new ArrayList<>();
     for (DispatchedActions.Dispatched d : unfinished) {
       opened.add(DispatchSealing.open(d.action(), secrets, req.tenant(), req.workspace()));
     }
@@ -1480,16 +1487,14 @@ public final class RunCoordinator implements AutoCloseable {
    * thread-safe.
    */
   public void onLockEvent(EventEnvelope envelope) {
-    if (dev.stagecraft.schemas.EventType.LOCK_FORCE_UNLOCKED.type().equals(envelope.type())) {
-      onForceUnlocked(
-          envelope, EventCodec.data(envelope, dev.stagecraft.schemas.lock.LockForceUnlocked.class));
+    if (EventType.LOCK_FORCE_UNLOCKED.type().equals(envelope.type())) {
+      onForceUnlocked(envelope, EventCodec.data(envelope, LockForceUnlocked.class));
       return;
     }
-    if (!dev.stagecraft.schemas.EventType.LOCK_LEASE_EXPIRED.type().equals(envelope.type())) {
+    if (!EventType.LOCK_LEASE_EXPIRED.type().equals(envelope.type())) {
       return;
     }
-    dev.stagecraft.schemas.lock.LockLeaseExpired expired =
-        EventCodec.data(envelope, dev.stagecraft.schemas.lock.LockLeaseExpired.class);
+    LockLeaseExpired expired = EventCodec.data(envelope, LockLeaseExpired.class);
     Run run = expired.holder() == null ? null : runs.get(expired.holder());
     if (run == null
         || !run.request.tenant().equals(envelope.tenant())
@@ -1516,8 +1521,7 @@ public final class RunCoordinator implements AutoCloseable {
             + " start a new run.");
   }
 
-  private void onForceUnlocked(
-      EventEnvelope envelope, dev.stagecraft.schemas.lock.LockForceUnlocked forced) {
+  private void onForceUnlocked(EventEnvelope envelope, LockForceUnlocked forced) {
     Run run = forced.holder() == null ? null : runs.get(forced.holder());
     if (run == null
         || !run.request.tenant().equals(envelope.tenant())
@@ -1740,7 +1744,7 @@ public final class RunCoordinator implements AutoCloseable {
   }
 
   private void dispatchReady(Run run) {
-    List<EventEnvelope> toPublish = new java.util.ArrayList<>();
+    List<EventEnvelope> toPublish = new ArrayList<>();
     boolean finished;
     RunStatus terminal = null;
     synchronized (run) {

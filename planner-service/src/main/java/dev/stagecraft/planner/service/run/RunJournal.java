@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.LongFunction;
 
 /**
  * The ordered events of one run, for followers. Appends and reads may come from any thread; {@link
@@ -161,7 +162,7 @@ public final class RunJournal {
         false);
   }
 
-  private void append(java.util.function.LongFunction<RunEvent> event, boolean close) {
+  private void append(LongFunction<RunEvent> event, boolean close) {
     lock.lock();
     try {
       events.add(event.apply(base + events.size() + 1L));

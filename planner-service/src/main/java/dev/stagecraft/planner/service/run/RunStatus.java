@@ -1,5 +1,7 @@
 package dev.stagecraft.planner.service.run;
 
+import java.util.Locale;
+
 /** The run lifecycle (docs/runs.md). Terminal statuses never change again. */
 public enum RunStatus {
   PENDING,
@@ -14,7 +16,7 @@ public enum RunStatus {
   DISCARDED;
 
   public String wireName() {
-    return name().toLowerCase(java.util.Locale.ROOT);
+    return name().toLowerCase(Locale.ROOT);
   }
 
   public boolean isTerminal() {

@@ -1,6 +1,8 @@
 package dev.stagecraft.planner.service.run;
 
 import dev.stagecraft.planner.apply.KnownHostKeys;
+import dev.stagecraft.planner.plan.RemoteStateRead;
+import dev.stagecraft.planner.plan.RemoteStateSource;
 import java.util.Map;
 
 /** Port to state-service. */
@@ -28,17 +30,16 @@ public interface WorkspaceStates {
    * @param credential a run's state credential or an API token (a secret: never logged)
    * @throws IllegalStateException when the state service cannot answer
    */
-  default dev.stagecraft.planner.plan.RemoteStateRead remoteOutputs(
-      String tenant, dev.stagecraft.planner.plan.RemoteStateSource source, String credential) {
+  default RemoteStateRead remoteOutputs(
+      String tenant, RemoteStateSource source, String credential) {
     if (source.workspace() == null) {
-      return new dev.stagecraft.planner.plan.RemoteStateRead.Refused(
-          "this state port reads no http addresses");
+      return new RemoteStateRead.Refused("this state port reads no http addresses");
     }
     String json = read(tenant, source.workspace());
     if (json == null || json.isBlank()) {
-      return new dev.stagecraft.planner.plan.RemoteStateRead.NotFound();
+      return new RemoteStateRead.NotFound();
     }
-    return dev.stagecraft.planner.plan.RemoteStateRead.fromV4Json(json);
+    return RemoteStateRead.fromV4Json(json);
   }
 
   /** The current state as Terraform v4 JSON (serial 0 and no resources when empty). */

@@ -21,6 +21,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -66,7 +67,7 @@ public final class RunTrigger {
 
   /** Decisions taken, by tenant, source and event id, newest last; guarded by itself. */
   private final Map<String, Decided> decided =
-      new java.util.LinkedHashMap<>(16, 0.75f, false) {
+      new LinkedHashMap<>(16, 0.75f, false) {
         @Override
         protected boolean removeEldestEntry(Map.Entry<String, Decided> eldest) {
           return size() > REMEMBERED_DECISIONS;

@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.util.HexFormat;
+import java.util.Locale;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
@@ -45,6 +46,6 @@ public final class TriggerSignature {
     // constant time, so the comparison does not tell an attacker how much of a guess was right
     return MessageDigest.isEqual(
         sign(secret, timestamp, body).getBytes(StandardCharsets.US_ASCII),
-        header.trim().toLowerCase(java.util.Locale.ROOT).getBytes(StandardCharsets.US_ASCII));
+        header.trim().toLowerCase(Locale.ROOT).getBytes(StandardCharsets.US_ASCII));
   }
 }

@@ -9,6 +9,8 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.function.Supplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * {@link WorkspaceLocks} over lock-service's internal HTTP API (docs/internal-api.md).
@@ -144,8 +146,7 @@ public final class HttpWorkspaceLocks implements WorkspaceLocks {
    * or "a newer request" when the detail does not name one.
    */
   public static String supersedingHolder(String detail) {
-    java.util.regex.Matcher m =
-        java.util.regex.Pattern.compile("newer request from '([^']*)'").matcher(detail);
+    Matcher m = Pattern.compile("newer request from '([^']*)'").matcher(detail);
     return m.find() ? m.group(1) : "a newer request";
   }
 

@@ -3,6 +3,7 @@ package dev.stagecraft.planner.service.adapter.clients;
 import static dev.stagecraft.planner.service.adapter.clients.HttpWorkspaceLocks.enc;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.stagecraft.planner.apply.KnownHostKeys;
 import dev.stagecraft.planner.plan.RemoteStateRead;
 import dev.stagecraft.planner.plan.RemoteStateSource;
@@ -73,9 +74,7 @@ public final class HttpWorkspaceStates implements WorkspaceStates {
         idempotent(() -> http.getAs(credential, path, Duration.ofSeconds(30)));
     return switch (r.status()) {
       case 200 ->
-          RemoteStateRead.fromOutputs(
-                  r.json().get("outputs"), new com.fasterxml.jackson.databind.ObjectMapper())
-              .of(workspace);
+          RemoteStateRead.fromOutputs(r.json().get("outputs"), new ObjectMapper()).of(workspace);
       case 404 -> new RemoteStateRead.NotFound();
       case 400 ->
           new RemoteStateRead.Refused(

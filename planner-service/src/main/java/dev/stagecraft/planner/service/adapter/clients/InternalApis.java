@@ -1,5 +1,6 @@
 package dev.stagecraft.planner.service.adapter.clients;
 
+import dev.stagecraft.planner.service.run.StateAddresses;
 import dev.stagecraft.platform.auth.ServiceCredentials;
 import dev.stagecraft.servicekit.http.InternalHttp;
 
@@ -33,8 +34,8 @@ public final class InternalApis {
    * This Stagecraft's state addresses (its public URL and the planner's), which a remote state's
    * http address must be one of (docs/planning.md "Remote state").
    */
-  public dev.stagecraft.planner.service.run.StateAddresses ownStateAddresses() {
-    return new dev.stagecraft.planner.service.run.StateAddresses(publicStateUrl, stateUrl);
+  public StateAddresses ownStateAddresses() {
+    return new StateAddresses(publicStateUrl, stateUrl);
   }
 
   /** A client of the state service's {@code /internal/**}. */

@@ -10,8 +10,10 @@ import io.micronaut.context.annotation.Context;
 import io.micronaut.context.annotation.Factory;
 import io.micronaut.context.annotation.Value;
 import jakarta.inject.Singleton;
+import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.time.Clock;
+import java.time.Duration;
 
 /**
  * The planner's database (schema {@code planner}, Flyway migrations in {@code db/migration}) and
@@ -76,10 +78,10 @@ public class PlannerDatabase {
   @Bean(preDestroy = "close")
   RunJournalFollowers runJournalFollowers(
       HikariDataSource dataSource,
-      @Value("${stagecraft.planner.run-log-reread:10s}") java.time.Duration reread) {
+      @Value("${stagecraft.planner.run-log-reread:10s}") Duration reread) {
     return new RunJournalFollowers(
             () ->
-                java.sql.DriverManager.getConnection(
+                DriverManager.getConnection(
                     dataSource.getJdbcUrl(), dataSource.getUsername(), dataSource.getPassword()),
             reread)
         .start();
@@ -115,7 +117,7 @@ public class PlannerDatabase {
 
   @Singleton
   ConfigurationVersionStore configurationVersionStore(
-      HikariDataSource dataSource, dev.stagecraft.schemas.seal.SecretsKeyring keyring) {
+      HikariDataSource dataSource, SecretsKeyring keyring) {
     // sealed at rest when a key is configured (docs/adr/0024)
     return new ConfigurationVersionStore(dataSource, Clock.systemUTC(), keyring);
   }

@@ -11,6 +11,9 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -58,8 +61,7 @@ public final class RunJournalStore implements RunJournal.Recorder {
   private final String instanceId;
 
   /** Runs whose batches were dropped because another instance owns them (logged once each). */
-  private final java.util.Set<String> fencedRuns =
-      java.util.concurrent.ConcurrentHashMap.newKeySet();
+  private final Set<String> fencedRuns = ConcurrentHashMap.newKeySet();
 
   /**
    * A store whose runs keep {@link RunJournal#DEFAULT_MAX_LOG_LINES} output lines.
@@ -88,7 +90,7 @@ public final class RunJournalStore implements RunJournal.Recorder {
     }
     this.dataSource = dataSource;
     this.maxLogLines = maxLogLines;
-    this.instanceId = java.util.Objects.requireNonNull(instanceId, "instanceId");
+    this.instanceId = Objects.requireNonNull(instanceId, "instanceId");
   }
 
   @Override

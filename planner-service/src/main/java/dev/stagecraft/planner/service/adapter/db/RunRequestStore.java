@@ -15,10 +15,13 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -97,7 +100,7 @@ public final class RunRequestStore implements RunRequestRecorder {
       rest.put("parallelism", request.parallelism());
       rest.put("coalescingKey", request.coalescingKey());
       rest.put("stepTimeoutSeconds", request.stepTimeoutSeconds());
-      rest.put("hclVariables", new java.util.TreeSet<>(request.hclVariables()));
+      rest.put("hclVariables", new TreeSet<>(request.hclVariables()));
       rest.put("awaitingApproval", awaitingApproval);
       rest.put("pendingMessage", pendingMessage);
       try (Connection c = dataSource.getConnection()) {
@@ -216,7 +219,7 @@ public final class RunRequestStore implements RunRequestRecorder {
             text(rest, "coalescingKey"),
             // requests recorded before step timeouts existed get the default
             rest.path("stepTimeoutSeconds").asInt(RunRequest.DEFAULT_STEP_TIMEOUT_SECONDS));
-    java.util.Set<String> hcl = new java.util.HashSet<>();
+    Set<String> hcl = new HashSet<>();
     rest.path("hclVariables").forEach(n -> hcl.add(n.asText()));
     request = request.withHclVariables(hcl);
     return Optional.of(

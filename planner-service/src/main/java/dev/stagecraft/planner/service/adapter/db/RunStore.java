@@ -20,10 +20,14 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Base64;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.stream.Collectors;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
@@ -284,8 +288,7 @@ public final class RunStore implements RunObserver {
         out.add(unfinishedRun(rs));
       }
     }
-    out.sort(
-        java.util.Comparator.comparing(UnfinishedRun::createdAt).thenComparing(UnfinishedRun::id));
+    out.sort(Comparator.comparing(UnfinishedRun::createdAt).thenComparing(UnfinishedRun::id));
     return out;
   }
 
@@ -294,7 +297,7 @@ public final class RunStore implements RunObserver {
         rs.getString(1),
         rs.getString(2),
         rs.getString(3),
-        RunStatus.valueOf(rs.getString(4).toUpperCase(java.util.Locale.ROOT)),
+        RunStatus.valueOf(rs.getString(4).toUpperCase(Locale.ROOT)),
         rs.getLong(5),
         instant(rs.getTimestamp(6)),
         rs.getString(7),
@@ -333,8 +336,7 @@ public final class RunStore implements RunObserver {
    *
    * @return the transition's sequence, or empty when nothing was written
    */
-  public java.util.OptionalLong endUnfinished(UnfinishedRun run, String message)
-      throws SQLException {
+  public OptionalLong endUnfinished(UnfinishedRun run, String message) throws SQLException {
     Instant now = clock.instant();
     long sequence = run.lastSequence() + RunCoordinator.RESUME_SEQUENCE_GAP + 1;
     try (Connection c = dataSource.getConnection()) {
@@ -385,7 +387,7 @@ public final class RunStore implements RunObserver {
                     message)));
       }
       c.commit();
-      return updated == 1 ? java.util.OptionalLong.of(sequence) : java.util.OptionalLong.empty();
+      return updated == 1 ? OptionalLong.of(sequence) : OptionalLong.empty();
     }
   }
 
@@ -466,7 +468,7 @@ public final class RunStore implements RunObserver {
   /** The position after a run in the newest-first order: opaque to clients (base64url). */
   public record Cursor(Instant createdAt, String id) {
     public String encode() {
-      return java.util.Base64.getUrlEncoder()
+      return Base64.getUrlEncoder()
           .withoutPadding()
           .encodeToString((createdAt.toString() + "|" + id).getBytes(StandardCharsets.UTF_8));
     }
@@ -476,8 +478,7 @@ public final class RunStore implements RunObserver {
      */
     public static Cursor decode(String text) {
       try {
-        String s =
-            new String(java.util.Base64.getUrlDecoder().decode(text), StandardCharsets.UTF_8);
+        String s = new String(Base64.getUrlDecoder().decode(text), StandardCharsets.UTF_8);
         int bar = s.indexOf('|');
         return new Cursor(Instant.parse(s.substring(0, bar)), s.substring(bar + 1));
       } catch (RuntimeException e) {
@@ -502,7 +503,7 @@ public final class RunStore implements RunObserver {
         rs.getString(2),
         rs.getString(3),
         status,
-        RunStatus.valueOf(status.toUpperCase(java.util.Locale.ROOT)).isTerminal(),
+        RunStatus.valueOf(status.toUpperCase(Locale.ROOT)).isTerminal(),
         rs.getString(5),
         rs.getString(6),
         rs.getString(7),

@@ -1,6 +1,7 @@
 package dev.stagecraft.planner.service.adapter.http;
 
 import dev.stagecraft.planner.service.adapter.clients.TokenVerifier.Principal;
+import io.micronaut.context.annotation.Value;
 import io.micronaut.http.HttpRequest;
 import io.micronaut.http.HttpResponse;
 import io.micronaut.http.HttpStatus;
@@ -42,10 +43,7 @@ public final class Access {
   private final ApiAuth auth;
   private final Set<String> operatorTenants;
 
-  public Access(
-      ApiAuth auth,
-      @io.micronaut.context.annotation.Value("${stagecraft.operator-tenants:dev}")
-          String operatorTenants) {
+  public Access(ApiAuth auth, @Value("${stagecraft.operator-tenants:dev}") String operatorTenants) {
     this.auth = auth;
     this.operatorTenants = Set.of(operatorTenants.split("\\s*,\\s*"));
   }

@@ -6,6 +6,7 @@ import io.micronaut.http.annotation.Controller;
 import io.micronaut.http.annotation.Get;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * {@code /.well-known/stagecraft.json}: the base URL of every public API, so that clients need only
@@ -22,7 +23,7 @@ public class DiscoveryController {
   @Get("/.well-known/stagecraft.json")
   public Map<String, Object> discovery(HttpRequest<?> request) {
     String self =
-        java.util.Optional.ofNullable(request.getHeaders().get("Host"))
+        Optional.ofNullable(request.getHeaders().get("Host"))
             .map(h -> "http://" + h)
             .orElse("http://127.0.0.1:" + request.getServerAddress().getPort());
     Map<String, Object> doc = new LinkedHashMap<>();

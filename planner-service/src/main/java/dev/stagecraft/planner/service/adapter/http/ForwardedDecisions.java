@@ -8,7 +8,9 @@ import dev.stagecraft.planner.service.trigger.RunTrigger.Refusal;
 import dev.stagecraft.planner.service.trigger.RunTrigger.Refused;
 import dev.stagecraft.planner.service.trigger.TriggerSignature;
 import dev.stagecraft.schemas.EventCodec;
+import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.sql.SQLException;
 import java.util.LinkedHashMap;
@@ -31,7 +33,7 @@ public final class ForwardedDecisions implements RunTrigger.Decisions {
   private final RunStore runs;
   private final RunForwarding forwarding;
 
-  @jakarta.inject.Inject
+  @Inject
   ForwardedDecisions(RunStore runs, RunForwarding forwarding) {
     this.runs = runs;
     this.forwarding = forwarding;
@@ -105,7 +107,7 @@ public final class ForwardedDecisions implements RunTrigger.Decisions {
     JsonNode body;
     try {
       body = EventCodec.mapper().readTree(r.body() == null || r.body().isBlank() ? "{}" : r.body());
-    } catch (java.io.IOException e) {
+    } catch (IOException e) {
       body = EventCodec.mapper().createObjectNode();
     }
     String detail = body.path("detail").asText(body.path("title").asText(""));

@@ -1,16 +1,20 @@
 package dev.stagecraft.planner.service.adapter.http;
 
+import com.zaxxer.hikari.HikariDataSource;
 import dev.stagecraft.planner.service.adapter.PlannerSettings;
 import dev.stagecraft.planner.service.adapter.db.InstanceStore;
 import io.micronaut.http.HttpResponse;
 import io.micronaut.http.HttpStatus;
 import io.micronaut.http.MediaType;
+import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
 import java.io.IOException;
 import java.net.URI;
+import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpTimeoutException;
+import java.nio.charset.StandardCharsets;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Map;
@@ -59,8 +63,8 @@ public final class RunForwarding {
           .followRedirects(HttpClient.Redirect.NEVER)
           .build();
 
-  @jakarta.inject.Inject
-  RunForwarding(com.zaxxer.hikari.HikariDataSource dataSource, PlannerSettings settings) {
+  @Inject
+  RunForwarding(HikariDataSource dataSource, PlannerSettings settings) {
     this(new InstanceStore(dataSource), settings.getInstanceId());
   }
 
@@ -257,8 +261,7 @@ public final class RunForwarding {
   }
 
   private static String encoded(String runId) {
-    return java.net.URLEncoder.encode(runId, java.nio.charset.StandardCharsets.UTF_8)
-        .replace("+", "%20");
+    return URLEncoder.encode(runId, StandardCharsets.UTF_8).replace("+", "%20");
   }
 
   /** 503 with {@code Retry-After}: a condition that passes by itself. */

@@ -6,6 +6,7 @@ import dev.stagecraft.planner.service.adapter.db.RunStore;
 import dev.stagecraft.planner.service.run.Run;
 import dev.stagecraft.planner.service.run.RunEvent;
 import io.micronaut.http.sse.Event;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
@@ -109,13 +110,13 @@ final class RunLogStream implements Publisher<Event<RunEvent>> {
   @FunctionalInterface
   interface EntriesAfter {
     List<RunEvent> read(String tenant, String runId, long after, long upTo, int limit)
-        throws java.sql.SQLException;
+        throws SQLException;
   }
 
   /** A run's last recorded entry, or null. */
   @FunctionalInterface
   interface LastEntry {
-    RunEvent read(String tenant, String runId) throws java.sql.SQLException;
+    RunEvent read(String tenant, String runId) throws SQLException;
   }
 
   /** {@link #recorded} reading the journal through {@code entries} and {@code lastEntry}. */

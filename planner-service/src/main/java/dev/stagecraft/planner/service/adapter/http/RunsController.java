@@ -1,5 +1,10 @@
 package dev.stagecraft.planner.service.adapter.http;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.stagecraft.language.config.LoadResult;
+import dev.stagecraft.planner.plan.AttributeSealing;
 import dev.stagecraft.planner.plan.PlanJson;
 import dev.stagecraft.planner.plan.PlanRenderer;
 import dev.stagecraft.planner.plan.PlanRequest;
@@ -10,7 +15,10 @@ import dev.stagecraft.planner.service.adapter.clients.HttpWorkspaceStates;
 import dev.stagecraft.planner.service.adapter.clients.InternalApis;
 import dev.stagecraft.planner.service.adapter.clients.TokenVerifier.Principal;
 import dev.stagecraft.planner.service.adapter.db.ConfigurationVersionStore;
+import dev.stagecraft.planner.service.adapter.db.RunJournalFollowers;
+import dev.stagecraft.planner.service.adapter.db.RunJournalStore;
 import dev.stagecraft.planner.service.adapter.db.RunRequestKeyStore;
+import dev.stagecraft.planner.service.adapter.db.RunRequestStore;
 import dev.stagecraft.planner.service.adapter.db.RunStore;
 import dev.stagecraft.planner.service.adapter.db.WorkspaceStore;
 import dev.stagecraft.planner.service.run.PreparedConfiguration;
@@ -19,13 +27,19 @@ import dev.stagecraft.planner.service.run.Run;
 import dev.stagecraft.planner.service.run.RunCoordinator;
 import dev.stagecraft.planner.service.run.RunEvent;
 import dev.stagecraft.planner.service.run.RunRequest;
+import dev.stagecraft.planner.service.run.RunStatus;
 import dev.stagecraft.planner.service.run.UploadedFiles;
+import dev.stagecraft.schemas.EventCodec;
+import dev.stagecraft.schemas.seal.SecretsKeyring;
+import dev.stagecraft.servicekit.http.Json;
 import dev.stagecraft.servicekit.http.Problem;
+import io.micronaut.context.annotation.Value;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.HttpRequest;
 import io.micronaut.http.HttpResponse;
 import io.micronaut.http.HttpStatus;
 import io.micronaut.http.MediaType;
+import io.micronaut.http.MutableHttpResponse;
 import io.micronaut.http.annotation.Body;
 import io.micronaut.http.annotation.Controller;
 import io.micronaut.http.annotation.Get;
@@ -35,13 +49,24 @@ import io.micronaut.http.annotation.Post;
 import io.micronaut.http.annotation.QueryValue;
 import io.micronaut.scheduling.TaskExecutors;
 import io.micronaut.scheduling.annotation.ExecuteOn;
+import jakarta.inject.Inject;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.sql.SQLException;
+import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
 import java.util.regex.Pattern;
+import org.slf4j.LoggerFactory;
 
 /**
  * Runs and plans. {@code POST /api/v1/plans} plans synchronously without changing anything; {@code
@@ -65,26 +90,25 @@ public class RunsController {
   private final HttpWorkspaceStates states;
 
   // field-injected: the records of runs, workspaces and configuration versions (adapter/db)
-  @jakarta.inject.Inject RunStore runStore;
+  @Inject RunStore runStore;
   // every run's recorded journal: logs of runs another instance drives (docs/adr/0032)
-  @jakarta.inject.Inject dev.stagecraft.planner.service.adapter.db.RunJournalStore runJournal;
+  @Inject RunJournalStore runJournal;
 
   /** Wakes the followers of recorded journals (docs/adr/0037). */
-  @jakarta.inject.Inject
-  dev.stagecraft.planner.service.adapter.db.RunJournalFollowers runLogFollowers;
+  @Inject RunJournalFollowers runLogFollowers;
 
-  @jakarta.inject.Inject WorkspaceStore workspaceStore;
+  @Inject WorkspaceStore workspaceStore;
   // whether a run shown from its records was requested awaiting approval
-  @jakarta.inject.Inject dev.stagecraft.planner.service.adapter.db.RunRequestStore runRequests;
+  @Inject RunRequestStore runRequests;
   // cancel, approve and discard of runs another instance drives (docs/adr/0050)
-  @jakarta.inject.Inject RunForwarding forwarding;
-  @jakarta.inject.Inject ConfigurationVersionStore configurationVersions;
-  @jakarta.inject.Inject com.zaxxer.hikari.HikariDataSource dataSource;
+  @Inject RunForwarding forwarding;
+  @Inject ConfigurationVersionStore configurationVersions;
+  @Inject HikariDataSource dataSource;
   // opens the sealed attribute values of the prior state (docs/adr/0024)
-  @jakarta.inject.Inject dev.stagecraft.schemas.seal.SecretsKeyring secrets;
+  @Inject SecretsKeyring secrets;
 
   /** How long an {@code Idempotency-Key} of {@code POST /runs} is remembered. */
-  @io.micronaut.context.annotation.Value("${stagecraft.planner.idempotency-retention:24h}")
+  @Value("${stagecraft.planner.idempotency-retention:24h}")
   Duration idempotencyRetention;
 
   /** Printable ASCII without spaces, 1-200 characters (as Stripe and the IETF draft allow). */
@@ -119,8 +143,8 @@ public class RunsController {
      * The names among {@code variables} whose values are HCL expressions (a variable file's: they
      * keep their own type); the others are strings, as {@code -var} gives them.
      */
-    java.util.Set<String> hcl() {
-      return hclVariables == null ? java.util.Set.of() : java.util.Set.copyOf(hclVariables);
+    Set<String> hcl() {
+      return hclVariables == null ? Set.of() : Set.copyOf(hclVariables);
     }
 
     /** The same request with these files (those of a configuration version). */
@@ -163,9 +187,8 @@ public class RunsController {
       prior =
           PriorState.fromV4Json(
               states.read(principal.get().tenant(), body.workspace()),
-              dev.stagecraft.planner.plan.AttributeSealing.of(
-                  secrets, principal.get().tenant(), body.workspace()));
-    } catch (dev.stagecraft.planner.plan.AttributeSealing.SealedStateException e) {
+              AttributeSealing.of(secrets, principal.get().tenant(), body.workspace()));
+    } catch (AttributeSealing.SealedStateException e) {
       return problem(HttpStatus.CONFLICT, "Sealed state cannot be opened", e.getMessage());
     }
     PlanResult result;
@@ -224,7 +247,7 @@ public class RunsController {
       HttpRequest<?> request,
       @Body RunBody body,
       @Nullable @Header("Idempotency-Key") String idempotencyKey)
-      throws java.sql.SQLException {
+      throws SQLException {
     WriteAccess access = writeAccess(request, "start");
     if (access.refusal() != null) {
       return access.refusal();
@@ -298,7 +321,7 @@ public class RunsController {
     // written and the configuration parsed here, so nothing is written or parsed twice (ADR 0025)
     PlanResult check;
     Path dir = null;
-    dev.stagecraft.language.config.LoadResult parsed;
+    LoadResult parsed;
     try {
       dir = coordinator.uploads().materialise(principal.tenant(), body.files(), supportFiles);
       parsed = Planner.parse(body.files());
@@ -318,7 +341,7 @@ public class RunsController {
     WorkspaceStore.Workspace workspace;
     try {
       workspace = workspaceStore.ensure(principal.tenant(), body.workspace());
-    } catch (java.sql.SQLException | RuntimeException e) {
+    } catch (SQLException | RuntimeException e) {
       UploadedFiles.delete(dir);
       throw e;
     }
@@ -348,8 +371,8 @@ public class RunsController {
       run = coordinator.start(runRequest, !workspace.autoApply(), prepared);
     } else {
       // record the key before the side effect: a retry (here or on another planner) replays
-      String runId = "run-" + java.util.UUID.randomUUID();
-      RunRequestKeyStore keys = new RunRequestKeyStore(dataSource, java.time.Clock.systemUTC());
+      String runId = "run-" + UUID.randomUUID();
+      RunRequestKeyStore keys = new RunRequestKeyStore(dataSource, Clock.systemUTC());
       boolean recorded;
       try {
         recorded =
@@ -359,7 +382,7 @@ public class RunsController {
                 runId,
                 body.workspace(),
                 requestDigest,
-                java.time.Instant.now().minus(idempotencyRetention));
+                Instant.now().minus(idempotencyRetention));
       } catch (RuntimeException e) {
         UploadedFiles.delete(dir); // nothing started: the prepared files go too
         throw e;
@@ -393,9 +416,9 @@ public class RunsController {
                 described.message(),
                 described.configurationVersion(),
                 described.variables());
-          } catch (java.sql.SQLException e) {
+          } catch (SQLException e) {
             // the run goes on; only its record lacks the message and variable names
-            org.slf4j.LoggerFactory.getLogger(RunsController.class)
+            LoggerFactory.getLogger(RunsController.class)
                 .warn("could not record the request of run {}: {}", runId, e.toString());
           }
         });
@@ -403,7 +426,7 @@ public class RunsController {
     // run is found (and marked errored at the next start) rather than unknown; the run itself
     // does not wait for this (it goes on on its own thread), only the answer does
     if (!coordinator.awaitRecorded(tenant, runId, RECORDS_WAIT)) {
-      org.slf4j.LoggerFactory.getLogger(RunsController.class)
+      LoggerFactory.getLogger(RunsController.class)
           .warn("run {} was accepted before its record was written", runId);
     }
     return HttpResponse.created(run.summary());
@@ -425,15 +448,11 @@ public class RunsController {
    */
   private Optional<HttpResponse<?>> replay(
       String tenant, String storedKey, String idempotencyKey, byte[] canonicalRequest)
-      throws java.sql.SQLException {
+      throws SQLException {
     Optional<RunRequestKeyStore.ApiKey> recorded =
-        new RunRequestKeyStore(dataSource, java.time.Clock.systemUTC())
-            .findApiKey(tenant, storedKey);
+        new RunRequestKeyStore(dataSource, Clock.systemUTC()).findApiKey(tenant, storedKey);
     if (recorded.isEmpty()
-        || recorded
-            .get()
-            .recordedAt()
-            .isBefore(java.time.Instant.now().minus(idempotencyRetention))) {
+        || recorded.get().recordedAt().isBefore(Instant.now().minus(idempotencyRetention))) {
       return Optional.empty();
     }
     String runId = recorded.get().runId();
@@ -478,20 +497,18 @@ public class RunsController {
    */
   static byte[] canonicalRequest(RunBody body) {
     try {
-      return dev.stagecraft.schemas.EventCodec.mapper()
+      return EventCodec.mapper()
           .copy()
-          .configure(
-              com.fasterxml.jackson.databind.SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS, true)
+          .configure(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS, true)
           .writeValueAsBytes(body);
-    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+    } catch (JsonProcessingException e) {
       throw new IllegalStateException("could not digest the request: " + e.getMessage(), e);
     }
   }
 
   /** What a request digest is bound to: the tenant and the stored key. */
   private static byte[] requestDigestContext(String tenant, String storedKey) {
-    return dev.stagecraft.schemas.seal.SecretsKeyring.associatedData(
-        "dev.stagecraft.run-request/digest/v1", tenant, storedKey);
+    return SecretsKeyring.associatedData("dev.stagecraft.run-request/digest/v1", tenant, storedKey);
   }
 
   /**
@@ -508,14 +525,13 @@ public class RunsController {
       @Nullable @QueryValue String workspace,
       @Nullable @QueryValue String cursor,
       @Nullable @QueryValue Integer size)
-      throws java.sql.SQLException {
+      throws SQLException {
     Optional<Principal> principal = auth.principal(request);
     if (principal.isEmpty()) {
       return unauthorized();
     }
     if (status != null
-        && java.util.Arrays.stream(dev.stagecraft.planner.service.run.RunStatus.values())
-            .noneMatch(s -> s.wireName().equals(status))) {
+        && Arrays.stream(RunStatus.values()).noneMatch(s -> s.wireName().equals(status))) {
       return problem(
           HttpStatus.BAD_REQUEST,
           "Invalid status",
@@ -550,8 +566,7 @@ public class RunsController {
         next.append("&status=").append(status);
       }
       if (workspace != null) {
-        next.append("&workspace=")
-            .append(java.net.URLEncoder.encode(workspace, java.nio.charset.StandardCharsets.UTF_8));
+        next.append("&workspace=").append(URLEncoder.encode(workspace, StandardCharsets.UTF_8));
       }
       next.append("&cursor=").append(page.nextCursor());
       response.header("X-Next-Cursor", page.nextCursor());
@@ -569,8 +584,7 @@ public class RunsController {
    * otherwise (another instance drives the run, and only it knows).
    */
   @Get("/runs/{id}")
-  public HttpResponse<?> get(HttpRequest<?> request, @PathVariable String id)
-      throws java.sql.SQLException {
+  public HttpResponse<?> get(HttpRequest<?> request, @PathVariable String id) throws SQLException {
     Optional<Principal> principal = auth.principal(request);
     if (principal.isEmpty()) {
       return unauthorized();
@@ -595,7 +609,7 @@ public class RunsController {
       out.put("planText", summary.planText());
       out.put("createdAt", summary.createdAt());
       // what a client needs to know to approve: a run that auto-applies never waits
-      Optional<java.time.Instant> deadline = coordinator.approvalDeadline(tenant, id);
+      Optional<Instant> deadline = coordinator.approvalDeadline(tenant, id);
       out.put("awaitingApproval", deadline.isPresent());
       deadline.ifPresent(at -> out.put("approvalExpiresAt", at));
     }
@@ -670,7 +684,7 @@ public class RunsController {
         return HttpResponse.accepted().body(summaryOf(recorded.get()));
       }
       return forwarded(request, recorded.get(), "cancel", "{}");
-    } catch (java.sql.SQLException e) {
+    } catch (SQLException e) {
       return recordsUnavailable(id);
     }
   }
@@ -682,7 +696,7 @@ public class RunsController {
    */
   private HttpResponse<?> approvalNotHeldHere(
       HttpRequest<?> request, String tenant, String id, String verb, String jsonBody)
-      throws java.sql.SQLException {
+      throws SQLException {
     Optional<RunStore.RunRecord> recorded = runStore.find(tenant, id);
     if (recorded.isEmpty()) {
       return notFound(id);
@@ -698,7 +712,7 @@ public class RunsController {
    */
   private HttpResponse<?> forwarded(
       HttpRequest<?> request, RunStore.RunRecord run, String verb, String jsonBody)
-      throws java.sql.SQLException {
+      throws SQLException {
     return forwarding
         .forward(request, run.tenant(), run.id(), run.status(), verb, jsonBody)
         .orElseGet(() -> notFound(run.id()));
@@ -731,7 +745,7 @@ public class RunsController {
   @Post("/runs/{id}/approve")
   public HttpResponse<?> approve(
       HttpRequest<?> request, @PathVariable String id, @Body @Nullable ApproveBody body)
-      throws java.sql.SQLException {
+      throws SQLException {
     WriteAccess access = writeAccess(request, "approve");
     if (access.refusal() != null) {
       return access.refusal();
@@ -754,11 +768,7 @@ public class RunsController {
       }
       case NOT_FOUND ->
           approvalNotHeldHere(
-              request,
-              tenant,
-              id,
-              "approve",
-              dev.stagecraft.servicekit.http.Json.write(Map.of("planDigest", body.planDigest())));
+              request, tenant, id, "approve", Json.write(Map.of("planDigest", body.planDigest())));
       case NOT_AWAITING -> notAwaiting(id);
       case WRONG_DIGEST ->
           problem(
@@ -779,7 +789,7 @@ public class RunsController {
    */
   @Post("/runs/{id}/discard")
   public HttpResponse<?> discard(HttpRequest<?> request, @PathVariable String id)
-      throws java.sql.SQLException {
+      throws SQLException {
     WriteAccess access = writeAccess(request, "discard");
     if (access.refusal() != null) {
       return access.refusal();
@@ -826,12 +836,12 @@ public class RunsController {
     // a resumed run's entries from before the restart (up to its journal's base) come from its
     // records, followed by what this instance has of it: one answer holds both
     long base = run.get().journal().base();
-    List<RunEvent> events = new java.util.ArrayList<>();
+    List<RunEvent> events = new ArrayList<>();
     if (after < base) {
       try {
         events.addAll(
             runJournal.after(principal.get().tenant(), id, after, base, RunLogStream.PAGE));
-      } catch (java.sql.SQLException | IllegalStateException e) {
+      } catch (SQLException | IllegalStateException e) {
         return recordsUnavailable(id);
       }
     }
@@ -872,7 +882,7 @@ public class RunsController {
         if (runStore.find(tenant, id).isEmpty()) {
           return notFound(id);
         }
-      } catch (java.sql.SQLException e) {
+      } catch (SQLException e) {
         return recordsUnavailable(id);
       }
     }
@@ -904,12 +914,11 @@ public class RunsController {
    * The public API's problem documents: typed by title (a page under stagecraft.dev) and without
    * {@code WWW-Authenticate}, since the API takes a bearer token or basic auth alike.
    */
-  static io.micronaut.http.MutableHttpResponse<String> problem(
-      HttpStatus status, String title, String detail) {
+  static MutableHttpResponse<String> problem(HttpStatus status, String title, String detail) {
     return problem(status, title, detail, null);
   }
 
-  private static io.micronaut.http.MutableHttpResponse<String> problem(
+  private static MutableHttpResponse<String> problem(
       HttpStatus status, String title, String detail, List<Object> diagnostics) {
     return new Problem(Problem.typeFor(title), status.getCode(), title, detail, diagnostics)
         .response();
@@ -991,10 +1000,10 @@ public class RunsController {
         watch.await(seen, Duration.ofNanos(left));
       }
       transitions = runStore.transitions(tenant, id);
-    } catch (java.sql.SQLException | IllegalStateException e) {
+    } catch (SQLException | IllegalStateException e) {
       return recordsUnavailable(id);
     }
-    List<RunEvent> events = new java.util.ArrayList<>();
+    List<RunEvent> events = new ArrayList<>();
     for (RunStore.Transition t : transitions) {
       if (t.sequence() > after) {
         events.add(

@@ -17,6 +17,7 @@ import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -89,18 +90,18 @@ final class KafkaTriggerSecrets implements AutoCloseable, TriggerSecrets {
     return keyring.seal(secret.getBytes(StandardCharsets.UTF_8), associatedData(tenant));
   }
 
-  private java.util.Optional<String> open(String tenant, JsonNode box) {
+  private Optional<String> open(String tenant, JsonNode box) {
     if (box == null || box.isNull()) {
-      return java.util.Optional.empty();
+      return Optional.empty();
     }
     try {
       SealedBox sealed = EventCodec.mapper().treeToValue(box, SealedBox.class);
-      return java.util.Optional.of(
+      return Optional.of(
           new String(keyring.open(sealed, associatedData(tenant)), StandardCharsets.UTF_8));
     } catch (UnsealException | IOException e) {
       // e.g. its key was removed from the keyring: the secret is unusable, issue a new one
       LOG.warn("trigger secret of tenant {} cannot be opened: {}", tenant, e.getMessage());
-      return java.util.Optional.empty();
+      return Optional.empty();
     }
   }
 
