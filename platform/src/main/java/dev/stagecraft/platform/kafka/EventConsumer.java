@@ -8,16 +8,23 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.Metric;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.RebalanceInProgressException;
 import org.apache.kafka.common.errors.WakeupException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -72,11 +79,11 @@ public final class EventConsumer implements AutoCloseable {
   private final Thread thread;
   private final CountDownLatch stopped = new CountDownLatch(1);
   private final CountDownLatch assigned = new CountDownLatch(1);
-  private final java.util.Set<TopicPartition> retrying = new java.util.HashSet<>();
+  private final Set<TopicPartition> retrying = new HashSet<>();
   // poll-thread state for commitThroughCurrent: the batch's handled offsets, the record in hand,
   // and partitions whose claim commit failed (their remaining records are left to the new owner)
   private final Map<TopicPartition, OffsetAndMetadata> done = new HashMap<>();
-  private final java.util.Set<TopicPartition> lost = new java.util.HashSet<>();
+  private final Set<TopicPartition> lost = new HashSet<>();
   // poll thread only, without offset commits: the next offset to handle of each partition this
   // consumer has handled records of, so that a partition assigned again (the group dropped this
   // member: a broker restart, a poll that took too long) resumes there rather than at the reset
@@ -126,7 +133,7 @@ public final class EventConsumer implements AutoCloseable {
    * settings of the caller's own) that hands each raw record to {@code handler}.
    */
   public static EventConsumer ofRecords(
-      java.util.Properties consumerProperties,
+      Properties consumerProperties,
       String clientId,
       Collection<String> topics,
       EventPublisher deadLetters,
@@ -160,7 +167,7 @@ public final class EventConsumer implements AutoCloseable {
   }
 
   private EventConsumer(
-      java.util.Properties properties,
+      Properties properties,
       Collection<String> topics,
       EventPublisher deadLetters,
       RecordHandler handler,
@@ -297,7 +304,7 @@ public final class EventConsumer implements AutoCloseable {
   }
 
   public boolean awaitAssignment(Duration timeout) throws InterruptedException {
-    return assigned.await(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+    return assigned.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
   }
 
   /**
@@ -329,7 +336,7 @@ public final class EventConsumer implements AutoCloseable {
       lastCommit = System.nanoTime();
       claimed = true;
       return true;
-    } catch (org.apache.kafka.common.KafkaException e) {
+    } catch (KafkaException e) {
       // Rebalanced away (CommitFailed, RebalanceInProgress) or the broker did not answer in time:
       // either way the record is not known to be claimed, so it must not be acted on here.
       LOG.warn("could not commit {} (partition reassigned?): {}", origin(current), e.toString());
@@ -411,8 +418,7 @@ public final class EventConsumer implements AutoCloseable {
     beforeCommit.run();
     try {
       consumer.commitSync(done);
-    } catch (org.apache.kafka.clients.consumer.CommitFailedException
-        | org.apache.kafka.common.errors.RebalanceInProgressException e) {
+    } catch (CommitFailedException | RebalanceInProgressException e) {
       // the group moved these partitions: their new owner gets the records again
       LOG.warn("offsets {} not committed: {}", done, e.toString());
     }
@@ -481,7 +487,7 @@ public final class EventConsumer implements AutoCloseable {
   public void close() {
     running = false;
     try {
-      if (!stopped.await(5, java.util.concurrent.TimeUnit.SECONDS)) {
+      if (!stopped.await(5, TimeUnit.SECONDS)) {
         consumer.wakeup();
         stopped.await();
       }

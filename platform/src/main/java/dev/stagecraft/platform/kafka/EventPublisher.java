@@ -5,6 +5,7 @@ import dev.stagecraft.schemas.EventType;
 import dev.stagecraft.schemas.envelope.EventEnvelope;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
+import java.util.function.Consumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
@@ -52,8 +53,7 @@ public final class EventPublisher implements AutoCloseable {
    * cause if the broker does not take the event, on the producer's I/O thread (it must be quick: a
    * log line). Ordering per key as for {@link #send(EventEnvelope, String)}.
    */
-  public void send(
-      EventEnvelope envelope, String key, java.util.function.Consumer<Exception> onFailure) {
+  public void send(EventEnvelope envelope, String key, Consumer<Exception> onFailure) {
     String topic =
         EventType.of(envelope.type())
             .orElseThrow(() -> new IllegalArgumentException("unknown type " + envelope.type()))

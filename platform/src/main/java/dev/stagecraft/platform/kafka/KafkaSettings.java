@@ -1,5 +1,7 @@
 package dev.stagecraft.platform.kafka;
 
+import java.time.Duration;
+import java.util.Locale;
 import java.util.Properties;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -75,7 +77,7 @@ public record KafkaSettings(String bootstrapServers, Credentials credentials) {
       securityProtocol =
           securityProtocol == null || securityProtocol.isBlank()
               ? "SASL_PLAINTEXT"
-              : securityProtocol.strip().toUpperCase(java.util.Locale.ROOT);
+              : securityProtocol.strip().toUpperCase(Locale.ROOT);
       if (!securityProtocol.equals("SASL_PLAINTEXT") && !securityProtocol.equals("SASL_SSL")) {
         throw new IllegalArgumentException(
             "STAGECRAFT_KAFKA_SECURITY_PROTOCOL is "
@@ -161,7 +163,7 @@ public record KafkaSettings(String bootstrapServers, Credentials credentials) {
    * default of 45 s), so a killed member's partitions move to the others quickly.
    */
   public Properties consumer(
-      String groupId, String clientId, String offsetReset, java.time.Duration sessionTimeout) {
+      String groupId, String clientId, String offsetReset, Duration sessionTimeout) {
     Properties p = consumer(groupId, clientId, offsetReset);
     long millis = sessionTimeout.toMillis();
     p.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, (int) millis);
