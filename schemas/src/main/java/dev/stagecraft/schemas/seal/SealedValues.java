@@ -1,11 +1,13 @@
 package dev.stagecraft.schemas.seal;
 
+import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
@@ -34,8 +36,7 @@ public final class SealedValues {
   private static final ObjectMapper MAPPER =
       new ObjectMapper()
           .configure(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS, true)
-          .configure(
-              com.fasterxml.jackson.core.JsonGenerator.Feature.WRITE_BIGDECIMAL_AS_PLAIN, true);
+          .configure(JsonGenerator.Feature.WRITE_BIGDECIMAL_AS_PLAIN, true);
 
   private SealedValues() {}
 
@@ -115,8 +116,8 @@ public final class SealedValues {
         new SealedBox(
             SealedBox.ALG,
             kid,
-            enc.encodeToString(java.util.Arrays.copyOfRange(both, 0, 12)),
-            enc.encodeToString(java.util.Arrays.copyOfRange(both, 12, both.length)));
+            enc.encodeToString(Arrays.copyOfRange(both, 0, 12)),
+            enc.encodeToString(Arrays.copyOfRange(both, 12, both.length)));
     byte[] plaintext = keyring.open(box, context);
     try {
       return MAPPER.readValue(new String(plaintext, StandardCharsets.UTF_8), Object.class);

@@ -1,9 +1,13 @@
 package dev.stagecraft.schemas.seal;
 
+import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
+import java.security.MessageDigest;
 import java.security.SecureRandom;
+import java.util.Arrays;
 import java.util.Base64;
+import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -11,6 +15,7 @@ import java.util.Objects;
 import java.util.regex.Pattern;
 import javax.crypto.AEADBadTagException;
 import javax.crypto.Cipher;
+import javax.crypto.Mac;
 import javax.crypto.spec.GCMParameterSpec;
 import javax.crypto.spec.SecretKeySpec;
 
@@ -164,7 +169,7 @@ public final class SecretsKeyring {
   public SealedBox sealDeterministic(byte[] plaintext, byte[] associatedData) {
     Map.Entry<String, SecretKeySpec> key = sealingKey();
     byte[] nonce =
-        java.util.Arrays.copyOf(
+        Arrays.copyOf(
             hmac(key.getValue(), "dev.stagecraft.seal/siv-nonce/v1", associatedData, plaintext),
             NONCE_BYTES);
     return sealWithNonce(key, nonce, plaintext, associatedData);
@@ -180,13 +185,13 @@ public final class SecretsKeyring {
    */
   public String keyedDigest(byte[] data, byte[] context) {
     if (!canSeal()) {
-      return "sha256:" + java.util.HexFormat.of().formatHex(sha256(context, data));
+      return "sha256:" + HexFormat.of().formatHex(sha256(context, data));
     }
     Map.Entry<String, SecretKeySpec> first = keys.entrySet().iterator().next();
     return "hmac-sha256:"
         + first.getKey()
         + ":"
-        + java.util.HexFormat.of().formatHex(hmac(first.getValue(), DIGEST_LABEL, context, data));
+        + HexFormat.of().formatHex(hmac(first.getValue(), DIGEST_LABEL, context, data));
   }
 
   /**
@@ -215,12 +220,12 @@ public final class SecretsKeyring {
     } else {
       return false;
     }
-    return actual != null && java.security.MessageDigest.isEqual(expected, actual);
+    return actual != null && MessageDigest.isEqual(expected, actual);
   }
 
   private static byte[] parseHex(String hex) {
     try {
-      return java.util.HexFormat.of().parseHex(hex);
+      return HexFormat.of().parseHex(hex);
     } catch (IllegalArgumentException e) {
       return null;
     }
@@ -233,7 +238,7 @@ public final class SecretsKeyring {
 
   private static byte[] sha256(byte[] context, byte[] data) {
     try {
-      java.security.MessageDigest md = java.security.MessageDigest.getInstance("SHA-256");
+      MessageDigest md = MessageDigest.getInstance("SHA-256");
       md.update(lengthPrefix(context));
       md.update(context);
       return md.digest(data);
@@ -250,10 +255,10 @@ public final class SecretsKeyring {
    */
   private static byte[] hmac(SecretKeySpec key, String label, byte[] context, byte[] data) {
     try {
-      javax.crypto.Mac derive = javax.crypto.Mac.getInstance("HmacSHA256");
+      Mac derive = Mac.getInstance("HmacSHA256");
       derive.init(new SecretKeySpec(key.getEncoded(), "HmacSHA256"));
       byte[] derived = derive.doFinal(label.getBytes(StandardCharsets.UTF_8));
-      javax.crypto.Mac mac = javax.crypto.Mac.getInstance("HmacSHA256");
+      Mac mac = Mac.getInstance("HmacSHA256");
       mac.init(new SecretKeySpec(derived, "HmacSHA256"));
       mac.update(lengthPrefix(context));
       mac.update(context);
@@ -317,7 +322,7 @@ public final class SecretsKeyring {
    * bytes, so {@code ("a/b","c")} and {@code ("a","b/c")} differ. Null parts count as empty.
    */
   public static byte[] associatedData(String... parts) {
-    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
     for (String part : parts) {
       byte[] bytes = (part == null ? "" : part).getBytes(StandardCharsets.UTF_8);
       int n = bytes.length;
