@@ -2,6 +2,7 @@ package dev.stagecraft.servicekit.db;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
 import java.sql.Types;
@@ -45,7 +46,7 @@ public final class Sql {
    */
   public static long queryLong(Connection c, String sql, Object... parameters) throws SQLException {
     try (PreparedStatement ps = prepare(c, sql, parameters);
-        java.sql.ResultSet rs = ps.executeQuery()) {
+        ResultSet rs = ps.executeQuery()) {
       if (!rs.next()) {
         throw new SQLException("no row from: " + sql);
       }

@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.HttpURLConnection;
+import java.net.MalformedURLException;
 import java.net.URI;
 import java.net.URL;
 import java.nio.charset.StandardCharsets;
@@ -124,7 +125,7 @@ public final class InternalHttp {
     URL url;
     try {
       url = URI.create(baseUrl + path).toURL();
-    } catch (java.net.MalformedURLException e) {
+    } catch (MalformedURLException e) {
       throw new IllegalArgumentException("not a URL: " + baseUrl + path, e);
     }
     IOException last = null;
