@@ -8,6 +8,7 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BooleanSupplier;
 
 /**
  * Decides whole-document changes to a workspace's state: a push (import, {@code stagecraft state
@@ -129,7 +130,7 @@ public final class DocumentDecider {
       boolean force,
       long fencingToken,
       long newestFencingToken,
-      java.util.function.BooleanSupplier sameContent,
+      BooleanSupplier sameContent,
       SerialRewrite rewrite) {
     if (!problems.isEmpty()) {
       return refused(current, Rejection.INVALID, problems);

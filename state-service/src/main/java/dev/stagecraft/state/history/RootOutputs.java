@@ -3,6 +3,7 @@ package dev.stagecraft.state.history;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.regex.Pattern;
 
@@ -14,8 +15,7 @@ import java.util.regex.Pattern;
  */
 final class RootOutputs {
   private static final Pattern NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_-]*");
-  private static final java.util.Set<String> PRIMITIVES =
-      java.util.Set.of("string", "number", "bool", "dynamic");
+  private static final Set<String> PRIMITIVES = Set.of("string", "number", "bool", "dynamic");
 
   private RootOutputs() {}
 

@@ -10,6 +10,7 @@ import dev.stagecraft.state.history.StateEvent.RemoveKind;
 import dev.stagecraft.state.history.StateEvent.WriteKind;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Supplier;
 
 /**
@@ -244,7 +245,7 @@ public final class StateDecider {
               + " seen for this workspace: the run lost its lock; its outputs are not recorded",
           current.serial());
     }
-    java.util.Map<String, Object> normal;
+    Map<String, Object> normal;
     try {
       normal = RootOutputs.normalized(outputs);
     } catch (IllegalArgumentException e) {

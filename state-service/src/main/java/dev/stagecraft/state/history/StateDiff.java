@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 
 /**
  * The difference between two versions of a workspace's state, as plain JSON-able data: which
@@ -31,7 +32,7 @@ public final class StateDiff {
   public static Map<String, Object> between(Map<String, Object> from, Map<String, Object> to) {
     Map<String, Map<?, ?>> before = instances(from);
     Map<String, Map<?, ?>> after = instances(to);
-    Set<String> addresses = new java.util.TreeSet<>(before.keySet());
+    Set<String> addresses = new TreeSet<>(before.keySet());
     addresses.addAll(after.keySet());
     List<Object> changes = new ArrayList<>();
     for (String address : addresses) {
@@ -48,7 +49,7 @@ public final class StateDiff {
       change.put("attributes", attributes(a, b, sensitive));
       if (a != null && b != null) {
         Set<String> fields = new LinkedHashSet<>();
-        Set<String> keys = new java.util.TreeSet<>();
+        Set<String> keys = new TreeSet<>();
         keys.addAll(stringKeys(a));
         keys.addAll(stringKeys(b));
         for (String key : keys) {
@@ -72,7 +73,7 @@ public final class StateDiff {
   private static List<Object> attributes(Map<?, ?> a, Map<?, ?> b, Set<String> sensitive) {
     Map<?, ?> x = a == null ? Map.of() : asMap(a.get("attributes"));
     Map<?, ?> y = b == null ? Map.of() : asMap(b.get("attributes"));
-    Set<String> names = new java.util.TreeSet<>(stringKeys(x));
+    Set<String> names = new TreeSet<>(stringKeys(x));
     names.addAll(stringKeys(y));
     List<Object> out = new ArrayList<>();
     for (String name : names) {
@@ -95,7 +96,7 @@ public final class StateDiff {
   private static List<Object> outputs(Map<String, Object> from, Map<String, Object> to) {
     Map<?, ?> x = asMap(from.get("outputs"));
     Map<?, ?> y = asMap(to.get("outputs"));
-    Set<String> names = new java.util.TreeSet<>(stringKeys(x));
+    Set<String> names = new TreeSet<>(stringKeys(x));
     names.addAll(stringKeys(y));
     List<Object> out = new ArrayList<>();
     for (String name : names) {

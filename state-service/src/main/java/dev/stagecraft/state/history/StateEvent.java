@@ -1,8 +1,12 @@
 package dev.stagecraft.state.history;
 
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.TreeMap;
 
 /**
  * One change to a workspace's state. Events are appended, never changed; the state is their fold
@@ -77,7 +81,7 @@ public sealed interface StateEvent {
       attributes =
           attributes == null
               ? Map.of()
-              : java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(attributes));
+              : Collections.unmodifiableMap(new LinkedHashMap<>(attributes));
       dependencies = dependencies == null ? List.of() : List.copyOf(dependencies);
     }
 
@@ -94,7 +98,7 @@ public sealed interface StateEvent {
 
     @Override
     public String typeName() {
-      return "instance_" + kind.name().toLowerCase(java.util.Locale.ROOT);
+      return "instance_" + kind.name().toLowerCase(Locale.ROOT);
     }
   }
 
@@ -113,9 +117,7 @@ public sealed interface StateEvent {
       Objects.requireNonNull(from, "from");
       Objects.requireNonNull(address, "address");
       attributes =
-          attributes == null
-              ? null
-              : java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(attributes));
+          attributes == null ? null : Collections.unmodifiableMap(new LinkedHashMap<>(attributes));
     }
 
     @Override
@@ -291,10 +293,7 @@ public sealed interface StateEvent {
    */
   record OutputsWritten(Map<String, Object> outputs) implements StateEvent {
     public OutputsWritten {
-      outputs =
-          outputs == null
-              ? Map.of()
-              : java.util.Collections.unmodifiableMap(new java.util.TreeMap<>(outputs));
+      outputs = outputs == null ? Map.of() : Collections.unmodifiableMap(new TreeMap<>(outputs));
     }
 
     @Override
@@ -317,7 +316,7 @@ public sealed interface StateEvent {
 
     @Override
     public String typeName() {
-      return "instance_" + kind.name().toLowerCase(java.util.Locale.ROOT);
+      return "instance_" + kind.name().toLowerCase(Locale.ROOT);
     }
   }
 }

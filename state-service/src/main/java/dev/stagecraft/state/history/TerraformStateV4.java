@@ -1,10 +1,12 @@
 package dev.stagecraft.state.history;
 
+import dev.stagecraft.schemas.seal.SealedValues;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * Renders a {@link WorkspaceState} as a Terraform state v4 document (as plain maps and lists, in
@@ -89,7 +91,7 @@ public final class TerraformStateV4 {
   /** {@code value} with the keys of every object in it sorted; lists keep their order. */
   static Object sortedKeys(Object value) {
     if (value instanceof Map<?, ?> map) {
-      java.util.TreeMap<String, Object> sorted = new java.util.TreeMap<>();
+      TreeMap<String, Object> sorted = new TreeMap<>();
       map.forEach((k, v) -> sorted.put(String.valueOf(k), sortedKeys(v)));
       return new LinkedHashMap<>(sorted);
     }
@@ -179,7 +181,7 @@ public final class TerraformStateV4 {
   }
 
   private static void collectSealed(Object value, List<Object> path, List<Object> out) {
-    if (dev.stagecraft.schemas.seal.SealedValues.isSealed(value)) {
+    if (SealedValues.isSealed(value)) {
       List<Object> found = List.copyOf(path);
       if (!out.contains(found)) {
         out.add(found);
@@ -235,7 +237,7 @@ public final class TerraformStateV4 {
     }
     long serial = ((Number) document.get("serial")).longValue();
     String lineage = (String) document.get("lineage");
-    Map<String, InstanceState> instances = new java.util.TreeMap<>();
+    Map<String, InstanceState> instances = new TreeMap<>();
     Map<String, Map<String, Object>> resourceExtras = new LinkedHashMap<>();
     Map<String, Map<String, Object>> instanceExtras = new LinkedHashMap<>();
     Object resources = document.get("resources");

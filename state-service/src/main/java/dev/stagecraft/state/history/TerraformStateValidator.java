@@ -1,5 +1,6 @@
 package dev.stagecraft.state.history;
 
+import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -266,7 +267,7 @@ public final class TerraformStateValidator {
     return n instanceof Integer
         || n instanceof Long
         || n instanceof Short
-        || n instanceof java.math.BigInteger
+        || n instanceof BigInteger
         || (n.doubleValue() == Math.rint(n.doubleValue()) && !Double.isInfinite(n.doubleValue()));
   }
 

@@ -1,5 +1,7 @@
 package dev.stagecraft.state.adapter.db;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import dev.stagecraft.schemas.EventCodec;
 import dev.stagecraft.schemas.action.LearnedHostKey;
 import dev.stagecraft.servicekit.db.Sql;
 import dev.stagecraft.state.hostkey.HostKey;
@@ -11,6 +13,7 @@ import java.sql.SQLException;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
@@ -58,12 +61,12 @@ public final class HostKeyStore {
     if (learned == null || learned.isEmpty()) {
       return null;
     }
-    List<java.util.Map<String, Object>> rows = new ArrayList<>();
+    List<Map<String, Object>> rows = new ArrayList<>();
     for (LearnedHostKey key : learned) {
       try {
         String publicKey = HostKey.normalizePublicKey(key.publicKey());
         rows.add(
-            java.util.Map.of(
+            Map.of(
                 "host", HostKey.normalizeHost(key.host()),
                 "port", HostKey.checkPort(key.port()),
                 "public_key", publicKey,
@@ -81,8 +84,8 @@ public final class HostKeyStore {
       return null;
     }
     try {
-      return dev.stagecraft.schemas.EventCodec.mapper().writeValueAsString(rows);
-    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      return EventCodec.mapper().writeValueAsString(rows);
+    } catch (JsonProcessingException e) {
       throw new IllegalStateException("learned host keys not serializable", e);
     }
   }

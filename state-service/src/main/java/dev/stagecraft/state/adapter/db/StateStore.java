@@ -2,13 +2,17 @@ package dev.stagecraft.state.adapter.db;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.stagecraft.schemas.EventCodec;
 import dev.stagecraft.schemas.action.ActionFinished;
 import dev.stagecraft.schemas.envelope.EventEnvelope;
 import dev.stagecraft.schemas.state.StateRecorded;
 import dev.stagecraft.servicekit.db.Sql;
 import dev.stagecraft.state.adapter.LruMaps;
+import dev.stagecraft.state.adapter.document.CompressedContent;
+import dev.stagecraft.state.adapter.document.SpooledDocument;
 import dev.stagecraft.state.history.Decision;
 import dev.stagecraft.state.history.DocumentDecider;
 import dev.stagecraft.state.history.OutputsDecision;
@@ -19,20 +23,34 @@ import dev.stagecraft.state.history.StoredDocument;
 import dev.stagecraft.state.history.TaintDecision;
 import dev.stagecraft.state.history.TerraformStateV4;
 import dev.stagecraft.state.history.WorkspaceState;
+import dev.stagecraft.state.hostkey.HostKey;
 import jakarta.inject.Singleton;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
+import java.sql.Timestamp;
+import java.sql.Types;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.function.BiFunction;
+import java.util.function.Function;
 import javax.sql.DataSource;
 
 /**
@@ -72,9 +90,7 @@ public final class StateStore {
   private static final ObjectMapper JSON = EventCodec.mapper();
   private static final TypeReference<Map<String, Object>> JSON_OBJECT = new TypeReference<>() {};
   private static final ObjectMapper CANONICAL =
-      new ObjectMapper()
-          .configure(
-              com.fasterxml.jackson.databind.SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS, true);
+      new ObjectMapper().configure(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS, true);
 
   /** A write adds a snapshot once this many events were appended since the newest one. */
   static final int SNAPSHOT_INTERVAL = 100;
@@ -232,9 +248,7 @@ public final class StateStore {
           }
           case "duplicate" -> {
             return new Recorded(
-                EventCodec.decode(
-                    appended.previous().getBytes(java.nio.charset.StandardCharsets.UTF_8)),
-                true);
+                EventCodec.decode(appended.previous().getBytes(StandardCharsets.UTF_8)), true);
           }
           case "stale" -> newest = appended.newest();
           case "moved" -> current = null; // another writer appended: fold again, decide again
@@ -364,7 +378,7 @@ public final class StateStore {
                 types[0],
                 addresses[0],
                 payloads[0],
-                java.sql.Timestamp.from(now));
+                Timestamp.from(now));
         EventAppend.bindRecordRest(
             ps,
             p,
@@ -390,7 +404,7 @@ public final class StateStore {
       ps.setString(++p, workspace);
       ps.setLong(++p, current.sequence());
       if (tokenKnownStale) {
-        ps.setNull(++p, java.sql.Types.BIGINT);
+        ps.setNull(++p, Types.BIGINT);
       } else {
         ps.setLong(++p, finished.fencingToken());
       }
@@ -410,7 +424,7 @@ public final class StateStore {
       ps.setString(++p, decision.outcome().wireName());
       ps.setLong(++p, decision.serial());
       ps.setString(++p, envelopeJson);
-      ps.setTimestamp(++p, java.sql.Timestamp.from(now));
+      ps.setTimestamp(++p, Timestamp.from(now));
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();
         String status = rs.getString(1);
@@ -463,7 +477,7 @@ public final class StateStore {
       Optional<Long> newerToken,
       boolean credentialIssued,
       WorkspaceState state,
-      List<dev.stagecraft.state.hostkey.HostKey> hostKeys) {}
+      List<HostKey> hostKeys) {}
 
   /**
    * Opens a run that was just granted the workspace lock with {@code token} (docs/adr/0025, ADR
@@ -485,7 +499,7 @@ public final class StateStore {
       long head;
       long issued;
       for (int attempt = 1; ; attempt++) {
-        java.sql.Timestamp now = java.sql.Timestamp.from(clock.instant());
+        Timestamp now = Timestamp.from(clock.instant());
         try (PreparedStatement ps = c.prepareStatement(OPEN_RUN)) {
           int p = 0;
           ps.setString(++p, tenant);
@@ -546,7 +560,7 @@ public final class StateStore {
       // the run's token is the newest at head (its fencing_advanced event, or the head it found
       // when it was the newest already): every result an older holder recorded is at or below it,
       // and none can be recorded after it
-      List<dev.stagecraft.state.hostkey.HostKey> keys = new ArrayList<>();
+      List<HostKey> keys = new ArrayList<>();
       try (PreparedStatement ps =
               Sql.prepare(
                   c,
@@ -693,7 +707,7 @@ public final class StateStore {
       long fencingToken,
       String runId,
       String actor,
-      java.util.function.BiFunction<WorkspaceState, Long, DocumentDecider.Outcome> decide)
+      BiFunction<WorkspaceState, Long, DocumentDecider.Outcome> decide)
       throws SQLException {
     return decideAndAppend(
         tenant,
@@ -720,8 +734,8 @@ public final class StateStore {
       String originPrefix,
       String runId,
       String actor,
-      java.util.function.BiFunction<WorkspaceState, Long, D> decide,
-      java.util.function.Function<D, List<StateEvent>> toAppend)
+      BiFunction<WorkspaceState, Long, D> decide,
+      Function<D, List<StateEvent>> toAppend)
       throws SQLException {
     try (Connection c = dataSource.getConnection()) {
       c.setAutoCommit(false);
@@ -1050,9 +1064,8 @@ public final class StateStore {
   public static String digest(Object json) {
     try {
       byte[] bytes = CANONICAL.writeValueAsBytes(json);
-      return java.util.HexFormat.of()
-          .formatHex(java.security.MessageDigest.getInstance("SHA-256").digest(bytes));
-    } catch (JsonProcessingException | java.security.NoSuchAlgorithmException e) {
+      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
+    } catch (JsonProcessingException | NoSuchAlgorithmException e) {
       throw new IllegalStateException("cannot digest a state document", e);
     }
   }
@@ -1076,7 +1089,7 @@ public final class StateStore {
       String workspace,
       long fencingToken,
       String actor,
-      dev.stagecraft.state.adapter.document.SpooledDocument upload,
+      SpooledDocument upload,
       boolean force)
       throws SQLException {
     try (Connection c = dataSource.getConnection()) {
@@ -1088,7 +1101,7 @@ public final class StateStore {
         for (int attempt = 1; ; attempt++) {
           long head = headSequence(c, tenant, workspace);
           Head current = head(c, tenant, workspace, head);
-          dev.stagecraft.state.adapter.document.SpooledDocument[] stored = {upload};
+          SpooledDocument[] stored = {upload};
           DocumentDecider.Outcome outcome =
               DocumentDecider.pushStored(
                   upload.document(),
@@ -1173,14 +1186,13 @@ public final class StateStore {
      * @return the document's reference and the validator's problems
      * @throws RuntimeException the body's refusal (an HTTP problem); nothing is stored
      */
-    dev.stagecraft.state.adapter.document.SpooledDocument.Received receive(
-        java.io.OutputStream content) throws IOException;
+    SpooledDocument.Received receive(OutputStream content) throws IOException;
 
     /**
      * Where the compressed bytes go once they outgrow memory (ADR 0041): the service's upload
      * directory; null for the JVM's temporary directory.
      */
-    default java.nio.file.Path spoolDirectory() {
+    default Path spoolDirectory() {
       return null;
     }
   }
@@ -1224,7 +1236,7 @@ public final class StateStore {
         // the head the one call decides on (ADR 0040): known in this process, else read now, while
         // the body's first bytes arrive
         Head known = knownHead(c, tenant, workspace);
-        dev.stagecraft.state.adapter.document.SpooledDocument.Received received =
+        SpooledDocument.Received received =
             StreamedContent.insert(
                 c,
                 tenant,
@@ -1434,7 +1446,7 @@ public final class StateStore {
       return null;
     }
     StateEvent event = outcome.events().get(0);
-    java.sql.Timestamp now = java.sql.Timestamp.from(clock.instant());
+    Timestamp now = Timestamp.from(clock.instant());
     long sequence;
     try (PreparedStatement ps =
         c.prepareStatement(
@@ -1472,7 +1484,7 @@ public final class StateStore {
       if (!PUSH_REFUSED.equals(e.getSQLState())) {
         throw e;
       }
-      try (java.sql.Statement rollback = c.createStatement()) {
+      try (Statement rollback = c.createStatement()) {
         rollback.execute("ROLLBACK TO SAVEPOINT push_streamed");
       }
       return null;
@@ -1702,10 +1714,7 @@ public final class StateStore {
    * (written while received, ADR 0031), or — both null — in the workspace's {@code state_documents}
    * row of the same digest already.
    */
-  private record DocumentContent(
-      StoredDocument document,
-      dev.stagecraft.state.adapter.document.SpooledDocument upload,
-      UUID contentId) {}
+  private record DocumentContent(StoredDocument document, SpooledDocument upload, UUID contentId) {}
 
   /**
    * The writes of an accepted push in one statement (one round trip; the caller holds the
@@ -1731,7 +1740,7 @@ public final class StateStore {
       String payload)
       throws SQLException {
     StoredDocument d = content.document();
-    java.sql.Timestamp now = java.sql.Timestamp.from(version.time());
+    Timestamp now = Timestamp.from(version.time());
     boolean insert = content.upload() != null || content.contentId() != null;
     String sql =
         "WITH event AS ("
@@ -1808,8 +1817,7 @@ public final class StateStore {
 
   /** Reads plain JSON values; decimals keep their precision. */
   private static final ObjectMapper DOCUMENT_VALUES =
-      new ObjectMapper()
-          .enable(com.fasterxml.jackson.databind.DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
+      new ObjectMapper().enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
 
   /**
    * A stored document parsed into the state it makes (the one place a document is parsed whole).
@@ -1945,9 +1953,7 @@ public final class StateStore {
      */
     private byte[] next() throws SQLException, IOException {
       if (compressed != null) {
-        unpacked =
-            dev.stagecraft.state.adapter.document.CompressedContent.decompressing(
-                new java.io.ByteArrayInputStream(compressed));
+        unpacked = CompressedContent.decompressing(new ByteArrayInputStream(compressed));
         compressed = null;
       }
       if (unpacked != null) {
@@ -1962,9 +1968,7 @@ public final class StateStore {
           if (zstd == null) {
             return rs.getBytes(1);
           }
-          unpacked =
-              dev.stagecraft.state.adapter.document.CompressedContent.decompressing(
-                  new java.io.ByteArrayInputStream(zstd));
+          unpacked = CompressedContent.decompressing(new ByteArrayInputStream(zstd));
         }
         return next();
       }
@@ -1987,9 +1991,7 @@ public final class StateStore {
           first = rs.wasNull() ? null : rs.getBytes(2);
         }
         if (first != null) {
-          unpacked =
-              dev.stagecraft.state.adapter.document.CompressedContent.decompressing(
-                  new CompressedSlices(first, compressedLength));
+          unpacked = CompressedContent.decompressing(new CompressedSlices(first, compressedLength));
           return next();
         }
       }
@@ -2083,8 +2085,7 @@ public final class StateStore {
       if (!more()) {
         return null;
       }
-      byte[] rest =
-          pieceAt == 0 ? piece : java.util.Arrays.copyOfRange(piece, pieceAt, piece.length);
+      byte[] rest = pieceAt == 0 ? piece : Arrays.copyOfRange(piece, pieceAt, piece.length);
       pieceAt = piece.length;
       return rest;
     }
@@ -2400,8 +2401,7 @@ public final class StateStore {
       if (!rs.next()) {
         return Optional.empty();
       }
-      return Optional.of(
-          EventCodec.decode(rs.getString(1).getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+      return Optional.of(EventCodec.decode(rs.getString(1).getBytes(StandardCharsets.UTF_8)));
     }
   }
 

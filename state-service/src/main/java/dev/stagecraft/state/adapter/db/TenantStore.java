@@ -8,10 +8,13 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Timestamp;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -163,8 +166,8 @@ public final class TenantStore {
   }
 
   /** Every tenant's name, sorted. */
-  public java.util.List<String> tenants() throws SQLException {
-    java.util.List<String> out = new java.util.ArrayList<>();
+  public List<String> tenants() throws SQLException {
+    List<String> out = new ArrayList<>();
     try (Connection c = dataSource.getConnection();
         PreparedStatement ps = Sql.prepare(c, "SELECT tenant FROM state.tenants ORDER BY tenant");
         ResultSet rs = ps.executeQuery()) {
@@ -181,15 +184,11 @@ public final class TenantStore {
    * @param id the first 16 hex digits of the token's hash: names the token for revocation
    */
   public record TokenInfo(
-      String id,
-      String role,
-      String description,
-      java.time.Instant createdAt,
-      java.time.Instant revokedAt) {}
+      String id, String role, String description, Instant createdAt, Instant revokedAt) {}
 
   /** The tenant's tokens, oldest first, revoked ones included. */
-  public java.util.List<TokenInfo> tokens(String tenant) throws SQLException {
-    java.util.List<TokenInfo> out = new java.util.ArrayList<>();
+  public List<TokenInfo> tokens(String tenant) throws SQLException {
+    List<TokenInfo> out = new ArrayList<>();
     try (Connection c = dataSource.getConnection();
         PreparedStatement ps =
             Sql.prepare(
@@ -199,7 +198,7 @@ public final class TenantStore {
                 tenant);
         ResultSet rs = ps.executeQuery()) {
       while (rs.next()) {
-        java.sql.Timestamp revoked = rs.getTimestamp(5);
+        Timestamp revoked = rs.getTimestamp(5);
         out.add(
             new TokenInfo(
                 rs.getString(1),

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParseException;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.stagecraft.servicekit.http.Problem;
@@ -30,6 +31,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Supplier;
 
 /**
  * An uploaded state document held once, in a temporary file, never in memory (ADR 0022). {@link
@@ -47,9 +49,7 @@ import java.util.Set;
 public final class SpooledDocument implements AutoCloseable {
   /** Parsers and generators: duplicate keys are errors. */
   private static final JsonFactory FACTORY =
-      JsonFactory.builder()
-          .enable(com.fasterxml.jackson.core.StreamReadFeature.STRICT_DUPLICATE_DETECTION)
-          .build();
+      JsonFactory.builder().enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION).build();
 
   /** Reads one value at the parser's position; decimals keep their precision. */
   private static final ObjectMapper VALUES =
@@ -392,16 +392,12 @@ public final class SpooledDocument implements AutoCloseable {
     private final InputStream body;
     private final OutputStream out;
     private final long maxSize;
-    private final java.util.function.Supplier<Problem> over;
+    private final Supplier<Problem> over;
     private final MessageDigest md5 = messageDigest("MD5");
     private final MessageDigest sha256 = messageDigest("SHA-256");
     private long size;
 
-    Receiving(
-        InputStream body,
-        OutputStream out,
-        long maxSize,
-        java.util.function.Supplier<Problem> over) {
+    Receiving(InputStream body, OutputStream out, long maxSize, Supplier<Problem> over) {
       this.body = body == null ? InputStream.nullInputStream() : body;
       this.out = out;
       this.maxSize = maxSize;

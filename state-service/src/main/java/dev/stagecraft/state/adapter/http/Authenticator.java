@@ -8,7 +8,9 @@ import dev.stagecraft.state.adapter.db.RunCredentialStore;
 import dev.stagecraft.state.adapter.db.TenantStore;
 import dev.stagecraft.state.adapter.db.TenantStore.Principal;
 import jakarta.inject.Singleton;
+import java.nio.charset.StandardCharsets;
 import java.sql.SQLException;
+import java.util.Base64;
 import java.util.Set;
 
 /**
@@ -110,8 +112,7 @@ public final class Authenticator {
         try {
           String decoded =
               new String(
-                  java.util.Base64.getDecoder().decode(value.substring(6).trim()),
-                  java.nio.charset.StandardCharsets.UTF_8);
+                  Base64.getDecoder().decode(value.substring(6).trim()), StandardCharsets.UTF_8);
           int colon = decoded.indexOf(':');
           token = colon < 0 ? null : decoded.substring(colon + 1);
         } catch (IllegalArgumentException e) {

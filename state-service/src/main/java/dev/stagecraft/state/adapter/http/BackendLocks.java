@@ -1,5 +1,6 @@
 package dev.stagecraft.state.adapter.http;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -14,6 +15,7 @@ import io.micronaut.context.annotation.Value;
 import io.micronaut.http.HttpResponse;
 import io.micronaut.http.HttpStatus;
 import jakarta.inject.Singleton;
+import java.io.IOException;
 import java.sql.SQLException;
 import java.util.Map;
 import java.util.Optional;
@@ -90,7 +92,7 @@ public final class BackendLocks {
         if (stored instanceof ObjectNode o) {
           return o;
         }
-      } catch (java.io.IOException e) {
+      } catch (IOException e) {
         // fall through to the synthesized form
       }
     }
@@ -151,7 +153,7 @@ public final class BackendLocks {
     JsonNode json;
     try {
       json = body == null || body.isBlank() ? JSON.createObjectNode() : JSON.readTree(body);
-    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+    } catch (JsonProcessingException e) {
       throw Problem.badRequest(
           "the body must be Terraform's LockInfo JSON ({\"ID\":…,\"Operation\":…,\"Who\":…}): "
               + e.getOriginalMessage());

@@ -6,6 +6,7 @@ import io.micronaut.http.ServerHttpRequest;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.ArrayDeque;
+import java.util.Objects;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import org.reactivestreams.Publisher;
@@ -120,7 +121,7 @@ final class PrefetchingBodyStream extends InputStream implements Subscriber<Read
 
   @Override
   public int read(byte[] b, int off, int len) throws IOException {
-    java.util.Objects.checkFromIndexSize(off, len, b.length);
+    Objects.checkFromIndexSize(off, len, b.length);
     if (len == 0) {
       return 0;
     }
