@@ -21,6 +21,7 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
@@ -30,37 +31,30 @@ import java.util.regex.Pattern;
 
 /**
  * Lock + unlock cycle through the lock service (HTTP acquire, HTTP release; each a PostgreSQL
- * transaction under the workspace's row lock) on the <em>quick route</em> the clients use ({@code
- * /internal/v1/quick/...}: commands answered on the service's event loop, ADR 0030; a 503 there is
- * repeated on the waiting route, as the clients do, and counted) against a raw {@code
+ * transaction under the workspace's row lock, on the {@code IO} executor) against a raw {@code
  * pg_advisory_lock} / {@code pg_advisory_unlock} pair on the same embedded PostgreSQL, one client,
  * in the same run. The lock service runs as its own process from {@code
  * lock-service/target/lock-service-app.jar} with the dev stack's JVM options ({@code ServiceJvm}).
  * Prints p50 / p99 of each and the ratio (docs/benchmarks.md). {@code
- * -Dstagecraft.bench.lock-jar=PATH} measures another build of the service (before / after a
- * change); the service inherits the environment, so {@code
- * STAGECRAFT_LOCK_QUICK_SNAPSHOT_CACHE_SIZE=0} turns off the quick route's one-round-trip path (ADR
- * 0038).
+ * -Dstagecraft.bench.lock-jar=PATH} measures another build of the service.
+ *
+ * <p>Before / after a change in one run: {@code -Dstagecraft.bench.before-lock-jar=PATH} starts a
+ * second process from an older build (same database, its own tenant) and measures its cycle
+ * interleaved with this build's in blocks of {@value #BLOCK} cycles, so both see the same load;
+ * {@code -Dstagecraft.bench.before-lock-route=/internal/v1/quick} (the default) is the route prefix
+ * the older build's clients used (ADR 0030's quick route, removed by ADR 0072). A last row measures
+ * two {@code GET /health} on the same connection: the HTTP part of a cycle without the lock work.
  *
  * <p>The client is a minimal HTTP/1.1 client on one keep-alive TCP connection ({@link
  * KeepAliveHttp}): real requests to the real process, but without the JDK {@code HttpClient}'s
  * selector-thread hand-offs, which cost more than the server's own work per request (measured:
  * docs/benchmarks.md). Both sides get the same warm-up, long enough for the JIT to compile the
- * service's request path. A further row measures the same cycle on the <em>waiting route</em>
- * ({@code /internal/v1/tenants/...}, commands on the {@code IO} executor) for comparison, another
- * the quick route of a second process of the same build started with {@code
- * STAGECRAFT_LOCK_QUICK_SNAPSHOT_CACHE_SIZE=0} (two database round trips per command instead of
- * one, ADR 0038; its own tenant, same database) — all three interleaved in blocks of {@value
- * #BLOCK} cycles, so they see the same load — and a last row two {@code GET /health} on the same
- * connection: the HTTP part of a cycle without the lock work.
+ * service's request path.
  *
  * <p>Usage: {@code dev/bench locks [CYCLES]} (default 2000 measured cycles after 30,000 warm-up
- * cycles of each route; {@code -Dstagecraft.bench.lock-warmup=N} changes the warm-up). Until
- * 2026-11-28 the warm-up was 3,000 cycles: the services' JIT compilers then still compiled a few
- * hundred methods (C2) during the measured cycles, on the same two cores, and the slow 1 % were
- * cycles that ran beside a compilation (docs/benchmarks.md). So that a reader can see whether the
- * warm-up was long enough, it prints the CPU time the service processes' JIT compiler threads used
- * during the warm-up and during the measured cycles ({@link JitCpu}).
+ * cycles of each; {@code -Dstagecraft.bench.lock-warmup=N} changes the warm-up). So that a reader
+ * can see whether the warm-up was long enough, it prints the CPU time the service processes' JIT
+ * compiler threads used during the warm-up and during the measured cycles ({@link JitCpu}).
  */
 public final class LockBenchmark {
   /** The planner's token: the benchmark calls the lock routes as the planner does. */
@@ -75,90 +69,44 @@ public final class LockBenchmark {
     int warmup = Integer.getInteger("stagecraft.bench.lock-warmup", 30_000);
     Path root = Path.of("").toAbsolutePath();
     Path repo = Files.exists(root.resolve("lock-service")) ? root : root.getParent();
-    // another build of the service, e.g. to compare before / after a change (docs/benchmarks.md)
     Path jar =
         Path.of(
             System.getProperty(
                 "stagecraft.bench.lock-jar",
                 repo.resolve("lock-service/target/lock-service-app.jar").toString()));
+    String beforeJar = System.getProperty("stagecraft.bench.before-lock-jar");
+    String beforeRoute =
+        System.getProperty("stagecraft.bench.before-lock-route", "/internal/v1/quick");
     Path dir = Files.createTempDirectory(root.resolve("target"), "lock-bench-");
     try (EmbeddedPostgresServer pg = EmbeddedPostgresServer.start(dir.resolve("pg"), 0)) {
-      // the service inherits this environment; STAGECRAFT_LOCK_QUICK_SNAPSHOT_CACHE_SIZE=0 turns
-      // off its quick route's one-round-trip path (ADR 0038)
-      String snapshots = System.getenv("STAGECRAFT_LOCK_QUICK_SNAPSHOT_CACHE_SIZE");
       System.out.println(
-          "lock service: " + jar + (snapshots == null ? "" : ", snapshot cache " + snapshots));
-      int port = freePort();
-      Process service = startService(jar, pg, port, dir.resolve("lock-service.log"), Map.of());
-      // the control: a second process of the same build with the one-round-trip path off, its
-      // quick route measured interleaved with the first's (same load, same database)
-      int controlPort = freePort();
-      Process control =
-          startService(
-              jar,
-              pg,
-              controlPort,
-              dir.resolve("lock-service-control.log"),
-              Map.of("STAGECRAFT_LOCK_QUICK_SNAPSHOT_CACHE_SIZE", "0"));
+          "lock service: " + jar + (beforeJar == null ? "" : "; before: " + beforeJar));
+      List<Process> services = new ArrayList<>();
       try {
+        int port = freePort();
+        services.add(startService(jar, pg, port, dir.resolve("lock-service.log")));
+        int beforePort = freePort();
+        if (beforeJar != null) {
+          services.add(
+              startService(Path.of(beforeJar), pg, beforePort, dir.resolve("lock-before.log")));
+        }
         HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-        waitHealthy(http, "http://127.0.0.1:" + port + "/health", service);
-        waitHealthy(http, "http://127.0.0.1:" + controlPort + "/health", control);
-        String controlPath = "/internal/v1/quick/tenants/bench-control/workspaces/ws/lock";
-        String waitingPath = "/internal/v1/tenants/bench/workspaces/ws/lock";
-        String quickPath = "/internal/v1/quick/tenants/bench/workspaces/ws/lock";
-        String acquireBody = "{\"holder\":\"bench\",\"leaseSeconds\":30}";
-        int[] fallbacks = {0};
+        waitHealthy(http, "http://127.0.0.1:" + port + "/health", services.get(0));
+        if (beforeJar != null) {
+          waitHealthy(http, "http://127.0.0.1:" + beforePort + "/health", services.get(1));
+        }
+        long[] pids = services.stream().mapToLong(Process::pid).toArray();
         try (KeepAliveHttp client = new KeepAliveHttp(port);
-            KeepAliveHttp controlClient = new KeepAliveHttp(controlPort);
+            KeepAliveHttp beforeClient = beforeJar == null ? null : new KeepAliveHttp(beforePort);
             Connection c = DriverManager.getConnection(pg.jdbcUrl(), pg.user(), pg.password());
             PreparedStatement lock = c.prepareStatement("SELECT pg_advisory_lock(42)");
             PreparedStatement unlock = c.prepareStatement("SELECT pg_advisory_unlock(42)")) {
-          Cycle viaQuickRoute =
-              () -> {
-                KeepAliveHttp.Reply a = client.send("POST", quickPath, acquireBody);
-                if (a.status() == 503) {
-                  fallbacks[0]++;
-                  a = client.send("POST", waitingPath, acquireBody);
-                }
-                Matcher m = LOCK_ID.matcher(a.body());
-                if (a.status() != 200 || !m.find()) {
-                  throw new IllegalStateException("acquire failed: " + a.status() + a.body());
-                }
-                KeepAliveHttp.Reply r = client.send("DELETE", quickPath + "/" + m.group(1), null);
-                if (r.status() == 503) {
-                  fallbacks[0]++;
-                  r = client.send("DELETE", waitingPath + "/" + m.group(1), null);
-                }
-                if (r.status() != 200) {
-                  throw new IllegalStateException("release failed: " + r.status() + r.body());
-                }
-              };
-          Cycle viaControl =
-              () -> {
-                KeepAliveHttp.Reply a = controlClient.send("POST", controlPath, acquireBody);
-                Matcher m = LOCK_ID.matcher(a.body());
-                if (a.status() != 200 || !m.find()) {
-                  throw new IllegalStateException("acquire failed: " + a.status() + a.body());
-                }
-                KeepAliveHttp.Reply r =
-                    controlClient.send("DELETE", controlPath + "/" + m.group(1), null);
-                if (r.status() != 200) {
-                  throw new IllegalStateException("release failed: " + r.status() + r.body());
-                }
-              };
-          Cycle viaWaitingRoute =
-              () -> {
-                KeepAliveHttp.Reply a = client.send("POST", waitingPath, acquireBody);
-                Matcher m = LOCK_ID.matcher(a.body());
-                if (a.status() != 200 || !m.find()) {
-                  throw new IllegalStateException("acquire failed: " + a.status() + a.body());
-                }
-                KeepAliveHttp.Reply r = client.send("DELETE", waitingPath + "/" + m.group(1), null);
-                if (r.status() != 200) {
-                  throw new IllegalStateException("release failed: " + r.status() + r.body());
-                }
-              };
+          List<Cycle> lockCycles = new ArrayList<>();
+          lockCycles.add(lockCycle(client, "/internal/v1/tenants/bench/workspaces/ws/lock"));
+          if (beforeClient != null) {
+            lockCycles.add(
+                lockCycle(beforeClient, beforeRoute + "/tenants/bench-before/workspaces/ws/lock"));
+          }
           Cycle raw =
               () -> {
                 lock.executeQuery().close();
@@ -174,61 +122,77 @@ public final class LockBenchmark {
                 }
               };
           long[] jit = new long[3]; // compiler CPU at start, after the warm-up, after measuring
-          jit[0] = JitCpu.compilerNanos(service.pid(), control.pid());
+          jit[0] = JitCpu.compilerNanos(pids);
           double[][] routes =
               measureInterleaved(
                   warmup,
                   cycles,
-                  () -> jit[1] = JitCpu.compilerNanos(service.pid(), control.pid()),
-                  viaQuickRoute,
-                  viaWaitingRoute,
-                  viaControl);
-          jit[2] = JitCpu.compilerNanos(service.pid(), control.pid());
-          double[] service1 = routes[0];
-          double[] waiting1 = routes[1];
-          double[] control1 = routes[2];
-          int quickFallbacks = fallbacks[0];
+                  () -> jit[1] = JitCpu.compilerNanos(pids),
+                  lockCycles.toArray(Cycle[]::new));
+          jit[2] = JitCpu.compilerNanos(pids);
           double[] raw1 = measure(raw, warmup, cycles);
           double[] http1 = measure(httpOnly, warmup, cycles);
-          System.out.printf(
-              Locale.ROOT,
-              "lock+unlock, %d cycles after %d warm-up, one client (keep-alive HTTP/1.1)%n"
-                  + "| | p50 | p99 |%n|---|---|---|%n"
-                  + "| lock-service, quick route (HTTP acquire + release) | %.2f ms | %.2f ms |%n"
-                  + "| pg_advisory_lock + pg_advisory_unlock | %.2f ms | %.2f ms |%n"
-                  + "| ratio | %.1fx | %.1fx |%n"
-                  + "| (lock-service, waiting route: IO executor) | %.2f ms | %.2f ms |%n"
-                  + "| (lock-service, quick route, one-round-trip path off: second process,"
-                  + " STAGECRAFT_LOCK_QUICK_SNAPSHOT_CACHE_SIZE=0) | %.2f ms | %.2f ms |%n"
-                  + "| (HTTP alone: 2x GET /health, same connection) | %.2f ms | %.2f ms |%n"
-                  + "quick-route 503s repeated on the waiting route: %d (warm-up included)%n"
-                  + "JIT compiler threads of the two service processes: %.0f ms of CPU during"
-                  + " the warm-up, %.0f ms during the measured lock cycles%n",
-              cycles,
-              warmup,
-              pct(service1, 50),
-              pct(service1, 99),
-              pct(raw1, 50),
-              pct(raw1, 99),
-              pct(service1, 50) / pct(raw1, 50),
-              pct(service1, 99) / pct(raw1, 99),
-              pct(waiting1, 50),
-              pct(waiting1, 99),
-              pct(control1, 50),
-              pct(control1, 99),
-              pct(http1, 50),
-              pct(http1, 99),
-              quickFallbacks,
-              (jit[1] - jit[0]) / 1e6,
-              (jit[2] - jit[1]) / 1e6);
+          double[] service1 = routes[0];
+          StringBuilder table = new StringBuilder();
+          table.append(
+              String.format(
+                  Locale.ROOT,
+                  "lock+unlock, %d cycles after %d warm-up, one client (keep-alive HTTP/1.1)%n"
+                      + "| | p50 | p99 |%n|---|---|---|%n",
+                  cycles,
+                  warmup));
+          row(table, "lock-service (HTTP acquire + release)", service1);
+          row(table, "pg_advisory_lock + pg_advisory_unlock", raw1);
+          table.append(
+              String.format(
+                  Locale.ROOT,
+                  "| ratio | %.1fx | %.1fx |%n",
+                  pct(service1, 50) / pct(raw1, 50),
+                  pct(service1, 99) / pct(raw1, 99)));
+          if (beforeClient != null) {
+            row(table, "(before: " + beforeRoute + "/..., other process)", routes[1]);
+          }
+          row(table, "(HTTP alone: 2x GET /health, same connection)", http1);
+          table.append(
+              String.format(
+                  Locale.ROOT,
+                  "JIT compiler threads of the service processes: %.0f ms of CPU during the"
+                      + " warm-up, %.0f ms during the measured lock cycles%n",
+                  (jit[1] - jit[0]) / 1e6,
+                  (jit[2] - jit[1]) / 1e6));
+          System.out.print(table);
         }
       } finally {
-        service.destroy();
-        control.destroy();
-        service.waitFor();
-        control.waitFor();
+        for (Process p : services) {
+          p.destroy();
+        }
+        for (Process p : services) {
+          p.waitFor();
+        }
       }
     }
+  }
+
+  private static void row(StringBuilder table, String name, double[] samples) {
+    table.append(
+        String.format(
+            Locale.ROOT, "| %s | %.2f ms | %.2f ms |%n", name, pct(samples, 50), pct(samples, 99)));
+  }
+
+  /** Acquire then release on {@code path}, each answer checked. */
+  private static Cycle lockCycle(KeepAliveHttp client, String path) {
+    String acquireBody = "{\"holder\":\"bench\",\"leaseSeconds\":30}";
+    return () -> {
+      KeepAliveHttp.Reply a = client.send("POST", path, acquireBody);
+      Matcher m = LOCK_ID.matcher(a.body());
+      if (a.status() != 200 || !m.find()) {
+        throw new IllegalStateException("acquire failed: " + a.status() + a.body());
+      }
+      KeepAliveHttp.Reply r = client.send("DELETE", path + "/" + m.group(1), null);
+      if (r.status() != 200) {
+        throw new IllegalStateException("release failed: " + r.status() + r.body());
+      }
+    };
   }
 
   /**
@@ -364,8 +328,7 @@ public final class LockBenchmark {
   }
 
   /** Starts the lock service from {@code jar} as the dev stack does ({@code ServiceJvm}). */
-  private static Process startService(
-      Path jar, EmbeddedPostgresServer pg, int port, Path log, Map<String, String> extraEnv)
+  private static Process startService(Path jar, EmbeddedPostgresServer pg, int port, Path log)
       throws IOException {
     // as the dev stack starts every service
     List<String> command =
@@ -387,7 +350,6 @@ public final class LockBenchmark {
                 TOKEN,
                 "STAGECRAFT_SERVICE_TOKEN_STATE",
                 "bench-state-token"));
-    pb.environment().putAll(extraEnv);
     return pb.start();
   }
 

@@ -25,7 +25,7 @@ import org.junit.jupiter.api.TestInstance;
 
 /**
  * Who may call the lock routes (docs/internal-api.md, "Service roles"), on a lock service over a
- * real PostgreSQL: every route — waiting, quick, several workspaces — takes the planner's and the
+ * real PostgreSQL: every route — one workspace, several workspaces — takes the planner's and the
  * state service's tokens, and refuses with 401 a call without a token, with an unknown one, or with
  * the operator's (the lock service is not given it, so it cannot tell it from a guess). No 403 can
  * happen here: both roles the lock service knows are accepted on every route.
@@ -33,7 +33,7 @@ import org.junit.jupiter.api.TestInstance;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class LockRouteRolesIntegrationTest {
   private static final String OPERATOR_TOKEN = "test-operator-token";
-  private static final List<String> ROUTE_FAMILIES = List.of("/internal/v1", "/internal/v1/quick");
+  private static final List<String> ROUTE_FAMILIES = List.of("/internal/v1");
 
   private Path dir;
   private EmbeddedPostgresServer postgres;

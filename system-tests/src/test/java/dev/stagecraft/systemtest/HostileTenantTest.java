@@ -258,9 +258,6 @@ class HostileTenantTest {
         "GET " + state + "/internal/v1/tenants/" + tenantA + "/workspaces/prod/state");
     routes.put(
         "lock", "POST " + lock + "/internal/v1/tenants/" + tenantA + "/workspaces/prod/lock");
-    routes.put(
-        "quick-lock",
-        "POST " + lock + "/internal/v1/quick/tenants/" + tenantA + "/workspaces/prod/lock");
     StringBuilder sh = new StringBuilder();
     for (Map.Entry<String, String> r : routes.entrySet()) {
       String[] methodUrl = r.getValue().split(" ");

@@ -8,7 +8,6 @@ import dev.stagecraft.lock.lease.LockLease;
 import dev.stagecraft.lock.lease.WorkspaceLock;
 import io.micronaut.context.annotation.Value;
 import jakarta.inject.Singleton;
-import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
@@ -16,12 +15,9 @@ import java.util.Collection;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
-import java.util.function.Function;
 
 /**
  * Runs lock commands against the store and implements the server-side wait of {@code acquire}.
- * Every command except a waiting acquire also runs on a connection the caller passes (the quick
- * path on the event loop, ADR 0030); {@code null} takes one from the pool.
  *
  * <p>Concurrency: many request threads may wait at once. A waiter re-tries its acquire when this
  * process releases a lock (it is notified) and otherwise every {@link #RECHECK} at the latest, to
@@ -85,7 +81,7 @@ public final class LockService {
       String coalescingKey)
       throws SQLException, InterruptedException {
     if (!enqueue) {
-      return acquireNow(null, tenant, workspace, holder, lease, info, false, null);
+      return acquireNow(tenant, workspace, holder, lease, info, false, null);
     }
     long deadline = System.nanoTime() + wait.toNanos();
     while (true) {
@@ -111,12 +107,8 @@ public final class LockService {
    * One acquire attempt, never waiting: granted, queued with its position (when {@code enqueue}),
    * refused or superseded — as {@link #acquire(String, String, String, Duration, Duration, String,
    * boolean, String)} with no wait.
-   *
-   * @param connection the quick path's connection ({@link
-   *     dev.stagecraft.lock.adapter.db.QuickConnections}), or {@code null} for one from the pool
    */
   public AcquireResult acquireNow(
-      Connection connection,
       String tenant,
       String workspace,
       String holder,
@@ -125,8 +117,8 @@ public final class LockService {
       boolean enqueue,
       String coalescingKey)
       throws SQLException {
-    return decide(
-            connection,
+    return store
+        .decide(
             tenant,
             workspace,
             s ->
@@ -172,14 +164,8 @@ public final class LockService {
 
   public HeartbeatResult heartbeat(String tenant, String workspace, String lockId)
       throws SQLException {
-    return heartbeat(null, tenant, workspace, lockId);
-  }
-
-  /** As {@link #heartbeat(String, String, String)}, on {@code connection} (null: the pool). */
-  public HeartbeatResult heartbeat(
-      Connection connection, String tenant, String workspace, String lockId) throws SQLException {
     HeartbeatResult result =
-        decide(connection, tenant, workspace, s -> decider.heartbeat(s, lockId)).result();
+        store.decide(tenant, workspace, s -> decider.heartbeat(s, lockId)).result();
     if (result instanceof HeartbeatResult.Lost) {
       wakeWaiters(); // an expiry was recorded: the queue head may take the lock now
     }
@@ -187,13 +173,7 @@ public final class LockService {
   }
 
   public void release(String tenant, String workspace, String lockId) throws SQLException {
-    release(null, tenant, workspace, lockId);
-  }
-
-  /** As {@link #release(String, String, String)}, on {@code connection} (null: the pool). */
-  public void release(Connection connection, String tenant, String workspace, String lockId)
-      throws SQLException {
-    if (decide(connection, tenant, workspace, s -> decider.release(s, lockId)).result()) {
+    if (store.decide(tenant, workspace, s -> decider.release(s, lockId)).result()) {
       wakeWaiters();
     }
   }
@@ -224,23 +204,9 @@ public final class LockService {
       String via,
       String clientLockId)
       throws SQLException {
-    return forceRelease(null, tenant, workspace, lockId, actor, reason, via, clientLockId);
-  }
-
-  /** As above, on {@code connection} (null: the pool). */
-  public Optional<LockLease> forceRelease(
-      Connection connection,
-      String tenant,
-      String workspace,
-      String lockId,
-      String actor,
-      String reason,
-      String via,
-      String clientLockId)
-      throws SQLException {
     var released =
-        decide(
-                connection,
+        store
+            .decide(
                 tenant,
                 workspace,
                 s -> decider.forceRelease(s, lockId, actor, reason, via, clientLockId))
@@ -274,28 +240,7 @@ public final class LockService {
 
   /** The lock as it stands now (an overdue lease shows as free; nothing is written). */
   public WorkspaceLock view(String tenant, String workspace) throws SQLException {
-    return view(null, tenant, workspace);
-  }
-
-  /** As {@link #view(String, String)}, on {@code connection} (null: the pool). */
-  public WorkspaceLock view(Connection connection, String tenant, String workspace)
-      throws SQLException {
-    WorkspaceLock stored =
-        connection == null
-            ? store.read(tenant, workspace)
-            : store.read(connection, tenant, workspace);
-    return decider.expire(stored).result();
-  }
-
-  private <R> LockDecider.Decision<R> decide(
-      Connection connection,
-      String tenant,
-      String workspace,
-      Function<WorkspaceLock, LockDecider.Decision<R>> decision)
-      throws SQLException {
-    return connection == null
-        ? store.decide(tenant, workspace, decision)
-        : store.decide(connection, tenant, workspace, decision);
+    return decider.expire(store.read(tenant, workspace)).result();
   }
 
   private void wakeWaiters() {

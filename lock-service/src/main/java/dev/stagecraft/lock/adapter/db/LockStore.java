@@ -7,8 +7,6 @@ import dev.stagecraft.lock.lease.QueuedHolder;
 import dev.stagecraft.lock.lease.SupersededHolder;
 import dev.stagecraft.lock.lease.WorkspaceLock;
 import dev.stagecraft.servicekit.db.Sql;
-import io.micronaut.context.annotation.Value;
-import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
 import java.sql.Array;
 import java.sql.Connection;
@@ -21,14 +19,12 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.ToLongFunction;
@@ -51,118 +47,15 @@ import javax.sql.DataSource;
  * idle and sends nothing). A command that changes nothing sends only the commit. Both functions are
  * plain data access (migration V6); the decision stays in {@link
  * dev.stagecraft.lock.lease.LockDecider}.
- *
- * <p>One round trip for the common quick command (ADR 0038): the store keeps, per workspace, the
- * lock it last loaded or saved together with the version of the workspace's counter row (bumped by
- * every save, migration V7) in a bounded LRU map. {@link #decide(Connection, String, String,
- * Function)} (the quick route) decides on that snapshot and sends {@code lock.save_workspace_if}
- * with the expected version and the {@code COMMIT} as one message. The function takes the row
- * {@code FOR UPDATE} and writes only if the version is unchanged and the row lock came within
- * {@link #DEFAULT_MAX_ROW_WAIT} of the statement's start; otherwise it writes nothing and the
- * command runs the two-round-trip path on freshly loaded rows. So a stale snapshot can cost a round
- * trip but never commit a stale decision: correctness still comes from the row lock and the version
- * check in the same transaction, never from the map. A decision without events (a repeated release,
- * a repeated acquire by the holder) takes the two-round-trip path. The map is safe for concurrent
- * use; an entry is dropped on any error and on a refused optimistic save.
  */
 @Singleton
 public final class LockStore {
-  /** Snapshots kept by default ({@code stagecraft.lock.quick.snapshot-cache-size}). */
-  public static final int DEFAULT_CACHE_SIZE = 4096;
-
-  /**
-   * The longest wait for the workspace row that an optimistic save accepts (measured by the
-   * database from the statement's start): the decision's "now" is read before that wait.
-   */
-  public static final Duration DEFAULT_MAX_ROW_WAIT = Duration.ofMillis(50);
-
   private final DataSource dataSource;
   private final Clock clock;
-  private final Snapshots snapshots;
-  private final double maxRowWaitMillis;
-  private final LongAdder roundTrips = new LongAdder();
-  private final LongAdder optimisticSaves = new LongAdder();
-  private final LongAdder staleSnapshots = new LongAdder();
-  private final LongAdder slowRowLocks = new LongAdder();
 
-  /** A store with the default snapshot map ({@link #DEFAULT_CACHE_SIZE}) and row-wait bound. */
   public LockStore(DataSource dataSource, Clock clock) {
-    this(dataSource, clock, DEFAULT_CACHE_SIZE, DEFAULT_MAX_ROW_WAIT);
-  }
-
-  /**
-   * @param cacheSize workspaces whose last snapshot is kept (least recently used dropped first); 0
-   *     turns the one-round-trip path off (every command loads first)
-   * @param maxRowWait the longest wait for the workspace row an optimistic save accepts
-   */
-  @Inject
-  public LockStore(
-      DataSource dataSource,
-      Clock clock,
-      @Value("${stagecraft.lock.quick.snapshot-cache-size:" + DEFAULT_CACHE_SIZE + "}")
-          int cacheSize,
-      @Value("${stagecraft.lock.quick.max-row-wait:50ms}") Duration maxRowWait) {
-    if (cacheSize < 0) {
-      throw new IllegalArgumentException(
-          "stagecraft.lock.quick.snapshot-cache-size (STAGECRAFT_LOCK_QUICK_SNAPSHOT_CACHE_SIZE)"
-              + " must be 0 (off) or more, got "
-              + cacheSize);
-    }
     this.dataSource = dataSource;
     this.clock = clock;
-    this.snapshots = new Snapshots(cacheSize);
-    this.maxRowWaitMillis = maxRowWait.toNanos() / 1e6;
-  }
-
-  /**
-   * Counters since start (for tests and diagnosis).
-   *
-   * @param roundTrips database round trips of single-workspace commands ({@code decide})
-   * @param optimisticSaves commands committed in one round trip on a kept snapshot
-   * @param staleSnapshots optimistic saves refused because the workspace had changed
-   * @param slowRowLocks optimistic saves refused because the row lock came too late
-   */
-  public record Stats(
-      long roundTrips, long optimisticSaves, long staleSnapshots, long slowRowLocks) {}
-
-  /** The counters as they stand now (each read on its own, not one atomic snapshot). */
-  public Stats stats() {
-    return new Stats(
-        roundTrips.sum(), optimisticSaves.sum(), staleSnapshots.sum(), slowRowLocks.sum());
-  }
-
-  /** A workspace's lock as this store last loaded or saved it, with its counter row's version. */
-  private record Snapshot(WorkspaceLock lock, long version) {}
-
-  /** Bounded LRU of snapshots; every method holds the map's monitor briefly, never across I/O. */
-  private static final class Snapshots {
-    private final int capacity;
-    private final LinkedHashMap<WorkspaceRef, Snapshot> map;
-
-    Snapshots(int capacity) {
-      this.capacity = capacity;
-      this.map =
-          new LinkedHashMap<>(16, 0.75f, true) {
-            @Override
-            protected boolean removeEldestEntry(Map.Entry<WorkspaceRef, Snapshot> eldest) {
-              return size() > Snapshots.this.capacity;
-            }
-          };
-    }
-
-    synchronized Snapshot get(WorkspaceRef key) {
-      return capacity == 0 ? null : map.get(key);
-    }
-
-    synchronized void put(WorkspaceRef key, Snapshot snapshot) {
-      if (capacity > 0) {
-        map.put(key, snapshot);
-      }
-    }
-
-    synchronized void remove(WorkspaceRef key) {
-      map.remove(key);
-    }
   }
 
   /** Loads the lock under a row lock, decides, persists the new state and the audit trail. */
@@ -170,65 +63,27 @@ public final class LockStore {
       String tenant, String workspace, Function<WorkspaceLock, Decision<R>> decider)
       throws SQLException {
     try (Connection c = dataSource.getConnection()) {
-      return decide(c, tenant, workspace, decider, false);
+      return decide(c, tenant, workspace, decider);
     }
   }
 
   /**
-   * As {@link #decide(String, String, Function)}, on a connection the caller owns (the quick
-   * path's, {@link QuickConnections}): the transaction is committed or rolled back, the connection
-   * is left open in auto-commit off. With a kept snapshot of the workspace and a decision that
-   * changes something, this is one round trip (the optimistic save, see the class comment); when
-   * that save is refused, {@code decider} is applied again to freshly loaded rows (it must be free
-   * of side effects beyond its result) and the command takes two more.
+   * As {@link #decide(String, String, Function)}, on a connection the caller owns: the transaction
+   * is committed or rolled back, the connection is left open in auto-commit off.
    */
   public <R> Decision<R> decide(
       Connection c, String tenant, String workspace, Function<WorkspaceLock, Decision<R>> decider)
       throws SQLException {
-    return decide(c, tenant, workspace, decider, true);
-  }
-
-  private <R> Decision<R> decide(
-      Connection c,
-      String tenant,
-      String workspace,
-      Function<WorkspaceLock, Decision<R>> decider,
-      boolean optimistic)
-      throws SQLException {
     c.setAutoCommit(false);
-    WorkspaceRef key = new WorkspaceRef(tenant, workspace);
     try {
-      Snapshot kept = optimistic ? snapshots.get(key) : null;
-      if (kept != null) {
-        Decision<R> decision = decider.apply(kept.lock());
-        if (!decision.events().isEmpty()) {
-          WorkspaceLock next = kept.lock().applyAll(decision.events());
-          long outcome = saveIfUnchanged(c, tenant, workspace, kept, decision.events());
-          roundTrips.increment();
-          c.commit(); // sends nothing: the message committed, written or not
-          if (outcome > 0) {
-            optimisticSaves.increment();
-            snapshots.put(key, new Snapshot(next, outcome));
-            return decision;
-          }
-          (outcome == -2 ? slowRowLocks : staleSnapshots).increment();
-          snapshots.remove(key);
-        }
-      }
-      Snapshot current = load(c, tenant, workspace);
-      roundTrips.increment();
-      Decision<R> decision = decider.apply(current.lock());
-      Snapshot after = current;
+      WorkspaceLock current = load(c, tenant, workspace);
+      Decision<R> decision = decider.apply(current);
       if (!decision.events().isEmpty()) {
-        save(c, tenant, workspace, current.lock(), decision.events(), true);
-        after = new Snapshot(current.lock().applyAll(decision.events()), current.version() + 1);
+        save(c, tenant, workspace, current, decision.events(), true);
       }
       c.commit(); // sends nothing when the save committed
-      roundTrips.increment();
-      snapshots.put(key, after); // the row lock was held from the load to the commit
       return decision;
     } catch (SQLException | RuntimeException e) {
-      snapshots.remove(key);
       Sql.rollbackAfter(c, e);
       throw e;
     }
@@ -253,7 +108,7 @@ public final class LockStore {
       c.setAutoCommit(false);
       try {
         for (String ws : new TreeSet<>(workspaces)) {
-          current.put(ws, load(c, tenant, ws).lock());
+          current.put(ws, load(c, tenant, ws));
         }
         T outcome = decider.apply(current);
         for (var e : decisionsOf.apply(outcome).entrySet()) {
@@ -267,10 +122,6 @@ public final class LockStore {
       } catch (SQLException | RuntimeException e) {
         Sql.rollbackAfter(c, e);
         throw e;
-      } finally {
-        for (String ws : workspaces) {
-          snapshots.remove(new WorkspaceRef(tenant, ws)); // versions moved; the next load refills
-        }
       }
     }
   }
@@ -474,13 +325,10 @@ public final class LockStore {
     }
   }
 
-  /**
-   * The workspace's lock and its counter row's version, the row taken {@code FOR UPDATE}: one round
-   * trip.
-   */
-  private static Snapshot load(Connection c, String tenant, String workspace) throws SQLException {
+  /** The workspace's lock, its counter row taken {@code FOR UPDATE}: one round trip. */
+  private static WorkspaceLock load(Connection c, String tenant, String workspace)
+      throws SQLException {
     long lastToken = 0;
-    long version = 0;
     LockLease lease = null;
     List<QueuedHolder> queue = new ArrayList<>();
     List<SupersededHolder> superseded = new ArrayList<>();
@@ -493,10 +341,7 @@ public final class LockStore {
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
           switch (rs.getString(1)) {
-            case "counter" -> {
-              lastToken = rs.getLong(4);
-              version = rs.getLong(7); // V7: the row's version travels in 'seconds'
-            }
+            case "counter" -> lastToken = rs.getLong(4);
             case "lease" ->
                 lease =
                     new LockLease(
@@ -526,7 +371,7 @@ public final class LockStore {
         }
       }
     }
-    return new Snapshot(new WorkspaceLock(lease, lastToken, queue, superseded), version);
+    return new WorkspaceLock(lease, lastToken, queue, superseded);
   }
 
   private static long readCounter(Connection c, String tenant, String workspace, boolean forUpdate)
@@ -626,40 +471,7 @@ public final class LockStore {
     }
   }
 
-  /**
-   * The optimistic save (ADR 0038): {@code lock.save_workspace_if} with the snapshot's version and
-   * the {@code COMMIT}, one message, one round trip. The transaction is over when this returns
-   * normally — written or not; if the function fails, the {@code COMMIT} is not run and the caller
-   * rolls back.
-   *
-   * @return the row's new version (written), -1 (the version moved: nothing written) or -2 (the row
-   *     lock came later than the bound allows: nothing written)
-   */
-  private long saveIfUnchanged(
-      Connection c, String tenant, String workspace, Snapshot kept, List<LockEvent> events)
-      throws SQLException {
-    try (PreparedStatement ps =
-        c.prepareStatement(
-            "SELECT lock.save_workspace_if(?, ?, " + SAVE_PARAMETERS + "); COMMIT")) {
-      ps.setLong(1, kept.version());
-      ps.setDouble(2, maxRowWaitMillis);
-      bindSave(c, ps, 2, tenant, workspace, kept.lock(), events);
-      if (!ps.execute()) {
-        throw new SQLException("lock.save_workspace_if returned no result");
-      }
-      long outcome;
-      try (ResultSet rs = ps.getResultSet()) {
-        if (!rs.next()) {
-          throw new SQLException("lock.save_workspace_if returned no row");
-        }
-        outcome = rs.getLong(1);
-      }
-      ps.getMoreResults(); // the COMMIT's (empty) result
-      return outcome;
-    }
-  }
-
-  /** The 30 parameters shared by {@code lock.save_workspace} and {@code save_workspace_if}. */
+  /** The 30 parameters of {@code lock.save_workspace}. */
   private static final String SAVE_PARAMETERS =
       "?, ?, ?, ?, ?, ?, ?, ?::timestamptz, ?, ?::timestamptz, ?, ?, ?,"
           + " ?::text[]::timestamptz[], ?::text[]::timestamptz[], ?, ?, ?, ?, ?,"

@@ -34,14 +34,10 @@ import java.util.Optional;
  * Workspace lock endpoints ({@code /internal/v1/...}), guarded by the service token.
  *
  * <p>Runs on the {@code IO} executor (platform threads), not {@code BLOCKING} (virtual threads):
- * each command is three blocking JDBC round trips, and on a virtual thread every one of them parks
+ * each command is two blocking JDBC round trips, and on a virtual thread every one of them parks
  * and is resumed through the JDK's I/O poller — measured 0.83 vs 0.58 ms per lock+unlock cycle (ADR
- * 0020). A waiting acquire ({@code waitSeconds}) holds its platform thread while it waits.
- *
- * <p>This is the <em>waiting route</em>: every command is accepted here (meaning unchanged), and it
- * is the only route for an acquire with {@code waitSeconds > 0}. Clients that want the fastest
- * answer for everything else use {@link QuickLockController} (same commands under {@code
- * /internal/v1/quick/...}, run on the event loop) and come here for a long poll (ADR 0030).
+ * 0020). A waiting acquire ({@code waitSeconds}) holds its platform thread while it waits. The only
+ * route for lock commands: the event-loop route of ADR 0030 was removed (ADR 0072).
  */
 @Controller("/internal/v1/tenants/{tenant}/workspaces/{ws}/lock")
 @ExecuteOn(TaskExecutors.IO)

@@ -21,8 +21,7 @@ import java.util.Optional;
  * state service uses it for the Terraform HTTP backend and the public lock endpoints: the very lock
  * the planner's runs take, so a Terraform client and a Stagecraft run never both write.
  *
- * <p>Every command goes to the lock service's quick route first and, on its 503, once to the
- * waiting route (ADR 0030); none of them waits server-side ({@code waitSeconds} 0).
+ * <p>One request per command; none of them waits server-side ({@code waitSeconds} 0).
  *
  * <p>Thread-safe (kept-alive connections, {@link InternalHttp}). A lock-service that cannot be
  * reached is a 503 for the caller: nothing is written without knowing who holds the lock.
@@ -147,22 +146,9 @@ public final class LockServiceClient {
 
   private record Reply(int status, JsonNode body) {}
 
-  /**
-   * Sends the command to the quick route ({@code /internal/v1/quick/...}, answered on the lock
-   * service's event loop, ADR 0030) and, when that answers 503 (its connections are being replaced
-   * or the database was slow), once more to the waiting route {@code url} — the same command with
-   * the same meaning, each of them safe to repeat.
-   */
+  /** Sends the command; an answer other than {@code expected} is a 503 for the caller. */
   private Reply call(String method, String path, Object body, int... expected) {
-    String quick = "/internal/v1/quick" + path.substring("/internal/v1".length());
-    Reply reply = send(method, quick, body, 503);
-    if (reply != null) {
-      return expect(method, quick, reply, expected);
-    }
-    return expect(method, path, send(method, path, body, 0), expected);
-  }
-
-  private Reply expect(String method, String path, Reply reply, int... expected) {
+    Reply reply = send(method, path, body);
     for (int status : expected) {
       if (reply.status() == status) {
         return reply;
@@ -173,19 +159,15 @@ public final class LockServiceClient {
 
   /**
    * One request over a kept-alive connection on the calling thread ({@link InternalHttp}: the JDK's
-   * {@code java.net.http} client cost 1.4-2 ms more per exchange, docs/benchmarks.md); {@code null}
-   * when the answer's status is {@code fallThrough} (the caller tries elsewhere), else its status
+   * {@code java.net.http} client cost 1.4-2 ms more per exchange, docs/benchmarks.md): its status
    * and body (parsed when JSON, else an empty object).
    */
-  private Reply send(String method, String path, Object body, int fallThrough) {
+  private Reply send(String method, String path, Object body) {
     InternalHttp.Response response;
     try {
       response = http.send(method, path, body, TIMEOUT);
     } catch (IllegalStateException e) {
       throw unavailable("the lock service cannot be reached (" + e.getMessage() + ")");
-    }
-    if (response.status() == fallThrough) {
-      return null;
     }
     JsonNode json;
     try {

@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
  * here uses locks only, so there is no state store behind them.
  */
 class BackendLocksTest {
-  private static final String QUICK = "/internal/v1/quick/tenants/acme/workspaces/prod/lock";
+  private static final String LOCK = "/internal/v1/tenants/acme/workspaces/prod/lock";
   private static final String FREE = "{\"holder\":null,\"lockId\":null,\"queue\":[]}";
   private static final Principal CI = new Principal("acme", "deployer", "token:ci");
 
@@ -68,7 +68,7 @@ class BackendLocksTest {
     assertThat(locks.writeToken(CI, "prod", "tf-1")).isEqualTo(7);
 
     assertThat(lockService.seen())
-        .containsExactly("POST " + QUICK + "/l-1/heartbeat", "POST " + QUICK + "/l-1/heartbeat");
+        .containsExactly("POST " + LOCK + "/l-1/heartbeat", "POST " + LOCK + "/l-1/heartbeat");
   }
 
   @Test
@@ -81,7 +81,7 @@ class BackendLocksTest {
         .isInstanceOfSatisfying(Problem.class, p -> assertThat(p.status()).isEqualTo(409));
 
     assertThat(lockService.seen())
-        .containsExactly("GET /internal/v1/quick/tenants/other/workspaces/prod/lock");
+        .containsExactly("GET /internal/v1/tenants/other/workspaces/prod/lock");
   }
 
   @Test
@@ -101,7 +101,7 @@ class BackendLocksTest {
     assertThatThrownBy(() -> locks.writeToken(CI, "prod", "tf-1")).isInstanceOf(Problem.class);
 
     assertThat(lockService.seen())
-        .containsExactly("POST " + QUICK + "/l-1/heartbeat", "GET " + QUICK, "GET " + QUICK);
+        .containsExactly("POST " + LOCK + "/l-1/heartbeat", "GET " + LOCK, "GET " + LOCK);
   }
 
   @Test
@@ -115,7 +115,7 @@ class BackendLocksTest {
 
     assertThat(lockService.seen())
         .containsExactly(
-            "GET " + QUICK, "POST " + QUICK + "/l-2/heartbeat", "POST " + QUICK + "/l-2/heartbeat");
+            "GET " + LOCK, "POST " + LOCK + "/l-2/heartbeat", "POST " + LOCK + "/l-2/heartbeat");
   }
 
   @Test
@@ -128,7 +128,7 @@ class BackendLocksTest {
     lockService.script(200, heldBy("terraform:tf-3", "l-3", 4));
     assertThatThrownBy(() -> locks.writeToken(CI, "prod", "tf-9")).isInstanceOf(Problem.class);
 
-    assertThat(lockService.seen()).containsExactly("GET " + QUICK, "GET " + QUICK);
+    assertThat(lockService.seen()).containsExactly("GET " + LOCK, "GET " + LOCK);
   }
 
   @Test
@@ -143,6 +143,6 @@ class BackendLocksTest {
         .isInstanceOfSatisfying(Problem.class, p -> assertThat(p.status()).isEqualTo(409));
 
     assertThat(lockService.seen())
-        .containsExactly("GET " + QUICK, "DELETE " + QUICK + "/l-1", "GET " + QUICK);
+        .containsExactly("GET " + LOCK, "DELETE " + LOCK + "/l-1", "GET " + LOCK);
   }
 }

@@ -15,21 +15,16 @@ import java.util.regex.Pattern;
 /**
  * {@link WorkspaceLocks} over lock-service's internal HTTP API (docs/internal-api.md).
  *
- * <p>Every command goes first to the <em>quick route</em> ({@code /internal/v1/quick/...}: answered
- * on lock-service's event loop, ADR 0030), so a free lock is granted in one fast request. An
- * acquire that is queued there and may wait ({@code waitSeconds > 0}) then long-polls on the
- * <em>waiting route</em> ({@code /internal/v1/tenants/...}) with the same holder — acquire is
- * idempotent by holder, so it keeps its queue place. A {@code 503} from the quick route (its
- * database connections are being replaced, or the database was slow) sends the same command to the
- * waiting route, whose meaning is the same. A {@code 503} from the waiting route (lock-service
- * cannot reach its database: it is restarting) is repeated, with the same holder, after a pause
- * that doubles up to 2 s, for at most {@link #UNAVAILABLE_BUDGET}, and so is a lock-service that
- * cannot be reached at all (it restarts): an acquire or a release rides out a restart of
- * lock-service or of its database instead of failing the run. A heartbeat is not repeated (the next
- * one comes a third of a lease later).
+ * <p>An acquire that may wait ({@code waitSeconds > 0}) is one long poll: lock-service answers when
+ * the lock is granted or the wait is over (queued, with the position). A {@code 503} (lock-service
+ * cannot reach its database: it is restarting) is repeated, with the same holder — acquire is
+ * idempotent by holder, so it keeps its queue place — after a pause that doubles up to 2 s, for at
+ * most {@link #UNAVAILABLE_BUDGET}, and so is a lock-service that cannot be reached at all (it
+ * restarts): an acquire or a release rides out a restart of lock-service or of its database instead
+ * of failing the run. A heartbeat is not repeated (the next one comes a third of a lease later).
  */
 public final class HttpWorkspaceLocks implements WorkspaceLocks {
-  /** How long an acquire or release repeats the waiting route's 503 before it fails. */
+  /** How long an acquire or release repeats a 503 before it fails. */
   public static final Duration UNAVAILABLE_BUDGET = RideOut.BUDGET;
 
   private final InternalHttp http;
@@ -40,7 +35,7 @@ public final class HttpWorkspaceLocks implements WorkspaceLocks {
   }
 
   /**
-   * @param unavailableBudget how long a 503 of the waiting route is repeated (zero: not at all)
+   * @param unavailableBudget how long a 503 is repeated (zero: not at all)
    * @param firstPause the pause before the first repetition (doubled each time, up to 2 s)
    */
   public HttpWorkspaceLocks(InternalHttp http, Duration unavailableBudget, Duration firstPause) {
@@ -48,9 +43,8 @@ public final class HttpWorkspaceLocks implements WorkspaceLocks {
     this.rideOut = new RideOut(unavailableBudget, firstPause);
   }
 
-  private InternalHttp.Response repeatWhileUnavailable(
-      boolean repeat503, Supplier<InternalHttp.Response> request) {
-    return rideOut.repeat(repeat503, request);
+  private InternalHttp.Response repeatWhileUnavailable(Supplier<InternalHttp.Response> request) {
+    return rideOut.repeat(request);
   }
 
   @Override
@@ -65,11 +59,9 @@ public final class HttpWorkspaceLocks implements WorkspaceLocks {
   }
 
   /**
-   * Asks lock-service for the lock on the quick route; when queued there and {@code waitSeconds >
-   * 0}, or when the quick route answers 503, asks again on the waiting route, which waits up to
-   * {@code waitSeconds} server-side (same holder: the queue place is kept). With a coalescing key a
-   * 409 of type {@code …/superseded} (the request was replaced by a newer one with the same key) is
-   * {@link Superseded}.
+   * Asks lock-service for the lock, which waits up to {@code waitSeconds} server-side while the
+   * holder is queued. With a coalescing key a 409 of type {@code …/superseded} (the request was
+   * replaced by a newer one with the same key) is {@link Superseded}.
    */
   @Override
   public Acquisition acquire(
@@ -83,22 +75,14 @@ public final class HttpWorkspaceLocks implements WorkspaceLocks {
     Map<String, Object> body = new LinkedHashMap<>();
     body.put("holder", holder);
     body.put("leaseSeconds", leaseSeconds);
-    body.put("waitSeconds", 0); // the quick route answers at once
+    body.put("waitSeconds", waitSeconds);
     body.put("info", info);
     if (coalescingKey != null) {
       body.put("coalescingKey", coalescingKey);
     }
     InternalHttp.Response r =
         repeatWhileUnavailable(
-            false, () -> http.post(quick(path(tenant, workspace)), body, Duration.ofSeconds(10)));
-    if (r.status() == 503 || (r.status() == 202 && waitSeconds > 0)) {
-      body.put("waitSeconds", waitSeconds);
-      r =
-          repeatWhileUnavailable(
-              true,
-              () ->
-                  http.post(path(tenant, workspace), body, Duration.ofSeconds(waitSeconds + 10L)));
-    }
+            () -> http.post(path(tenant, workspace), body, Duration.ofSeconds(waitSeconds + 10L)));
     JsonNode json = r.json();
     if (r.status() == 200) {
       return new Granted(json.get("lockId").asText(), json.get("fencingToken").asLong());
@@ -115,10 +99,7 @@ public final class HttpWorkspaceLocks implements WorkspaceLocks {
   @Override
   public boolean heartbeat(String tenant, String workspace, String lockId) {
     String path = path(tenant, workspace) + "/" + enc(lockId) + "/heartbeat";
-    InternalHttp.Response r = http.post(quick(path), Map.of(), Duration.ofSeconds(10));
-    if (r.status() == 503) {
-      r = http.post(path, Map.of(), Duration.ofSeconds(10));
-    }
+    InternalHttp.Response r = http.post(path, Map.of(), Duration.ofSeconds(10));
     if (r.status() == 200) {
       return true;
     }
@@ -132,10 +113,7 @@ public final class HttpWorkspaceLocks implements WorkspaceLocks {
   public void release(String tenant, String workspace, String lockId) {
     String path = path(tenant, workspace) + "/" + enc(lockId);
     InternalHttp.Response r =
-        repeatWhileUnavailable(false, () -> http.delete(quick(path), Duration.ofSeconds(10)));
-    if (r.status() == 503) {
-      r = repeatWhileUnavailable(true, () -> http.delete(path, Duration.ofSeconds(10)));
-    }
+        repeatWhileUnavailable(() -> http.delete(path, Duration.ofSeconds(10)));
     if (r.status() >= 300 && r.status() != 404) {
       throw new IllegalStateException("lock-service answered " + r.status() + ": " + r.body());
     }
@@ -148,11 +126,6 @@ public final class HttpWorkspaceLocks implements WorkspaceLocks {
   public static String supersedingHolder(String detail) {
     Matcher m = Pattern.compile("newer request from '([^']*)'").matcher(detail);
     return m.find() ? m.group(1) : "a newer request";
-  }
-
-  /** The quick route's path of a waiting route's path ({@code /internal/v1/quick/...}). */
-  static String quick(String waitingPath) {
-    return "/internal/v1/quick" + waitingPath.substring("/internal/v1".length());
   }
 
   private static String path(String tenant, String workspace) {

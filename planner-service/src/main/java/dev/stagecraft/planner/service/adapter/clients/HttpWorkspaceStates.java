@@ -48,7 +48,7 @@ public final class HttpWorkspaceStates implements WorkspaceStates {
 
   /** {@code request}, repeated while state-service restarts (see the class comment). */
   private InternalHttp.Response idempotent(Supplier<InternalHttp.Response> request) {
-    return rideOut.repeat(true, request);
+    return rideOut.repeat(request);
   }
 
   /**

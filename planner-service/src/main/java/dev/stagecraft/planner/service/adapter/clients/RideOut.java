@@ -6,7 +6,7 @@ import java.util.function.Supplier;
 
 /**
  * Sends an idempotent internal request again while its service restarts: while it cannot be reached
- * at all, and (when asked) while it answers 503 (its database restarts; docs/internal-api.md,
+ * at all, and while it answers 503 (its database restarts; docs/internal-api.md,
  * "database-unavailable"), after a pause that doubles up to 2 s, for at most a budget. A run's
  * request to lock-service or state-service so rides out a restart of either or of PostgreSQL
  * instead of failing the run. Only requests that mean the same when sent twice may be repeated.
@@ -35,11 +35,10 @@ final class RideOut {
   }
 
   /**
-   * Sends {@code request} again while the service cannot be reached or, when {@code repeat503},
-   * answers 503, as long as the budget lasts; then returns the last answer or throws the last
-   * {@link InternalHttp.Unreachable}.
+   * Sends {@code request} again while the service cannot be reached or answers 503, as long as the
+   * budget lasts; then returns the last answer or throws the last {@link InternalHttp.Unreachable}.
    */
-  InternalHttp.Response repeat(boolean repeat503, Supplier<InternalHttp.Response> request) {
+  InternalHttp.Response repeat(Supplier<InternalHttp.Response> request) {
     long giveUp = System.nanoTime() + budget.toNanos();
     Duration pause = firstPause;
     while (true) {
@@ -50,7 +49,7 @@ final class RideOut {
       } catch (InternalHttp.Unreachable e) {
         unreachable = e;
       }
-      boolean again = unreachable != null || (repeat503 && r.status() == 503);
+      boolean again = unreachable != null || r.status() == 503;
       if (!again || System.nanoTime() + pause.toNanos() > giveUp) {
         if (unreachable != null) {
           throw unreachable;
