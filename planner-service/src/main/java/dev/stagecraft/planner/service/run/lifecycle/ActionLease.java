@@ -1,0 +1,73 @@
+package dev.stagecraft.planner.service.run.lifecycle;
+
+import java.time.Instant;
+
+/**
+ * A dispatched action whose outcome is not recorded yet, and what the run knows of its liveness
+ * (docs/adr/0007): dispatched (no executor took it yet), started by an executor (heartbeats keep it
+ * alive), reported ({@code action.finished} seen or sent on its behalf). The value counterpart of
+ * {@code InFlightActions.Lease}.
+ *
+ * @param carried dispatched before a restart (docs/adr/0035): never treated as not started
+ * @param takenBeforeRestart carried and taken by an executor before the restart (docs/adr/0056):
+ *     the action lease applies from the restart
+ */
+public record ActionLease(
+    String actionId,
+    String address,
+    String action,
+    Instant dispatchedAt,
+    String executorId,
+    Instant lastSeen,
+    boolean reported,
+    boolean carried,
+    boolean takenBeforeRestart) {
+
+  /** The executor of a carried action known alive before it named itself. */
+  public static final String UNNAMED = "(unnamed: it started before its planner instance stopped)";
+
+  static ActionLease dispatched(String actionId, String address, String action, Instant at) {
+    return new ActionLease(actionId, address, action, at, null, null, false, false, false);
+  }
+
+  static ActionLease carried(CarriedAction a, Instant carriedAt) {
+    return new ActionLease(
+        a.actionId(),
+        a.address(),
+        a.action(),
+        a.dispatchedAt(),
+        a.taken() ? UNNAMED : null,
+        a.taken() ? carriedAt : null,
+        false,
+        true,
+        a.taken());
+  }
+
+  public boolean started() {
+    return executorId != null;
+  }
+
+  ActionLease startedBy(String executor, Instant at) {
+    return new ActionLease(
+        actionId, address, action, dispatchedAt, executor, at, reported, carried, false);
+  }
+
+  ActionLease seen(String executor, Instant at) {
+    String named = executorId == null || UNNAMED.equals(executorId) ? executor : executorId;
+    return new ActionLease(
+        actionId, address, action, dispatchedAt, named, at, reported, carried, false);
+  }
+
+  ActionLease reported(boolean value) {
+    return new ActionLease(
+        actionId,
+        address,
+        action,
+        dispatchedAt,
+        executorId,
+        lastSeen,
+        value,
+        carried,
+        takenBeforeRestart);
+  }
+}

@@ -1,0 +1,12 @@
+package dev.stagecraft.planner.service.run.lifecycle;
+
+import java.time.Instant;
+
+/**
+ * An action a run dispatched before its planner instance restarted, as read from {@code
+ * stagecraft.actions} (docs/adr/0035).
+ *
+ * @param taken an executor had taken the dispatch before the restart (docs/adr/0056)
+ */
+public record CarriedAction(
+    String actionId, String address, String action, Instant dispatchedAt, boolean taken) {}
