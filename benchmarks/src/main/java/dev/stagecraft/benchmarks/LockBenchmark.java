@@ -39,11 +39,12 @@ import java.util.regex.Pattern;
  * -Dstagecraft.bench.lock-jar=PATH} measures another build of the service.
  *
  * <p>Before / after a change in one run: {@code -Dstagecraft.bench.before-lock-jar=PATH} starts a
- * second process from an older build (same database, its own tenant) and measures its cycle
- * interleaved with this build's in blocks of {@value #BLOCK} cycles, so both see the same load;
- * {@code -Dstagecraft.bench.before-lock-route=/internal/v1/quick} (the default) is the route prefix
- * the older build's clients used (ADR 0030's quick route, removed by ADR 0072). A last row measures
- * two {@code GET /health} on the same connection: the HTTP part of a cycle without the lock work.
+ * second process from an older build (on a second embedded PostgreSQL, so that neither build's
+ * migrations change the other's schema) and measures its cycle interleaved with this build's in
+ * blocks of {@value #BLOCK} cycles, so both see the same load; {@code
+ * -Dstagecraft.bench.before-lock-route=/internal/v1/quick} (the default) is the route prefix the
+ * older build's clients used (ADR 0030's quick route, removed by ADR 0072). A last row measures two
+ * {@code GET /health} on the same connection: the HTTP part of a cycle without the lock work.
  *
  * <p>The client is a minimal HTTP/1.1 client on one keep-alive TCP connection ({@link
  * KeepAliveHttp}): real requests to the real process, but without the JDK {@code HttpClient}'s
@@ -78,7 +79,9 @@ public final class LockBenchmark {
     String beforeRoute =
         System.getProperty("stagecraft.bench.before-lock-route", "/internal/v1/quick");
     Path dir = Files.createTempDirectory(root.resolve("target"), "lock-bench-");
-    try (EmbeddedPostgresServer pg = EmbeddedPostgresServer.start(dir.resolve("pg"), 0)) {
+    try (EmbeddedPostgresServer pg = EmbeddedPostgresServer.start(dir.resolve("pg"), 0);
+        EmbeddedPostgresServer beforePg =
+            beforeJar == null ? null : EmbeddedPostgresServer.start(dir.resolve("pg-before"), 0)) {
       System.out.println(
           "lock service: " + jar + (beforeJar == null ? "" : "; before: " + beforeJar));
       List<Process> services = new ArrayList<>();
@@ -88,7 +91,8 @@ public final class LockBenchmark {
         int beforePort = freePort();
         if (beforeJar != null) {
           services.add(
-              startService(Path.of(beforeJar), pg, beforePort, dir.resolve("lock-before.log")));
+              startService(
+                  Path.of(beforeJar), beforePg, beforePort, dir.resolve("lock-before.log")));
         }
         HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
         waitHealthy(http, "http://127.0.0.1:" + port + "/health", services.get(0));
@@ -105,7 +109,7 @@ public final class LockBenchmark {
           lockCycles.add(lockCycle(client, "/internal/v1/tenants/bench/workspaces/ws/lock"));
           if (beforeClient != null) {
             lockCycles.add(
-                lockCycle(beforeClient, beforeRoute + "/tenants/bench-before/workspaces/ws/lock"));
+                lockCycle(beforeClient, beforeRoute + "/tenants/bench/workspaces/ws/lock"));
           }
           Cycle raw =
               () -> {
