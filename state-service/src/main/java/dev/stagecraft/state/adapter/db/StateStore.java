@@ -23,7 +23,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Timestamp;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -31,7 +30,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.function.BiFunction;
-import java.util.function.Function;
 import javax.sql.DataSource;
 
 /**
@@ -113,6 +111,8 @@ public final class StateStore {
   private final VersionIndex versionIndex;
   private final DocumentStore documents;
   private final DocumentReader reader;
+  private final RunOpener opener;
+  private final LockedWriter locked;
 
   /** How often {@link #record} folds again after losing a race before it gives up (transient). */
   static final int MAX_APPEND_ATTEMPTS = EventLog.MAX_APPEND_ATTEMPTS;
@@ -135,6 +135,8 @@ public final class StateStore {
     this.versionIndex = new VersionIndex(dataSource, folds);
     this.documents = new DocumentStore(dataSource, clock, folds);
     this.reader = new DocumentReader(dataSource, folds);
+    this.opener = new RunOpener(dataSource, clock, folds);
+    this.locked = new LockedWriter(dataSource, clock, folds);
   }
 
   /**
@@ -267,87 +269,7 @@ public final class StateStore {
   public RunOpening openRun(
       String tenant, String workspace, long token, String runId, String credentialHash)
       throws SQLException {
-    try (Connection c = dataSource.getConnection()) {
-      Folded before = folds.cached(tenant, workspace);
-      FencingLedger.Opening opening =
-          advanceForOpening(c, tenant, workspace, token, runId, credentialHash);
-      if (opening.newest() > token) {
-        return new RunOpening(Optional.of(opening.newest()), false, null, List.of());
-      }
-      long appended = opening.appended();
-      long head = opening.head();
-      long issued = opening.issued();
-      if (issued == 0) {
-        return new RunOpening(Optional.empty(), false, null, List.of());
-      }
-      if (appended > 0) {
-        head = appended;
-      }
-      // the run's token is the newest at head (its fencing_advanced event, or the head it found
-      // when it was the newest already): every result an older holder recorded is at or below it,
-      // and none can be recorded after it
-      List<HostKey> keys = hostKeys(c, tenant, workspace);
-      // the fold the cache held right before the opening's own event is the state at it
-      Folded current =
-          (appended > 0 && before != null && before.sequence() == appended - 1
-                  ? new Folded(appended, before.state(), before.snapshotSequence())
-                  : folds.fold(c, tenant, workspace, head))
-              .knowing(token);
-      folds.remember(tenant, workspace, current);
-      return new RunOpening(Optional.empty(), true, current.state(), keys);
-    }
-  }
-
-  /**
-   * The first statement of {@link #openRun}, run again until it answers for the head it saw: the
-   * newest token when newer than {@code token} (nothing written), else what it wrote.
-   */
-  private FencingLedger.Opening advanceForOpening(
-      Connection c,
-      String tenant,
-      String workspace,
-      long token,
-      String runId,
-      String credentialHash)
-      throws SQLException {
-    for (int attempt = 1; ; attempt++) {
-      FencingLedger.Opening opening =
-          FencingLedger.open(
-              c, tenant, workspace, token, runId, credentialHash, Timestamp.from(clock.instant()));
-      Long newest = opening.newest();
-      if (newest == null) {
-        // the workspace's first opening: create its fencing row (token 0), then again
-        FencingLedger.createRow(c, tenant, workspace);
-      } else if (newest > token || newest == token || opening.appended() > 0) {
-        return opening;
-      } else if (attempt >= EventLog.MAX_APPEND_ATTEMPTS) {
-        throw new SQLException(
-            "opening run " + runId + " lost the workspace's next sequence " + attempt + " times",
-            "40001");
-      }
-      // else the head moved between the statement's snapshot and its insert: again
-    }
-  }
-
-  /** The host keys a run of the workspace must enforce, ordered by host, port and id. */
-  private static List<HostKey> hostKeys(Connection c, String tenant, String workspace)
-      throws SQLException {
-    List<HostKey> keys = new ArrayList<>();
-    try (PreparedStatement ps =
-            Sql.prepare(
-                c,
-                "SELECT k.* FROM ("
-                    + HostKeyStore.keysForQuery()
-                    + ") k"
-                    + " ORDER BY k.host, k.port, k.id",
-                tenant,
-                workspace);
-        ResultSet rs = ps.executeQuery()) {
-      while (rs.next()) {
-        keys.add(HostKeyStore.keyAt(rs, 1));
-      }
-    }
-    return keys;
+    return opener.openRun(tenant, workspace, token, runId, credentialHash);
   }
 
   /**
@@ -370,7 +292,7 @@ public final class StateStore {
       long fencingToken,
       String actor)
       throws SQLException {
-    return decideAndAppend(
+    return locked.decideAndAppend(
         tenant,
         workspace,
         fencingToken,
@@ -393,7 +315,7 @@ public final class StateStore {
   public OutputsDecision recordOutputs(
       String tenant, String workspace, String runId, long fencingToken, Object outputs)
       throws SQLException {
-    return decideAndAppend(
+    return locked.decideAndAppend(
         tenant,
         workspace,
         fencingToken,
@@ -438,7 +360,7 @@ public final class StateStore {
       String actor,
       BiFunction<WorkspaceState, Long, DocumentDecider.Outcome> decide)
       throws SQLException {
-    return decideAndAppend(
+    return locked.decideAndAppend(
         tenant,
         workspace,
         fencingToken,
@@ -450,94 +372,12 @@ public final class StateStore {
   }
 
   /**
-   * The transaction {@link #changeTaint} and {@link #changeDocument} share: lock the workspace,
-   * fold, decide with the newest fencing token; when {@code toAppend} gives the decision's events
-   * (null: write nothing, roll back), advance the newest token to {@code fencingToken} if it is
-   * newer and append the events under a new origin {@code originPrefix + uuid}. The cache learns
-   * the resulting state either way.
-   */
-  private <D> D decideAndAppend(
-      String tenant,
-      String workspace,
-      long fencingToken,
-      String originPrefix,
-      String runId,
-      String actor,
-      BiFunction<WorkspaceState, Long, D> decide,
-      Function<D, List<StateEvent>> toAppend)
-      throws SQLException {
-    try (Connection c = dataSource.getConnection()) {
-      c.setAutoCommit(false);
-      for (int attempt = 1; ; attempt++) {
-        try {
-          long newest = FencingLedger.lock(c, tenant, workspace);
-          long head = EventLog.headSequence(c, tenant, workspace);
-          Folded current = folds.fold(c, tenant, workspace, head);
-          D decision = decide.apply(current.state(), newest);
-          List<StateEvent> events = toAppend.apply(decision);
-          if (events == null) {
-            c.rollback();
-            folds.remember(tenant, workspace, current);
-            return decision;
-          }
-          if (fencingToken > newest) {
-            FencingLedger.advance(c, tenant, workspace, fencingToken);
-          }
-          Folded after =
-              EventLog.appendAll(
-                  c,
-                  tenant,
-                  workspace,
-                  current,
-                  events,
-                  new EventLog.Origin(originPrefix + UUID.randomUUID(), runId, null, actor),
-                  clock.instant());
-          c.commit();
-          folds.remember(tenant, workspace, after.knowing(Math.max(newest, fencingToken)));
-          return decision;
-        } catch (SQLException | RuntimeException e) {
-          Sql.rollbackAfter(c, e);
-          if (!EventLog.retryAfterLostSequence(e, attempt)) {
-            throw e;
-          }
-        }
-      }
-    }
-  }
-
-  /**
    * Records in the workspace's history that its lock was forced open (who, why); changes no state.
    */
   public void recordForceUnlock(
       String tenant, String workspace, StateEvent.LockForceUnlocked event, String actor)
       throws SQLException {
-    try (Connection c = dataSource.getConnection()) {
-      c.setAutoCommit(false);
-      for (int attempt = 1; ; attempt++) {
-        try {
-          long newest = FencingLedger.lock(c, tenant, workspace);
-          long head = EventLog.headSequence(c, tenant, workspace);
-          Folded current = folds.fold(c, tenant, workspace, head);
-          Folded after =
-              EventLog.appendAll(
-                  c,
-                  tenant,
-                  workspace,
-                  current,
-                  List.of(event),
-                  new EventLog.Origin("force-unlock-" + UUID.randomUUID(), null, null, actor),
-                  clock.instant());
-          c.commit();
-          folds.remember(tenant, workspace, after.knowing(newest));
-          return;
-        } catch (SQLException | RuntimeException e) {
-          Sql.rollbackAfter(c, e);
-          if (!EventLog.retryAfterLostSequence(e, attempt)) {
-            throw e;
-          }
-        }
-      }
-    }
+    locked.recordForceUnlock(tenant, workspace, event, actor);
   }
 
   /** The newest fencing token seen for the workspace (0 when none). */
