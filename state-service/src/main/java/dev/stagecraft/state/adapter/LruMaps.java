@@ -1,26 +1,19 @@
 package dev.stagecraft.state.adapter;
 
-import java.util.Collections;
-import java.util.LinkedHashMap;
-import java.util.Map;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import java.util.concurrent.ConcurrentMap;
 
-/** Bounded in-process caches: maps that forget their least recently used entry when full. */
+/** Bounded in-process caches (Caffeine): maps that forget entries when full. */
 public final class LruMaps {
   private LruMaps() {}
 
   /**
-   * A thread-safe map of at most {@code capacity} entries that drops the least recently used one (a
-   * {@code get} counts as a use) when a {@code put} would exceed it.
+   * A thread-safe map of at most about {@code capacity} entries: when full, Caffeine evicts the
+   * entries least likely to be used again (recency and frequency, W-TinyLFU). Its compound
+   * operations ({@code merge}, {@code compute}) are atomic. For caches only: an entry may be gone
+   * at any time, so nothing may depend on one being kept.
    */
-  public static <K, V> Map<K, V> synchronizedLru(int capacity) {
-    return Collections.synchronizedMap(
-        new LinkedHashMap<>(16, 0.75f, true) {
-          private static final long serialVersionUID = 1L;
-
-          @Override
-          protected boolean removeEldestEntry(Map.Entry<K, V> eldest) {
-            return size() > capacity;
-          }
-        });
+  public static <K, V> ConcurrentMap<K, V> bounded(int capacity) {
+    return Caffeine.newBuilder().maximumSize(capacity).<K, V>build().asMap();
   }
 }

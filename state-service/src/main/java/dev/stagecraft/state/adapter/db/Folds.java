@@ -40,14 +40,13 @@ final class Folds {
    * document's {@code state_pushed}, by head sequence. Kept apart from {@link #folds}, which only
    * ever holds parsed states; used only while the sequence is the workspace's head.
    */
-  private final Map<WorkspaceKey, DocumentHead> documentHeads =
-      LruMaps.synchronizedLru(CACHED_WORKSPACES);
+  private final Map<WorkspaceKey, DocumentHead> documentHeads = LruMaps.bounded(CACHED_WORKSPACES);
 
   /** The workspace's head event {@code sequence} made its state exactly {@code document}. */
   record DocumentHead(long sequence, StoredDocument document) {}
 
   /** The newest fold seen per workspace; valid only while its sequence is the workspace's head. */
-  private final Map<WorkspaceKey, Folded> folds = LruMaps.synchronizedLru(CACHED_WORKSPACES);
+  private final Map<WorkspaceKey, Folded> folds = LruMaps.bounded(CACHED_WORKSPACES);
 
   /** The cached fold of the workspace (any head), or null. */
   Folded cached(String tenant, String workspace) {

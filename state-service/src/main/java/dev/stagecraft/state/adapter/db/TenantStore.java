@@ -2,6 +2,7 @@ package dev.stagecraft.state.adapter.db;
 
 import dev.stagecraft.platform.auth.TokenHash;
 import dev.stagecraft.servicekit.db.Sql;
+import dev.stagecraft.state.adapter.LruMaps;
 import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
 import java.sql.Connection;
@@ -13,7 +14,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -67,14 +67,8 @@ public final class TenantStore {
   private final Clock clock;
   private final Executor refresher;
 
-  /** Guarded by itself; access order: the eldest is the least recently used. */
-  private final Map<String, Verified> verified =
-      new LinkedHashMap<>(64, 0.75f, true) {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<String, Verified> eldest) {
-          return size() > TOKEN_CACHE_SIZE;
-        }
-      };
+  /** Compound updates synchronize on it (with {@link #revocations}); bounded by Caffeine. */
+  private final Map<String, Verified> verified = LruMaps.bounded(TOKEN_CACHE_SIZE);
 
   /** Hashes of the tokens with a background check under way. */
   private final Set<String> refreshing = ConcurrentHashMap.newKeySet();

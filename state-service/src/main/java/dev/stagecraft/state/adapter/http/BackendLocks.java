@@ -57,7 +57,7 @@ public final class BackendLocks {
    * never changes — instead of two (the current lease, then the heartbeat). When the heartbeat
    * fails the entry is dropped and the push takes the two calls, which say why it is refused.
    */
-  private final Map<HeldKey, Held> held = LruMaps.synchronizedLru(REMEMBERED_LOCKS);
+  private final Map<HeldKey, Held> held = LruMaps.bounded(REMEMBERED_LOCKS);
 
   /** How many held locks {@link #held} remembers. */
   static final int REMEMBERED_LOCKS = 10_000;
