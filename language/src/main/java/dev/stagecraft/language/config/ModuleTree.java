@@ -179,43 +179,49 @@ public final class ModuleTree {
     return out;
   }
 
+  /** A local source ({@code ./} or {@code ../}): inside the configuration and its checkout. */
+  private static String localDirectory(ModuleCallDecl call, String callerDir, Diagnostics d) {
+    String source = call.source();
+    Path resolved = Path.of(callerDir.isEmpty() ? "." : callerDir).resolve(source).normalize();
+    String dir = resolved.toString().replace('\\', '/');
+    String checkout = checkoutOf(callerDir);
+    if (checkout != null && !dir.equals(checkout) && !dir.startsWith(checkout + "/")) {
+      d.error(
+          "Module source outside its git repository",
+          "The source \""
+              + source
+              + "\" of module \""
+              + call.name()
+              + "\" leaves the git repository its caller was fetched from ("
+              + checkout
+              + "); a module in a git repository can call modules of the same repository, or"
+              + " other git sources.",
+          call.sourceRange());
+      return null;
+    }
+    if (dir.startsWith("..") || resolved.isAbsolute()) {
+      d.error(
+          "Module source outside the configuration",
+          "The source \""
+              + source
+              + "\" of module \""
+              + call.name()
+              + "\" leaves the configuration directory; only the files in it are sent to"
+              + " Stagecraft. Move the module into the configuration directory and call it with"
+              + " a path inside it, such as \"./modules/"
+              + call.name()
+              + "\".",
+          call.sourceRange());
+      return null;
+    }
+    return dir.isEmpty() ? "." : dir;
+  }
+
   /** The module's directory relative to the configuration's, or null (error added). */
   private static String directory(ModuleCallDecl call, String callerDir, Diagnostics d) {
     String source = call.source();
     if (source.startsWith("./") || source.startsWith("../")) {
-      Path resolved = Path.of(callerDir.isEmpty() ? "." : callerDir).resolve(source).normalize();
-      String dir = resolved.toString().replace('\\', '/');
-      String checkout = checkoutOf(callerDir);
-      if (checkout != null && !dir.equals(checkout) && !dir.startsWith(checkout + "/")) {
-        d.error(
-            "Module source outside its git repository",
-            "The source \""
-                + source
-                + "\" of module \""
-                + call.name()
-                + "\" leaves the git repository its caller was fetched from ("
-                + checkout
-                + "); a module in a git repository can call modules of the same repository, or"
-                + " other git sources.",
-            call.sourceRange());
-        return null;
-      }
-      if (dir.startsWith("..") || resolved.isAbsolute()) {
-        d.error(
-            "Module source outside the configuration",
-            "The source \""
-                + source
-                + "\" of module \""
-                + call.name()
-                + "\" leaves the configuration directory; only the files in it are sent to"
-                + " Stagecraft. Move the module into the configuration directory and call it with"
-                + " a path inside it, such as \"./modules/"
-                + call.name()
-                + "\".",
-            call.sourceRange());
-        return null;
-      }
-      return dir.isEmpty() ? "." : dir;
+      return localDirectory(call, callerDir, d);
     }
     if (source.startsWith("/")) {
       d.error(
