@@ -106,20 +106,7 @@ public final class ApplyContext {
     if (action.action() == ActionType.DELETE
         || action.action() == ActionType.FORGET
         || action.action() == ActionType.NO_OP) {
-      List<ProvisionerStep> steps =
-          action.action() == ActionType.DELETE
-              ? destroySteps(action, key, diagnostics, sensitive, connections)
-              : List.of();
-      Map<String, Object> before = action.before() == null ? Map.of() : action.before();
-      return new ActionResolution(
-          before,
-          steps,
-          withPriorSecretsUsed(sensitive),
-          diagnostics,
-          sources,
-          connections,
-          AttributeSealing.unchangedPriorPaths(
-              prior.instance(action.address()).orElse(null), before));
+      return withoutNewObject(action, key, diagnostics, sensitive, connections);
     }
     if (resource == null) {
       diagnostics.error(
@@ -168,27 +155,10 @@ public final class ApplyContext {
     if (action.action() == ActionType.UPDATE) {
       ignoreChanges(action, lifecycle, attributes, unknown);
     }
-    for (String name : unknown) {
-      diagnostics.error(
-          "Value not known at apply",
-          "The argument \""
-              + name
-              + "\" of "
-              + action.address()
-              + " depends on a value that is still unknown when the resource is applied.",
-          null);
-    }
+    reportUnknown(action, unknown, diagnostics);
     model.finishAttributes(resource, attributes);
     if ("terraform_data".equals(resource.type())) {
-      // output is input: sealed where input is
-      List.copyOf(sensitivePaths).stream()
-          .filter(path -> "input".equals(path.get(0)))
-          .forEach(
-              path -> {
-                List<Object> output = new ArrayList<>(path);
-                output.set(0, "output");
-                sensitivePaths.add(output);
-              });
+      sealOutputWhereInputIs(sensitivePaths);
     }
     List<ProvisionerStep> steps = new ArrayList<>();
     if (action.action() == ActionType.DELETE_THEN_CREATE) {
@@ -216,6 +186,55 @@ public final class ApplyContext {
             sensitivePaths,
             AttributeSealing.unchangedPriorPaths(
                 prior.instance(action.address()).orElse(null), attributes)));
+  }
+
+  /** Delete, forget or no-op: the object stays as the state holds it; a delete's steps. */
+  private ActionResolution withoutNewObject(
+      PlannedAction action,
+      InstanceKey key,
+      Diagnostics diagnostics,
+      Set<String> sensitive,
+      List<Map<String, Object>> connections) {
+    List<ProvisionerStep> steps =
+        action.action() == ActionType.DELETE
+            ? destroySteps(action, key, diagnostics, sensitive, connections)
+            : List.of();
+    Map<String, Object> before = action.before() == null ? Map.of() : action.before();
+    return new ActionResolution(
+        before,
+        steps,
+        withPriorSecretsUsed(sensitive),
+        diagnostics,
+        sources,
+        connections,
+        AttributeSealing.unchangedPriorPaths(
+            prior.instance(action.address()).orElse(null), before));
+  }
+
+  private static void reportUnknown(
+      PlannedAction action, Set<String> unknown, Diagnostics diagnostics) {
+    for (String name : unknown) {
+      diagnostics.error(
+          "Value not known at apply",
+          "The argument \""
+              + name
+              + "\" of "
+              + action.address()
+              + " depends on a value that is still unknown when the resource is applied.",
+          null);
+    }
+  }
+
+  /** {@code terraform_data}: output is input, so it is sealed where input is. */
+  private static void sealOutputWhereInputIs(List<List<Object>> sensitivePaths) {
+    List.copyOf(sensitivePaths).stream()
+        .filter(path -> "input".equals(path.get(0)))
+        .forEach(
+            path -> {
+              List<Object> output = new ArrayList<>(path);
+              output.set(0, "output");
+              sensitivePaths.add(output);
+            });
   }
 
   /** ignore_changes at update: the recorded value stays (or stays absent). */
