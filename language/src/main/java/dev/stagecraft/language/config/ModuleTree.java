@@ -136,32 +136,8 @@ public final class ModuleTree {
             call.range());
         continue;
       }
-      Map<String, String> read = files.read(dir);
-      if (read.isEmpty() && GitSource.isGit(call.source())) {
-        d.error(
-            "Git module not fetched",
-            "Module \""
-                + call.name()
-                + "\" has the git source \""
-                + GitSource.redacted(call.source())
-                + "\", whose files are not among the files sent with the configuration (the"
-                + " planner never fetches a repository). Run stagecraft plan or apply from the CLI,"
-                + " which fetches git modules, or send the module's files under "
-                + dir
-                + ".",
-            call.sourceRange());
-        continue;
-      }
-      if (read.isEmpty()) {
-        d.error(
-            "Unreadable module directory",
-            "The directory "
-                + dir
-                + ", the source of module \""
-                + call.name()
-                + "\", holds no .tf or .tf.json files among the files sent with the"
-                + " configuration.",
-            call.sourceRange());
+      Map<String, String> read = read(call, dir, files, d);
+      if (read == null) {
         continue;
       }
       Map<String, String> named = new TreeMap<>();
@@ -177,6 +153,40 @@ public final class ModuleTree {
               path, dir, call, config, children(config, path, dir, files, d, deeper, loaded)));
     }
     return out;
+  }
+
+  /** The module's files (name → text), or null when there are none (error added). */
+  private static Map<String, String> read(
+      ModuleCallDecl call, String dir, ModuleFiles files, Diagnostics d) {
+    Map<String, String> read = files.read(dir);
+    if (read.isEmpty() && GitSource.isGit(call.source())) {
+      d.error(
+          "Git module not fetched",
+          "Module \""
+              + call.name()
+              + "\" has the git source \""
+              + GitSource.redacted(call.source())
+              + "\", whose files are not among the files sent with the configuration (the"
+              + " planner never fetches a repository). Run stagecraft plan or apply from the CLI,"
+              + " which fetches git modules, or send the module's files under "
+              + dir
+              + ".",
+          call.sourceRange());
+      return null;
+    }
+    if (read.isEmpty()) {
+      d.error(
+          "Unreadable module directory",
+          "The directory "
+              + dir
+              + ", the source of module \""
+              + call.name()
+              + "\", holds no .tf or .tf.json files among the files sent with the"
+              + " configuration.",
+          call.sourceRange());
+      return null;
+    }
+    return read;
   }
 
   /** A local source ({@code ./} or {@code ../}): inside the configuration and its checkout. */

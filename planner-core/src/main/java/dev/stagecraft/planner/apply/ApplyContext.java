@@ -124,13 +124,7 @@ public final class ApplyContext {
           Map.of(), List.of(), List.copyOf(sensitive), diagnostics, sources);
     }
     Lifecycle lifecycle = model.lifecycle(resource.address());
-    if (!model.checkConditions(
-        lifecycle.preconditions(), "precondition", action.address(), ctx, diagnostics)) {
-      diagnostics.error(
-          "Precondition not known",
-          "A precondition of " + action.address() + " is still unknown when it is applied.",
-          null);
-    }
+    checkPreconditions(action, lifecycle, ctx, diagnostics);
     Map<String, Object> attributes = new LinkedHashMap<>();
     attributes.put(
         "id",
@@ -139,15 +133,7 @@ public final class ApplyContext {
             : action.after() == null ? null : action.after().get("id"));
     Set<String> unknown = new LinkedHashSet<>();
     List<List<Object>> sensitivePaths = new ArrayList<>();
-    evaluated.forEach(
-        (name, value) -> {
-          if (!value.isWhollyKnown()) {
-            unknown.add(name);
-          } else {
-            ConfigModel.collectSensitive(value, sensitive);
-            attributes.put(name, value.isNull() ? null : value.unmarkDeep().toJava());
-          }
-        });
+    collectKnown(evaluated, attributes, unknown, sensitive);
     // after collecting every sensitive string: a string derived from one without its mark counts
     evaluated.forEach(
         (name, value) ->
@@ -186,6 +172,38 @@ public final class ApplyContext {
             sensitivePaths,
             AttributeSealing.unchangedPriorPaths(
                 prior.instance(action.address()).orElse(null), attributes)));
+  }
+
+  /** Preconditions are checked again at apply, when their values are known; unknown: error. */
+  private void checkPreconditions(
+      PlannedAction action, Lifecycle lifecycle, EvalContext ctx, Diagnostics diagnostics) {
+    if (!model.checkConditions(
+        lifecycle.preconditions(), "precondition", action.address(), ctx, diagnostics)) {
+      diagnostics.error(
+          "Precondition not known",
+          "A precondition of " + action.address() + " is still unknown when it is applied.",
+          null);
+    }
+  }
+
+  /**
+   * Known arguments into {@code attributes} (their sensitive strings into {@code sensitive}), the
+   * names of unknown ones into {@code unknown}.
+   */
+  private static void collectKnown(
+      Map<String, Value> evaluated,
+      Map<String, Object> attributes,
+      Set<String> unknown,
+      Set<String> sensitive) {
+    evaluated.forEach(
+        (name, value) -> {
+          if (!value.isWhollyKnown()) {
+            unknown.add(name);
+          } else {
+            ConfigModel.collectSensitive(value, sensitive);
+            attributes.put(name, value.isNull() ? null : value.unmarkDeep().toJava());
+          }
+        });
   }
 
   /** Delete, forget or no-op: the object stays as the state holds it; a delete's steps. */
