@@ -11,8 +11,9 @@ import java.util.Map;
 /**
  * The values expressions see for resources: each resource's instance keys as planning expanded
  * them, and its value (one instance, a list for {@code count}, a map for {@code for_each}) built
- * from planned or applied objects, falling back to prior state and then to unknown. The cache is
- * guarded by this object's lock: the apply context evaluates from several threads.
+ * from planned or applied objects, falling back to prior state and then to unknown. The value cache
+ * is guarded by this object's lock, as it was by the model's: the model, and so this, is shared by
+ * the apply context once planning is done.
  */
 final class ResourceValues {
   private final Map<String, List<InstanceKey>> expansions = new LinkedHashMap<>();
