@@ -136,32 +136,8 @@ public final class ModuleTree {
             call.range());
         continue;
       }
-      Map<String, String> read = files.read(dir);
-      if (read.isEmpty() && GitSource.isGit(call.source())) {
-        d.error(
-            "Git module not fetched",
-            "Module \""
-                + call.name()
-                + "\" has the git source \""
-                + GitSource.redacted(call.source())
-                + "\", whose files are not among the files sent with the configuration (the"
-                + " planner never fetches a repository). Run stagecraft plan or apply from the CLI,"
-                + " which fetches git modules, or send the module's files under "
-                + dir
-                + ".",
-            call.sourceRange());
-        continue;
-      }
-      if (read.isEmpty()) {
-        d.error(
-            "Unreadable module directory",
-            "The directory "
-                + dir
-                + ", the source of module \""
-                + call.name()
-                + "\", holds no .tf or .tf.json files among the files sent with the"
-                + " configuration.",
-            call.sourceRange());
+      Map<String, String> read = read(call, dir, files, d);
+      if (read == null) {
         continue;
       }
       Map<String, String> named = new TreeMap<>();
@@ -179,43 +155,83 @@ public final class ModuleTree {
     return out;
   }
 
+  /** The module's files (name → text), or null when there are none (error added). */
+  private static Map<String, String> read(
+      ModuleCallDecl call, String dir, ModuleFiles files, Diagnostics d) {
+    Map<String, String> read = files.read(dir);
+    if (read.isEmpty() && GitSource.isGit(call.source())) {
+      d.error(
+          "Git module not fetched",
+          "Module \""
+              + call.name()
+              + "\" has the git source \""
+              + GitSource.redacted(call.source())
+              + "\", whose files are not among the files sent with the configuration (the"
+              + " planner never fetches a repository). Run stagecraft plan or apply from the CLI,"
+              + " which fetches git modules, or send the module's files under "
+              + dir
+              + ".",
+          call.sourceRange());
+      return null;
+    }
+    if (read.isEmpty()) {
+      d.error(
+          "Unreadable module directory",
+          "The directory "
+              + dir
+              + ", the source of module \""
+              + call.name()
+              + "\", holds no .tf or .tf.json files among the files sent with the"
+              + " configuration.",
+          call.sourceRange());
+      return null;
+    }
+    return read;
+  }
+
+  /** A local source ({@code ./} or {@code ../}): inside the configuration and its checkout. */
+  private static String localDirectory(ModuleCallDecl call, String callerDir, Diagnostics d) {
+    String source = call.source();
+    Path resolved = Path.of(callerDir.isEmpty() ? "." : callerDir).resolve(source).normalize();
+    String dir = resolved.toString().replace('\\', '/');
+    String checkout = checkoutOf(callerDir);
+    if (checkout != null && !dir.equals(checkout) && !dir.startsWith(checkout + "/")) {
+      d.error(
+          "Module source outside its git repository",
+          "The source \""
+              + source
+              + "\" of module \""
+              + call.name()
+              + "\" leaves the git repository its caller was fetched from ("
+              + checkout
+              + "); a module in a git repository can call modules of the same repository, or"
+              + " other git sources.",
+          call.sourceRange());
+      return null;
+    }
+    if (dir.startsWith("..") || resolved.isAbsolute()) {
+      d.error(
+          "Module source outside the configuration",
+          "The source \""
+              + source
+              + "\" of module \""
+              + call.name()
+              + "\" leaves the configuration directory; only the files in it are sent to"
+              + " Stagecraft. Move the module into the configuration directory and call it with"
+              + " a path inside it, such as \"./modules/"
+              + call.name()
+              + "\".",
+          call.sourceRange());
+      return null;
+    }
+    return dir.isEmpty() ? "." : dir;
+  }
+
   /** The module's directory relative to the configuration's, or null (error added). */
   private static String directory(ModuleCallDecl call, String callerDir, Diagnostics d) {
     String source = call.source();
     if (source.startsWith("./") || source.startsWith("../")) {
-      Path resolved = Path.of(callerDir.isEmpty() ? "." : callerDir).resolve(source).normalize();
-      String dir = resolved.toString().replace('\\', '/');
-      String checkout = checkoutOf(callerDir);
-      if (checkout != null && !dir.equals(checkout) && !dir.startsWith(checkout + "/")) {
-        d.error(
-            "Module source outside its git repository",
-            "The source \""
-                + source
-                + "\" of module \""
-                + call.name()
-                + "\" leaves the git repository its caller was fetched from ("
-                + checkout
-                + "); a module in a git repository can call modules of the same repository, or"
-                + " other git sources.",
-            call.sourceRange());
-        return null;
-      }
-      if (dir.startsWith("..") || resolved.isAbsolute()) {
-        d.error(
-            "Module source outside the configuration",
-            "The source \""
-                + source
-                + "\" of module \""
-                + call.name()
-                + "\" leaves the configuration directory; only the files in it are sent to"
-                + " Stagecraft. Move the module into the configuration directory and call it with"
-                + " a path inside it, such as \"./modules/"
-                + call.name()
-                + "\".",
-            call.sourceRange());
-        return null;
-      }
-      return dir.isEmpty() ? "." : dir;
+      return localDirectory(call, callerDir, d);
     }
     if (source.startsWith("/")) {
       d.error(

@@ -261,22 +261,7 @@ final class ScopeRewriter {
         return local(t, name("module.", name) + ".outputs");
       }
       case "var" -> {
-        if (root()) {
-          return new Expression.ScopeTraversal(t);
-        }
-        if (!module.variables().containsKey(name)) {
-          d.error(
-              "Reference to undeclared input variable",
-              "An input variable with the name \""
-                  + name
-                  + "\" has not been declared in "
-                  + prefix
-                  + ". Declare it with variable \""
-                  + name
-                  + "\" {} in the module.",
-              t.range());
-        }
-        return local(t, name("var.", name));
+        return variable(t, name);
       }
       case "local" -> {
         return root() ? new Expression.ScopeTraversal(t) : local(t, name("local.", name));
@@ -300,28 +285,52 @@ final class ScopeRewriter {
         return new Expression.ScopeTraversal(t);
       }
       default -> {
-        if (root() || Traversal.SPECIAL_ROOTS.contains(rootName)) {
-          return new Expression.ScopeTraversal(t);
-        }
-        if (!resources.contains(rootName + "." + name)) {
-          d.error(
-              "Reference to undeclared resource",
-              "A managed resource \""
-                  + rootName
-                  + "\" \""
-                  + name
-                  + "\" has not been declared in "
-                  + prefix
-                  + ".",
-              t.range());
-        }
-        List<Traversal.Step> steps = new ArrayList<>(t.steps());
-        Traversal.Attr attr = (Traversal.Attr) steps.get(0);
-        steps.set(0, new Traversal.Attr(prefix + "." + name, attr.range()));
-        return new Expression.ScopeTraversal(
-            new Traversal(rootName, t.rootRange(), steps, t.range()));
+        return resource(t, rootName, name);
       }
     }
+  }
+
+  /** {@code var.NAME}: in a module, the local value holding the module's input variable. */
+  private Expression variable(Traversal t, String name) {
+    if (root()) {
+      return new Expression.ScopeTraversal(t);
+    }
+    if (!module.variables().containsKey(name)) {
+      d.error(
+          "Reference to undeclared input variable",
+          "An input variable with the name \""
+              + name
+              + "\" has not been declared in "
+              + prefix
+              + ". Declare it with variable \""
+              + name
+              + "\" {} in the module.",
+          t.range());
+    }
+    return local(t, name("var.", name));
+  }
+
+  /** {@code TYPE.NAME}: in a module, the resource under its module-prefixed name. */
+  private Expression resource(Traversal t, String rootName, String name) {
+    if (root() || Traversal.SPECIAL_ROOTS.contains(rootName)) {
+      return new Expression.ScopeTraversal(t);
+    }
+    if (!resources.contains(rootName + "." + name)) {
+      d.error(
+          "Reference to undeclared resource",
+          "A managed resource \""
+              + rootName
+              + "\" \""
+              + name
+              + "\" has not been declared in "
+              + prefix
+              + ".",
+          t.range());
+    }
+    List<Traversal.Step> steps = new ArrayList<>(t.steps());
+    Traversal.Attr attr = (Traversal.Attr) steps.get(0);
+    steps.set(0, new Traversal.Attr(prefix + "." + name, attr.range()));
+    return new Expression.ScopeTraversal(new Traversal(rootName, t.rootRange(), steps, t.range()));
   }
 
   /** {@code local.NAME} followed by the steps of {@code t} after its first attribute. */

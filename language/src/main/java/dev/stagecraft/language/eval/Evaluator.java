@@ -446,23 +446,15 @@ public final class Evaluator {
           inner.put(f.keyVar(), en.getKey());
         }
         inner.put(f.valueVar(), en.getValue());
-        if (f.condition() != null) {
-          Value cond = eval(f.condition(), inner);
-          if (!cond.isKnown()) {
-            unknown = true;
-            continue;
-          }
-          Optional<Boolean> b = Conversions.toBool(cond);
-          if (b.isEmpty()) {
-            error(
-                "Invalid 'for' condition",
-                "The 'if' clause must produce a bool, but it produced " + cond.typeName() + ".",
-                f.condition().range());
-            return Value.unknown();
-          }
-          if (!b.get()) {
-            continue;
-          }
+        ForFilter filter = forFilter(f, inner);
+        if (filter == ForFilter.INVALID) {
+          return Value.unknown();
+        }
+        if (filter == ForFilter.UNKNOWN) {
+          unknown = true;
+        }
+        if (filter != ForFilter.KEEP) {
+          continue;
         }
         budget.chargeElements(1, "this for expression", f.range());
         if (f.isObject()) {
@@ -508,6 +500,33 @@ public final class Evaluator {
         groups.forEach((k, vs) -> obj.put(k, Value.list(vs)));
       }
       return Value.object(obj).markLike(c);
+    }
+
+    /** What a 'for' expression's {@code if} clause says about one element. */
+    private enum ForFilter {
+      KEEP,
+      SKIP,
+      UNKNOWN,
+      INVALID
+    }
+
+    private ForFilter forFilter(Expression.ForExpr f, Map<String, Value> inner) {
+      if (f.condition() == null) {
+        return ForFilter.KEEP;
+      }
+      Value cond = eval(f.condition(), inner);
+      if (!cond.isKnown()) {
+        return ForFilter.UNKNOWN;
+      }
+      Optional<Boolean> b = Conversions.toBool(cond);
+      if (b.isEmpty()) {
+        error(
+            "Invalid 'for' condition",
+            "The 'if' clause must produce a bool, but it produced " + cond.typeName() + ".",
+            f.condition().range());
+        return ForFilter.INVALID;
+      }
+      return b.get() ? ForFilter.KEEP : ForFilter.SKIP;
     }
 
     // ---------------------------------------------------------------- conditionals (operators:
@@ -561,18 +580,7 @@ public final class Evaluator {
         def = functions.get(bare);
       }
       if (def.isEmpty()) {
-        for (Expression a : fc.args()) {
-          eval(a, scope);
-        }
-        return error(
-            "Call to unknown function",
-            fc.name().contains("::")
-                ? "There is no function named \""
-                    + fc.name()
-                    + "\". Provider-defined functions (provider::NAME::FUNCTION) are not supported;"
-                    + " the built-in functions may be called with or without the core:: prefix."
-                : "There is no function named \"" + fc.name() + "\".",
-            fc.nameRange());
+        return unknownFunction(fc, scope);
       }
       FunctionDef f = def.get();
       List<Value> args = new ArrayList<>();
@@ -600,6 +608,31 @@ public final class Evaluator {
           ranges.add(lastRange);
         }
       }
+      return invoke(fc, f, args, ranges);
+    }
+
+    private Value unknownFunction(Expression.FunctionCall fc, Map<String, Value> scope) {
+      for (Expression a : fc.args()) {
+        eval(a, scope);
+      }
+      return error(
+          "Call to unknown function",
+          fc.name().contains("::")
+              ? "There is no function named \""
+                  + fc.name()
+                  + "\". Provider-defined functions (provider::NAME::FUNCTION) are not supported;"
+                  + " the built-in functions may be called with or without the core:: prefix."
+              : "There is no function named \"" + fc.name() + "\".",
+          fc.nameRange());
+    }
+
+    /**
+     * Calls {@code f} with evaluated {@code args} (their source {@code ranges} for errors): arity,
+     * unknown and sensitive arguments, impure functions, the budget, and the function's failures as
+     * diagnostics.
+     */
+    private Value invoke(
+        Expression.FunctionCall fc, FunctionDef f, List<Value> args, List<SourceRange> ranges) {
       if (args.size() < f.minArgs() || (f.maxArgs() >= 0 && args.size() > f.maxArgs())) {
         return error(
             args.size() < f.minArgs()

@@ -161,44 +161,13 @@ public final class Lexer {
         emit(TokenType.NEWLINE, start);
       }
       case '#' -> skipLineComment();
-      case '/' -> {
-        if (n == '/') {
-          skipLineComment();
-        } else if (n == '*') {
-          int endIdx = src.indexOf("*/", pos + 2);
-          if (endIdx < 0) {
-            advance(src.length() - pos);
-            diags.error(
-                "Unterminated comment",
-                "There is no closing \"*/\" for the comment that starts here. Add \"*/\" where"
-                    + " the comment should end.",
-                new SourceRange(file, start, start));
-          } else {
-            advance(endIdx + 2 - pos);
-          }
-        } else {
-          advance();
-          emit(TokenType.SLASH, start);
-        }
-      }
+      case '/' -> slashOrComment(n, start);
       case '{' -> {
         advance();
         Token t = emit(TokenType.LBRACE, start);
         stack.push(new Mode(Kind.BRACE, t.range(), null));
       }
-      case '}' -> {
-        advance();
-        Mode top = stack.peek();
-        if (top != null && top.kind == Kind.INTERP) {
-          stack.pop();
-          emit(TokenType.TEMPLATE_SEQ_END, start);
-        } else {
-          if (top != null && top.kind == Kind.BRACE) {
-            stack.pop();
-          }
-          emit(TokenType.RBRACE, start);
-        }
-      }
+      case '}' -> closeBrace(start);
       case '~' -> {
         Mode top = stack.peek();
         if (n == '}' && top != null && top.kind == Kind.INTERP) {
@@ -236,6 +205,57 @@ public final class Lexer {
           single(TokenType.DOT, start);
         }
       }
+      case '=', '!', '<', '>', '&', '|' -> operator(c, n, start);
+      case '"' -> {
+        advance();
+        Token t = emit(TokenType.OQUOTE, start);
+        stack.push(new Mode(Kind.QUOTED, t.range(), null));
+      }
+      default -> numberIdentOrInvalid(c, start);
+    }
+    return true;
+  }
+
+  /** A "}" ends an interpolation or a brace block, whichever is innermost. */
+  private void closeBrace(SourcePos start) {
+    advance();
+    Mode top = stack.peek();
+    if (top != null && top.kind == Kind.INTERP) {
+      stack.pop();
+      emit(TokenType.TEMPLATE_SEQ_END, start);
+    } else {
+      if (top != null && top.kind == Kind.BRACE) {
+        stack.pop();
+      }
+      emit(TokenType.RBRACE, start);
+    }
+  }
+
+  /** A line or block comment, or the division operator. */
+  private void slashOrComment(char n, SourcePos start) {
+    if (n == '/') {
+      skipLineComment();
+    } else if (n == '*') {
+      int endIdx = src.indexOf("*/", pos + 2);
+      if (endIdx < 0) {
+        advance(src.length() - pos);
+        diags.error(
+            "Unterminated comment",
+            "There is no closing \"*/\" for the comment that starts here. Add \"*/\" where"
+                + " the comment should end.",
+            new SourceRange(file, start, start));
+      } else {
+        advance(endIdx + 2 - pos);
+      }
+    } else {
+      advance();
+      emit(TokenType.SLASH, start);
+    }
+  }
+
+  /** Comparison, logical and heredoc-opening operators ({@code = ! < > & |} and their pairs). */
+  private void operator(char c, char n, SourcePos start) {
+    switch (c) {
       case '=' -> {
         if (n == '=') {
           advance(2);
@@ -291,33 +311,29 @@ public final class Lexer {
           invalid(start, "Did you mean \"||\" (logical OR)?");
         }
       }
-      case '"' -> {
-        advance();
-        Token t = emit(TokenType.OQUOTE, start);
-        stack.push(new Mode(Kind.QUOTED, t.range(), null));
-      }
-      default -> {
-        if (c >= '0' && c <= '9') {
-          number(start);
-        } else if (isIdentStart(c)) {
-          while (!eof() && isIdentPart(at(pos))) {
-            advance();
-          }
-          emit(TokenType.IDENT, start);
-        } else {
-          advance();
-          if (Character.isHighSurrogate(c) && !eof() && Character.isLowSurrogate(at(pos))) {
-            advance();
-          }
-          invalid(
-              start,
-              c == '\''
-                  ? "Single quotes are not valid. Use double quotes (\") to enclose strings."
-                  : "This character is not used within the language.");
-        }
-      }
+      default -> throw new IllegalArgumentException(String.valueOf(c));
     }
-    return true;
+  }
+
+  private void numberIdentOrInvalid(char c, SourcePos start) {
+    if (c >= '0' && c <= '9') {
+      number(start);
+    } else if (isIdentStart(c)) {
+      while (!eof() && isIdentPart(at(pos))) {
+        advance();
+      }
+      emit(TokenType.IDENT, start);
+    } else {
+      advance();
+      if (Character.isHighSurrogate(c) && !eof() && Character.isLowSurrogate(at(pos))) {
+        advance();
+      }
+      invalid(
+          start,
+          c == '\''
+              ? "Single quotes are not valid. Use double quotes (\") to enclose strings."
+              : "This character is not used within the language.");
+    }
   }
 
   private void single(TokenType type, SourcePos start) {

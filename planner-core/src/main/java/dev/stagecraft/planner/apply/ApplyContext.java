@@ -106,20 +106,7 @@ public final class ApplyContext {
     if (action.action() == ActionType.DELETE
         || action.action() == ActionType.FORGET
         || action.action() == ActionType.NO_OP) {
-      List<ProvisionerStep> steps =
-          action.action() == ActionType.DELETE
-              ? destroySteps(action, key, diagnostics, sensitive, connections)
-              : List.of();
-      Map<String, Object> before = action.before() == null ? Map.of() : action.before();
-      return new ActionResolution(
-          before,
-          steps,
-          withPriorSecretsUsed(sensitive),
-          diagnostics,
-          sources,
-          connections,
-          AttributeSealing.unchangedPriorPaths(
-              prior.instance(action.address()).orElse(null), before));
+      return withoutNewObject(action, key, diagnostics, sensitive, connections);
     }
     if (resource == null) {
       diagnostics.error(
@@ -137,13 +124,7 @@ public final class ApplyContext {
           Map.of(), List.of(), List.copyOf(sensitive), diagnostics, sources);
     }
     Lifecycle lifecycle = model.lifecycle(resource.address());
-    if (!model.checkConditions(
-        lifecycle.preconditions(), "precondition", action.address(), ctx, diagnostics)) {
-      diagnostics.error(
-          "Precondition not known",
-          "A precondition of " + action.address() + " is still unknown when it is applied.",
-          null);
-    }
+    checkPreconditions(action, lifecycle, ctx, diagnostics);
     Map<String, Object> attributes = new LinkedHashMap<>();
     attributes.put(
         "id",
@@ -152,15 +133,7 @@ public final class ApplyContext {
             : action.after() == null ? null : action.after().get("id"));
     Set<String> unknown = new LinkedHashSet<>();
     List<List<Object>> sensitivePaths = new ArrayList<>();
-    evaluated.forEach(
-        (name, value) -> {
-          if (!value.isWhollyKnown()) {
-            unknown.add(name);
-          } else {
-            ConfigModel.collectSensitive(value, sensitive);
-            attributes.put(name, value.isNull() ? null : value.unmarkDeep().toJava());
-          }
-        });
+    collectKnown(evaluated, attributes, unknown, sensitive);
     // after collecting every sensitive string: a string derived from one without its mark counts
     evaluated.forEach(
         (name, value) ->
@@ -168,27 +141,10 @@ public final class ApplyContext {
     if (action.action() == ActionType.UPDATE) {
       ignoreChanges(action, lifecycle, attributes, unknown);
     }
-    for (String name : unknown) {
-      diagnostics.error(
-          "Value not known at apply",
-          "The argument \""
-              + name
-              + "\" of "
-              + action.address()
-              + " depends on a value that is still unknown when the resource is applied.",
-          null);
-    }
+    reportUnknown(action, unknown, diagnostics);
     model.finishAttributes(resource, attributes);
     if ("terraform_data".equals(resource.type())) {
-      // output is input: sealed where input is
-      List.copyOf(sensitivePaths).stream()
-          .filter(path -> "input".equals(path.get(0)))
-          .forEach(
-              path -> {
-                List<Object> output = new ArrayList<>(path);
-                output.set(0, "output");
-                sensitivePaths.add(output);
-              });
+      sealOutputWhereInputIs(sensitivePaths);
     }
     List<ProvisionerStep> steps = new ArrayList<>();
     if (action.action() == ActionType.DELETE_THEN_CREATE) {
@@ -216,6 +172,87 @@ public final class ApplyContext {
             sensitivePaths,
             AttributeSealing.unchangedPriorPaths(
                 prior.instance(action.address()).orElse(null), attributes)));
+  }
+
+  /** Preconditions are checked again at apply, when their values are known; unknown: error. */
+  private void checkPreconditions(
+      PlannedAction action, Lifecycle lifecycle, EvalContext ctx, Diagnostics diagnostics) {
+    if (!model.checkConditions(
+        lifecycle.preconditions(), "precondition", action.address(), ctx, diagnostics)) {
+      diagnostics.error(
+          "Precondition not known",
+          "A precondition of " + action.address() + " is still unknown when it is applied.",
+          null);
+    }
+  }
+
+  /**
+   * Known arguments into {@code attributes} (their sensitive strings into {@code sensitive}), the
+   * names of unknown ones into {@code unknown}.
+   */
+  private static void collectKnown(
+      Map<String, Value> evaluated,
+      Map<String, Object> attributes,
+      Set<String> unknown,
+      Set<String> sensitive) {
+    evaluated.forEach(
+        (name, value) -> {
+          if (!value.isWhollyKnown()) {
+            unknown.add(name);
+          } else {
+            ConfigModel.collectSensitive(value, sensitive);
+            attributes.put(name, value.isNull() ? null : value.unmarkDeep().toJava());
+          }
+        });
+  }
+
+  /** Delete, forget or no-op: the object stays as the state holds it; a delete's steps. */
+  private ActionResolution withoutNewObject(
+      PlannedAction action,
+      InstanceKey key,
+      Diagnostics diagnostics,
+      Set<String> sensitive,
+      List<Map<String, Object>> connections) {
+    List<ProvisionerStep> steps =
+        action.action() == ActionType.DELETE
+            ? destroySteps(action, key, diagnostics, sensitive, connections)
+            : List.of();
+    Map<String, Object> before = action.before() == null ? Map.of() : action.before();
+    return new ActionResolution(
+        before,
+        steps,
+        withPriorSecretsUsed(sensitive),
+        diagnostics,
+        sources,
+        connections,
+        AttributeSealing.unchangedPriorPaths(
+            prior.instance(action.address()).orElse(null), before));
+  }
+
+  private static void reportUnknown(
+      PlannedAction action, Set<String> unknown, Diagnostics diagnostics) {
+    for (String name : unknown) {
+      diagnostics.error(
+          "Value not known at apply",
+          "The argument \""
+              + name
+              + "\" of "
+              + action.address()
+              + " depends on a value that is still unknown when the resource is applied.",
+          null);
+    }
+  }
+
+  /** {@code terraform_data}: output is input, so it is sealed where input is. */
+  private static void sealOutputWhereInputIs(List<List<Object>> sensitivePaths) {
+    List.copyOf(sensitivePaths).stream()
+        .filter(path -> "input".equals(path.get(0)))
+        .forEach(
+            path -> {
+              List<Object> output = new ArrayList<>(path);
+              output.set(0, "output");
+              sensitivePaths.add(output);
+            });
   }
 
   /** ignore_changes at update: the recorded value stays (or stays absent). */

@@ -117,115 +117,10 @@ final class StepResolver {
     int retries = args.wholeNumber("retries", 0, 0, Integer.MAX_VALUE);
     ProvisionerStep step =
         switch (provisioner.type()) {
-          case "local-exec" ->
-              new ProvisionerStep(
-                  provisioner.type(),
-                  provisioner.when(),
-                  provisioner.onFailure(),
-                  args.string("command"),
-                  args.strings("interpreter"),
-                  args.stringMap("environment"),
-                  args.string("working_dir"),
-                  "true".equals(args.string("quiet")),
-                  stepSensitive,
-                  null,
-                  null,
-                  null,
-                  null,
-                  null,
-                  null,
-                  timeoutSeconds,
-                  retries);
-          case "remote-exec" -> {
-            SshConnection ssh = ssh(connectionBlock, conn);
-            List<String> inline = null;
-            List<String> scripts = null;
-            if (exactlyOne(args, "inline", "script", "scripts")) {
-              if (args.has("inline")) {
-                inline = args.strings("inline");
-              } else if (args.has("script")) {
-                String path = args.string("script");
-                scripts = new ArrayList<>();
-                if (path != null) {
-                  scripts.add(readText(path, args.decl("script"), "script"));
-                }
-              } else {
-                scripts = new ArrayList<>();
-                for (String path : args.strings("scripts")) {
-                  scripts.add(readText(path, args.decl("scripts"), "script"));
-                }
-              }
-            }
-            if (diagnostics.hasErrors()) {
-              yield null;
-            }
-            yield new ProvisionerStep(
-                provisioner.type(),
-                provisioner.when(),
-                provisioner.onFailure(),
-                null,
-                null,
-                null,
-                null,
-                false,
-                stepSensitive,
-                ssh,
-                inline,
-                scripts,
-                null,
-                null,
-                null,
-                timeoutSeconds,
-                retries);
-          }
-          case "file" -> {
-            SshConnection ssh = ssh(connectionBlock, conn);
-            String content = null;
-            Map<String, String> files = null;
-            if (exactlyOne(args, "content", "source")) {
-              if (args.has("content")) {
-                content = args.string("content");
-              } else {
-                String source = args.string("source");
-                if (source != null) {
-                  Path path = path(source, args.decl("source"));
-                  if (path != null && Files.isDirectory(path)) {
-                    files = directory(source, path, args.decl("source"));
-                  } else if (path != null) {
-                    content = readText(source, args.decl("source"), "source file");
-                  }
-                }
-              }
-            }
-            String destination = args.string("destination");
-            if (destination == null || destination.isEmpty()) {
-              diagnostics.error(
-                  "Missing required argument",
-                  "The argument \"destination\" is required in " + where + ".",
-                  args.has("destination") ? args.decl("destination").range() : provisioner.range());
-            }
-            if (diagnostics.hasErrors()) {
-              yield null;
-            }
-            yield new ProvisionerStep(
-                provisioner.type(),
-                provisioner.when(),
-                provisioner.onFailure(),
-                null,
-                null,
-                null,
-                null,
-                false,
-                stepSensitive,
-                ssh,
-                null,
-                null,
-                destination,
-                content,
-                files,
-                timeoutSeconds,
-                retries);
-          }
+          case "local-exec" -> localExec(args, stepSensitive, timeoutSeconds, retries);
+          case "remote-exec" ->
+              remoteExec(args, connectionBlock, conn, stepSensitive, timeoutSeconds, retries);
+          case "file" -> file(args, connectionBlock, conn, stepSensitive, timeoutSeconds, retries);
           default -> {
             diagnostics.error(
                 "Unsupported provisioner type",
@@ -235,6 +130,134 @@ final class StepResolver {
           }
         };
     return step == null ? Optional.empty() : Optional.of(new Resolved(step, connection));
+  }
+
+  private ProvisionerStep localExec(
+      StepArguments args, boolean stepSensitive, int timeoutSeconds, int retries) {
+    return new ProvisionerStep(
+        provisioner.type(),
+        provisioner.when(),
+        provisioner.onFailure(),
+        args.string("command"),
+        args.strings("interpreter"),
+        args.stringMap("environment"),
+        args.string("working_dir"),
+        "true".equals(args.string("quiet")),
+        stepSensitive,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        timeoutSeconds,
+        retries);
+  }
+
+  /** {@code remote-exec}: exactly one of inline, script or scripts, run over SSH. */
+  private ProvisionerStep remoteExec(
+      StepArguments args,
+      Optional<BlockDecl> connectionBlock,
+      StepArguments conn,
+      boolean stepSensitive,
+      int timeoutSeconds,
+      int retries) {
+    SshConnection ssh = ssh(connectionBlock, conn);
+    List<String> inline = null;
+    List<String> scripts = null;
+    if (exactlyOne(args, "inline", "script", "scripts")) {
+      if (args.has("inline")) {
+        inline = args.strings("inline");
+      } else if (args.has("script")) {
+        String path = args.string("script");
+        scripts = new ArrayList<>();
+        if (path != null) {
+          scripts.add(readText(path, args.decl("script"), "script"));
+        }
+      } else {
+        scripts = new ArrayList<>();
+        for (String path : args.strings("scripts")) {
+          scripts.add(readText(path, args.decl("scripts"), "script"));
+        }
+      }
+    }
+    if (diagnostics.hasErrors()) {
+      return null;
+    }
+    return new ProvisionerStep(
+        provisioner.type(),
+        provisioner.when(),
+        provisioner.onFailure(),
+        null,
+        null,
+        null,
+        null,
+        false,
+        stepSensitive,
+        ssh,
+        inline,
+        scripts,
+        null,
+        null,
+        null,
+        timeoutSeconds,
+        retries);
+  }
+
+  /** {@code file}: content, or a source file or directory, copied to a destination over SSH. */
+  private ProvisionerStep file(
+      StepArguments args,
+      Optional<BlockDecl> connectionBlock,
+      StepArguments conn,
+      boolean stepSensitive,
+      int timeoutSeconds,
+      int retries) {
+    SshConnection ssh = ssh(connectionBlock, conn);
+    String content = null;
+    Map<String, String> files = null;
+    if (exactlyOne(args, "content", "source")) {
+      if (args.has("content")) {
+        content = args.string("content");
+      } else {
+        String source = args.string("source");
+        if (source != null) {
+          Path path = path(source, args.decl("source"));
+          if (path != null && Files.isDirectory(path)) {
+            files = directory(source, path, args.decl("source"));
+          } else if (path != null) {
+            content = readText(source, args.decl("source"), "source file");
+          }
+        }
+      }
+    }
+    String destination = args.string("destination");
+    if (destination == null || destination.isEmpty()) {
+      diagnostics.error(
+          "Missing required argument",
+          "The argument \"destination\" is required in " + where + ".",
+          args.has("destination") ? args.decl("destination").range() : provisioner.range());
+    }
+    if (diagnostics.hasErrors()) {
+      return null;
+    }
+    return new ProvisionerStep(
+        provisioner.type(),
+        provisioner.when(),
+        provisioner.onFailure(),
+        null,
+        null,
+        null,
+        null,
+        false,
+        stepSensitive,
+        ssh,
+        null,
+        null,
+        destination,
+        content,
+        files,
+        timeoutSeconds,
+        retries);
   }
 
   private boolean exactlyOne(StepArguments args, String... names) {
@@ -302,6 +325,28 @@ final class StepResolver {
     checkCertificate(certificate, privateKey, "certificate", "private_key or key_file", conn);
     String hostKey = conn.string("host_key");
     int timeout = conn.seconds("timeout", DEFAULT_CONNECTION_TIMEOUT_SECONDS);
+    List<SshConnection.Bastion> bastions =
+        bastions(conn, port, user, password, privateKey, certificate);
+    SshConnection ssh =
+        ConnectionOptions.apply(
+            new SshConnection(
+                host, port, user, password, privateKey, certificate, hostKey, timeout, bastions),
+            conn,
+            diagnostics);
+    return diagnostics.hasErrors() ? null : ssh;
+  }
+
+  /**
+   * The hops to the host: {@code bastions}, or the single {@code bastion_*} hop, whose port, user
+   * and credentials default to the connection's; none (with warnings for stray bastion_*) without.
+   */
+  private List<SshConnection.Bastion> bastions(
+      StepArguments conn,
+      int port,
+      String user,
+      String password,
+      String privateKey,
+      String certificate) {
     List<SshConnection.Bastion> bastions = new ArrayList<>();
     String bastionHost = conn.string("bastion_host");
     if (conn.values.containsKey("bastions")) {
@@ -351,13 +396,7 @@ final class StepResolver {
         }
       }
     }
-    SshConnection ssh =
-        ConnectionOptions.apply(
-            new SshConnection(
-                host, port, user, password, privateKey, certificate, hostKey, timeout, bastions),
-            conn,
-            diagnostics);
-    return diagnostics.hasErrors() ? null : ssh;
+    return bastions;
   }
 
   /**
@@ -439,19 +478,7 @@ final class StepResolver {
             range);
         continue;
       }
-      for (String name : hop.attributes().keySet()) {
-        if (!HOP_ATTRIBUTES.contains(name)) {
-          diagnostics.error(
-              "Unsupported bastion attribute",
-              what
-                  + " has an attribute \""
-                  + name
-                  + "\", which a hop does not accept; the attributes are "
-                  + String.join(", ", HOP_ATTRIBUTES)
-                  + ".",
-              range);
-        }
-      }
+      checkHopAttributes(hop, what, range);
       String host = hopString(hop, "host", what, range);
       if (host == null || host.isEmpty()) {
         diagnostics.error(
@@ -459,22 +486,7 @@ final class StepResolver {
             what + " has no \"host\" (or it is null or empty): every hop needs host = \"...\".",
             range);
       }
-      String portText = hopString(hop, "port", what, range);
-      int hopPort = port;
-      if (portText != null) {
-        try {
-          hopPort = Integer.parseInt(portText.strip());
-        } catch (NumberFormatException e) {
-          hopPort = -1;
-        }
-        if (hopPort < 1 || hopPort > 65535) {
-          diagnostics.error(
-              "Invalid argument value",
-              what + ".port must be a whole number from 1 to 65535; found " + portText + ".",
-              range);
-          hopPort = port;
-        }
-      }
+      int hopPort = hopPort(hop, what, range, port);
       String ownKey = hopString(hop, "private_key", what, range);
       String hopKey = orDefault(ownKey, privateKey);
       secretLines(hopKey);
@@ -495,6 +507,43 @@ final class StepResolver {
               List.of()));
     }
     return hops;
+  }
+
+  /** A hop's port: {@code port} when it sets none (or an invalid one, with an error). */
+  private int hopPort(Value.ObjectValue hop, String what, SourceRange range, int port) {
+    String portText = hopString(hop, "port", what, range);
+    int hopPort = port;
+    if (portText != null) {
+      try {
+        hopPort = Integer.parseInt(portText.strip());
+      } catch (NumberFormatException e) {
+        hopPort = -1;
+      }
+      if (hopPort < 1 || hopPort > 65535) {
+        diagnostics.error(
+            "Invalid argument value",
+            what + ".port must be a whole number from 1 to 65535; found " + portText + ".",
+            range);
+        hopPort = port;
+      }
+    }
+    return hopPort;
+  }
+
+  private void checkHopAttributes(Value.ObjectValue hop, String what, SourceRange range) {
+    for (String name : hop.attributes().keySet()) {
+      if (!HOP_ATTRIBUTES.contains(name)) {
+        diagnostics.error(
+            "Unsupported bastion attribute",
+            what
+                + " has an attribute \""
+                + name
+                + "\", which a hop does not accept; the attributes are "
+                + String.join(", ", HOP_ATTRIBUTES)
+                + ".",
+            range);
+      }
+    }
   }
 
   /**

@@ -1,13 +1,11 @@
 package dev.stagecraft.planner.plan;
 
-import dev.stagecraft.language.config.AttributeDecl;
 import dev.stagecraft.language.config.BlockDecl;
 import dev.stagecraft.language.config.Configuration;
 import dev.stagecraft.language.config.DataDecl;
 import dev.stagecraft.language.config.LocalDecl;
 import dev.stagecraft.language.config.OutputDecl;
 import dev.stagecraft.language.config.ResourceDecl;
-import dev.stagecraft.language.config.VariableDecl;
 import dev.stagecraft.language.config.VariableValues;
 import dev.stagecraft.language.diag.Diagnostics;
 import dev.stagecraft.language.diag.SourceRange;
@@ -24,8 +22,6 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayDeque;
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -78,9 +74,8 @@ public final class ConfigModel {
   private final Map<String, Value> variables = new LinkedHashMap<>();
   private final Set<String> sensitiveValues = new LinkedHashSet<>();
   private final DependencyGraph graph = new DependencyGraph();
+  private final ResourceValues resourceValues = new ResourceValues();
   private final Set<String> createBeforeDestroy = new LinkedHashSet<>();
-  private final Map<String, List<InstanceKey>> expansions = new LinkedHashMap<>();
-  private final Map<String, InstanceKey> instanceKeys = new LinkedHashMap<>();
   private final String workspace;
   private final Path baseDir;
   private final boolean confineFiles;
@@ -120,32 +115,58 @@ public final class ConfigModel {
     ConfigModel model =
         new ConfigModel(
             config, request.workspace(), request.baseDir(), request.confineFiles(), clock);
-    model.resolveVariables(request.variables(), request.hclVariables(), diagnostics, validateOnly);
+    model.variables.putAll(
+        InputVariables.resolve(
+            config,
+            request.variables(),
+            request.hclVariables(),
+            model.fileContext(),
+            diagnostics,
+            validateOnly,
+            model.sensitiveValues));
+    model.declareBlocks(diagnostics);
+    model.declareRemovedBlocks(diagnostics);
+    model.checkReferences(diagnostics);
+    model.reportCycle(diagnostics);
+    if (!diagnostics.hasErrors()) {
+      model.order = model.graph.topologicalOrder();
+      RemoteStates.checkDependencies(model, diagnostics);
+      model.propagateCreateBeforeDestroy(diagnostics);
+    }
+    return model;
+  }
+
+  /** Resources (with their lifecycles; disabled ones apart), local values and data sources. */
+  private void declareBlocks(Diagnostics diagnostics) {
     for (ResourceDecl r : config.resources()) {
       Lifecycle lifecycle = Lifecycle.parse(r.lifecycle(), ResourceKind.of(r.type()), diagnostics);
-      model.lifecycles.put(r.address(), lifecycle);
+      lifecycles.put(r.address(), lifecycle);
       if (lifecycle.enabled()) {
-        model.resources.put(r.address(), r);
-        model.graph.addNode(r.address());
+        resources.put(r.address(), r);
+        graph.addNode(r.address());
       } else {
-        model.disabled.put(r.address(), r);
+        disabled.put(r.address(), r);
       }
     }
     for (LocalDecl l : config.locals()) {
-      model.locals.put(l.name(), l);
-      model.graph.addNode(LOCAL_PREFIX + l.name());
+      locals.put(l.name(), l);
+      graph.addNode(LOCAL_PREFIX + l.name());
     }
     for (DataDecl ds : config.dataSources()) {
-      model.dataSources.put(ds.address(), ds);
-      model.graph.addNode(ds.address());
+      dataSources.put(ds.address(), ds);
+      graph.addNode(ds.address());
     }
+  }
+
+  /** {@code removed} blocks: each for something no longer declared, at most one per address. */
+  private void declareRemovedBlocks(Diagnostics diagnostics) {
     for (BlockDecl b : config.removed()) {
       RemovedBlock rb = RemovedBlock.parse(b, diagnostics);
       if (rb == null) {
         continue;
       }
       boolean declared =
-          Stream.concat(model.resources.keySet().stream(), model.disabled.keySet().stream())
+          Stream.concat(resources.keySet().stream(), disabled.keySet().stream())
               .anyMatch(rb::covers);
       if (declared) {
         diagnostics.error(
@@ -160,19 +181,24 @@ public final class ConfigModel {
             rb.fromRange());
         continue;
       }
-      if (model.removed.containsKey(rb.from())) {
+      if (removed.containsKey(rb.from())) {
         diagnostics.error(
             "Duplicate removed block",
             "Another removed block already refers to " + rb.shown() + ".",
             rb.fromRange());
         continue;
       }
-      model.removed.put(rb.from(), rb);
+      removed.put(rb.from(), rb);
       ReferenceChecks.checkDestroyTime(rb.provisioners(), rb.connection(), diagnostics);
     }
+  }
+
+  /**
+   * Every reference, with Terraform's messages ({@link ReferenceChecks}); each adds a graph edge.
+   */
+  private void checkReferences(Diagnostics diagnostics) {
     ReferenceChecks references =
-        new ReferenceChecks(
-            config, model.resources, model.disabled, model.lifecycles, model.locals, model.graph);
+        new ReferenceChecks(config, resources, disabled, lifecycles, locals, graph);
     for (ResourceDecl r : config.resources()) {
       references.checkResource(r, diagnostics);
     }
@@ -194,8 +220,10 @@ public final class ConfigModel {
           .values()
           .forEach(a -> references.checkPlain(ds.address(), a.expr(), diagnostics));
     }
-    model
-        .graph
+  }
+
+  private void reportCycle(Diagnostics diagnostics) {
+    graph
         .findCycle()
         .ifPresent(
             cycle ->
@@ -206,13 +234,7 @@ public final class ConfigModel {
                         + " depend on each other, so none can be planned first. Remove one of"
                         + " the references, depends_on or replace_triggered_by entries that"
                         + " close the cycle.",
-                    model.rangeOf(cycle.get(0))));
-    if (!diagnostics.hasErrors()) {
-      model.order = model.graph.topologicalOrder();
-      RemoteStates.checkDependencies(model, diagnostics);
-      model.propagateCreateBeforeDestroy(diagnostics);
-    }
-    return model;
+                    rangeOf(cycle.get(0))));
   }
 
   private SourceRange rangeOf(String node) {
@@ -254,56 +276,6 @@ public final class ConfigModel {
           createBeforeDestroy.add(dep);
         }
       }
-    }
-  }
-
-  private void resolveVariables(
-      Map<String, String> given, Set<String> hcl, Diagnostics diagnostics, boolean validateOnly) {
-    for (String name : given.keySet()) {
-      if (!config.variables().containsKey(name)) {
-        diagnostics.error(
-            "Value for undeclared variable",
-            "A variable named \""
-                + name
-                + "\" was assigned a value, but the configuration does not declare it. Declare it"
-                + " with a variable \""
-                + name
-                + "\" block, or remove the -var option.",
-            null);
-      }
-    }
-    // raw -var text or a variable file's expression becomes a value of the declared type
-    // (VariableValues applies the
-    // type constraint, defaults, optional() attributes, nullable, sensitive and validation)
-    Map<String, Value> values = new LinkedHashMap<>();
-    for (VariableDecl v : config.variables().values()) {
-      if (given.containsKey(v.name())) {
-        String raw = given.get(v.name());
-        VariableValues.ValueOrError parsed =
-            hcl.contains(v.name())
-                ? VariableValues.parseHclValue(v, raw)
-                : VariableValues.parseCliValue(v, raw);
-        diagnostics.addAll(parsed.diagnostics());
-        values.put(v.name(), parsed.value());
-      } else if (validateOnly && v.required()) {
-        // validate checks the configuration, not the values it will be given
-        values.put(v.name(), Value.unknown());
-      }
-    }
-    VariableValues.Resolved resolved = VariableValues.resolve(config, values, fileContext());
-    resolved.diagnostics().list().stream()
-        .filter(d -> d.isError() || !"Value for undeclared variable".equals(d.summary()))
-        .forEach(diagnostics::add);
-    for (VariableDecl v : config.variables().values()) {
-      Value value = resolved.values().get(v.name());
-      if (value == null) {
-        continue;
-      }
-      if (v.sensitive()) {
-        value = value.mark(true);
-        collectSensitive(value, sensitiveValues);
-      }
-      variables.put(v.name(), value);
     }
   }
 
@@ -456,15 +428,17 @@ public final class ConfigModel {
 
   /** Records the instances planning found for a resource (count / for_each expanded). */
   void recordExpansion(String resourceAddress, List<InstanceKey> keys) {
-    expansions.put(resourceAddress, List.copyOf(keys));
-    for (InstanceKey k : keys) {
-      instanceKeys.put(resourceAddress + k.suffix(), k);
-    }
+    resourceValues.recordExpansion(resourceAddress, keys);
   }
 
   /** The key of an instance planned from configuration, or the one written in its address. */
   public InstanceKey instanceKey(String address) {
-    return instanceKeys.getOrDefault(address, InstanceKey.parse(address));
+    return resourceValues.instanceKey(address);
+  }
+
+  /** Forgets the cached value of a resource after one of its instances changed. */
+  public void invalidateResourceValue(String resourceAddress) {
+    resourceValues.invalidate(resourceAddress);
   }
 
   /**
@@ -515,7 +489,7 @@ public final class ConfigModel {
       if (r != null) {
         byType
             .computeIfAbsent(r.type(), t -> new LinkedHashMap<>())
-            .put(r.name(), cachedResourceValue(r, objects, prior));
+            .put(r.name(), resourceValues.of(r, objects, prior));
       }
     }
     for (ResourceDecl r : disabled.values()) {
@@ -600,62 +574,6 @@ public final class ConfigModel {
     return withKey(ctx, key);
   }
 
-  private final Map<String, Value> resourceValues = new HashMap<>();
-  private Map<String, Value> resourceValuesOf;
-
-  /**
-   * The value of a resource (a list or map of instances when repeated), built once per objects map
-   * and kept until an instance of the resource changes ({@link #invalidateResourceValue}): the
-   * instances of a for_each resource that all refer to another for_each resource then share one
-   * value instead of rebuilding it each.
-   */
-  private synchronized Value cachedResourceValue(
-      ResourceDecl r, Map<String, Value> objects, PriorState prior) {
-    if (resourceValuesOf != objects) {
-      resourceValues.clear();
-      resourceValuesOf = objects;
-    }
-    Value cached = resourceValues.get(r.address());
-    if (cached == null) {
-      cached = resourceValue(r, objects, prior);
-      resourceValues.put(r.address(), cached);
-    }
-    return cached;
-  }
-
-  /** Forgets the cached value of a resource after one of its instances changed. */
-  public synchronized void invalidateResourceValue(String resourceAddress) {
-    resourceValues.remove(resourceAddress);
-  }
-
-  private Value resourceValue(ResourceDecl r, Map<String, Value> objects, PriorState prior) {
-    List<InstanceKey> keys = expansions.get(r.address());
-    boolean repeated = r.count().isPresent() || r.forEach().isPresent();
-    if (keys == null) {
-      return repeated ? Value.unknown() : instanceValue(r.address(), objects, prior);
-    }
-    if (r.count().isPresent()) {
-      List<Value> list = new ArrayList<>();
-      keys.forEach(k -> list.add(instanceValue(r.address() + k.suffix(), objects, prior)));
-      return Value.list(list);
-    }
-    if (r.forEach().isPresent()) {
-      Map<String, Value> map = new LinkedHashMap<>();
-      keys.forEach(
-          k -> map.put((String) k.key(), instanceValue(r.address() + k.suffix(), objects, prior)));
-      return Value.object(map);
-    }
-    return instanceValue(r.address(), objects, prior);
-  }
-
-  private static Value instanceValue(String address, Map<String, Value> objects, PriorState prior) {
-    Value value = objects.get(address);
-    if (value != null) {
-      return value;
-    }
-    return prior.instance(address).map(PriorInstance::value).orElse(Value.unknown());
-  }
-
   /** Evaluates every local value in dependency order against the given objects. */
   public Map<String, Value> evaluateLocals(
       Map<String, Value> objects, PriorState prior, Diagnostics diagnostics) {
@@ -701,35 +619,7 @@ public final class ConfigModel {
 
   /** Evaluates the resource type's arguments; null when any failed (diagnostics added). */
   Map<String, Value> evaluateAttributes(ResourceDecl r, EvalContext ctx, Diagnostics diagnostics) {
-    ResourceKind kind = ResourceKind.of(r.type());
-    Map<String, Value> out = new LinkedHashMap<>();
-    boolean ok = true;
-    for (String name : kind.arguments()) {
-      AttributeDecl attribute = r.attributes().get(name);
-      if (attribute == null) {
-        if (kind.required().contains(name)) {
-          diagnostics.error(
-              "Missing required argument",
-              "The argument \"" + name + "\" is required, but no definition was found.",
-              r.range());
-          ok = false;
-        }
-        out.put(name, Value.NULL);
-        continue;
-      }
-      EvalResult result = EVALUATOR.evaluate(attribute.expr(), ctx);
-      diagnostics.addAll(result.diagnostics());
-      ok &= !result.hasErrors();
-      Value value = result.value();
-      if (kind == ResourceKind.NULL_RESOURCE && !result.hasErrors()) {
-        Diagnostics conversion = new Diagnostics();
-        value = NullResourceTriggers.convert(value, attribute.expr().range(), conversion);
-        diagnostics.addAll(conversion);
-        ok &= !conversion.hasErrors();
-      }
-      out.put(name, value);
-    }
-    return ok ? out : null;
+    return ResourceArguments.evaluate(r, ctx, diagnostics);
   }
 
   /** The declaration of a configured resource, or null. */

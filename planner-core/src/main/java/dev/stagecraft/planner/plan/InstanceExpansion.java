@@ -53,120 +53,142 @@ final class InstanceExpansion {
       boolean validateOnly,
       InstanceCount instances) {
     if (count.isPresent()) {
-      EvalResult result = model.evaluateExpression(count.get(), ctx);
-      diagnostics.addAll(result.diagnostics());
-      if (result.hasErrors()) {
-        return null;
-      }
-      Value v = result.value();
-      if (!v.isWhollyKnown()) {
-        if (!validateOnly) {
-          diagnostics.error(
-              "Invalid count argument",
-              "The \"count\" value depends on values that cannot be determined until apply, so"
-                  + " Stagecraft cannot predict how many instances will be created. Use a value"
-                  + " known at plan time (a literal, variable or local value).",
-              count.get().range());
-        }
-        return null;
-      }
-      BigDecimal n = null;
-      if (v instanceof Value.NumberValue num) {
-        n = num.value();
-      } else if (v instanceof Value.StringValue str) {
-        // count converts to a number as in Terraform: "2" is 2
-        try {
-          n = new BigDecimal(str.asString().strip());
-        } catch (NumberFormatException e) {
-          n = null;
-        }
-      }
-      if (n == null || n.signum() < 0 || n.stripTrailingZeros().scale() > 0) {
-        diagnostics.error(
-            "Invalid count argument",
-            "The given \"count\" argument value is unsuitable: it must be a whole number, zero"
-                + " or more.",
-            count.get().range());
-        return null;
-      }
-      if (!instances.admit(
-          "count is " + Value.number(n).asString(), n, address, count.get().range())) {
-        return null;
-      }
-      List<InstanceKey> keys = new ArrayList<>();
-      for (int i = 0; i < n.intValue(); i++) {
-        keys.add(InstanceKey.index(i));
-      }
-      return keys;
+      return countKeys(model, count.get(), address, ctx, diagnostics, validateOnly, instances);
     }
     if (forEach.isPresent()) {
-      EvalResult result = model.evaluateExpression(forEach.get(), ctx);
-      diagnostics.addAll(result.diagnostics());
-      if (result.hasErrors()) {
-        return null;
+      return forEachKeys(model, forEach.get(), address, ctx, diagnostics, validateOnly, instances);
+    }
+    return List.of(InstanceKey.NONE);
+  }
+
+  /** {@code count}: a known whole number, zero or more; the keys 0 to count - 1. */
+  private static List<InstanceKey> countKeys(
+      ConfigModel model,
+      Expression count,
+      String address,
+      EvalContext ctx,
+      Diagnostics diagnostics,
+      boolean validateOnly,
+      InstanceCount instances) {
+    EvalResult result = model.evaluateExpression(count, ctx);
+    diagnostics.addAll(result.diagnostics());
+    if (result.hasErrors()) {
+      return null;
+    }
+    Value v = result.value();
+    if (!v.isWhollyKnown()) {
+      if (!validateOnly) {
+        diagnostics.error(
+            "Invalid count argument",
+            "The \"count\" value depends on values that cannot be determined until apply, so"
+                + " Stagecraft cannot predict how many instances will be created. Use a value"
+                + " known at plan time (a literal, variable or local value).",
+            count.range());
       }
-      Value v = result.value();
-      var range = forEach.get().range();
-      if (!v.isWhollyKnown()) {
-        if (!validateOnly) {
-          diagnostics.error(
-              "Invalid for_each argument",
-              "The \"for_each\" value depends on values that cannot be determined until apply,"
-                  + " so Stagecraft cannot predict how many instances will be created. Use keys"
-                  + " known at plan time.",
-              range);
-        }
-        return null;
+      return null;
+    }
+    BigDecimal n = null;
+    if (v instanceof Value.NumberValue num) {
+      n = num.value();
+    } else if (v instanceof Value.StringValue str) {
+      // count converts to a number as in Terraform: "2" is 2
+      try {
+        n = new BigDecimal(str.asString().strip());
+      } catch (NumberFormatException e) {
+        n = null;
       }
-      if (v.containsSensitive()) {
+    }
+    if (n == null || n.signum() < 0 || n.stripTrailingZeros().scale() > 0) {
+      diagnostics.error(
+          "Invalid count argument",
+          "The given \"count\" argument value is unsuitable: it must be a whole number, zero"
+              + " or more.",
+          count.range());
+      return null;
+    }
+    if (!instances.admit("count is " + Value.number(n).asString(), n, address, count.range())) {
+      return null;
+    }
+    List<InstanceKey> keys = new ArrayList<>();
+    for (int i = 0; i < n.intValue(); i++) {
+      keys.add(InstanceKey.index(i));
+    }
+    return keys;
+  }
+
+  /** {@code for_each}: a known map or set of strings, not sensitive; its keys, sorted. */
+  private static List<InstanceKey> forEachKeys(
+      ConfigModel model,
+      Expression forEach,
+      String address,
+      EvalContext ctx,
+      Diagnostics diagnostics,
+      boolean validateOnly,
+      InstanceCount instances) {
+    EvalResult result = model.evaluateExpression(forEach, ctx);
+    diagnostics.addAll(result.diagnostics());
+    if (result.hasErrors()) {
+      return null;
+    }
+    Value v = result.value();
+    var range = forEach.range();
+    if (!v.isWhollyKnown()) {
+      if (!validateOnly) {
         diagnostics.error(
             "Invalid for_each argument",
-            "Sensitive values, or values derived from sensitive values, cannot be used as"
-                + " for_each arguments: the keys would appear in instance addresses.",
+            "The \"for_each\" value depends on values that cannot be determined until apply,"
+                + " so Stagecraft cannot predict how many instances will be created. Use keys"
+                + " known at plan time.",
+            range);
+      }
+      return null;
+    }
+    if (v.containsSensitive()) {
+      diagnostics.error(
+          "Invalid for_each argument",
+          "Sensitive values, or values derived from sensitive values, cannot be used as"
+              + " for_each arguments: the keys would appear in instance addresses.",
+          range);
+      return null;
+    }
+    int size =
+        v instanceof Value.ObjectValue o
+            ? o.attributes().size()
+            : v instanceof Value.ListValue l ? l.elements().size() : 0;
+    if (!instances.admit(
+        "for_each has " + size + " elements", BigDecimal.valueOf(size), address, range)) {
+      return null;
+    }
+    List<InstanceKey> keys = new ArrayList<>();
+    switch (v) {
+      case Value.ObjectValue o ->
+          new TreeMap<>(o.attributes()).forEach((k, value) -> keys.add(InstanceKey.each(k, value)));
+      case Value.ListValue l -> {
+        Set<String> seen = new TreeSet<>();
+        for (Value e : l.elements()) {
+          if (!(e instanceof Value.StringValue s)) {
+            diagnostics.error(
+                "Invalid for_each argument",
+                "The given \"for_each\" argument value is unsuitable: a set must contain"
+                    + " strings only.",
+                range);
+            return null;
+          }
+          seen.add(s.value());
+        }
+        seen.forEach(k -> keys.add(InstanceKey.each(k, Value.string(k))));
+      }
+      default -> {
+        diagnostics.error(
+            "Invalid for_each argument",
+            "The given \"for_each\" argument value is unsuitable: the \"for_each\" argument"
+                + " must be a map, or set of strings, and you have provided a value of type "
+                + v.typeName()
+                + ".",
             range);
         return null;
       }
-      int size =
-          v instanceof Value.ObjectValue o
-              ? o.attributes().size()
-              : v instanceof Value.ListValue l ? l.elements().size() : 0;
-      if (!instances.admit(
-          "for_each has " + size + " elements", BigDecimal.valueOf(size), address, range)) {
-        return null;
-      }
-      List<InstanceKey> keys = new ArrayList<>();
-      switch (v) {
-        case Value.ObjectValue o ->
-            new TreeMap<>(o.attributes())
-                .forEach((k, value) -> keys.add(InstanceKey.each(k, value)));
-        case Value.ListValue l -> {
-          Set<String> seen = new TreeSet<>();
-          for (Value e : l.elements()) {
-            if (!(e instanceof Value.StringValue s)) {
-              diagnostics.error(
-                  "Invalid for_each argument",
-                  "The given \"for_each\" argument value is unsuitable: a set must contain"
-                      + " strings only.",
-                  range);
-              return null;
-            }
-            seen.add(s.value());
-          }
-          seen.forEach(k -> keys.add(InstanceKey.each(k, Value.string(k))));
-        }
-        default -> {
-          diagnostics.error(
-              "Invalid for_each argument",
-              "The given \"for_each\" argument value is unsuitable: the \"for_each\" argument"
-                  + " must be a map, or set of strings, and you have provided a value of type "
-                  + v.typeName()
-                  + ".",
-              range);
-          return null;
-        }
-      }
-      return keys;
     }
-    return List.of(InstanceKey.NONE);
+    return keys;
   }
 }

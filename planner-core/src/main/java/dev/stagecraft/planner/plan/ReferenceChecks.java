@@ -259,35 +259,8 @@ final class ReferenceChecks {
           graph.addEdge(from, ConfigModel.LOCAL_PREFIX + name);
         }
       }
-      case "count" -> {
-        if (!scope.count()) {
-          diagnostics.error(
-              "Reference to \"count\" in non-counted context",
-              "The \"count\" object can only be used in resource blocks, and only when the"
-                  + " \"count\" argument is set.",
-              t.range());
-        } else if (!"index".equals(t.firstAttribute().orElse(null))) {
-          diagnostics.error(
-              "Invalid \"count\" attribute",
-              "The \"count\" object has only the attribute \"index\".",
-              t.range());
-        }
-      }
-      case "each" -> {
-        String attr = t.firstAttribute().orElse("");
-        if (!scope.each()) {
-          diagnostics.error(
-              "Reference to \"each\" in context without for_each",
-              "The \"each\" object can be used only in resource blocks, and only when the"
-                  + " \"for_each\" argument is set.",
-              t.range());
-        } else if (!attr.equals("key") && !attr.equals("value")) {
-          diagnostics.error(
-              "Invalid \"each\" attribute",
-              "The \"each\" object has only the attributes \"key\" and \"value\".",
-              t.range());
-        }
-      }
+      case "count" -> checkCountReference(t, scope, diagnostics);
+      case "each" -> checkEachReference(t, scope, diagnostics);
       case "self" -> {
         if (!scope.self()) {
           diagnostics.error(
@@ -299,39 +272,73 @@ final class ReferenceChecks {
       }
       case "path", "terraform" -> {}
       case "data" -> checkDataReference(from, t, diagnostics);
-      default -> {
-        if (!t.isResourceReference()) {
-          return;
-        }
-        String target = t.resourceAddress().orElseThrow();
-        if (disabled.containsKey(target)) {
-          return;
-        }
-        if (!resources.containsKey(target)) {
-          diagnostics.error(
-              "Reference to undeclared resource",
-              "A managed resource \""
-                  + t.root()
-                  + "\" \""
-                  + t.firstAttribute().orElse("")
-                  + "\" has not been declared in the root module.",
-              t.range());
-          return;
-        }
-        if (target.equals(from)) {
-          diagnostics.error(
-              "Self-referential block",
-              "Configuration for "
-                  + target
-                  + " may not refer to itself. Inside provisioner and connection blocks use"
-                  + " self.ATTRIBUTE instead.",
-              t.range());
-          return;
-        }
-        if (from != null) {
-          graph.addEdge(from, target);
-        }
-      }
+      default -> checkResourceReference(from, t, diagnostics);
+    }
+  }
+
+  private static void checkCountReference(Traversal t, Scope scope, Diagnostics diagnostics) {
+    if (!scope.count()) {
+      diagnostics.error(
+          "Reference to \"count\" in non-counted context",
+          "The \"count\" object can only be used in resource blocks, and only when the"
+              + " \"count\" argument is set.",
+          t.range());
+    } else if (!"index".equals(t.firstAttribute().orElse(null))) {
+      diagnostics.error(
+          "Invalid \"count\" attribute",
+          "The \"count\" object has only the attribute \"index\".",
+          t.range());
+    }
+  }
+
+  private static void checkEachReference(Traversal t, Scope scope, Diagnostics diagnostics) {
+    String attr = t.firstAttribute().orElse("");
+    if (!scope.each()) {
+      diagnostics.error(
+          "Reference to \"each\" in context without for_each",
+          "The \"each\" object can be used only in resource blocks, and only when the"
+              + " \"for_each\" argument is set.",
+          t.range());
+    } else if (!attr.equals("key") && !attr.equals("value")) {
+      diagnostics.error(
+          "Invalid \"each\" attribute",
+          "The \"each\" object has only the attributes \"key\" and \"value\".",
+          t.range());
+    }
+  }
+
+  /** {@code TYPE.NAME}: a declared resource other than {@code from}; adds the graph edge. */
+  private void checkResourceReference(String from, Traversal t, Diagnostics diagnostics) {
+    if (!t.isResourceReference()) {
+      return;
+    }
+    String target = t.resourceAddress().orElseThrow();
+    if (disabled.containsKey(target)) {
+      return;
+    }
+    if (!resources.containsKey(target)) {
+      diagnostics.error(
+          "Reference to undeclared resource",
+          "A managed resource \""
+              + t.root()
+              + "\" \""
+              + t.firstAttribute().orElse("")
+              + "\" has not been declared in the root module.",
+          t.range());
+      return;
+    }
+    if (target.equals(from)) {
+      diagnostics.error(
+          "Self-referential block",
+          "Configuration for "
+              + target
+              + " may not refer to itself. Inside provisioner and connection blocks use"
+              + " self.ATTRIBUTE instead.",
+          t.range());
+      return;
+    }
+    if (from != null) {
+      graph.addEdge(from, target);
     }
   }
 }

@@ -206,46 +206,7 @@ final class RemoteStates {
     Map<String, Value> settings = config instanceof Value.ObjectValue o ? o.attributes() : Map.of();
     String workspaceArgument = plainString(ds, "workspace", workspace, workspaceAt, diagnostics);
     if (ds.backend().equals("http")) {
-      for (String key : settings.keySet()) {
-        if (IGNORED_HTTP_SETTINGS.contains(key)) {
-          diagnostics.warning(
-              "Ignored remote state setting",
-              "The http backend setting \""
-                  + key
-                  + "\" of "
-                  + ds.address()
-                  + " is not used: Stagecraft reads the workspace's outputs itself, with the run's"
-                  + " own credential"
-                  + (key.equals("password") ? "; remove the token from the configuration." : "."),
-              configAt);
-        } else if (!key.equals("address")) {
-          unsupportedSetting(ds, key, "address", configAt, diagnostics);
-        }
-      }
-      if (workspaceArgument != null && !workspaceArgument.equals("default")) {
-        diagnostics.error(
-            "Workspaces not supported",
-            "The http backend does not support workspaces (as in Terraform): "
-                + ds.address()
-                + " may only read workspace \"default\" of the address given. Name the"
-                + " Stagecraft workspace in the address, or use backend = \"stagecraft\".",
-            workspaceAt);
-      }
-      Value address = settings.get("address");
-      if (address == null || address.isNull()) {
-        diagnostics.error(
-            "Missing remote state address",
-            ds.address()
-                + " uses the http backend, whose config needs the workspace's state address:"
-                + " config = { address = \"<this Stagecraft's state URL>/tf/v1/workspaces/NAME/state\""
-                + " }.",
-            configAt);
-        return null;
-      }
-      String text = plainString(ds, "config.address", address, configAt, diagnostics);
-      return diagnostics.hasErrors() || text == null
-          ? null
-          : new RemoteStateSource(ds.address(), "http", null, text, ds.range());
+      return httpSource(ds, settings, workspaceArgument, configAt, workspaceAt, diagnostics);
     }
     for (String key : settings.keySet()) {
       if (!key.equals("workspace")) {
@@ -286,6 +247,56 @@ final class RemoteStates {
       return null;
     }
     return new RemoteStateSource(ds.address(), "stagecraft", target, null, ds.range());
+  }
+
+  /** The http backend: the state address in config, workspace "default" only. */
+  private static RemoteStateSource httpSource(
+      DataDecl ds,
+      Map<String, Value> settings,
+      String workspaceArgument,
+      SourceRange configAt,
+      SourceRange workspaceAt,
+      Diagnostics diagnostics) {
+    for (String key : settings.keySet()) {
+      if (IGNORED_HTTP_SETTINGS.contains(key)) {
+        diagnostics.warning(
+            "Ignored remote state setting",
+            "The http backend setting \""
+                + key
+                + "\" of "
+                + ds.address()
+                + " is not used: Stagecraft reads the workspace's outputs itself, with the run's"
+                + " own credential"
+                + (key.equals("password") ? "; remove the token from the configuration." : "."),
+            configAt);
+      } else if (!key.equals("address")) {
+        unsupportedSetting(ds, key, "address", configAt, diagnostics);
+      }
+    }
+    if (workspaceArgument != null && !workspaceArgument.equals("default")) {
+      diagnostics.error(
+          "Workspaces not supported",
+          "The http backend does not support workspaces (as in Terraform): "
+              + ds.address()
+              + " may only read workspace \"default\" of the address given. Name the"
+              + " Stagecraft workspace in the address, or use backend = \"stagecraft\".",
+          workspaceAt);
+    }
+    Value address = settings.get("address");
+    if (address == null || address.isNull()) {
+      diagnostics.error(
+          "Missing remote state address",
+          ds.address()
+              + " uses the http backend, whose config needs the workspace's state address:"
+              + " config = { address = \"<this Stagecraft's state URL>/tf/v1/workspaces/NAME/state\""
+              + " }.",
+          configAt);
+      return null;
+    }
+    String text = plainString(ds, "config.address", address, configAt, diagnostics);
+    return diagnostics.hasErrors() || text == null
+        ? null
+        : new RemoteStateSource(ds.address(), "http", null, text, ds.range());
   }
 
   private static void unsupportedSetting(

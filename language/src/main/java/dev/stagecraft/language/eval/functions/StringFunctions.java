@@ -184,71 +184,11 @@ final class StringFunctions {
             -1, "not enough arguments for the format string \"" + f + "\".");
       }
       int ai = argi++;
-      Value v = a.get(ai);
-      String out =
-          switch (verb) {
-            case 's' -> {
-              String s = str(a, ai);
-              yield prec < 0 ? s : s.substring(0, Math.min(s.length(), prec));
-            }
-            case 'q' -> Json.quote(str(a, ai));
-            case 'v' -> {
-              budget.checkEncodable(v, FORMAT);
-              yield v instanceof Value.StringValue s
-                  ? s.value()
-                  : v.isNull() ? "null" : Json.encode(v);
-            }
-            case 't' ->
-                Boolean.toString(
-                    Conversions.toBool(v)
-                        .orElseThrow(() -> new FunctionException(ai, "%t requires a bool.")));
-            case 'd' -> {
-              BigDecimal n = num(a, ai);
-              budget.checkLength(Value.plainLength(n), FORMAT);
-              try {
-                yield n.stripTrailingZeros().toBigIntegerExact().toString();
-              } catch (ArithmeticException e) {
-                throw new FunctionException(
-                    ai, "%d requires a whole number, got " + Value.formatNumber(n) + ".");
-              }
-            }
-            case 'f', 'e', 'g' -> {
-              BigDecimal n = num(a, ai);
-              budget.checkLength(Value.plainLength(n) + Math.max(prec, 6), FORMAT);
-              String spec = "%" + (prec < 0 ? (verb == 'g' ? "" : ".6") : "." + prec) + verb;
-              yield String.format(Locale.ROOT, spec, n);
-            }
-            case 'x', 'X', 'o', 'b' -> {
-              BigInteger n;
-              // in base 2 a number has at most four times as many digits as in base 10
-              budget.checkLength(4 * Value.plainLength(num(a, ai)), FORMAT);
-              try {
-                n = num(a, ai).stripTrailingZeros().toBigIntegerExact();
-              } catch (ArithmeticException e) {
-                throw new FunctionException(ai, "%" + verb + " requires a whole number.");
-              }
-              String r = n.toString(verb == 'o' ? 8 : verb == 'b' ? 2 : 16);
-              yield verb == 'X' ? r.toUpperCase(Locale.ROOT) : r;
-            }
-            default -> throw new FunctionException(0, "unsupported format verb %" + verb + ".");
-          };
+      String out = formatVerb(verb, prec, a, ai, budget);
       if (flags.contains("+") && (verb == 'd' || verb == 'f') && !out.startsWith("-")) {
         out = "+" + out;
       }
-      if (width >= 0) {
-        int w = width;
-        if (out.length() < w) {
-          String pad =
-              (flags.contains("0") && !flags.contains("-") ? "0" : " ").repeat(w - out.length());
-          if (flags.contains("-")) {
-            out = out + pad;
-          } else if (pad.startsWith("0") && (out.startsWith("-") || out.startsWith("+"))) {
-            out = out.charAt(0) + pad + out.substring(1);
-          } else {
-            out = pad + out;
-          }
-        }
-      }
+      out = pad(out, flags, width);
       budget.append(sb, out, FORMAT);
     }
     budget.append(sb, f.subSequence(last, f.length()), FORMAT);
@@ -257,6 +197,76 @@ final class StringFunctions {
           -1, "too many arguments; the format string \"" + f + "\" uses " + (argi - 1) + ".");
     }
     return Value.string(sb.toString());
+  }
+
+  /** One {@code format} verb applied to argument {@code ai}, before width and flags. */
+  private static String formatVerb(char verb, int prec, List<Value> a, int ai, EvalBudget budget) {
+    Value v = a.get(ai);
+    return switch (verb) {
+      case 's' -> {
+        String s = str(a, ai);
+        yield prec < 0 ? s : s.substring(0, Math.min(s.length(), prec));
+      }
+      case 'q' -> Json.quote(str(a, ai));
+      case 'v' -> {
+        budget.checkEncodable(v, FORMAT);
+        yield v instanceof Value.StringValue s ? s.value() : v.isNull() ? "null" : Json.encode(v);
+      }
+      case 't' ->
+          Boolean.toString(
+              Conversions.toBool(v)
+                  .orElseThrow(() -> new FunctionException(ai, "%t requires a bool.")));
+      case 'd' -> {
+        BigDecimal n = num(a, ai);
+        budget.checkLength(Value.plainLength(n), FORMAT);
+        try {
+          yield n.stripTrailingZeros().toBigIntegerExact().toString();
+        } catch (ArithmeticException e) {
+          throw new FunctionException(
+              ai, "%d requires a whole number, got " + Value.formatNumber(n) + ".");
+        }
+      }
+      case 'f', 'e', 'g' -> {
+        BigDecimal n = num(a, ai);
+        budget.checkLength(Value.plainLength(n) + Math.max(prec, 6), FORMAT);
+        String spec = "%" + (prec < 0 ? (verb == 'g' ? "" : ".6") : "." + prec) + verb;
+        yield String.format(Locale.ROOT, spec, n);
+      }
+      case 'x', 'X', 'o', 'b' -> {
+        BigInteger n;
+        // in base 2 a number has at most four times as many digits as in base 10
+        budget.checkLength(4 * Value.plainLength(num(a, ai)), FORMAT);
+        try {
+          n = num(a, ai).stripTrailingZeros().toBigIntegerExact();
+        } catch (ArithmeticException e) {
+          throw new FunctionException(ai, "%" + verb + " requires a whole number.");
+        }
+        String r = n.toString(verb == 'o' ? 8 : verb == 'b' ? 2 : 16);
+        yield verb == 'X' ? r.toUpperCase(Locale.ROOT) : r;
+      }
+      default -> throw new FunctionException(0, "unsupported format verb %" + verb + ".");
+    };
+  }
+
+  /**
+   * Pads {@code out} to {@code width} as the flags say ({@code -} left-aligns, {@code 0} zeros).
+   */
+  private static String pad(String out, String flags, int width) {
+    if (width >= 0) {
+      int w = width;
+      if (out.length() < w) {
+        String pad =
+            (flags.contains("0") && !flags.contains("-") ? "0" : " ").repeat(w - out.length());
+        if (flags.contains("-")) {
+          out = out + pad;
+        } else if (pad.startsWith("0") && (out.startsWith("-") || out.startsWith("+"))) {
+          out = out.charAt(0) + pad + out.substring(1);
+        } else {
+          out = pad + out;
+        }
+      }
+    }
+    return out;
   }
 
   private static Value trim(List<Value> a, EvalContext c) {
