@@ -230,9 +230,9 @@ public final class RunForwarding {
     return switch (sent) {
       case NotSent n ->
           n.status() == 503
-              ? RunsController.problem(HttpStatus.SERVICE_UNAVAILABLE, n.title(), n.detail())
+              ? ApiProblems.problem(HttpStatus.SERVICE_UNAVAILABLE, n.title(), n.detail())
                   .header("Retry-After", RETRY_AFTER)
-              : RunsController.problem(HttpStatus.valueOf(n.status()), n.title(), n.detail());
+              : ApiProblems.problem(HttpStatus.valueOf(n.status()), n.title(), n.detail());
       case Relayed r -> relayed(r);
     };
   }
@@ -243,7 +243,7 @@ public final class RunForwarding {
       code = HttpStatus.valueOf(r.status());
     } catch (IllegalArgumentException e) {
       // not Stagecraft's answer (something between the instances): say so rather than relay it
-      return RunsController.problem(
+      return ApiProblems.problem(
           HttpStatus.BAD_GATEWAY,
           "Unexpected answer from the run's planner instance",
           "Planner instance "
