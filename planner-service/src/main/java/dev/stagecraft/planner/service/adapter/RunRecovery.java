@@ -79,82 +79,13 @@ final class RunRecovery {
     if (unfinished.isEmpty()) {
       return 0;
     }
-    Set<String> dispatched;
-    boolean dispatchesKnown = true;
-    try {
-      dispatched =
-          dispatches.runsWithDispatches(
-              unfinished.stream().map(RunStore.UnfinishedRun::id).toList(),
-              unfinished.stream()
-                  .map(RunStore.UnfinishedRun::createdAt)
-                  .min(Instant::compareTo)
-                  .orElseThrow()
-                  .minus(CLOCK_MARGIN));
-    } catch (RuntimeException e) {
-      // cannot tell which runs dispatched: resume none that might have
-      LOG.warn("could not read the dispatched actions; no run is resumed: {}", e.toString());
-      dispatched = Set.of();
-      dispatchesKnown = false;
-    }
+    // null: cannot tell which runs dispatched, so none that might have is resumed
+    Set<String> dispatched = runsWithDispatches(unfinished, dispatches);
     int resumed = 0;
     for (RunStore.UnfinishedRun run : unfinished) {
       try {
-        Optional<RunRequestStore.Recorded> recorded = requests.find(run.tenant(), run.id());
-        boolean awaitingApproval =
-            recorded.map(RunRequestStore.Recorded::awaitingApproval).orElse(false);
-        String planDigest =
-            run.status() == RunStatus.PLANNED && awaitingApproval ? run.planDigest() : null;
-        RestartRecovery.Decision decision =
-            RestartRecovery.decide(
-                new RestartRecovery.Facts(
-                    cause.previousOwner(),
-                    run.status(),
-                    recorded.isPresent(),
-                    recorded.map(RunRequestStore.Recorded::variablesComplete).orElse(false),
-                    awaitingApproval,
-                    !dispatchesKnown || dispatched.contains(run.id()),
-                    planDigest,
-                    dispatchesKnown));
-        switch (decision) {
-          case RestartRecovery.Decision.Resume r -> {
-            coordinator.resume(
-                new ResumableRun(
-                    run.id(),
-                    recorded.get().request(),
-                    awaitingApproval,
-                    run.createdAt(),
-                    run.lastSequence(),
-                    planDigest,
-                    planDigest == null ? null : run.plannedAt()),
-                cause.resumedMessage(run.status()));
-            resumed++;
-            LOG.info("resumed run {} (was {})", run.id(), run.status().wireName());
-          }
-          case RestartRecovery.Decision.CarryOn c -> {
-            // what it dispatched, as found on stagecraft.actions (docs/adr/0035)
-            coordinator.carryOn(
-                new ResumableRun(
-                    run.id(),
-                    recorded.get().request(),
-                    awaitingApproval,
-                    run.createdAt(),
-                    run.lastSequence(),
-                    // the digest recorded when it planned (kept by an approved run, ADR 0051)
-                    run.planDigest(),
-                    null,
-                    run.approvedChanges()),
-                dispatches.dispatchesOf(run.id()),
-                cause.reword(
-                    RestartRecovery.carriedOnMessage(cause.previousOwner(), run.status())));
-            resumed++;
-            LOG.info("carried on run {} (was {})", run.id(), run.status().wireName());
-          }
-          case RestartRecovery.Decision.Fail f -> {
-            String message = cause.reword(f.message());
-            end(runs, coordinator, run, message);
-            LOG.warn(
-                "run {} (was {}) ended errored: {}", run.id(), run.status().wireName(), message);
-          }
+        if (recoverOne(cause, run, runs, requests, coordinator, dispatches, dispatched)) {
+          resumed++;
         }
       } catch (SQLException | RuntimeException e) {
         LOG.warn("could not resume run {}: {}", run.id(), e.toString());
@@ -162,6 +93,99 @@ final class RunRecovery {
       }
     }
     return resumed;
+  }
+
+  /**
+   * The runs among {@code unfinished} that dispatched actions, as found on stagecraft.actions; null
+   * when they cannot be read.
+   */
+  private static Set<String> runsWithDispatches(
+      List<RunStore.UnfinishedRun> unfinished, DispatchedActions dispatches) {
+    try {
+      return dispatches.runsWithDispatches(
+          unfinished.stream().map(RunStore.UnfinishedRun::id).toList(),
+          unfinished.stream()
+              .map(RunStore.UnfinishedRun::createdAt)
+              .min(Instant::compareTo)
+              .orElseThrow()
+              .minus(CLOCK_MARGIN));
+    } catch (RuntimeException e) {
+      LOG.warn("could not read the dispatched actions; no run is resumed: {}", e.toString());
+      return null;
+    }
+  }
+
+  /**
+   * Decides and carries out the fate of one unfinished run; true when it was resumed or carried on.
+   *
+   * @param dispatched the runs that dispatched actions; null: not known
+   */
+  private static boolean recoverOne(
+      RecoveryCause cause,
+      RunStore.UnfinishedRun run,
+      RunStore runs,
+      RunRequestStore requests,
+      RunCoordinator coordinator,
+      DispatchedActions dispatches,
+      Set<String> dispatched)
+      throws SQLException {
+    boolean dispatchesKnown = dispatched != null;
+    Optional<RunRequestStore.Recorded> recorded = requests.find(run.tenant(), run.id());
+    boolean awaitingApproval =
+        recorded.map(RunRequestStore.Recorded::awaitingApproval).orElse(false);
+    String planDigest =
+        run.status() == RunStatus.PLANNED && awaitingApproval ? run.planDigest() : null;
+    RestartRecovery.Decision decision =
+        RestartRecovery.decide(
+            new RestartRecovery.Facts(
+                cause.previousOwner(),
+                run.status(),
+                recorded.isPresent(),
+                recorded.map(RunRequestStore.Recorded::variablesComplete).orElse(false),
+                awaitingApproval,
+                !dispatchesKnown || dispatched.contains(run.id()),
+                planDigest,
+                dispatchesKnown));
+    switch (decision) {
+      case RestartRecovery.Decision.Resume r -> {
+        coordinator.resume(
+            new ResumableRun(
+                run.id(),
+                recorded.get().request(),
+                awaitingApproval,
+                run.createdAt(),
+                run.lastSequence(),
+                planDigest,
+                planDigest == null ? null : run.plannedAt()),
+            cause.resumedMessage(run.status()));
+        LOG.info("resumed run {} (was {})", run.id(), run.status().wireName());
+        return true;
+      }
+      case RestartRecovery.Decision.CarryOn c -> {
+        // what it dispatched, as found on stagecraft.actions (docs/adr/0035)
+        coordinator.carryOn(
+            new ResumableRun(
+                run.id(),
+                recorded.get().request(),
+                awaitingApproval,
+                run.createdAt(),
+                run.lastSequence(),
+                // the digest recorded when it planned (kept by an approved run, ADR 0051)
+                run.planDigest(),
+                null,
+                run.approvedChanges()),
+            dispatches.dispatchesOf(run.id()),
+            cause.reword(RestartRecovery.carriedOnMessage(cause.previousOwner(), run.status())));
+        LOG.info("carried on run {} (was {})", run.id(), run.status().wireName());
+        return true;
+      }
+      case RestartRecovery.Decision.Fail f -> {
+        String message = cause.reword(f.message());
+        end(runs, coordinator, run, message);
+        LOG.warn("run {} (was {}) ended errored: {}", run.id(), run.status().wireName(), message);
+        return false;
+      }
+    }
   }
 
   /**

@@ -1,15 +1,13 @@
 package dev.stagecraft.planner.service.trigger;
 
-import dev.stagecraft.language.config.LoadResult;
-import dev.stagecraft.planner.plan.PlanRequest;
-import dev.stagecraft.planner.plan.PlanResult;
-import dev.stagecraft.planner.plan.Planner;
-import dev.stagecraft.planner.plan.PriorState;
 import dev.stagecraft.planner.service.config.ConfigurationContent;
-import dev.stagecraft.planner.service.run.PreparedConfiguration;
 import dev.stagecraft.planner.service.run.RunCoordinator;
-import dev.stagecraft.planner.service.run.RunRequest;
-import dev.stagecraft.planner.service.run.UploadedFiles;
+import dev.stagecraft.planner.service.run.intake.IdempotencyKey;
+import dev.stagecraft.planner.service.run.intake.IntakeOutcome;
+import dev.stagecraft.planner.service.run.intake.RunIntake;
+import dev.stagecraft.planner.service.run.intake.Submission;
+import dev.stagecraft.planner.service.run.intake.WorkspaceSettings;
+import dev.stagecraft.planner.service.run.intake.Workspaces;
 import dev.stagecraft.schemas.EventCodec;
 import dev.stagecraft.schemas.EventSchemaValidator;
 import dev.stagecraft.schemas.EventType;
@@ -17,7 +15,6 @@ import dev.stagecraft.schemas.envelope.EventEnvelope;
 import dev.stagecraft.schemas.run.RunDecisionRequested;
 import dev.stagecraft.schemas.run.RunRequested;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -25,6 +22,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * Turns a signed {@code dev.stagecraft.run.requested} CloudEvent into a run, at most once per
@@ -52,7 +50,7 @@ public final class RunTrigger {
   private final EventSchemaValidator validator;
   private final Clock clock;
   private final ConfigurationVersions versions;
-  private volatile Workspaces workspaces = (tenant, workspace) -> WorkspaceSettings.DEFAULTS;
+  private volatile RunIntake intake;
   private volatile Decisions decisions = Decisions.HERE_ONLY;
 
   /**
@@ -197,48 +195,25 @@ public final class RunTrigger {
     this.validator = validator;
     this.clock = clock;
     this.versions = versions;
+    this.intake = new RunIntake(coordinator, clock);
   }
 
   /**
-   * The settings of a workspace that decide how a triggered run goes, as {@code POST /api/v1/runs}
-   * applies them: without {@code autoApply} the run waits for a decision at {@code planned}; {@code
-   * parallelism} bounds its concurrent actions; with {@code coalescing} it asks for the lock with
-   * the coalescing key {@code run:default}, so a newer trigger replaces it while it is queued
-   * (docs/adr/0023); {@code stepTimeoutSeconds} bounds each step without a timeout of its own.
-   */
-  public record WorkspaceSettings(
-      boolean autoApply, int parallelism, boolean coalescing, int stepTimeoutSeconds) {
-    /**
-     * A workspace's settings until changed: auto-apply, parallelism 10, no coalescing, steps of at
-     * most {@link RunRequest#DEFAULT_STEP_TIMEOUT_SECONDS}.
-     */
-    public static final WorkspaceSettings DEFAULTS =
-        new WorkspaceSettings(true, 10, false, RunRequest.DEFAULT_STEP_TIMEOUT_SECONDS);
-
-    /** Settings with the default step timeout. */
-    public WorkspaceSettings(boolean autoApply, int parallelism, boolean coalescing) {
-      this(autoApply, parallelism, coalescing, RunRequest.DEFAULT_STEP_TIMEOUT_SECONDS);
-    }
-  }
-
-  /** Where a trigger's workspace settings come from. */
-  @FunctionalInterface
-  public interface Workspaces {
-    /**
-     * The workspace's settings (a workspace a trigger names first is created with the defaults, as
-     * {@code POST /api/v1/runs} does).
-     *
-     * @throws RuntimeException when they cannot be read: the trigger is retried
-     */
-    WorkspaceSettings settingsOf(String tenant, String workspace);
-  }
-
-  /**
-   * Tells the settings of the workspaces triggers run in. By default every workspace has {@link
-   * WorkspaceSettings#DEFAULTS}. Call once, before triggers arrive.
+   * Tells the settings of the workspaces triggers run in (a workspace a trigger names first is
+   * created with the defaults, as {@code POST /api/v1/runs} does). By default every workspace has
+   * {@link WorkspaceSettings#DEFAULTS}. Call once, before triggers arrive.
    */
   public RunTrigger withWorkspaces(Workspaces workspaces) {
-    this.workspaces = workspaces;
+    this.intake = intake.withWorkspaces(workspaces);
+    return this;
+  }
+
+  /**
+   * Submits the runs of triggers through {@code intake} (the one the public API uses too, with the
+   * workspace settings it reads). Call once, before triggers arrive.
+   */
+  public RunTrigger withIntake(RunIntake intake) {
+    this.intake = intake;
     return this;
   }
 
@@ -407,6 +382,11 @@ public final class RunTrigger {
               + EventType.RUN_DECISION_REQUESTED.type()
               + ".");
     }
+    return start(envelope, body);
+  }
+
+  /** Starts the run a valid {@code dev.stagecraft.run.requested} asks for, through the intake. */
+  private Outcome start(EventEnvelope envelope, byte[] body) {
     Refused invalid = invalid(envelope, body, "run request", EventType.RUN_REQUESTED);
     if (invalid != null) {
       return invalid;
@@ -451,24 +431,6 @@ public final class RunTrigger {
             + envelope.source()
             + "@"
             + envelope.tenant();
-    WorkspaceSettings settings = workspaces.settingsOf(envelope.tenant(), request.workspace());
-    RunRequest run =
-        new RunRequest(
-            envelope.tenant(),
-            request.workspace(),
-            files,
-            supportFiles,
-            request.variables(),
-            false,
-            List.of(),
-            null,
-            null,
-            requestedBy,
-            settings.parallelism());
-    run = run.withStepTimeoutSeconds(settings.stepTimeoutSeconds());
-    if (settings.coalescing()) {
-      run = run.withCoalescingKey("run:default");
-    }
     String pending =
         "Requested by "
             + requestedBy
@@ -480,77 +442,96 @@ public final class RunTrigger {
             + (request.message() == null || request.message().isBlank()
                 ? "."
                 : ": " + request.message());
-    // checked as POST /api/v1/runs checks it: a configuration with errors starts nothing (its key
-    // is not used up); the run adopts the files written and the configuration parsed here
-    Path dir;
-    try {
-      dir = coordinator.uploads().materialise(envelope.tenant(), files, supportFiles);
-    } catch (UploadedFiles.InvalidUpload e) {
-      return new Refused(
-          Refusal.MALFORMED,
-          "Event "
-              + envelope.id()
-              + " has files that cannot be written: "
-              + e.getMessage()
-              + " Nothing was started.");
-    }
-    LoadResult parsed;
-    PlanResult check;
-    try {
-      parsed = Planner.parse(files);
-      check =
-          Planner.plan(
-              new PlanRequest(
-                  request.workspace(), files, request.variables(), List.of(), false, dir, true),
-              PriorState.empty(),
-              parsed);
-    } catch (RuntimeException e) {
-      UploadedFiles.delete(dir);
-      throw e;
-    }
-    if (check.hasErrors()) {
-      UploadedFiles.delete(dir);
-      return new Refused(
-          Refusal.MALFORMED,
-          "Event "
-              + envelope.id()
-              + " carries a configuration with errors; nothing was started. Fix them and send it"
-              + " again (the idempotency key is not used up):\n"
-              + check.renderDiagnostics());
-    }
-    // a workspace without auto-apply waits for a decision (ADR 0054) or POST /runs/{id}/approve
-    RunCoordinator.KeyedStart started =
-        coordinator.start(
-            run,
-            request.idempotencyKey(),
-            pending,
-            !settings.autoApply(),
-            new PreparedConfiguration(dir, parsed));
-    if (started.unrecorded()) {
-      return new Refused(
-          Refusal.UNAVAILABLE,
-          "Event "
-              + envelope.id()
-              + ": run "
-              + started.runId()
-              + " of idempotency key "
-              + request.idempotencyKey()
-              + " is being started by another planner instance and has no record yet; the event"
-              + " is handled again later (it starts nothing twice).");
-    }
-    // accepted means recorded (docs/adr/0025): the trigger's offset or webhook answer follows the
-    // run's first record, so a crash right after still leaves the run to be found
-    if (!coordinator.awaitRecorded(envelope.tenant(), started.runId(), Duration.ofSeconds(5))) {
-      return new Refused(
-          Refusal.UNAVAILABLE,
-          "Event "
-              + envelope.id()
-              + ": run "
-              + started.runId()
-              + " started but its first record was not written within 5 s; the event is handled"
-              + " again later (it starts nothing twice).");
-    }
-    return new Accepted(envelope.tenant(), envelope.id(), started);
+    // checked as POST /api/v1/runs checks it, by the same intake: a configuration with errors
+    // starts nothing (its key is not used up)
+    IntakeOutcome outcome =
+        intake.accept(
+            new Submission(
+                envelope.tenant(),
+                request.workspace(),
+                files,
+                supportFiles,
+                request.variables(),
+                Set.of(),
+                false,
+                List.of(),
+                null,
+                null,
+                null,
+                null,
+                requestedBy,
+                pending,
+                null,
+                new IdempotencyKey.Trigger(request.idempotencyKey())));
+    return outcome(envelope, request.idempotencyKey(), outcome);
+  }
+
+  /**
+   * A trigger's outcome from its submission's. Accepted means recorded (docs/adr/0025): the
+   * trigger's offset or webhook answer follows the run's first record, so a crash right after still
+   * leaves the run to be found.
+   */
+  private static Outcome outcome(EventEnvelope envelope, String key, IntakeOutcome outcome) {
+    return switch (outcome) {
+      case IntakeOutcome.Started s when s.recorded() ->
+          new Accepted(
+              envelope.tenant(),
+              envelope.id(),
+              new RunCoordinator.KeyedStart(s.run().id(), Optional.of(s.run()), false));
+      case IntakeOutcome.Started s -> unrecordedInTime(envelope, s.run().id());
+      case IntakeOutcome.Replayed r when r.recorded() ->
+          new Accepted(
+              envelope.tenant(),
+              envelope.id(),
+              new RunCoordinator.KeyedStart(r.runId(), r.run(), true));
+      case IntakeOutcome.Replayed r -> unrecordedInTime(envelope, r.runId());
+      case IntakeOutcome.Refused refused -> refused(envelope, key, refused.reason());
+    };
+  }
+
+  private static Refused refused(EventEnvelope envelope, String key, IntakeOutcome.Refusal why) {
+    return switch (why) {
+      case IntakeOutcome.InvalidFiles f ->
+          new Refused(
+              Refusal.MALFORMED,
+              "Event "
+                  + envelope.id()
+                  + " has files that cannot be written: "
+                  + f.error().getMessage()
+                  + " Nothing was started.");
+      case IntakeOutcome.InvalidConfiguration c ->
+          new Refused(
+              Refusal.MALFORMED,
+              "Event "
+                  + envelope.id()
+                  + " carries a configuration with errors; nothing was started. Fix them and send"
+                  + " it again (the idempotency key is not used up):\n"
+                  + c.check().renderDiagnostics());
+      case IntakeOutcome.KeyNotYetRecorded n ->
+          new Refused(
+              Refusal.UNAVAILABLE,
+              "Event "
+                  + envelope.id()
+                  + ": run "
+                  + n.runId()
+                  + " of idempotency key "
+                  + key
+                  + " is being started by another planner instance and has no record yet; the"
+                  + " event is handled again later (it starts nothing twice).");
+      case IntakeOutcome.KeyReused r -> throw new IllegalStateException("not a trigger key: " + r);
+      case IntakeOutcome.KeyInUse u -> throw new IllegalStateException("not a trigger key: " + u);
+    };
+  }
+
+  private static Refused unrecordedInTime(EventEnvelope envelope, String runId) {
+    return new Refused(
+        Refusal.UNAVAILABLE,
+        "Event "
+            + envelope.id()
+            + ": run "
+            + runId
+            + " started but its first record was not written within 5 s; the event is handled"
+            + " again later (it starts nothing twice).");
   }
 
   /**

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.stagecraft.planner.service.adapter.clients.HttpWorkspaceLocks;
+import dev.stagecraft.planner.service.run.intake.WorkspaceSettings;
 import dev.stagecraft.planner.service.trigger.RunTrigger;
 import dev.stagecraft.planner.service.trigger.TriggerSecrets;
 import dev.stagecraft.planner.service.trigger.TriggerSignature;
@@ -91,8 +92,7 @@ class RunCoalescingTest {
                 new EventSchemaValidator(),
                 clock)
             .withWorkspaces(
-                (tenant, workspace) ->
-                    new RunTrigger.WorkspaceSettings(true, 10, workspace.equals("prod")));
+                (tenant, workspace) -> new WorkspaceSettings(true, 10, workspace.equals("prod")));
 
     for (String workspace : List.of("prod", "stage")) {
       byte[] body =

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.stagecraft.planner.service.run.RunCoordinatorTest.FakeLocks;
 import dev.stagecraft.planner.service.run.RunCoordinatorTest.FakeStates;
+import dev.stagecraft.planner.service.run.intake.WorkspaceSettings;
 import dev.stagecraft.planner.service.trigger.RunTrigger;
 import dev.stagecraft.planner.service.trigger.RunTrigger.Refusal;
 import dev.stagecraft.planner.service.trigger.TriggerSecrets;
@@ -238,8 +239,8 @@ class RunDecisionTriggerTest {
     trigger.withWorkspaces(
         (tenant, workspace) ->
             workspace.equals("prod")
-                ? new RunTrigger.WorkspaceSettings(false, 3, false)
-                : RunTrigger.WorkspaceSettings.DEFAULTS);
+                ? new WorkspaceSettings(false, 3, false)
+                : WorkspaceSettings.DEFAULTS);
     String request =
         """
         {"specversion":"1.0","id":"evt-r1","source":"/bots/slack","type":"dev.stagecraft.run.requested",

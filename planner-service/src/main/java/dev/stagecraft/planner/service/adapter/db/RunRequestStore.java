@@ -172,6 +172,42 @@ public final class RunRequestStore implements RunRequestRecorder {
       return Optional.empty();
     }
     JsonNode rest = Json.object(restJson);
+    OpenedVariables opened = openVariables(tenant, workspace, runId, variablesJson);
+    List<String> replace = new ArrayList<>();
+    rest.path("replace").forEach(n -> replace.add(n.asText()));
+    RunRequest request =
+        new RunRequest(
+            tenant,
+            workspace,
+            stored.get().content().files(),
+            stored.get().content().supportFiles(),
+            opened.values(),
+            rest.path("destroy").asBoolean(false),
+            replace,
+            rest.path("expectedSerial").isNumber() ? rest.path("expectedSerial").asLong() : null,
+            text(rest, "expectedDigest"),
+            text(rest, "requestedBy"),
+            rest.path("parallelism").asInt(10),
+            text(rest, "coalescingKey"),
+            // requests recorded before step timeouts existed get the default
+            rest.path("stepTimeoutSeconds").asInt(RunRequest.DEFAULT_STEP_TIMEOUT_SECONDS));
+    Set<String> hcl = new HashSet<>();
+    rest.path("hclVariables").forEach(n -> hcl.add(n.asText()));
+    request = request.withHclVariables(hcl);
+    return Optional.of(
+        new Recorded(
+            request,
+            rest.path("awaitingApproval").asBoolean(false),
+            text(rest, "pendingMessage"),
+            opened.complete()));
+  }
+
+  /** A request's variable values, opened; {@code complete} false when some could not be. */
+  private record OpenedVariables(Map<String, String> values, boolean complete) {}
+
+  /** Opens the sealed variable values of a recorded request ({@code variablesJson}). */
+  private OpenedVariables openVariables(
+      String tenant, String workspace, String runId, String variablesJson) {
     Map<String, String> variables = new LinkedHashMap<>();
     boolean complete = true;
     var fields = Json.object(variablesJson).fields();
@@ -201,33 +237,7 @@ public final class RunRequestStore implements RunRequestRecorder {
         complete = false;
       }
     }
-    List<String> replace = new ArrayList<>();
-    rest.path("replace").forEach(n -> replace.add(n.asText()));
-    RunRequest request =
-        new RunRequest(
-            tenant,
-            workspace,
-            stored.get().content().files(),
-            stored.get().content().supportFiles(),
-            variables,
-            rest.path("destroy").asBoolean(false),
-            replace,
-            rest.path("expectedSerial").isNumber() ? rest.path("expectedSerial").asLong() : null,
-            text(rest, "expectedDigest"),
-            text(rest, "requestedBy"),
-            rest.path("parallelism").asInt(10),
-            text(rest, "coalescingKey"),
-            // requests recorded before step timeouts existed get the default
-            rest.path("stepTimeoutSeconds").asInt(RunRequest.DEFAULT_STEP_TIMEOUT_SECONDS));
-    Set<String> hcl = new HashSet<>();
-    rest.path("hclVariables").forEach(n -> hcl.add(n.asText()));
-    request = request.withHclVariables(hcl);
-    return Optional.of(
-        new Recorded(
-            request,
-            rest.path("awaitingApproval").asBoolean(false),
-            text(rest, "pendingMessage"),
-            complete));
+    return new OpenedVariables(variables, complete);
   }
 
   private static String text(JsonNode node, String field) {

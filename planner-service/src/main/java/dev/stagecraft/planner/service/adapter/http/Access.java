@@ -52,11 +52,11 @@ public final class Access {
   public Decision require(HttpRequest<?> request, Role role, String what) {
     var principal = auth.principal(request);
     if (principal.isEmpty()) {
-      return new Refused(RunsController.unauthorized());
+      return new Refused(ApiProblems.unauthorized());
     }
     if (!role.grantedTo(principal.get().role())) {
       return new Refused(
-          RunsController.problem(
+          ApiProblems.problem(
               HttpStatus.FORBIDDEN,
               "Forbidden",
               "A "
@@ -75,7 +75,7 @@ public final class Access {
     Decision d = require(request, Role.ADMIN, what);
     if (d instanceof Allowed a && !operatorTenants.contains(a.principal().tenant())) {
       return new Refused(
-          RunsController.problem(
+          ApiProblems.problem(
               HttpStatus.FORBIDDEN,
               "Forbidden",
               "Only admins of an operator tenant may "

@@ -54,7 +54,7 @@ public class ConfigurationVersionsController {
       return r.response();
     }
     if (body == null || body.files() == null || body.files().isEmpty()) {
-      return RunsController.problem(
+      return ApiProblems.problem(
           HttpStatus.BAD_REQUEST,
           "No configuration",
           "The request has no configuration files: send {\"files\": {\"main.tf\": \"...\"}} or a"
@@ -66,9 +66,9 @@ public class ConfigurationVersionsController {
           new ConfigurationContent(
               body.files(), UploadedFiles.decode(body.files(), body.supportFiles()));
     } catch (UploadedFiles.TooLarge e) {
-      return RunsController.tooLarge(e);
+      return ApiProblems.tooLarge(e);
     } catch (UploadedFiles.InvalidUpload e) {
-      return RunsController.problem(HttpStatus.BAD_REQUEST, "Invalid files", e.getMessage());
+      return ApiProblems.problem(HttpStatus.BAD_REQUEST, "Invalid files", e.getMessage());
     }
     return store((Access.Allowed) d, content);
   }
@@ -87,9 +87,9 @@ public class ConfigurationVersionsController {
       content = ConfigurationContent.fromTarGz(new ByteArrayInputStream(archive));
       UploadedFiles.decode(content.files(), content.supportFilesBase64());
     } catch (ConfigurationContent.TooLarge | UploadedFiles.TooLarge e) {
-      return RunsController.tooLarge(e);
+      return ApiProblems.tooLarge(e);
     } catch (ConfigurationContent.InvalidArchive | UploadedFiles.InvalidUpload e) {
-      return RunsController.problem(HttpStatus.BAD_REQUEST, "Invalid archive", e.getMessage());
+      return ApiProblems.problem(HttpStatus.BAD_REQUEST, "Invalid archive", e.getMessage());
     }
     return store((Access.Allowed) d, content);
   }
@@ -105,7 +105,7 @@ public class ConfigurationVersionsController {
         .<HttpResponse<?>>map(v -> HttpResponse.ok(view(v, true)))
         .orElseGet(
             () ->
-                RunsController.problem(
+                ApiProblems.problem(
                     HttpStatus.NOT_FOUND,
                     "Not Found",
                     "There is no configuration version " + id + "."));

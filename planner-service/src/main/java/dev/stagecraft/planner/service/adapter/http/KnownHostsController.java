@@ -1,6 +1,6 @@
 package dev.stagecraft.planner.service.adapter.http;
 
-import static dev.stagecraft.planner.service.adapter.http.RunsController.problem;
+import static dev.stagecraft.planner.service.adapter.http.ApiProblems.problem;
 
 import dev.stagecraft.planner.service.adapter.clients.HttpKnownHosts;
 import dev.stagecraft.planner.service.adapter.clients.TokenVerifier.Principal;
@@ -55,7 +55,7 @@ public class KnownHostsController {
   public HttpResponse<?> list(HttpRequest<?> request, @QueryValue @Nullable String workspace) {
     Optional<Principal> principal = auth.principal(request);
     if (principal.isEmpty()) {
-      return RunsController.unauthorized();
+      return ApiProblems.unauthorized();
     }
     HttpResponse<?> invalid = checkWorkspace(workspace);
     if (invalid != null) {
@@ -68,7 +68,7 @@ public class KnownHostsController {
   public HttpResponse<?> add(HttpRequest<?> request, @Body @Nullable AddBody body) {
     Optional<Principal> principal = auth.principal(request);
     if (principal.isEmpty()) {
-      return RunsController.unauthorized();
+      return ApiProblems.unauthorized();
     }
     if ("reader".equals(principal.get().role())) {
       return forbidden();
@@ -101,7 +101,7 @@ public class KnownHostsController {
       @QueryValue @Nullable String workspace) {
     Optional<Principal> principal = auth.principal(request);
     if (principal.isEmpty()) {
-      return RunsController.unauthorized();
+      return ApiProblems.unauthorized();
     }
     if ("reader".equals(principal.get().role())) {
       return forbidden();
@@ -131,7 +131,7 @@ public class KnownHostsController {
   }
 
   private static HttpResponse<?> checkWorkspace(String workspace) {
-    if (workspace != null && !RunsController.WORKSPACE.matcher(workspace).matches()) {
+    if (workspace != null && !ApiProblems.WORKSPACE.matcher(workspace).matches()) {
       return problem(
           HttpStatus.BAD_REQUEST,
           "Invalid workspace",

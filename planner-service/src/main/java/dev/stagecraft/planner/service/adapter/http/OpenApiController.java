@@ -32,7 +32,7 @@ public class OpenApiController {
   @Get(value = "/api/v1/openapi.yml", produces = "application/yaml")
   public HttpResponse<?> openApi() {
     if (document == null) {
-      return RunsController.problem(
+      return ApiProblems.problem(
           HttpStatus.NOT_FOUND,
           "Not Found",
           "This build has no OpenAPI document (" + RESOURCE + " is missing from the jar).");

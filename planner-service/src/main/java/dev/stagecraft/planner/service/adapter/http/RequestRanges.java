@@ -39,7 +39,7 @@ final class RequestRanges {
       if (value == null || (value.longValue() >= min && value.longValue() <= max)) {
         return null;
       }
-      return RunsController.problem(
+      return ApiProblems.problem(
           HttpStatus.BAD_REQUEST,
           "Invalid " + field,
           field

@@ -140,46 +140,68 @@ public final class RunForwarding {
       return Optional.empty();
     }
     InstanceStore.Driver driver = found.get();
+    Sent refused = notForwardable(driver, runId, status, verb, forwardedBy);
+    if (refused != null) {
+      return Optional.of(refused);
+    }
+    return Optional.of(post(driver, runId, verb, path, headers, jsonBody));
+  }
+
+  /**
+   * Why a request cannot be forwarded to {@code driver}, or null when it can: this instance is
+   * still resuming the run, the request was forwarded once already, the driver is gone, or it
+   * advertises no URL.
+   */
+  private Sent notForwardable(
+      InstanceStore.Driver driver, String runId, String status, String verb, String forwardedBy) {
     if (driver.instanceId().equals(self)) {
       // recorded as this instance's but not (yet) held: resumed after a restart shortly
-      return Optional.of(
-          unavailable(
-              "Run being resumed",
-              "Run "
-                  + runId
-                  + " is "
-                  + status
-                  + " and this planner instance is still resuming it after a restart; retry the"
-                  + " request in a moment."));
+      return unavailable(
+          "Run being resumed",
+          "Run "
+              + runId
+              + " is "
+              + status
+              + " and this planner instance is still resuming it after a restart; retry the"
+              + " request in a moment.");
     }
     if (forwardedBy != null) {
       // forwarded once already: the records and the forwarder disagree on who drives the run
-      return Optional.of(drivenElsewhere(runId, status, verb, ""));
+      return drivenElsewhere(runId, status, verb, "");
     }
     if (!driver.alive()) {
-      return Optional.of(
-          unavailable(
-              "Run's planner instance gone",
-              "Run "
-                  + runId
-                  + " is "
-                  + status
-                  + " and driven by planner instance "
-                  + driver.instanceId()
-                  + ", whose lease has expired; another instance adopts its runs within a"
-                  + " heartbeat or two. Retry the request then."));
+      return unavailable(
+          "Run's planner instance gone",
+          "Run "
+              + runId
+              + " is "
+              + status
+              + " and driven by planner instance "
+              + driver.instanceId()
+              + ", whose lease has expired; another instance adopts its runs within a"
+              + " heartbeat or two. Retry the request then.");
     }
     if (driver.advertisedUrl() == null) {
-      return Optional.of(
-          drivenElsewhere(
-              runId,
-              status,
-              verb,
-              " Planner instances forward such requests to each other when each is started with"
-                  + " STAGECRAFT_PLANNER_ADVERTISED_URL (instance "
-                  + driver.instanceId()
-                  + " was not)."));
+      return drivenElsewhere(
+          runId,
+          status,
+          verb,
+          " Planner instances forward such requests to each other when each is started with"
+              + " STAGECRAFT_PLANNER_ADVERTISED_URL (instance "
+              + driver.instanceId()
+              + " was not).");
     }
+    return null;
+  }
+
+  /** Posts the request to the instance driving the run: its answer, or why it gave none. */
+  private Sent post(
+      InstanceStore.Driver driver,
+      String runId,
+      String verb,
+      String path,
+      Map<String, String> headers,
+      String jsonBody) {
     URI target = URI.create(driver.advertisedUrl() + path);
     HttpRequest.Builder forwarded =
         HttpRequest.newBuilder(target)
@@ -199,30 +221,27 @@ public final class RunForwarding {
           driver.instanceId(),
           driver.advertisedUrl(),
           e.toString());
-      return Optional.of(
-          unavailable(
-              "Run's planner instance not answering",
-              "Run "
-                  + runId
-                  + " is driven by planner instance "
-                  + driver.instanceId()
-                  + ", which did not answer at "
-                  + driver.advertisedUrl()
-                  + (e instanceof HttpTimeoutException ? " in time" : "")
-                  + ". Retry the request; if that instance is gone, another adopts its runs once"
-                  + " its lease expires."));
+      return unavailable(
+          "Run's planner instance not answering",
+          "Run "
+              + runId
+              + " is driven by planner instance "
+              + driver.instanceId()
+              + ", which did not answer at "
+              + driver.advertisedUrl()
+              + (e instanceof HttpTimeoutException ? " in time" : "")
+              + ". Retry the request; if that instance is gone, another adopts its runs once"
+              + " its lease expires.");
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      return Optional.of(
-          unavailable("Interrupted", "The request was interrupted while forwarded; retry it."));
+      return unavailable("Interrupted", "The request was interrupted while forwarded; retry it.");
     }
-    return Optional.of(
-        new Relayed(
-            answer.statusCode(),
-            answer.headers().firstValue("Content-Type").orElse(MediaType.APPLICATION_JSON),
-            answer.body(),
-            answer.headers().firstValue("Retry-After").orElse(null),
-            driver.instanceId()));
+    return new Relayed(
+        answer.statusCode(),
+        answer.headers().firstValue("Content-Type").orElse(MediaType.APPLICATION_JSON),
+        answer.body(),
+        answer.headers().firstValue("Retry-After").orElse(null),
+        driver.instanceId());
   }
 
   /** The answer to relay to the caller. */
@@ -230,9 +249,9 @@ public final class RunForwarding {
     return switch (sent) {
       case NotSent n ->
           n.status() == 503
-              ? RunsController.problem(HttpStatus.SERVICE_UNAVAILABLE, n.title(), n.detail())
+              ? ApiProblems.problem(HttpStatus.SERVICE_UNAVAILABLE, n.title(), n.detail())
                   .header("Retry-After", RETRY_AFTER)
-              : RunsController.problem(HttpStatus.valueOf(n.status()), n.title(), n.detail());
+              : ApiProblems.problem(HttpStatus.valueOf(n.status()), n.title(), n.detail());
       case Relayed r -> relayed(r);
     };
   }
@@ -243,7 +262,7 @@ public final class RunForwarding {
       code = HttpStatus.valueOf(r.status());
     } catch (IllegalArgumentException e) {
       // not Stagecraft's answer (something between the instances): say so rather than relay it
-      return RunsController.problem(
+      return ApiProblems.problem(
           HttpStatus.BAD_GATEWAY,
           "Unexpected answer from the run's planner instance",
           "Planner instance "

@@ -99,19 +99,16 @@ public class RunTriggersController {
 
   private static HttpResponse<?> refused(RunTrigger.Refused r) {
     return switch (r.kind()) {
-      case UNAUTHORIZED ->
-          RunsController.problem(HttpStatus.UNAUTHORIZED, "Unauthorized", r.reason());
-      case MALFORMED ->
-          RunsController.problem(HttpStatus.BAD_REQUEST, "Invalid trigger", r.reason());
-      case NOT_FOUND -> RunsController.problem(HttpStatus.NOT_FOUND, "Run not found", r.reason());
-      case CONFLICT -> RunsController.problem(HttpStatus.CONFLICT, "Decision refused", r.reason());
+      case UNAUTHORIZED -> ApiProblems.problem(HttpStatus.UNAUTHORIZED, "Unauthorized", r.reason());
+      case MALFORMED -> ApiProblems.problem(HttpStatus.BAD_REQUEST, "Invalid trigger", r.reason());
+      case NOT_FOUND -> ApiProblems.problem(HttpStatus.NOT_FOUND, "Run not found", r.reason());
+      case CONFLICT -> ApiProblems.problem(HttpStatus.CONFLICT, "Decision refused", r.reason());
       case UNAVAILABLE ->
-          RunsController.problem(
+          ApiProblems.problem(
                   HttpStatus.SERVICE_UNAVAILABLE, "Not now: send it again later", r.reason())
               .header("Retry-After", RunForwarding.RETRY_AFTER);
       case TOO_LARGE ->
-          RunsController.problem(
-              HttpStatus.REQUEST_ENTITY_TOO_LARGE, "Trigger too large", r.reason());
+          ApiProblems.problem(HttpStatus.REQUEST_ENTITY_TOO_LARGE, "Trigger too large", r.reason());
     };
   }
 
@@ -124,17 +121,17 @@ public class RunTriggersController {
   public HttpResponse<?> rotateSecret(HttpRequest<?> request) {
     Optional<Principal> principal = auth.principal(request);
     if (principal.isEmpty()) {
-      return RunsController.unauthorized();
+      return ApiProblems.unauthorized();
     }
     if (!"admin".equals(principal.get().role())) {
-      return RunsController.problem(
+      return ApiProblems.problem(
           HttpStatus.FORBIDDEN, "Forbidden", "Only an admin token can issue trigger secrets.");
     }
     TriggerSecrets.Issued issued;
     try {
       issued = secrets.rotate(principal.get().tenant());
     } catch (IllegalStateException e) {
-      return RunsController.problem(
+      return ApiProblems.problem(
           HttpStatus.SERVICE_UNAVAILABLE, "Trigger secrets unavailable", e.getMessage());
     }
     Map<String, Object> out = new LinkedHashMap<>();

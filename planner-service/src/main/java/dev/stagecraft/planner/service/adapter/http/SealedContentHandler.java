@@ -21,7 +21,7 @@ public class SealedContentHandler
   @Override
   @SuppressWarnings("rawtypes") // ExceptionHandler declares the raw type; an override must match
   public HttpResponse<String> handle(HttpRequest request, SealedContentException e) {
-    return RunsController.problem(
+    return ApiProblems.problem(
         HttpStatus.CONFLICT, "Configuration version cannot be opened", e.getMessage());
   }
 }

@@ -44,8 +44,8 @@ public class TenantsController {
       return r.response();
     }
     String name = body == null ? null : body.name();
-    if (name == null || !RunsController.WORKSPACE.matcher(name).matches()) {
-      return RunsController.problem(
+    if (name == null || !ApiProblems.WORKSPACE.matcher(name).matches()) {
+      return ApiProblems.problem(
           HttpStatus.BAD_REQUEST,
           "Invalid tenant",
           "A tenant name is 1-90 letters, digits, '_', '.' or '-', starting with a letter or digit;"
@@ -57,7 +57,7 @@ public class TenantsController {
     upstream(list);
     for (var t : list.json().get("tenants")) {
       if (t.asText().equals(name)) {
-        return RunsController.problem(
+        return ApiProblems.problem(
             HttpStatus.CONFLICT,
             "Tenant exists",
             "Tenant '" + name + "' exists already; choose another name.");

@@ -50,7 +50,7 @@ public class TokensController {
     Access.Allowed a = (Access.Allowed) d;
     String role = body == null ? null : body.role();
     if (role == null || !ROLES.contains(role)) {
-      return RunsController.problem(
+      return ApiProblems.problem(
           HttpStatus.BAD_REQUEST,
           "Invalid role",
           "Role '"
@@ -94,14 +94,14 @@ public class TokensController {
     }
     String tenant = ((Access.Allowed) d).principal().tenant();
     if (!id.matches("[0-9a-f]{16}")) {
-      return RunsController.problem(
+      return ApiProblems.problem(
           HttpStatus.NOT_FOUND, "Not Found", "There is no token " + id + ".");
     }
     InternalHttp.Response r =
         state.post(
             "/internal/v1/tenants/" + tenant + "/tokens/" + id + "/revoke", Map.of(), TIMEOUT);
     if (r.status() == 404) {
-      return RunsController.problem(
+      return ApiProblems.problem(
           HttpStatus.NOT_FOUND, "Not Found", "There is no token " + id + ".");
     }
     TenantsController.upstream(r);

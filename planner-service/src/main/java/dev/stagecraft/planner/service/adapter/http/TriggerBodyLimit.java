@@ -25,7 +25,7 @@ public class TriggerBodyLimit {
     if (length <= RunTrigger.MAX_BODY_BYTES) {
       return null;
     }
-    return RunsController.problem(
+    return ApiProblems.problem(
         HttpStatus.REQUEST_ENTITY_TOO_LARGE,
         "Trigger too large",
         RunTrigger.tooLarge(length).reason());

@@ -61,7 +61,7 @@ public class WorkspaceResourcesController {
     }
     String tenant = ((Access.Allowed) d).principal().tenant();
     String name = body == null ? null : body.name();
-    if (name == null || !RunsController.WORKSPACE.matcher(name).matches()) {
+    if (name == null || !ApiProblems.WORKSPACE.matcher(name).matches()) {
       return invalidName(name);
     }
     HttpResponse<?> invalid = checkRanges(body);
@@ -77,7 +77,7 @@ public class WorkspaceResourcesController {
         body.stepTimeoutSeconds() == null
             ? WorkspaceStore.DEFAULT_STEP_TIMEOUT_SECONDS
             : body.stepTimeoutSeconds())) {
-      return RunsController.problem(
+      return ApiProblems.problem(
           HttpStatus.CONFLICT,
           "Workspace exists",
           "Workspace '" + name + "' exists already; change its settings with PATCH.");
@@ -122,14 +122,14 @@ public class WorkspaceResourcesController {
       return notFound(ws); // before looking at the body: another tenant's name is just unknown
     }
     if (body == null) {
-      return RunsController.problem(
+      return ApiProblems.problem(
           HttpStatus.BAD_REQUEST,
           "No settings",
           "Send the settings to change, e.g. {\"autoApply\": false, \"parallelism\": 4,"
               + " \"stepTimeoutSeconds\": 1800}.");
     }
     if (body.name() != null && !body.name().equals(ws)) {
-      return RunsController.problem(
+      return ApiProblems.problem(
           HttpStatus.BAD_REQUEST,
           "Cannot rename",
           "A workspace cannot be renamed; leave out \"name\" or send '" + ws + "'.");
@@ -163,7 +163,7 @@ public class WorkspaceResourcesController {
     if (d instanceof Access.Refused r) {
       return r.response();
     }
-    if (!RunsController.WORKSPACE.matcher(ws).matches()) {
+    if (!ApiProblems.WORKSPACE.matcher(ws).matches()) {
       return notFound(ws);
     }
     var upstream =
@@ -176,7 +176,7 @@ public class WorkspaceResourcesController {
                 .build(),
             java.net.http.HttpResponse.BodyHandlers.ofString());
     if (upstream.statusCode() == 404) {
-      return RunsController.problem(
+      return ApiProblems.problem(
           HttpStatus.NOT_FOUND,
           "Not Found",
           "Workspace '" + ws + "' has no state versions (it was never applied).");
@@ -196,7 +196,7 @@ public class WorkspaceResourcesController {
   }
 
   private static HttpResponse<?> invalidName(String name) {
-    return RunsController.problem(
+    return ApiProblems.problem(
         HttpStatus.BAD_REQUEST,
         "Invalid workspace",
         "A workspace name is 1-90 letters, digits, '_', '.' or '-', starting with a letter or"
@@ -206,7 +206,7 @@ public class WorkspaceResourcesController {
   }
 
   private static HttpResponse<?> notFound(String ws) {
-    return RunsController.problem(
+    return ApiProblems.problem(
         HttpStatus.NOT_FOUND, "Not Found", "There is no workspace " + ws + ".");
   }
 }

@@ -1,6 +1,6 @@
 package dev.stagecraft.planner.service.adapter.http;
 
-import static dev.stagecraft.planner.service.adapter.http.RunsController.problem;
+import static dev.stagecraft.planner.service.adapter.http.ApiProblems.problem;
 
 import dev.stagecraft.planner.service.adapter.clients.TokenVerifier.Principal;
 import dev.stagecraft.planner.service.run.InstanceTainter;
@@ -56,7 +56,7 @@ public class WorkspacesController {
       HttpRequest<?> request, String ws, TaintBody body, boolean tainted) {
     Optional<Principal> principal = auth.principal(request);
     if (principal.isEmpty()) {
-      return RunsController.unauthorized();
+      return ApiProblems.unauthorized();
     }
     if ("reader".equals(principal.get().role())) {
       return problem(
@@ -64,7 +64,7 @@ public class WorkspacesController {
           "Forbidden",
           "A reader token cannot change state; use a deployer token.");
     }
-    if (!RunsController.WORKSPACE.matcher(ws).matches()) {
+    if (!ApiProblems.WORKSPACE.matcher(ws).matches()) {
       return problem(
           HttpStatus.BAD_REQUEST,
           "Invalid workspace",

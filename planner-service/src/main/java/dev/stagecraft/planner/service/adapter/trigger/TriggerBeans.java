@@ -6,9 +6,9 @@ import dev.stagecraft.planner.service.adapter.PlannerSettings;
 import dev.stagecraft.planner.service.adapter.db.ConfigurationVersionStore;
 import dev.stagecraft.planner.service.adapter.db.RunDecisionStore;
 import dev.stagecraft.planner.service.adapter.db.RunRequestKeyStore;
-import dev.stagecraft.planner.service.adapter.db.WorkspaceStore;
 import dev.stagecraft.planner.service.adapter.http.ForwardedDecisions;
 import dev.stagecraft.planner.service.run.RunCoordinator;
+import dev.stagecraft.planner.service.run.intake.RunIntake;
 import dev.stagecraft.planner.service.trigger.RunTrigger;
 import dev.stagecraft.planner.service.trigger.SigningTenant;
 import dev.stagecraft.planner.service.trigger.TriggerSignature;
@@ -68,7 +68,7 @@ public class TriggerBeans {
       KafkaTriggerSecrets secrets,
       HikariDataSource dataSource,
       ConfigurationVersionStore versions,
-      WorkspaceStore workspaces,
+      RunIntake intake,
       ForwardedDecisions decisions,
       PlannerInstances instances,
       @Value("${stagecraft.trigger.webhook-tolerance:5m}") Duration tolerance) {
@@ -92,18 +92,7 @@ public class TriggerBeans {
                     "could not read configuration version " + id + ": " + e.getMessage(), e);
               }
             })
-        .withWorkspaces(
-            (tenant, workspace) -> {
-              try {
-                WorkspaceStore.Workspace w = workspaces.ensure(tenant, workspace);
-                return new RunTrigger.WorkspaceSettings(
-                    w.autoApply(), w.parallelism(), w.coalescing(), w.stepTimeoutSeconds());
-              } catch (SQLException e) {
-                throw new IllegalStateException(
-                    "could not read the settings of workspace " + workspace + ": " + e.getMessage(),
-                    e);
-              }
-            })
+        .withIntake(intake)
         .withDecisions(decisions, tolerance)
         .withDecisionRecords(new RunDecisionStore(dataSource, Clock.systemUTC()));
   }

@@ -14,20 +14,21 @@ import org.junit.jupiter.api.Test;
 class RecordedAwaitingApprovalTest {
   @Test
   void aRunRequestedWithoutApprovalNeverWaitsWhateverItsStatus() {
-    assertThat(RunsController.awaitingAsRecorded(false, null, Optional.of(false))).contains(false);
+    assertThat(RecordedRunViews.awaitingAsRecorded(false, null, Optional.of(false)))
+        .contains(false);
   }
 
   @Test
   void anEndedOrApprovedRunNoLongerWaits() {
-    assertThat(RunsController.awaitingAsRecorded(true, null, Optional.of(true))).contains(false);
-    assertThat(RunsController.awaitingAsRecorded(false, "alice", Optional.of(true)))
+    assertThat(RecordedRunViews.awaitingAsRecorded(true, null, Optional.of(true))).contains(false);
+    assertThat(RecordedRunViews.awaitingAsRecorded(false, "alice", Optional.of(true)))
         .contains(false);
   }
 
   @Test
   void aRunRequestedAwaitingApprovalAndNotDecidedIsLeftToTheInstanceThatDrivesIt() {
-    assertThat(RunsController.awaitingAsRecorded(false, null, Optional.of(true))).isEmpty();
-    assertThat(RunsController.awaitingAsRecorded(false, null, Optional.empty()))
+    assertThat(RecordedRunViews.awaitingAsRecorded(false, null, Optional.of(true))).isEmpty();
+    assertThat(RecordedRunViews.awaitingAsRecorded(false, null, Optional.empty()))
         .as("no recorded request (recorded before V1_6)")
         .isEmpty();
   }
