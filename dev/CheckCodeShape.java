@@ -54,9 +54,9 @@ import javax.tools.ToolProvider;
  * <p>The files are parsed (not compiled) with javac's tree API ({@code com.sun.source}), so the
  * check needs no build and no classpath. Its limits: names are not resolved, so an inline name is
  * recognised by its shape — a chain of two or more lowercase segments followed by a segment that
- * starts with an uppercase letter and has a lowercase one ({@code java.util.Map.Entry} reports
- * {@code java.util.Map}); a field chain shaped like a package ({@code config.limits.Max}) would be
- * reported too, and a one-segment package ({@code foo.Bar}) is not. Overloads of a method share one
+ * starts with an uppercase letter ({@code java.util.Map.Entry} reports {@code java.util.Map}); a
+ * field chain shaped like a package ({@code config.limits.MAX}, not starting with {@code this})
+ * would be reported too, and a one-segment package ({@code foo.Bar}) is not. Overloads of a method share one
  * allow-list entry ({@code Outer.Inner.name}; constructors are named after their class, methods of
  * an anonymous class {@code Outer.<anonymous>.name}).
  *
@@ -73,8 +73,7 @@ public class CheckCodeShape {
 
   private static final Set<String> SKIPPED_DIRS = Set.of(".git", "target", "node_modules");
   private static final Pattern PACKAGE_SEGMENT = Pattern.compile("[a-z][a-z0-9_]*");
-  private static final Pattern CLASS_SEGMENT =
-      Pattern.compile("[A-Z][A-Za-z0-9_]*[a-z][A-Za-z0-9_]*");
+  private static final Pattern CLASS_SEGMENT = Pattern.compile("[A-Z][A-Za-z0-9_]*");
 
   /** One offender: kind (fqn, class, method), allow-list key, size (lines; 0 for fqn), where. */
   record Finding(String kind, String key, int size, String where) {}
@@ -341,7 +340,9 @@ public class CheckCodeShape {
         segments.add(0, select.getIdentifier().toString());
         e = select.getExpression();
       }
-      if (e instanceof IdentifierTree first) {
+      if (e instanceof IdentifierTree first
+          && !first.getName().contentEquals("this")
+          && !first.getName().contentEquals("super")) {
         segments.add(0, first.getName().toString());
         int k = 0;
         while (k < segments.size() && PACKAGE_SEGMENT.matcher(segments.get(k)).matches()) {
@@ -410,7 +411,8 @@ public class CheckCodeShape {
             String text = "java.util.Map in a string";
             java.util.Map<String, String> map = new java.util.HashMap<>();
             List<java.util.Map.Entry<String, String>> entries = List.of();
-            int max = config.limits.MAX;
+            int max = this.limits.MAX;
+            Object uri = java.net.URI.create("x");
             Object allowed = java.time.Instant.now();
           }
           """;
@@ -433,6 +435,7 @@ public class CheckCodeShape {
               "m/src/main/java/fx/Fqn.java:9: class java.util.Map named fully qualified inline",
               "m/src/main/java/fx/Fqn.java:9: class java.util.HashMap named fully qualified inline",
               "m/src/main/java/fx/Fqn.java:10: class java.util.Map named fully qualified inline",
+              "m/src/main/java/fx/Fqn.java:12: class java.net.URI named fully qualified inline",
               "m/src/main/java/fx/Big.java:1: file has 801 lines (max 800)",
               "m/src/main/java/fx/Methods.java:3: method Methods.tooLong has 81 lines",
               "m/src/main/java/fx/Methods.java:85: method Methods.<anonymous>.run has 81 lines",
