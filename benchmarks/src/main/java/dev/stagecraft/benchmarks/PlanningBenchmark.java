@@ -171,13 +171,16 @@ public final class PlanningBenchmark {
     return new PriorState(1, "bench", instances);
   }
 
+  /** The last run's result (see {@link #time}). */
+  static volatile Object sink;
+
   static Timing time(int runs, Supplier<?> work) {
     List<Long> times = new ArrayList<>();
     for (int i = 0; i < runs; i++) {
       // start every run from a collected heap, so a run does not pay for the previous one's garbage
       System.gc();
       long t0 = System.nanoTime();
-      work.get();
+      sink = work.get(); // kept, so the JIT cannot drop the work
       times.add(System.nanoTime() - t0);
     }
     times.sort(null);

@@ -112,7 +112,7 @@ class ActionLeasesTest {
     // a whole lease after the broker came back and still nothing from the executor: it is gone
     clock.advance(Duration.ofSeconds(2));
     coordinator.checkLeases();
-    assertThat(finishedEnvelopes()).singleElement();
+    assertThat(finishedEnvelopes()).hasSize(1);
     assertThat(EventCodec.data(finishedEnvelopes().getFirst(), ActionFinished.class).outcome())
         .isEqualTo(ActionFinished.INTERRUPTED);
   }
@@ -144,7 +144,7 @@ class ActionLeasesTest {
     coordinator.checkLeases();
     coordinator.checkLeases();
 
-    assertThat(finishedEnvelopes()).singleElement();
+    assertThat(finishedEnvelopes()).hasSize(1);
     EventEnvelope envelope = finishedEnvelopes().getFirst();
     assertThat(envelope.id()).isEqualTo("interrupted-" + db.actionId());
     ActionFinished finished = EventCodec.data(envelope, ActionFinished.class);

@@ -166,7 +166,7 @@ class RunForwardingTest {
     assertThat(outcome)
         .isEqualTo(
             new RunTrigger.Decided("acme", "evt-9", "run-decide", "discard", "discarded", null));
-    assertThat(received).singleElement();
+    assertThat(received).hasSize(1);
     assertThat(received.getFirst())
         .containsEntry("path", ForwardedDecisions.WEBHOOK)
         .containsEntry("body", new String(body, UTF8))
