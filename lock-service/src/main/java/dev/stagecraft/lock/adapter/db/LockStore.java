@@ -466,7 +466,7 @@ public final class LockStore {
     try (PreparedStatement ps =
         c.prepareStatement(
             "SELECT lock.save_workspace(" + SAVE_PARAMETERS + ")" + (commit ? "; COMMIT" : ""))) {
-      bindSave(c, ps, 0, tenant, workspace, before, events);
+      bindSave(c, ps, tenant, workspace, before, events);
       ps.execute(); // a function call and, with commit, the COMMIT: no result the caller needs
     }
   }
@@ -477,82 +477,17 @@ public final class LockStore {
           + " ?::text[]::timestamptz[], ?::text[]::timestamptz[], ?, ?, ?, ?, ?,"
           + " ?::text[]::timestamptz[], ?::timestamptz, ?, ?, ?, ?, ?, ?, ?, ?";
 
-  /** Binds the save parameters after index {@code i} (0-based count of those already set). */
+  /** Binds the save parameters: the workspace, what changed, the audit rows. */
   private void bindSave(
       Connection c,
       PreparedStatement ps,
-      int i,
       String tenant,
       String workspace,
       WorkspaceLock before,
       List<LockEvent> events)
       throws SQLException {
     WorkspaceLock next = before.applyAll(events);
-    LockLease lease = next.current();
-    List<String> types = new ArrayList<>();
-    List<String> lockIds = new ArrayList<>();
-    List<String> holders = new ArrayList<>();
-    List<Long> tokens = new ArrayList<>();
-    List<String> actors = new ArrayList<>();
-    List<String> reasons = new ArrayList<>();
-    List<String> vias = new ArrayList<>();
-    List<String> clientLockIds = new ArrayList<>();
-    for (LockEvent event : events) {
-      String lockId = null;
-      Long token = null;
-      String actor = null;
-      String reason = null;
-      String via = null;
-      String clientLockId = null;
-      switch (event) {
-        case LockEvent.Acquired a -> {
-          lockId = a.lease().lockId();
-          token = a.lease().fencingToken();
-        }
-        case LockEvent.Released r -> {
-          lockId = r.lockId();
-          token = r.fencingToken();
-        }
-        case LockEvent.ForceReleased f -> {
-          lockId = f.lockId();
-          token = f.fencingToken();
-          actor = f.actor();
-          reason = f.reason();
-          via = f.via();
-          clientLockId = f.clientLockId();
-        }
-        case LockEvent.Expired e -> {
-          lockId = e.lockId();
-          token = e.fencingToken();
-        }
-        case LockEvent.Enqueued e -> {}
-        case LockEvent.Abandoned a -> {}
-        case LockEvent.Superseded x -> {
-          actor = x.byHolder();
-          reason = "replaced by a newer request with coalescing key '" + x.coalescingKey() + "'";
-        }
-        case LockEvent.SupersededForgotten f -> {
-          continue;
-        }
-        case LockEvent.Renewed r -> {
-          continue;
-        }
-        case LockEvent.StillWaiting s -> {
-          continue;
-        }
-      }
-      types.add(event.typeName());
-      lockIds.add(lockId);
-      holders.add(event.holder());
-      tokens.add(token);
-      actors.add(actor);
-      reasons.add(reason);
-      vias.add(via);
-      clientLockIds.add(clientLockId);
-    }
-    boolean leaseChanged = !Objects.equals(before.current(), lease);
-    boolean queueChanged = !before.queue().equals(next.queue());
-    boolean supersededChanged = !before.superseded().equals(next.superseded());
+    int i = 0;
     ps.setString(++i, tenant);
     ps.setString(++i, workspace);
     if (next.lastFencingToken() != before.lastFencingToken()) {
@@ -560,6 +495,39 @@ public final class LockStore {
     } else {
       ps.setNull(++i, Types.BIGINT);
     }
+    i = bindLease(ps, i, before.current(), next.current());
+    boolean queueChanged = !before.queue().equals(next.queue());
+    List<QueuedHolder> queue = queueChanged ? next.queue() : List.of();
+    ps.setBoolean(++i, queueChanged);
+    ps.setArray(++i, texts(c, queue.stream().map(QueuedHolder::holder)));
+    ps.setArray(++i, texts(c, queue.stream().map(q -> q.enqueuedAt().toString())));
+    ps.setArray(++i, texts(c, queue.stream().map(q -> q.lastSeenAt().toString())));
+    ps.setArray(++i, texts(c, queue.stream().map(QueuedHolder::coalescingKey)));
+    boolean supersededChanged = !before.superseded().equals(next.superseded());
+    List<SupersededHolder> notes = supersededChanged ? next.superseded() : List.of();
+    ps.setBoolean(++i, supersededChanged);
+    ps.setArray(++i, texts(c, notes.stream().map(SupersededHolder::holder)));
+    ps.setArray(++i, texts(c, notes.stream().map(SupersededHolder::byHolder)));
+    ps.setArray(++i, texts(c, notes.stream().map(SupersededHolder::coalescingKey)));
+    ps.setArray(++i, texts(c, notes.stream().map(n -> n.supersededAt().toString())));
+    ps.setString(++i, clock.instant().toString());
+    List<AuditRow> audit =
+        events.stream().map(LockStore::auditRow).filter(Objects::nonNull).toList();
+    ps.setArray(++i, texts(c, audit.stream().map(AuditRow::type)));
+    ps.setArray(++i, texts(c, audit.stream().map(AuditRow::lockId)));
+    ps.setArray(++i, texts(c, audit.stream().map(AuditRow::holder)));
+    ps.setArray(
+        ++i, c.createArrayOf("int8", audit.stream().map(AuditRow::token).toArray(Long[]::new)));
+    ps.setArray(++i, texts(c, audit.stream().map(AuditRow::actor)));
+    ps.setArray(++i, texts(c, audit.stream().map(AuditRow::reason)));
+    ps.setArray(++i, texts(c, audit.stream().map(AuditRow::via)));
+    ps.setArray(++i, texts(c, audit.stream().map(AuditRow::clientLockId)));
+  }
+
+  /** Binds whether the lease changed and, if so, the new one (nulls when the lock is free). */
+  private static int bindLease(PreparedStatement ps, int i, LockLease before, LockLease lease)
+      throws SQLException {
+    boolean leaseChanged = !Objects.equals(before, lease);
     ps.setBoolean(++i, leaseChanged);
     boolean hasLease = leaseChanged && lease != null;
     ps.setString(++i, hasLease ? lease.lockId() : null);
@@ -577,27 +545,58 @@ public final class LockStore {
     }
     ps.setString(++i, hasLease ? lease.leaseExpiresAt().toString() : null);
     ps.setString(++i, hasLease ? lease.info() : null);
-    List<QueuedHolder> queue = queueChanged ? next.queue() : List.of();
-    ps.setBoolean(++i, queueChanged);
-    ps.setArray(++i, texts(c, queue.stream().map(QueuedHolder::holder)));
-    ps.setArray(++i, texts(c, queue.stream().map(q -> q.enqueuedAt().toString())));
-    ps.setArray(++i, texts(c, queue.stream().map(q -> q.lastSeenAt().toString())));
-    ps.setArray(++i, texts(c, queue.stream().map(QueuedHolder::coalescingKey)));
-    List<SupersededHolder> notes = supersededChanged ? next.superseded() : List.of();
-    ps.setBoolean(++i, supersededChanged);
-    ps.setArray(++i, texts(c, notes.stream().map(SupersededHolder::holder)));
-    ps.setArray(++i, texts(c, notes.stream().map(SupersededHolder::byHolder)));
-    ps.setArray(++i, texts(c, notes.stream().map(SupersededHolder::coalescingKey)));
-    ps.setArray(++i, texts(c, notes.stream().map(n -> n.supersededAt().toString())));
-    ps.setString(++i, clock.instant().toString());
-    ps.setArray(++i, texts(c, types.stream()));
-    ps.setArray(++i, texts(c, lockIds.stream()));
-    ps.setArray(++i, texts(c, holders.stream()));
-    ps.setArray(++i, c.createArrayOf("int8", tokens.toArray(Long[]::new)));
-    ps.setArray(++i, texts(c, actors.stream()));
-    ps.setArray(++i, texts(c, reasons.stream()));
-    ps.setArray(++i, texts(c, vias.stream()));
-    ps.setArray(++i, texts(c, clientLockIds.stream()));
+    return i;
+  }
+
+  /** One row of the audit trail ({@code lock.lock_events}). */
+  private record AuditRow(
+      String type,
+      String lockId,
+      String holder,
+      Long token,
+      String actor,
+      String reason,
+      String via,
+      String clientLockId) {}
+
+  /** The audit row of {@code event}, or null for the events the trail does not keep. */
+  private static AuditRow auditRow(LockEvent event) {
+    String type = event.typeName();
+    String holder = event.holder();
+    return switch (event) {
+      case LockEvent.Acquired a ->
+          new AuditRow(
+              type, a.lease().lockId(), holder, a.lease().fencingToken(), null, null, null, null);
+      case LockEvent.Released r ->
+          new AuditRow(type, r.lockId(), holder, r.fencingToken(), null, null, null, null);
+      case LockEvent.ForceReleased f ->
+          new AuditRow(
+              type,
+              f.lockId(),
+              holder,
+              f.fencingToken(),
+              f.actor(),
+              f.reason(),
+              f.via(),
+              f.clientLockId());
+      case LockEvent.Expired e ->
+          new AuditRow(type, e.lockId(), holder, e.fencingToken(), null, null, null, null);
+      case LockEvent.Enqueued e -> new AuditRow(type, null, holder, null, null, null, null, null);
+      case LockEvent.Abandoned a -> new AuditRow(type, null, holder, null, null, null, null, null);
+      case LockEvent.Superseded x ->
+          new AuditRow(
+              type,
+              null,
+              holder,
+              null,
+              x.byHolder(),
+              "replaced by a newer request with coalescing key '" + x.coalescingKey() + "'",
+              null,
+              null);
+      case LockEvent.SupersededForgotten f -> null;
+      case LockEvent.Renewed r -> null;
+      case LockEvent.StillWaiting w -> null;
+    };
   }
 
   private static Array texts(Connection c, Stream<String> values) throws SQLException {
