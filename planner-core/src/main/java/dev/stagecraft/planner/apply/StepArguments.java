@@ -5,7 +5,7 @@ import dev.stagecraft.language.diag.Diagnostics;
 import dev.stagecraft.language.eval.EvalContext;
 import dev.stagecraft.language.eval.EvalResult;
 import dev.stagecraft.language.eval.Value;
-import dev.stagecraft.planner.plan.ConfigModel;
+import dev.stagecraft.language.syntax.Expression;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -17,6 +17,12 @@ import java.util.Set;
 
 /** Evaluated arguments of a block (unmarked; secrets recorded), with typed accessors. */
 final class StepArguments {
+  /** Evaluates one argument's expression (the configuration model's evaluator). */
+  @FunctionalInterface
+  interface Evaluation {
+    EvalResult evaluate(Expression expression, EvalContext ctx);
+  }
+
   final Map<String, AttributeDecl> decls;
   final Map<String, Value> values = new LinkedHashMap<>();
   final Set<String> sensitiveNames = new HashSet<>();
@@ -27,21 +33,20 @@ final class StepArguments {
   /**
    * Evaluates {@code decls} in {@code ctx}; errors go to {@code diagnostics}, every sensitive value
    * to {@code secrets}. With {@code connection}, the secret connection arguments ({@link
-   * StepResolver#SECRET_CONNECTION_ARGUMENTS}, the secret attributes of {@code bastions} hops) are
-   * sensitive whatever their source.
+   * SecretCollector#markConnectionSecrets}) are sensitive whatever their source.
    */
   StepArguments(
       Map<String, AttributeDecl> decls,
       boolean connection,
-      ConfigModel model,
+      Evaluation evaluation,
       EvalContext ctx,
       String where,
       Diagnostics diagnostics,
-      Set<String> secrets) {
+      SecretCollector secrets) {
     this.decls = decls;
     this.diagnostics = diagnostics;
     for (AttributeDecl a : decls.values()) {
-      EvalResult result = model.evaluateExpression(a.expr(), ctx);
+      EvalResult result = evaluation.evaluate(a.expr(), ctx);
       diagnostics.addAll(result.diagnostics());
       if (result.hasErrors()) {
         continue;
@@ -61,16 +66,13 @@ final class StepArguments {
       if (value.isNull()) {
         continue;
       }
-      if (connection && StepResolver.SECRET_CONNECTION_ARGUMENTS.contains(a.name())) {
-        value = value.mark(true);
-      }
-      if (connection && a.name().equals("bastions")) {
-        value = StepResolver.markHopSecrets(value);
+      if (connection) {
+        value = SecretCollector.markConnectionSecrets(a.name(), value);
       }
       if (value.containsSensitive()) {
         sensitive = true;
         sensitiveNames.add(a.name());
-        ConfigModel.collectSensitive(value, secrets);
+        secrets.collect(value);
       }
       values.put(a.name(), value.unmarkDeep());
     }
