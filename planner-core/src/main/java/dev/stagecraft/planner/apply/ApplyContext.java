@@ -4,7 +4,6 @@ import dev.stagecraft.language.config.BlockDecl;
 import dev.stagecraft.language.config.ProvisionerDecl;
 import dev.stagecraft.language.config.ResourceDecl;
 import dev.stagecraft.language.diag.Diagnostics;
-import dev.stagecraft.language.eval.CallSiteValues;
 import dev.stagecraft.language.eval.EvalContext;
 import dev.stagecraft.language.eval.Value;
 import dev.stagecraft.planner.plan.ActionType;
@@ -19,6 +18,7 @@ import dev.stagecraft.planner.plan.PlannedAction;
 import dev.stagecraft.planner.plan.PriorInstance;
 import dev.stagecraft.planner.plan.PriorState;
 import dev.stagecraft.planner.plan.RemovedBlock;
+import dev.stagecraft.planner.plan.WalkScope;
 import dev.stagecraft.schemas.action.ProvisionerStep;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -44,6 +44,7 @@ import java.util.function.Supplier;
  */
 public final class ApplyContext {
   private final ConfigModel model;
+  private final WalkScope walk;
   private final PriorState prior;
   private final Map<String, String> sources;
   private final Map<String, Value> plannedValues;
@@ -52,22 +53,24 @@ public final class ApplyContext {
   private final Set<String> priorSecrets;
 
   /**
+   * @param planned the walk that planned (its instance keys); this context continues from it
+   *     ({@link WalkScope#forApply})
    * @param plannedValues the value of each planned instance (instance address → value) as other
    *     expressions saw it at plan time: applied attributes are plain data, and get its marks back
    *     when expressions read them
    */
   public ApplyContext(
-      ConfigModel model,
+      WalkScope planned,
       PriorState prior,
       Map<String, String> sources,
       Map<String, Value> plannedValues) {
-    this.model = model;
+    // timestamp() and uuid(), unknown at plan, are known from here on: one result per call site
+    // and instance for this apply
+    this.walk = planned.forApply();
+    this.model = walk.model();
     this.prior = prior;
     this.sources = sources;
     this.plannedValues = Map.copyOf(plannedValues);
-    // timestamp() and uuid(), unknown at plan, are known from here on: one result per call site
-    // and instance for this apply
-    model.evaluateForApply(new CallSiteValues());
     Set<String> secrets = new LinkedHashSet<>();
     prior.instances().values().stream()
         .filter(i -> !i.sensitivePaths().isEmpty())
@@ -101,7 +104,7 @@ public final class ApplyContext {
     Set<String> sensitive = new LinkedHashSet<>(model.sensitiveValues());
     List<Map<String, Object>> connections = new ArrayList<>();
     ResourceDecl resource = model.resourceDecl(action.address());
-    InstanceKey key = model.instanceKey(action.address());
+    InstanceKey key = walk.instanceKey(action.address());
     // a move without another change keeps the object as the state holds it: no steps
     if (action.action() == ActionType.DELETE
         || action.action() == ActionType.FORGET
@@ -117,7 +120,7 @@ public final class ApplyContext {
           Map.of(), List.of(), List.copyOf(sensitive), diagnostics, sources);
     }
     Map<String, Value> objects = objects(applied);
-    EvalContext ctx = model.contextFor(objects, prior, null, action.address());
+    EvalContext ctx = walk.contextFor(objects, prior, null, action.address());
     Map<String, Value> evaluated = model.evaluateArguments(resource, ctx, diagnostics);
     if (evaluated == null) {
       return new ActionResolution(
@@ -154,7 +157,7 @@ public final class ApplyContext {
       // self: the attributes with the marks of the values they were evaluated from
       Value self =
           markedAt(Value.object(evaluated).copyMarksTo(Value.of(attributes)), sensitivePaths);
-      EvalContext createCtx = model.contextFor(objects, prior, self, action.address());
+      EvalContext createCtx = walk.contextFor(objects, prior, self, action.address());
       for (ProvisionerDecl p : resource.provisioners()) {
         if (!p.runsAtDestroy()) {
           step(p, resource.connection(), createCtx, diagnostics, sensitive, steps, connections);
@@ -316,7 +319,7 @@ public final class ApplyContext {
                 () ->
                     appliedValue(
                         action.address(), action.before() == null ? Map.of() : action.before()));
-    EvalContext ctx = model.destroyContext(self, key);
+    EvalContext ctx = walk.destroyContext(self, key);
     List<ProvisionerStep> steps = new ArrayList<>();
     for (ProvisionerDecl p : provisioners) {
       if (p.runsAtDestroy()) {
@@ -348,8 +351,8 @@ public final class ApplyContext {
     Map<String, Value> objects = objects(applied);
     Value self = appliedValue(address, attributes == null ? Map.of() : attributes);
     objects.put(address, self);
-    model.invalidateResourceValue(InstanceKey.resourceOf(address));
-    EvalContext ctx = model.contextFor(objects, prior, self, address);
+    walk.invalidateResourceValue(InstanceKey.resourceOf(address));
+    EvalContext ctx = walk.contextFor(objects, prior, self, address);
     if (!model.checkConditions(
         model.lifecycle(resource.address()).postconditions(),
         "postcondition",
@@ -372,7 +375,7 @@ public final class ApplyContext {
    * adds them to the run's closing message; they never fail a run.
    */
   public Diagnostics checkAfterApply(Map<String, Map<String, Object>> applied) {
-    return model.checkAfterApply(objects(applied), prior);
+    return walk.checkAfterApply(objects(applied), prior);
   }
 
   /**
@@ -386,7 +389,7 @@ public final class ApplyContext {
     if (destroy) {
       return AppliedOutputs.none();
     }
-    return model.outputsAfterApply(objects(applied), prior);
+    return walk.outputsAfterApply(objects(applied), prior);
   }
 
   /** The state the run planned against (with its sealed values opened). */

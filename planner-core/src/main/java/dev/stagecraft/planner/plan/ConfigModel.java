@@ -6,11 +6,8 @@ import dev.stagecraft.language.config.DataDecl;
 import dev.stagecraft.language.config.LocalDecl;
 import dev.stagecraft.language.config.OutputDecl;
 import dev.stagecraft.language.config.ResourceDecl;
-import dev.stagecraft.language.config.VariableValues;
 import dev.stagecraft.language.diag.Diagnostics;
 import dev.stagecraft.language.diag.SourceRange;
-import dev.stagecraft.language.eval.CallSiteValues;
-import dev.stagecraft.language.eval.EvalBudget;
 import dev.stagecraft.language.eval.EvalContext;
 import dev.stagecraft.language.eval.EvalResult;
 import dev.stagecraft.language.eval.Evaluator;
@@ -22,6 +19,8 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayDeque;
+import java.util.Collection;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -39,23 +38,17 @@ import java.util.stream.Stream;
  * every resource, and expression evaluation against planned or applied values. Everything is
  * checked in one pass, so one plan reports every problem.
  *
- * <p>Built once per plan; the instance keys of each resource are recorded while planning expands
- * {@code count} and {@code for_each} ({@link #recordExpansion}), and read-only afterwards, when the
- * model is shared by the {@link dev.stagecraft.planner.apply.ApplyContext}.
- *
- * <p>While planning, impure functions ({@code timestamp()}, {@code uuid()}) evaluate to unknown, as
- * in Terraform; the apply context switches the model to apply ({@link #evaluateForApply}), where
- * they are known, one result per call site and instance. {@code plantimestamp()} is the instant the
- * model was made, while planning and applying alike.
+ * <p>Built once per plan and not changed by walking it: what a walk evaluates with (the {@code
+ * data} root, the plan's budget, the instance keys planning found, whether impure functions are
+ * known) is its {@link WalkScope}, one while planning and one per apply context. The one thing a
+ * walk still adds to is {@link #sensitiveValues()} (remote states' sensitive outputs, sensitive
+ * module inputs), the set of texts redacted from the plan and the apply. {@code plantimestamp()} is
+ * the instant the model was made, while planning and applying alike.
  */
 public final class ConfigModel {
   private static final Evaluator EVALUATOR = new Evaluator();
   static final String LOCAL_PREFIX = "local.";
   static final String DATA_PREFIX = "data.";
-  private SimpleEvalContext baseContext;
-
-  /** The plan's budget while it is planned; null after (each evaluation then has its own). */
-  private EvalBudget budget;
 
   /** The (empty, never created) directory file functions see when planning on a server. */
   static final Path NO_FILES = Path.of("/nonexistent/stagecraft-uploaded-files");
@@ -67,23 +60,16 @@ public final class ConfigModel {
   private final Map<String, LocalDecl> locals = new LinkedHashMap<>();
   private final Map<String, DataDecl> dataSources = new LinkedHashMap<>();
 
-  /** The {@code data} root (docs/planning.md "Remote state"), set before planning; or null. */
-  private Value dataRoot;
-
   private final Map<String, RemovedBlock> removed = new LinkedHashMap<>();
   private final Map<String, Value> variables = new LinkedHashMap<>();
   private final Set<String> sensitiveValues = new LinkedHashSet<>();
   private final DependencyGraph graph = new DependencyGraph();
-  private final ResourceValues resourceValues = new ResourceValues();
   private final Set<String> createBeforeDestroy = new LinkedHashSet<>();
   private final String workspace;
   private final Path baseDir;
   private final boolean confineFiles;
   private final Clock clock;
   private final Instant planTimestamp;
-
-  /** The results of impure calls during the apply; null while planning (they are unknown). */
-  private volatile CallSiteValues applyValues;
 
   private List<String> order = List.of();
 
@@ -319,17 +305,23 @@ public final class ConfigModel {
     return dataSources;
   }
 
-  /**
-   * Sets the {@code data} root every later evaluation sees (the remote states' values, read before
-   * planning and fixed for the plan and its apply).
-   */
-  void useDataRoot(Value root) {
-    this.dataRoot = root;
-    this.baseContext = null;
-  }
-
   LocalDecl local(String node) {
     return locals.get(node.substring(LOCAL_PREFIX.length()));
+  }
+
+  /** The enabled resources by address. */
+  Map<String, ResourceDecl> resources() {
+    return Collections.unmodifiableMap(resources);
+  }
+
+  /** The resources with {@code enabled = false}. */
+  Collection<ResourceDecl> disabledResources() {
+    return Collections.unmodifiableCollection(disabled.values());
+  }
+
+  /** The input variables' values by name. */
+  Map<String, Value> variables() {
+    return Collections.unmodifiableMap(variables);
   }
 
   ResourceDecl resource(String address) {
@@ -408,123 +400,10 @@ public final class ConfigModel {
   }
 
   /**
-   * Evaluations count against {@code budget} from now on (the plan's), or each against a budget of
-   * its own when null (after planning: an approved plan's apply context evaluates much later).
-   */
-  void useBudget(EvalBudget budget) {
-    this.budget = budget;
-  }
-
-  /**
-   * From now on, expressions are evaluated to be applied: {@code timestamp()} and {@code uuid()}
-   * are known, each call site giving one result per instance (or local value, or output) recorded
-   * in {@code callSites}, so the value an instance is applied with, the one its provisioners see
-   * and the one a local value has for every resource are each the same however often the apply
-   * evaluates them.
-   */
-  public void evaluateForApply(CallSiteValues callSites) {
-    this.applyValues = callSites;
-  }
-
-  /** Records the instances planning found for a resource (count / for_each expanded). */
-  void recordExpansion(String resourceAddress, List<InstanceKey> keys) {
-    resourceValues.recordExpansion(resourceAddress, keys);
-  }
-
-  /** The key of an instance planned from configuration, or the one written in its address. */
-  public InstanceKey instanceKey(String address) {
-    return resourceValues.instanceKey(address);
-  }
-
-  /** Forgets the cached value of a resource after one of its instances changed. */
-  public void invalidateResourceValue(String resourceAddress) {
-    resourceValues.invalidate(resourceAddress);
-  }
-
-  /**
-   * An evaluation context where resource instances resolve to {@code objects} (planned or applied
-   * values, by instance address), falling back to prior state and then to unknown; counted
-   * resources are lists of instances and {@code for_each} resources maps. {@code count} and {@code
-   * each} come from {@code key}, {@code self} from the given value (when not null).
-   */
-  SimpleEvalContext context(
-      Map<String, Value> objects,
-      Map<String, Value> localValues,
-      PriorState prior,
-      Value self,
-      InstanceKey key) {
-    return context(objects, localValues, prior, self, key, null);
-  }
-
-  /**
-   * Like {@link #context(Map, Map, PriorState, Value, InstanceKey)}, but with only the resources
-   * that {@code forNode} (a resource address or {@code local.NAME}) refers to: every reference adds
-   * a graph edge, so these are all it can resolve. Keeps planning linear in the number of resources
-   * instead of building every resource's value for every evaluation.
-   */
-  SimpleEvalContext context(
-      Map<String, Value> objects,
-      Map<String, Value> localValues,
-      PriorState prior,
-      Value self,
-      InstanceKey key,
-      String forNode) {
-    CallSiteValues callSites = applyValues;
-    SimpleEvalContext ctx =
-        baseContext()
-            .withBudget(budget)
-            .withImpureFunctionsUnknown(callSites == null)
-            .withCallSiteValues(
-                callSites,
-                (forNode == null ? "" : forNode)
-                    + (key == null || key.key() == null ? "" : key.suffix()));
-    if (!localValues.isEmpty()) {
-      ctx = ctx.withRoot("local", Value.object(localValues));
-    }
-    Map<String, Map<String, Value>> byType = new LinkedHashMap<>();
-    Iterable<String> relevant =
-        forNode == null ? resources.keySet() : graph.dependenciesOf(forNode);
-    for (String address : relevant) {
-      ResourceDecl r = resources.get(address);
-      if (r != null) {
-        byType
-            .computeIfAbsent(r.type(), t -> new LinkedHashMap<>())
-            .put(r.name(), resourceValues.of(r, objects, prior));
-      }
-    }
-    for (ResourceDecl r : disabled.values()) {
-      byType.computeIfAbsent(r.type(), t -> new LinkedHashMap<>()).put(r.name(), Value.NULL);
-    }
-    for (var type : byType.entrySet()) {
-      ctx = ctx.withRoot(type.getKey(), Value.object(type.getValue()));
-    }
-    ctx = withKey(ctx, key);
-    if (self != null) {
-      ctx = ctx.withRoot("self", self);
-    }
-    return ctx;
-  }
-
-  /** Variables, {@code path.*}, {@code terraform.workspace}: the same for every evaluation. */
-  private SimpleEvalContext baseContext() {
-    if (baseContext == null) {
-      SimpleEvalContext ctx = fileContext();
-      if (!variables.isEmpty()) {
-        ctx = ctx.withRoot("var", Value.object(variables));
-      }
-      if (dataRoot != null) {
-        ctx = ctx.withRoot("data", dataRoot);
-      }
-      baseContext = ctx;
-    }
-    return baseContext;
-  }
-
-  /**
    * {@code path.*}, {@code terraform.workspace} and the file functions' directory, for every
    * evaluation, variable validations included.
    */
-  private SimpleEvalContext fileContext() {
+  SimpleEvalContext fileContext() {
     // On a server, file functions are confined: to the private directory holding the uploaded
     // files, or, without one, to a directory that holds no files, so a tenant's configuration
     // can never read the service's own files. path.* then show "." so the server's directory
@@ -545,78 +424,6 @@ public final class ConfigModel {
         .withPlanTimestamp(planTimestamp);
   }
 
-  private static SimpleEvalContext withKey(SimpleEvalContext ctx, InstanceKey key) {
-    if (key == null || key.key() == null) {
-      return ctx;
-    }
-    if (key.key() instanceof Integer i) {
-      return ctx.withRoot("count", Value.object(Map.of("index", Value.number(i))));
-    }
-    Value value = key.eachValue() == null ? Value.string((String) key.key()) : key.eachValue();
-    return ctx.withRoot(
-        "each", Value.object(Map.of("key", Value.string((String) key.key()), "value", value)));
-  }
-
-  /**
-   * The context of destroy-time provisioners: only {@code self}, {@code count.index} and {@code
-   * each.key}, because the rest of the configuration may be gone when they run.
-   */
-  public EvalContext destroyContext(Value self, InstanceKey key) {
-    SimpleEvalContext ctx =
-        baseContext()
-            .withBudget(budget)
-            .withImpureFunctionsUnknown(applyValues == null)
-            .withRoot("self", self);
-    if (key != null && key.key() instanceof String s) {
-      ctx = ctx.withRoot("each", Value.object(Map.of("key", Value.string(s))));
-      return ctx;
-    }
-    return withKey(ctx, key);
-  }
-
-  /** Evaluates every local value in dependency order against the given objects. */
-  public Map<String, Value> evaluateLocals(
-      Map<String, Value> objects, PriorState prior, Diagnostics diagnostics) {
-    Map<String, Value> values = new LinkedHashMap<>();
-    for (String node : order) {
-      if (isLocalNode(node)) {
-        LocalDecl l = local(node);
-        values.put(
-            l.name(),
-            evaluateLocal(l, context(objects, values, prior, null, null, node), diagnostics));
-      }
-    }
-    return values;
-  }
-
-  /**
-   * The value of a local value; of a called module's input variable ({@link
-   * LocalDecl#moduleVariable()}), the call's argument (or the default) converted and checked as the
-   * variable says.
-   */
-  Value evaluateLocal(LocalDecl l, EvalContext ctx, Diagnostics diagnostics) {
-    if (l.moduleVariable() == null) {
-      EvalResult result = EVALUATOR.evaluate(l.expr(), ctx);
-      diagnostics.addAll(result.diagnostics());
-      return result.value();
-    }
-    Optional<Value> given = Optional.empty();
-    if (l.given()) {
-      EvalResult result = EVALUATOR.evaluate(l.expr(), ctx);
-      diagnostics.addAll(result.diagnostics());
-      if (result.hasErrors()) {
-        return Value.unknown();
-      }
-      given = Optional.of(result.value());
-    }
-    Value value =
-        VariableValues.resolveModuleInput(l.moduleVariable(), given, fileContext(), diagnostics);
-    if (l.moduleVariable().sensitive()) {
-      collectSensitive(value, sensitiveValues);
-    }
-    return value;
-  }
-
   /** Evaluates the resource type's arguments; null when any failed (diagnostics added). */
   Map<String, Value> evaluateAttributes(ResourceDecl r, EvalContext ctx, Diagnostics diagnostics) {
     return ResourceArguments.evaluate(r, ctx, diagnostics);
@@ -625,52 +432,6 @@ public final class ConfigModel {
   /** The declaration of a configured resource, or null. */
   public ResourceDecl resourceDecl(String address) {
     return resources.get(InstanceKey.resourceOf(address));
-  }
-
-  /** See {@link #context}; for the instance at {@code address}. */
-  public EvalContext contextFor(
-      Map<String, Value> objects, PriorState prior, Value self, String address) {
-    Diagnostics ignored = new Diagnostics();
-    return context(
-        objects,
-        evaluateLocals(objects, prior, ignored),
-        prior,
-        self,
-        instanceKey(address),
-        resources.containsKey(InstanceKey.resourceOf(address))
-            ? InstanceKey.resourceOf(address)
-            : null);
-  }
-
-  /**
-   * Evaluates the configuration's {@code check} blocks after a successful apply, against the
-   * applied instances ({@code objects}, by instance address; the others as the prior state holds
-   * them): every result is a warning ({@link CheckAssertions}).
-   */
-  public Diagnostics checkAfterApply(Map<String, Value> objects, PriorState prior) {
-    Diagnostics diagnostics = new Diagnostics();
-    if (config.checks().isEmpty()) {
-      return diagnostics;
-    }
-    Map<String, Value> localValues = evaluateLocals(objects, prior, new Diagnostics());
-    CheckAssertions.evaluate(
-        config.checks(), context(objects, localValues, prior, null, null), true, diagnostics);
-    return diagnostics;
-  }
-
-  /**
-   * Evaluates the root outputs after a successful apply, against the applied instances ({@code
-   * objects}, by instance address; the others as the prior state holds them), as {@link
-   * #checkAfterApply} does for checks: what the run records in state (docs/adr/0064).
-   */
-  public AppliedOutputs outputsAfterApply(Map<String, Value> objects, PriorState prior) {
-    Diagnostics diagnostics = new Diagnostics();
-    if (config.outputs().isEmpty()) {
-      return new AppliedOutputs(Map.of(), diagnostics);
-    }
-    Map<String, Value> localValues = evaluateLocals(objects, prior, new Diagnostics());
-    return AppliedOutputs.evaluate(
-        config.outputs(), context(objects, localValues, prior, null, null), this, diagnostics);
   }
 
   /** See {@link #evaluateAttributes}. */

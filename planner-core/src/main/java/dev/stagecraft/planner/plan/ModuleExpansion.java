@@ -57,9 +57,10 @@ final class ModuleExpansion {
       Diagnostics probe = new Diagnostics();
       ConfigModel model =
           ConfigModel.analyze(flattened.config(), request, probe, validateOnly, clock);
-      if (!probe.hasErrors()) {
-        RemoteStates.prepare(model, request.remoteStates(), probe, validateOnly);
-      }
+      WalkScope walk =
+          probe.hasErrors()
+              ? null
+              : RemoteStates.prepare(model, request.remoteStates(), probe, validateOnly);
       if (probe.hasErrors()) {
         diagnostics.addAll(probe);
         return flattened.config();
@@ -68,7 +69,7 @@ final class ModuleExpansion {
       List<PendingCall> unknown = new ArrayList<>();
       for (PendingCall call : flattened.pending()) {
         Diagnostics own = new Diagnostics();
-        Expansion expansion = expansion(model, call, own, instances);
+        Expansion expansion = expansion(walk, call, own, instances);
         diagnostics.addAll(own);
         if (own.hasErrors()) {
           return flattened.config();
@@ -105,7 +106,8 @@ final class ModuleExpansion {
 
   /** The call's keys; null while its value is unknown; errors added to {@code diagnostics}. */
   private static Expansion expansion(
-      ConfigModel model, PendingCall call, Diagnostics diagnostics, InstanceCount instances) {
+      WalkScope walk, PendingCall call, Diagnostics diagnostics, InstanceCount instances) {
+    ConfigModel model = walk.model();
     String node = ConfigModel.LOCAL_PREFIX + call.local();
     List<String> reached = resourcesReached(model, node);
     String argument = call.count() ? "count" : "for_each";
@@ -124,7 +126,7 @@ final class ModuleExpansion {
           call.expression().range());
       return null;
     }
-    Map<String, Value> locals = neededLocals(model, node, diagnostics);
+    Map<String, Value> locals = neededLocals(walk, node, diagnostics);
     if (locals == null) {
       return null;
     }
@@ -136,7 +138,7 @@ final class ModuleExpansion {
     Expression ref =
         new Expression.ScopeTraversal(
             new Traversal("local", range, List.of(new Traversal.Attr(call.local(), range)), range));
-    EvalContext ctx = model.context(Map.of(), locals, PriorState.empty(), null, null, node);
+    EvalContext ctx = walk.context(Map.of(), locals, PriorState.empty(), null, null, node);
     List<InstanceKey> keys =
         InstanceExpansion.keys(
             model,
@@ -167,7 +169,8 @@ final class ModuleExpansion {
 
   /** {@code node} and the local values it depends on, evaluated in order; null on errors. */
   private static Map<String, Value> neededLocals(
-      ConfigModel model, String node, Diagnostics diagnostics) {
+      WalkScope walk, String node, Diagnostics diagnostics) {
+    ConfigModel model = walk.model();
     Set<String> needed = new HashSet<>(model.graph().transitiveDependenciesOf(node));
     needed.add(node);
     Map<String, Value> values = new LinkedHashMap<>();
@@ -178,8 +181,8 @@ final class ModuleExpansion {
       LocalDecl l = model.local(n);
       Diagnostics problems = new Diagnostics();
       Value value =
-          model.evaluateLocal(
-              l, model.context(Map.of(), values, PriorState.empty(), null, null, n), problems);
+          walk.evaluateLocal(
+              l, walk.context(Map.of(), values, PriorState.empty(), null, null, n), problems);
       diagnostics.addAll(problems);
       if (problems.hasErrors()) {
         return null;

@@ -26,19 +26,20 @@ final class OutputChanges {
    * and {@code localValues}, and a delete for every output only in state.
    */
   static List<OutputChange> plan(
-      ConfigModel model,
+      WalkScope walk,
       PriorState prior,
       PlanRequest request,
       Map<String, Value> objects,
       Map<String, Value> localValues,
       Diagnostics diagnostics) {
+    ConfigModel model = walk.model();
     Map<String, Map<String, Object>> priorOutputs = prior.outputs();
     List<OutputChange> out = new ArrayList<>();
     Set<String> configured = new LinkedHashSet<>();
     if (!request.destroy()) {
       List<OutputDecl> outputs = new ArrayList<>(model.config().outputs());
       outputs.sort(Comparator.comparing(OutputDecl::name));
-      EvalContext ctx = model.context(objects, localValues, prior, null, null);
+      EvalContext ctx = walk.context(objects, localValues, prior, null, null);
       for (OutputDecl o : outputs) {
         configured.add(o.name());
         for (BlockDecl pc : o.preconditions()) {

@@ -45,11 +45,10 @@ public final class Planner {
     }
     ConfigModel model = ConfigModel.analyze(config, request, diagnostics, true);
     Moves.of(config, diagnostics);
+    WalkScope walk =
+        diagnostics.hasErrors() ? null : RemoteStates.prepare(model, null, diagnostics, true);
     if (!diagnostics.hasErrors()) {
-      RemoteStates.prepare(model, null, diagnostics, true);
-    }
-    if (!diagnostics.hasErrors()) {
-      new Planning(model, PriorState.empty(), request, diagnostics, true, PlanLimits.DEFAULT)
+      new Planning(walk, PriorState.empty(), request, diagnostics, true, PlanLimits.DEFAULT)
           .validate();
     }
     return diagnostics;
@@ -105,12 +104,12 @@ public final class Planner {
     if (diagnostics.hasErrors()) {
       return new PlanResult(null, diagnostics, request.files(), null);
     }
-    RemoteStates.prepare(model, request.remoteStates(), diagnostics, false);
+    WalkScope walk = RemoteStates.prepare(model, request.remoteStates(), diagnostics, false);
     if (diagnostics.hasErrors()) {
       return new PlanResult(null, diagnostics, request.files(), null);
     }
     Moves.Result moved = moves.apply(prior, config, diagnostics);
-    Planning planning = new Planning(model, moved.state(), request, diagnostics, false, limits);
+    Planning planning = new Planning(walk, moved.state(), request, diagnostics, false, limits);
     Plan plan = withPreviousAddresses(planning.plan(), moved.previousAddresses());
     if (!diagnostics.hasErrors()) {
       moves.checkNotDeclared(model, plan, diagnostics);
@@ -122,7 +121,8 @@ public final class Planner {
         withModuleAddresses(plan),
         diagnostics,
         request.files(),
-        new ApplyContext(model, moved.state(), request.files(), planning.plannedValues()));
+        new ApplyContext(
+            planning.walk(), moved.state(), request.files(), planning.plannedValues()));
   }
 
   /**

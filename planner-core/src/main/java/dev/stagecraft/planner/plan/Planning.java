@@ -22,6 +22,7 @@ import java.util.Objects;
  */
 final class Planning {
   private final ConfigModel model;
+  private final WalkScope walk;
   private final PriorState prior;
   private final PlanRequest request;
   private final Diagnostics diagnostics;
@@ -42,13 +43,13 @@ final class Planning {
   private final Orphans orphans;
 
   Planning(
-      ConfigModel model,
+      WalkScope walk,
       PriorState prior,
       PlanRequest request,
       Diagnostics diagnostics,
       boolean validateOnly,
       PlanLimits limits) {
-    this.model = model;
+    this.model = walk.model();
     this.prior = prior;
     this.request = request;
     this.diagnostics = diagnostics;
@@ -56,6 +57,7 @@ final class Planning {
     this.unknownCountsAllowed =
         validateOnly || (request.remoteStates() == null && !model.dataSources().isEmpty());
     this.budget = EvalBudget.start(limits.evaluation());
+    this.walk = walk.withBudget(budget);
     this.instances = new InstanceCount(limits, diagnostics);
     this.diff = new InstanceDiff(model);
     this.orphans = new Orphans(model, prior, request);
@@ -63,15 +65,6 @@ final class Planning {
 
   /** The plan, all of it evaluated within the plan's budget. */
   Plan plan() {
-    model.useBudget(budget);
-    try {
-      return planWithinBudget();
-    } finally {
-      model.useBudget(null);
-    }
-  }
-
-  private Plan planWithinBudget() {
     if (!request.destroy()) {
       walkConfiguration();
       if (diagnostics.hasErrors()) {
@@ -88,14 +81,14 @@ final class Planning {
     List<PlannedAction> ordered =
         new ActionOrdering(actions, prior, model, diagnostics).withOrder();
     List<OutputChange> outputs =
-        OutputChanges.plan(model, prior, request, objects, localValues, diagnostics);
+        OutputChanges.plan(walk, prior, request, objects, localValues, diagnostics);
     // checks last, against every planned value; nothing depends on them (destroy runs none)
     List<CheckResult> checks =
         request.destroy()
             ? List.of()
             : CheckAssertions.evaluate(
                 model.config().checks(),
-                model.context(objects, localValues, prior, null, null),
+                walk.context(objects, localValues, prior, null, null),
                 false,
                 diagnostics);
     if (diagnostics.hasErrors()) {
@@ -114,12 +107,15 @@ final class Planning {
 
   /** {@link #walkConfiguration()} within the plan's budget. */
   void validate() {
-    model.useBudget(budget);
-    try {
-      walkConfiguration();
-    } finally {
-      model.useBudget(null);
-    }
+    walkConfiguration();
+  }
+
+  /**
+   * The walk that planned (its instance keys), for the {@link ApplyContext}, which continues from
+   * it ({@link WalkScope#forApply}).
+   */
+  WalkScope walk() {
+    return walk;
   }
 
   /**
@@ -147,8 +143,8 @@ final class Planning {
         var local = model.local(node);
         localValues.put(
             local.name(),
-            model.evaluateLocal(
-                local, model.context(objects, localValues, prior, null, null, node), diagnostics));
+            walk.evaluateLocal(
+                local, walk.context(objects, localValues, prior, null, null, node), diagnostics));
       } else {
         planResource(model.resource(node));
       }
@@ -156,7 +152,7 @@ final class Planning {
   }
 
   private void planResource(ResourceDecl r) {
-    EvalContext base = model.context(objects, localValues, prior, null, null, r.address());
+    EvalContext base = walk.context(objects, localValues, prior, null, null, r.address());
     List<InstanceKey> keys =
         InstanceExpansion.keys(model, r, base, diagnostics, unknownCountsAllowed, instances);
     if (keys != null
@@ -170,8 +166,7 @@ final class Planning {
         // count or for_each unknown without variable values: check the arguments once
         model.evaluateAttributes(
             r,
-            model
-                .context(objects, localValues, prior, null, null, r.address())
+            walk.context(objects, localValues, prior, null, null, r.address())
                 .withRoot("count", Value.object(Map.of("index", Value.unknown())))
                 .withRoot(
                     "each", Value.object(Map.of("key", Value.unknown(), "value", Value.unknown()))),
@@ -179,19 +174,19 @@ final class Planning {
       }
       return;
     }
-    model.recordExpansion(r.address(), keys);
+    walk.recordExpansion(r.address(), keys);
     ResourceKind kind = ResourceKind.of(r.type());
     Lifecycle lifecycle = model.lifecycle(r.address());
     for (InstanceKey key : keys) {
       String address = r.address() + key.suffix();
-      EvalContext ctx = model.context(objects, localValues, prior, null, key, r.address());
+      EvalContext ctx = walk.context(objects, localValues, prior, null, key, r.address());
       Map<String, Value> evaluated = model.evaluateAttributes(r, ctx, diagnostics);
       if (evaluated == null) {
         continue;
       }
       if (validateOnly) {
         objects.put(address, Value.unknown());
-        model.invalidateResourceValue(r.address());
+        walk.invalidateResourceValue(r.address());
         continue;
       }
       // unknown conditions are checked again by the ApplyContext when the values are known
@@ -209,12 +204,12 @@ final class Planning {
       actions.put(address, decision.action());
       Value self = kind.plannedObject(decision.action(), decision.planned());
       objects.put(address, self);
-      model.invalidateResourceValue(r.address());
+      walk.invalidateResourceValue(r.address());
       model.checkConditions(
           lifecycle.postconditions(),
           "postcondition",
           address,
-          model.context(objects, localValues, prior, self, key, r.address()),
+          walk.context(objects, localValues, prior, self, key, r.address()),
           diagnostics);
     }
   }

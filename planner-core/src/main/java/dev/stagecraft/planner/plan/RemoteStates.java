@@ -94,17 +94,18 @@ final class RemoteStates {
    */
   static List<Evaluated> evaluate(
       ConfigModel model, Diagnostics diagnostics, boolean validateOnly) {
+    WalkScope walk = WalkScope.of(model);
     List<Evaluated> out = new ArrayList<>();
     for (DataDecl ds : model.dataSources().values()) {
       Diagnostics own = new Diagnostics();
-      Map<String, Value> locals = neededLocals(model, ds);
+      Map<String, Value> locals = neededLocals(walk, ds);
       if (locals == null) {
         // a local value it needs has errors: the walk reports them; nothing to read
         out.add(new Evaluated(ds, Value.unknown(), Value.unknown(), Value.unknown(), null));
         continue;
       }
       EvalContext ctx =
-          model.context(Map.of(), locals, PriorState.empty(), null, null, ds.address());
+          walk.context(Map.of(), locals, PriorState.empty(), null, null, ds.address());
       Value config = argument(model, ds, "config", ctx, own, validateOnly);
       Value workspace = argument(model, ds, "workspace", ctx, own, validateOnly);
       Value defaults = argument(model, ds, "defaults", ctx, own, validateOnly);
@@ -119,7 +120,8 @@ final class RemoteStates {
   }
 
   /** The local values the block depends on, evaluated in order; null when one has errors. */
-  private static Map<String, Value> neededLocals(ConfigModel model, DataDecl ds) {
+  private static Map<String, Value> neededLocals(WalkScope walk, DataDecl ds) {
+    ConfigModel model = walk.model();
     Set<String> needed = model.graph().transitiveDependenciesOf(ds.address());
     Map<String, Value> values = new LinkedHashMap<>();
     for (String node : model.order()) {
@@ -129,8 +131,8 @@ final class RemoteStates {
       LocalDecl l = model.local(node);
       Diagnostics problems = new Diagnostics();
       Value value =
-          model.evaluateLocal(
-              l, model.context(Map.of(), values, PriorState.empty(), null, null, node), problems);
+          walk.evaluateLocal(
+              l, walk.context(Map.of(), values, PriorState.empty(), null, null, node), problems);
       if (problems.hasErrors()) {
         return null;
       }
@@ -348,29 +350,31 @@ final class RemoteStates {
   }
 
   /**
+   * Evaluates the blocks; the walk of {@code model} with its {@code data} root from {@code reads}
+   * (null: nothing read, outputs unknown), or with none when there are no blocks. Errors are added
+   * to {@code diagnostics}.
+   */
+  static WalkScope prepare(
+      ConfigModel model,
+      Map<String, RemoteStateRead> reads,
+      Diagnostics diagnostics,
+      boolean validateOnly) {
+    WalkScope walk = WalkScope.of(model);
+    if (model.dataSources().isEmpty()) {
+      return walk;
+    }
+    List<Evaluated> evaluated = evaluate(model, diagnostics, validateOnly);
+    return walk.withDataRoot(
+        dataRoot(evaluated, validateOnly ? null : reads, model.sensitiveValues(), diagnostics));
+  }
+
+  /**
    * The {@code data} root: {@code terraform_remote_state.NAME} is {@code {backend, config,
    * workspace, defaults, outputs}} as in Terraform. {@code outputs} are the remote outputs over the
    * defaults — each with its value's type, sensitive ones marked as state marks them (ADR 0062) —
    * or unknown when nothing was read ({@code reads} null). A refused read, or a workspace without
    * state and no defaults, is an error at the block.
    */
-  /**
-   * Evaluates the blocks and sets the model's {@code data} root from {@code reads} (null: nothing
-   * read, outputs unknown). Errors are added to {@code diagnostics}.
-   */
-  static void prepare(
-      ConfigModel model,
-      Map<String, RemoteStateRead> reads,
-      Diagnostics diagnostics,
-      boolean validateOnly) {
-    if (model.dataSources().isEmpty()) {
-      return;
-    }
-    List<Evaluated> evaluated = evaluate(model, diagnostics, validateOnly);
-    model.useDataRoot(
-        dataRoot(evaluated, validateOnly ? null : reads, model.sensitiveValues(), diagnostics));
-  }
-
   static Value dataRoot(
       List<Evaluated> evaluated,
       Map<String, RemoteStateRead> reads,

@@ -11,9 +11,9 @@ import java.util.Map;
 /**
  * The values expressions see for resources: each resource's instance keys as planning expanded
  * them, and its value (one instance, a list for {@code count}, a map for {@code for_each}) built
- * from planned or applied objects, falling back to prior state and then to unknown. The value cache
- * is guarded by this object's lock, as it was by the model's: the model, and so this, is shared by
- * the apply context once planning is done.
+ * from planned or applied objects, falling back to prior state and then to unknown. One per walk
+ * ({@link WalkScope}); the value cache is guarded by this object's lock, as the apply context's
+ * walk is used from several threads.
  */
 final class ResourceValues {
   private final Map<String, List<InstanceKey>> expansions = new LinkedHashMap<>();
@@ -27,6 +27,16 @@ final class ResourceValues {
     for (InstanceKey k : keys) {
       instanceKeys.put(resourceAddress + k.suffix(), k);
     }
+  }
+
+  /** A copy with the recorded expansions and no cached values (for the next walk). */
+  ResourceValues withExpansionsOnly() {
+    ResourceValues copy = new ResourceValues();
+    synchronized (this) {
+      copy.expansions.putAll(expansions);
+      copy.instanceKeys.putAll(instanceKeys);
+    }
+    return copy;
   }
 
   /** The key of an instance planned from configuration, or the one written in its address. */
