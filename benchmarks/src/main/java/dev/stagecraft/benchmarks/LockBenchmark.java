@@ -115,12 +115,24 @@ public final class LockBenchmark {
     }
   }
 
+  /** The p50 and p99 of one cycle's samples, in milliseconds. */
+  private record Percentiles(double p50, double p99) {
+    static Percentiles of(double[] sorted) {
+      return new Percentiles(pct(sorted, 50), pct(sorted, 99));
+    }
+  }
+
   /**
-   * The sorted samples of each cycle (before: null without a before build) and the JIT compiler's
-   * CPU time at the start, after the warm-up and after the measured lock cycles.
+   * The percentiles of each cycle (before: null without a before build) and the CPU time of the JIT
+   * compiler threads during the warm-up and during the measured lock cycles, in milliseconds.
    */
   private record Results(
-      double[] service, double[] before, double[] raw, double[] http, long[] jit) {}
+      Percentiles service,
+      Percentiles before,
+      Percentiles raw,
+      Percentiles http,
+      double jitWarmUpMs,
+      double jitMeasuredMs) {}
 
   /**
    * Measures this build's lock cycle (interleaved with the before build's when {@code beforePort}
@@ -170,7 +182,13 @@ public final class LockBenchmark {
       jit[2] = JitCpu.compilerNanos(pids);
       double[] raw1 = measure(raw, warmup, cycles);
       double[] http1 = measure(httpOnly, warmup, cycles);
-      return new Results(routes[0], beforeClient == null ? null : routes[1], raw1, http1, jit);
+      return new Results(
+          Percentiles.of(routes[0]),
+          beforeClient == null ? null : Percentiles.of(routes[1]),
+          Percentiles.of(raw1),
+          Percentiles.of(http1),
+          (jit[1] - jit[0]) / 1e6,
+          (jit[2] - jit[1]) / 1e6);
     }
   }
 
@@ -190,27 +208,25 @@ public final class LockBenchmark {
         String.format(
             Locale.ROOT,
             "| ratio | %.1fx | %.1fx |%n",
-            pct(r.service(), 50) / pct(r.raw(), 50),
-            pct(r.service(), 99) / pct(r.raw(), 99)));
+            r.service().p50() / r.raw().p50(),
+            r.service().p99() / r.raw().p99()));
     if (r.before() != null) {
       row(table, "(before: " + beforeRoute + "/..., other process)", r.before());
     }
     row(table, "(HTTP alone: 2x GET /health, same connection)", r.http());
-    long[] jit = r.jit();
     table.append(
         String.format(
             Locale.ROOT,
             "JIT compiler threads of the service processes: %.0f ms of CPU during the"
                 + " warm-up, %.0f ms during the measured lock cycles%n",
-            (jit[1] - jit[0]) / 1e6,
-            (jit[2] - jit[1]) / 1e6));
+            r.jitWarmUpMs(),
+            r.jitMeasuredMs()));
     return table;
   }
 
-  private static void row(StringBuilder table, String name, double[] samples) {
+  private static void row(StringBuilder table, String name, Percentiles p) {
     table.append(
-        String.format(
-            Locale.ROOT, "| %s | %.2f ms | %.2f ms |%n", name, pct(samples, 50), pct(samples, 99)));
+        String.format(Locale.ROOT, "| %s | %.2f ms | %.2f ms |%n", name, p.p50(), p.p99()));
   }
 
   /** Acquire then release on {@code path}, each answer checked. */
@@ -279,7 +295,7 @@ public final class LockBenchmark {
             "no Content-Length in the answer to " + method + " " + path);
       }
       return new Reply(
-          Integer.parseInt(status.split(" ")[1]),
+          Integer.parseInt(status.split(" ", -1)[1]),
           new String(in.readNBytes(length), StandardCharsets.UTF_8));
     }
 

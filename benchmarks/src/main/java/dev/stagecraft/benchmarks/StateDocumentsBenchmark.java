@@ -140,9 +140,9 @@ final class StateDocumentsBenchmark {
         jits.append(jitLine(size));
         // at 1 MiB the fixed cost of a push (transaction, statements, JIT) is a large part; the
         // varied document's parser garbage (a string per attribute value, none kept) exceeds it
-        if (size.mb() >= 10 && size.allocated() >= 2 && DOCUMENT_SHAPE.equals("repetitive")) {
+        if (size.mb >= 10 && size.allocated >= 2 && DOCUMENT_SHAPE.equals("repetitive")) {
           throw new IllegalStateException(
-              "the push allocated " + size.allocated() + "x the payload on its thread (limit 2x)");
+              "the push allocated " + size.allocated + "x the payload on its thread (limit 2x)");
         }
       }
       printTrailer(clients, rounds, jits);
@@ -168,15 +168,42 @@ final class StateDocumentsBenchmark {
       AtomicLong ids) {}
 
   /** One size's document: its bytes, the file they are pushed from, their MD5 (base64). */
-  private record Document(int mb, byte[] body, Path file, String md5) {}
+  private static final class Document {
+    final int mb;
+    final byte[] body;
+    final Path file;
+    final String md5;
+
+    Document(int mb, byte[] body, Path file, String md5) {
+      this.mb = mb;
+      this.body = body;
+      this.file = file;
+      this.md5 = md5;
+    }
+  }
 
   /**
    * One size's rounds: the milliseconds of each operation in the measured rounds (by the indexes of
    * {@link #round}), the bytes the last push allocated per payload byte, and the state service's
    * JIT compiler CPU at the start, after the warm-up and at the end.
    */
-  private record Size(
-      int mb, int warmUp, int measured, double[][] ms, double allocated, long[] jit) {}
+  private static final class Size {
+    final int mb;
+    final int warmUp;
+    final int measured;
+    final double[][] ms;
+    final double allocated;
+    final long[] jit;
+
+    Size(int mb, int warmUp, int measured, double[][] ms, double allocated, long[] jit) {
+      this.mb = mb;
+      this.warmUp = warmUp;
+      this.measured = measured;
+      this.ms = ms;
+      this.allocated = allocated;
+      this.jit = jit;
+    }
+  }
 
   private static void createRawTables(HikariDataSource ds) throws SQLException {
     try (Connection c = ds.getConnection()) {
@@ -204,7 +231,7 @@ final class StateDocumentsBenchmark {
 
   /** The warm-up and measured rounds of one {@code MB[:WARMUP[:MEASURED]]}. */
   private static Size measureSize(Bench b, long statePid, String spec, Path dir) throws Exception {
-    String[] parts = spec.split(":");
+    String[] parts = spec.split(":", -1);
     int mb = Integer.parseInt(parts[0]);
     // 1 MiB: 300 warm-up rounds, so the services' JIT has compiled the request path (with 20,
     // as until 2026-11-22, the 1 MiB ratios were those of code still being compiled)
@@ -247,18 +274,17 @@ final class StateDocumentsBenchmark {
    */
   private static double round(Bench b, Document doc, int r, double[] round) throws Exception {
     long key = b.ids().incrementAndGet();
-    round[0] = rawWrite(b.ds(), "public.raw_documents", key, doc.body());
-    round[1] = rawWrite(b.ds(), "public.raw_documents_external", key, doc.body());
+    round[0] = rawWrite(b.ds(), "public.raw_documents", key, doc.body);
+    round[1] = rawWrite(b.ds(), "public.raw_documents_external", key, doc.body);
     URL url =
-        URI.create(b.stateUrl() + "/tf/v1/workspaces/http-" + doc.mb() + "-" + r + "/state")
-            .toURL();
+        URI.create(b.stateUrl() + "/tf/v1/workspaces/http-" + doc.mb + "-" + r + "/state").toURL();
     URL urlConnectionUrl =
-        URI.create(b.stateUrl() + "/tf/v1/workspaces/huc-" + doc.mb() + "-" + r + "/state").toURL();
-    String workspace = "below-" + doc.mb() + "-" + r;
+        URI.create(b.stateUrl() + "/tf/v1/workspaces/huc-" + doc.mb + "-" + r + "/state").toURL();
+    String workspace = "below-" + doc.mb + "-" + r;
     double allocated = pushes(b, doc, url, urlConnectionUrl, workspace, round);
 
-    round[4] = rawRead(b.ds(), "public.raw_documents", key, doc.body().length);
-    round[5] = rawRead(b.ds(), "public.raw_documents_external", key, doc.body().length);
+    round[4] = rawRead(b.ds(), "public.raw_documents", key, doc.body.length);
+    round[5] = rawRead(b.ds(), "public.raw_documents_external", key, doc.body.length);
     reads(b, doc, url, urlConnectionUrl, workspace, round);
     // the raw rows are not needed again: keep the database from growing by the baselines
     try (Connection c = b.ds().getConnection()) {
@@ -276,15 +302,15 @@ final class StateDocumentsBenchmark {
   private static double pushes(
       Bench b, Document doc, URL url, URL urlConnectionUrl, String workspace, double[] round)
       throws Exception {
-    byte[] body = doc.body();
+    byte[] body = doc.body;
     long t = System.nanoTime();
-    int pushed = b.client().push(url.getPath(), b.auth(), doc.md5(), doc.file(), body.length);
+    int pushed = b.client().push(url.getPath(), b.auth(), doc.md5, doc.file, body.length);
     round[2] = (System.nanoTime() - t) / 1e6;
     if (pushed != 200) {
       throw new IllegalStateException("HTTP push: " + pushed);
     }
     t = System.nanoTime();
-    pushed = httpPush(urlConnectionUrl, b.auth(), doc.md5(), doc.file(), body.length);
+    pushed = httpPush(urlConnectionUrl, b.auth(), doc.md5, doc.file, body.length);
     round[8] = (System.nanoTime() - t) / 1e6;
     if (pushed != 200) {
       throw new IllegalStateException("HTTP push (HttpURLConnection): " + pushed);
@@ -306,14 +332,14 @@ final class StateDocumentsBenchmark {
   private static void reads(
       Bench b, Document doc, URL url, URL urlConnectionUrl, String workspace, double[] round)
       throws Exception {
-    String md5 = doc.md5();
+    String md5 = doc.md5;
     // the GET as Terraform's client makes it: the body into memory, the Content-MD5 header
     // decoded and kept, no digest of the body (what the raw read measures: the bytes in the
     // client's hands); checked after the clock stopped
     long t = System.nanoTime();
     DocumentHttp.Got got = b.client().get(url.getPath(), b.auth());
     round[6] = (System.nanoTime() - t) / 1e6;
-    if (!Arrays.equals(got.body(), doc.body())
+    if (!Arrays.equals(got.body(), doc.body)
         || !Arrays.equals(got.md5(), Base64.getDecoder().decode(md5))) {
       throw new IllegalStateException("HTTP GET: other bytes or another Content-MD5");
     }
@@ -343,16 +369,16 @@ final class StateDocumentsBenchmark {
 
   /** The size's row of the main table. */
   private static void printRow(Size s) {
-    double[][] ms = s.ms();
+    double[][] ms = s.ms;
     double rawWrite = median(ms[0]);
     double rawRead = median(ms[4]);
     OUT.printf(
         Locale.ROOT,
         "| %d MiB | %d + %d | %s | %s | %s | %.2fx | %s | %.2fx | %s | %s | %s | %.2fx | %s"
             + " | %.2fx | %.2fx |%n",
-        s.mb(),
-        s.warmUp(),
-        s.measured(),
+        s.mb,
+        s.warmUp,
+        s.measured,
         spread(ms[0]),
         spread(ms[1]),
         spread(ms[2]),
@@ -365,18 +391,18 @@ final class StateDocumentsBenchmark {
         median(ms[6]) / rawRead,
         spread(ms[7]),
         median(ms[7]) / rawRead,
-        s.allocated());
+        s.allocated);
   }
 
   /** The size's row of the table of the two HTTP clients. */
   private static String clientsRow(Size s) {
-    double[][] ms = s.ms();
+    double[][] ms = s.ms;
     double rawWrite = median(ms[0]);
     double rawRead = median(ms[4]);
     return String.format(
         Locale.ROOT,
         "| %d MiB | %s | %.2fx | %s | %.2fx | %s | %.2fx | %s | %.2fx | %s | %.2fx |%n",
-        s.mb(),
+        s.mb,
         spread(ms[2]),
         median(ms[2]) / rawWrite,
         spread(ms[8]),
@@ -391,13 +417,13 @@ final class StateDocumentsBenchmark {
 
   /** Every measured round's times of the size, sorted. */
   private static String roundsLine(Size s) {
-    double[][] ms = s.ms();
+    double[][] ms = s.ms;
     return String.format(
         Locale.ROOT,
         "%n%d MiB, every measured round (ms, sorted): push keep-alive %s;"
             + " push HttpURLConnection %s; GET keep-alive %s; GET keep-alive, the client"
             + " digesting %s; GET HttpURLConnection (digesting) %s; raw write %s; raw read %s%n",
-        s.mb(),
+        s.mb,
         sorted(ms[2]),
         sorted(ms[8]),
         sorted(ms[6]),
@@ -408,11 +434,11 @@ final class StateDocumentsBenchmark {
   }
 
   private static String jitLine(Size s) {
-    long[] jit = s.jit();
+    long[] jit = s.jit;
     return String.format(
         Locale.ROOT,
         "%d MiB: %.0f ms during the warm-up, %.0f ms during the measured rounds%n",
-        s.mb(),
+        s.mb,
         (jit[1] - jit[0]) / 1e6,
         (jit[2] - jit[1]) / 1e6);
   }
