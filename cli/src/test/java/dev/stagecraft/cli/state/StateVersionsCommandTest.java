@@ -166,12 +166,14 @@ class StateVersionsCommandTest {
     assertThat(requests).containsExactly("GET /api/v1/workspaces/default/state/diff?from=3&to=5 ");
     assertThat(out())
         .isEqualTo(
-            "Changes from serial 3 to 5:\n"
-                + "+ null_resource.a (added)\n"
-                + "~ null_resource.b (changed)\n"
-                + "    id: \"1\" -> \"2\"\n"
-                + "    (dependencies changed)\n"
-                + "  output url (changed): \"x\" -> \"(sensitive)\"\n");
+            """
+            Changes from serial 3 to 5:
+            + null_resource.a (added)
+            ~ null_resource.b (changed)
+                id: "1" -> "2"
+                (dependencies changed)
+              output url (changed): "x" -> "(sensitive)"
+            """);
   }
 
   @Test
