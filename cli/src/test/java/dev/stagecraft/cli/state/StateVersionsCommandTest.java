@@ -38,6 +38,7 @@ class StateVersionsCommandTest {
   private final Map<String, Map.Entry<Integer, String>> answers = new ConcurrentHashMap<>();
 
   private HttpServer server;
+  private String stdin = "";
 
   @BeforeEach
   void startStub() throws IOException {
@@ -96,7 +97,7 @@ class StateVersionsCommandTest {
                 "sc_test"),
             new PrintStream(out, true, StandardCharsets.UTF_8),
             new PrintStream(err, true, StandardCharsets.UTF_8),
-            new BufferedReader(new StringReader("")));
+            new BufferedReader(new StringReader(stdin)));
     return new StagecraftCli().run(args, context);
   }
 
@@ -207,6 +208,21 @@ class StateVersionsCommandTest {
         .containsExactly(
             "POST /api/v1/workspaces/ws/state?lockId=held&force=true {\"version\":4,\"serial\":2}");
     assertThat(out()).isEqualTo("Pushed: the state is now serial 2.\n");
+  }
+
+  @Test
+  void pushOfDashReadsTheDocumentFromStandardInput() {
+    stdin = "{\"version\":4,\n\"serial\":7}\n";
+    answer("POST /api/v1/workspaces/default/lock", 200, "{\"ID\":\"l\"}");
+    answer("POST /api/v1/workspaces/default/state", 200, "{\"serial\":7}");
+    answer("DELETE /api/v1/workspaces/default/lock/l", 200, "{}");
+
+    assertThat(run("state", "push", "-")).isZero();
+
+    assertThat(requests)
+        .contains(
+            "POST /api/v1/workspaces/default/state?lockId=l {\"version\":4,\n\"serial\":7}\n");
+    assertThat(out()).isEqualTo("Pushed: the state is now serial 7.\n");
   }
 
   @Test
