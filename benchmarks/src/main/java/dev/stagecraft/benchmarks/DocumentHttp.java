@@ -186,7 +186,7 @@ final class DocumentHttp implements AutoCloseable {
         keepAlive = !value.equalsIgnoreCase("close");
       }
     }
-    return Integer.parseInt(status.split(" ")[1]);
+    return Integer.parseInt(status.split(" ", -1)[1]);
   }
 
   /** Reads the answer's body into {@code sink} (or drops it when null); its length. */
@@ -194,9 +194,9 @@ final class DocumentHttp implements AutoCloseable {
     byte[] piece = new byte[1 << 16];
     if (chunked) {
       long total = 0;
-      for (long size = Long.parseLong(line().split(";")[0].trim(), 16);
+      for (long size = Long.parseLong(line().split(";", -1)[0].trim(), 16);
           size > 0;
-          size = Long.parseLong(line().split(";")[0].trim(), 16)) {
+          size = Long.parseLong(line().split(";", -1)[0].trim(), 16)) {
         copy(size, piece, sink);
         total += size;
         line();

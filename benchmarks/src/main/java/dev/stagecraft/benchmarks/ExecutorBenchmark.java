@@ -141,122 +141,153 @@ public final class ExecutorBenchmark {
               30,
               null);
       SshjRemoteConnector sshj = new SshjRemoteConnector();
-      RemoteSession.LineSink discard = (stream, line) -> {};
-
-      // pooled: the first connection is made (and timed) before the rounds
-      RunConnectionPool pool =
-          new RunConnectionPool(sshj, Duration.ofMinutes(10), Duration.ofMinutes(10), 10);
-      RunConnections lease = pool.open("bench", "run-1");
-      long firstPooled = System.nanoTime();
-      lease.connect(connection, n -> {}).close();
-      double firstPooledMs = (System.nanoTime() - firstPooled) / 1e6;
-      Stats pooled =
-          measure(
-              rounds,
-              () -> {
-                for (int i = 0; i < commands; i++) {
-                  try (RemoteSession session = lease.connect(connection, n -> {})) {
-                    check(session.exec("true", discard, null), "pooled");
-                  }
-                }
-              });
-
-      // the same commands as remote-exec steps through the runner, on the same pooled connection
-      ActionRunner runner = new ActionRunner(sshd.dir(), RemoteConnector.UNAVAILABLE);
-      ActionDispatched action = remoteExecAction(connection);
-      Stats steps =
-          measure(
-              rounds,
-              () -> {
-                for (int i = 0; i < commands; i++) {
-                  ActionResult result = runner.run(action, (s, st, l) -> {}, lease);
-                  if (!result.isSucceeded()) {
-                    throw new IllegalStateException("remote-exec step failed: " + result.error());
-                  }
-                }
-              });
-      lease.close();
-      pool.close();
-
-      // OpenSSH ControlMaster: the first ssh starts the master (timed on its own)
-      // a short directory: a Unix socket path may not exceed 107 bytes
-      Path controlDir = Files.createTempDirectory(Path.of("/tmp"), "cm");
-      Path control = controlDir.resolve("%C");
-      List<String> ssh =
-          List.of(
-              "ssh",
-              "-F",
-              "/dev/null",
-              "-i",
-              sshd.clientKeyFile().toString(),
-              "-p",
-              Integer.toString(sshd.port()),
-              "-o",
-              "BatchMode=yes",
-              "-o",
-              "StrictHostKeyChecking=no",
-              "-o",
-              "UserKnownHostsFile=/dev/null",
-              "-o",
-              "LogLevel=ERROR",
-              "-o",
-              "ControlMaster=auto",
-              "-o",
-              "ControlPath=" + control,
-              "-o",
-              "ControlPersist=60",
-              System.getProperty("user.name") + "@127.0.0.1");
-      long firstMaster = System.nanoTime();
-      runProcess(concat(ssh, "true"));
-      double firstMasterMs = (System.nanoTime() - firstMaster) / 1e6;
-      Stats master =
-          measure(
-              rounds,
-              () -> {
-                for (int i = 0; i < commands; i++) {
-                  runProcess(concat(ssh, "true"));
-                }
-              });
-      runProcess(concat(concat(ssh.subList(0, ssh.size() - 1), "-O"), "exit", ssh.getLast()));
-      Files.deleteIfExists(controlDir);
-
-      // cold: connect, authenticate, exec, close per command
-      Stats cold =
-          measure(
-              rounds,
-              () -> {
-                for (int i = 0; i < commands; i++) {
-                  try (RemoteSession session = sshj.connect(connection, n -> {})) {
-                    check(session.exec("true", discard, null), "cold");
-                  }
-                }
-              });
-
-      OUT.printf(
-          Locale.ROOT,
-          "%d sequential `true` commands to one loopback OpenSSH sshd; median and p90 of %d rounds"
-              + " after 1 warm-up round%n%n",
-          commands,
-          rounds);
-      OUT.println("| | median | p90 | per command (median) |");
-      OUT.println("|---|---|---|---|");
-      OUT.println(row("pooled sshj connection (RunConnectionPool)", pooled, commands));
-      OUT.println(row("OpenSSH ControlMaster (`ssh` per command)", master, commands));
-      OUT.println(row("cold sshj connection per command", cold, commands));
-      OUT.println(row("remote-exec steps through ActionRunner, pooled", steps, commands));
-      OUT.printf(
-          Locale.ROOT,
-          "%nfirst connection (not in the rounds): pool %.0f ms, ControlMaster %.0f ms%n",
-          firstPooledMs,
-          firstMasterMs);
-      OUT.printf(
-          Locale.ROOT,
-          "pooled / ControlMaster: %.2f× (target ≤ 1.0×); cold / pooled: %.1f×;"
-              + " remote-exec step / pooled command: %.1f×%n",
-          pooled.medianMs() / master.medianMs(),
-          cold.medianMs() / pooled.medianMs(),
-          steps.medianMs() / pooled.medianMs());
+      Pooled pooled = pooled(sshd, connection, sshj, commands, rounds);
+      Timed master = controlMaster(sshd, commands, rounds);
+      Stats cold = cold(connection, sshj, commands, rounds);
+      printSsh(commands, rounds, pooled, master, cold);
     }
+  }
+
+  /** Rounds of a variant whose first connection is made (and timed) before them. */
+  record Timed(Stats stats, double firstMs) {}
+
+  /** The pooled commands, and the same commands as remote-exec steps on that pool. */
+  record Pooled(Timed commands, Stats steps) {}
+
+  private static Pooled pooled(
+      OpenSshServer sshd,
+      SshConnection connection,
+      SshjRemoteConnector sshj,
+      int commands,
+      int rounds)
+      throws Exception {
+    RemoteSession.LineSink discard = (stream, line) -> {};
+    // pooled: the first connection is made (and timed) before the rounds
+    RunConnectionPool pool =
+        new RunConnectionPool(sshj, Duration.ofMinutes(10), Duration.ofMinutes(10), 10);
+    RunConnections lease = pool.open("bench", "run-1");
+    long firstPooled = System.nanoTime();
+    lease.connect(connection, n -> {}).close();
+    double firstPooledMs = (System.nanoTime() - firstPooled) / 1e6;
+    Stats pooled =
+        measure(
+            rounds,
+            () -> {
+              for (int i = 0; i < commands; i++) {
+                try (RemoteSession session = lease.connect(connection, n -> {})) {
+                  check(session.exec("true", discard, null), "pooled");
+                }
+              }
+            });
+
+    // the same commands as remote-exec steps through the runner, on the same pooled connection
+    ActionRunner runner = new ActionRunner(sshd.dir(), RemoteConnector.UNAVAILABLE);
+    ActionDispatched action = remoteExecAction(connection);
+    Stats steps =
+        measure(
+            rounds,
+            () -> {
+              for (int i = 0; i < commands; i++) {
+                ActionResult result = runner.run(action, (s, st, l) -> {}, lease);
+                if (!result.isSucceeded()) {
+                  throw new IllegalStateException("remote-exec step failed: " + result.error());
+                }
+              }
+            });
+    lease.close();
+    pool.close();
+    return new Pooled(new Timed(pooled, firstPooledMs), steps);
+  }
+
+  /** OpenSSH ControlMaster: the first ssh starts the master (timed on its own). */
+  private static Timed controlMaster(OpenSshServer sshd, int commands, int rounds)
+      throws Exception {
+    // a short directory: a Unix socket path may not exceed 107 bytes
+    Path controlDir = Files.createTempDirectory(Path.of("/tmp"), "cm");
+    Path control = controlDir.resolve("%C");
+    List<String> ssh =
+        List.of(
+            "ssh",
+            "-F",
+            "/dev/null",
+            "-i",
+            sshd.clientKeyFile().toString(),
+            "-p",
+            Integer.toString(sshd.port()),
+            "-o",
+            "BatchMode=yes",
+            "-o",
+            "StrictHostKeyChecking=no",
+            "-o",
+            "UserKnownHostsFile=/dev/null",
+            "-o",
+            "LogLevel=ERROR",
+            "-o",
+            "ControlMaster=auto",
+            "-o",
+            "ControlPath=" + control,
+            "-o",
+            "ControlPersist=60",
+            System.getProperty("user.name") + "@127.0.0.1");
+    long firstMaster = System.nanoTime();
+    runProcess(concat(ssh, "true"));
+    double firstMasterMs = (System.nanoTime() - firstMaster) / 1e6;
+    Stats master =
+        measure(
+            rounds,
+            () -> {
+              for (int i = 0; i < commands; i++) {
+                runProcess(concat(ssh, "true"));
+              }
+            });
+    runProcess(concat(concat(ssh.subList(0, ssh.size() - 1), "-O"), "exit", ssh.getLast()));
+    Files.deleteIfExists(controlDir);
+    return new Timed(master, firstMasterMs);
+  }
+
+  /** Cold: connect, authenticate, exec, close per command. */
+  private static Stats cold(
+      SshConnection connection, SshjRemoteConnector sshj, int commands, int rounds)
+      throws Exception {
+    RemoteSession.LineSink discard = (stream, line) -> {};
+    return measure(
+        rounds,
+        () -> {
+          for (int i = 0; i < commands; i++) {
+            try (RemoteSession session = sshj.connect(connection, n -> {})) {
+              check(session.exec("true", discard, null), "cold");
+            }
+          }
+        });
+  }
+
+  private static void printSsh(int commands, int rounds, Pooled p, Timed m, Stats cold) {
+    Stats pooled = p.commands().stats();
+    Stats master = m.stats();
+    OUT.printf(
+        Locale.ROOT,
+        "%d sequential `true` commands to one loopback OpenSSH sshd; median and p90 of %d rounds"
+            + " after 1 warm-up round%n%n",
+        commands,
+        rounds);
+    OUT.println("| | median | p90 | per command (median) |");
+    OUT.println("|---|---|---|---|");
+    OUT.println(row("pooled sshj connection (RunConnectionPool)", pooled, commands));
+    OUT.println(row("OpenSSH ControlMaster (`ssh` per command)", master, commands));
+    OUT.println(row("cold sshj connection per command", cold, commands));
+    OUT.println(row("remote-exec steps through ActionRunner, pooled", p.steps(), commands));
+    OUT.printf(
+        Locale.ROOT,
+        "%nfirst connection (not in the rounds): pool %.0f ms, ControlMaster %.0f ms%n",
+        p.commands().firstMs(),
+        m.firstMs());
+    OUT.printf(
+        Locale.ROOT,
+        "pooled / ControlMaster: %.2f× (target ≤ 1.0×); cold / pooled: %.1f×;"
+            + " remote-exec step / pooled command: %.1f×%n",
+        pooled.medianMs() / master.medianMs(),
+        cold.medianMs() / pooled.medianMs(),
+        p.steps().medianMs() / pooled.medianMs());
   }
 
   private static ActionDispatched remoteExecAction(SshConnection connection) {
@@ -337,53 +368,8 @@ public final class ExecutorBenchmark {
             1,
             List.of());
 
-    Stats ours =
-        measure(
-            rounds,
-            () -> {
-              Semaphore permits = new Semaphore(parallelism);
-              try (ExecutorService workers = Executors.newVirtualThreadPerTaskExecutor()) {
-                List<Future<ActionResult>> results = new ArrayList<>(steps);
-                for (int i = 0; i < steps; i++) {
-                  permits.acquire();
-                  results.add(
-                      workers.submit(
-                          () -> {
-                            try {
-                              return runner.run(action, (s, st, l) -> {});
-                            } finally {
-                              permits.release();
-                            }
-                          }));
-                }
-                for (Future<ActionResult> result : results) {
-                  if (!result.get().isSucceeded()) {
-                    throw new IllegalStateException("local-exec failed: " + result.get().error());
-                  }
-                }
-              }
-            });
-
-    Stats bare =
-        measure(
-            rounds,
-            () -> {
-              ExecutorService pool = Executors.newFixedThreadPool(parallelism);
-              try {
-                List<Future<Integer>> exits = new ArrayList<>(steps);
-                for (int i = 0; i < steps; i++) {
-                  exits.add(
-                      pool.submit(
-                          () -> new ProcessBuilder("/bin/sh", "-c", "true").start().waitFor()));
-                }
-                for (Future<Integer> exit : exits) {
-                  check(exit.get(), "bare ProcessBuilder");
-                }
-              } finally {
-                pool.shutdown();
-                pool.awaitTermination(1, TimeUnit.MINUTES);
-              }
-            });
+    Stats ours = actionRunnerRounds(runner, action, steps, parallelism, rounds);
+    Stats bare = bareProcessRounds(steps, parallelism, rounds);
 
     OUT.printf(
         Locale.ROOT,
@@ -401,5 +387,61 @@ public final class ExecutorBenchmark {
         "%nActionRunner / bare: %.2f× (target ≤ 1.25×)%n",
         ours.medianMs() / bare.medianMs());
     Files.deleteIfExists(dir);
+  }
+
+  /**
+   * The executor's way: a virtual thread per action, at most {@code parallelism} at once through a
+   * semaphore acquired before the action is handed over.
+   */
+  private static Stats actionRunnerRounds(
+      ActionRunner runner, ActionDispatched action, int steps, int parallelism, int rounds)
+      throws Exception {
+    return measure(
+        rounds,
+        () -> {
+          Semaphore permits = new Semaphore(parallelism);
+          try (ExecutorService workers = Executors.newVirtualThreadPerTaskExecutor()) {
+            List<Future<ActionResult>> results = new ArrayList<>(steps);
+            for (int i = 0; i < steps; i++) {
+              permits.acquire();
+              results.add(
+                  workers.submit(
+                      () -> {
+                        try {
+                          return runner.run(action, (s, st, l) -> {});
+                        } finally {
+                          permits.release();
+                        }
+                      }));
+            }
+            for (Future<ActionResult> result : results) {
+              if (!result.get().isSucceeded()) {
+                throw new IllegalStateException("local-exec failed: " + result.get().error());
+              }
+            }
+          }
+        });
+  }
+
+  /** The baseline: a pool of {@code parallelism} platform threads running {@code sh -c true}. */
+  private static Stats bareProcessRounds(int steps, int parallelism, int rounds) throws Exception {
+    return measure(
+        rounds,
+        () -> {
+          ExecutorService pool = Executors.newFixedThreadPool(parallelism);
+          try {
+            List<Future<Integer>> exits = new ArrayList<>(steps);
+            for (int i = 0; i < steps; i++) {
+              exits.add(
+                  pool.submit(() -> new ProcessBuilder("/bin/sh", "-c", "true").start().waitFor()));
+            }
+            for (Future<Integer> exit : exits) {
+              check(exit.get(), "bare ProcessBuilder");
+            }
+          } finally {
+            pool.shutdown();
+            pool.awaitTermination(1, TimeUnit.MINUTES);
+          }
+        });
   }
 }

@@ -25,7 +25,7 @@ final class JitCpu {
         for (Path task : tasks.toList()) {
           try {
             if (Files.readString(task.resolve("comm")).contains("CompilerThre")) {
-              sum += Long.parseLong(Files.readString(task.resolve("schedstat")).split(" ")[0]);
+              sum += Long.parseLong(Files.readString(task.resolve("schedstat")).split(" ", -1)[0]);
             }
           } catch (IOException | RuntimeException e) {
             // the thread ended meanwhile

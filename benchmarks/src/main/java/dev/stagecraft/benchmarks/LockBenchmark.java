@@ -100,72 +100,10 @@ public final class LockBenchmark {
           waitHealthy(http, "http://127.0.0.1:" + beforePort + "/health", services.get(1));
         }
         long[] pids = services.stream().mapToLong(Process::pid).toArray();
-        try (KeepAliveHttp client = new KeepAliveHttp(port);
-            KeepAliveHttp beforeClient = beforeJar == null ? null : new KeepAliveHttp(beforePort);
-            Connection c = DriverManager.getConnection(pg.jdbcUrl(), pg.user(), pg.password());
-            PreparedStatement lock = c.prepareStatement("SELECT pg_advisory_lock(42)");
-            PreparedStatement unlock = c.prepareStatement("SELECT pg_advisory_unlock(42)")) {
-          List<Cycle> lockCycles = new ArrayList<>();
-          lockCycles.add(lockCycle(client, "/internal/v1/tenants/bench/workspaces/ws/lock"));
-          if (beforeClient != null) {
-            lockCycles.add(
-                lockCycle(beforeClient, beforeRoute + "/tenants/bench/workspaces/ws/lock"));
-          }
-          Cycle raw =
-              () -> {
-                lock.executeQuery().close();
-                unlock.executeQuery().close();
-              };
-          Cycle httpOnly =
-              () -> {
-                for (int i = 0; i < 2; i++) {
-                  KeepAliveHttp.Reply h = client.send("GET", "/health", null);
-                  if (h.status() != 200) {
-                    throw new IllegalStateException("health failed: " + h.status() + h.body());
-                  }
-                }
-              };
-          long[] jit = new long[3]; // compiler CPU at start, after the warm-up, after measuring
-          jit[0] = JitCpu.compilerNanos(pids);
-          double[][] routes =
-              measureInterleaved(
-                  warmup,
-                  cycles,
-                  () -> jit[1] = JitCpu.compilerNanos(pids),
-                  lockCycles.toArray(Cycle[]::new));
-          jit[2] = JitCpu.compilerNanos(pids);
-          double[] raw1 = measure(raw, warmup, cycles);
-          double[] http1 = measure(httpOnly, warmup, cycles);
-          double[] service1 = routes[0];
-          StringBuilder table = new StringBuilder();
-          table.append(
-              String.format(
-                  Locale.ROOT,
-                  "lock+unlock, %d cycles after %d warm-up, one client (keep-alive HTTP/1.1)%n"
-                      + "| | p50 | p99 |%n|---|---|---|%n",
-                  cycles,
-                  warmup));
-          row(table, "lock-service (HTTP acquire + release)", service1);
-          row(table, "pg_advisory_lock + pg_advisory_unlock", raw1);
-          table.append(
-              String.format(
-                  Locale.ROOT,
-                  "| ratio | %.1fx | %.1fx |%n",
-                  pct(service1, 50) / pct(raw1, 50),
-                  pct(service1, 99) / pct(raw1, 99)));
-          if (beforeClient != null) {
-            row(table, "(before: " + beforeRoute + "/..., other process)", routes[1]);
-          }
-          row(table, "(HTTP alone: 2x GET /health, same connection)", http1);
-          table.append(
-              String.format(
-                  Locale.ROOT,
-                  "JIT compiler threads of the service processes: %.0f ms of CPU during the"
-                      + " warm-up, %.0f ms during the measured lock cycles%n",
-                  (jit[1] - jit[0]) / 1e6,
-                  (jit[2] - jit[1]) / 1e6));
-          System.out.print(table);
-        }
+        Results results =
+            measureAll(
+                cycles, warmup, pg, port, beforeJar == null ? null : beforePort, beforeRoute, pids);
+        System.out.print(table(cycles, warmup, beforeRoute, results));
       } finally {
         for (Process p : services) {
           p.destroy();
@@ -177,10 +115,118 @@ public final class LockBenchmark {
     }
   }
 
-  private static void row(StringBuilder table, String name, double[] samples) {
+  /** The p50 and p99 of one cycle's samples, in milliseconds. */
+  private record Percentiles(double p50, double p99) {
+    static Percentiles of(double[] sorted) {
+      return new Percentiles(pct(sorted, 50), pct(sorted, 99));
+    }
+  }
+
+  /**
+   * The percentiles of each cycle (before: null without a before build) and the CPU time of the JIT
+   * compiler threads during the warm-up and during the measured lock cycles, in milliseconds.
+   */
+  private record Results(
+      Percentiles service,
+      Percentiles before,
+      Percentiles raw,
+      Percentiles http,
+      double jitWarmUpMs,
+      double jitMeasuredMs) {}
+
+  /**
+   * Measures this build's lock cycle (interleaved with the before build's when {@code beforePort}
+   * is not null), the raw advisory lock cycle, and the HTTP round trips alone.
+   */
+  private static Results measureAll(
+      int cycles,
+      int warmup,
+      EmbeddedPostgresServer pg,
+      int port,
+      Integer beforePort,
+      String beforeRoute,
+      long[] pids)
+      throws Exception {
+    try (KeepAliveHttp client = new KeepAliveHttp(port);
+        KeepAliveHttp beforeClient = beforePort == null ? null : new KeepAliveHttp(beforePort);
+        Connection c = DriverManager.getConnection(pg.jdbcUrl(), pg.user(), pg.password());
+        PreparedStatement lock = c.prepareStatement("SELECT pg_advisory_lock(42)");
+        PreparedStatement unlock = c.prepareStatement("SELECT pg_advisory_unlock(42)")) {
+      List<Cycle> lockCycles = new ArrayList<>();
+      lockCycles.add(lockCycle(client, "/internal/v1/tenants/bench/workspaces/ws/lock"));
+      if (beforeClient != null) {
+        lockCycles.add(lockCycle(beforeClient, beforeRoute + "/tenants/bench/workspaces/ws/lock"));
+      }
+      Cycle raw =
+          () -> {
+            lock.executeQuery().close();
+            unlock.executeQuery().close();
+          };
+      Cycle httpOnly =
+          () -> {
+            for (int i = 0; i < 2; i++) {
+              KeepAliveHttp.Reply h = client.send("GET", "/health", null);
+              if (h.status() != 200) {
+                throw new IllegalStateException("health failed: " + h.status() + h.body());
+              }
+            }
+          };
+      long[] jit = new long[3]; // compiler CPU at start, after the warm-up, after measuring
+      jit[0] = JitCpu.compilerNanos(pids);
+      double[][] routes =
+          measureInterleaved(
+              warmup,
+              cycles,
+              () -> jit[1] = JitCpu.compilerNanos(pids),
+              lockCycles.toArray(Cycle[]::new));
+      jit[2] = JitCpu.compilerNanos(pids);
+      double[] raw1 = measure(raw, warmup, cycles);
+      double[] http1 = measure(httpOnly, warmup, cycles);
+      return new Results(
+          Percentiles.of(routes[0]),
+          beforeClient == null ? null : Percentiles.of(routes[1]),
+          Percentiles.of(raw1),
+          Percentiles.of(http1),
+          (jit[1] - jit[0]) / 1e6,
+          (jit[2] - jit[1]) / 1e6);
+    }
+  }
+
+  /** The table of docs/benchmarks.md. */
+  private static StringBuilder table(int cycles, int warmup, String beforeRoute, Results r) {
+    StringBuilder table = new StringBuilder();
     table.append(
         String.format(
-            Locale.ROOT, "| %s | %.2f ms | %.2f ms |%n", name, pct(samples, 50), pct(samples, 99)));
+            Locale.ROOT,
+            "lock+unlock, %d cycles after %d warm-up, one client (keep-alive HTTP/1.1)%n"
+                + "| | p50 | p99 |%n|---|---|---|%n",
+            cycles,
+            warmup));
+    row(table, "lock-service (HTTP acquire + release)", r.service());
+    row(table, "pg_advisory_lock + pg_advisory_unlock", r.raw());
+    table.append(
+        String.format(
+            Locale.ROOT,
+            "| ratio | %.1fx | %.1fx |%n",
+            r.service().p50() / r.raw().p50(),
+            r.service().p99() / r.raw().p99()));
+    if (r.before() != null) {
+      row(table, "(before: " + beforeRoute + "/..., other process)", r.before());
+    }
+    row(table, "(HTTP alone: 2x GET /health, same connection)", r.http());
+    table.append(
+        String.format(
+            Locale.ROOT,
+            "JIT compiler threads of the service processes: %.0f ms of CPU during the"
+                + " warm-up, %.0f ms during the measured lock cycles%n",
+            r.jitWarmUpMs(),
+            r.jitMeasuredMs()));
+    return table;
+  }
+
+  private static void row(StringBuilder table, String name, Percentiles p) {
+    table.append(
+        String.format(Locale.ROOT, "| %s | %.2f ms | %.2f ms |%n", name, p.p50(), p.p99()));
   }
 
   /** Acquire then release on {@code path}, each answer checked. */
@@ -249,7 +295,7 @@ public final class LockBenchmark {
             "no Content-Length in the answer to " + method + " " + path);
       }
       return new Reply(
-          Integer.parseInt(status.split(" ")[1]),
+          Integer.parseInt(status.split(" ", -1)[1]),
           new String(in.readNBytes(length), StandardCharsets.UTF_8));
     }
 

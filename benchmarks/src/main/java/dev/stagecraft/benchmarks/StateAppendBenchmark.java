@@ -49,20 +49,7 @@ final class StateAppendBenchmark {
         HikariDataSource ds =
             Databases.migrateAndPool(
                 pg.jdbcUrl(), pg.user(), pg.password(), "state", "classpath:db/migration")) {
-      try (Connection c = ds.getConnection()) {
-        Sql.update(
-            c,
-            "CREATE TABLE state.raw_events (tenant text NOT NULL, workspace text NOT NULL,"
-                + " sequence bigint NOT NULL, payload jsonb NOT NULL, created_at timestamptz"
-                + " NOT NULL, PRIMARY KEY (tenant, workspace, sequence))");
-        // the same row as a state event, every column, the same primary key; no other constraint
-        Sql.update(
-            c,
-            "CREATE TABLE state.raw_event_rows (tenant text NOT NULL, workspace text NOT NULL,"
-                + " sequence bigint NOT NULL, event_id text NOT NULL, run_id text, action_id text,"
-                + " actor text, type text NOT NULL, address text, payload jsonb NOT NULL,"
-                + " created_at timestamptz NOT NULL, PRIMARY KEY (tenant, workspace, sequence))");
-      }
+      createRawTables(ds);
       StateStore store = new StateStore(ds, Clock.systemUTC());
       String payload = samplePayload(store);
       OUT.printf(
@@ -75,88 +62,13 @@ final class StateAppendBenchmark {
               + " | vs raw insert (p50) | vs raw insert of the event's row (throughput)"
               + " | vs raw insert of the event's row (p50) |");
       OUT.println("|---|---|---|---|---|---|---|---|---|");
-      // warm up every path (JIT, pool, plan cache): at least 2,000 operations each
-      int warmUp = Math.max(appends / 4, 2_000);
-      interleaved(
-          warmUp,
-          i -> rawInsert(ds, "warm", payload, i),
-          i -> rawRowInsert(ds, "warm", payload, i),
-          i -> primitive(ds, "warm-primitive", payload, 0, i, false),
-          i -> primitive(ds, "warm-function", payload, 0, i, true),
-          i -> bareInsert(ds, "warm-bare", payload, 0, i),
-          records(store, "warm", 0, warmUp));
-
-      // every series takes its turn in every round (the order rotating), so that the machine's
-      // drift and the database's background work fall on all of them alike
-      double[][] empty =
-          interleaved(
-              appends,
-              i -> rawInsert(ds, "raw-empty", payload, i),
-              i -> rawRowInsert(ds, "raw-empty", payload, i),
-              i -> primitive(ds, "primitive", payload, 0, i, false),
-              i -> primitive(ds, "function", payload, 0, i, true),
-              i -> bareInsert(ds, "bare", payload, 0, i),
-              records(store, "empty", 0, appends));
-      double[] raw = empty[0];
-      double[] rawRow = empty[1];
+      warmUp(ds, store, payload, appends);
+      double[][] empty = emptyStore(ds, store, payload, appends);
       double[] primitive = empty[2];
       double[] recordEmpty = empty[5];
-      row("raw single-row insert (empty store)", raw, raw, rawRow);
-      row(
-          "raw single-row insert of the event's row: every column (empty store)",
-          rawRow,
-          raw,
-          rawRow);
-      row("(a) event append: the fast statement (empty store)", primitive, raw, rawRow);
-      row("(a, before) one `state.append_events` call (V7) (empty store)", empty[3], raw, rawRow);
-      row(
-          "(a, no check) the event row alone, `ON CONFLICT DO NOTHING` (empty store)",
-          empty[4],
-          raw,
-          rawRow);
-      row("(b) `StateStore.record` of an action outcome (empty store)", recordEmpty, raw, rawRow);
 
       long loaded = bulkLoad(ds, payload, fill);
-      // first append to a filled workspace: folds its history
-      records(store, "w0", 10_000, 1).run(0);
-      double[][] full =
-          interleaved(
-              appends,
-              i -> rawInsert(ds, "raw-full", payload, i),
-              i -> rawRowInsert(ds, "raw-full", payload, i),
-              i -> primitive(ds, "w1", payload, 1000, i, false),
-              i -> primitive(ds, "w2", payload, 1000, i, true),
-              i -> primitive(ds, "primitive-fresh", payload, 0, i, false),
-              i -> bareInsert(ds, "w3", payload, 1000, i),
-              records(store, "w0", 10_001, appends),
-              records(store, "fresh", 0, appends));
-      double[] rawFull = full[0];
-      double[] rawRowFull = full[1];
-      String stored = String.format(Locale.ROOT, "%,d stored", loaded);
-      row("raw single-row insert (" + stored + ")", rawFull, rawFull, rawRowFull);
-      row(
-          "raw single-row insert of the event's row: every column (" + stored + ")",
-          rawRowFull,
-          rawFull,
-          rawRowFull);
-      row("(a) event append, 1,000-event workspace (" + stored + ")", full[2], rawFull, rawRowFull);
-      row(
-          "(a, before) `state.append_events`, 1,000-event workspace (" + stored + ")",
-          full[3],
-          rawFull,
-          rawRowFull);
-      row("(a) event append, new workspace (" + stored + ")", full[4], rawFull, rawRowFull);
-      row(
-          "(a, no check) the event row alone, 1,000-event workspace (" + stored + ")",
-          full[5],
-          rawFull,
-          rawRowFull);
-      row(
-          "(b) `StateStore.record`, 1,000-event workspace (" + stored + ")",
-          full[6],
-          rawFull,
-          rawRowFull);
-      row("(b) `StateStore.record`, new workspace (" + stored + ")", full[7], rawFull, rawRowFull);
+      double[][] full = filledStore(ds, store, payload, appends, loaded);
       OUT.printf(
           Locale.ROOT,
           "at %d events / empty store, 1,000-event workspace: (a) p50 %.2fx p99 %.2fx;"
@@ -169,6 +81,127 @@ final class StateAppendBenchmark {
     } finally {
       StateBench.deleteTree(dir);
     }
+  }
+
+  /** The raw baselines' tables: the narrow raw row, and the event's whole row. */
+  private static void createRawTables(HikariDataSource ds) throws SQLException {
+    try (Connection c = ds.getConnection()) {
+      Sql.update(
+          c,
+          "CREATE TABLE state.raw_events (tenant text NOT NULL, workspace text NOT NULL,"
+              + " sequence bigint NOT NULL, payload jsonb NOT NULL, created_at timestamptz"
+              + " NOT NULL, PRIMARY KEY (tenant, workspace, sequence))");
+      // the same row as a state event, every column, the same primary key; no other constraint
+      Sql.update(
+          c,
+          "CREATE TABLE state.raw_event_rows (tenant text NOT NULL, workspace text NOT NULL,"
+              + " sequence bigint NOT NULL, event_id text NOT NULL, run_id text, action_id text,"
+              + " actor text, type text NOT NULL, address text, payload jsonb NOT NULL,"
+              + " created_at timestamptz NOT NULL, PRIMARY KEY (tenant, workspace, sequence))");
+    }
+  }
+
+  /** Warms up every path (JIT, pool, plan cache): at least 2,000 operations each. */
+  private static void warmUp(HikariDataSource ds, StateStore store, String payload, int appends)
+      throws SQLException {
+    int warmUp = Math.max(appends / 4, 2_000);
+    interleaved(
+        warmUp,
+        i -> rawInsert(ds, "warm", payload, i),
+        i -> rawRowInsert(ds, "warm", payload, i),
+        i -> primitive(ds, "warm-primitive", payload, 0, i, false),
+        i -> primitive(ds, "warm-function", payload, 0, i, true),
+        i -> bareInsert(ds, "warm-bare", payload, 0, i),
+        records(store, "warm", 0, warmUp));
+  }
+
+  /**
+   * The series on an empty store, and their rows.
+   *
+   * @return the samples: raw, raw row, (a), (a, before), (a, no check), (b)
+   */
+  private static double[][] emptyStore(
+      HikariDataSource ds, StateStore store, String payload, int appends) throws SQLException {
+    // every series takes its turn in every round (the order rotating), so that the machine's
+    // drift and the database's background work fall on all of them alike
+    double[][] empty =
+        interleaved(
+            appends,
+            i -> rawInsert(ds, "raw-empty", payload, i),
+            i -> rawRowInsert(ds, "raw-empty", payload, i),
+            i -> primitive(ds, "primitive", payload, 0, i, false),
+            i -> primitive(ds, "function", payload, 0, i, true),
+            i -> bareInsert(ds, "bare", payload, 0, i),
+            records(store, "empty", 0, appends));
+    double[] raw = empty[0];
+    double[] rawRow = empty[1];
+    row("raw single-row insert (empty store)", raw, raw, rawRow);
+    row(
+        "raw single-row insert of the event's row: every column (empty store)",
+        rawRow,
+        raw,
+        rawRow);
+    row("(a) event append: the fast statement (empty store)", empty[2], raw, rawRow);
+    row("(a, before) one `state.append_events` call (V7) (empty store)", empty[3], raw, rawRow);
+    row(
+        "(a, no check) the event row alone, `ON CONFLICT DO NOTHING` (empty store)",
+        empty[4],
+        raw,
+        rawRow);
+    row("(b) `StateStore.record` of an action outcome (empty store)", empty[5], raw, rawRow);
+    return empty;
+  }
+
+  /**
+   * The series on the bulk-loaded store, and their rows.
+   *
+   * @return the samples: raw, raw row, (a) 1,000-event workspace, (a, before), (a) new workspace,
+   *     (a, no check), (b) 1,000-event workspace, (b) new workspace
+   */
+  private static double[][] filledStore(
+      HikariDataSource ds, StateStore store, String payload, int appends, long loaded)
+      throws SQLException {
+    // first append to a filled workspace: folds its history
+    records(store, "w0", 10_000, 1).run(0);
+    double[][] full =
+        interleaved(
+            appends,
+            i -> rawInsert(ds, "raw-full", payload, i),
+            i -> rawRowInsert(ds, "raw-full", payload, i),
+            i -> primitive(ds, "w1", payload, 1000, i, false),
+            i -> primitive(ds, "w2", payload, 1000, i, true),
+            i -> primitive(ds, "primitive-fresh", payload, 0, i, false),
+            i -> bareInsert(ds, "w3", payload, 1000, i),
+            records(store, "w0", 10_001, appends),
+            records(store, "fresh", 0, appends));
+    double[] rawFull = full[0];
+    double[] rawRowFull = full[1];
+    String stored = String.format(Locale.ROOT, "%,d stored", loaded);
+    row("raw single-row insert (" + stored + ")", rawFull, rawFull, rawRowFull);
+    row(
+        "raw single-row insert of the event's row: every column (" + stored + ")",
+        rawRowFull,
+        rawFull,
+        rawRowFull);
+    row("(a) event append, 1,000-event workspace (" + stored + ")", full[2], rawFull, rawRowFull);
+    row(
+        "(a, before) `state.append_events`, 1,000-event workspace (" + stored + ")",
+        full[3],
+        rawFull,
+        rawRowFull);
+    row("(a) event append, new workspace (" + stored + ")", full[4], rawFull, rawRowFull);
+    row(
+        "(a, no check) the event row alone, 1,000-event workspace (" + stored + ")",
+        full[5],
+        rawFull,
+        rawRowFull);
+    row(
+        "(b) `StateStore.record`, 1,000-event workspace (" + stored + ")",
+        full[6],
+        rawFull,
+        rawRowFull);
+    row("(b) `StateStore.record`, new workspace (" + stored + ")", full[7], rawFull, rawRowFull);
+    return full;
   }
 
   /** The jsonb payload of a real instance write, as the store wrote it. */

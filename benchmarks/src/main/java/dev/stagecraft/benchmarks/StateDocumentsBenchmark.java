@@ -38,6 +38,7 @@ import java.util.Comparator;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * {@code StateBenchmark documents [MB...]} (default 1 10 100): whole-document push and read of
@@ -114,226 +115,354 @@ final class StateDocumentsBenchmark {
       StringBuilder clients = new StringBuilder();
       StringBuilder rounds = new StringBuilder();
       StringBuilder jits = new StringBuilder();
-      try (Connection c = ds.getConnection()) {
-        Sql.update(c, "CREATE TABLE public.raw_documents (id bigint PRIMARY KEY, body bytea)");
-        Sql.update(
-            c, "CREATE TABLE public.raw_documents_external (id bigint PRIMARY KEY, body bytea)");
-        Sql.update(
-            c, "ALTER TABLE public.raw_documents_external ALTER COLUMN body SET STORAGE EXTERNAL");
-      }
-      String stateUrl = stack.info().state();
+      createRawTables(ds);
       String auth =
           "Basic "
               + Base64.getEncoder()
                   .encodeToString(
                       ("bench:" + stack.credentials().orElseThrow().token())
                           .getBytes(StandardCharsets.UTF_8));
-      StateStore store = new StateStore(ds, Clock.systemUTC());
-      OUT.println(
-          "Document: "
-              + DOCUMENT_SHAPE
-              + " (-Dstagecraft.bench.document). Median (min–max) ms of the measured rounds;"
-              + " ratios: medians over the default-storage raw bytea median.");
-      OUT.println();
-      OUT.println(
-          "| size | rounds | raw write ms | raw write EXTERNAL ms | HTTP push ms | push / raw"
-              + " | push below HTTP ms | / raw | raw read ms | raw read EXTERNAL ms | HTTP GET ms"
-              + " | GET / raw | read below HTTP ms | / raw | push allocated / payload |");
-      OUT.println("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
-      long id = 0;
+      Bench bench =
+          new Bench(
+              ds,
+              client,
+              new StateStore(ds, Clock.systemUTC()),
+              stack.info().state(),
+              auth,
+              threads,
+              new AtomicLong());
+      printHeader();
       for (String spec : specs) {
-        String[] parts = spec.split(":");
-        int mb = Integer.parseInt(parts[0]);
-        // 1 MiB: 300 warm-up rounds, so the services' JIT has compiled the request path (with 20,
-        // as until 2026-11-22, the 1 MiB ratios were those of code still being compiled)
-        int warmUp =
-            parts.length > 1 ? Integer.parseInt(parts[1]) : mb <= 1 ? 300 : mb <= 10 ? 5 : 1;
-        int measured =
-            parts.length > 2 ? Integer.parseInt(parts[2]) : mb <= 1 ? 30 : mb <= 10 ? 9 : 3;
-        byte[] body = document(mb);
-        Path file = dir.resolve("document-" + mb + ".json");
-        Files.write(file, body);
-        String md5 =
-            Base64.getEncoder().encodeToString(MessageDigest.getInstance("MD5").digest(body));
-        double[][] ms = new double[11][measured];
-        double allocated = 0;
-        // the state service's JIT compilers: CPU at the start, after the warm-up, at the end
-        long statePid = stack.pid(StackService.STATE).orElse(-1);
-        long[] jit = {JitCpu.compilerNanos(statePid), 0, 0};
-        for (int r = 0; r < warmUp + measured; r++) {
-          int m = r - warmUp; // < 0: a warm-up round, not recorded
-          if (m == 0) {
-            jit[1] = JitCpu.compilerNanos(statePid);
-          }
-          double[] round = new double[11];
-          long key = ++id;
-          round[0] = rawWrite(ds, "public.raw_documents", key, body);
-          round[1] = rawWrite(ds, "public.raw_documents_external", key, body);
-
-          URL url =
-              URI.create(stateUrl + "/tf/v1/workspaces/http-" + mb + "-" + r + "/state").toURL();
-          long t = System.nanoTime();
-          int pushed = client.push(url.getPath(), auth, md5, file, body.length);
-          round[2] = (System.nanoTime() - t) / 1e6;
-          if (pushed != 200) {
-            throw new IllegalStateException("HTTP push: " + pushed);
-          }
-          URL urlConnectionUrl =
-              URI.create(stateUrl + "/tf/v1/workspaces/huc-" + mb + "-" + r + "/state").toURL();
-          t = System.nanoTime();
-          pushed = httpPush(urlConnectionUrl, auth, md5, file, body.length);
-          round[8] = (System.nanoTime() - t) / 1e6;
-          if (pushed != 200) {
-            throw new IllegalStateException("HTTP push (HttpURLConnection): " + pushed);
-          }
-
-          String workspace = "below-" + mb + "-" + r;
-          long allocatedBefore = threads.getCurrentThreadAllocatedBytes();
-          t = System.nanoTime();
-          var outcome = pushBelowHttp(store, workspace, body);
-          round[3] = (System.nanoTime() - t) / 1e6;
-          allocated =
-              (double) (threads.getCurrentThreadAllocatedBytes() - allocatedBefore) / body.length;
-          if (!outcome.accepted()) {
-            throw new IllegalStateException("push refused: " + outcome.error());
-          }
-
-          round[4] = rawRead(ds, "public.raw_documents", key, body.length);
-          round[5] = rawRead(ds, "public.raw_documents_external", key, body.length);
-
-          // the GET as Terraform's client makes it: the body into memory, the Content-MD5 header
-          // decoded and kept, no digest of the body (what the raw read measures: the bytes in the
-          // client's hands); checked after the clock stopped
-          t = System.nanoTime();
-          DocumentHttp.Got got = client.get(url.getPath(), auth);
-          round[6] = (System.nanoTime() - t) / 1e6;
-          if (!Arrays.equals(got.body(), body)
-              || !Arrays.equals(got.md5(), Base64.getDecoder().decode(md5))) {
-            throw new IllegalStateException("HTTP GET: other bytes or another Content-MD5");
-          }
-          // the same GET with the client computing the body's MD5 itself (not what Terraform does)
-          t = System.nanoTime();
-          String pulledMd5 = client.getMd5(url.getPath(), auth);
-          round[10] = (System.nanoTime() - t) / 1e6;
-          if (!pulledMd5.equals(md5)) {
-            throw new IllegalStateException("HTTP GET: other bytes, MD5 " + pulledMd5);
-          }
-          t = System.nanoTime();
-          pulledMd5 = httpGetMd5(urlConnectionUrl, auth);
-          round[9] = (System.nanoTime() - t) / 1e6;
-          if (!pulledMd5.equals(md5)) {
-            throw new IllegalStateException(
-                "HTTP GET (HttpURLConnection): other bytes, MD5 " + pulledMd5);
-          }
-
-          t = System.nanoTime();
-          var current = store.currentDocument(TENANT, workspace);
-          String readMd5 = md5(store.openDocument(TENANT, workspace, current.stored()));
-          round[7] = (System.nanoTime() - t) / 1e6;
-          if (!readMd5.equals(md5)) {
-            throw new IllegalStateException("read back other bytes below HTTP");
-          }
-          // the raw rows are not needed again: keep the database from growing by the baselines
-          try (Connection c = ds.getConnection()) {
-            Sql.update(c, "DELETE FROM public.raw_documents WHERE id = ?", key);
-            Sql.update(c, "DELETE FROM public.raw_documents_external WHERE id = ?", key);
-          }
-          if (m >= 0) {
-            for (int k = 0; k < round.length; k++) {
-              ms[k][m] = round[k];
-            }
-          }
-        }
-        Files.delete(file);
-        jit[2] = JitCpu.compilerNanos(statePid);
-        jits.append(
-            String.format(
-                Locale.ROOT,
-                "%d MiB: %.0f ms during the warm-up, %.0f ms during the measured rounds%n",
-                mb,
-                (jit[1] - jit[0]) / 1e6,
-                (jit[2] - jit[1]) / 1e6));
-        double rawWrite = median(ms[0]);
-        double rawRead = median(ms[4]);
-        OUT.printf(
-            Locale.ROOT,
-            "| %d MiB | %d + %d | %s | %s | %s | %.2fx | %s | %.2fx | %s | %s | %s | %.2fx | %s"
-                + " | %.2fx | %.2fx |%n",
-            mb,
-            warmUp,
-            measured,
-            spread(ms[0]),
-            spread(ms[1]),
-            spread(ms[2]),
-            median(ms[2]) / rawWrite,
-            spread(ms[3]),
-            median(ms[3]) / rawWrite,
-            spread(ms[4]),
-            spread(ms[5]),
-            spread(ms[6]),
-            median(ms[6]) / rawRead,
-            spread(ms[7]),
-            median(ms[7]) / rawRead,
-            allocated);
-        clients.append(
-            String.format(
-                Locale.ROOT,
-                "| %d MiB | %s | %.2fx | %s | %.2fx | %s | %.2fx | %s | %.2fx | %s | %.2fx |%n",
-                mb,
-                spread(ms[2]),
-                median(ms[2]) / rawWrite,
-                spread(ms[8]),
-                median(ms[8]) / rawWrite,
-                spread(ms[6]),
-                median(ms[6]) / rawRead,
-                spread(ms[10]),
-                median(ms[10]) / rawRead,
-                spread(ms[9]),
-                median(ms[9]) / rawRead));
-        rounds.append(
-            String.format(
-                Locale.ROOT,
-                "%n%d MiB, every measured round (ms, sorted): push keep-alive %s;"
-                    + " push HttpURLConnection %s; GET keep-alive %s; GET keep-alive, the client"
-                    + " digesting %s; GET HttpURLConnection (digesting) %s; raw write %s; raw read %s%n",
-                mb,
-                sorted(ms[2]),
-                sorted(ms[8]),
-                sorted(ms[6]),
-                sorted(ms[10]),
-                sorted(ms[9]),
-                sorted(ms[0]),
-                sorted(ms[4])));
+        Size size = measureSize(bench, stack.pid(StackService.STATE).orElse(-1), spec, dir);
+        printRow(size);
+        clients.append(clientsRow(size));
+        rounds.append(roundsLine(size));
+        jits.append(jitLine(size));
         // at 1 MiB the fixed cost of a push (transaction, statements, JIT) is a large part; the
         // varied document's parser garbage (a string per attribute value, none kept) exceeds it
-        if (mb >= 10 && allocated >= 2 && DOCUMENT_SHAPE.equals("repetitive")) {
+        if (size.mb >= 10 && size.allocated >= 2 && DOCUMENT_SHAPE.equals("repetitive")) {
           throw new IllegalStateException(
-              "the push allocated " + allocated + "x the payload on its thread (limit 2x)");
+              "the push allocated " + size.allocated + "x the payload on its thread (limit 2x)");
         }
       }
-      OUT.println();
-      OUT.println(
-          "The two HTTP clients, same rounds: keep-alive socket with TCP_NODELAY (the table"
-              + " above; as Terraform's client) and HttpURLConnection (before 2026-11-21 17:30).");
-      OUT.println();
-      OUT.println(
-          "| size | push keep-alive ms | / raw | push HttpURLConnection ms | / raw"
-              + " | GET keep-alive ms | / raw | GET keep-alive, the client digesting the body ms"
-              + " | / raw | GET HttpURLConnection, digesting ms | / raw |");
-      OUT.println("|---|---|---|---|---|---|---|---|---|---|---|");
-      OUT.print(clients);
-      OUT.print(rounds);
-      OUT.println();
-      OUT.println(
-          "The state service's JIT compiler threads, CPU time (well above zero during the"
-              + " measured rounds: the service was still being compiled while measured):");
-      OUT.print(jits);
+      printTrailer(clients, rounds, jits);
     } finally {
       stack.close();
       try (var paths = Files.walk(dir)) {
         paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
       }
     }
+  }
+
+  /**
+   * What every round uses: the database of the raw baselines and of the push below HTTP, the
+   * keep-alive client of the state service, its URL and credentials, and the keys of the raw rows.
+   */
+  private record Bench(
+      HikariDataSource ds,
+      DocumentHttp client,
+      StateStore store,
+      String stateUrl,
+      String auth,
+      ThreadMXBean threads,
+      AtomicLong ids) {}
+
+  /** One size's document: its bytes, the file they are pushed from, their MD5 (base64). */
+  private static final class Document {
+    final int mb;
+    final byte[] body;
+    final Path file;
+    final String md5;
+
+    Document(int mb, byte[] body, Path file, String md5) {
+      this.mb = mb;
+      this.body = body;
+      this.file = file;
+      this.md5 = md5;
+    }
+  }
+
+  /**
+   * One size's rounds: the milliseconds of each operation in the measured rounds (by the indexes of
+   * {@link #round}), the bytes the last push allocated per payload byte, and the state service's
+   * JIT compiler CPU at the start, after the warm-up and at the end.
+   */
+  private static final class Size {
+    final int mb;
+    final int warmUp;
+    final int measured;
+    final double[][] ms;
+    final double allocated;
+    final long[] jit;
+
+    Size(int mb, int warmUp, int measured, double[][] ms, double allocated, long[] jit) {
+      this.mb = mb;
+      this.warmUp = warmUp;
+      this.measured = measured;
+      this.ms = ms;
+      this.allocated = allocated;
+      this.jit = jit;
+    }
+  }
+
+  private static void createRawTables(HikariDataSource ds) throws SQLException {
+    try (Connection c = ds.getConnection()) {
+      Sql.update(c, "CREATE TABLE public.raw_documents (id bigint PRIMARY KEY, body bytea)");
+      Sql.update(
+          c, "CREATE TABLE public.raw_documents_external (id bigint PRIMARY KEY, body bytea)");
+      Sql.update(
+          c, "ALTER TABLE public.raw_documents_external ALTER COLUMN body SET STORAGE EXTERNAL");
+    }
+  }
+
+  private static void printHeader() {
+    OUT.println(
+        "Document: "
+            + DOCUMENT_SHAPE
+            + " (-Dstagecraft.bench.document). Median (min–max) ms of the measured rounds;"
+            + " ratios: medians over the default-storage raw bytea median.");
+    OUT.println();
+    OUT.println(
+        "| size | rounds | raw write ms | raw write EXTERNAL ms | HTTP push ms | push / raw"
+            + " | push below HTTP ms | / raw | raw read ms | raw read EXTERNAL ms | HTTP GET ms"
+            + " | GET / raw | read below HTTP ms | / raw | push allocated / payload |");
+    OUT.println("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+  }
+
+  /** The warm-up and measured rounds of one {@code MB[:WARMUP[:MEASURED]]}. */
+  private static Size measureSize(Bench b, long statePid, String spec, Path dir) throws Exception {
+    String[] parts = spec.split(":", -1);
+    int mb = Integer.parseInt(parts[0]);
+    // 1 MiB: 300 warm-up rounds, so the services' JIT has compiled the request path (with 20,
+    // as until 2026-11-22, the 1 MiB ratios were those of code still being compiled)
+    int warmUp = parts.length > 1 ? Integer.parseInt(parts[1]) : mb <= 1 ? 300 : mb <= 10 ? 5 : 1;
+    int measured = parts.length > 2 ? Integer.parseInt(parts[2]) : mb <= 1 ? 30 : mb <= 10 ? 9 : 3;
+    byte[] body = document(mb);
+    Path file = dir.resolve("document-" + mb + ".json");
+    Files.write(file, body);
+    String md5 = Base64.getEncoder().encodeToString(MessageDigest.getInstance("MD5").digest(body));
+    Document doc = new Document(mb, body, file, md5);
+    double[][] ms = new double[11][measured];
+    double allocated = 0;
+    // the state service's JIT compilers: CPU at the start, after the warm-up, at the end
+    long[] jit = {JitCpu.compilerNanos(statePid), 0, 0};
+    for (int r = 0; r < warmUp + measured; r++) {
+      int m = r - warmUp; // < 0: a warm-up round, not recorded
+      if (m == 0) {
+        jit[1] = JitCpu.compilerNanos(statePid);
+      }
+      double[] round = new double[11];
+      allocated = round(b, doc, r, round);
+      if (m >= 0) {
+        for (int k = 0; k < round.length; k++) {
+          ms[k][m] = round[k];
+        }
+      }
+    }
+    Files.delete(file);
+    jit[2] = JitCpu.compilerNanos(statePid);
+    return new Size(mb, warmUp, measured, ms, allocated, jit);
+  }
+
+  /**
+   * Round {@code r}: every operation once, its milliseconds into {@code round}: 0 raw write, 1 raw
+   * write EXTERNAL, 2 HTTP push (keep-alive), 3 push below HTTP, 4 raw read, 5 raw read EXTERNAL, 6
+   * HTTP GET (keep-alive), 7 read below HTTP, 8 HTTP push (HttpURLConnection), 9 HTTP GET
+   * (HttpURLConnection, digesting), 10 HTTP GET (keep-alive, the client digesting).
+   *
+   * @return the bytes the push below HTTP allocated on this thread, per payload byte
+   */
+  private static double round(Bench b, Document doc, int r, double[] round) throws Exception {
+    long key = b.ids().incrementAndGet();
+    round[0] = rawWrite(b.ds(), "public.raw_documents", key, doc.body);
+    round[1] = rawWrite(b.ds(), "public.raw_documents_external", key, doc.body);
+    URL url =
+        URI.create(b.stateUrl() + "/tf/v1/workspaces/http-" + doc.mb + "-" + r + "/state").toURL();
+    URL urlConnectionUrl =
+        URI.create(b.stateUrl() + "/tf/v1/workspaces/huc-" + doc.mb + "-" + r + "/state").toURL();
+    String workspace = "below-" + doc.mb + "-" + r;
+    double allocated = pushes(b, doc, url, urlConnectionUrl, workspace, round);
+
+    round[4] = rawRead(b.ds(), "public.raw_documents", key, doc.body.length);
+    round[5] = rawRead(b.ds(), "public.raw_documents_external", key, doc.body.length);
+    reads(b, doc, url, urlConnectionUrl, workspace, round);
+    // the raw rows are not needed again: keep the database from growing by the baselines
+    try (Connection c = b.ds().getConnection()) {
+      Sql.update(c, "DELETE FROM public.raw_documents WHERE id = ?", key);
+      Sql.update(c, "DELETE FROM public.raw_documents_external WHERE id = ?", key);
+    }
+    return allocated;
+  }
+
+  /**
+   * The pushes of a round: over HTTP with each client, then below HTTP.
+   *
+   * @return the bytes the push below HTTP allocated on this thread, per payload byte
+   */
+  private static double pushes(
+      Bench b, Document doc, URL url, URL urlConnectionUrl, String workspace, double[] round)
+      throws Exception {
+    byte[] body = doc.body;
+    long t = System.nanoTime();
+    int pushed = b.client().push(url.getPath(), b.auth(), doc.md5, doc.file, body.length);
+    round[2] = (System.nanoTime() - t) / 1e6;
+    if (pushed != 200) {
+      throw new IllegalStateException("HTTP push: " + pushed);
+    }
+    t = System.nanoTime();
+    pushed = httpPush(urlConnectionUrl, b.auth(), doc.md5, doc.file, body.length);
+    round[8] = (System.nanoTime() - t) / 1e6;
+    if (pushed != 200) {
+      throw new IllegalStateException("HTTP push (HttpURLConnection): " + pushed);
+    }
+
+    long allocatedBefore = b.threads().getCurrentThreadAllocatedBytes();
+    t = System.nanoTime();
+    var outcome = pushBelowHttp(b.store(), workspace, body);
+    round[3] = (System.nanoTime() - t) / 1e6;
+    double allocated =
+        (double) (b.threads().getCurrentThreadAllocatedBytes() - allocatedBefore) / body.length;
+    if (!outcome.accepted()) {
+      throw new IllegalStateException("push refused: " + outcome.error());
+    }
+    return allocated;
+  }
+
+  /** The reads of a round: over HTTP with each client, then below HTTP; each checked. */
+  private static void reads(
+      Bench b, Document doc, URL url, URL urlConnectionUrl, String workspace, double[] round)
+      throws Exception {
+    String md5 = doc.md5;
+    // the GET as Terraform's client makes it: the body into memory, the Content-MD5 header
+    // decoded and kept, no digest of the body (what the raw read measures: the bytes in the
+    // client's hands); checked after the clock stopped
+    long t = System.nanoTime();
+    DocumentHttp.Got got = b.client().get(url.getPath(), b.auth());
+    round[6] = (System.nanoTime() - t) / 1e6;
+    if (!Arrays.equals(got.body(), doc.body)
+        || !Arrays.equals(got.md5(), Base64.getDecoder().decode(md5))) {
+      throw new IllegalStateException("HTTP GET: other bytes or another Content-MD5");
+    }
+    // the same GET with the client computing the body's MD5 itself (not what Terraform does)
+    t = System.nanoTime();
+    String pulledMd5 = b.client().getMd5(url.getPath(), b.auth());
+    round[10] = (System.nanoTime() - t) / 1e6;
+    if (!pulledMd5.equals(md5)) {
+      throw new IllegalStateException("HTTP GET: other bytes, MD5 " + pulledMd5);
+    }
+    t = System.nanoTime();
+    pulledMd5 = httpGetMd5(urlConnectionUrl, b.auth());
+    round[9] = (System.nanoTime() - t) / 1e6;
+    if (!pulledMd5.equals(md5)) {
+      throw new IllegalStateException(
+          "HTTP GET (HttpURLConnection): other bytes, MD5 " + pulledMd5);
+    }
+
+    t = System.nanoTime();
+    var current = b.store().currentDocument(TENANT, workspace);
+    String readMd5 = md5(b.store().openDocument(TENANT, workspace, current.stored()));
+    round[7] = (System.nanoTime() - t) / 1e6;
+    if (!readMd5.equals(md5)) {
+      throw new IllegalStateException("read back other bytes below HTTP");
+    }
+  }
+
+  /** The size's row of the main table. */
+  private static void printRow(Size s) {
+    double[][] ms = s.ms;
+    double rawWrite = median(ms[0]);
+    double rawRead = median(ms[4]);
+    OUT.printf(
+        Locale.ROOT,
+        "| %d MiB | %d + %d | %s | %s | %s | %.2fx | %s | %.2fx | %s | %s | %s | %.2fx | %s"
+            + " | %.2fx | %.2fx |%n",
+        s.mb,
+        s.warmUp,
+        s.measured,
+        spread(ms[0]),
+        spread(ms[1]),
+        spread(ms[2]),
+        median(ms[2]) / rawWrite,
+        spread(ms[3]),
+        median(ms[3]) / rawWrite,
+        spread(ms[4]),
+        spread(ms[5]),
+        spread(ms[6]),
+        median(ms[6]) / rawRead,
+        spread(ms[7]),
+        median(ms[7]) / rawRead,
+        s.allocated);
+  }
+
+  /** The size's row of the table of the two HTTP clients. */
+  private static String clientsRow(Size s) {
+    double[][] ms = s.ms;
+    double rawWrite = median(ms[0]);
+    double rawRead = median(ms[4]);
+    return String.format(
+        Locale.ROOT,
+        "| %d MiB | %s | %.2fx | %s | %.2fx | %s | %.2fx | %s | %.2fx | %s | %.2fx |%n",
+        s.mb,
+        spread(ms[2]),
+        median(ms[2]) / rawWrite,
+        spread(ms[8]),
+        median(ms[8]) / rawWrite,
+        spread(ms[6]),
+        median(ms[6]) / rawRead,
+        spread(ms[10]),
+        median(ms[10]) / rawRead,
+        spread(ms[9]),
+        median(ms[9]) / rawRead);
+  }
+
+  /** Every measured round's times of the size, sorted. */
+  private static String roundsLine(Size s) {
+    double[][] ms = s.ms;
+    return String.format(
+        Locale.ROOT,
+        "%n%d MiB, every measured round (ms, sorted): push keep-alive %s;"
+            + " push HttpURLConnection %s; GET keep-alive %s; GET keep-alive, the client"
+            + " digesting %s; GET HttpURLConnection (digesting) %s; raw write %s; raw read %s%n",
+        s.mb,
+        sorted(ms[2]),
+        sorted(ms[8]),
+        sorted(ms[6]),
+        sorted(ms[10]),
+        sorted(ms[9]),
+        sorted(ms[0]),
+        sorted(ms[4]));
+  }
+
+  private static String jitLine(Size s) {
+    long[] jit = s.jit;
+    return String.format(
+        Locale.ROOT,
+        "%d MiB: %.0f ms during the warm-up, %.0f ms during the measured rounds%n",
+        s.mb,
+        (jit[1] - jit[0]) / 1e6,
+        (jit[2] - jit[1]) / 1e6);
+  }
+
+  /** After the main table: the two clients' table, every round's times, the JIT's CPU. */
+  private static void printTrailer(
+      StringBuilder clients, StringBuilder rounds, StringBuilder jits) {
+    OUT.println();
+    OUT.println(
+        "The two HTTP clients, same rounds: keep-alive socket with TCP_NODELAY (the table"
+            + " above; as Terraform's client) and HttpURLConnection (before 2026-11-21 17:30).");
+    OUT.println();
+    OUT.println(
+        "| size | push keep-alive ms | / raw | push HttpURLConnection ms | / raw"
+            + " | GET keep-alive ms | / raw | GET keep-alive, the client digesting the body ms"
+            + " | / raw | GET HttpURLConnection, digesting ms | / raw |");
+    OUT.println("|---|---|---|---|---|---|---|---|---|---|---|");
+    OUT.print(clients);
+    OUT.print(rounds);
+    OUT.println();
+    OUT.println(
+        "The state service's JIT compiler threads, CPU time (well above zero during the"
+            + " measured rounds: the service was still being compiled while measured):");
+    OUT.print(jits);
   }
 
   /**

@@ -38,17 +38,17 @@ public final class Fixtures {
 
   public static StepExecution ran(String run, String step, String host, long at) {
     return new StepExecution(
-        host, "tok-" + run + "-" + step, run, step.split("#")[0], step, false, t(at));
+        host, "tok-" + run + "-" + step, run, step.split("#", -1)[0], step, false, t(at));
   }
 
   public static StepExecution ranRetryable(String run, String step, String host, long at) {
     return new StepExecution(
-        host, "tok-" + run + "-" + step, run, step.split("#")[0], step, true, t(at));
+        host, "tok-" + run + "-" + step, run, step.split("#", -1)[0], step, true, t(at));
   }
 
   public static StepReport reported(
       String run, String step, String action, String outcome, boolean tainted, long at) {
-    return new StepReport(run, step.split("#")[0], step, action, outcome, tainted, t(at));
+    return new StepReport(run, step.split("#", -1)[0], step, action, outcome, tainted, t(at));
   }
 
   public static StateEntry write(String ws, long seq, long serial, long token, long at) {

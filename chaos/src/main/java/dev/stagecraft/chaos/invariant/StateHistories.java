@@ -53,82 +53,22 @@ public final class StateHistories implements Invariant {
     StateEntry newestToken = null;
     for (StateEntry entry : entries) {
       if (previous != null && entry.sequence() != previous.sequence() + 1) {
-        String what =
-            entry.sequence() == previous.sequence()
-                ? "sequence " + entry.sequence() + " appears twice"
-                : "sequences "
-                    + (previous.sequence() + 1)
-                    + ".."
-                    + (entry.sequence() - 1)
-                    + " are missing (between "
-                    + previous.sequence()
-                    + " and "
-                    + entry.sequence()
-                    + ")";
-        found.add(
-            new Violation(
-                ViolationKind.STATE_SEQUENCE_GAP,
-                "state history of " + ws + ": " + what,
-                List.of(ws, "sequence " + entry.sequence()),
-                List.of(previous, entry)));
+        found.add(sequenceGap(ws, previous, entry));
       }
       if (entry.kind() == StateEntry.Kind.WRITE) {
         if (previousWrite != null && entry.serial() <= previousWrite.serial()) {
-          found.add(
-              new Violation(
-                  ViolationKind.STATE_SERIAL_NOT_INCREASING,
-                  "state history of "
-                      + ws
-                      + ": the write at sequence "
-                      + entry.sequence()
-                      + " has serial "
-                      + entry.serial()
-                      + ", not above serial "
-                      + previousWrite.serial()
-                      + " of the write at sequence "
-                      + previousWrite.sequence(),
-                  List.of(ws, "sequence " + entry.sequence()),
-                  List.of(previousWrite, entry)));
+          found.add(serialNotIncreasing(ws, previousWrite, entry));
         }
         if (firstWrite != null
             && firstWrite.lineage() != null
             && entry.lineage() != null
             && !firstWrite.lineage().equals(entry.lineage())) {
-          found.add(
-              new Violation(
-                  ViolationKind.STATE_LINEAGE_CHANGED,
-                  "state history of "
-                      + ws
-                      + ": the write at sequence "
-                      + entry.sequence()
-                      + " has lineage "
-                      + entry.lineage()
-                      + ", not "
-                      + firstWrite.lineage()
-                      + " as from sequence "
-                      + firstWrite.sequence(),
-                  List.of(ws, "sequence " + entry.sequence()),
-                  List.of(firstWrite, entry)));
+          found.add(lineageChanged(ws, firstWrite, entry));
         }
         if (newestToken != null
             && entry.fencingToken() != null
             && entry.fencingToken() < newestToken.fencingToken()) {
-          found.add(
-              new Violation(
-                  ViolationKind.STATE_WRITE_STALE_TOKEN,
-                  "state history of "
-                      + ws
-                      + ": the write at sequence "
-                      + entry.sequence()
-                      + (entry.runId() == null ? "" : " by run " + entry.runId())
-                      + " used fencing token "
-                      + entry.fencingToken()
-                      + " after token "
-                      + newestToken.fencingToken()
-                      + " was seen at sequence "
-                      + newestToken.sequence(),
-                  List.of(ws, "sequence " + entry.sequence()),
-                  List.of(newestToken, entry)));
+          found.add(staleToken(ws, newestToken, entry));
         }
         if (firstWrite == null) {
           firstWrite = entry;
@@ -141,5 +81,79 @@ public final class StateHistories implements Invariant {
       }
       previous = entry;
     }
+  }
+
+  /** {@code entry} does not follow {@code previous} by one: a repeat or missing sequences. */
+  private static Violation sequenceGap(String ws, StateEntry previous, StateEntry entry) {
+    String what =
+        entry.sequence() == previous.sequence()
+            ? "sequence " + entry.sequence() + " appears twice"
+            : "sequences "
+                + (previous.sequence() + 1)
+                + ".."
+                + (entry.sequence() - 1)
+                + " are missing (between "
+                + previous.sequence()
+                + " and "
+                + entry.sequence()
+                + ")";
+    return new Violation(
+        ViolationKind.STATE_SEQUENCE_GAP,
+        "state history of " + ws + ": " + what,
+        List.of(ws, "sequence " + entry.sequence()),
+        List.of(previous, entry));
+  }
+
+  private static Violation serialNotIncreasing(
+      String ws, StateEntry previousWrite, StateEntry entry) {
+    return new Violation(
+        ViolationKind.STATE_SERIAL_NOT_INCREASING,
+        "state history of "
+            + ws
+            + ": the write at sequence "
+            + entry.sequence()
+            + " has serial "
+            + entry.serial()
+            + ", not above serial "
+            + previousWrite.serial()
+            + " of the write at sequence "
+            + previousWrite.sequence(),
+        List.of(ws, "sequence " + entry.sequence()),
+        List.of(previousWrite, entry));
+  }
+
+  private static Violation lineageChanged(String ws, StateEntry firstWrite, StateEntry entry) {
+    return new Violation(
+        ViolationKind.STATE_LINEAGE_CHANGED,
+        "state history of "
+            + ws
+            + ": the write at sequence "
+            + entry.sequence()
+            + " has lineage "
+            + entry.lineage()
+            + ", not "
+            + firstWrite.lineage()
+            + " as from sequence "
+            + firstWrite.sequence(),
+        List.of(ws, "sequence " + entry.sequence()),
+        List.of(firstWrite, entry));
+  }
+
+  private static Violation staleToken(String ws, StateEntry newestToken, StateEntry entry) {
+    return new Violation(
+        ViolationKind.STATE_WRITE_STALE_TOKEN,
+        "state history of "
+            + ws
+            + ": the write at sequence "
+            + entry.sequence()
+            + (entry.runId() == null ? "" : " by run " + entry.runId())
+            + " used fencing token "
+            + entry.fencingToken()
+            + " after token "
+            + newestToken.fencingToken()
+            + " was seen at sequence "
+            + newestToken.sequence(),
+        List.of(ws, "sequence " + entry.sequence()),
+        List.of(newestToken, entry));
   }
 }

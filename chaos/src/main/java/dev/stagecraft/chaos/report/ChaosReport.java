@@ -39,6 +39,20 @@ public final class ChaosReport {
     List<Violation> sorted = violations.stream().sorted(Violation.ORDER).toList();
     StringBuilder out = new StringBuilder();
     out.append("# ").append(title).append("\n\n");
+    summary(out, history, sorted, sourceProblems);
+    countsSections(out, history);
+    recovery(out, history);
+    violationsByKind(out, sorted);
+    violations(out, sorted);
+    if (!sourceProblems.isEmpty()) {
+      out.append("\n## Source problems\n\n");
+      sourceProblems.forEach(p -> out.append("- ").append(p).append('\n'));
+    }
+    return out.toString();
+  }
+
+  private static void summary(
+      StringBuilder out, History history, List<Violation> sorted, List<String> sourceProblems) {
     long steps = history.stepExecutions().stream().map(StepExecution::step).distinct().count();
     table(
         out,
@@ -50,7 +64,10 @@ public final class ChaosReport {
             List.of("faults", String.valueOf(history.faults().size())),
             List.of("violations", String.valueOf(sorted.size())),
             List.of("source problems", String.valueOf(sourceProblems.size()))));
+  }
 
+  /** Runs by status, then faults by kind. */
+  private static void countsSections(StringBuilder out, History history) {
     out.append("\n## Runs by status\n\n");
     Map<String, Long> byStatus =
         history.runs().stream()
@@ -62,7 +79,9 @@ public final class ChaosReport {
         history.faults().stream()
             .collect(Collectors.groupingBy(Fault::kind, TreeMap::new, Collectors.counting()));
     table(out, List.of("kind", "faults"), rows(faults));
+  }
 
+  private static void recovery(StringBuilder out, History history) {
     out.append("\n## Recovery after faults\n\n");
     out.append(
         "Runs in flight at a fault (in a status that is not an end state when it began): the time"
@@ -72,7 +91,10 @@ public final class ChaosReport {
         out,
         List.of("kind", "faults", "runs in flight", "p50", "p99", "max", "ended errored"),
         RecoveryTimes.cells(RecoveryTimes.measure(history)));
+  }
 
+  /** Every kind, zeros included, so that a clean report shows what was checked. */
+  private static void violationsByKind(StringBuilder out, List<Violation> sorted) {
     out.append("\n## Violations by kind\n\n");
     Map<ViolationKind, Long> byKind = new EnumMap<>(ViolationKind.class);
     for (ViolationKind kind : ViolationKind.values()) {
@@ -91,7 +113,10 @@ public final class ChaosReport {
                         String.valueOf(e.getValue()),
                         e.getKey().meaning()))
             .toList());
+  }
 
+  /** Each violation, numbered, with its ids and evidence. */
+  private static void violations(StringBuilder out, List<Violation> sorted) {
     out.append("\n## Violations\n");
     if (sorted.isEmpty()) {
       out.append("\nNone.\n");
@@ -113,11 +138,6 @@ public final class ChaosReport {
         out.append("- `").append(r).append("`\n");
       }
     }
-    if (!sourceProblems.isEmpty()) {
-      out.append("\n## Source problems\n\n");
-      sourceProblems.forEach(p -> out.append("- ").append(p).append('\n'));
-    }
-    return out.toString();
   }
 
   private static List<List<String>> rows(Map<String, Long> counts) {

@@ -75,7 +75,14 @@ final class ExtraInstance implements SoakInstance {
     builder.environment().putAll(env);
     Process started = builder.start();
     process = started;
-    started.onExit().thenRun(() -> exited(started));
+    started
+        .onExit()
+        .thenRun(() -> exited(started))
+        .exceptionally(
+            e -> {
+              System.err.println("soak: watching " + name + "'s exit failed: " + e);
+              return null;
+            });
     awaitHealthy(started);
   }
 
@@ -111,6 +118,7 @@ final class ExtraInstance implements SoakInstance {
     }
   }
 
+  @SuppressWarnings("ReferenceEquality") // identity: only the process started last counts
   private void exited(Process p) {
     synchronized (this) {
       if (closed || p != process) {

@@ -102,7 +102,7 @@ public record SoakOptions(
     if (value.equals("none")) {
       return kinds;
     }
-    for (String k : value.split(",")) {
+    for (String k : value.split(",", -1)) {
       kinds.add(FaultKind.named(k.strip()));
     }
     return kinds;

@@ -61,7 +61,7 @@ public final class DoorLog {
         continue;
       }
       String where = name + ":" + (i + 1) + ": ";
-      String[] p = line.split("\\s+");
+      String[] p = line.split("\\s+", -1);
       Instant at;
       try {
         at = Instant.parse(p[0]);

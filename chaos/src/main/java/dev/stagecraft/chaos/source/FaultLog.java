@@ -41,7 +41,7 @@ public final class FaultLog {
         continue;
       }
       String where = name + ":" + (i + 1) + ": ";
-      String[] parts = line.split("\\s+");
+      String[] parts = line.split("\\s+", -1);
       if (parts.length < 3 || parts.length > 4) {
         problems.add(
             where + "expected \"<at> <kind> <target> [<clearedAt>]\", found \"" + line + "\"");

@@ -43,7 +43,7 @@ public final class JournalFile {
         continue;
       }
       String where = name + ":" + (i + 1) + ": ";
-      String[] parts = line.split("\\s+");
+      String[] parts = line.split("\\s+", -1);
       if (parts.length != 2) {
         problems.add(where + "expected \"<instant> <token>\", found \"" + line + "\"");
         continue;

@@ -49,7 +49,7 @@ public record TokenManifest(Map<String, Step> steps) {
         continue;
       }
       String where = name + ":" + (i + 1) + ": ";
-      String[] p = line.split("\\s+");
+      String[] p = line.split("\\s+", -1);
       if (p.length != 5 || !(p[4].equals("retryable") || p[4].equals("once"))) {
         throw new IllegalArgumentException(
             where

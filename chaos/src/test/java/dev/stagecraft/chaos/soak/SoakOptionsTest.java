@@ -53,6 +53,11 @@ class SoakOptionsTest {
         .hasMessage(
             "unknown fault kind \"reboot\"; known: kill, stop, postgres-restart, kafka-restart,"
                 + " sever, black-hole");
+    // a trailing comma is an empty kind, as a leading one is
+    assertThatThrownBy(() -> SoakOptions.parse(new String[] {"--faults", "kill,"}, REPO))
+        .hasMessageStartingWith("unknown fault kind \"\"; known: kill,");
+    assertThatThrownBy(() -> SoakOptions.parse(new String[] {"--faults", ",kill"}, REPO))
+        .hasMessageStartingWith("unknown fault kind \"\"; known: kill,");
     assertThatThrownBy(() -> SoakOptions.parse(new String[] {"--workers", "0"}, REPO))
         .hasMessage("--workers expects a count of 1 or more, found 0");
     assertThatThrownBy(() -> SoakOptions.parse(new String[] {"--speed", "9"}, REPO))

@@ -192,9 +192,10 @@ final class GitFetcher implements AutoCloseable {
       tree.setRecursive(true);
       while (tree.next()) {
         String path = tree.getPathString();
-        FileMode mode = tree.getFileMode(0);
+        int mode = tree.getRawMode(0);
+        boolean executable = FileMode.EXECUTABLE_FILE.equals(mode);
         boolean hidden = ("/" + path).contains("/.");
-        if (hidden || (mode != FileMode.REGULAR_FILE && mode != FileMode.EXECUTABLE_FILE)) {
+        if (hidden || !(executable || FileMode.REGULAR_FILE.equals(mode))) {
           continue; // not sent: hidden files, symbolic links, submodules
         }
         ObjectLoader blob = repo.open(tree.getObjectId(0));
@@ -215,7 +216,7 @@ final class GitFetcher implements AutoCloseable {
             OutputStream out = Files.newOutputStream(target)) {
           in.transferTo(out);
         }
-        if (mode == FileMode.EXECUTABLE_FILE) {
+        if (executable) {
           target.toFile().setExecutable(true);
         }
       }

@@ -8,8 +8,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Base64;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 import org.eclipse.jgit.transport.URIish;
 
 /** Says what went wrong with a fetch over ssh, and how to fix it, in the user's terms. */
@@ -57,7 +60,8 @@ final class GitSshErrors {
             : "tried: " + String.join(", ", found))
         + ", and any IdentityFile its config names for the host; keys with a passphrase and"
         + " ssh-agent are not used). Add the public key (e.g. "
-        + dir.resolve(found.isEmpty() ? "id_ed25519.pub" : found.getLast().split(" ")[0] + ".pub")
+        + dir.resolve(
+            found.isEmpty() ? "id_ed25519.pub" : found.getLast().split(" ", -1)[0] + ".pub")
         + ") to the server's authorized keys or the repository's deploy keys, check the user in"
         + " the URL, or name the key with IdentityFile in "
         + dir.resolve("config")
@@ -93,13 +97,11 @@ final class GitSshErrors {
   }
 
   private static boolean authentication(Throwable e) {
-    for (Throwable t = e; t != null; t = t.getCause()) {
+    Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
+    for (Throwable t = e; t != null && seen.add(t); t = t.getCause()) {
       String m = t.getMessage() == null ? "" : t.getMessage().toLowerCase(Locale.ROOT);
       if (m.contains("authentication") || m.contains("cannot log in") || m.contains("auth fail")) {
         return true;
-      }
-      if (t.getCause() == t) {
-        break;
       }
     }
     return false;

@@ -37,7 +37,7 @@ final class SecretFingerprint {
    * @throws IllegalArgumentException when {@code fingerprint} is not one this class writes
    */
   static boolean matches(String fingerprint, String value) {
-    String[] parts = fingerprint.split("\\$");
+    String[] parts = fingerprint.split("\\$", -1);
     if (parts.length != 4 || !PREFIX.equals(parts[0])) {
       throw new IllegalArgumentException("not a " + PREFIX + " fingerprint");
     }

@@ -175,7 +175,10 @@ final class DevStackLauncher {
     if (path == null) {
       path = "/usr/bin:/bin";
     }
-    for (String dir : path.split(File.pathSeparator)) {
+    for (String dir : path.split(File.pathSeparator, -1)) {
+      if (dir.isEmpty()) {
+        continue; // not the JVM's working directory
+      }
       Path candidate = Path.of(dir, program);
       if (Files.isExecutable(candidate)) {
         return Optional.of(candidate);

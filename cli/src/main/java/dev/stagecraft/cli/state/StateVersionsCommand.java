@@ -51,8 +51,37 @@ public final class StateVersionsCommand implements Command {
     this.mode = mode;
   }
 
+  /** The parsed arguments: {@code -force}, {@code -lock-id}, the workspace and the positionals. */
+  private record Arguments(
+      boolean force, String lockId, String workspace, List<String> positional) {}
+
   @Override
   public int run(CliContext ctx, List<String> args) throws Exception {
+    Arguments parsed = parse(args);
+    StackLocator.ServerTarget target = StackLocator.locate(ctx);
+    ApiClient api = new ApiClient(target.address().toString(), target.token());
+    String base = api.api("state") + "/workspaces/" + encode(parsed.workspace());
+    try {
+      List<String> positional = parsed.positional();
+      switch (mode) {
+        case VERSIONS -> printVersions(ctx, api.get(base + "/state/versions"));
+        case DIFF ->
+            printDiff(
+                ctx,
+                api.get(
+                    base + "/state/diff?from=" + positional.get(0) + "&to=" + positional.get(1)));
+        case ROLLBACK -> rollback(ctx, api, base, parsed);
+        case PUSH -> push(ctx, api, base, parsed);
+      }
+    } catch (ApiClient.ApiException e) {
+      printApiError(ctx, e);
+      return 1;
+    }
+    return 0;
+  }
+
+  /** The options this mode takes, then the workspace and as many positionals as it needs. */
+  private Arguments parse(List<String> args) {
     boolean force = false;
     String lockId = null;
     List<String> rest = new ArrayList<>();
@@ -61,8 +90,6 @@ public final class StateVersionsCommand implements Command {
         force = true;
       } else if ((mode == Mode.PUSH || mode == Mode.ROLLBACK) && a.startsWith("-lock-id=")) {
         lockId = a.substring("-lock-id=".length());
-      } else if (a.equals("-")) {
-        rest.add(a);
       } else {
         rest.add(a);
       }
@@ -85,78 +112,66 @@ public final class StateVersionsCommand implements Command {
         }
       }
     }
-    StackLocator.ServerTarget target = StackLocator.locate(ctx);
-    ApiClient api = new ApiClient(target.address().toString(), target.token());
-    String base = api.api("state") + "/workspaces/" + encode(parsed.workspace());
-    try {
-      switch (mode) {
-        case VERSIONS -> printVersions(ctx, api.get(base + "/state/versions"));
-        case DIFF ->
-            printDiff(
-                ctx,
-                api.get(
-                    base + "/state/diff?from=" + positional.get(0) + "&to=" + positional.get(1)));
-        case ROLLBACK -> {
-          long serial = Long.parseLong(positional.get(0));
-          JsonNode result =
-              underLock(
-                  api,
-                  base,
-                  lockId,
-                  "stagecraft-rollback",
-                  id -> api.post(base + "/state/rollback", Map.of("serial", serial, "lockId", id)));
-          ctx.out()
-              .println(
-                  "Rolled back to version "
-                      + serial
-                      + ": the state is now serial "
-                      + result.path("serial").asLong()
-                      + ".");
-        }
-        case PUSH -> {
-          String file = positional.get(0);
-          byte[] document =
-              file.equals("-")
-                  ? ctx.in()
-                      .lines()
-                      .reduce("", (a, b) -> a + b + "\n")
-                      .getBytes(StandardCharsets.UTF_8)
-                  : Files.readAllBytes(ctx.workingDir().resolve(Path.of(file)));
-          boolean forced = force;
-          JsonNode result =
-              underLock(
-                  api,
-                  base,
-                  lockId,
-                  "stagecraft-state-push",
-                  id ->
-                      api.postDocument(
-                          base + "/state?lockId=" + encode(id) + (forced ? "&force=true" : ""),
-                          document));
-          ctx.out()
-              .println("Pushed: the state is now serial " + result.path("serial").asLong() + ".");
-        }
+    return new Arguments(force, lockId, parsed.workspace(), positional);
+  }
+
+  private static void rollback(CliContext ctx, ApiClient api, String base, Arguments parsed)
+      throws Exception {
+    long serial = Long.parseLong(parsed.positional().get(0));
+    JsonNode result =
+        underLock(
+            api,
+            base,
+            parsed.lockId(),
+            "stagecraft-rollback",
+            id -> api.post(base + "/state/rollback", Map.of("serial", serial, "lockId", id)));
+    ctx.out()
+        .println(
+            "Rolled back to version "
+                + serial
+                + ": the state is now serial "
+                + result.path("serial").asLong()
+                + ".");
+  }
+
+  private static void push(CliContext ctx, ApiClient api, String base, Arguments parsed)
+      throws Exception {
+    String file = parsed.positional().get(0);
+    byte[] document =
+        file.equals("-")
+            ? ctx.in().lines().reduce("", (a, b) -> a + b + "\n").getBytes(StandardCharsets.UTF_8)
+            : Files.readAllBytes(ctx.workingDir().resolve(Path.of(file)));
+    JsonNode result =
+        underLock(
+            api,
+            base,
+            parsed.lockId(),
+            "stagecraft-state-push",
+            id ->
+                api.postDocument(
+                    base + "/state?lockId=" + encode(id) + (parsed.force() ? "&force=true" : ""),
+                    document));
+    ctx.out().println("Pushed: the state is now serial " + result.path("serial").asLong() + ".");
+  }
+
+  /** The server's problem, its diagnostics, and the holder when the workspace is locked. */
+  private static void printApiError(CliContext ctx, ApiClient.ApiException e) {
+    ctx.err().println(ErrorLine.of(e.getMessage()));
+    if (e.body() != null && e.body().has("diagnostics")) {
+      for (JsonNode d : e.body().get("diagnostics")) {
+        ctx.err().println("  " + d.asText());
       }
-    } catch (ApiClient.ApiException e) {
-      ctx.err().println(ErrorLine.of(e.getMessage()));
-      if (e.body() != null && e.body().has("diagnostics")) {
-        for (JsonNode d : e.body().get("diagnostics")) {
-          ctx.err().println("  " + d.asText());
-        }
-      }
-      if (e.status() == 423 && e.body() != null && e.body().has("ID")) {
-        ctx.err()
-            .println(
-                "Error: the workspace is locked. Lock Info: ID "
-                    + e.body().path("ID").asText()
-                    + ", who "
-                    + e.body().path("Who").asText()
-                    + ", operation "
-                    + e.body().path("Operation").asText());
-      }
-      return 1;
     }
-    return 0;
+    if (e.status() == 423 && e.body() != null && e.body().has("ID")) {
+      ctx.err()
+          .println(
+              "Error: the workspace is locked. Lock Info: ID "
+                  + e.body().path("ID").asText()
+                  + ", who "
+                  + e.body().path("Who").asText()
+                  + ", operation "
+                  + e.body().path("Operation").asText());
+    }
   }
 
   /** A request made under the workspace lock. */

@@ -6,7 +6,8 @@ import java.util.List;
 
 /**
  * The arguments of the state commands: {@code -workspace=NAME} (or {@code -workspace NAME}, default
- * {@code default}) and positional addresses; any other option is a usage error.
+ * {@code default}) and positional addresses; any other option is a usage error ({@code -} alone is
+ * a positional: standard input, for {@code state push -}).
  */
 record WorkspaceArgs(String workspace, List<String> positional) {
 
@@ -19,7 +20,7 @@ record WorkspaceArgs(String workspace, List<String> positional) {
         workspace = a.substring("-workspace=".length());
       } else if (a.equals("-workspace") && i + 1 < args.size()) {
         workspace = args.get(++i);
-      } else if (a.startsWith("-")) {
+      } else if (a.startsWith("-") && !a.equals("-")) {
         throw new UsageException("unknown option " + a);
       } else {
         positional.add(a);

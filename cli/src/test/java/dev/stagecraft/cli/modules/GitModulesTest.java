@@ -101,6 +101,28 @@ class GitModulesTest {
   }
 
   @Test
+  void regularAndExecutableFilesAreWrittenSymlinksAndHiddenFilesAreNot() throws Exception {
+    Path work = git.getRepository().getWorkTree().toPath().resolve("modules/app");
+    Files.writeString(work.resolve("run.sh"), "#!/bin/sh\ntrue\n");
+    assertThat(work.resolve("run.sh").toFile().setExecutable(true)).isTrue();
+    Files.createSymbolicLink(work.resolve("link.tf"), Path.of("main.tf"));
+    Files.writeString(work.resolve(".hidden.tf"), app("hidden"));
+    GitDaemon.commit(git, "modules/app/README", "files of every mode\n");
+    String source = source("main");
+
+    prepare(source, false);
+
+    Path dir = config.resolve(GitSource.parse(source).directory());
+    assertThat(dir.resolve("main.tf")).hasContent(app("two"));
+    assertThat(Files.isExecutable(dir.resolve("main.tf"))).as("a regular file").isFalse();
+    assertThat(dir.resolve("run.sh")).hasContent("#!/bin/sh\ntrue\n");
+    assertThat(Files.isExecutable(dir.resolve("run.sh"))).as("an executable file").isTrue();
+    assertThat(dir.resolve("README")).exists();
+    assertThat(dir.resolve("link.tf")).as("a symbolic link is not sent").doesNotExist();
+    assertThat(dir.resolve(".hidden.tf")).as("a hidden file is not sent").doesNotExist();
+  }
+
+  @Test
   void aBranchPinIsReusedWhenTheBranchMovesUntilUpgrade() throws Exception {
     String source = source("main");
     prepare(source, false);

@@ -37,4 +37,14 @@ class SecretFingerprintTest {
           .isInstanceOf(IllegalArgumentException.class);
     }
   }
+
+  @Test
+  void aFingerprintWithAFifthEmptyPartIsRefused() {
+    String fingerprint = SecretFingerprint.of("v");
+
+    assertThatThrownBy(() -> SecretFingerprint.matches(fingerprint + "$", "v"))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> SecretFingerprint.matches(fingerprint + "$$", "v"))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
 }
