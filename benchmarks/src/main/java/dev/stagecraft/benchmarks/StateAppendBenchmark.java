@@ -256,32 +256,31 @@ final class StateAppendBenchmark {
   static void primitive(
       HikariDataSource ds, String workspace, String payload, long head, int i, boolean viaFunction)
       throws SQLException {
-    String status;
+    EventAppend.Answer answer;
     if (viaFunction) {
-      status = functionCall(ds, workspace, payload, head + i, i);
+      answer = functionCall(ds, workspace, payload, head + i, i);
     } else {
       try (Connection c = ds.getConnection()) {
-        status =
+        answer =
             EventAppend.appendOne(
-                    c,
-                    TENANT,
-                    workspace,
-                    head + i,
-                    i == 0 ? 0 : 1,
-                    1,
-                    workspace + "-event-" + i,
-                    "run-" + workspace,
-                    "act-" + i,
-                    "executor:exec-1",
-                    "instance_updated",
-                    "stateful_provisioning.app",
-                    payload,
-                    Instant.now())
-                .status();
+                c,
+                TENANT,
+                workspace,
+                head + i,
+                i == 0 ? 0 : 1,
+                1,
+                workspace + "-event-" + i,
+                "run-" + workspace,
+                "act-" + i,
+                "executor:exec-1",
+                "instance_updated",
+                "stateful_provisioning.app",
+                payload,
+                Instant.now());
       }
     }
-    if (!"appended".equals(status)) {
-      throw new IllegalStateException("append answered " + status);
+    if (!(answer instanceof EventAppend.Answer.Appended)) {
+      throw new IllegalStateException("append answered " + answer);
     }
   }
 
@@ -309,12 +308,12 @@ final class StateAppendBenchmark {
   }
 
   /** One autocommit call of {@code state.append_events} (V7) appending one event. */
-  private static String functionCall(
+  private static EventAppend.Answer functionCall(
       HikariDataSource ds, String workspace, String payload, long head, int i) throws SQLException {
     try (Connection c = ds.getConnection();
         PreparedStatement ps =
             c.prepareStatement(
-                "SELECT status FROM state.append_events(?, ?, ?, 1, true, ARRAY[?], ?, ?, ?,"
+                "SELECT status, head, newest, previous FROM state.append_events(?, ?, ?, 1, true, ARRAY[?], ?, ?, ?,"
                     + " ARRAY['instance_updated'], ARRAY[?], ARRAY[?::jsonb], NULL, NULL, NULL,"
                     + " NULL, NULL, NULL, NULL, NULL, ?)")) {
       ps.setString(1, TENANT);
@@ -329,7 +328,7 @@ final class StateAppendBenchmark {
       ps.setTimestamp(10, Timestamp.from(Instant.now()));
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();
-        return rs.getString(1);
+        return EventAppend.Answer.read(rs);
       }
     }
   }

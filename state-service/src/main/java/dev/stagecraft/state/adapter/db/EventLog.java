@@ -72,16 +72,26 @@ final class EventLog {
     /** Another writer appended since the head decided on: fold again, decide again. */
     record Moved() implements Answer {}
 
-    /** The answer {@code state.append_events} gave as its status and columns. */
-    static Answer of(
-        String status, long newest, String previous, EventEnvelope envelope, Folded after) {
-      return switch (status) {
-        case "appended" -> new Appended(envelope, after);
-        case "duplicate" ->
-            new Duplicate(EventCodec.decode(previous.getBytes(StandardCharsets.UTF_8)));
-        case "stale" -> new Stale(newest);
-        case "moved" -> new Moved();
-        default -> throw new IllegalStateException("state.append_events answered " + status);
+    /**
+     * The function's answer ({@link EventAppend.Answer}, read from its row in one place) for the
+     * append of {@code batch}.
+     */
+    static Answer of(EventAppend.Answer answer, Batch batch) {
+      return switch (answer) {
+        case EventAppend.Answer.Appended appended ->
+            // an advance with no event of its own appended fencing_advanced (V14): a head further
+            // on, the same state; the newest token answered is the newest at that head
+            new Appended(
+                batch.envelope(),
+                new Folded(
+                    batch.ids().length == 0 ? appended.head() : batch.after().sequence(),
+                    batch.after().state(),
+                    batch.after().snapshotSequence(),
+                    appended.newest()));
+        case EventAppend.Answer.Duplicate duplicate ->
+            new Duplicate(EventCodec.decode(duplicate.previous().getBytes(StandardCharsets.UTF_8)));
+        case EventAppend.Answer.Stale stale -> new Stale(stale.newest());
+        case EventAppend.Answer.Moved moved -> new Moved();
       };
     }
   }
@@ -297,20 +307,7 @@ final class EventLog {
       ps.setTimestamp(++p, now);
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();
-        String status = rs.getString(1);
-        long newest = rs.getLong(3);
-        Folded after = batch.after();
-        if ("appended".equals(status)) {
-          // an advance with no event of its own appended fencing_advanced (V14): a head further on,
-          // the same state; the newest token answered is the newest at that head
-          after =
-              new Folded(
-                  batch.ids().length == 0 ? rs.getLong(2) : after.sequence(),
-                  after.state(),
-                  after.snapshotSequence(),
-                  newest);
-        }
-        return Answer.of(status, newest, rs.getString(4), batch.envelope(), after);
+        return Answer.of(EventAppend.Answer.read(rs), batch);
       }
     }
   }
