@@ -16,7 +16,9 @@ import dev.stagecraft.schemas.envelope.EventEnvelope;
 import dev.stagecraft.servicekit.db.Databases;
 import dev.stagecraft.servicekit.db.Sql;
 import dev.stagecraft.state.adapter.db.EventAppend;
+import dev.stagecraft.state.adapter.db.StateHistoryFactory;
 import dev.stagecraft.state.adapter.db.StateStore;
+import dev.stagecraft.state.application.ActionResults;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -171,9 +173,14 @@ final class StateAppendBenchmark {
     }
   }
 
+  /** Recording action results through {@code store}, as the service does, trusting them. */
+  private static ActionResults results(StateStore store) {
+    return StateHistoryFactory.over(store, StateStore.OutcomeGate.TRUSTED).results();
+  }
+
   /** The jsonb payload of a real instance write, as the store wrote it. */
   private static String samplePayload(StateStore store) throws SQLException {
-    store.record(finished("sample", 0, "create"), decode(finished("sample", 0, "create")));
+    results(store).record(finished("sample", 0, "create"), decode(finished("sample", 0, "create")));
     return store.history(TENANT, "sample").stream()
         .filter(e -> e.type().equals("instance_created"))
         .findFirst()
@@ -334,10 +341,10 @@ final class StateAppendBenchmark {
   }
 
   /**
-   * A series of {@link StateStore#record} calls of {@code workspace}'s action results {@code from},
-   * {@code from + 1}, ... (its first a create, then updates): the {@code i}-th operation records
-   * result {@code from + i}. The executor's envelopes are built and decoded beforehand, so only the
-   * store's work is timed.
+   * A series of {@code ActionResults.record} calls of {@code workspace}'s action results {@code
+   * from}, {@code from + 1}, ... (its first a create, then updates): the {@code i}-th operation
+   * records result {@code from + i}. The executor's envelopes are built and decoded beforehand, so
+   * only the store's work is timed.
    */
   private static Op records(StateStore store, String workspace, int from, int n) {
     EventEnvelope[] envelopes = new EventEnvelope[n];
@@ -347,7 +354,8 @@ final class StateAppendBenchmark {
       envelopes[i] = finished(workspace, index, index == 0 ? "create" : "update");
       decoded[i] = decode(envelopes[i]);
     }
-    return i -> store.record(envelopes[i], decoded[i]);
+    ActionResults results = results(store);
+    return i -> results.record(envelopes[i], decoded[i]);
   }
 
   /**

@@ -28,7 +28,7 @@ import java.time.Instant;
  *   <li><b>gapless sequence</b>: the expected head is one the store gave (events are never deleted,
  *       so the event at it exists); the primary key refuses a second writer of the same sequence
  *       (it waits for the first to end);
- *   <li><b>idempotency</b>: the unique event id (per tenant) and, for {@link StateStore#record},
+ *   <li><b>idempotency</b>: the unique event id (per tenant) and, for {@code ActionResults.record},
  *       the outcome row's keys (envelope id; run and action) refuse a second write.
  * </ul>
  *
@@ -138,7 +138,7 @@ public final class EventAppend {
   /**
    * Appends one event to a workspace's stream after {@code expectedHead}, with its tenant, checked
    * against {@code fencingToken} and idempotent by {@code eventId}: the store's append primitive
-   * (the event-store part of {@link StateStore#record}), without a version row or outcome. One
+   * (the event-store part of {@code ActionResults.record}), without a version row or outcome. One
    * round trip in the common case (see the class comment), two when the fallback has to answer.
    *
    * @param expectedHead a head the store gave: read from it, or a previous answer's

@@ -8,6 +8,7 @@ import dev.stagecraft.schemas.EventCodec;
 import dev.stagecraft.schemas.action.ActionFinished;
 import dev.stagecraft.schemas.envelope.EventEnvelope;
 import dev.stagecraft.schemas.state.StateRecorded;
+import dev.stagecraft.state.application.ActionResults;
 import dev.stagecraft.state.history.WorkspaceState;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -32,9 +33,9 @@ import org.junit.jupiter.api.TestInstance;
 /**
  * The one-round-trip append ({@code state.append_events}, V7; ADR 0021) against a real PostgreSQL:
  * its guarantees called directly (sequence after the head read under the workspace lock, "moved"
- * for a stale head, fencing, idempotency by event id and by action), and {@link StateStore#record}
- * built on it under concurrency (several store instances, each with its own cache, writing one
- * workspace at once).
+ * for a stale head, fencing, idempotency by event id and by action), and {@code
+ * ActionResults.record} built on it under concurrency (several store instances, each with its own
+ * cache, writing one workspace at once).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class StateAppendTest {
@@ -118,15 +119,15 @@ class StateAppendTest {
   void aResultIsRecordedOnceByEnvelopeIdAndByActionWithTheFirstAnswer() throws Exception {
     StateStore store = newStore();
     EventEnvelope source = finished("once", "run-1", "act-1", 1, "create");
-    StateStore.Recorded first = store.record(source, data(source));
+    ActionResults.Recorded first = Histories.results(store).record(source, data(source));
     EventEnvelope sameAction = finished("once", "run-1", "act-1", 1, "create"); // new envelope id
 
-    StateStore.Recorded byId = newStore().record(source, data(source));
-    StateStore.Recorded byAction = store.record(sameAction, data(sameAction));
+    ActionResults.Recorded byId = Histories.results(newStore()).record(source, data(source));
+    ActionResults.Recorded byAction = Histories.results(store).record(sameAction, data(sameAction));
 
     assertThat(byId.duplicate()).isTrue();
     assertThat(byAction.duplicate()).isTrue();
-    for (StateStore.Recorded again : List.of(byId, byAction)) {
+    for (ActionResults.Recorded again : List.of(byId, byAction)) {
       assertThat(again.envelope().id()).isEqualTo(first.envelope().id());
       assertThat(again.envelope().time()).isEqualTo(first.envelope().time());
       assertThat(EventCodec.data(again.envelope(), StateRecorded.class))
@@ -140,13 +141,15 @@ class StateAppendTest {
     StateStore store = newStore();
     record(store, "fast-once", "run-1", "act-1", 1); // first result: lineage + instance (V7)
     EventEnvelope second = finished("fast-once", "run-1", "act-2", 1, "create");
-    StateStore.Recorded first = store.record(second, data(second)); // one event: fast statement
+    ActionResults.Recorded first =
+        Histories.results(store).record(second, data(second)); // one event: fast statement
 
     EventEnvelope sameAction = finished("fast-once", "run-1", "act-2", 1, "create");
-    StateStore.Recorded byId = store.record(second, data(second));
-    StateStore.Recorded byAction = newStore().record(sameAction, data(sameAction));
+    ActionResults.Recorded byId = Histories.results(store).record(second, data(second));
+    ActionResults.Recorded byAction =
+        Histories.results(newStore()).record(sameAction, data(sameAction));
 
-    for (StateStore.Recorded again : List.of(byId, byAction)) {
+    for (ActionResults.Recorded again : List.of(byId, byAction)) {
       assertThat(again.duplicate()).isTrue();
       assertThat(again.envelope().id()).isEqualTo(first.envelope().id());
       assertThat(EventCodec.data(again.envelope(), StateRecorded.class))
@@ -291,7 +294,8 @@ class StateAppendTest {
     StateStore store = newStore();
     record(store, "quiet-record", "run-1", "act-1", 1); // lineage + instance (the function)
     EventEnvelope second = finished("quiet-record", "run-1", "act-2", 1, "create");
-    StateStore.Recorded first = store.record(second, data(second)); // the fast statement
+    ActionResults.Recorded first =
+        Histories.results(store).record(second, data(second)); // the fast statement
 
     try (Connection c = dataSource.getConnection()) {
       assertThat(fastStatement(c, "quiet", "q2", 1)).isEqualTo(2);
@@ -329,7 +333,7 @@ class StateAppendTest {
         .isEqualTo(new EventAppend.Answer.Duplicate(2, 4, null));
     assertThat(appendOne("quiet", "q3", 1, 4, 4)).isEqualTo(new EventAppend.Answer.Moved(2, 4));
     assertThat(sequences("quiet")).containsExactly(1L, 2L);
-    StateStore.Recorded again = newStore().record(second, data(second));
+    ActionResults.Recorded again = Histories.results(newStore()).record(second, data(second));
     assertThat(again.duplicate()).isTrue();
     assertThat(again.envelope().id()).isEqualTo(first.envelope().id());
     assertThat(sequences("quiet-record")).containsExactly(1L, 2L, 3L);
@@ -517,12 +521,13 @@ class StateAppendTest {
       Future<?> forced =
           pool.submit(
               () -> {
-                store.recordForceUnlock(
-                    TENANT,
-                    "locked",
-                    new dev.stagecraft.state.history.StateEvent.LockForceUnlocked(
-                        "lock-1", "holder", 1, "stuck"),
-                    "admin");
+                Histories.changes(store)
+                    .recordForceUnlock(
+                        TENANT,
+                        "locked",
+                        new dev.stagecraft.state.history.StateEvent.LockForceUnlocked(
+                            "lock-1", "holder", 1, "stuck"),
+                        "admin");
                 return null;
               });
       awaitWaitingOnALock("INSERT INTO state.state_events");
@@ -765,7 +770,7 @@ class StateAppendTest {
       StateStore store, String workspace, String runId, String actionId, long token)
       throws SQLException {
     EventEnvelope source = finished(workspace, runId, actionId, token, "create");
-    StateStore.Recorded recorded = store.record(source, data(source));
+    ActionResults.Recorded recorded = Histories.results(store).record(source, data(source));
     assertThat(recorded.duplicate()).isFalse();
     return EventCodec.data(recorded.envelope(), StateRecorded.class);
   }
