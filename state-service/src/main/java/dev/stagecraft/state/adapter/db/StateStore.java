@@ -152,9 +152,9 @@ public final class StateStore {
   public Optional<Long> advanceFencing(String tenant, String workspace, long token)
       throws SQLException {
     try (Connection c = dataSource.getConnection()) {
-      long[] advanced =
+      FencingLedger.Advance advance =
           FencingLedger.advanceFencing(c, tenant, workspace, token, null, clock.instant());
-      return advanced[0] == 1 ? Optional.empty() : Optional.of(advanced[1]);
+      return advance.advanced() ? Optional.empty() : Optional.of(advance.newest());
     }
   }
 

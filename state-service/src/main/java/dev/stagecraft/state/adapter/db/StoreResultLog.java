@@ -53,8 +53,8 @@ final class StoreResultLog implements ResultLog {
     @Override
     public WorkspaceState state() throws SQLException {
       if (current == null) {
-        long[] head = FencingLedger.headAndNewestToken(c, tenant, workspace);
-        current = folds.fold(c, tenant, workspace, head[0]).knowing(head[1]);
+        FencingLedger.HeadAndNewest head = FencingLedger.headAndNewestToken(c, tenant, workspace);
+        current = folds.fold(c, tenant, workspace, head.head()).knowing(head.newest());
       }
       return current.state();
     }
