@@ -107,7 +107,7 @@ public final class StateChanges {
   public void recordForceUnlock(
       String tenant, String workspace, StateEvent.LockForceUnlocked event, String actor)
       throws SQLException {
-    // the newest token seen is passed as the writer's: never stale, advances nothing
+    // no token of its own: nothing decides on it, and it never advances the newest
     locked.decideAndAppend(
         new LockedChanges.Writer(tenant, workspace, Long.MIN_VALUE, "force-unlock-", null, actor),
         (state, newest) -> new LockedChanges.Decided<>(event, List.<StateEvent>of(event)));
