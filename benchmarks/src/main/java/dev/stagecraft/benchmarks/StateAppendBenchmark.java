@@ -16,7 +16,9 @@ import dev.stagecraft.schemas.envelope.EventEnvelope;
 import dev.stagecraft.servicekit.db.Databases;
 import dev.stagecraft.servicekit.db.Sql;
 import dev.stagecraft.state.adapter.db.EventAppend;
+import dev.stagecraft.state.adapter.db.StateHistoryFactory;
 import dev.stagecraft.state.adapter.db.StateStore;
+import dev.stagecraft.state.application.ActionResults;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -204,9 +206,14 @@ final class StateAppendBenchmark {
     return full;
   }
 
+  /** Recording action results through {@code store}, as the service does, trusting them. */
+  private static ActionResults results(StateStore store) {
+    return StateHistoryFactory.over(store, StateStore.OutcomeGate.TRUSTED).results();
+  }
+
   /** The jsonb payload of a real instance write, as the store wrote it. */
   private static String samplePayload(StateStore store) throws SQLException {
-    store.record(finished("sample", 0, "create"), decode(finished("sample", 0, "create")));
+    results(store).record(finished("sample", 0, "create"), decode(finished("sample", 0, "create")));
     return store.history(TENANT, "sample").stream()
         .filter(e -> e.type().equals("instance_created"))
         .findFirst()
@@ -289,32 +296,31 @@ final class StateAppendBenchmark {
   static void primitive(
       HikariDataSource ds, String workspace, String payload, long head, int i, boolean viaFunction)
       throws SQLException {
-    String status;
+    EventAppend.Answer answer;
     if (viaFunction) {
-      status = functionCall(ds, workspace, payload, head + i, i);
+      answer = functionCall(ds, workspace, payload, head + i, i);
     } else {
       try (Connection c = ds.getConnection()) {
-        status =
+        answer =
             EventAppend.appendOne(
-                    c,
-                    TENANT,
-                    workspace,
-                    head + i,
-                    i == 0 ? 0 : 1,
-                    1,
-                    workspace + "-event-" + i,
-                    "run-" + workspace,
-                    "act-" + i,
-                    "executor:exec-1",
-                    "instance_updated",
-                    "stateful_provisioning.app",
-                    payload,
-                    Instant.now())
-                .status();
+                c,
+                TENANT,
+                workspace,
+                head + i,
+                i == 0 ? 0 : 1,
+                1,
+                workspace + "-event-" + i,
+                "run-" + workspace,
+                "act-" + i,
+                "executor:exec-1",
+                "instance_updated",
+                "stateful_provisioning.app",
+                payload,
+                Instant.now());
       }
     }
-    if (!"appended".equals(status)) {
-      throw new IllegalStateException("append answered " + status);
+    if (!(answer instanceof EventAppend.Answer.Appended)) {
+      throw new IllegalStateException("append answered " + answer);
     }
   }
 
@@ -342,12 +348,12 @@ final class StateAppendBenchmark {
   }
 
   /** One autocommit call of {@code state.append_events} (V7) appending one event. */
-  private static String functionCall(
+  private static EventAppend.Answer functionCall(
       HikariDataSource ds, String workspace, String payload, long head, int i) throws SQLException {
     try (Connection c = ds.getConnection();
         PreparedStatement ps =
             c.prepareStatement(
-                "SELECT status FROM state.append_events(?, ?, ?, 1, true, ARRAY[?], ?, ?, ?,"
+                "SELECT status, head, newest, previous FROM state.append_events(?, ?, ?, 1, true, ARRAY[?], ?, ?, ?,"
                     + " ARRAY['instance_updated'], ARRAY[?], ARRAY[?::jsonb], NULL, NULL, NULL,"
                     + " NULL, NULL, NULL, NULL, NULL, ?)")) {
       ps.setString(1, TENANT);
@@ -362,16 +368,16 @@ final class StateAppendBenchmark {
       ps.setTimestamp(10, Timestamp.from(Instant.now()));
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();
-        return rs.getString(1);
+        return EventAppend.Answer.read(rs);
       }
     }
   }
 
   /**
-   * A series of {@link StateStore#record} calls of {@code workspace}'s action results {@code from},
-   * {@code from + 1}, ... (its first a create, then updates): the {@code i}-th operation records
-   * result {@code from + i}. The executor's envelopes are built and decoded beforehand, so only the
-   * store's work is timed.
+   * A series of {@code ActionResults.record} calls of {@code workspace}'s action results {@code
+   * from}, {@code from + 1}, ... (its first a create, then updates): the {@code i}-th operation
+   * records result {@code from + i}. The executor's envelopes are built and decoded beforehand, so
+   * only the store's work is timed.
    */
   private static Op records(StateStore store, String workspace, int from, int n) {
     EventEnvelope[] envelopes = new EventEnvelope[n];
@@ -381,7 +387,8 @@ final class StateAppendBenchmark {
       envelopes[i] = finished(workspace, index, index == 0 ? "create" : "update");
       decoded[i] = decode(envelopes[i]);
     }
-    return i -> store.record(envelopes[i], decoded[i]);
+    ActionResults results = results(store);
+    return i -> results.record(envelopes[i], decoded[i]);
   }
 
   /**

@@ -22,9 +22,9 @@ import java.util.Arrays;
  *       event; and "(a, no check)", the same event row inserted by the benchmark itself ({@link
  *       StateAppendBenchmark#bareInsert}): what (a) now sends, without the primitive's Java around
  *       it;
- *   <li><b>(b) record</b>: {@link StateStore#record} of a succeeded {@code update} — the real path
- *       of an executor's result, built on exactly (a): fold (from the in-process cache), decide,
- *       serialize, then one statement with the event, its version row and the outcome;
+ *   <li><b>(b) record</b>: {@code ActionResults.record} of a succeeded {@code update} — the real
+ *       path of an executor's result, built on exactly (a): fold (from the in-process cache),
+ *       decide, serialize, then one statement with the event, its version row and the outcome;
  *   <li><b>at N events</b>: (a) and (b) again after {@code fill} events were bulk-loaded into the
  *       store (1,000 per workspace), appending to one of those workspaces (for (b) its first append
  *       folds its 1,000 events; the measured ones hit the cache, as in service) and to a new one.

@@ -28,6 +28,20 @@ public record HostKey(
     String actor,
     Instant createdAt) {
   public static final String FIRST_USE = "first-use";
+
+  /**
+   * A host, port or key that is not valid, with what is wrong and what is expected: the refusal's
+   * one channel (the HTTP adapter answers it with a 400, a learned key is skipped); any other
+   * exception is a bug.
+   */
+  public static final class Invalid extends IllegalArgumentException {
+    private static final long serialVersionUID = 1L;
+
+    Invalid(String message) {
+      super(message);
+    }
+  }
+
   public static final String KNOWN_HOSTS = "known-hosts";
   private static final Pattern TYPE = Pattern.compile("[A-Za-z0-9@.-]{1,64}");
   private static final Pattern HOST = Pattern.compile("[A-Za-z0-9._:%\\[\\]-]{1,253}");
@@ -50,12 +64,12 @@ public record HostKey(
   /**
    * Checks and normalizes {@code <type> <base64> [comment]} to {@code <type> <base64>}.
    *
-   * @throws IllegalArgumentException saying what is wrong and what is expected
+   * @throws Invalid saying what is wrong and what is expected
    */
   public static String normalizePublicKey(String text) {
     String[] parts = text == null ? new String[0] : text.trim().split("\\s+", 3);
     if (parts.length < 2 || !TYPE.matcher(parts[0]).matches()) {
-      throw new IllegalArgumentException(
+      throw new Invalid(
           "publicKey must be \"<type> <base64>\" as in an OpenSSH .pub file (e.g. ssh-ed25519"
               + " AAAA...); got "
               + (text == null ? "nothing" : "\"" + abbreviate(text) + "\""));
@@ -64,12 +78,12 @@ public record HostKey(
     try {
       blob = Base64.getDecoder().decode(parts[1]);
     } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException(
+      throw new Invalid(
           "publicKey's key part is not base64: copy the whole line of the host's .pub file"
               + " (e.g. /etc/ssh/ssh_host_ed25519_key.pub)");
     }
     if (blob.length < 8) {
-      throw new IllegalArgumentException("publicKey's key part is too short to be an SSH key");
+      throw new Invalid("publicKey's key part is too short to be an SSH key");
     }
     return parts[0] + " " + parts[1];
   }
@@ -88,11 +102,11 @@ public record HostKey(
   /**
    * Checks and normalizes a host name or address (lower case: host names are case-insensitive).
    *
-   * @throws IllegalArgumentException when blank or with characters no host name has
+   * @throws Invalid when blank or with characters no host name has
    */
   public static String normalizeHost(String host) {
     if (host == null || !HOST.matcher(host.trim()).matches()) {
-      throw new IllegalArgumentException(
+      throw new Invalid(
           "host must be a host name or IP address (letters, digits, '.', '-', ':'); got "
               + (host == null ? "nothing" : "\"" + abbreviate(host) + "\""));
     }
@@ -100,11 +114,11 @@ public record HostKey(
   }
 
   /**
-   * @throws IllegalArgumentException unless 1..65535
+   * @throws Invalid unless 1..65535
    */
   public static int checkPort(int port) {
     if (port < 1 || port > 65535) {
-      throw new IllegalArgumentException("port must be 1-65535; got " + port);
+      throw new Invalid("port must be 1-65535; got " + port);
     }
     return port;
   }

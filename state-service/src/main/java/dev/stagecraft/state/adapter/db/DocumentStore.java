@@ -38,14 +38,14 @@ final class DocumentStore {
 
   /**
    * Pushes a document received into {@code upload} (ADR 0022), with the rules of {@link
-   * DocumentDecider#pushStored}, in one transaction with the same locking as {@link
-   * #changeDocument}: lock the workspace, read its head without parsing a stored document, decide,
-   * store the bytes once in {@code state.state_documents} (streamed from the upload; nothing when
-   * the same bytes are stored already), append a small {@code state_pushed} event that references
-   * them, index the version with the document's SHA-256. Four round trips (ADR 0026): the lock, the
-   * head (plus the head event when it is not cached), one statement for every write, the commit.
-   * Memory: the document is never held whole (except for the rare same-serial comparison, see
-   * {@link DocumentDecider#pushStored}).
+   * DocumentDecider#pushStored}, in one transaction with the same locking as {@link LockedWriter}:
+   * lock the workspace, read its head without parsing a stored document, decide, store the bytes
+   * once in {@code state.state_documents} (streamed from the upload; nothing when the same bytes
+   * are stored already), append a small {@code state_pushed} event that references them, index the
+   * version with the document's SHA-256. Four round trips (ADR 0026): the lock, the head (plus the
+   * head event when it is not cached), one statement for every write, the commit. Memory: the
+   * document is never held whole (except for the rare same-serial comparison, see {@link
+   * DocumentDecider#pushStored}).
    *
    * @param actor who asked (stored with the event)
    * @return the outcome; nothing was written unless it was accepted with events

@@ -28,7 +28,7 @@ import java.time.Instant;
  *   <li><b>gapless sequence</b>: the expected head is one the store gave (events are never deleted,
  *       so the event at it exists); the primary key refuses a second writer of the same sequence
  *       (it waits for the first to end);
- *   <li><b>idempotency</b>: the unique event id (per tenant) and, for {@link StateStore#record},
+ *   <li><b>idempotency</b>: the unique event id (per tenant) and, for {@code ActionResults.record},
  *       the outcome row's keys (envelope id; run and action) refuse a second write.
  * </ul>
  *
@@ -50,8 +50,50 @@ import java.time.Instant;
 public final class EventAppend {
   private EventAppend() {}
 
-  /** What an append answered: as {@code state.append_events} (V7) does. */
-  public record Answer(String status, long head, long newest, String previous) {}
+  /**
+   * What {@code state.append_events} (V7, V14) answered, or the bare insert when it appended: one
+   * of four, read from the function's row by {@link #read} — the one place its {@code status} text
+   * is interpreted. Callers switch on the type.
+   */
+  public sealed interface Answer {
+    /** Appended: {@code head} is the new head, {@code newest} the newest fencing token at it. */
+    record Appended(long head, long newest) implements Answer {}
+
+    /**
+     * Recorded before (a redelivery): {@code sequence} is the event's when its id was taken (0 when
+     * an outcome of the same result was: then {@code previous} is its {@code state.recorded} JSON,
+     * else null); {@code newest} the newest fencing token.
+     */
+    record Duplicate(long sequence, long newest, String previous) implements Answer {}
+
+    /** The fencing token is older than {@code newest}, the workspace's newest: nothing written. */
+    record Stale(long newest) implements Answer {}
+
+    /**
+     * Another writer appended since the expected head: {@code head} is the current one, {@code
+     * newest} the newest token; nothing written.
+     */
+    record Moved(long head, long newest) implements Answer {}
+
+    /**
+     * The answer in the current row of {@code SELECT status, head, newest, previous FROM
+     * state.append_events(...)}.
+     *
+     * @throws IllegalStateException a status the function does not give (a bug)
+     */
+    static Answer read(ResultSet rs) throws SQLException {
+      String status = rs.getString(1);
+      long head = rs.getLong(2);
+      long newest = rs.getLong(3);
+      return switch (status) {
+        case "appended" -> new Appended(head, newest);
+        case "duplicate" -> new Duplicate(head, newest, rs.getString(4));
+        case "stale" -> new Stale(newest);
+        case "moved" -> new Moved(head, newest);
+        default -> throw new IllegalStateException("state.append_events answered " + status);
+      };
+    }
+  }
 
   /** No newest fencing token known at the expected head: the fast statement is not tried. */
   public static final long UNKNOWN_TOKEN = Long.MIN_VALUE;
@@ -96,16 +138,16 @@ public final class EventAppend {
   /**
    * Appends one event to a workspace's stream after {@code expectedHead}, with its tenant, checked
    * against {@code fencingToken} and idempotent by {@code eventId}: the store's append primitive
-   * (the event-store part of {@link StateStore#record}), without a version row or outcome. One
+   * (the event-store part of {@code ActionResults.record}), without a version row or outcome. One
    * round trip in the common case (see the class comment), two when the fallback has to answer.
    *
    * @param expectedHead a head the store gave: read from it, or a previous answer's
    * @param newestAtHead the workspace's newest fencing token at {@code expectedHead}, read in one
    *     snapshot with it or a previous answer's {@code newest}; {@link #UNKNOWN_TOKEN} when not
    *     known (the function decides)
-   * @return {@code appended} with the new head; else what {@code state.append_events} answered
-   *     ({@code duplicate} with the event's sequence, {@code moved} with the current head, {@code
-   *     stale} with the newest token)
+   * @return {@link Answer.Appended} with the new head; else what {@code state.append_events}
+   *     answered ({@link Answer.Duplicate} with the event's sequence, {@link Answer.Moved} with the
+   *     current head, {@link Answer.Stale} with the newest token)
    */
   public static Answer appendOne(
       Connection c,
@@ -141,7 +183,7 @@ public final class EventAppend {
             payloadJson,
             time);
         if (ps.executeUpdate() == 1) {
-          return new Answer("appended", expectedHead + 1, fencingToken, null);
+          return new Answer.Appended(expectedHead + 1, fencingToken);
         }
       } catch (SQLException e) {
         if (!isUniqueViolation(e)) {
@@ -165,7 +207,7 @@ public final class EventAppend {
       ps.setTimestamp(++p, time);
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();
-        return new Answer(rs.getString(1), rs.getLong(2), rs.getLong(3), rs.getString(4));
+        return Answer.read(rs);
       }
     }
   }

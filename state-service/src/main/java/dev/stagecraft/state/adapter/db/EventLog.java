@@ -7,6 +7,7 @@ import dev.stagecraft.schemas.action.ActionFinished;
 import dev.stagecraft.schemas.envelope.EventEnvelope;
 import dev.stagecraft.schemas.state.StateRecorded;
 import dev.stagecraft.servicekit.db.Sql;
+import dev.stagecraft.state.application.ActionResults;
 import dev.stagecraft.state.history.Decision;
 import dev.stagecraft.state.history.StateEvent;
 import dev.stagecraft.state.history.TerraformStateV4;
@@ -39,10 +40,10 @@ final class EventLog {
   record Origin(String eventIdPrefix, String runId, String actionId, String actor) {}
 
   /**
-   * How often {@link StateStore#record} folds again after losing a race before it gives up
-   * (transient).
+   * How often a write folds again after losing a race before it gives up (transient): as often as a
+   * recording of an action result does ({@link ActionResults#MAX_APPEND_ATTEMPTS}).
    */
-  static final int MAX_APPEND_ATTEMPTS = 1000;
+  static final int MAX_APPEND_ATTEMPTS = ActionResults.MAX_APPEND_ATTEMPTS;
 
   private final Clock clock;
   private final EventCodec codec;
@@ -72,16 +73,26 @@ final class EventLog {
     /** Another writer appended since the head decided on: fold again, decide again. */
     record Moved() implements Answer {}
 
-    /** The answer {@code state.append_events} gave as its status and columns. */
-    static Answer of(
-        String status, long newest, String previous, EventEnvelope envelope, Folded after) {
-      return switch (status) {
-        case "appended" -> new Appended(envelope, after);
-        case "duplicate" ->
-            new Duplicate(EventCodec.decode(previous.getBytes(StandardCharsets.UTF_8)));
-        case "stale" -> new Stale(newest);
-        case "moved" -> new Moved();
-        default -> throw new IllegalStateException("state.append_events answered " + status);
+    /**
+     * The function's answer ({@link EventAppend.Answer}, read from its row in one place) for the
+     * append of {@code batch}.
+     */
+    private static Answer of(EventAppend.Answer answer, Batch batch) {
+      return switch (answer) {
+        case EventAppend.Answer.Appended appended ->
+            // an advance with no event of its own appended fencing_advanced (V14): a head further
+            // on, the same state; the newest token answered is the newest at that head
+            new Appended(
+                batch.envelope(),
+                new Folded(
+                    batch.ids().length == 0 ? appended.head() : batch.after().sequence(),
+                    batch.after().state(),
+                    batch.after().snapshotSequence(),
+                    appended.newest()));
+        case EventAppend.Answer.Duplicate duplicate ->
+            new Duplicate(EventCodec.decode(duplicate.previous().getBytes(StandardCharsets.UTF_8)));
+        case EventAppend.Answer.Stale stale -> new Stale(stale.newest());
+        case EventAppend.Answer.Moved moved -> new Moved();
       };
     }
   }
@@ -101,11 +112,11 @@ final class EventLog {
       Folded after) {}
 
   /**
-   * The one round trip of {@link StateStore#record}: serializes the decision (events, their version
-   * rows, a snapshot when due, learned host keys, the {@code state.recorded} envelope) once and
-   * appends it after {@code current}'s head: the bare insert of ADR 0052 in the common case (one
-   * event, nothing else to write, the token the newest known at the head), else, or when that wrote
-   * nothing, {@code state.append_events} (V7, V14), which appends or answers why not. {@code
+   * The one round trip of {@code ActionResults.record}: serializes the decision (events, their
+   * version rows, a snapshot when due, learned host keys, the {@code state.recorded} envelope) once
+   * and appends it after {@code current}'s head: the bare insert of ADR 0052 in the common case
+   * (one event, nothing else to write, the token the newest known at the head), else, or when that
+   * wrote nothing, {@code state.append_events} (V7, V14), which appends or answers why not. {@code
    * tokenKnownStale}: the decision was made knowing the token is stale, so the append must not
    * check the token again (a rejection is recorded whatever the token).
    */
@@ -297,27 +308,14 @@ final class EventLog {
       ps.setTimestamp(++p, now);
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();
-        String status = rs.getString(1);
-        long newest = rs.getLong(3);
-        Folded after = batch.after();
-        if ("appended".equals(status)) {
-          // an advance with no event of its own appended fencing_advanced (V14): a head further on,
-          // the same state; the newest token answered is the newest at that head
-          after =
-              new Folded(
-                  batch.ids().length == 0 ? rs.getLong(2) : after.sequence(),
-                  after.state(),
-                  after.snapshotSequence(),
-                  newest);
-        }
-        return Answer.of(status, newest, rs.getString(4), batch.envelope(), after);
+        return Answer.of(EventAppend.Answer.read(rs), batch);
       }
     }
   }
 
   /**
-   * One call of {@code state.append_events} (V7): the whole append of {@link StateStore#record} in
-   * one statement, one round trip and (in autocommit) one commit. See the migration for its
+   * One call of {@code state.append_events} (V7): the whole append of {@code ActionResults.record}
+   * in one statement, one round trip and (in autocommit) one commit. See the migration for its
    * contract.
    */
   private static final String APPEND_EVENTS =
@@ -327,7 +325,7 @@ final class EventLog {
 
   /**
    * A push lost its event's sequence to a fast append for the {@code attempt}-th time: it reads the
-   * head again, up to {@link #MAX_APPEND_ATTEMPTS} times, as {@link StateStore#record} does.
+   * head again, up to {@link #MAX_APPEND_ATTEMPTS} times, as {@code ActionResults.record} does.
    *
    * @throws SQLException SQLSTATE 40001 (transient) once the attempts are spent
    */
@@ -348,8 +346,8 @@ final class EventLog {
   /**
    * Whether a locked writer whose transaction failed with {@code e} should run again: its first
    * event's sequence was taken by a fast append meanwhile (ADR 0052: the row lock no longer
-   * excludes those), so it reads the head again and decides again. Bounded like {@link
-   * StateStore#record}.
+   * excludes those), so it reads the head again and decides again. Bounded like a recording ({@code
+   * ActionResults}).
    */
   static boolean retryAfterLostSequence(Exception e, int attempt) {
     return e instanceof SequenceTaken && attempt < MAX_APPEND_ATTEMPTS;

@@ -225,11 +225,20 @@ final class FencingLedger {
           + " DO UPDATE SET newest_token = state.fencing.newest_token"
           + " RETURNING newest_token";
 
+  /** A workspace's head (its newest event's sequence) and the newest fencing token at it. */
+  record HeadAndNewest(long head, long newest) {}
+
+  /**
+   * What {@code state.advance_fencing} answered: whether the token became the newest, the newest
+   * after the call, and the head at which it is the newest (when advanced).
+   */
+  record Advance(boolean advanced, long newest, long head) {}
+
   /**
    * The sequence of the workspace's newest event and its newest fencing token (0 and 0 when it has
    * none), read in one snapshot: the token is the newest at that head (ADR 0052).
    */
-  static long[] headAndNewestToken(Connection c, String tenant, String workspace)
+  static HeadAndNewest headAndNewestToken(Connection c, String tenant, String workspace)
       throws SQLException {
     try (PreparedStatement ps =
             Sql.prepare(
@@ -244,7 +253,7 @@ final class FencingLedger {
                 workspace);
         ResultSet rs = ps.executeQuery()) {
       rs.next();
-      return new long[] {rs.getLong(1), rs.getLong(2)};
+      return new HeadAndNewest(rs.getLong(1), rs.getLong(2));
     }
   }
 
@@ -253,10 +262,10 @@ final class FencingLedger {
    * state.advance_fencing} (V14): never backwards, and an advance appends its {@code
    * fencing_advanced} event.
    *
-   * @return {advanced (1 or 0), the newest token after the call, the head at which {@code token} is
-   *     the newest (when advanced)}
+   * @return whether it advanced, the newest token after the call, the head at which {@code token}
+   *     is the newest (when advanced)
    */
-  static long[] advanceFencing(
+  static Advance advanceFencing(
       Connection c, String tenant, String workspace, long token, String runId, Instant now)
       throws SQLException {
     try (PreparedStatement ps =
@@ -270,7 +279,7 @@ final class FencingLedger {
                 now);
         ResultSet rs = ps.executeQuery()) {
       rs.next();
-      return new long[] {rs.getBoolean(1) ? 1 : 0, rs.getLong(2), rs.getLong(3)};
+      return new Advance(rs.getBoolean(1), rs.getLong(2), rs.getLong(3));
     }
   }
 

@@ -71,7 +71,7 @@ public final class HostKeyStore {
                 "port", HostKey.checkPort(key.port()),
                 "public_key", publicKey,
                 "fingerprint", HostKey.fingerprint(publicKey)));
-      } catch (IllegalArgumentException e) {
+      } catch (HostKey.Invalid e) {
         LOG.warn(
             "ignoring a learned host key of run {} in {}/{}: {}",
             runId,
@@ -141,7 +141,7 @@ public final class HostKeyStore {
   /**
    * Adds a tenant-wide known host; adding an active key again changes nothing.
    *
-   * @throws IllegalArgumentException for an invalid host, port or key (nothing written)
+   * @throws HostKey.Invalid for an invalid host, port or key (nothing written)
    */
   public Added addKnownHost(String tenant, String host, int port, String publicKey, String actor)
       throws SQLException {

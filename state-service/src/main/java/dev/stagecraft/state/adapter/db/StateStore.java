@@ -2,16 +2,13 @@ package dev.stagecraft.state.adapter.db;
 
 import dev.stagecraft.schemas.EventCodec;
 import dev.stagecraft.schemas.action.ActionFinished;
-import dev.stagecraft.schemas.envelope.EventEnvelope;
 import dev.stagecraft.servicekit.db.Sql;
 import dev.stagecraft.state.adapter.document.SpooledDocument;
-import dev.stagecraft.state.history.Decision;
+import dev.stagecraft.state.application.LockedChanges;
+import dev.stagecraft.state.application.ResultLog;
 import dev.stagecraft.state.history.DocumentDecider;
-import dev.stagecraft.state.history.OutputsDecision;
-import dev.stagecraft.state.history.StateDecider;
 import dev.stagecraft.state.history.StateEvent;
 import dev.stagecraft.state.history.StoredDocument;
-import dev.stagecraft.state.history.TaintDecision;
 import dev.stagecraft.state.history.WorkspaceState;
 import dev.stagecraft.state.hostkey.HostKey;
 import jakarta.inject.Singleton;
@@ -29,23 +26,25 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
-import java.util.function.BiFunction;
 import javax.sql.DataSource;
 
 /**
  * The workspace state history in PostgreSQL (schema {@code state}).
  *
- * <p>The store's use cases compose the write path (ADR 0068): {@link EventLog} appends, {@link
- * FencingLedger} alone advances fencing tokens, {@link Folds} folds and caches, {@link
- * VersionIndex} lists versions, {@link DocumentStore} and {@link DocumentReader} write and read
- * stored documents.
+ * <p>The store composes the write path (ADR 0068): {@link EventLog} appends, {@link FencingLedger}
+ * alone advances fencing tokens, {@link Folds} folds and caches, {@link VersionIndex} lists
+ * versions, {@link DocumentStore} and {@link DocumentReader} write and read stored documents. The
+ * use cases that ask a decider of {@code history} before they append live in the application layer
+ * ({@code application.StateHistory}), which reaches the store through two ports: {@link #resultLog}
+ * (recording action results) and {@link #lockedChanges} (the writes under the workspace's row
+ * lock); pushes, a run's opening and fencing advances are still the store's.
  *
  * <p>Concurrency: every write to a workspace first takes its {@code state.fencing} row with {@code
  * SELECT ... FOR UPDATE}, so writes to one workspace are serialized across threads and service
- * instances by the database — except the common case of {@link #record} (one event, ADR 0027),
- * which takes the row {@code FOR SHARE} and appends at the head it decided on, the primary key
- * refusing a concurrent writer of the same sequence ({@link EventAppend}); reads take no locks
- * (they see the last committed history).
+ * instances by the database — except the common case of recording an action result (one event, ADR
+ * 0027, {@link StoreResultLog}), which takes no row lock and appends at the head it decided on, the
+ * primary key refusing a concurrent writer of the same sequence ({@link EventAppend}); reads take
+ * no locks (they see the last committed history).
  *
  * <p>Folding: a workspace's state is the fold of its events 1..head. It starts from the newest
  * {@code state.state_snapshots} row at or below the head and folds only the events after it; a
@@ -64,9 +63,9 @@ import javax.sql.DataSource;
  * or the fold is the result); {@link #currentDocument} answers "the state is exactly this stored
  * document" from the head event alone, so a pull streams the bytes ({@link #openDocument}).
  *
- * <p>Idempotency: {@link #record} is keyed by the envelope id <em>and</em> by (run id, action id)
- * via {@code state.action_outcomes}; a second delivery appends nothing and returns the very same
- * {@code state.recorded} envelope as the first.
+ * <p>Idempotency: recording an action result is keyed by the envelope id <em>and</em> by (run id,
+ * action id) via {@code state.action_outcomes}; a second delivery appends nothing and is answered
+ * with the very same {@code state.recorded} envelope as the first.
  */
 @Singleton
 public final class StateStore {
@@ -82,9 +81,6 @@ public final class StateStore {
       String actor,
       Instant time,
       StateEvent event) {}
-
-  /** The envelope to publish, and whether it was recorded before (a redelivery). */
-  public record Recorded(EventEnvelope envelope, boolean duplicate) {}
 
   /**
    * Decides, inside the recording transaction (after the workspace row is locked), whether an
@@ -105,7 +101,6 @@ public final class StateStore {
 
   private final DataSource dataSource;
   private final Clock clock;
-  private final StateDecider decider;
   private final Folds folds = new Folds();
   private final EventLog log;
   private final VersionIndex versionIndex;
@@ -113,9 +108,6 @@ public final class StateStore {
   private final DocumentReader reader;
   private final RunOpener opener;
   private final LockedWriter locked;
-
-  /** How often {@link #record} folds again after losing a race before it gives up (transient). */
-  static final int MAX_APPEND_ATTEMPTS = EventLog.MAX_APPEND_ATTEMPTS;
 
   /** See {@link DocumentReader#DOCUMENT_SLICE}. */
   static final int DOCUMENT_SLICE = DocumentReader.DOCUMENT_SLICE;
@@ -129,7 +121,6 @@ public final class StateStore {
   public StateStore(DataSource dataSource, Clock clock) {
     this.dataSource = dataSource;
     this.clock = clock;
-    this.decider = new StateDecider(() -> UUID.randomUUID().toString());
     this.log =
         new EventLog(clock, new EventCodec(SOURCE, clock, () -> UUID.randomUUID().toString()));
     this.versionIndex = new VersionIndex(dataSource, folds);
@@ -140,93 +131,17 @@ public final class StateStore {
   }
 
   /**
-   * Records an executor's action result in one round trip (ADR 0021): fold (the cached fold without
-   * reading anything, else the newest snapshot + the events after it), decide, then one statement:
-   * for one event with nothing else to write, {@link EventAppend#RECORD_ONE} (ADR 0027: the event,
-   * its version row and the outcome, written only when the token is the newest and the head is
-   * still the one decided on); otherwise, or when that wrote nothing, one call of {@code
-   * state.append_events} (V7) that, in one transaction under the workspace's row lock, decides
-   * everything again: it answers a redelivery with the first {@code state.recorded}, refuses a
-   * stale fencing token, checks that the head is still the one decided on, and appends the events,
-   * their version rows, the snapshot when due, the host keys learned on first use (unless rejected;
-   * see {@link HostKeyStore}) and the outcome. A lost race (another writer appended: {@code moved})
-   * folds and decides again; a stale token is decided again as {@code rejected} — so sequences
-   * never have gaps or duplicates, whatever runs concurrently. Records without checking the run's
-   * credential ({@link OutcomeGate#TRUSTED}); the Kafka listener uses {@link #record(EventEnvelope,
-   * ActionFinished, OutcomeGate)}.
-   *
-   * <p>Thread-safe; concurrent calls for one workspace (from any instance) serialize in the
-   * database.
-   *
-   * @throws SQLException a database failure (transient or not: see the listener), or, as SQLSTATE
-   *     40001, after {@value #EventLog.MAX_APPEND_ATTEMPTS} lost races in a row
+   * The application's {@link ResultLog} over this store: it records action results that {@code
+   * gate} admits ({@link OutcomeGate#TRUSTED}: every one), in one round trip ({@link
+   * StoreResultLog}, ADR 0021).
    */
-  public Recorded record(EventEnvelope source, ActionFinished finished) throws SQLException {
-    return record(source, finished, OutcomeGate.TRUSTED);
+  public ResultLog resultLog(OutcomeGate gate) {
+    return new StoreResultLog(dataSource, folds, log, gate);
   }
 
-  /**
-   * As {@link #record(EventEnvelope, ActionFinished)}, but a result {@code gate} refuses is
-   * recorded {@code rejected} with the gate's reason (nothing appended, no host key learned). A
-   * redelivery of an already recorded result gets its first answer, whatever the gate says now. The
-   * gate runs before the append, on its own (a read on the same connection, outside the append's
-   * transaction); the append's own fencing check still refuses a token superseded meanwhile.
-   */
-  public Recorded record(EventEnvelope source, ActionFinished finished, OutcomeGate gate)
-      throws SQLException {
-    String tenant = source.tenant();
-    String workspace = source.workspace();
-    try (Connection c = dataSource.getConnection()) {
-      // Optimistic: decide on the cached fold (no read at all); the append checks, under the
-      // workspace's row lock, that its head is still the workspace's head ("moved" otherwise).
-      Folded current = folds.cached(tenant, workspace);
-      // The newest fencing token is not read up front: the append refuses a stale token ("stale"
-      // with the newest), and the result is then decided again as rejected for that reason.
-      long newest = Long.MIN_VALUE;
-      for (int attempt = 1; ; attempt++) {
-        if (current == null) {
-          long[] head = FencingLedger.headAndNewestToken(c, tenant, workspace);
-          current = folds.fold(c, tenant, workspace, head[0]).knowing(head[1]);
-        }
-        Decision decision = decider.decide(finished, current.state(), newest);
-        // a result rejected anyway (stale fencing token, invalid) keeps that reason
-        Optional<String> refusal =
-            decision.outcome() == Decision.Outcome.REJECTED
-                ? Optional.empty()
-                : gate.refusal(c, tenant, workspace, finished);
-        if (refusal.isPresent()) {
-          decision =
-              new Decision(
-                  List.of(), Decision.Outcome.REJECTED, refusal.get(), current.state().serial());
-        }
-        EventLog.Answer answer =
-            log.appendOutcome(c, source, finished, current, decision, newest != Long.MIN_VALUE);
-        switch (answer) {
-          case EventLog.Answer.Appended appended -> {
-            folds.remember(tenant, workspace, appended.after());
-            return new Recorded(appended.envelope(), false);
-          }
-          case EventLog.Answer.Duplicate duplicate -> {
-            return new Recorded(duplicate.previous(), true);
-          }
-          case EventLog.Answer.Stale stale -> newest = stale.newest();
-          case EventLog.Answer.Moved moved -> current = null; // fold again, decide again
-        }
-        if (attempt >= EventLog.MAX_APPEND_ATTEMPTS) {
-          throw new SQLException(
-              "recording "
-                  + source.id()
-                  + " lost the race for workspace "
-                  + tenant
-                  + "/"
-                  + workspace
-                  + " "
-                  + attempt
-                  + " times in a row; retry later",
-              "40001");
-        }
-      }
-    }
+  /** The application's {@link LockedChanges} over this store ({@link LockedWriter}). */
+  public LockedChanges lockedChanges() {
+    return locked;
   }
 
   /**
@@ -237,9 +152,9 @@ public final class StateStore {
   public Optional<Long> advanceFencing(String tenant, String workspace, long token)
       throws SQLException {
     try (Connection c = dataSource.getConnection()) {
-      long[] advanced =
+      FencingLedger.Advance advance =
           FencingLedger.advanceFencing(c, tenant, workspace, token, null, clock.instant());
-      return advanced[0] == 1 ? Optional.empty() : Optional.of(advanced[1]);
+      return advance.advanced() ? Optional.empty() : Optional.of(advance.newest());
     }
   }
 
@@ -273,60 +188,6 @@ public final class StateStore {
   }
 
   /**
-   * Marks the instance at {@code address} tainted or clears the mark, in one transaction with the
-   * same locking as {@link #record}: lock the workspace, fold, {@link StateDecider#decideTaint
-   * decide}, append, snapshot when due. A fencing token newer than the newest seen becomes the
-   * newest (as for a recorded action).
-   *
-   * <p>Not idempotent by an id: marking a tainted instance again changes nothing, but clearing a
-   * mark twice is refused the second time ({@link TaintDecision.Rejection#NOT_TAINTED}).
-   *
-   * @param actor who asked (stored with the event), or null
-   * @return the decision; nothing was written unless it was accepted with events
-   */
-  public TaintDecision changeTaint(
-      String tenant,
-      String workspace,
-      String address,
-      boolean tainted,
-      long fencingToken,
-      String actor)
-      throws SQLException {
-    return locked.decideAndAppend(
-        tenant,
-        workspace,
-        fencingToken,
-        "taint-",
-        null,
-        actor,
-        (state, newest) -> decider.decideTaint(address, tainted, fencingToken, state, newest),
-        decision -> decision.accepted() ? decision.events() : null);
-  }
-
-  /**
-   * Records a run's root outputs (docs/adr/0064) in one transaction with the same locking as {@link
-   * #changeTaint}: lock the workspace, fold, {@link StateDecider#decideOutputs decide} with the
-   * newest fencing token (a stale one is refused, nothing written), append {@code outputs_written}
-   * under the run's id, snapshot when due. The same outputs again append nothing, so a retry is
-   * harmless.
-   *
-   * @param outputs as the planner sent them (checked by the decider)
-   */
-  public OutputsDecision recordOutputs(
-      String tenant, String workspace, String runId, long fencingToken, Object outputs)
-      throws SQLException {
-    return locked.decideAndAppend(
-        tenant,
-        workspace,
-        fencingToken,
-        "outputs-",
-        runId,
-        null,
-        (state, newest) -> decider.decideOutputs(outputs, fencingToken, state, newest),
-        decision -> decision.accepted() && !decision.events().isEmpty() ? decision.events() : null);
-  }
-
-  /**
    * A state version: the state after an event that changed the serial.
    *
    * @param digest SHA-256 (hex) of the version's v4 document in canonical JSON (keys sorted)
@@ -339,46 +200,6 @@ public final class StateStore {
       String runId,
       String actor,
       String digest) {}
-
-  /**
-   * Makes a whole-document change (push, rollback, delete) in one transaction with the same locking
-   * as {@link #record}: lock the workspace, fold, decide with the newest fencing token, append,
-   * snapshot when due. A fencing token newer than the newest seen becomes the newest when the
-   * change is accepted.
-   *
-   * @param decide the decision, given the current state and the newest fencing token
-   * @param fencingToken the writer's token; a write made without holding the lock passes the newest
-   *     token seen, which is not stale but advances nothing
-   * @param actor who asked (stored with the events)
-   * @return the outcome; nothing was written unless it was accepted with events
-   */
-  public DocumentDecider.Outcome changeDocument(
-      String tenant,
-      String workspace,
-      long fencingToken,
-      String runId,
-      String actor,
-      BiFunction<WorkspaceState, Long, DocumentDecider.Outcome> decide)
-      throws SQLException {
-    return locked.decideAndAppend(
-        tenant,
-        workspace,
-        fencingToken,
-        "document-",
-        runId,
-        actor,
-        decide,
-        outcome -> outcome.accepted() && !outcome.events().isEmpty() ? outcome.events() : null);
-  }
-
-  /**
-   * Records in the workspace's history that its lock was forced open (who, why); changes no state.
-   */
-  public void recordForceUnlock(
-      String tenant, String workspace, StateEvent.LockForceUnlocked event, String actor)
-      throws SQLException {
-    locked.recordForceUnlock(tenant, workspace, event, actor);
-  }
 
   /** The newest fencing token seen for the workspace (0 when none). */
   public long newestFencingToken(String tenant, String workspace) throws SQLException {
@@ -489,7 +310,7 @@ public final class StateStore {
 
   /**
    * The workspace's current state: the fold of its events up to the head, through the cache or the
-   * newest snapshot plus the events after it (as {@link #record} folds).
+   * newest snapshot plus the events after it (as a recording folds).
    */
   public WorkspaceState currentState(String tenant, String workspace) throws SQLException {
     try (Connection c = dataSource.getConnection()) {

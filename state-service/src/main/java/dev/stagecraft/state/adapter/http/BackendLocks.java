@@ -10,6 +10,7 @@ import dev.stagecraft.state.adapter.db.StateStore;
 import dev.stagecraft.state.adapter.db.TenantStore.Principal;
 import dev.stagecraft.state.adapter.lock.LockServiceClient;
 import dev.stagecraft.state.adapter.lock.LockServiceClient.Lease;
+import dev.stagecraft.state.application.StateHistory;
 import dev.stagecraft.state.history.StateEvent;
 import io.micronaut.context.annotation.Value;
 import io.micronaut.http.HttpResponse;
@@ -47,6 +48,7 @@ public final class BackendLocks {
 
   private final LockServiceClient locks;
   private final StateStore states;
+  private final StateHistory history;
   private final long leaseSeconds;
 
   /**
@@ -69,9 +71,11 @@ public final class BackendLocks {
   public BackendLocks(
       LockServiceClient locks,
       StateStore states,
+      StateHistory history,
       @Value("${stagecraft.backend.lock-lease-seconds:3600}") long leaseSeconds) {
     this.locks = locks;
     this.states = states;
+    this.history = history;
     this.leaseSeconds = Math.max(1, Math.min(3600, leaseSeconds));
   }
 
@@ -329,11 +333,14 @@ public final class BackendLocks {
                     Problem.conflict(
                         "lock " + id + " was released or expired meanwhile: nothing to force"));
     this.held.remove(new HeldKey(principal.tenant(), workspace, id));
-    states.recordForceUnlock(
-        principal.tenant(),
-        workspace,
-        new StateEvent.LockForceUnlocked(id, released.holder(), released.fencingToken(), reason),
-        principal.actor());
+    history
+        .changes()
+        .recordForceUnlock(
+            principal.tenant(),
+            workspace,
+            new StateEvent.LockForceUnlocked(
+                id, released.holder(), released.fencingToken(), reason),
+            principal.actor());
     return released;
   }
 }

@@ -122,7 +122,7 @@ public class InternalHostKeyController {
   private static HttpResponse<String> valid(Work work) throws SQLException {
     try {
       return work.run();
-    } catch (IllegalArgumentException e) {
+    } catch (HostKey.Invalid e) {
       throw Problem.badRequest(e.getMessage());
     }
   }

@@ -5,7 +5,7 @@ import dev.stagecraft.schemas.EventCodec;
 import dev.stagecraft.servicekit.http.Json;
 import dev.stagecraft.servicekit.http.Names;
 import dev.stagecraft.servicekit.http.Problem;
-import dev.stagecraft.state.adapter.db.StateStore;
+import dev.stagecraft.state.application.StateHistory;
 import dev.stagecraft.state.history.OutputsDecision;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.HttpHeaders;
@@ -29,11 +29,11 @@ import java.util.Map;
 @ExecuteOn(TaskExecutors.BLOCKING)
 public class InternalOutputsController {
   private final Authenticator auth;
-  private final StateStore states;
+  private final StateHistory history;
 
-  public InternalOutputsController(Authenticator auth, StateStore states) {
+  public InternalOutputsController(Authenticator auth, StateHistory history) {
     this.auth = auth;
-    this.states = states;
+    this.history = history;
   }
 
   /**
@@ -68,12 +68,14 @@ public class InternalOutputsController {
       throw Problem.badRequest("field 'outputs' is required and must be an object");
     }
     OutputsDecision decision =
-        states.recordOutputs(
-            tenant,
-            ws,
-            runId,
-            token.asLong(),
-            EventCodec.mapper().convertValue(outputs, Map.class));
+        history
+            .changes()
+            .recordOutputs(
+                tenant,
+                ws,
+                runId,
+                token.asLong(),
+                EventCodec.mapper().convertValue(outputs, Map.class));
     if (decision.accepted()) {
       return Json.respond(
           HttpStatus.OK,

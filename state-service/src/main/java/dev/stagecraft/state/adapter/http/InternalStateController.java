@@ -8,6 +8,7 @@ import dev.stagecraft.servicekit.http.Problem;
 import dev.stagecraft.state.adapter.db.RunCredentialStore;
 import dev.stagecraft.state.adapter.db.StateStore;
 import dev.stagecraft.state.adapter.db.TenantStore;
+import dev.stagecraft.state.application.StateHistory;
 import dev.stagecraft.state.history.TaintDecision;
 import dev.stagecraft.state.history.TerraformStateV4;
 import io.micronaut.core.annotation.Nullable;
@@ -41,16 +42,19 @@ public class InternalStateController {
   private final Authenticator auth;
   private final TenantStore tenants;
   private final StateStore states;
+  private final StateHistory history;
   private final RunCredentialStore runCredentials;
 
   public InternalStateController(
       Authenticator auth,
       TenantStore tenants,
       StateStore states,
+      StateHistory history,
       RunCredentialStore runCredentials) {
     this.auth = auth;
     this.tenants = tenants;
     this.states = states;
+    this.history = history;
     this.runCredentials = runCredentials;
   }
 
@@ -320,7 +324,7 @@ public class InternalStateController {
         nonNegativeLong(json, "fencingToken", ": the token of the workspace lock the caller holds");
     String actor = json.hasNonNull("actor") ? json.get("actor").asText() : null;
     TaintDecision decision =
-        states.changeTaint(tenant, ws, address, tainted.asBoolean(), token, actor);
+        history.changes().changeTaint(tenant, ws, address, tainted.asBoolean(), token, actor);
     if (decision.accepted()) {
       return Json.respond(HttpStatus.OK, Map.of("serial", decision.serial()));
     }

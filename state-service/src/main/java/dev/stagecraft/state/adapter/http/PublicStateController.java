@@ -6,6 +6,7 @@ import dev.stagecraft.servicekit.http.Names;
 import dev.stagecraft.servicekit.http.Problem;
 import dev.stagecraft.state.adapter.db.StateStore;
 import dev.stagecraft.state.adapter.db.TenantStore.Principal;
+import dev.stagecraft.state.application.StateHistory;
 import dev.stagecraft.state.history.DocumentDecider;
 import dev.stagecraft.state.history.StateDiff;
 import dev.stagecraft.state.history.TerraformStateV4;
@@ -39,13 +40,19 @@ import java.util.Map;
 public class PublicStateController {
   private final Authenticator auth;
   private final StateStore states;
+  private final StateHistory history;
   private final BackendLocks locks;
   private final DocumentUploads uploads;
 
   public PublicStateController(
-      Authenticator auth, StateStore states, BackendLocks locks, DocumentUploads uploads) {
+      Authenticator auth,
+      StateStore states,
+      StateHistory history,
+      BackendLocks locks,
+      DocumentUploads uploads) {
     this.auth = auth;
     this.states = states;
+    this.history = history;
     this.locks = locks;
     this.uploads = uploads;
   }
@@ -151,16 +158,13 @@ public class PublicStateController {
     }
     String lockId = Json.requiredText(json, "lockId");
     WorkspaceState target = versionOf(principal, ws, serial.asLong());
-    Map<String, Object> document = TerraformStateV4.render(target, target.lineage());
     long token = locks.writeToken(principal, ws, lockId);
     DocumentDecider.Outcome outcome =
-        StateDocuments.change(
-            states,
-            principal,
-            ws,
-            token,
-            (current, newest) ->
-                DocumentDecider.rollback(document, serial.asLong(), current, token, newest));
+        StateDocuments.requireAccepted(
+            history
+                .changes()
+                .rollback(
+                    principal.tenant(), ws, token, principal.actor(), serial.asLong(), target));
     return Json.respond(
         HttpStatus.OK, Map.of("serial", outcome.serial(), "rolledBackTo", serial.asLong()));
   }

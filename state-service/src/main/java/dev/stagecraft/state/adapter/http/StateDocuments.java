@@ -25,7 +25,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.function.BiFunction;
 
 /**
  * Pushing uploaded state documents (received as streams, see {@link DocumentUploads}) and writing
@@ -42,27 +41,6 @@ final class StateDocuments {
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException(e);
     }
-  }
-
-  /**
-   * Changes the workspace's document for {@code principal} (its tenant; recorded with its actor,
-   * outside any run) under the fencing {@code token}, as {@link StateStore#changeDocument} does.
-   *
-   * @return the accepted outcome
-   * @throws Problem the HTTP form of a refusal, as {@link #requireAccepted} throws it
-   */
-  static DocumentDecider.Outcome change(
-      StateStore states,
-      Principal principal,
-      String workspace,
-      long token,
-      BiFunction<WorkspaceState, Long, DocumentDecider.Outcome> decide)
-      throws SQLException {
-    DocumentDecider.Outcome outcome =
-        states.changeDocument(
-            principal.tenant(), workspace, token, null, principal.actor(), decide);
-    requireAccepted(outcome);
-    return outcome;
   }
 
   /** The state as v4 JSON bytes. */
@@ -227,10 +205,10 @@ final class StateDocuments {
         .header("Content-MD5", current.stored().md5());
   }
 
-  /** Throws the HTTP form of a refused document change; returns when it was accepted. */
-  static void requireAccepted(DocumentDecider.Outcome outcome) {
+  /** Throws the HTTP form of a refused document change; returns {@code outcome} when accepted. */
+  static DocumentDecider.Outcome requireAccepted(DocumentDecider.Outcome outcome) {
     if (outcome.accepted()) {
-      return;
+      return outcome;
     }
     switch (outcome.rejection()) {
       case INVALID -> {

@@ -3,6 +3,7 @@ package dev.stagecraft.state.adapter.http;
 import dev.stagecraft.servicekit.http.Names;
 import dev.stagecraft.state.adapter.db.StateStore;
 import dev.stagecraft.state.adapter.db.TenantStore.Principal;
+import dev.stagecraft.state.application.StateHistory;
 import dev.stagecraft.state.history.DocumentDecider;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.HttpHeaders;
@@ -53,13 +54,19 @@ import java.sql.SQLException;
 public class TerraformBackendController {
   private final Authenticator auth;
   private final StateStore states;
+  private final StateHistory history;
   private final BackendLocks locks;
   private final DocumentUploads uploads;
 
   public TerraformBackendController(
-      Authenticator auth, StateStore states, BackendLocks locks, DocumentUploads uploads) {
+      Authenticator auth,
+      StateStore states,
+      StateHistory history,
+      BackendLocks locks,
+      DocumentUploads uploads) {
     this.auth = auth;
     this.states = states;
+    this.history = history;
     this.locks = locks;
     this.uploads = uploads;
   }
@@ -101,13 +108,11 @@ public class TerraformBackendController {
     Principal principal = Authenticator.requireWriter(auth.requireBackendToken(authorization));
     Names.check("workspace", ws);
     long token = locks.writeToken(principal, ws, id);
-    StateDocuments.change(
-        states,
-        principal,
-        ws,
-        token,
-        (current, newest) ->
-            DocumentDecider.delete(current, token, newest, "DELETE over the HTTP backend"));
+    StateDocuments.requireAccepted(
+        history
+            .changes()
+            .delete(
+                principal.tenant(), ws, token, principal.actor(), "DELETE over the HTTP backend"));
     return HttpResponse.<String>ok("{}").contentType("application/json");
   }
 

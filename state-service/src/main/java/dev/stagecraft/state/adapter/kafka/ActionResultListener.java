@@ -12,7 +12,7 @@ import dev.stagecraft.schemas.Topics;
 import dev.stagecraft.schemas.action.ActionFinished;
 import dev.stagecraft.schemas.envelope.EventEnvelope;
 import dev.stagecraft.state.adapter.db.RunCredentialStore;
-import dev.stagecraft.state.adapter.db.StateStore;
+import dev.stagecraft.state.application.StateHistory;
 import io.micronaut.context.annotation.Context;
 import io.micronaut.context.annotation.Requires;
 import io.micronaut.context.annotation.Value;
@@ -34,9 +34,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Consumes {@code stagecraft.action-events} (group {@code state-service}) and records every {@code
- * action.finished} through {@link StateStore#record} — rejected unless proven with the run's active
- * state credential ({@link RunCredentialStore#refusal}) — then publishes the resulting {@code
- * state.recorded} on {@code stagecraft.state-events} keyed by tenant/workspace.
+ * action.finished} through {@code ActionResults.record} — rejected unless proven with the run's
+ * active state credential ({@link RunCredentialStore#refusal}) — then publishes the resulting
+ * {@code state.recorded} on {@code stagecraft.state-events} keyed by tenant/workspace.
  *
  * <p>Publishing does not wait for the broker per record: each {@code state.recorded} is sent and
  * the consumer's {@link EventConsumer#beforeCommit} hook waits for all of them ({@link
@@ -64,7 +64,7 @@ public final class ActionResultListener {
   static final String GROUP = Topics.STATE_GROUP;
   private static final Logger LOG = LoggerFactory.getLogger(ActionResultListener.class);
 
-  private final StateStore store;
+  private final StateHistory history;
   private final KafkaSettings settings;
   private final String instanceId;
   private final Duration commitInterval;
@@ -82,7 +82,7 @@ public final class ActionResultListener {
 
   @Inject
   public ActionResultListener(
-      StateStore store,
+      StateHistory history,
       @Value("${stagecraft.kafka-bootstrap}") String bootstrap,
       @Value("${stagecraft.kafka-username:}") String kafkaUsername,
       @Value("${stagecraft.kafka-password:}") String kafkaPassword,
@@ -90,7 +90,7 @@ public final class ActionResultListener {
       @Value("${stagecraft.instance-id:state-1}") String instanceId,
       @Value("${stagecraft.state.offset-commit-interval:1s}") Duration commitInterval) {
     this(
-        store,
+        history,
         KafkaSettings.of(bootstrap, kafkaUsername, kafkaPassword, kafkaSecurityProtocol),
         instanceId,
         commitInterval);
@@ -98,8 +98,8 @@ public final class ActionResultListener {
 
   /** A listener whose clients use {@code settings} (its principal, if any). */
   public ActionResultListener(
-      StateStore store, KafkaSettings settings, String instanceId, Duration commitInterval) {
-    this.store = store;
+      StateHistory history, KafkaSettings settings, String instanceId, Duration commitInterval) {
+    this.history = history;
     this.settings = settings;
     this.instanceId = instanceId;
     this.commitInterval = commitInterval;
@@ -149,9 +149,9 @@ public final class ActionResultListener {
     while (true) {
       boolean recorded = false;
       try {
-        // only a result proven with its run's active state credential changes state (ADR 0013)
-        EventEnvelope envelope =
-            store.record(event, finished, RunCredentialStore::refusal).envelope();
+        // only a result proven with its run's active state credential changes state (ADR 0013):
+        // the service's StateHistory records through a log gated by it (StateHistoryFactory)
+        EventEnvelope envelope = history.results().record(event, finished).envelope();
         recorded = true;
         unacknowledged.add(new Sent(envelope, publisher.send(envelope, envelope.workspaceKey())));
         return;

@@ -9,6 +9,7 @@ import dev.stagecraft.schemas.action.ActionFinished;
 import dev.stagecraft.schemas.action.LearnedHostKey;
 import dev.stagecraft.schemas.envelope.EventEnvelope;
 import dev.stagecraft.servicekit.db.Sql;
+import dev.stagecraft.state.application.ActionResults;
 import dev.stagecraft.state.hostkey.HostKey;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -66,7 +67,7 @@ class HostKeyStoreTest {
     return "ssh-ed25519 " + Base64.getEncoder().encodeToString(blob);
   }
 
-  private StateStore.Recorded finish(
+  private ActionResults.Recorded finish(
       String tenant, String workspace, long fencingToken, LearnedHostKey... learned)
       throws SQLException {
     int n = actions.incrementAndGet();
@@ -89,7 +90,7 @@ class HostKeyStoreTest {
             List.of(learned));
     EventEnvelope envelope =
         executorCodec.wrap(tenant, workspace, finished.runId(), 3, "x.a", finished);
-    return states.record(envelope, finished);
+    return Histories.results(states).record(envelope, finished);
   }
 
   private static LearnedHostKey learned(String host, int port, String publicKey) {
@@ -119,7 +120,7 @@ class HostKeyStoreTest {
 
   @Test
   void theFirstKeyRecordedForAHostInAWorkspaceWinsAndRedeliveryChangesNothing() throws Exception {
-    StateStore.Recorded first = finish("t-wins", "wins", 1, learned("db", 22, KEY_A));
+    ActionResults.Recorded first = finish("t-wins", "wins", 1, learned("db", 22, KEY_A));
     finish("t-wins", "wins", 1, learned("db", 22, KEY_B), learned("db", 22, KEY_A));
     assertThat(first.duplicate()).isFalse();
 
@@ -151,8 +152,8 @@ class HostKeyStoreTest {
     EventEnvelope envelope =
         executorCodec.wrap("t-redeliver", "redeliver", "run-r", 3, "x.a", finished);
 
-    assertThat(states.record(envelope, finished).duplicate()).isFalse();
-    assertThat(states.record(envelope, finished).duplicate()).isTrue();
+    assertThat(Histories.results(states).record(envelope, finished).duplicate()).isFalse();
+    assertThat(Histories.results(states).record(envelope, finished).duplicate()).isTrue();
 
     assertThat(rows("t-redeliver", "redeliver")).isEqualTo(1);
   }
@@ -223,7 +224,7 @@ class HostKeyStoreTest {
   void refusesAnInvalidKeyHostOrPortAndWritesNothing() throws Exception {
     int before = knownHostRows("acme");
     assertThatThrownBy(() -> keys.addKnownHost("acme", "h", 22, "ssh-ed25519", null))
-        .isInstanceOf(IllegalArgumentException.class)
+        .isInstanceOf(HostKey.Invalid.class)
         .hasMessageContaining("publicKey must be \"<type> <base64>\"");
     assertThatThrownBy(() -> keys.addKnownHost("acme", "h", 22, "ssh-ed25519 !!!", null))
         .hasMessageContaining("not base64");

@@ -186,16 +186,7 @@ class OneCallStreamedPushTest {
     StateStore store = newStore();
     byte[] body = document(4, "a");
     assertThat(push(store, "again", body, 0).accepted()).isTrue();
-    assertThat(
-            store
-                .changeDocument(
-                    TENANT,
-                    "again",
-                    0,
-                    null,
-                    "user:test",
-                    (current, newest) -> DocumentDecider.delete(current, 0, newest, "test"))
-                .accepted())
+    assertThat(Histories.changes(store).delete(TENANT, "again", 0, "user:test", "test").accepted())
         .isTrue();
     sent.clear();
 

@@ -8,6 +8,7 @@ import dev.stagecraft.schemas.EventCodec;
 import dev.stagecraft.schemas.action.ActionFinished;
 import dev.stagecraft.schemas.envelope.EventEnvelope;
 import dev.stagecraft.schemas.state.StateRecorded;
+import dev.stagecraft.state.application.ActionResults;
 import dev.stagecraft.state.history.WorkspaceState;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -32,9 +33,9 @@ import org.junit.jupiter.api.TestInstance;
 /**
  * The one-round-trip append ({@code state.append_events}, V7; ADR 0021) against a real PostgreSQL:
  * its guarantees called directly (sequence after the head read under the workspace lock, "moved"
- * for a stale head, fencing, idempotency by event id and by action), and {@link StateStore#record}
- * built on it under concurrency (several store instances, each with its own cache, writing one
- * workspace at once).
+ * for a stale head, fencing, idempotency by event id and by action), and {@code
+ * ActionResults.record} built on it under concurrency (several store instances, each with its own
+ * cache, writing one workspace at once).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class StateAppendTest {
@@ -63,13 +64,13 @@ class StateAppendTest {
 
   @Test
   void appendsAfterTheHeadAndAnswersAStaleHeadWithMovedWritingNothing() throws Exception {
-    assertThat(append("seq", "e1", null, null)).isEqualTo(new Answer("appended", 1, 0, null));
-    assertThat(append("seq", "e2", 1L, null)).isEqualTo(new Answer("appended", 2, 0, null));
+    assertThat(append("seq", "e1", null, null)).isEqualTo(new EventAppend.Answer.Appended(1, 0));
+    assertThat(append("seq", "e2", 1L, null)).isEqualTo(new EventAppend.Answer.Appended(2, 0));
 
     // a writer that folded at head 1 lost the race: told the head, nothing written
-    assertThat(append("seq", "e3", 1L, null)).isEqualTo(new Answer("moved", 2, 0, null));
+    assertThat(append("seq", "e3", 1L, null)).isEqualTo(new EventAppend.Answer.Moved(2, 0));
     assertThat(sequences("seq")).containsExactly(1L, 2L);
-    assertThat(append("seq", "e3", 2L, null)).isEqualTo(new Answer("appended", 3, 0, null));
+    assertThat(append("seq", "e3", 2L, null)).isEqualTo(new EventAppend.Answer.Appended(3, 0));
     assertThat(sequences("seq")).containsExactly(1L, 2L, 3L);
   }
 
@@ -78,16 +79,17 @@ class StateAppendTest {
     append("idem", "first", null, null);
     append("idem", "second", null, null);
 
-    assertThat(append("idem", "first", null, null)).isEqualTo(new Answer("duplicate", 1, 0, null));
+    assertThat(append("idem", "first", null, null))
+        .isEqualTo(new EventAppend.Answer.Duplicate(1, 0, null));
     assertThat(sequences("idem")).containsExactly(1L, 2L);
   }
 
   @Test
   void aTokenOlderThanTheNewestIsRefusedAndANewerOneBecomesTheNewest() throws Exception {
-    assertThat(append("fence", "a", null, 5L)).isEqualTo(new Answer("appended", 1, 5, null));
-    assertThat(append("fence", "b", null, 4L)).isEqualTo(new Answer("stale", 0, 5, null));
-    assertThat(append("fence", "c", null, 7L)).isEqualTo(new Answer("appended", 2, 7, null));
-    assertThat(append("fence", "d", null, 5L)).isEqualTo(new Answer("stale", 0, 7, null));
+    assertThat(append("fence", "a", null, 5L)).isEqualTo(new EventAppend.Answer.Appended(1, 5));
+    assertThat(append("fence", "b", null, 4L)).isEqualTo(new EventAppend.Answer.Stale(5));
+    assertThat(append("fence", "c", null, 7L)).isEqualTo(new EventAppend.Answer.Appended(2, 7));
+    assertThat(append("fence", "d", null, 5L)).isEqualTo(new EventAppend.Answer.Stale(7));
     assertThat(sequences("fence")).containsExactly(1L, 2L);
   }
 
@@ -117,15 +119,15 @@ class StateAppendTest {
   void aResultIsRecordedOnceByEnvelopeIdAndByActionWithTheFirstAnswer() throws Exception {
     StateStore store = newStore();
     EventEnvelope source = finished("once", "run-1", "act-1", 1, "create");
-    StateStore.Recorded first = store.record(source, data(source));
+    ActionResults.Recorded first = Histories.results(store).record(source, data(source));
     EventEnvelope sameAction = finished("once", "run-1", "act-1", 1, "create"); // new envelope id
 
-    StateStore.Recorded byId = newStore().record(source, data(source));
-    StateStore.Recorded byAction = store.record(sameAction, data(sameAction));
+    ActionResults.Recorded byId = Histories.results(newStore()).record(source, data(source));
+    ActionResults.Recorded byAction = Histories.results(store).record(sameAction, data(sameAction));
 
     assertThat(byId.duplicate()).isTrue();
     assertThat(byAction.duplicate()).isTrue();
-    for (StateStore.Recorded again : List.of(byId, byAction)) {
+    for (ActionResults.Recorded again : List.of(byId, byAction)) {
       assertThat(again.envelope().id()).isEqualTo(first.envelope().id());
       assertThat(again.envelope().time()).isEqualTo(first.envelope().time());
       assertThat(EventCodec.data(again.envelope(), StateRecorded.class))
@@ -139,13 +141,15 @@ class StateAppendTest {
     StateStore store = newStore();
     record(store, "fast-once", "run-1", "act-1", 1); // first result: lineage + instance (V7)
     EventEnvelope second = finished("fast-once", "run-1", "act-2", 1, "create");
-    StateStore.Recorded first = store.record(second, data(second)); // one event: fast statement
+    ActionResults.Recorded first =
+        Histories.results(store).record(second, data(second)); // one event: fast statement
 
     EventEnvelope sameAction = finished("fast-once", "run-1", "act-2", 1, "create");
-    StateStore.Recorded byId = store.record(second, data(second));
-    StateStore.Recorded byAction = newStore().record(sameAction, data(sameAction));
+    ActionResults.Recorded byId = Histories.results(store).record(second, data(second));
+    ActionResults.Recorded byAction =
+        Histories.results(newStore()).record(sameAction, data(sameAction));
 
-    for (StateStore.Recorded again : List.of(byId, byAction)) {
+    for (ActionResults.Recorded again : List.of(byId, byAction)) {
       assertThat(again.duplicate()).isTrue();
       assertThat(again.envelope().id()).isEqualTo(first.envelope().id());
       assertThat(EventCodec.data(again.envelope(), StateRecorded.class))
@@ -260,31 +264,25 @@ class StateAppendTest {
   void theFastAppendWritesAfterTheExpectedHeadAndLeavesEveryOtherCaseToTheFunction()
       throws Exception {
     // first append of a workspace: no fencing row yet, the function appends and creates it
-    assertThat(appendOne("fast", "f1", 0, 0, 3))
-        .isEqualTo(new EventAppend.Answer("appended", 1, 3, null));
+    assertThat(appendOne("fast", "f1", 0, 0, 3)).isEqualTo(new EventAppend.Answer.Appended(1, 3));
     // the bare insert alone appends after a head it is given
     assertThat(fastStatement("fast", "f2", 1)).isEqualTo(2);
-    assertThat(appendOne("fast", "f3", 2, 3, 3))
-        .isEqualTo(new EventAppend.Answer("appended", 3, 3, null));
+    assertThat(appendOne("fast", "f3", 2, 3, 3)).isEqualTo(new EventAppend.Answer.Appended(3, 3));
 
     // a head that moved: the insert writes nothing, the function says why
     assertThat(fastStatement("fast", "x", 2)).isNull();
-    assertThat(appendOne("fast", "x", 2, 3, 3))
-        .isEqualTo(new EventAppend.Answer("moved", 3, 3, null));
+    assertThat(appendOne("fast", "x", 2, 3, 3)).isEqualTo(new EventAppend.Answer.Moved(3, 3));
     // not tried when the caller does not know the newest token at its head, or its token is not
     // that one: the function decides (a head that does not exist, a stale token)
     assertThat(appendOne("fast", "x", 7, EventAppend.UNKNOWN_TOKEN, 3))
-        .isEqualTo(new EventAppend.Answer("moved", 3, 3, null));
-    assertThat(appendOne("fast", "x", 3, 3, 2))
-        .isEqualTo(new EventAppend.Answer("stale", 0, 3, null));
+        .isEqualTo(new EventAppend.Answer.Moved(3, 3));
+    assertThat(appendOne("fast", "x", 3, 3, 2)).isEqualTo(new EventAppend.Answer.Stale(3));
     // the same event id again: skipped by the statement's ON CONFLICT, answered as a duplicate
     assertThat(appendOne("fast", "f2", 3, 3, 3))
-        .isEqualTo(new EventAppend.Answer("duplicate", 2, 3, null));
+        .isEqualTo(new EventAppend.Answer.Duplicate(2, 3, null));
     // a newer token: the function appends and makes it the newest; then the fast path again
-    assertThat(appendOne("fast", "f4", 3, 3, 5))
-        .isEqualTo(new EventAppend.Answer("appended", 4, 5, null));
-    assertThat(appendOne("fast", "f5", 4, 5, 5))
-        .isEqualTo(new EventAppend.Answer("appended", 5, 5, null));
+    assertThat(appendOne("fast", "f4", 3, 3, 5)).isEqualTo(new EventAppend.Answer.Appended(4, 5));
+    assertThat(appendOne("fast", "f5", 4, 5, 5)).isEqualTo(new EventAppend.Answer.Appended(5, 5));
     assertThat(sequences("fast")).containsExactly(1L, 2L, 3L, 4L, 5L);
     assertThat(types("fast")).doesNotContain("fencing_advanced");
   }
@@ -292,11 +290,12 @@ class StateAppendTest {
   @Test
   void aRedeliveryOrALostRaceOnTheFastPathWritesNothingRaisesNothingAndGetsTheFirstAnswer()
       throws Exception {
-    assertThat(appendOne("quiet", "q1", 0, 0, 4).status()).isEqualTo("appended");
+    assertThat(appendOne("quiet", "q1", 0, 0, 4)).isInstanceOf(EventAppend.Answer.Appended.class);
     StateStore store = newStore();
     record(store, "quiet-record", "run-1", "act-1", 1); // lineage + instance (the function)
     EventEnvelope second = finished("quiet-record", "run-1", "act-2", 1, "create");
-    StateStore.Recorded first = store.record(second, data(second)); // the fast statement
+    ActionResults.Recorded first =
+        Histories.results(store).record(second, data(second)); // the fast statement
 
     try (Connection c = dataSource.getConnection()) {
       assertThat(fastStatement(c, "quiet", "q2", 1)).isEqualTo(2);
@@ -331,11 +330,10 @@ class StateAppendTest {
 
     // the function then answers as before: the first outcome, or the head that moved
     assertThat(appendOne("quiet", "q2", 2, 4, 4))
-        .isEqualTo(new EventAppend.Answer("duplicate", 2, 4, null));
-    assertThat(appendOne("quiet", "q3", 1, 4, 4))
-        .isEqualTo(new EventAppend.Answer("moved", 2, 4, null));
+        .isEqualTo(new EventAppend.Answer.Duplicate(2, 4, null));
+    assertThat(appendOne("quiet", "q3", 1, 4, 4)).isEqualTo(new EventAppend.Answer.Moved(2, 4));
     assertThat(sequences("quiet")).containsExactly(1L, 2L);
-    StateStore.Recorded again = newStore().record(second, data(second));
+    ActionResults.Recorded again = Histories.results(newStore()).record(second, data(second));
     assertThat(again.duplicate()).isTrue();
     assertThat(again.envelope().id()).isEqualTo(first.envelope().id());
     assertThat(sequences("quiet-record")).containsExactly(1L, 2L, 3L);
@@ -359,16 +357,14 @@ class StateAppendTest {
 
     // the older holder still believes head 2 with its token the newest: its insert finds 3 taken,
     // and the function refuses its token
-    assertThat(appendOne("advance", "a2", 2, 1, 1))
-        .isEqualTo(new EventAppend.Answer("stale", 0, 2, null));
+    assertThat(appendOne("advance", "a2", 2, 1, 1)).isEqualTo(new EventAppend.Answer.Stale(2));
     // a run opening that advances: the same
     StateStore.RunOpening opening = store.openRun(TENANT, "advance", 3, "run-3", "hash-advance");
     assertThat(opening.newerToken()).isEmpty();
     assertThat(types("advance")).endsWith("fencing_advanced", "fencing_advanced");
-    assertThat(appendOne("advance", "a3", 3, 2, 2))
-        .isEqualTo(new EventAppend.Answer("stale", 0, 3, null));
+    assertThat(appendOne("advance", "a3", 3, 2, 2)).isEqualTo(new EventAppend.Answer.Stale(3));
     // the function's own advance with no events (a result recorded without a change): the same
-    assertThat(appendNothing("advance", 4L, 4L)).isEqualTo(new Answer("appended", 5, 4, null));
+    assertThat(appendNothing("advance", 4L, 4L)).isEqualTo(new EventAppend.Answer.Appended(5, 4));
     assertThat(types("advance"))
         .containsExactly(
             "lineage_assigned",
@@ -376,8 +372,7 @@ class StateAppendTest {
             "fencing_advanced",
             "fencing_advanced",
             "fencing_advanced");
-    assertThat(appendOne("advance", "a4", 4, 3, 3))
-        .isEqualTo(new EventAppend.Answer("stale", 0, 4, null));
+    assertThat(appendOne("advance", "a4", 4, 3, 3)).isEqualTo(new EventAppend.Answer.Stale(4));
     // the fold ignores them, a fresh store included
     assertThat(newStore().currentState(TENANT, "advance").serial()).isEqualTo(serial);
     assertThat(newStore().currentState(TENANT, "advance").instances()).hasSize(1);
@@ -423,7 +418,8 @@ class StateAppendTest {
 
   @Test
   void aTakeoverInProgressMakesTheFastAppendWaitAndThenRefusesItsOlderToken() throws Exception {
-    assertThat(appendOne("takeover", "t1", 0, 0, 1).status()).isEqualTo("appended");
+    assertThat(appendOne("takeover", "t1", 0, 0, 1))
+        .isInstanceOf(EventAppend.Answer.Appended.class);
     ExecutorService pool = Executors.newSingleThreadExecutor();
     try (Connection takeover = dataSource.getConnection()) {
       // a newer lock holder registers its token: its fencing_advanced event holds sequence 2,
@@ -447,7 +443,7 @@ class StateAppendTest {
       // the older token's insert found its sequence taken once the takeover committed; the
       // function refused the token
       assertThat(old.get(30, java.util.concurrent.TimeUnit.SECONDS))
-          .isEqualTo(new EventAppend.Answer("stale", 0, 2, null));
+          .isEqualTo(new EventAppend.Answer.Stale(2));
     } finally {
       pool.shutdownNow();
     }
@@ -457,7 +453,8 @@ class StateAppendTest {
 
   @Test
   void anAppendInFlightMakesATakeoverWaitAndTheTakeoverLandsAfterIt() throws Exception {
-    assertThat(appendOne("inflight", "i1", 0, 0, 1).status()).isEqualTo("appended");
+    assertThat(appendOne("inflight", "i1", 0, 0, 1))
+        .isInstanceOf(EventAppend.Answer.Appended.class);
     ExecutorService pool = Executors.newSingleThreadExecutor();
     StateStore store = newStore();
     try (Connection appending = dataSource.getConnection()) {
@@ -478,7 +475,7 @@ class StateAppendTest {
     assertThat(sequences("inflight")).containsExactly(1L, 2L, 3L);
     assertThat(types("inflight"))
         .containsExactly("lock_force_unlocked", "lock_force_unlocked", "fencing_advanced");
-    assertThat(appendOne("inflight", "i3", 2, 1, 1).status()).isEqualTo("stale");
+    assertThat(appendOne("inflight", "i3", 2, 1, 1)).isEqualTo(new EventAppend.Answer.Stale(2));
   }
 
   @Test
@@ -507,13 +504,13 @@ class StateAppendTest {
             "lineage_assigned", "instance_created", "lock_force_unlocked", "fencing_advanced");
     assertThat(store.newestFencingToken(TENANT, "opening")).isEqualTo(2);
     // the old holder's next write finds its sequence taken: refused
-    assertThat(appendOne("opening", "o4", 3, 1, 1).status()).isEqualTo("stale");
+    assertThat(appendOne("opening", "o4", 3, 1, 1)).isEqualTo(new EventAppend.Answer.Stale(2));
   }
 
   @Test
   void aLockedWriterWhoseSequenceAFastAppendTookReadsTheHeadAgainInsteadOfFailing()
       throws Exception {
-    assertThat(appendOne("locked", "l1", 0, 0, 1).status()).isEqualTo("appended");
+    assertThat(appendOne("locked", "l1", 0, 0, 1)).isInstanceOf(EventAppend.Answer.Appended.class);
     ExecutorService pool = Executors.newSingleThreadExecutor();
     StateStore store = newStore();
     try (Connection appending = dataSource.getConnection()) {
@@ -524,12 +521,13 @@ class StateAppendTest {
       Future<?> forced =
           pool.submit(
               () -> {
-                store.recordForceUnlock(
-                    TENANT,
-                    "locked",
-                    new dev.stagecraft.state.history.StateEvent.LockForceUnlocked(
-                        "lock-1", "holder", 1, "stuck"),
-                    "admin");
+                Histories.changes(store)
+                    .recordForceUnlock(
+                        TENANT,
+                        "locked",
+                        new dev.stagecraft.state.history.StateEvent.LockForceUnlocked(
+                            "lock-1", "holder", 1, "stuck"),
+                        "admin");
                 return null;
               });
       awaitWaitingOnALock("INSERT INTO state.state_events");
@@ -590,11 +588,8 @@ class StateAppendTest {
 
   // --- fixtures -----------------------------------------------------------------------------
 
-  /** What {@code state.append_events} answered. */
-  private record Answer(String status, long head, long newest, String previous) {}
-
   /** One event appended through the function directly, as the benchmark's primitive does. */
-  private Answer append(String workspace, String eventId, Long expectedHead, Long token)
+  private EventAppend.Answer append(String workspace, String eventId, Long expectedHead, Long token)
       throws SQLException {
     try (Connection c = dataSource.getConnection();
         PreparedStatement ps =
@@ -610,13 +605,13 @@ class StateAppendTest {
       ps.setString(6, PAYLOAD);
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();
-        return new Answer(rs.getString(1), rs.getLong(2), rs.getLong(3), rs.getString(4));
+        return EventAppend.Answer.read(rs);
       }
     }
   }
 
   /** {@code state.append_events} with no events, as a result recorded without a change calls it. */
-  private Answer appendNothing(String workspace, Long expectedHead, Long token)
+  private EventAppend.Answer appendNothing(String workspace, Long expectedHead, Long token)
       throws SQLException {
     try (Connection c = dataSource.getConnection();
         PreparedStatement ps =
@@ -630,7 +625,7 @@ class StateAppendTest {
       ps.setObject(4, token, java.sql.Types.BIGINT);
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();
-        return new Answer(rs.getString(1), rs.getLong(2), rs.getLong(3), rs.getString(4));
+        return EventAppend.Answer.read(rs);
       }
     }
   }
@@ -775,7 +770,7 @@ class StateAppendTest {
       StateStore store, String workspace, String runId, String actionId, long token)
       throws SQLException {
     EventEnvelope source = finished(workspace, runId, actionId, token, "create");
-    StateStore.Recorded recorded = store.record(source, data(source));
+    ActionResults.Recorded recorded = Histories.results(store).record(source, data(source));
     assertThat(recorded.duplicate()).isFalse();
     return EventCodec.data(recorded.envelope(), StateRecorded.class);
   }

@@ -30,16 +30,19 @@ class StateRollbackTest {
     SQLException taint =
         catchThrowableOfType(
             SQLException.class,
-            () -> store.changeTaint("acme", "prod", "null_resource.a", true, 1, "alice"));
+            () ->
+                Histories.changes(store)
+                    .changeTaint("acme", "prod", "null_resource.a", true, 1, "alice"));
     SQLException forceUnlock =
         catchThrowableOfType(
             SQLException.class,
             () ->
-                store.recordForceUnlock(
-                    "acme",
-                    "prod",
-                    new StateEvent.LockForceUnlocked("lock-1", "run-1", 1, "stuck"),
-                    "alice"));
+                Histories.changes(store)
+                    .recordForceUnlock(
+                        "acme",
+                        "prod",
+                        new StateEvent.LockForceUnlocked("lock-1", "run-1", 1, "stuck"),
+                        "alice"));
 
     for (SQLException failure : new SQLException[] {taint, forceUnlock}) {
       assertThat(failure.getSQLState()).isEqualTo("57P01");

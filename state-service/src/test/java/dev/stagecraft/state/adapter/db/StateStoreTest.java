@@ -11,6 +11,7 @@ import dev.stagecraft.schemas.action.ActionFinished;
 import dev.stagecraft.schemas.envelope.EventEnvelope;
 import dev.stagecraft.schemas.state.StateRecorded;
 import dev.stagecraft.servicekit.db.Sql;
+import dev.stagecraft.state.application.ActionResults;
 import dev.stagecraft.state.history.OutputsDecision;
 import dev.stagecraft.state.history.StateSnapshot;
 import dev.stagecraft.state.history.TaintDecision;
@@ -219,11 +220,12 @@ class StateStoreTest {
   void aRedeliveryReturnsTheSameRecordWhateverTheCacheHolds() throws Exception {
     StateStore first = newStore();
     EventEnvelope source = finished("redelivery", 1, "create");
-    StateStore.Recorded original =
-        first.record(source, EventCodec.data(source, ActionFinished.class));
+    ActionResults.Recorded original =
+        Histories.results(first).record(source, EventCodec.data(source, ActionFinished.class));
     record(newStore(), "redelivery", 2, "create");
 
-    StateStore.Recorded again = first.record(source, EventCodec.data(source, ActionFinished.class));
+    ActionResults.Recorded again =
+        Histories.results(first).record(source, EventCodec.data(source, ActionFinished.class));
 
     assertThat(again.duplicate()).isTrue();
     assertThat(again.envelope().id()).isEqualTo(original.envelope().id());
@@ -256,7 +258,8 @@ class StateStoreTest {
     recordActions(store, "marks", 0, 10); // head 11
     for (int i = 0; i < 89; i++) { // head 100: the 89th change is due for a snapshot
       TaintDecision d =
-          store.changeTaint(TENANT, "marks", address(i % 10), i / 10 % 2 == 0, 1, "tester");
+          Histories.changes(store)
+              .changeTaint(TENANT, "marks", address(i % 10), i / 10 % 2 == 0, 1, "tester");
       assertThat(d.accepted()).as("change %d: %s", i, d.error()).isTrue();
     }
 
@@ -294,7 +297,8 @@ class StateStoreTest {
           CompletableFuture.supplyAsync(
               () -> {
                 try {
-                  return store.changeTaint(TENANT, "taken", address(0), true, 1, "tester");
+                  return Histories.changes(store)
+                      .changeTaint(TENANT, "taken", address(0), true, 1, "tester");
                 } catch (SQLException e) {
                   throw new IllegalStateException(e);
                 }
@@ -338,11 +342,20 @@ class StateStoreTest {
     recordActions(store, "refused", 0, 1);
     assertThat(store.advanceFencing(TENANT, "refused", 9)).isEmpty();
 
-    assertThat(store.changeTaint(TENANT, "refused", address(0), true, 8, null).rejection())
+    assertThat(
+            Histories.changes(store)
+                .changeTaint(TENANT, "refused", address(0), true, 8, null)
+                .rejection())
         .isEqualTo(TaintDecision.Rejection.STALE_FENCING_TOKEN);
-    assertThat(store.changeTaint(TENANT, "refused", address(0), false, 9, null).rejection())
+    assertThat(
+            Histories.changes(store)
+                .changeTaint(TENANT, "refused", address(0), false, 9, null)
+                .rejection())
         .isEqualTo(TaintDecision.Rejection.NOT_TAINTED);
-    assertThat(store.changeTaint(TENANT, "refused", address(5), true, 9, null).rejection())
+    assertThat(
+            Histories.changes(store)
+                .changeTaint(TENANT, "refused", address(5), true, 9, null)
+                .rejection())
         .isEqualTo(TaintDecision.Rejection.NO_SUCH_INSTANCE);
 
     // the two results' events and the advance's own (ADR 0052); nothing of the refused changes
@@ -371,13 +384,18 @@ class StateStoreTest {
                 false));
 
     // a run that lost its lock records nothing
-    assertThat(store.recordOutputs(TENANT, "outs", "run-old", 4, outputs).rejection())
+    assertThat(
+            Histories.changes(store)
+                .recordOutputs(TENANT, "outs", "run-old", 4, outputs)
+                .rejection())
         .isEqualTo(OutputsDecision.Rejection.STALE_FENCING_TOKEN);
-    OutputsDecision written = store.recordOutputs(TENANT, "outs", "run-2", 5, outputs);
+    OutputsDecision written =
+        Histories.changes(store).recordOutputs(TENANT, "outs", "run-2", 5, outputs);
     assertThat(written.accepted()).isTrue();
     assertThat(written.serial()).isEqualTo(2);
     // the same set again (a retry after a lost answer): nothing appended
-    assertThat(store.recordOutputs(TENANT, "outs", "run-2", 5, outputs).events()).isEmpty();
+    assertThat(Histories.changes(store).recordOutputs(TENANT, "outs", "run-2", 5, outputs).events())
+        .isEmpty();
 
     List<StateStore.StoredEvent> history = store.history(TENANT, "outs");
     assertThat(history)
@@ -394,7 +412,7 @@ class StateStoreTest {
         .isEqualTo(false);
     assertThat(v4.get("serial")).isEqualTo(2L);
     // the next run's set replaces the whole set
-    store.recordOutputs(TENANT, "outs", "run-3", 5, Map.of());
+    Histories.changes(store).recordOutputs(TENANT, "outs", "run-3", 5, Map.of());
     assertThat(newStore().currentState(TENANT, "outs").outputs()).isEmpty();
   }
 
@@ -421,8 +439,8 @@ class StateStoreTest {
   private StateRecorded record(StateStore store, String workspace, int i, String action)
       throws SQLException {
     EventEnvelope source = finished(workspace, i, action);
-    StateStore.Recorded recorded =
-        store.record(source, EventCodec.data(source, ActionFinished.class));
+    ActionResults.Recorded recorded =
+        Histories.results(store).record(source, EventCodec.data(source, ActionFinished.class));
     assertThat(recorded.duplicate()).isFalse();
     return EventCodec.data(recorded.envelope(), StateRecorded.class);
   }

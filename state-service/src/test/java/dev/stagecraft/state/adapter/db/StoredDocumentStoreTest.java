@@ -176,7 +176,8 @@ class StoredDocumentStoreTest {
     push(store, "after", JSON.writeValueAsBytes(realistic()), false);
 
     var decision =
-        newStore().changeTaint(TENANT, "after", "aws_instance.web[0]", true, 0, "user:test");
+        Histories.changes(newStore())
+            .changeTaint(TENANT, "after", "aws_instance.web[0]", true, 0, "user:test");
 
     assertThat(decision.accepted()).isTrue();
     assertThat(store.currentDocument(TENANT, "after").stored())

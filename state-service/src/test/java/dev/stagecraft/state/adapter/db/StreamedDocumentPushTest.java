@@ -507,7 +507,7 @@ class StreamedDocumentPushTest {
     assertThat(unknown.content()).as("not cached here: read in slices").isNull();
 
     assertThat(
-            newStore()
+            Histories.changes(newStore())
                 .changeTaint(TENANT, "pull", "aws_instance.web[0]", true, 0, "user:test")
                 .accepted())
         .isTrue();

@@ -29,7 +29,7 @@ class BackendLocksTest {
   @BeforeEach
   void start() throws IOException {
     lockService = new ScriptedLockService();
-    locks = new BackendLocks(lockService.client(), null, 3600);
+    locks = new BackendLocks(lockService.client(), null, null, 3600);
   }
 
   @AfterEach

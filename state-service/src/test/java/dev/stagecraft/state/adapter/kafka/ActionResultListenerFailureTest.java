@@ -15,6 +15,8 @@ import dev.stagecraft.schemas.action.ActionFinished;
 import dev.stagecraft.schemas.envelope.EventEnvelope;
 import dev.stagecraft.schemas.state.StateRecorded;
 import dev.stagecraft.servicekit.db.Databases;
+import dev.stagecraft.state.adapter.db.RunCredentialStore;
+import dev.stagecraft.state.adapter.db.StateHistoryFactory;
 import dev.stagecraft.state.adapter.db.StateStore;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -76,7 +78,8 @@ class ActionResultListenerFailureTest {
     dataSource.setConnectionTimeout(1_000); // fail fast while the database is down
     listener =
         new ActionResultListener(
-            new StateStore(dataSource, Clock.systemUTC()),
+            StateHistoryFactory.over(
+                new StateStore(dataSource, Clock.systemUTC()), RunCredentialStore::refusal),
             new KafkaSettings(kafka.bootstrapServers()),
             "state-failures",
             Duration.ofSeconds(1));
