@@ -129,6 +129,23 @@ public record PlanComparison(List<Difference> differences) {
       PlanDocument now,
       List<Difference> out) {
     String address = n.address();
+    sameChange(w, n, out);
+    List<String> waitedBefore = waits(was, address);
+    List<String> waitsNow = waits(now, address);
+    if (!waitedBefore.equals(waitsNow)) {
+      out.add(new Difference(address, waitsFor(waitedBefore), waitsFor(waitsNow)));
+    }
+    PlanDocument.LifecycleFlags lw = flags(was, address);
+    PlanDocument.LifecycleFlags ln = flags(now, address);
+    if (!lw.equals(ln)) {
+      out.add(new Difference(address, lifecycle(lw), lifecycle(ln)));
+    }
+  }
+
+  /** The differences of one resource change's own entry: action, reason, move, attributes. */
+  private static void sameChange(
+      PlanDocument.ResourceChange w, PlanDocument.ResourceChange n, List<Difference> out) {
+    String address = n.address();
     boolean sameAction = w.change().actions() == n.change().actions() && w.reason() == n.reason();
     if (!sameAction) {
       out.add(new Difference(address, action(w), action(n)));
@@ -146,16 +163,95 @@ public record PlanComparison(List<Difference> differences) {
               "other values",
               "values that differ in " + String.join(", ", attributes) + " (not shown here)"));
     }
-    List<String> waitedBefore = waits(was, address);
-    List<String> waitsNow = waits(now, address);
-    if (!waitedBefore.equals(waitsNow)) {
-      out.add(new Difference(address, waitsFor(waitedBefore), waitsFor(waitsNow)));
+  }
+
+  /**
+   * What differs between the change documents ({@link Plan#changeDocuments}: a change's {@code
+   * resource_changes} entry with its lifecycle flags and dependencies) of an approved plan and
+   * those of the plan made again, by address (sorted): changes approved and no longer planned,
+   * planned and not approved, and how the others differ. For a carried-on run's message
+   * (docs/adr/0051), to say how the changes that {@link PlanJson#covers} does not cover differ;
+   * this compares documents exactly (a value unknown when approved and known now is a difference
+   * here).
+   */
+  public static PlanComparison betweenChangeDocuments(
+      Map<String, String> approved, Map<String, String> planned) {
+    List<Difference> out = new ArrayList<>();
+    Set<String> addresses = new TreeSet<>(approved.keySet());
+    addresses.addAll(planned.keySet());
+    for (String address : addresses) {
+      String a = approved.get(address);
+      String p = planned.get(address);
+      if (Objects.equals(a, p)) {
+        continue;
+      }
+      ChangeDocument w = a == null ? null : ChangeDocument.read(a, "approved");
+      ChangeDocument n = p == null ? null : ChangeDocument.read(p, "planned");
+      if (w == null || n == null) {
+        out.add(
+            new Difference(
+                address,
+                w == null ? "not approved" : w.describe(),
+                n == null ? "not planned" : n.describe()));
+      } else if (w.change() == null || n.change() == null) {
+        out.add(new Difference(address, w.describe(), n.describe()));
+      } else {
+        int before = out.size();
+        sameChange(w.change(), n.change(), out);
+        if (!w.dependencies().equals(n.dependencies())) {
+          out.add(
+              new Difference(
+                  address,
+                  "depends on " + listed(w.dependencies()),
+                  "depends on " + listed(n.dependencies())));
+        }
+        if (!w.flags().equals(n.flags())) {
+          out.add(new Difference(address, lifecycle(w.flags()), lifecycle(n.flags())));
+        }
+        if (out.size() == before) {
+          out.add(new Difference(address, "an approved change", "another change document"));
+        }
+      }
     }
-    PlanDocument.LifecycleFlags lw = flags(was, address);
-    PlanDocument.LifecycleFlags ln = flags(now, address);
-    if (!lw.equals(ln)) {
-      out.add(new Difference(address, lifecycle(lw), lifecycle(ln)));
+    return new PlanComparison(out);
+  }
+
+  /**
+   * One change document read back; {@code change} null (and {@code problem} set) when unreadable.
+   */
+  private record ChangeDocument(
+      PlanDocument.ResourceChange change,
+      List<String> dependencies,
+      PlanDocument.LifecycleFlags flags,
+      String problem) {
+
+    static ChangeDocument read(String json, String which) {
+      try {
+        com.fasterxml.jackson.databind.JsonNode node = PlanCodec.MAPPER.readTree(json);
+        List<String> dependencies = new ArrayList<>();
+        node.path("dependencies").forEach(d -> dependencies.add(d.asText()));
+        return new ChangeDocument(
+            PlanDecoder.resourceChange(node, which),
+            dependencies,
+            new PlanDocument.LifecycleFlags(
+                node.path("create_before_destroy").asBoolean(),
+                node.path("skip_destroy").asBoolean()),
+            null);
+      } catch (com.fasterxml.jackson.core.JsonProcessingException
+          | PlanCodec.InvalidPlanException e) {
+        return new ChangeDocument(null, List.of(), null, e.getMessage());
+      }
     }
+
+    String describe() {
+      return change == null
+          ? "a change document that cannot be read (" + problem + ")"
+          : action(change);
+    }
+  }
+
+  private static String listed(List<String> addresses) {
+    return addresses.isEmpty() ? "nothing" : String.join(", ", addresses);
   }
 
   /**

@@ -103,6 +103,11 @@ final class PlanDecoder {
         ours == null ? null : stagecraft(ours));
   }
 
+  /** One {@code resource_changes} entry, at {@code path} in error messages. */
+  static PlanDocument.ResourceChange resourceChange(JsonNode node, String path) {
+    return resourceChange(new At(node, path));
+  }
+
   private static PlanDocument.ResourceChange resourceChange(At rc) {
     rc.requireObject();
     String mode = rc.field("mode").text();

@@ -117,6 +117,51 @@ class PlanComparisonTest {
   }
 
   @Test
+  void theChangeDocumentsOfAnApprovedPlanAndOfThePlanMadeAgainSayHowEachChangeDiffers() {
+    String config =
+        """
+        resource "stateful_provisioning" "db" { state_key = "v1" }
+        resource "stateful_provisioning" "app" {
+          state_key  = "%s"
+          depends_on = [%s]
+        }
+        %s
+        """;
+    Plan approved = plan(config.formatted("v2", "stateful_provisioning.db", ""), Map.of(), STATE);
+    Plan again =
+        plan(
+            config.formatted(
+                "v2",
+                "",
+                "resource \"null_resource\" \"extra\" {}\n"
+                    + "resource \"stateful_provisioning\" \"old\" { state_key = \"v2\" }"),
+            Map.of(),
+            STATE);
+
+    PlanComparison diff =
+        PlanComparison.betweenChangeDocuments(approved.changeDocuments(), again.changeDocuments());
+
+    assertThat(diff.differences())
+        .extracting(PlanComparison.Difference::text)
+        .containsExactly(
+            "null_resource.extra: not approved -> create",
+            "stateful_provisioning.app: depends on stateful_provisioning.db -> depends on nothing",
+            "stateful_provisioning.old: delete because delete_because_no_resource_config ->"
+                + " replace (delete, then create) because replace_because_cannot_update");
+    assertThat(
+            PlanComparison.betweenChangeDocuments(
+                    approved.changeDocuments(), approved.changeDocuments())
+                .same())
+        .isTrue();
+    assertThat(
+            PlanComparison.betweenChangeDocuments(
+                    Map.of("x.y", "{\"change\":{}}"), Map.of("x.y", "{}"))
+                .describe())
+        .contains(
+            "x.y: a change document that cannot be read (not a plan document: approved.mode:");
+  }
+
+  @Test
   void aDifferentReasonForTheSameActionIsADifference() {
     String state =
         "{\"version\":4,\"serial\":7,\"lineage\":\"l-1\",\"outputs\":{},\"resources\":["
