@@ -1,5 +1,7 @@
 package dev.stagecraft.planner.plan;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -227,7 +229,7 @@ public record PlanComparison(List<Difference> differences) {
 
     static ChangeDocument read(String json, String which) {
       try {
-        com.fasterxml.jackson.databind.JsonNode node = PlanCodec.MAPPER.readTree(json);
+        JsonNode node = PlanCodec.MAPPER.readTree(json);
         List<String> dependencies = new ArrayList<>();
         node.path("dependencies").forEach(d -> dependencies.add(d.asText()));
         return new ChangeDocument(
@@ -237,8 +239,7 @@ public record PlanComparison(List<Difference> differences) {
                 node.path("create_before_destroy").asBoolean(),
                 node.path("skip_destroy").asBoolean()),
             null);
-      } catch (com.fasterxml.jackson.core.JsonProcessingException
-          | PlanCodec.InvalidPlanException e) {
+      } catch (JsonProcessingException | PlanCodec.InvalidPlanException e) {
         return new ChangeDocument(null, List.of(), null, e.getMessage());
       }
     }

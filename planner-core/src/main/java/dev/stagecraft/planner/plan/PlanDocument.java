@@ -7,7 +7,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 
 /**
  * A plan as Terraform's JSON plan representation holds it ({@code terraform show -json}): what
@@ -154,8 +156,7 @@ public record PlanDocument(
     }
 
     /** Sensitive attributes are left out; {@code *_sensitive} says which. */
-    private static Map<String, Object> redacted(
-        Map<String, Object> values, java.util.Set<String> sensitive) {
+    private static Map<String, Object> redacted(Map<String, Object> values, Set<String> sensitive) {
       if (values == null || sensitive.isEmpty()) {
         return values;
       }
@@ -203,8 +204,8 @@ public record PlanDocument(
     }
 
     /** The attributes named sensitive before or after. */
-    public java.util.Set<String> sensitiveAttributes() {
-      java.util.Set<String> out = new java.util.TreeSet<>();
+    public Set<String> sensitiveAttributes() {
+      Set<String> out = new TreeSet<>();
       if (beforeSensitive != null) {
         out.addAll(beforeSensitive.keySet());
       }
