@@ -78,7 +78,10 @@ class SavedPlanTest {
     CliResult stale =
         stack.cliWith(dir, java.util.Map.of("TF_VAR_password", "x"), null, "apply", ws, "r2.plan");
     assertThat(stale.exitCode()).isEqualTo(1);
-    assertThat(stale.err()).contains("stale");
+    assertThat(stale.err())
+        .contains("stale")
+        .as("which changes differ, not only the digests (docs/adr/0074)")
+        .contains("What differs from the saved plan:\n  state: planned against serial ");
     assertThat(Files.readAllLines(log)).containsExactly("applied r1", "applied r3");
   }
 }

@@ -5,6 +5,8 @@ import dev.stagecraft.cli.CliContext;
 import dev.stagecraft.cli.Command;
 import dev.stagecraft.cli.ErrorLine;
 import dev.stagecraft.cli.UsageException;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -68,7 +70,8 @@ public final class ApplyCommand implements Command {
 
   /**
    * {@code apply FILE}: applies exactly the saved plan, without asking (it was approved by saving
-   * it); refused when the state moved or the plan would differ now.
+   * it); refused when the state moved or the plan would differ now, saying which changes differ
+   * ({@link SavedPlanCheck}).
    */
   private int applySaved(CliContext ctx, RunOptions options) throws Exception {
     if (destroy || options.positional.size() != 1) {
@@ -79,10 +82,24 @@ public final class ApplyCommand implements Command {
       throw new UsageException(
           "a saved plan already holds its variables and -replace options; apply it without them");
     }
-    Map<String, Object> body =
-        SavedPlan.readRunRequest(ctx.workingDir().resolve(options.positional.get(0)), ctx);
+    Path file = ctx.workingDir().resolve(options.positional.get(0));
+    Map<String, Object> body = SavedPlan.readRunRequest(file, ctx);
     ApiClient api = Server.client(ctx);
     try {
+      // planned again first (changes nothing): a plan that differs is refused here, saying what
+      // differs, before a run is started
+      Map<String, Object> planBody = new LinkedHashMap<>(body);
+      planBody.remove("expectedSerial");
+      planBody.remove("expectedDigest");
+      String refusal =
+          SavedPlanCheck.refusal(
+              options.positional.get(0),
+              SavedPlan.readFile(file),
+              api.post(api.api("plans"), planBody));
+      if (refusal != null) {
+        ctx.err().println(ErrorLine.of(refusal));
+        return 1;
+      }
       JsonNode run = api.post(api.api("runs"), body);
       return new RunFollower(ctx, api, true, RunApproval.of((String) body.get("expectedDigest")))
           .follow(run.get("id").asText());

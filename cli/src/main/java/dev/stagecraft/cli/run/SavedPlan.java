@@ -94,6 +94,14 @@ final class SavedPlan {
   }
 
   /**
+   * The saved plan file as written ({@code digest}, {@code prior_serial}, {@code plan}, …); call
+   * after {@link #readRunRequest}, which checks that it is one.
+   */
+  static JsonNode readFile(Path file) throws IOException {
+    return MAPPER.readTree(file.toFile());
+  }
+
+  /**
    * The run request that applies exactly the saved plan. Values of sensitive variables were not
    * saved: they come again from {@code TF_VAR_name} / {@code STAGECRAFT_VAR_name} and must be the
    * values the plan was made with (checked against their {@link SecretFingerprint}s; a plan file

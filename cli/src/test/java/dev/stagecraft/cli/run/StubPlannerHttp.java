@@ -10,8 +10,9 @@ final class StubPlannerHttp {
   private StubPlannerHttp() {}
 
   /**
-   * A server on a free local port that answers the discovery document with its own runs API (the
-   * CLI finds {@code /api/v1/runs} through it); not started, so the caller adds its contexts first.
+   * A server on a free local port that answers the discovery document with its own runs and plans
+   * APIs (the CLI finds {@code /api/v1/runs} and {@code /api/v1/plans} through it); not started, so
+   * the caller adds its contexts first.
    */
   static com.sun.net.httpserver.HttpServer create() throws IOException {
     com.sun.net.httpserver.HttpServer server =
@@ -19,7 +20,11 @@ final class StubPlannerHttp {
     String base = base(server);
     server.createContext(
         "/.well-known/stagecraft.json",
-        ex -> reply(ex, 200, "{\"runs\":\"" + base + "/api/v1/runs\"}"));
+        ex ->
+            reply(
+                ex,
+                200,
+                "{\"runs\":\"" + base + "/api/v1/runs\",\"plans\":\"" + base + "/api/v1/plans\"}"));
     return server;
   }
 
