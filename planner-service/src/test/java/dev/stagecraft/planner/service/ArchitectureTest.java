@@ -94,4 +94,24 @@ class ArchitectureTest {
         .haveSimpleName("RunCoordinator")
         .check(classes);
   }
+
+  /**
+   * The driver and its effect handlers carry out decisions; they never reach into the coordinator.
+   */
+  @Test
+  void theRunDriverDoesNotDependOnTheCoordinator() {
+    noClasses()
+        .that()
+        .resideInAPackage("dev.stagecraft.planner.service.run.driver..")
+        .should()
+        .dependOnClassesThat()
+        .haveSimpleName("RunCoordinator")
+        .orShould()
+        .dependOnClassesThat()
+        .resideInAnyPackage(
+            "dev.stagecraft.planner.service.run.intake..",
+            "dev.stagecraft.planner.service.run.view..",
+            "dev.stagecraft.planner.service.trigger..")
+        .check(classes);
+  }
 }
