@@ -70,6 +70,12 @@ public sealed interface RunCommand {
   /** The run's tenant has a slot for it now (tenant admission). */
   record Admitted() implements RunCommand {}
 
+  /**
+   * The run's tenant has no free slot (tenant admission): the run waits {@code queued}, {@code
+   * reason} saying why (the tenant's cap or the planner's limit), until {@link Admitted}.
+   */
+  record AdmissionQueued(String reason) implements RunCommand {}
+
   /** The workspace lock is held by another run; this one waits at {@code position}. */
   record LockQueued(int position) implements RunCommand {}
 

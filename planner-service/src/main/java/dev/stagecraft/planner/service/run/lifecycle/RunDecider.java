@@ -89,6 +89,7 @@ public final class RunDecider {
       case Resume c -> resume(d, c);
       case CarryOn c -> carryOn(d, c);
       case Admitted c -> admitted(d);
+      case RunCommand.AdmissionQueued c -> admissionQueued(d, c);
       case LockQueued c -> lockQueued(d, c);
       case LockGranted c -> lockGranted(d, c);
       case Superseded c -> superseded(d, c);
@@ -173,6 +174,14 @@ public final class RunDecider {
       return Decision.refused(Refusal.NOT_EXPECTED);
     }
     d.effect(new RunEffect.RequestLock(false));
+    return d.decision();
+  }
+
+  private Decision admissionQueued(DecisionDraft d, RunCommand.AdmissionQueued c) {
+    if (d.state.status() != RunStatus.PENDING || d.state.lock() != null) {
+      return Decision.refused(Refusal.NOT_EXPECTED);
+    }
+    d.transition(RunStatus.QUEUED, c.reason());
     return d.decision();
   }
 

@@ -267,6 +267,25 @@ class RunDeciderTest {
   // --- pending → queued ------------------------------------------------------------------------
 
   @Test
+  void pendingToQueuedWhileTheTenantHasNoFreeSlotThenAdmitted() {
+    String reason = "waiting: tenant has 4 active runs (cap 4)";
+    var started = history(decider, AUTO, new Start(null));
+    given(decider, AUTO, started)
+        .when(new RunCommand.AdmissionQueued(reason))
+        .thenLastTransition(RunStatus.QUEUED, reason)
+        .thenEffects(RecordTransition.class, PublishTransition.class);
+    var waiting = after(AUTO, started, new RunCommand.AdmissionQueued(reason));
+    given(decider, AUTO, waiting)
+        .when(new Admitted())
+        .thenNoEvents()
+        .thenEffect(new RunEffect.RequestLock(false));
+    // once it holds the lock, an admission answer is out of turn
+    given(decider, AUTO, after(AUTO, pending(AUTO), new LockGranted(LOCK, TOKEN)))
+        .when(new RunCommand.AdmissionQueued(reason))
+        .thenRefused(Refusal.NOT_EXPECTED);
+  }
+
+  @Test
   void pendingToQueuedWhenTheLockIsHeldByAnotherRun() {
     given(decider, AUTO, pending(AUTO))
         .when(new LockQueued(2))
@@ -1025,6 +1044,7 @@ class RunDeciderTest {
     all.add(new Resume(RunStatus.PENDING, 1, "m", null, null));
     all.add(new CarryOn(1, "m", List.of(), null));
     all.add(new Admitted());
+    all.add(new RunCommand.AdmissionQueued("waiting: tenant has 4 active runs (cap 4)"));
     all.add(new LockQueued(1));
     all.add(new Superseded("run-2", "run:default"));
     all.add(new LockLost(LockLoss.LEASE_EXPIRED, LOCK, TOKEN, "lost"));
