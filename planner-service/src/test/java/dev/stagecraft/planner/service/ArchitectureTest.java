@@ -52,4 +52,66 @@ class ArchitectureTest {
         .resideInAPackage("dev.stagecraft.planner.service.adapter..")
         .check(classes);
   }
+
+  /**
+   * The lifecycle is the core the rest is built on (docs/adr/0070, 0073): it knows nothing of the
+   * driver that carries out its effects, the coordinator, the intake, the views or the answers the
+   * API gives.
+   */
+  @Test
+  void theRunLifecycleDependsOnNoDriverCoordinatorOrApi() {
+    noClasses()
+        .that()
+        .resideInAPackage("dev.stagecraft.planner.service.run.lifecycle..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage(
+            "dev.stagecraft.planner.service.run.driver..",
+            "dev.stagecraft.planner.service.run.approval..",
+            "dev.stagecraft.planner.service.run.intake..",
+            "dev.stagecraft.planner.service.run.view..",
+            "dev.stagecraft.planner.service.trigger..")
+        .orShould()
+        .dependOnClassesThat()
+        .haveSimpleName("RunCoordinator")
+        .check(classes);
+  }
+
+  /** Approval answers are decided from the lifecycle's decisions, not from the coordinator. */
+  @Test
+  void approvalAnswersDependOnTheLifecycleOnly() {
+    noClasses()
+        .that()
+        .resideInAPackage("dev.stagecraft.planner.service.run.approval..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage(
+            "dev.stagecraft.planner.service.run.driver..",
+            "dev.stagecraft.planner.service.run.intake..",
+            "dev.stagecraft.planner.service.run.view..")
+        .orShould()
+        .dependOnClassesThat()
+        .haveSimpleName("RunCoordinator")
+        .check(classes);
+  }
+
+  /**
+   * The driver and its effect handlers carry out decisions; they never reach into the coordinator.
+   */
+  @Test
+  void theRunDriverDoesNotDependOnTheCoordinator() {
+    noClasses()
+        .that()
+        .resideInAPackage("dev.stagecraft.planner.service.run.driver..")
+        .should()
+        .dependOnClassesThat()
+        .haveSimpleName("RunCoordinator")
+        .orShould()
+        .dependOnClassesThat()
+        .resideInAnyPackage(
+            "dev.stagecraft.planner.service.run.intake..",
+            "dev.stagecraft.planner.service.run.view..",
+            "dev.stagecraft.planner.service.trigger..")
+        .check(classes);
+  }
 }

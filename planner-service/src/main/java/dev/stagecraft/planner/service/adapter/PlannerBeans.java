@@ -137,7 +137,6 @@ public class PlannerBeans {
       @Value("${stagecraft.planner.max-active-runs-per-tenant:4}") int perTenantCap,
       @Value("${stagecraft.planner.tenant-run-caps:}") String tenantCaps,
       @Value("${stagecraft.planner.max-active-runs:0}") int overallLimit,
-      @Value("${stagecraft.planner.transition-hold:20ms}") Duration transitionHold,
       @Value("${stagecraft.planner.ended-run-retention:2m}") Duration endedRunRetention) {
     if (actionLease.isNegative() || actionLease.isZero()) {
       throw new IllegalArgumentException(
@@ -182,7 +181,6 @@ public class PlannerBeans {
         .withRequestRecorder(runRequests)
         .withJournalRecorder(runJournal)
         .withApprovalTimeout(approvalTimeout)
-        .withTransitionHold(transitionHold)
         .withEndedRunRetention(endedRunRetention);
   }
 

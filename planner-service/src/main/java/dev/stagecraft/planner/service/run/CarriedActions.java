@@ -1,6 +1,7 @@
 package dev.stagecraft.planner.service.run;
 
 import dev.stagecraft.planner.plan.PlanJson;
+import dev.stagecraft.planner.service.run.lifecycle.RunMessages;
 import dev.stagecraft.schemas.action.ActionDispatched;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -246,17 +247,8 @@ final class CarriedActions {
    * together, followed by the latter's share when both contributed.
    */
   String appliedSummary(int restAdded, int restChanged, int restDestroyed) {
-    int[] before = succeededResourceCounts();
-    String total =
-        "Resources: %d added, %d changed, %d destroyed."
-            .formatted(restAdded + before[0], restChanged + before[1], restDestroyed + before[2]);
-    if (before[0] + before[1] + before[2] == 0 || restAdded + restChanged + restDestroyed == 0) {
-      return total; // all from one side: no share to tell
-    }
-    return total
-        + " Of them, %d added, %d changed, %d destroyed by the actions dispatched before its"
-            .formatted(before[0], before[1], before[2])
-        + " planner instance stopped.";
+    return RunMessages.carriedResources(
+        succeededResourceCounts(), restAdded, restChanged, restDestroyed);
   }
 
   /**
@@ -285,31 +277,13 @@ final class CarriedActions {
    * still awaited.
    */
   String applyingMessage() {
-    List<String> finished = finishedWithOutcomes();
-    List<String> running = unfinishedAddresses();
-    return "Carried on: of the "
-        + dispatched.size()
-        + " action(s) this run had dispatched before its planner instance stopped, "
-        + finished.size()
-        + " had finished"
-        + (finished.isEmpty() ? "" : " (" + String.join(", ", finished) + ")")
-        + " and "
-        + running.size()
-        + " were still running"
-        + (running.isEmpty() ? "" : " (" + String.join(", ", running) + ")")
-        + ". Nothing is run twice: running actions are awaited (an executor that stopped"
-        + " reporting has its action reported interrupted), then the rest of the plan is made"
-        + " against the current state and applied.";
+    return RunMessages.carriedApplying(
+        dispatched.size(), finishedWithOutcomes(), unfinishedAddresses());
   }
 
   /** The message of a carried-on run that ends because a dispatched action did not succeed. */
   String failedMessage() {
-    return "Apply failed: "
-        + String.join(", ", notSucceeded())
-        + " (dispatched before its planner instance stopped: "
-        + String.join(", ", finishedWithOutcomes())
-        + "). Nothing more was dispatched and nothing was run twice. Check the workspace's state"
-        + " (stagecraft state list) and start a new run.";
+    return RunMessages.carriedFailed(notSucceeded(), finishedWithOutcomes(), Map.of());
   }
 
   /**
@@ -317,11 +291,7 @@ final class CarriedActions {
    * {@code errored}.
    */
   static String wouldRepeatMessage(List<String> addresses) {
-    return "Carried on after its planner instance stopped, planning the rest of this run against"
-        + " the current state would run "
-        + String.join(", ", addresses)
-        + " again, which this run had already dispatched; it was not dispatched a second time."
-        + " Check the workspace's state (stagecraft state list) and start a new run.";
+    return RunMessages.wouldRepeat(addresses);
   }
 
   /**
@@ -330,12 +300,6 @@ final class CarriedActions {
    * plan, and what remains cannot be shown to be part of it, so it is not applied.
    */
   static String approvalNotProvableMessage(String remainingSummary, String why) {
-    return "Carried on after its planner instance stopped, this run's dispatched actions all"
-        + " finished, but the rest of its plan ("
-        + remainingSummary
-        + ") is not applied: the run applied a plan approved as a whole (an approval, a saved plan"
-        + " or the serial the CLI showed), and the plan made again is not the rest of it ("
-        + why
-        + "). Run plan/apply again to review and apply the rest.";
+    return RunMessages.restNotApproved(remainingSummary, why);
   }
 }

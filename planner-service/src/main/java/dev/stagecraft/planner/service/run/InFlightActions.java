@@ -1,5 +1,6 @@
 package dev.stagecraft.planner.service.run;
 
+import dev.stagecraft.planner.service.run.lifecycle.RunMessages;
 import dev.stagecraft.schemas.action.ActionDispatched;
 import dev.stagecraft.schemas.action.ActionFinished;
 import java.time.Duration;
@@ -230,12 +231,7 @@ final class InFlightActions {
 
   /** What happened to an action {@link #unheardSinceRestart}, for the user. */
   static String unheardMessage(Lease lease, Duration dispatchLease) {
-    return "the action was dispatched before its planner instance stopped and no executor"
-        + " reported on it since; its dispatch is older than the dispatch lease ("
-        + dispatchLease.toSeconds()
-        + " s), so no executor can start it any more. It may have partly run before its planner"
-        + " instance stopped; it was not run again. "
-        + consequence(lease.dispatch.action());
+    return RunMessages.unheardSinceRestart(lease.dispatch.action(), dispatchLease);
   }
 
   /**
@@ -271,51 +267,14 @@ final class InFlightActions {
    * quiet, that the step was not run again, and what happens to the instance.
    */
   static String interruptionMessage(Lease lease, Duration actionLease) {
-    if (lease.takenBeforeRestart) {
-      return "the action was taken by an executor before its planner instance stopped, and nothing"
-          + " was heard from that executor in the "
-          + actionLease.toSeconds()
-          + " s since the planner carried the run on: it stopped (or it declined the dispatch as"
-          + " too old). The action may have partly run; it was not run again. "
-          + consequence(lease.dispatch.action());
-    }
-    StringBuilder m = new StringBuilder();
-    if (lease.step != null) {
-      m.append("step ")
-          .append(lease.step)
-          .append(" (")
-          .append(lease.stepType)
-          .append(") on ")
-          .append(lease.stepTarget == null ? "the executor host" : lease.stepTarget)
-          .append(" was interrupted");
-    } else {
-      // step records are sent without waiting (ADR 0007): a step that had just started may not
-      // have been reported before its executor died
-      m.append("the action was interrupted with no step reported running (between steps, or as one")
-          .append(" started)");
-    }
-    m.append(": executor ")
-        .append(lease.executorId)
-        .append(" stopped reporting (no heartbeat for ")
-        .append(actionLease.toSeconds())
-        .append(" s). ")
-        .append(
-            lease.step != null
-                ? "The step may have partly run; it was not run again. "
-                : "A step that had just started may have partly run; it was not run again. ")
-        .append(consequence(lease.dispatch.action()));
-    return m.toString();
-  }
-
-  /** What a cut action means for its instance (see the state service's decider). */
-  static String consequence(String action) {
-    return switch (action == null ? "" : action) {
-      case "create", "replace" -> "The instance is tainted; the next apply replaces it.";
-      case "delete" ->
-          "The instance stays in state; the next apply that removes it runs its destroy-time"
-              + " steps again.";
-      default -> "The instance is kept as it was.";
-    };
+    return RunMessages.interrupted(
+        lease.takenBeforeRestart,
+        lease.executorId,
+        lease.step,
+        lease.stepType,
+        lease.stepTarget,
+        lease.dispatch.action(),
+        actionLease);
   }
 
   /** The {@code action.finished} the planner publishes for a silent action. */

@@ -1,7 +1,6 @@
 package dev.stagecraft.planner.service.run;
 
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayDeque;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -16,13 +15,8 @@ import org.slf4j.LoggerFactory;
  * idle to busy it starts one virtual thread that drains it and ends when the lane is empty again,
  * so an idle run holds no thread. The lane's own monitor guards its queue and counters; no task
  * runs while it is held, so a task may take the run's monitor. A task that throws is logged and
- * counted as done: a failure to record must not stop the records after it.
- *
- * <p>The lane can be <em>held</em> (docs/adr/0057): tasks then queue, in order, and none starts
- * (the one running finishes) until {@link #release}. The coordinator holds a run's lane from {@code
- * planning} until its first action has started, so the database work of its records does not share
- * the machine with the first dispatch's way to an executor. A reader never waits for a hold: {@link
- * #awaitSubmitted} releases the lane first.
+ * counted as done: a failure to record must not stop the records after it. A task starts as soon as
+ * the ones before it are done: nothing holds the lane (docs/adr/0073).
  */
 final class RecordingLane {
   private static final Logger LOG = LoggerFactory.getLogger(RecordingLane.class);
@@ -30,7 +24,6 @@ final class RecordingLane {
   private final String name;
   private final ArrayDeque<Runnable> tasks = new ArrayDeque<>();
   private boolean draining;
-  private Instant heldSince; // null when not held
   private long submitted;
   private long done;
 
@@ -47,7 +40,7 @@ final class RecordingLane {
     synchronized (this) {
       tasks.add(task);
       submitted++;
-      start = !draining && heldSince == null;
+      start = !draining;
       if (start) {
         draining = true;
       }
@@ -61,7 +54,7 @@ final class RecordingLane {
     while (true) {
       Runnable task;
       synchronized (this) {
-        task = heldSince == null ? tasks.poll() : null;
+        task = tasks.poll();
         if (task == null) {
           draining = false;
           return;
@@ -80,62 +73,12 @@ final class RecordingLane {
   }
 
   /**
-   * Holds the lane from now on: tasks submitted or still queued wait until {@link #release}. Does
-   * nothing when the lane is held already.
-   *
-   * @param at when (for {@link #releaseIfHeldBefore})
-   */
-  void hold(Instant at) {
-    synchronized (this) {
-      if (heldSince == null) {
-        heldSince = at;
-      }
-    }
-  }
-
-  /** Ends a hold: the queued tasks run, in order. Does nothing when the lane is not held. */
-  void release() {
-    boolean start;
-    synchronized (this) {
-      if (heldSince == null) {
-        return;
-      }
-      heldSince = null;
-      start = !draining && !tasks.isEmpty();
-      if (start) {
-        draining = true;
-      }
-    }
-    if (start) {
-      Thread.ofVirtual().name("record-" + name).start(this::drain);
-    }
-  }
-
-  /** {@link #release} when the lane has been held since before {@code cutoff}. */
-  void releaseIfHeldBefore(Instant cutoff) {
-    boolean expired;
-    synchronized (this) {
-      expired = heldSince != null && heldSince.isBefore(cutoff);
-    }
-    if (expired) {
-      release();
-    }
-  }
-
-  /** Whether the lane is held (for tests). */
-  synchronized boolean held() {
-    return heldSince != null;
-  }
-
-  /**
-   * Waits until every task submitted before this call has run, at most {@code timeout}. Releases a
-   * hold first: whoever waits needs the records now.
+   * Waits until every task submitted before this call has run, at most {@code timeout}.
    *
    * @return true when they have, false when the time ran out first
    */
   boolean awaitSubmitted(Duration timeout) throws InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();
-    release();
     synchronized (this) {
       long target = submitted;
       while (done < target) {

@@ -12,6 +12,8 @@ import dev.stagecraft.planner.plan.PlanResult;
 import dev.stagecraft.planner.plan.PlannedAction;
 import dev.stagecraft.planner.plan.Planner;
 import dev.stagecraft.planner.plan.PriorState;
+import dev.stagecraft.planner.service.run.approval.ApprovalOutcome;
+import dev.stagecraft.planner.service.run.lifecycle.RunMessages;
 import dev.stagecraft.schemas.EventCodec;
 import dev.stagecraft.schemas.EventType;
 import dev.stagecraft.schemas.action.ActionDispatched;
@@ -35,7 +37,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
@@ -76,13 +77,6 @@ public final class RunCoordinator implements AutoCloseable {
   private final WorkspaceStates states;
   private final EventOutbox outbox;
 
-  /**
-   * How long the transitions before a run's first dispatch ({@code planning}, {@code planned},
-   * {@code applying}) may be held so that they follow it to the broker (docs/adr/0033).
-   */
-  static final Duration TRANSITION_HOLD = Duration.ofMillis(20);
-
-  private volatile HeldTransitions transitions;
   private final EventCodec codec;
   private final Clock clock;
   private final Supplier<String> ids;
@@ -188,22 +182,9 @@ public final class RunCoordinator implements AutoCloseable {
     this.locks = locks;
     this.states = states;
     this.outbox = outbox;
-    this.transitions = new HeldTransitions(outbox, TRANSITION_HOLD);
     this.codec = codec;
     this.clock = clock;
     this.ids = ids;
-  }
-
-  /**
-   * How long the transitions before a run's first dispatch may be held so that they follow it to
-   * the broker ({@link HeldTransitions}; zero sends each at once). Call once, before runs start;
-   * without it {@link #TRANSITION_HOLD}.
-   */
-  public RunCoordinator withTransitionHold(Duration hold) {
-    HeldTransitions previous = transitions;
-    transitions = new HeldTransitions(outbox, hold);
-    previous.close();
-    return this;
   }
 
   /**
@@ -431,55 +412,6 @@ public final class RunCoordinator implements AutoCloseable {
     return launch(id, request, null);
   }
 
-  /** What became of an approval or a discard. */
-  public enum ApprovalOutcome {
-    /** Approved: the run applies exactly the plan with that digest (or, for discard: discarded). */
-    DONE,
-    /** This instance has no such run of the tenant. */
-    NOT_FOUND,
-    /** The run is not waiting for approval (not planned yet, auto-applied, or ended). */
-    NOT_AWAITING,
-    /** The digest named is not the digest of the run's plan: approve what was shown, or re-plan. */
-    WRONG_DIGEST,
-    /** The approval came after the approval timeout; the run was discarded. */
-    EXPIRED
-  }
-
-  /**
-   * Why an approval or discard of {@code runId} was refused, and what to do instead — the one
-   * wording for every door (REST, chat-ops decisions).
-   *
-   * @param outcome {@link ApprovalOutcome#NOT_AWAITING}, {@link ApprovalOutcome#WRONG_DIGEST} or
-   *     {@link ApprovalOutcome#EXPIRED}
-   * @param digest the digest the refused approval named (null for a discard)
-   */
-  public static String approvalRefusal(ApprovalOutcome outcome, String runId, String digest) {
-    return switch (outcome) {
-      case NOT_AWAITING ->
-          "Run "
-              + runId
-              + " is not waiting for approval (it has not planned yet, applies automatically, was"
-              + " approved or discarded already, or has ended): see its status with GET"
-              + " /api/v1/runs/"
-              + runId
-              + ".";
-      case WRONG_DIGEST ->
-          "Plan digest "
-              + digest
-              + " is not the plan of run "
-              + runId
-              + " (its planDigest says which is). Review the run's plan and approve that digest, or"
-              + " start a new run. Nothing was applied.";
-      case EXPIRED ->
-          "The plan of run "
-              + runId
-              + " waited longer than the approval timeout (STAGECRAFT_PLANNER_APPROVAL_TIMEOUT);"
-              + " the run was discarded and nothing was applied. Start a new run.";
-      case DONE, NOT_FOUND ->
-          throw new IllegalArgumentException(outcome + " is not a refusal with a reason");
-    };
-  }
-
   /**
    * When the run of the tenant held by this instance waits for approval now ({@code planned}, its
    * plan not yet approved or discarded): the time its approval expires. Empty when it does not wait
@@ -551,15 +483,12 @@ public final class RunCoordinator implements AutoCloseable {
     if (!pending.decision.complete(null)) {
       return ApprovalOutcome.NOT_AWAITING; // approved (or discarded) a moment ago
     }
-    finish(run, RunStatus.DISCARDED, "Run discarded by " + by + "; nothing was applied.");
+    finish(run, RunStatus.DISCARDED, RunMessages.discarded(by));
     return ApprovalOutcome.DONE;
   }
 
   private String expiredMessage() {
-    return "The plan was not approved within "
-        + approvalTimeout.toString().substring(2).toLowerCase(Locale.ROOT)
-        + " (the approval timeout); the run was discarded and nothing was applied. Start a new"
-        + " run.";
+    return RunMessages.approvalExpired(approvalTimeout);
   }
 
   /**
@@ -827,7 +756,6 @@ public final class RunCoordinator implements AutoCloseable {
         () -> {
           try {
             checkLeases();
-            releaseHeldRecords();
             forgetEnded();
           } catch (RuntimeException e) {
             LOG.warn("checking action leases failed: {}", e.toString(), e);
@@ -872,24 +800,6 @@ public final class RunCoordinator implements AutoCloseable {
       runs.remove(run.id, run);
       carriedRuns.remove(run.id);
       approvals.remove(run.id);
-    }
-  }
-
-  /**
-   * How long a run's records may wait for its first action to start (docs/adr/0057): after that the
-   * lease timer releases them, so other planner instances do not read an old status of a run whose
-   * first dispatch no executor took yet.
-   */
-  static final Duration RECORDS_HOLD_LIMIT = Duration.ofSeconds(1);
-
-  /**
-   * Releases the records of every run held longer than {@link #RECORDS_HOLD_LIMIT}. Called by the
-   * lease timer; package-private for tests.
-   */
-  void releaseHeldRecords() {
-    Instant cutoff = clock.instant().minus(RECORDS_HOLD_LIMIT);
-    for (Run run : runs.values()) {
-      run.recording.releaseIfHeldBefore(cutoff);
     }
   }
 
@@ -940,10 +850,7 @@ public final class RunCoordinator implements AutoCloseable {
                   InFlightActions.interrupted(lease, error).provenWith(run.runCredential)));
         }
         for (InFlightActions.Lease lease : run.inFlight.neverStartedFor(dispatchLease, now)) {
-          String error =
-              "not started: no executor took the action within "
-                  + dispatchLease.toSeconds()
-                  + " s (are executors running?); it was not run and state was not changed";
+          String error = RunMessages.notStarted(dispatchLease);
           run.cutShort.put(lease.address(), error);
           run.journal.action(lease.address(), "failed: " + error);
           if (run.schedule.status(lease.address()) == ApplySchedule.Status.DISPATCHED) {
@@ -1010,7 +917,7 @@ public final class RunCoordinator implements AutoCloseable {
       }
     }
     if (!applying) {
-      finish(run, RunStatus.CANCELED, "Run " + reason + " before it applied anything.");
+      finish(run, RunStatus.CANCELED, RunMessages.canceledBeforeApplying(requestedBy));
       PendingApproval pending = approvals.get(runId);
       if (pending != null) {
         pending.decision.complete(null); // wake a run waiting for approval: it ended
@@ -1082,7 +989,6 @@ public final class RunCoordinator implements AutoCloseable {
   }
 
   private void execute(Run run, Map<String, byte[]> supportFiles, PreparedConfiguration prepared) {
-    RunRequest req = run.request;
     try {
       awaitAdmission(run);
       acquireLock(run);
@@ -1097,149 +1003,185 @@ public final class RunCoordinator implements AutoCloseable {
       if (carried == null) {
         transition(run, RunStatus.PLANNING, null);
       }
-      // the apply context reads provisioner files (script, source, key_file) when it dispatches,
-      // so the directory lives until the run ends (finish deletes it); a prepared one was written
-      // by the request's configuration check (docs/adr/0025)
-      Path dir;
-      if (prepared != null) {
-        synchronized (run) {
-          dir = run.filesDir;
-        }
-        if (dir == null) {
-          return; // ended meanwhile: finish deleted it
-        }
-      } else {
-        dir = uploads.materialise(req.tenant(), req.files(), supportFiles);
-        synchronized (run) {
-          if (run.status.isTerminal()) {
-            UploadedFiles.delete(dir);
-            return;
-          }
-          run.filesDir = dir;
-        }
+      Path dir = runFiles(run, supportFiles, prepared);
+      if (dir == null) {
+        return; // ended meanwhile: finish deleted its files
       }
-      // sealed attribute values are opened so the plan compares clear values (docs/adr/0024)
-      PriorState prior =
-          PriorState.fromV4Json(
-              opened.stateV4Json(), AttributeSealing.of(secrets, req.tenant(), req.workspace()));
-      PlanRequest planRequest =
-          new PlanRequest(
-              req.workspace(),
-              req.files(),
-              req.variables(),
-              req.replace(),
-              req.destroy(),
-              dir,
-              true,
-              req.hclVariables());
-      LoadResult parsed = prepared == null ? Planner.parse(req.files()) : prepared.parsed();
-      // remote states are read now, with the run's own credential: planning stays pure
-      // (docs/planning.md "Remote state", ADR 0063)
-      planRequest =
-          RemoteStateReads.read(
-              planRequest, parsed, states, req.tenant(), opened.runCredential(), secrets);
-      PlanResult result = Planner.plan(planRequest, prior, parsed);
-      synchronized (run) {
-        run.planResult = result;
+      Planning planning = plan(run, opened, dir, prepared);
+      if (planAccepted(run, carried, planning)) {
+        applyPlan(run, carried, planning.result());
       }
-      if (result.hasErrors()) {
-        finish(run, RunStatus.ERRORED, result.renderDiagnostics());
-        return;
-      }
-      if (carried != null) {
-        // the expected serial / digest held when the run first planned; what remains is checked
-        // against what was dispatched and what was approved (docs/adr/0035)
-        if (!continueCarried(run, carried, result)) {
-          return;
-        }
-      } else if (req.expectedSerial() != null && req.expectedSerial() != prior.serial()) {
-        finish(
-            run,
-            RunStatus.ERRORED,
-            "The plan is stale: the workspace's state moved from serial "
-                + req.expectedSerial()
-                + " to "
-                + prior.serial()
-                + " since it was planned. Plan again.");
-        return;
-      }
-      if (carried == null
-          && req.expectedDigest() != null
-          && !req.expectedDigest().equals(result.plan().digest())) {
-        finish(
-            run,
-            RunStatus.ERRORED,
-            "The saved plan no longer matches what applying it would do now (the configuration,"
-                + " variables or state differ). Create a new plan and apply that.");
-        return;
-      }
-      String planText = PlanRenderer.render(result.plan());
-      synchronized (run) {
-        run.plan = result.plan();
-        run.planText = planText;
-      }
-      String resumedDigest;
-      synchronized (run) {
-        resumedDigest = run.resumedPlanDigest;
-      }
-      if (resumedDigest != null && !resumedDigest.equals(result.plan().digest())) {
-        // docs/adr/0029: an approval names the digest shown before the restart
-        approvals.remove(run.id);
-        finish(
-            run,
-            RunStatus.ERRORED,
-            RestartRecovery.planMovedMessage(resumedDigest, result.plan().digest()));
-        return;
-      }
-      // output-only changes are applied (recorded in state) like Terraform's, approval included
-      boolean applies = result.plan().applies();
-      if (!applies) {
-        // nothing to approve: never shown as waiting, not even for the moment it is planned
-        approvals.remove(run.id);
-      }
-      PendingApproval pending = approvals.get(run.id);
-      if (pending != null) {
-        pending.plannedAt =
-            pending.firstPlannedAt != null ? pending.firstPlannedAt : clock.instant();
-      }
-      if (carried == null) {
-        transition(run, RunStatus.PLANNED, planText);
-      }
-      if (!applies) {
-        approvals.remove(run.id);
-        finish(run, RunStatus.PLANNED_AND_FINISHED, "No changes.");
-        return;
-      }
-      if (pending != null) {
-        run.recording.release(); // waiting for approval: the planned record goes now
-      }
-      String approvedBy = pending == null ? null : awaitApproval(run, pending);
-      synchronized (run) {
-        run.schedule = new ApplySchedule(result.plan(), Math.max(1, req.parallelism()));
-        if (carried == null
-            && (approvedBy != null
-                || req.expectedSerial() != null
-                || req.expectedDigest() != null)) {
-          // recorded with the applying transition: a planner carrying the run on after a restart
-          // applies the rest only when it is part of this plan (docs/adr/0051)
-          run.approvedChanges = result.plan().changeDocuments();
-        } else if (carried != null) {
-          run.approvedChanges = carried.approvedChanges();
-        }
-      }
-      transition(
-          run,
-          RunStatus.APPLYING,
-          (carried != null ? "Carried on, applying the rest: " : "")
-              + (approvedBy == null ? "" : "Approved by " + approvedBy + ". ")
-              + PlanRenderer.summary(result.plan()));
-      dispatchReady(run);
     } catch (RunEndedException e) {
       LOG.info("run {} ended before it applied", run.id);
     } catch (Exception e) {
       LOG.warn("run {} failed: {}", run.id, e.toString(), e);
-      finish(run, RunStatus.ERRORED, "Run failed: " + e.getMessage());
+      finish(run, RunStatus.ERRORED, RunMessages.runFailed(e.getMessage()));
     }
+  }
+
+  /** A run's plan and the state it was made against. */
+  private record Planning(PriorState prior, PlanResult result) {}
+
+  /**
+   * The directory of the run's files: the apply context reads provisioner files (script, source,
+   * key_file) when it dispatches, so it lives until the run ends (finish deletes it); a prepared
+   * one was written by the request's configuration check (docs/adr/0025).
+   *
+   * @return null when the run ended meanwhile
+   */
+  private Path runFiles(Run run, Map<String, byte[]> supportFiles, PreparedConfiguration prepared) {
+    RunRequest req = run.request;
+    Path dir;
+    if (prepared != null) {
+      synchronized (run) {
+        dir = run.filesDir;
+      }
+      if (dir == null) {
+        return null; // ended meanwhile: finish deleted it
+      }
+    } else {
+      dir = uploads.materialise(req.tenant(), req.files(), supportFiles);
+      synchronized (run) {
+        if (run.status.isTerminal()) {
+          UploadedFiles.delete(dir);
+          return null;
+        }
+        run.filesDir = dir;
+      }
+    }
+    return dir;
+  }
+
+  /** Plans the run against the state it opened with. */
+  private Planning plan(
+      Run run, WorkspaceStates.OpenedRun opened, Path dir, PreparedConfiguration prepared) {
+    RunRequest req = run.request;
+    // sealed attribute values are opened so the plan compares clear values (docs/adr/0024)
+    PriorState prior =
+        PriorState.fromV4Json(
+            opened.stateV4Json(), AttributeSealing.of(secrets, req.tenant(), req.workspace()));
+    PlanRequest planRequest =
+        new PlanRequest(
+            req.workspace(),
+            req.files(),
+            req.variables(),
+            req.replace(),
+            req.destroy(),
+            dir,
+            true,
+            req.hclVariables());
+    LoadResult parsed = prepared == null ? Planner.parse(req.files()) : prepared.parsed();
+    // remote states are read now, with the run's own credential: planning stays pure
+    // (docs/planning.md "Remote state", ADR 0063)
+    planRequest =
+        RemoteStateReads.read(
+            planRequest, parsed, states, req.tenant(), opened.runCredential(), secrets);
+    PlanResult result = Planner.plan(planRequest, prior, parsed);
+    synchronized (run) {
+      run.planResult = result;
+    }
+    return new Planning(prior, result);
+  }
+
+  /**
+   * Checks the plan before it is shown or applied: ends the run when the configuration is invalid,
+   * when the state moved under a bound serial or saved plan, when a resumed run's plan is not the
+   * one shown before the restart, or when a carried-on run's rest must not be applied.
+   *
+   * @return true when the run goes on with the plan
+   */
+  private boolean planAccepted(Run run, CarriedActions carried, Planning planning) {
+    RunRequest req = run.request;
+    PlanResult result = planning.result();
+    PriorState prior = planning.prior();
+    if (result.hasErrors()) {
+      finish(run, RunStatus.ERRORED, result.renderDiagnostics());
+      return false;
+    }
+    if (carried != null) {
+      // the expected serial / digest held when the run first planned; what remains is checked
+      // against what was dispatched and what was approved (docs/adr/0035)
+      if (!continueCarried(run, carried, result)) {
+        return false;
+      }
+    } else if (req.expectedSerial() != null && req.expectedSerial() != prior.serial()) {
+      finish(run, RunStatus.ERRORED, RunMessages.staleSerial(req.expectedSerial(), prior.serial()));
+      return false;
+    }
+    if (carried == null
+        && req.expectedDigest() != null
+        && !req.expectedDigest().equals(result.plan().digest())) {
+      finish(run, RunStatus.ERRORED, RunMessages.savedPlanMismatch());
+      return false;
+    }
+    String planText = PlanRenderer.render(result.plan());
+    synchronized (run) {
+      run.plan = result.plan();
+      run.planText = planText;
+    }
+    String resumedDigest;
+    synchronized (run) {
+      resumedDigest = run.resumedPlanDigest;
+    }
+    if (resumedDigest != null && !resumedDigest.equals(result.plan().digest())) {
+      // docs/adr/0029: an approval names the digest shown before the restart
+      approvals.remove(run.id);
+      finish(
+          run,
+          RunStatus.ERRORED,
+          RestartRecovery.planMovedMessage(resumedDigest, result.plan().digest()));
+      return false;
+    }
+    return true;
+  }
+
+  /**
+   * Shows the plan ({@code planned}), ends a run without changes, waits for approval when the run
+   * needs it, then starts applying: the schedule made and the first actions dispatched.
+   */
+  private void applyPlan(Run run, CarriedActions carried, PlanResult result) throws Exception {
+    RunRequest req = run.request;
+    String planText;
+    synchronized (run) {
+      planText = run.planText;
+    }
+    // output-only changes are applied (recorded in state) like Terraform's, approval included
+    boolean applies = result.plan().applies();
+    if (!applies) {
+      // nothing to approve: never shown as waiting, not even for the moment it is planned
+      approvals.remove(run.id);
+    }
+    PendingApproval pending = approvals.get(run.id);
+    if (pending != null) {
+      pending.plannedAt = pending.firstPlannedAt != null ? pending.firstPlannedAt : clock.instant();
+    }
+    if (carried == null) {
+      transition(run, RunStatus.PLANNED, planText);
+    }
+    if (!applies) {
+      approvals.remove(run.id);
+      finish(run, RunStatus.PLANNED_AND_FINISHED, "No changes.");
+      return;
+    }
+    String approvedBy = pending == null ? null : awaitApproval(run, pending);
+    synchronized (run) {
+      run.schedule = new ApplySchedule(result.plan(), Math.max(1, req.parallelism()));
+      if (carried == null
+          && (approvedBy != null || req.expectedSerial() != null || req.expectedDigest() != null)) {
+        // recorded with the applying transition: a planner carrying the run on after a restart
+        // applies the rest only when it is part of this plan (docs/adr/0051)
+        run.approvedChanges = result.plan().changeDocuments();
+      } else if (carried != null) {
+        run.approvedChanges = carried.approvedChanges();
+      }
+    }
+    transition(
+        run,
+        RunStatus.APPLYING,
+        (carried != null ? "Carried on, applying the rest: " : "")
+            + (approvedBy == null ? "" : "Approved by " + approvedBy + ". ")
+            + PlanRenderer.summary(result.plan()));
+    dispatchReady(run);
   }
 
   /**
@@ -1284,7 +1226,6 @@ public final class RunCoordinator implements AutoCloseable {
       message = carried.applyingMessage();
     }
     transition(run, RunStatus.APPLYING, message);
-    transitions.flush(req.tenant() + "/" + req.workspace());
     carried.settled.get();
     boolean canceling;
     List<String> failed;
@@ -1451,28 +1392,17 @@ public final class RunCoordinator implements AutoCloseable {
         case WorkspaceLocks.Queued q -> {
           if (q.position() != lastPosition) {
             lastPosition = q.position();
-            transition(
-                run,
-                RunStatus.QUEUED,
-                "Waiting for the workspace lock (position " + q.position() + " in the queue).");
+            transition(run, RunStatus.QUEUED, RunMessages.queued(q.position()));
           }
         }
         case WorkspaceLocks.Superseded s -> {
           // a newer run with the same coalescing key took this run's place (docs/adr/0023)
-          finish(run, RunStatus.CANCELED, supersededMessage(s.byHolder(), req.coalescingKey()));
+          finish(
+              run, RunStatus.CANCELED, RunMessages.superseded(s.byHolder(), req.coalescingKey()));
           throw new RunEndedException();
         }
       }
     }
-  }
-
-  private static String supersededMessage(String byRun, String coalescingKey) {
-    return "Superseded by run "
-        + byRun
-        + " (same coalescing key '"
-        + coalescingKey
-        + "') while queued for the workspace lock; nothing was planned or applied. The newer run"
-        + " does the work.";
   }
 
   /**
@@ -1510,15 +1440,7 @@ public final class RunCoordinator implements AutoCloseable {
     finish(
         run,
         RunStatus.ERRORED,
-        "Lock lease expired: the lock service recorded at "
-            + expired.recordedAt()
-            + " that the workspace lock of this run (lock "
-            + expired.lockId()
-            + ", fencing token "
-            + expired.fencingToken()
-            + ") was not renewed in time and freed it; the run was stopped, nothing more is"
-            + " dispatched and its late state writes are refused. Check the workspace's state and"
-            + " start a new run.");
+        RunMessages.leaseExpired(expired.recordedAt(), expired.lockId(), expired.fencingToken()));
   }
 
   private void onForceUnlocked(EventEnvelope envelope, LockForceUnlocked forced) {
@@ -1539,14 +1461,7 @@ public final class RunCoordinator implements AutoCloseable {
     finish(
         run,
         RunStatus.ERRORED,
-        "Workspace lock forced open by "
-            + forced.actor()
-            + " ("
-            + forced.reason()
-            + "): the lock of this run (fencing token "
-            + forced.fencingToken()
-            + ") was released by force; the run was stopped, nothing more is dispatched and its"
-            + " late state writes are refused. Check the workspace's state and start a new run.");
+        RunMessages.forceUnlocked(forced.actor(), forced.reason(), forced.fencingToken()));
   }
 
   private static boolean isTerminal(Run run) {
@@ -1579,7 +1494,7 @@ public final class RunCoordinator implements AutoCloseable {
     }
     try {
       if (!locks.heartbeat(run.request.tenant(), run.request.workspace(), lockId)) {
-        finish(run, RunStatus.ERRORED, "The workspace lock's lease was lost; the run was stopped.");
+        finish(run, RunStatus.ERRORED, RunMessages.heartbeatRefused());
       }
     } catch (RuntimeException e) {
       LOG.warn("heartbeat for run {} failed: {}", run.id, e.toString());
@@ -1594,31 +1509,9 @@ public final class RunCoordinator implements AutoCloseable {
       return;
     }
     EventOrigin.requireRun(envelope, run.request, run.id, recorded.runId(), recorded.actionId());
-    CarriedActions carried = carriedRuns.get(run.id);
-    if (carried != null) {
-      boolean carriedAction;
-      synchronized (run) {
-        carriedAction = carried.isCarried(recorded.actionId());
-        if (carriedAction) {
-          // an action dispatched before the restart (docs/adr/0035): never in the new schedule
-          run.inFlight.recorded(recorded.actionId());
-          if (carried.recorded(recorded.actionId(), recorded.outcome())) {
-            run.journal.action(
-                recorded.address(),
-                "succeeded".equals(recorded.outcome())
-                    ? "complete"
-                    : "failed"
-                        + (recorded.error() == null ? "" : ": " + recorded.error())
-                        + " ("
-                        + recorded.outcome()
-                        + ")");
-          }
-        }
-      }
-      if (carriedAction) {
-        finishCancelIfDone(run);
-        return;
-      }
+    if (recordedCarried(run, recorded)) {
+      finishCancelIfDone(run);
+      return;
     }
     boolean recordedLate = false;
     synchronized (run) {
@@ -1640,35 +1533,75 @@ public final class RunCoordinator implements AutoCloseable {
           || run.schedule.status(recorded.address()) != ApplySchedule.Status.DISPATCHED) {
         return; // a duplicate delivery got here first
       }
-      Diagnostics postconditions =
-          "succeeded".equals(recorded.outcome())
-              ? run.planResult
-                  .applyContext()
-                  .checkPostconditions(
-                      recorded.address(),
-                      run.appliedAttributes.getOrDefault(recorded.address(), Map.of()),
-                      run.appliedAttributes)
-              : null;
-      if (postconditions != null && !postconditions.hasErrors()) {
-        run.schedule.recordSucceeded(recorded.address());
-        run.journal.action(recorded.address(), "complete");
-      } else if (postconditions != null) {
-        // applied and recorded, but its postcondition fails: nothing that depends on it may run
-        run.schedule.recordFailed(recorded.address());
-        run.journal.action(
-            recorded.address(), "failed: " + postconditions.render(run.request.files()).strip());
-      } else {
-        run.schedule.recordFailed(recorded.address());
-        run.journal.action(
-            recorded.address(),
-            "failed"
-                + (recorded.error() == null ? "" : ": " + recorded.error())
-                + ("rejected".equals(recorded.outcome())
-                    ? " (write refused by the state service)"
-                    : ""));
-      }
+      recordOutcome(run, recorded);
     }
     dispatchReady(run);
+  }
+
+  /**
+   * Records the outcome of an action of a carried-on run dispatched before the restart (docs/adr/
+   * 0035; never in the new schedule).
+   *
+   * @return false when the action is not such an action
+   */
+  private boolean recordedCarried(Run run, StateRecorded recorded) {
+    CarriedActions carried = carriedRuns.get(run.id);
+    if (carried == null) {
+      return false;
+    }
+    synchronized (run) {
+      if (!carried.isCarried(recorded.actionId())) {
+        return false;
+      }
+      run.inFlight.recorded(recorded.actionId());
+      if (carried.recorded(recorded.actionId(), recorded.outcome())) {
+        run.journal.action(
+            recorded.address(),
+            "succeeded".equals(recorded.outcome())
+                ? "complete"
+                : "failed"
+                    + (recorded.error() == null ? "" : ": " + recorded.error())
+                    + " ("
+                    + recorded.outcome()
+                    + ")");
+      }
+      return true;
+    }
+  }
+
+  /**
+   * Records the durable outcome of a dispatched action in the run's schedule and journal: a success
+   * whose postconditions fail with the applied values counts as failed. Called under the run's
+   * monitor.
+   */
+  private void recordOutcome(Run run, StateRecorded recorded) {
+    Diagnostics postconditions =
+        "succeeded".equals(recorded.outcome())
+            ? run.planResult
+                .applyContext()
+                .checkPostconditions(
+                    recorded.address(),
+                    run.appliedAttributes.getOrDefault(recorded.address(), Map.of()),
+                    run.appliedAttributes)
+            : null;
+    if (postconditions != null && !postconditions.hasErrors()) {
+      run.schedule.recordSucceeded(recorded.address());
+      run.journal.action(recorded.address(), "complete");
+    } else if (postconditions != null) {
+      // applied and recorded, but its postcondition fails: nothing that depends on it may run
+      run.schedule.recordFailed(recorded.address());
+      run.journal.action(
+          recorded.address(), "failed: " + postconditions.render(run.request.files()).strip());
+    } else {
+      run.schedule.recordFailed(recorded.address());
+      run.journal.action(
+          recorded.address(),
+          "failed"
+              + (recorded.error() == null ? "" : ": " + recorded.error())
+              + ("rejected".equals(recorded.outcome())
+                  ? " (write refused by the state service)"
+                  : ""));
+    }
   }
 
   /** Handles executor events: streams logs and outcomes into the run's journal. */
@@ -1698,7 +1631,6 @@ public final class RunCoordinator implements AutoCloseable {
           run.inFlight.started(started.actionId(), started.executorId(), clock.instant());
         }
         run.journal.action(started.address(), "started on " + started.executorId());
-        run.recording.release(); // the first action started: the run's records go (ADR 0057)
       }
       case "dev.stagecraft.action.heartbeat" -> {
         ActionHeartbeat beat = EventCodec.data(envelope, ActionHeartbeat.class);
@@ -1755,80 +1687,20 @@ public final class RunCoordinator implements AutoCloseable {
       List<PlannedAction> ready =
           run.cancelRequestedBy == null ? run.schedule.takeReady() : List.of();
       for (PlannedAction action : ready) {
-        ActionResolution resolution =
-            run.planResult.applyContext().resolve(action, run.appliedAttributes, ids);
-        if (resolution.hasErrors()) {
-          run.schedule.recordFailed(action.address());
-          run.journal.action(action.address(), "failed: " + resolution.renderDiagnostics());
-          continue;
+        EventEnvelope envelope = dispatchOne(run, action);
+        if (envelope != null) {
+          toPublish.add(envelope);
         }
-        if (!resolution.diagnostics().list().isEmpty()) {
-          // warnings found while resolving the steps (a bastion_* or proxy_* setting without its
-          // host, say) reach the run log; they change nothing
-          run.journal.action(action.address(), "warning: " + resolution.renderDiagnostics());
-        }
-        run.appliedAttributes.put(action.address(), resolution.attributes());
-        ActionDispatched dispatched =
-            new ActionDispatched(
-                run.id,
-                run.id + "/" + action.address(),
-                action.address(),
-                action.type(),
-                action.wireAction(),
-                // sensitive values in attributes travel and land in state only sealed (ADR 0024)
-                AttributeSealing.of(secrets, run.request.tenant(), run.request.workspace())
-                    .seal(action.address(), resolution.attributes(), resolution.sensitivePaths()),
-                action.dependencies(),
-                run.knownHostKeys.attachTo(
-                    StepTimeouts.withDefault(resolution.steps(), run.request.stepTimeoutSeconds())),
-                run.fencingToken,
-                resolution.sensitiveValues(),
-                action.createBeforeDestroy(),
-                action.skipDestroy());
-        dispatched =
-            dispatched
-                .withRunCredential(run.runCredential)
-                .withPreviousAddress(action.previousAddress());
-        if (secrets.canSeal()) {
-          // design §8: commands, environments and keys with secrets in them never go out in clear
-          dispatched =
-              DispatchSealing.seal(
-                  dispatched, secrets, run.request.tenant(), run.request.workspace());
-        }
-        toPublish.add(
-            codec.wrapWithId(
-                dispatched.actionId(),
-                run.request.tenant(),
-                run.request.workspace(),
-                run.id,
-                run.eventSequence.incrementAndGet(),
-                action.address(),
-                dispatched));
-        run.inFlight.dispatched(dispatched, clock.instant());
-        run.journal.action(
-            action.address(),
-            action.previousAddress() == null
-                ? action.wireAction() + " dispatched"
-                : action.wireAction()
-                    + " dispatched (moved from "
-                    + action.previousAddress()
-                    + ")");
       }
       finished = run.schedule.isFinished() && run.cancelRequestedBy == null;
       if (finished) {
         terminal = run.schedule.hasFailures() ? RunStatus.ERRORED : RunStatus.APPLIED;
       }
     }
-    try {
-      outbox.publishAll(
-          toPublish.stream()
-              .map(e -> new EventOutbox.Keyed(e, e.runid() + "/" + e.subject()))
-              .toList());
-    } finally {
-      // the run's held transitions go right after its dispatches, in one hand-over: the dispatch
-      // never queues behind them on the producer's connection (docs/adr/0033)
-      transitions.flush(run.request.tenant() + "/" + run.request.workspace());
-    }
+    outbox.publishAll(
+        toPublish.stream()
+            .map(e -> new EventOutbox.Keyed(e, e.runid() + "/" + e.subject()))
+            .toList());
     if (finished) {
       if (terminal == RunStatus.APPLIED) {
         finishApplied(run, "Apply complete! " + appliedSummary(run));
@@ -1842,6 +1714,69 @@ public final class RunCoordinator implements AutoCloseable {
     if (!finished) {
       finishCancelIfDone(run);
     }
+  }
+
+  /**
+   * Resolves one ready action and builds its {@code action.dispatched} (sealed as the keyring
+   * allows), tracked in the run's leases and journal; null when its steps do not resolve (the
+   * action failed). Called under the run's monitor.
+   */
+  private EventEnvelope dispatchOne(Run run, PlannedAction action) {
+    ActionResolution resolution =
+        run.planResult.applyContext().resolve(action, run.appliedAttributes, ids);
+    if (resolution.hasErrors()) {
+      run.schedule.recordFailed(action.address());
+      run.journal.action(action.address(), "failed: " + resolution.renderDiagnostics());
+      return null;
+    }
+    if (!resolution.diagnostics().list().isEmpty()) {
+      // warnings found while resolving the steps (a bastion_* or proxy_* setting without its
+      // host, say) reach the run log; they change nothing
+      run.journal.action(action.address(), "warning: " + resolution.renderDiagnostics());
+    }
+    run.appliedAttributes.put(action.address(), resolution.attributes());
+    ActionDispatched dispatched =
+        new ActionDispatched(
+            run.id,
+            run.id + "/" + action.address(),
+            action.address(),
+            action.type(),
+            action.wireAction(),
+            // sensitive values in attributes travel and land in state only sealed (ADR 0024)
+            AttributeSealing.of(secrets, run.request.tenant(), run.request.workspace())
+                .seal(action.address(), resolution.attributes(), resolution.sensitivePaths()),
+            action.dependencies(),
+            run.knownHostKeys.attachTo(
+                StepTimeouts.withDefault(resolution.steps(), run.request.stepTimeoutSeconds())),
+            run.fencingToken,
+            resolution.sensitiveValues(),
+            action.createBeforeDestroy(),
+            action.skipDestroy());
+    dispatched =
+        dispatched
+            .withRunCredential(run.runCredential)
+            .withPreviousAddress(action.previousAddress());
+    if (secrets.canSeal()) {
+      // design §8: commands, environments and keys with secrets in them never go out in clear
+      dispatched =
+          DispatchSealing.seal(dispatched, secrets, run.request.tenant(), run.request.workspace());
+    }
+    EventEnvelope envelope =
+        codec.wrapWithId(
+            dispatched.actionId(),
+            run.request.tenant(),
+            run.request.workspace(),
+            run.id,
+            run.eventSequence.incrementAndGet(),
+            action.address(),
+            dispatched);
+    run.inFlight.dispatched(dispatched, clock.instant());
+    run.journal.action(
+        action.address(),
+        action.previousAddress() == null
+            ? action.wireAction() + " dispatched"
+            : action.wireAction() + " dispatched (moved from " + action.previousAddress() + ")");
+    return envelope;
   }
 
   /**
@@ -1954,9 +1889,8 @@ public final class RunCoordinator implements AutoCloseable {
    * Moves the run to {@code status}. Nothing here waits for a commit (docs/adr/0025): the journal
    * (followers, Server-Sent Events) is appended at once; {@code run.transitioned} is handed to the
    * producer without waiting for the broker; the observer's record is queued on the run's {@link
-   * RecordingLane}. Both happen under the run's monitor, so they keep the order of the run's event
-   * sequence. The transitions just before the first dispatch are held until it was handed over (at
-   * most {@link #TRANSITION_HOLD}; {@link HeldTransitions}, docs/adr/0033), in the same order.
+   * RecordingLane}. All three happen at once, under the run's monitor, so they keep the order of
+   * the run's event sequence (docs/adr/0073: nothing is held back for the first dispatch).
    */
   private void transition(Run run, RunStatus status, String message) {
     Instant at = clock.instant();
@@ -1970,20 +1904,9 @@ public final class RunCoordinator implements AutoCloseable {
         run.endedAt = at;
       }
       long sequence = run.eventSequence.incrementAndGet();
-      if (status == RunStatus.PLANNING) {
-        // the records of planning, planned, applying and the journal wait until the first action
-        // has started (docs/adr/0057); any other transition, a reader, or the lease timer
-        // releases them sooner
-        run.recording.hold(at);
-      }
       run.journal.status(status, message);
       RunObserver recordTo = observer;
       run.recording.submit(() -> recordTo.transitioned(run, sequence, status, message, at));
-      if (status != RunStatus.PLANNING
-          && status != RunStatus.PLANNED
-          && status != RunStatus.APPLYING) {
-        run.recording.release();
-      }
       // a bot following the run-events topic learns what to approve, and until when
       Optional<Instant> deadline =
           status == RunStatus.PLANNED
@@ -2004,14 +1927,7 @@ public final class RunCoordinator implements AutoCloseable {
                       message,
                       run.plan.digest(),
                       deadline.get().toString()));
-      // a failure to hand it over is logged by HeldTransitions
-      if (status == RunStatus.PLANNING
-          || status == RunStatus.PLANNED
-          || status == RunStatus.APPLYING) {
-        transitions.hold(envelope, envelope.workspaceKey());
-      } else {
-        transitions.send(envelope, envelope.workspaceKey());
-      }
+      publishTransition(envelope);
     }
   }
 
@@ -2030,7 +1946,20 @@ public final class RunCoordinator implements AutoCloseable {
             sequence,
             runId,
             new RunTransitioned(runId, RunStatus.ERRORED.wireName(), message));
-    transitions.send(envelope, envelope.workspaceKey());
+    publishTransition(envelope);
+  }
+
+  /**
+   * Hands a {@code run.transitioned} to the producer at once (not waiting for the broker); a
+   * failure to hand it over is logged, not thrown: the run goes on, its records tell its status.
+   */
+  private void publishTransition(EventEnvelope envelope) {
+    try {
+      outbox.send(envelope, envelope.workspaceKey());
+    } catch (RuntimeException e) {
+      LOG.warn(
+          "could not publish {} of run {}: {}", envelope.type(), envelope.runid(), e.toString());
+    }
   }
 
   /**
@@ -2096,7 +2025,6 @@ public final class RunCoordinator implements AutoCloseable {
         break;
       }
     }
-    transitions.close();
     heartbeats.shutdownNow();
     leaseChecks.shutdownNow();
     runs.values().forEach(RunCoordinator::deleteFiles);

@@ -2,6 +2,7 @@ package dev.stagecraft.planner.service.trigger;
 
 import dev.stagecraft.planner.service.config.ConfigurationContent;
 import dev.stagecraft.planner.service.run.RunCoordinator;
+import dev.stagecraft.planner.service.run.approval.ApprovalOutcome;
 import dev.stagecraft.planner.service.run.intake.IdempotencyKey;
 import dev.stagecraft.planner.service.run.intake.IntakeOutcome;
 import dev.stagecraft.planner.service.run.intake.RunIntake;
@@ -556,7 +557,7 @@ public final class RunTrigger {
             + "@"
             + tenant;
     String key = decisionKey(envelope);
-    RunCoordinator.ApprovalOutcome outcome;
+    ApprovalOutcome outcome;
     synchronized (decided) {
       // the same event again (a redelivery, a webhook retry) gets the answer it got: no second
       // decision, no refusal for a decision that was taken
@@ -568,7 +569,7 @@ public final class RunTrigger {
           approve
               ? coordinator.approve(tenant, runId, request.planDigest(), by)
               : coordinator.discard(tenant, runId, by);
-      if (outcome == RunCoordinator.ApprovalOutcome.DONE) {
+      if (outcome == ApprovalOutcome.DONE) {
         if (approve) {
           // the run's row exists before its approver is written to it
           coordinator.awaitRecorded(tenant, runId, Duration.ofSeconds(5));
@@ -590,7 +591,7 @@ public final class RunTrigger {
         return made;
       }
     }
-    if (outcome == RunCoordinator.ApprovalOutcome.NOT_FOUND) {
+    if (outcome == ApprovalOutcome.NOT_FOUND) {
       Outcome there =
           decisions.elsewhere(
               new Decision(
@@ -609,8 +610,7 @@ public final class RunTrigger {
       }
       return there;
     }
-    return new Refused(
-        Refusal.CONFLICT, RunCoordinator.approvalRefusal(outcome, runId, request.planDigest()));
+    return new Refused(Refusal.CONFLICT, outcome.refusal(runId, request.planDigest()));
   }
 
   private static String decisionKey(EventEnvelope envelope) {

@@ -84,13 +84,12 @@ class RunRecoveryTest {
     List<EventEnvelope> published = new CopyOnWriteArrayList<>();
     RunCoordinator coordinator =
         new RunCoordinator(
-                null,
-                null,
-                events -> events.forEach(e -> published.add(e.envelope())),
-                new EventCodec("/test", clock, () -> "e" + published.size()),
-                clock,
-                () -> "id")
-            .withTransitionHold(java.time.Duration.ZERO);
+            null,
+            null,
+            events -> events.forEach(e -> published.add(e.envelope())),
+            new EventCodec("/test", clock, () -> "e" + published.size()),
+            clock,
+            () -> "id");
 
     int resumed = recoverAfterARestart(runs, requests, coordinator);
 

@@ -3,9 +3,9 @@ package dev.stagecraft.planner.service.run;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.stagecraft.planner.service.run.RunCoordinator.ApprovalOutcome;
 import dev.stagecraft.planner.service.run.RunCoordinatorTest.FakeLocks;
 import dev.stagecraft.planner.service.run.RunCoordinatorTest.FakeStates;
+import dev.stagecraft.planner.service.run.approval.ApprovalOutcome;
 import dev.stagecraft.schemas.EventCodec;
 import dev.stagecraft.schemas.action.ActionDispatched;
 import dev.stagecraft.schemas.envelope.EventEnvelope;

@@ -78,14 +78,16 @@ class RunRecordingTest {
   }
 
   @Test
-  void theRecordsFromPlanningOnWaitUntilTheFirstActionHasStartedAndThenFollowInOrder() {
+  void theRecordsAreWrittenInOrderWithoutWaitingForTheFirstActionToStart() {
     database.countDown(); // a database that answers at once
     Run run = coordinator.start(request());
     await().atMost(Duration.ofSeconds(10)).until(() -> harness.dispatched().size() == 1);
 
-    // dispatched, and the records from planning on wait (docs/adr/0057)
-    assertThat(run.recording.held()).isTrue();
-    assertThat(observed).doesNotContain("2:PLANNING", "3:PLANNED", "4:APPLYING");
+    // no action has started (no executor here), and still every record is written, in order
+    // (docs/adr/0073: nothing holds the lane)
+    await().atMost(Duration.ofSeconds(10)).until(() -> observed.size() == 4);
+    assertThat(observed).containsExactly("1:PENDING", "2:PLANNING", "3:PLANNED", "4:APPLYING");
+    assertThat(run.recording.pending()).isZero();
 
     ActionDispatched first = harness.dispatched().getFirst();
     coordinator.onActionEvent(
@@ -97,10 +99,8 @@ class RunRecordingTest {
                 1,
                 first.address(),
                 new ActionStarted(run.id(), first.actionId(), first.address(), "executor-1")));
-
-    await().atMost(Duration.ofSeconds(10)).until(() -> observed.size() == 4);
+    // an action starting writes no transition record
     assertThat(observed).containsExactly("1:PENDING", "2:PLANNING", "3:PLANNED", "4:APPLYING");
-    assertThat(run.recording.held()).isFalse();
   }
 
   @Test
@@ -120,30 +120,7 @@ class RunRecordingTest {
 
     await().atMost(Duration.ofSeconds(10)).until(() -> observed.contains("3:PLANNED"));
     assertThat(observed).containsExactly("1:PENDING", "2:PLANNING", "3:PLANNED");
-    assertThat(run.recording.held()).isFalse();
-  }
-
-  @Test
-  void recordsHeldLongerThanTheLimitAreReleasedByTheLeaseTimer() {
-    MovableClock movable = new MovableClock();
-    try (CoordinatorHarness other =
-        new CoordinatorHarness(new FakeLocks(), new OneCallStates(), movable)) {
-      List<String> written = new CopyOnWriteArrayList<>();
-      RunCoordinator timed =
-          other.coordinator.withObserver(
-              (run, sequence, status, message, at) -> written.add(sequence + ":" + status));
-      Run run = timed.start(request());
-      await().atMost(Duration.ofSeconds(10)).until(() -> other.dispatched().size() == 1);
-
-      movable.advance(RunCoordinator.RECORDS_HOLD_LIMIT); // held for the limit, not longer
-      timed.releaseHeldRecords();
-      assertThat(run.recording.held()).isTrue();
-
-      movable.advance(Duration.ofMillis(1));
-      timed.releaseHeldRecords();
-      await().atMost(Duration.ofSeconds(10)).until(() -> written.size() == 4);
-      assertThat(written).containsExactly("1:PENDING", "2:PLANNING", "3:PLANNED", "4:APPLYING");
-    }
+    assertThat(run.summary().status()).isEqualTo("planned");
   }
 
   @Test

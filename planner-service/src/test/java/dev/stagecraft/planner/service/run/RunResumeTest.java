@@ -3,9 +3,9 @@ package dev.stagecraft.planner.service.run;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.stagecraft.planner.service.run.RunCoordinator.ApprovalOutcome;
 import dev.stagecraft.planner.service.run.RunCoordinatorTest.FakeLocks;
 import dev.stagecraft.planner.service.run.RunCoordinatorTest.FakeStates;
+import dev.stagecraft.planner.service.run.approval.ApprovalOutcome;
 import dev.stagecraft.schemas.EventCodec;
 import dev.stagecraft.schemas.run.RunTransitioned;
 import java.time.Duration;
@@ -83,9 +83,7 @@ class RunResumeTest {
                 .orElseThrow(),
             RunTransitioned.class);
     assertThat(first.message()).contains("Resumed after a planner restart").contains("queued");
-    // sequences continue above the recorded ones, leaving room for records a crash lost; the
-    // records wait until the first action starts (docs/adr/0057), which no executor does here:
-    // a reader releases them, as the API does
+    // sequences continue above the recorded ones, leaving room for records a crash lost
     assertThat(run.recording.awaitSubmitted(Duration.ofSeconds(10))).isTrue();
     await()
         .atMost(Duration.ofSeconds(10))
@@ -98,8 +96,6 @@ class RunResumeTest {
   void aNewRunRecordsItsRequestOnItsRecordingLane() throws Exception {
     Run run = coordinator.start(request());
     Run waiting = coordinator.startAwaitingApproval(request());
-    // a lane may be held until the run's first action starts (docs/adr/0057), which no executor
-    // does here; a reader releases it, as the API does
     assertThat(run.recording.awaitSubmitted(Duration.ofSeconds(10))).isTrue();
     assertThat(waiting.recording.awaitSubmitted(Duration.ofSeconds(10))).isTrue();
     await().atMost(Duration.ofSeconds(10)).until(() -> recordedRequests.size() == 2);

@@ -2,7 +2,7 @@ package dev.stagecraft.planner.service.adapter.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.stagecraft.planner.service.adapter.db.RunStore;
-import dev.stagecraft.planner.service.run.RunCoordinator;
+import dev.stagecraft.planner.service.run.approval.ApprovalOutcome;
 import dev.stagecraft.planner.service.trigger.RunTrigger;
 import dev.stagecraft.planner.service.trigger.RunTrigger.Refusal;
 import dev.stagecraft.planner.service.trigger.RunTrigger.Refused;
@@ -60,10 +60,7 @@ public final class ForwardedDecisions implements RunTrigger.Decisions {
         return noSuchRun(d);
       }
       if (recorded.get().terminal()) {
-        return new Refused(
-            Refusal.CONFLICT,
-            RunCoordinator.approvalRefusal(
-                RunCoordinator.ApprovalOutcome.NOT_AWAITING, d.runId(), null));
+        return new Refused(Refusal.CONFLICT, ApprovalOutcome.NOT_AWAITING.refusal(d.runId(), null));
       }
       Map<String, String> headers = new LinkedHashMap<>();
       headers.put(TriggerSignature.TIMESTAMP_HEADER, String.valueOf(d.timestamp()));

@@ -5,6 +5,7 @@ import static dev.stagecraft.planner.service.adapter.http.ApiProblems.problem;
 import dev.stagecraft.planner.service.adapter.clients.TokenVerifier.Principal;
 import dev.stagecraft.planner.service.adapter.db.RunStore;
 import dev.stagecraft.planner.service.run.RunCoordinator;
+import dev.stagecraft.planner.service.run.approval.ApprovalOutcome;
 import dev.stagecraft.servicekit.http.Json;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.HttpRequest;
@@ -119,15 +120,9 @@ public class RunDecisionsController {
               request, tenant, id, "approve", Json.write(Map.of("planDigest", body.planDigest())));
       case NOT_AWAITING -> notAwaiting(id);
       case WRONG_DIGEST ->
-          problem(
-              HttpStatus.CONFLICT,
-              "Stale plan",
-              RunCoordinator.approvalRefusal(outcome, id, body.planDigest()));
+          problem(HttpStatus.CONFLICT, "Stale plan", outcome.refusal(id, body.planDigest()));
       case EXPIRED ->
-          problem(
-              HttpStatus.CONFLICT,
-              "Approval expired",
-              RunCoordinator.approvalRefusal(outcome, id, body.planDigest()));
+          problem(HttpStatus.CONFLICT, "Approval expired", outcome.refusal(id, body.planDigest()));
     };
   }
 
@@ -156,7 +151,7 @@ public class RunDecisionsController {
     return problem(
         HttpStatus.CONFLICT,
         "Not awaiting approval",
-        RunCoordinator.approvalRefusal(RunCoordinator.ApprovalOutcome.NOT_AWAITING, id, null));
+        ApprovalOutcome.NOT_AWAITING.refusal(id, null));
   }
 
   /**

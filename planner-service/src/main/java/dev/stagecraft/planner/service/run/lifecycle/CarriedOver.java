@@ -14,21 +14,25 @@ import java.util.Map;
  *     by action id
  * @param approvalBound the run applied a plan approved as a whole (docs/adr/0051)
  * @param approvedPlanDigest that plan's recorded digest, which the run keeps showing; else null
+ * @param credential the state credential its dispatches carried, or null: the run takes it back
+ *     once it holds the lock again (docs/adr/0013)
  */
 public record CarriedOver(
     Map<String, CarriedAction> actions,
     Map<String, String> outcomes,
     boolean approvalBound,
-    String approvedPlanDigest) {
+    String approvedPlanDigest,
+    RunCredential credential) {
   public CarriedOver {
     actions = Collections.unmodifiableMap(new LinkedHashMap<>(actions));
     outcomes = Collections.unmodifiableMap(new LinkedHashMap<>(outcomes));
   }
 
-  static CarriedOver of(List<CarriedAction> dispatched, boolean bound, String digest) {
+  static CarriedOver of(
+      List<CarriedAction> dispatched, boolean bound, String digest, RunCredential credential) {
     Map<String, CarriedAction> byId = new LinkedHashMap<>();
-    dispatched.forEach(a -> byId.put(a.actionId(), a));
-    return new CarriedOver(byId, Map.of(), bound, digest);
+    dispatched.forEach(a -> byId.putIfAbsent(a.actionId(), a));
+    return new CarriedOver(byId, Map.of(), bound, digest, credential);
   }
 
   CarriedOver recorded(String actionId, String outcome) {
@@ -37,7 +41,7 @@ public record CarriedOver(
     }
     Map<String, String> next = new LinkedHashMap<>(outcomes);
     next.put(actionId, outcome);
-    return new CarriedOver(actions, next, approvalBound, approvedPlanDigest);
+    return new CarriedOver(actions, next, approvalBound, approvedPlanDigest, credential);
   }
 
   public boolean settled() {
@@ -59,6 +63,48 @@ public record CarriedOver(
 
   public long succeededCount() {
     return outcomes.values().stream().filter("succeeded"::equals).count();
+  }
+
+  /** The actions with an outcome, each as {@code address: outcome}, in dispatch order. */
+  public List<String> finishedWithOutcomes() {
+    return actions.values().stream()
+        .filter(a -> outcomes.containsKey(a.actionId()))
+        .map(a -> a.address() + ": " + outcomes.get(a.actionId()))
+        .toList();
+  }
+
+  /** The addresses of the actions still without an outcome, in dispatch order. */
+  public List<String> unfinishedAddresses() {
+    return unfinished().stream().map(CarriedAction::address).toList();
+  }
+
+  /**
+   * The resources the actions that succeeded added, changed and destroyed, counted as a plan counts
+   * them: a {@code replace} adds one and destroys one (only adds when it forgets the old object); a
+   * {@code forget} counts in none.
+   *
+   * @return {@code {added, changed, destroyed}}
+   */
+  public int[] succeededResourceCounts() {
+    int[] counts = new int[3];
+    for (CarriedAction a : actions.values()) {
+      if (!"succeeded".equals(outcomes.get(a.actionId()))) {
+        continue;
+      }
+      switch (a.action()) {
+        case "create" -> counts[0]++;
+        case "update" -> counts[1]++;
+        case "delete" -> counts[2]++;
+        case "replace" -> {
+          counts[0]++;
+          if (!a.skipDestroy()) {
+            counts[2]++;
+          }
+        }
+        default -> {} // forget: the object stays, only the state forgets it
+      }
+    }
+    return counts;
   }
 
   /** Which of {@code addresses} were dispatched before the restart (never dispatched twice). */

@@ -2,8 +2,9 @@ package dev.stagecraft.planner.service.run.lifecycle;
 
 /**
  * Why {@link RunDecider#decide} refused a command. The approval refusals are those of {@code
- * RunCoordinator.ApprovalOutcome}; an API maps {@link #ALREADY_ENDED} of an approval to its "not
- * awaiting approval" answer, and of a cancel to the run as it is.
+ * dev.stagecraft.planner.service.run.approval.ApprovalOutcome} (its {@code of(Decision)}); an API
+ * maps {@link #ALREADY_ENDED} of an approval to its "not awaiting approval" answer, and of a cancel
+ * to the run as it is.
  */
 public enum Refusal {
   /** The run is not waiting for approval (not planned yet, auto-applied, decided). */

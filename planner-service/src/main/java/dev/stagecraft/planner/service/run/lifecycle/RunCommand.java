@@ -42,17 +42,39 @@ public sealed interface RunCommand {
    *
    * @param dispatched what it dispatched before the restart, read from {@code stagecraft.actions}
    * @param approvedPlanDigest for a run applying a plan approved as a whole: its recorded digest
+   * @param credential the run's state credential its dispatches carried (the latest), or null: the
+   *     run takes it back once it holds the lock again, for the proofs of its interrupted reports
+   *     (docs/adr/0013), and revokes it when it ends
    */
   record CarryOn(
-      long lastSequence, String message, List<CarriedAction> dispatched, String approvedPlanDigest)
+      long lastSequence,
+      String message,
+      List<CarriedAction> dispatched,
+      String approvedPlanDigest,
+      RunCredential credential)
       implements RunCommand {
     public CarryOn {
       dispatched = List.copyOf(dispatched);
+    }
+
+    /** A carry-on whose dispatches carried no credential. */
+    public CarryOn(
+        long lastSequence,
+        String message,
+        List<CarriedAction> dispatched,
+        String approvedPlanDigest) {
+      this(lastSequence, message, dispatched, approvedPlanDigest, null);
     }
   }
 
   /** The run's tenant has a slot for it now (tenant admission). */
   record Admitted() implements RunCommand {}
+
+  /**
+   * The run's tenant has no free slot (tenant admission): the run waits {@code queued}, {@code
+   * reason} saying why (the tenant's cap or the planner's limit), until {@link Admitted}.
+   */
+  record AdmissionQueued(String reason) implements RunCommand {}
 
   /** The workspace lock is held by another run; this one waits at {@code position}. */
   record LockQueued(int position) implements RunCommand {}
@@ -88,10 +110,9 @@ public sealed interface RunCommand {
 
   /**
    * A carried-on run read the outcomes the state service recorded for its dispatched actions, by
-   * action id (docs/adr/0035); {@code applyingMessage} names what had finished and what still runs.
+   * action id (docs/adr/0035).
    */
-  record CarriedOutcomesRead(Map<String, String> outcomes, String applyingMessage, Instant at)
-      implements RunCommand {
+  record CarriedOutcomesRead(Map<String, String> outcomes, Instant at) implements RunCommand {
     public CarriedOutcomesRead {
       outcomes = Map.copyOf(outcomes);
     }
@@ -126,9 +147,23 @@ public sealed interface RunCommand {
 
   /**
    * {@code action.heartbeat}, {@code action.step} or {@code action.log}: the action's executor is
-   * alive ({@code executorId} is null for a log line, which does not name it).
+   * alive ({@code executorId} is null for a log line, which does not name it) and runs {@code step}
+   * ({@code stepType} on {@code stepTarget}, null for the executor host) — all three null when the
+   * event names no step (a log line).
    */
-  record ActionHeartbeat(String actionId, String executorId, Instant at) implements RunCommand {}
+  record ActionHeartbeat(
+      String actionId,
+      String executorId,
+      Integer step,
+      String stepType,
+      String stepTarget,
+      Instant at)
+      implements RunCommand {
+    /** A sign of life that names no step. */
+    public ActionHeartbeat(String actionId, String executorId, Instant at) {
+      this(actionId, executorId, null, null, null, at);
+    }
+  }
 
   /** {@code action.finished} from the executor: its lease stops; the outcome is not durable yet. */
   record ActionFinished(String actionId, boolean succeeded, String error) implements RunCommand {}

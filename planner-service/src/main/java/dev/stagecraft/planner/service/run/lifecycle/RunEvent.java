@@ -54,7 +54,19 @@ public sealed interface RunEvent {
 
   record ActionStarted(String actionId, String executorId, Instant at) implements RunEvent {}
 
-  record ActionSeen(String actionId, String executorId, Instant at) implements RunEvent {}
+  record ActionSeen(
+      String actionId,
+      String executorId,
+      Integer step,
+      String stepType,
+      String stepTarget,
+      Instant at)
+      implements RunEvent {
+    /** Seen without a step named (a log line, a bare heartbeat). */
+    public ActionSeen(String actionId, String executorId, Instant at) {
+      this(actionId, executorId, null, null, null, at);
+    }
+  }
 
   /** An outcome was reported for the action (true), or must be reported again (false). */
   record ActionReported(String actionId, boolean reported) implements RunEvent {}

@@ -74,7 +74,7 @@ final class RunEvolution {
         b.sequence = Math.max(b.sequence, a.sequence());
       }
       case ActionStarted a -> lease(b, a.actionId(), l -> l.startedBy(a.executorId(), a.at()));
-      case ActionSeen a -> lease(b, a.actionId(), l -> l.seen(a.executorId(), a.at()));
+      case ActionSeen a -> lease(b, a.actionId(), l -> seen(l, a));
       case ActionReported a -> lease(b, a.actionId(), l -> l.reported(a.reported()));
       case ActionEnded a -> {
         b.inFlight.remove(a.actionId());
@@ -104,6 +104,10 @@ final class RunEvolution {
       case ApplyFinishing f -> b.finishingMessage = f.message();
     }
     return b.build();
+  }
+
+  private static ActionLease seen(ActionLease lease, ActionSeen a) {
+    return lease.seen(a.executorId(), a.at(), a.step(), a.stepType(), a.stepTarget());
   }
 
   private static void lease(RunState.Builder b, String actionId, UnaryOperator<ActionLease> f) {

@@ -267,6 +267,25 @@ class RunDeciderTest {
   // --- pending → queued ------------------------------------------------------------------------
 
   @Test
+  void pendingToQueuedWhileTheTenantHasNoFreeSlotThenAdmitted() {
+    String reason = "waiting: tenant has 4 active runs (cap 4)";
+    var started = history(decider, AUTO, new Start(null));
+    given(decider, AUTO, started)
+        .when(new RunCommand.AdmissionQueued(reason))
+        .thenLastTransition(RunStatus.QUEUED, reason)
+        .thenEffects(RecordTransition.class, PublishTransition.class);
+    var waiting = after(AUTO, started, new RunCommand.AdmissionQueued(reason));
+    given(decider, AUTO, waiting)
+        .when(new Admitted())
+        .thenNoEvents()
+        .thenEffect(new RunEffect.RequestLock(false));
+    // once it holds the lock, an admission answer is out of turn
+    given(decider, AUTO, after(AUTO, pending(AUTO), new LockGranted(LOCK, TOKEN)))
+        .when(new RunCommand.AdmissionQueued(reason))
+        .thenRefused(Refusal.NOT_EXPECTED);
+  }
+
+  @Test
   void pendingToQueuedWhenTheLockIsHeldByAnotherRun() {
     given(decider, AUTO, pending(AUTO))
         .when(new LockQueued(2))
@@ -574,8 +593,7 @@ class RunDeciderTest {
             "digest-approved"),
         new Admitted(),
         new LockGranted(LOCK, TOKEN),
-        new CarriedOutcomesRead(
-            Map.of(DONE.actionId(), "succeeded"), "Carried on: of the 2 action(s) …", at(30)));
+        new CarriedOutcomesRead(Map.of(DONE.actionId(), "succeeded"), at(30)));
   }
 
   @Test
@@ -596,12 +614,14 @@ class RunDeciderTest {
     var read = after(AUTO, granted, new LockGranted(LOCK, TOKEN));
     var applyingAgain =
         given(decider, AUTO, read)
-            .when(
-                new CarriedOutcomesRead(
-                    Map.of(DONE.actionId(), "succeeded"),
-                    "Carried on: of the 2 action(s) …",
-                    at(30)))
-            .thenLastTransition(RunStatus.APPLYING, "Carried on: of the 2 action(s) …")
+            .when(new CarriedOutcomesRead(Map.of(DONE.actionId(), "succeeded"), at(30)))
+            .thenLastTransition(
+                RunStatus.APPLYING,
+                "Carried on: of the 2 action(s) this run had dispatched before its planner"
+                    + " instance stopped, 1 had finished (a.x: succeeded) and 1 were still running"
+                    + " (c.z). Nothing is run twice: running actions are awaited (an executor that"
+                    + " stopped reporting has its action reported interrupted), then the rest of"
+                    + " the plan is made against the current state and applied.")
             .thenEffects(RecordTransition.class, PublishTransition.class);
     assertEquals(1_000_022, applyingAgain.state().sequence());
     assertTrue(applyingAgain.state().inFlight().get(RUNNING.actionId()).carried());
@@ -633,8 +653,11 @@ class RunDeciderTest {
     given(decider, AUTO, carriedApplying(AUTO))
         .when(recorded("c.z", "interrupted", 40))
         .thenTransitions(RunStatus.ERRORED)
-        .thenMessageContains("Apply failed: c.z did not succeed")
-        .thenMessageContains("nothing was run twice");
+        .thenLastTransition(
+            RunStatus.ERRORED,
+            "Apply failed: c.z (dispatched before its planner instance stopped: a.x: succeeded,"
+                + " c.z: interrupted). Nothing more was dispatched and nothing was run twice. Check"
+                + " the workspace's state (stagecraft state list) and start a new run.");
   }
 
   @Test
@@ -672,7 +695,10 @@ class RunDeciderTest {
         given(decider, AUTO, planningRest)
             .when(new Planned(NO_CHANGES, 4, null, at(50)))
             .thenEffects(RecordOutputs.class);
-    assertEquals(RunMessages.appliedCarriedNothingLeft(2), then.state().finishingMessage());
+    assertEquals(
+        "Apply complete! Resources: 2 added, 0 changed, 0 destroyed. 2 action(s) applied, all"
+            + " dispatched before its planner instance stopped; nothing remained.",
+        then.state().finishingMessage());
   }
 
   // --- planning…applying → errored: the lock lost ----------------------------------------------
@@ -1018,11 +1044,12 @@ class RunDeciderTest {
     all.add(new Resume(RunStatus.PENDING, 1, "m", null, null));
     all.add(new CarryOn(1, "m", List.of(), null));
     all.add(new Admitted());
+    all.add(new RunCommand.AdmissionQueued("waiting: tenant has 4 active runs (cap 4)"));
     all.add(new LockQueued(1));
     all.add(new Superseded("run-2", "run:default"));
     all.add(new LockLost(LockLoss.LEASE_EXPIRED, LOCK, TOKEN, "lost"));
     all.add(new RunCommand.OpenFailed("down"));
-    all.add(new CarriedOutcomesRead(Map.of(), "m", T0));
+    all.add(new CarriedOutcomesRead(Map.of(), T0));
     all.add(new Planned(PLAN, 3, null, T0));
     all.add(new PlanFailed("invalid"));
     all.add(new Approve(PLAN.digest(), "alice", T0));

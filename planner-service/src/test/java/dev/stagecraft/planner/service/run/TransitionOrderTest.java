@@ -21,10 +21,11 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The transitions before a run's first dispatch are handed to the outbox together with it, right
- * after it, in order (docs/adr/0033) — and still every one of them, also when no dispatch follows.
+ * Each transition is handed to the outbox at once, in the run's order, before the dispatch that
+ * follows it (docs/adr/0073: nothing is held back for the first dispatch) — also when no dispatch
+ * follows.
  */
-class TransitionsTravelWithDispatchTest {
+class TransitionOrderTest {
   final Clock clock = Clock.fixed(Instant.parse("2026-11-21T10:00:00Z"), ZoneOffset.UTC);
   final AtomicInteger ids = new AtomicInteger();
   final AtomicReference<RunCoordinator> coordinatorRef = new AtomicReference<>();
@@ -59,7 +60,7 @@ class TransitionsTravelWithDispatchTest {
           () -> "id" + ids.incrementAndGet(),
           new UploadedFiles(CoordinatorHarness.newTempDirectory()));
 
-  TransitionsTravelWithDispatchTest() {
+  TransitionOrderTest() {
     coordinatorRef.set(coordinator);
   }
 
@@ -68,22 +69,14 @@ class TransitionsTravelWithDispatchTest {
     coordinator.close();
   }
 
-  /**
-   * Whether to note the run's status at each hand-over. Only where no deadline can fire: the
-   * deadline's thread hands over under the hold's monitor, and reading the status takes the run's.
-   */
-  volatile boolean noteStatus;
-
   private void record(EventEnvelope envelope) {
     if (envelope.type().equals("dev.stagecraft.run.transitioned")) {
       String now =
-          !noteStatus
-              ? "-"
-              : coordinatorRef
-                  .get()
-                  .find(envelope.tenant(), envelope.runid())
-                  .map(r -> r.summary().status())
-                  .orElse("?");
+          coordinatorRef
+              .get()
+              .find(envelope.tenant(), envelope.runid())
+              .map(r -> r.summary().status())
+              .orElse("?");
       handedOver.add(EventCodec.data(envelope, RunTransitioned.class).status() + "@" + now);
     } else if (envelope.type().equals("dev.stagecraft.action.dispatched")) {
       handedOver.add("dispatch " + EventCodec.data(envelope, ActionDispatched.class).address());
@@ -95,10 +88,7 @@ class TransitionsTravelWithDispatchTest {
   }
 
   @Test
-  void planningPlannedAndApplyingAreHandedOverRightAfterTheFirstDispatch() {
-    coordinator.withTransitionHold(Duration.ofMinutes(10));
-    noteStatus = true;
-
+  void eachTransitionIsHandedOverAtOnceAndBeforeTheFirstDispatch() {
     coordinator.start(request(RunCoordinatorTest.TWO_STEPS));
 
     await()
@@ -107,31 +97,27 @@ class TransitionsTravelWithDispatchTest {
     await().atMost(Duration.ofSeconds(10)).until(() -> handedOver.size() == 5);
     assertThat(handedOver)
         .containsExactly(
+            // each handed over as the run moved (nothing waits for the dispatch), in order
             "pending@pending",
-            "dispatch stateful_provisioning.db",
-            // held until the dispatch was handed over, then handed over in order
-            "planning@applying",
-            "planned@applying",
-            "applying@applying");
+            "planning@planning",
+            "planned@planned",
+            "applying@applying",
+            "dispatch stateful_provisioning.db");
   }
 
   @Test
-  void heldTransitionsAreSentByTheDeadlineWhenNoDispatchFollows() {
-    coordinator.withTransitionHold(Duration.ofMillis(50));
-
+  void transitionsAreSentWhenNoDispatchFollows() {
     Run run = coordinator.startAwaitingApproval(request(RunCoordinatorTest.TWO_STEPS));
 
     await().atMost(Duration.ofSeconds(10)).until(() -> handedOver.size() == 3);
     assertThat(run.summary().status()).isEqualTo("planned");
-    // sent without a dispatch (the run waits for approval), by the deadline, in order
+    // sent without a dispatch (the run waits for approval), each as the run moved, in order
     assertThat(handedOver)
-        .extracting(h -> h.substring(0, h.indexOf('@')))
-        .containsExactly("pending", "planning", "planned");
+        .containsExactly("pending@pending", "planning@planning", "planned@planned");
   }
 
   @Test
   void aRunWithoutChangesSendsEveryTransitionInOrder() {
-    coordinator.withTransitionHold(Duration.ofMinutes(10));
     String nothing = "locals {\n  x = 1\n}\n";
 
     Run run = coordinator.start(request(nothing));
