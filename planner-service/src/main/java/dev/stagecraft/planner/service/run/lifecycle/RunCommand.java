@@ -102,7 +102,11 @@ public sealed interface RunCommand {
   record LockLost(LockLoss cause, String lockId, long fencingToken, String message)
       implements RunCommand {}
 
-  /** The state service opened the run: its fencing token registered, its credential minted. */
+  /**
+   * The state service opened the run: its fencing token registered, its credential minted — or
+   * {@code credential} null when the state service mints none (the run is opened all the same and
+   * plans, as the coordinator runs with such a port).
+   */
   record Opened(RunCredential credential) implements RunCommand {}
 
   /** Opening the run at the state service failed. */

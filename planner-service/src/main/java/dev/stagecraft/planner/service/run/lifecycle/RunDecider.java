@@ -123,7 +123,8 @@ public final class RunDecider {
     return switch (command) {
       case LockGranted g ->
           new Decision(List.of(), List.of(new RunEffect.ReleaseLock(g.lockId())), ended);
-      case Opened o -> new Decision(List.of(), List.of(new RunEffect.RevokeCredential()), ended);
+      case Opened o when o.credential() != null ->
+          new Decision(List.of(), List.of(new RunEffect.RevokeCredential()), ended);
       default -> Decision.refused(Refusal.ALREADY_ENDED);
     };
   }
@@ -265,7 +266,7 @@ public final class RunDecider {
     }
     if (s.carried().credential() != null) {
       // the credential its dispatches carry: the proofs of its interrupted reports need it
-      d.emit(new RunEvent.RunOpened(s.carried().credential()));
+      d.emit(new RunEvent.CredentialTakenBack(s.carried().credential()));
     }
     d.emit(new RunEvent.CarriedTracked(c.outcomes(), c.at()));
     d.transition(RunStatus.APPLYING, RunMessages.carriedApplying(d.state.carried()));
@@ -281,7 +282,7 @@ public final class RunDecider {
     RunState s = d.state;
     boolean carried = s.carried() != null;
     boolean expected =
-        s.credential() != null
+        s.opened()
             && s.plan() == null
             && (carried ? s.status() == RunStatus.APPLYING : s.status() == RunStatus.PLANNING);
     if (!expected) {

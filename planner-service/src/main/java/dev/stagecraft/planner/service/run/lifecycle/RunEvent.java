@@ -28,7 +28,17 @@ public sealed interface RunEvent {
 
   record LockReleased(String lockId) implements RunEvent {}
 
+  /**
+   * The state service opened the run; {@code credential} is the one it minted, or null when it
+   * mints none.
+   */
   record RunOpened(RunCredential credential) implements RunEvent {}
+
+  /**
+   * A carried-on run took back the credential its dispatches carry (docs/adr/0035): not opened yet,
+   * it opens again before it plans the rest.
+   */
+  record CredentialTakenBack(RunCredential credential) implements RunEvent {}
 
   record CredentialRevoked() implements RunEvent {}
 

@@ -46,7 +46,11 @@ final class RunEvolution {
       case QueuePositionChanged q -> b.queuePosition = q.position();
       case LockAcquired l -> b.lock = new RunState.Lock(l.lockId(), l.fencingToken());
       case LockReleased l -> b.lock = null;
-      case RunOpened o -> b.credential = o.credential();
+      case RunOpened o -> {
+        b.opened = true;
+        b.credential = o.credential();
+      }
+      case RunEvent.CredentialTakenBack t -> b.credential = t.credential();
       case CredentialRevoked c -> b.credential = null;
       case CarriedTracked c -> {
         CarriedOver carried = b.carried;

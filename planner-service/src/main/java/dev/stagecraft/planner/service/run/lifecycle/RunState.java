@@ -17,7 +17,10 @@ import java.util.Objects;
  * @param message the latest transition's message
  * @param queuePosition the position last announced in the workspace's lock queue, or -1
  * @param lock the workspace lock while the run holds it, else null
- * @param credential the run's state credential while it is opened, else null
+ * @param opened the state service opened the run (its fencing token registered, docs/adr/0025): it
+ *     may plan; true also when the state service minted no credential
+ * @param credential the run's state credential while it is opened, else null (also when the state
+ *     service mints none, as a test port's {@code mintRunCredential} default)
  * @param plan the plan the run made (for a carried-on run: the plan of the rest), or null
  * @param steps where each step of the applied plan stands, from {@code applying} on, else null
  * @param plannedAt when the approval timeout starts counting (for a resumed run: the first plan)
@@ -38,6 +41,7 @@ public record RunState(
     String message,
     int queuePosition,
     Lock lock,
+    boolean opened,
     RunCredential credential,
     PlanInfo plan,
     ApplySteps steps,
@@ -73,6 +77,7 @@ public record RunState(
         null,
         -1,
         null,
+        false,
         null,
         null,
         null,
@@ -133,6 +138,7 @@ public record RunState(
     String message;
     int queuePosition;
     Lock lock;
+    boolean opened;
     RunCredential credential;
     PlanInfo plan;
     ApplySteps steps;
@@ -155,6 +161,7 @@ public record RunState(
       message = s.message;
       queuePosition = s.queuePosition;
       lock = s.lock;
+      opened = s.opened;
       credential = s.credential;
       plan = s.plan;
       steps = s.steps;
@@ -179,6 +186,7 @@ public record RunState(
           message,
           queuePosition,
           lock,
+          opened,
           credential,
           plan,
           steps,

@@ -354,6 +354,64 @@ class RunDeciderTest {
   // --- planning → planned → … ------------------------------------------------------------------
 
   @Test
+  void aRunOpenedWithoutACredentialPlansAndEndsWithNothingToRevoke() {
+    // a state service that mints no credential (the test ports' default): opened all the same
+    var granted = after(AUTO, pending(AUTO), new LockGranted(LOCK, TOKEN));
+    given(decider, AUTO, granted)
+        .when(new Opened(null))
+        .thenEvents(
+            new RunOpened(null), new Transitioned(RunStatus.PENDING, RunStatus.PLANNING, null, 2))
+        .thenEffects(RecordTransition.class, PublishTransition.class, Plan.class);
+    var planning = after(AUTO, granted, new Opened(null));
+    given(decider, AUTO, planning)
+        .when(new Planned(NO_CHANGES, 3, null, T0))
+        .thenEvents(
+            new PlanMade(NO_CHANGES, T0),
+            new Transitioned(RunStatus.PLANNING, RunStatus.PLANNED, "No changes text", 3),
+            new LockReleased(LOCK),
+            new Transitioned(RunStatus.PLANNED, RunStatus.PLANNED_AND_FINISHED, "No changes.", 4))
+        .thenEffects(
+            RecordTransition.class,
+            PublishTransition.class,
+            StopHeartbeat.class,
+            ReleaseLock.class,
+            RecordTransition.class,
+            PublishTransition.class,
+            Close.class);
+    given(decider, AUTO, planning)
+        .when(new Planned(PLAN, 3, null, T0))
+        .thenTransitions(RunStatus.PLANNED, RunStatus.APPLYING)
+        .thenStatus(RunStatus.APPLYING)
+        .effect(Dispatch.class);
+  }
+
+  @Test
+  void aPlanOfARunNotOpenedYetIsRefused() {
+    var granted = after(AUTO, pending(AUTO), new LockGranted(LOCK, TOKEN));
+    given(decider, AUTO, granted)
+        .when(new Planned(PLAN, 3, null, T0))
+        .thenRefused(Refusal.NOT_EXPECTED)
+        .thenNoEvents()
+        .thenNoEffects();
+    // a carried-on run holding the credential its dispatches carried is not opened by it: it
+    // plans the rest only once it opened again
+    var carried =
+        history(
+            decider,
+            AUTO,
+            new CarryOn(20, "carried", List.of(DONE, RUNNING), null, CREDENTIAL),
+            new Admitted(),
+            new LockGranted(LOCK, TOKEN),
+            new CarriedOutcomesRead(Map.of(DONE.actionId(), "succeeded"), at(30)));
+    var holding = given(decider, AUTO, carried);
+    assertEquals(CREDENTIAL, holding.state().credential());
+    holding
+        .when(new Planned(plan("digest-rest", PlannedStep.of("d.w")), 4, null, at(50)))
+        .thenRefused(Refusal.NOT_EXPECTED)
+        .thenNoEvents();
+  }
+
+  @Test
   void planningToPlannedWhenThePlanWasMade() {
     var then =
         given(decider, APPROVAL, planning(APPROVAL))
@@ -1088,6 +1146,8 @@ class RunDeciderTest {
       // a lock granted or a run opened late is given back, the status unchanged
       scenario.when(new LockGranted("lock-9", 9)).thenEffects(ReleaseLock.class);
       scenario.when(new Opened(CREDENTIAL)).thenEffects(RevokeCredential.class);
+      // opened without a credential: nothing to give back
+      scenario.when(new Opened(null)).thenRefused(Refusal.ALREADY_ENDED).thenNoEffects();
       // and replaying an event on it changes nothing
       RunState state = scenario.state();
       assertSame(
