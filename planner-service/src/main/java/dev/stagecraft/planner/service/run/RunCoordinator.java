@@ -13,6 +13,7 @@ import dev.stagecraft.planner.plan.PlannedAction;
 import dev.stagecraft.planner.plan.Planner;
 import dev.stagecraft.planner.plan.PriorState;
 import dev.stagecraft.planner.service.run.approval.ApprovalOutcome;
+import dev.stagecraft.planner.service.run.driver.CredentialRevocation;
 import dev.stagecraft.planner.service.run.lifecycle.RunMessages;
 import dev.stagecraft.schemas.EventCodec;
 import dev.stagecraft.schemas.EventType;
@@ -1325,23 +1326,10 @@ public final class RunCoordinator implements AutoCloseable {
     return opened;
   }
 
-  /**
-   * Revokes the run's state credential, before its terminal status is announced: whoever sees the
-   * run ended can rely on the credential being refused. A failure is logged; the credential then
-   * dies when the next run of the workspace takes the lock (its fencing token supersedes it).
-   */
+  /** Revokes the run's state credential, if it has one ({@link CredentialRevocation}). */
   private void revokeRunCredential(Run run, String credential) {
-    if (credential == null) {
-      return;
-    }
-    try {
-      states.revokeRunCredential(run.request.tenant(), run.request.workspace(), run.id);
-    } catch (RuntimeException e) {
-      LOG.warn(
-          "could not revoke the state credential of run {} (the next lock holder supersedes it):"
-              + " {}",
-          run.id,
-          e.toString());
+    if (credential != null) {
+      CredentialRevocation.revoke(states, run.request.tenant(), run.request.workspace(), run.id);
     }
   }
 
