@@ -89,6 +89,18 @@ public final class Run {
     this.recording = new RecordingLane(id);
   }
 
+  /**
+   * Records the run's transition numbered {@code sequence}: appended to its journal at once
+   * (followers, Server-Sent Events), the observer's record queued on its recording lane after the
+   * ones before (docs/adr/0025, 0073). Called in the order of the run's event sequence, by the
+   * coordinator and by the run's effect handler ({@code run.driver.TransitionEffects}).
+   */
+  public void recordTransition(
+      RunObserver observer, long sequence, RunStatus status, String message, Instant at) {
+    journal.status(status, message);
+    recording.submit(() -> observer.transitioned(this, sequence, status, message, at));
+  }
+
   public String id() {
     return id;
   }

@@ -14,6 +14,7 @@ import dev.stagecraft.planner.plan.Planner;
 import dev.stagecraft.planner.plan.PriorState;
 import dev.stagecraft.planner.service.run.approval.ApprovalOutcome;
 import dev.stagecraft.planner.service.run.driver.CredentialRevocation;
+import dev.stagecraft.planner.service.run.driver.TransitionPublisher;
 import dev.stagecraft.planner.service.run.lifecycle.RunMessages;
 import dev.stagecraft.schemas.EventCodec;
 import dev.stagecraft.schemas.EventType;
@@ -28,7 +29,6 @@ import dev.stagecraft.schemas.control.RunCancelRequested;
 import dev.stagecraft.schemas.envelope.EventEnvelope;
 import dev.stagecraft.schemas.lock.LockForceUnlocked;
 import dev.stagecraft.schemas.lock.LockLeaseExpired;
-import dev.stagecraft.schemas.run.RunTransitioned;
 import dev.stagecraft.schemas.seal.SecretsKeyring;
 import dev.stagecraft.schemas.state.StateRecorded;
 import java.nio.file.Path;
@@ -79,6 +79,7 @@ public final class RunCoordinator implements AutoCloseable {
   private final EventOutbox outbox;
 
   private final EventCodec codec;
+  private final TransitionPublisher transitions;
   private final Clock clock;
   private final Supplier<String> ids;
   private final UploadedFiles uploads;
@@ -184,6 +185,7 @@ public final class RunCoordinator implements AutoCloseable {
     this.states = states;
     this.outbox = outbox;
     this.codec = codec;
+    this.transitions = new TransitionPublisher(codec, outbox);
     this.clock = clock;
     this.ids = ids;
   }
@@ -1892,30 +1894,20 @@ public final class RunCoordinator implements AutoCloseable {
         run.endedAt = at;
       }
       long sequence = run.eventSequence.incrementAndGet();
-      run.journal.status(status, message);
-      RunObserver recordTo = observer;
-      run.recording.submit(() -> recordTo.transitioned(run, sequence, status, message, at));
-      // a bot following the run-events topic learns what to approve, and until when
+      run.recordTransition(observer, sequence, status, message, at);
       Optional<Instant> deadline =
           status == RunStatus.PLANNED
               ? approvalDeadline(run.request.tenant(), run.id)
               : Optional.empty();
-      EventEnvelope envelope =
-          codec.wrap(
-              run.request.tenant(),
-              run.request.workspace(),
-              run.id,
-              sequence,
-              run.id,
-              deadline.isEmpty()
-                  ? new RunTransitioned(run.id, status.wireName(), message)
-                  : new RunTransitioned(
-                      run.id,
-                      status.wireName(),
-                      message,
-                      run.plan.digest(),
-                      deadline.get().toString()));
-      publishTransition(envelope);
+      transitions.publish(
+          run.request.tenant(),
+          run.request.workspace(),
+          run.id,
+          sequence,
+          status,
+          message,
+          deadline.isPresent() ? run.plan.digest() : null,
+          deadline.orElse(null));
     }
   }
 
@@ -1926,28 +1918,7 @@ public final class RunCoordinator implements AutoCloseable {
    */
   public void announceEnded(
       String tenant, String workspace, String runId, long sequence, String message) {
-    EventEnvelope envelope =
-        codec.wrap(
-            tenant,
-            workspace,
-            runId,
-            sequence,
-            runId,
-            new RunTransitioned(runId, RunStatus.ERRORED.wireName(), message));
-    publishTransition(envelope);
-  }
-
-  /**
-   * Hands a {@code run.transitioned} to the producer at once (not waiting for the broker); a
-   * failure to hand it over is logged, not thrown: the run goes on, its records tell its status.
-   */
-  private void publishTransition(EventEnvelope envelope) {
-    try {
-      outbox.send(envelope, envelope.workspaceKey());
-    } catch (RuntimeException e) {
-      LOG.warn(
-          "could not publish {} of run {}: {}", envelope.type(), envelope.runid(), e.toString());
-    }
+    transitions.publish(tenant, workspace, runId, sequence, RunStatus.ERRORED, message, null, null);
   }
 
   /**
