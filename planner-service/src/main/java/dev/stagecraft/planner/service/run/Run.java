@@ -101,6 +101,17 @@ public final class Run {
     recording.submit(() -> observer.transitioned(this, sequence, status, message, at));
   }
 
+  /**
+   * The directory of the run's uploaded files, forgotten by the run: whoever takes it deletes it
+   * (the coordinator, or {@code run.driver.CloseEffects} when the run ends). Null when there is
+   * none or it was taken.
+   */
+  public synchronized Path takeFilesDir() {
+    Path dir = filesDir;
+    filesDir = null;
+    return dir;
+  }
+
   public String id() {
     return id;
   }

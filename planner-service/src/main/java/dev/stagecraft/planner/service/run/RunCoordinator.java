@@ -1867,12 +1867,7 @@ public final class RunCoordinator implements AutoCloseable {
 
   /** Deletes the run's uploaded files; nothing reads them once the run is terminal. */
   private static void deleteFiles(Run run) {
-    Path dir;
-    synchronized (run) {
-      dir = run.filesDir;
-      run.filesDir = null;
-    }
-    UploadedFiles.delete(dir);
+    UploadedFiles.delete(run.takeFilesDir());
   }
 
   /**

@@ -141,7 +141,7 @@ public final class LockEffects {
     }
   }
 
-  private void stopHeartbeat(String runId) {
+  void stopHeartbeat(String runId) {
     ScheduledFuture<?> task = beating.remove(runId);
     if (task != null) {
       task.cancel(false);
