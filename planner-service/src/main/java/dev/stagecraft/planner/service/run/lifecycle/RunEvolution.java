@@ -52,16 +52,7 @@ final class RunEvolution {
       }
       case RunEvent.CredentialTakenBack t -> b.credential = t.credential();
       case CredentialRevoked c -> b.credential = null;
-      case CarriedTracked c -> {
-        CarriedOver carried = b.carried;
-        for (var outcome : c.outcomes().entrySet()) {
-          carried = carried.recorded(outcome.getKey(), outcome.getValue());
-        }
-        b.carried = carried;
-        for (CarriedAction a : carried.unfinished()) {
-          b.inFlight.putIfAbsent(a.actionId(), ActionLease.carried(a, c.at()));
-        }
-      }
+      case CarriedTracked c -> carriedTracked(b, c);
       case PlanMade p -> {
         b.plan = p.plan();
         b.plannedAt = p.plannedAt();
@@ -108,6 +99,18 @@ final class RunEvolution {
       case ApplyFinishing f -> b.finishingMessage = f.message();
     }
     return b.build();
+  }
+
+  /** The recorded outcomes folded in; the unfinished carried actions in flight from now. */
+  private static void carriedTracked(RunState.Builder b, CarriedTracked c) {
+    CarriedOver carried = b.carried;
+    for (var outcome : c.outcomes().entrySet()) {
+      carried = carried.recorded(outcome.getKey(), outcome.getValue());
+    }
+    b.carried = carried;
+    for (CarriedAction a : carried.unfinished()) {
+      b.inFlight.putIfAbsent(a.actionId(), ActionLease.carried(a, c.at()));
+    }
   }
 
   private static ActionLease seen(ActionLease lease, ActionSeen a) {
