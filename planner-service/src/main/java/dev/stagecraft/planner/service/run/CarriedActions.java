@@ -1,7 +1,6 @@
 package dev.stagecraft.planner.service.run;
 
 import dev.stagecraft.planner.plan.PlanJson;
-import dev.stagecraft.planner.service.run.lifecycle.RunMessages;
 import dev.stagecraft.schemas.action.ActionDispatched;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -12,39 +11,26 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.concurrent.CompletableFuture;
 
 /**
- * The actions a run had dispatched before its planner instance restarted, and what became of each
- * (docs/adr/0035): the dispatches come from {@code stagecraft.actions}, the outcomes from the state
- * service (first outcome per action id) and from {@code state.recorded} events arriving since the
- * restart. The carried-on run waits until every dispatched action has an outcome ({@link
- * #settled}); then it ends {@code errored} when one did not succeed ({@link #notSucceeded}), else
- * it plans the rest against the current state — which must not contain an address dispatched
- * already ({@link #alreadyDispatched}): an action is never dispatched twice.
+ * What a run carried on after its planner instance restarted (docs/adr/0035) keeps beside its
+ * lifecycle state ({@code RunState#carried}, which tracks the outcomes): the dispatches it made
+ * before the restart, as read from {@code stagecraft.actions} (what its interrupted reports
+ * repeat), and, for a run that applied a plan approved as a whole, that plan's changes, which the
+ * rest planned after the restart must be part of ({@link #unapprovedRest}, docs/adr/0051).
  *
- * <p>Plain Java. Not thread-safe: guarded by the monitor of the {@link Run} that owns it; {@link
- * #settled} may be awaited without it.
+ * <p>Plain Java, immutable.
  */
 final class CarriedActions {
   /** Dispatched actions by action id, in dispatch order. */
   private final Map<String, DispatchedActions.Dispatched> dispatched = new LinkedHashMap<>();
-
-  /** Recorded outcome by action id (the first one seen). */
-  private final Map<String, String> outcomes = new LinkedHashMap<>();
-
-  /**
-   * Completed once every dispatched action has an outcome, or when the run ends first (then with
-   * nothing more to do: the waiter checks the run's status).
-   */
-  final CompletableFuture<Void> settled = new CompletableFuture<>();
 
   private final boolean approvalBound;
 
   /** What each change of the approved plan does, by address (ADR 0051); null when not recorded. */
   private final Map<String, String> approvedChanges;
 
-  /** The recorded digest of the approved plan, or null (see {@link Run#approvedPlanDigest}). */
+  /** The recorded digest of the approved plan, or null. */
   private final String approvedPlanDigest;
 
   /**
@@ -68,14 +54,16 @@ final class CarriedActions {
     for (DispatchedActions.Dispatched d : dispatches) {
       dispatched.putIfAbsent(d.action().actionId(), d);
     }
-    if (dispatched.isEmpty()) {
-      settled.complete(null);
-    }
   }
 
   /** See {@link #CarriedActions}. */
   boolean approvalBound() {
     return approvalBound;
+  }
+
+  /** What each action carried when it was dispatched, in dispatch order. */
+  List<ActionDispatched> dispatches() {
+    return dispatched.values().stream().map(DispatchedActions.Dispatched::action).toList();
   }
 
   /** See {@link #CarriedActions}. */
@@ -134,133 +122,6 @@ final class CarriedActions {
     return why.isEmpty() ? Optional.empty() : Optional.of(String.join("; ", why));
   }
 
-  /** Whether {@code actionId} was dispatched before the restart. */
-  boolean isCarried(String actionId) {
-    return dispatched.containsKey(actionId);
-  }
-
-  /**
-   * Records the outcome of a dispatched action; a second outcome of the same action is ignored (the
-   * state service keeps the first, docs/adr/0007), as is one of an action not dispatched before the
-   * restart.
-   *
-   * @return true when this was the action's first outcome
-   */
-  boolean recorded(String actionId, String outcome) {
-    if (!dispatched.containsKey(actionId) || outcomes.containsKey(actionId)) {
-      return false;
-    }
-    outcomes.put(actionId, outcome);
-    if (outcomes.size() == dispatched.size()) {
-      settled.complete(null);
-    }
-    return true;
-  }
-
-  /** The dispatched actions without an outcome yet, in dispatch order. */
-  List<DispatchedActions.Dispatched> unfinished() {
-    return dispatched.values().stream()
-        .filter(d -> !outcomes.containsKey(d.action().actionId()))
-        .toList();
-  }
-
-  /** Whether every dispatched action has an outcome. */
-  boolean allFinished() {
-    return outcomes.size() == dispatched.size();
-  }
-
-  /** How many actions were dispatched before the restart. */
-  int dispatchedCount() {
-    return dispatched.size();
-  }
-
-  /** The addresses of the actions with an outcome, each with it ({@code address: outcome}). */
-  List<String> finishedWithOutcomes() {
-    List<String> out = new ArrayList<>();
-    dispatched.forEach(
-        (id, d) -> {
-          String outcome = outcomes.get(id);
-          if (outcome != null) {
-            out.add(d.action().address() + ": " + outcome);
-          }
-        });
-    return out;
-  }
-
-  /** The addresses of the actions still without an outcome. */
-  List<String> unfinishedAddresses() {
-    return unfinished().stream().map(d -> d.action().address()).toList();
-  }
-
-  /** The addresses of the actions whose outcome is not {@code succeeded}, in dispatch order. */
-  List<String> notSucceeded() {
-    List<String> out = new ArrayList<>();
-    dispatched.forEach(
-        (id, d) -> {
-          String outcome = outcomes.get(id);
-          if (outcome != null && !"succeeded".equals(outcome)) {
-            out.add(d.action().address());
-          }
-        });
-    return out;
-  }
-
-  /** How many actions succeeded. */
-  int succeededCount() {
-    return (int) outcomes.values().stream().filter("succeeded"::equals).count();
-  }
-
-  /**
-   * The resources the dispatched actions that succeeded added, changed and destroyed, counted as a
-   * plan counts them ({@code Plan#toAdd} …): a {@code replace} adds one and destroys one — or only
-   * adds, when the old object is forgotten ({@code lifecycle { destroy = false }}); a {@code
-   * forget} counts in none.
-   *
-   * @return {@code {added, changed, destroyed}}
-   */
-  int[] succeededResourceCounts() {
-    int[] counts = new int[3];
-    dispatched.forEach(
-        (id, d) -> {
-          if (!"succeeded".equals(outcomes.get(id))) {
-            return;
-          }
-          switch (d.action().action()) {
-            case "create" -> counts[0]++;
-            case "update" -> counts[1]++;
-            case "delete" -> counts[2]++;
-            case "replace" -> {
-              counts[0]++;
-              if (!Boolean.TRUE.equals(d.action().skipDestroy())) {
-                counts[2]++;
-              }
-            }
-            default -> {} // forget: the object stays, only the state forgets it
-          }
-        });
-    return counts;
-  }
-
-  /**
-   * "Resources: A added, C changed, D destroyed." for a carried-on run that applied: the rest's
-   * plan ({@code restAdded} …) and the actions dispatched before its planner instance stopped
-   * together, followed by the latter's share when both contributed.
-   */
-  String appliedSummary(int restAdded, int restChanged, int restDestroyed) {
-    return RunMessages.carriedResources(
-        succeededResourceCounts(), restAdded, restChanged, restDestroyed);
-  }
-
-  /**
-   * Those of {@code plannedAddresses} (the plan of what remains) that were dispatched before the
-   * restart: dispatching them again would reuse their action ids and run their steps a second time.
-   */
-  List<String> alreadyDispatched(Collection<String> plannedAddresses) {
-    Set<String> addresses = new LinkedHashSet<>();
-    dispatched.values().forEach(d -> addresses.add(d.action().address()));
-    return plannedAddresses.stream().filter(addresses::contains).toList();
-  }
-
   /** The run's credential the dispatches carried (opened), or null; a secret: never log it. */
   static String runCredential(List<ActionDispatched> opened) {
     String credential = null;
@@ -270,36 +131,5 @@ final class CarriedActions {
       }
     }
     return credential;
-  }
-
-  /**
-   * The message of the carried-on run's {@code applying} transition: what had finished and what is
-   * still awaited.
-   */
-  String applyingMessage() {
-    return RunMessages.carriedApplying(
-        dispatched.size(), finishedWithOutcomes(), unfinishedAddresses());
-  }
-
-  /** The message of a carried-on run that ends because a dispatched action did not succeed. */
-  String failedMessage() {
-    return RunMessages.carriedFailed(notSucceeded(), finishedWithOutcomes(), Map.of());
-  }
-
-  /**
-   * The message of a carried-on run whose remaining plan would dispatch an address again; it ends
-   * {@code errored}.
-   */
-  static String wouldRepeatMessage(List<String> addresses) {
-    return RunMessages.wouldRepeat(addresses);
-  }
-
-  /**
-   * The message of a carried-on run whose plan was approved (an approval, a saved plan or the CLI's
-   * bound serial) and that still has changes to make once carried on: the approval named a whole
-   * plan, and what remains cannot be shown to be part of it, so it is not applied.
-   */
-  static String approvalNotProvableMessage(String remainingSummary, String why) {
-    return RunMessages.restNotApproved(remainingSummary, why);
   }
 }

@@ -93,7 +93,7 @@ public final class RestartRecovery {
 
   /**
    * The message of a carried-on run's {@code pending} transition (docs/adr/0035); the {@code
-   * applying} one that follows names the actions ({@link CarriedActions#applyingMessage}).
+   * applying} one that follows names the actions ({@code RunMessages#carriedApplying}).
    */
   public static String carriedOnMessage(String instanceId, RunStatus recordedStatus) {
     return "Resumed after a planner restart: planner instance "

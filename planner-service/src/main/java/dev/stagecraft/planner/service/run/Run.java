@@ -1,67 +1,57 @@
 package dev.stagecraft.planner.service.run;
 
-import dev.stagecraft.planner.apply.ApplySchedule;
-import dev.stagecraft.planner.apply.KnownHostKeys;
 import dev.stagecraft.planner.plan.Plan;
 import dev.stagecraft.planner.plan.PlanResult;
+import dev.stagecraft.planner.service.run.driver.RunDriver;
+import dev.stagecraft.planner.service.run.lifecycle.RunState;
+import dev.stagecraft.schemas.action.ActionDispatched;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * One run's live state in this planner instance. Guarded by its own monitor: the run thread, the
- * Kafka listener threads and HTTP readers all synchronize on the run.
+ * One run in this planner instance: what its effect handler keeps beside the lifecycle's {@link
+ * RunState} (its request, files, plan result, applied values, dispatches), and the read model the
+ * API shows, refreshed from the state after each of its driver's decisions ({@link #refresh}). Only
+ * the run's {@link RunDriver} changes the run's lifecycle; readers on other threads see the fields
+ * as of the last decision.
  */
 public final class Run {
   final String id;
   final RunRequest request;
   final Instant createdAt;
   final RunJournal journal;
-  final AtomicLong eventSequence = new AtomicLong();
 
   /** Where the run's transitions are recorded for readers, in order (docs/adr/0025). */
   final RecordingLane recording;
 
+  /** The values each dispatched action was resolved with, by address (guarded by the run). */
   final Map<String, Map<String, Object>> appliedAttributes = new LinkedHashMap<>();
+
+  /** What each action carried when it was dispatched (also before a restart), by action id. */
+  final Map<String, ActionDispatched> dispatches = new ConcurrentHashMap<>();
+
+  /** What the run was started with, until its request is recorded and its files written. */
+  private volatile Launch launch;
+
+  /** For a run carried on after a restart (docs/adr/0035): what it dispatched before; else null. */
+  final CarriedActions carried;
+
+  volatile PlanResult planResult;
+  volatile RunDriver driver;
+  private volatile RunState state;
+
+  // the read model, as of the last decision (guarded by the run's monitor)
   RunStatus status = RunStatus.PENDING;
+  String message;
+  Plan plan;
+  String planText;
 
   /** When the run reached its terminal status (null while active). */
   Instant endedAt;
-
-  String message;
-  String lockId;
-  long fencingToken;
-
-  /** The run's one-off state credential while it holds the lock (docs/adr/0013); a secret. */
-  String runCredential;
-
-  PlanResult planResult;
-  Plan plan;
-  String planText;
-  ApplySchedule schedule;
-
-  /** Dispatched actions not recorded yet, with their liveness (docs/adr/0007). */
-  final InFlightActions inFlight = new InFlightActions();
-
-  /** Why actions were cut (interrupted, never started), by address, for the run's message. */
-  final Map<String, String> cutShort = new LinkedHashMap<>();
-
-  /** Who canceled the run while it applied; non-null = dispatch nothing more. */
-  String cancelRequestedBy;
-
-  /** Host keys to enforce, read when the run starts, attached to every dispatched connection. */
-  KnownHostKeys knownHostKeys = KnownHostKeys.NONE;
-
-  /** Started again by a restarted planner instance ({@link RunCoordinator#resume}). */
-  boolean resumed;
-
-  /**
-   * For a resumed run that awaited approval: the digest of the plan shown before the restart; the
-   * plan made again must equal it (docs/adr/0029). Null otherwise.
-   */
-  String resumedPlanDigest;
 
   /**
    * For a run applying a plan approved as a whole (an approval, a saved plan, the serial the CLI
@@ -71,45 +61,93 @@ public final class Run {
    */
   Map<String, String> approvedChanges;
 
-  /**
-   * For a run carried on while it applied an approved plan: the recorded digest of that plan, which
-   * the run keeps showing (and recording) while it applies the rest of it (docs/adr/0051); the
-   * rest's own plan has another digest. Null otherwise.
-   */
-  String approvedPlanDigest;
-
   /** The uploaded files, written out while the run plans and applies; deleted when it ends. */
   Path filesDir;
 
+  /**
+   * What a run was started with beyond its request's settings.
+   *
+   * @param request the request, supporting files included (recorded, then written out)
+   * @param prepared what the request's configuration check prepared, or null
+   * @param pendingMessage the message of its {@code pending} transition
+   */
+  record Launch(RunRequest request, PreparedConfiguration prepared, String pendingMessage) {}
+
+  /** A run known by its request only (not started by this instance: records, views). */
   Run(String id, RunRequest request, Instant createdAt, RunJournal journal) {
+    this(id, request, createdAt, journal, null, null);
+  }
+
+  Run(
+      String id,
+      RunRequest request,
+      Instant createdAt,
+      RunJournal journal,
+      Launch launch,
+      CarriedActions carried) {
     this.id = id;
-    this.request = request;
+    this.request = request.withoutSupportFiles();
     this.createdAt = createdAt;
     this.journal = journal;
     this.recording = new RecordingLane(id);
+    this.launch = launch;
+    this.carried = carried;
+    if (launch != null && launch.prepared() != null) {
+      filesDir = launch.prepared().directory(); // deleted when the run ends, however it ends
+    }
+  }
+
+  /** What the run was started with; empty once its files are written. */
+  Optional<Launch> launch() {
+    return Optional.ofNullable(launch);
+  }
+
+  void launched() {
+    launch = null;
   }
 
   /**
-   * Records the run's transition numbered {@code sequence}: appended to its journal at once
-   * (followers, Server-Sent Events), the observer's record queued on its recording lane after the
-   * ones before (docs/adr/0025, 0073). Called in the order of the run's event sequence, by the
-   * coordinator and by the run's effect handler ({@code run.driver.TransitionEffects}).
+   * Takes the read model from the state after a decision of the run's driver (its events already
+   * journaled by {@link RunEventJournal}).
    */
-  public void recordTransition(
-      RunObserver observer, long sequence, RunStatus status, String message, Instant at) {
-    journal.status(status, message);
-    recording.submit(() -> observer.transitioned(this, sequence, status, message, at));
+  synchronized void refresh(RunState after, Instant at) {
+    state = after;
+    status = after.status();
+    message = after.message();
+    if (after.plan() != null) {
+      planText = after.plan().text();
+      PlanResult result = planResult;
+      if (result != null && result.plan() != null) {
+        plan = result.plan();
+      }
+    }
+    if (after.isTerminal() && endedAt == null) {
+      endedAt = at;
+    }
+  }
+
+  /** The run's lifecycle state as of its driver's last decision. */
+  RunState state() {
+    return state;
   }
 
   /**
    * The directory of the run's uploaded files, forgotten by the run: whoever takes it deletes it
-   * (the coordinator, or {@code run.driver.CloseEffects} when the run ends). Null when there is
-   * none or it was taken.
+   * ({@code run.driver.CloseEffects} when the run ends, the coordinator at shutdown). Null when
+   * there is none or it was taken.
    */
   public synchronized Path takeFilesDir() {
     Path dir = filesDir;
     filesDir = null;
     return dir;
+  }
+
+  synchronized void keepFilesDir(Path dir) {
+    filesDir = dir;
+  }
+
+  synchronized Path filesDir() {
+    return filesDir;
   }
 
   public String id() {
@@ -129,6 +167,10 @@ public final class Run {
     return approvedChanges;
   }
 
+  synchronized void approvedChanges(Map<String, String> changes) {
+    approvedChanges = changes;
+  }
+
   public synchronized RunSummary summary() {
     return new RunSummary(
         id,
@@ -137,7 +179,7 @@ public final class Run {
         status.wireName(),
         status.isTerminal(),
         message,
-        approvedPlanDigest != null ? approvedPlanDigest : plan == null ? null : plan.digest(),
+        state == null ? null : state.shownDigest(),
         planText,
         createdAt);
   }

@@ -1,21 +1,25 @@
 package dev.stagecraft.planner.service.run;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.stagecraft.language.config.LoadResult;
 import dev.stagecraft.language.diag.Diagnostics;
-import dev.stagecraft.planner.apply.ActionResolution;
-import dev.stagecraft.planner.apply.ApplySchedule;
-import dev.stagecraft.planner.plan.AttributeSealing;
-import dev.stagecraft.planner.plan.PlanRenderer;
-import dev.stagecraft.planner.plan.PlanRequest;
 import dev.stagecraft.planner.plan.PlanResult;
-import dev.stagecraft.planner.plan.PlannedAction;
-import dev.stagecraft.planner.plan.Planner;
-import dev.stagecraft.planner.plan.PriorState;
 import dev.stagecraft.planner.service.run.approval.ApprovalOutcome;
-import dev.stagecraft.planner.service.run.driver.CredentialRevocation;
+import dev.stagecraft.planner.service.run.driver.AdmissionEffects;
+import dev.stagecraft.planner.service.run.driver.CloseEffects;
+import dev.stagecraft.planner.service.run.driver.LockEffects;
+import dev.stagecraft.planner.service.run.driver.OpenEffects;
+import dev.stagecraft.planner.service.run.driver.OpenedRuns;
+import dev.stagecraft.planner.service.run.driver.RunDriver;
+import dev.stagecraft.planner.service.run.driver.TransitionEffects;
 import dev.stagecraft.planner.service.run.driver.TransitionPublisher;
+import dev.stagecraft.planner.service.run.lifecycle.CarriedAction;
+import dev.stagecraft.planner.service.run.lifecycle.Decision;
+import dev.stagecraft.planner.service.run.lifecycle.RunCommand;
+import dev.stagecraft.planner.service.run.lifecycle.RunCredential;
+import dev.stagecraft.planner.service.run.lifecycle.RunDecider;
 import dev.stagecraft.planner.service.run.lifecycle.RunMessages;
+import dev.stagecraft.planner.service.run.lifecycle.RunSettings;
+import dev.stagecraft.planner.service.run.lifecycle.RunState;
 import dev.stagecraft.schemas.EventCodec;
 import dev.stagecraft.schemas.EventType;
 import dev.stagecraft.schemas.action.ActionDispatched;
@@ -25,13 +29,12 @@ import dev.stagecraft.schemas.action.ActionLog;
 import dev.stagecraft.schemas.action.ActionStarted;
 import dev.stagecraft.schemas.action.ActionStep;
 import dev.stagecraft.schemas.action.DispatchSealing;
-import dev.stagecraft.schemas.control.RunCancelRequested;
 import dev.stagecraft.schemas.envelope.EventEnvelope;
 import dev.stagecraft.schemas.lock.LockForceUnlocked;
 import dev.stagecraft.schemas.lock.LockLeaseExpired;
 import dev.stagecraft.schemas.seal.SecretsKeyring;
+import dev.stagecraft.schemas.seal.UnsealException;
 import dev.stagecraft.schemas.state.StateRecorded;
-import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -46,7 +49,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
@@ -54,77 +56,59 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Carries runs from request to a terminal status: waits for the workspace lock (queued, never
- * failed), announces the fencing token to the state service, reads state, plans, dispatches each
- * action once everything it waits for is recorded by the state service, and releases the lock at
- * the end of every run, failed or not.
+ * Carries runs from request to a terminal status: one {@link RunDriver} per run decides every
+ * command of the run with the {@link RunDecider} (docs/runs.md "Decide/apply") and carries out its
+ * effects through the ports ({@link RunEffects}): the workspace lock (queued, never failed), the
+ * run opened at the state service, the plan, the approval wait, each action dispatched once
+ * everything it waits for is recorded, the lock released at the end of every run.
  *
- * <p>Concurrency: each run's start-up (lock wait, planning) runs on its own virtual thread; results
- * arrive on Kafka listener threads. Everything touching a run's fields synchronizes on the {@link
- * Run}. Runs are driven in memory; a {@link RunObserver} records them (docs/runs.md) on each run's
- * {@link RecordingLane}, off the run's path: recording a transition adds no commit and no Kafka
- * acknowledgement before the first dispatch (docs/adr/0025). After a restart of this planner
- * instance its unfinished runs that applied nothing are started again ({@link #resume}, docs/adr/
- * 0029) and those that were applying are carried on from what they dispatched ({@link #carryOn},
- * docs/adr/0035).
+ * <p>Concurrency: this class only turns requests, Kafka events and the lease timer into the run's
+ * commands; each run's driver applies them one at a time on its own virtual thread. The request
+ * methods wait for their command's decision (an approval learns whether it was refused); the event
+ * handlers wait too, so an event is decided before the next one of the same listener. A {@link
+ * RunObserver} records the runs (docs/runs.md) on each run's {@link RecordingLane}, off the run's
+ * path (docs/adr/0025). After a restart of this planner instance its unfinished runs that applied
+ * nothing are started again ({@link #resume}, docs/adr/0029) and those that were applying are
+ * carried on from what they dispatched ({@link #carryOn}, docs/adr/0035).
  */
 public final class RunCoordinator implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(RunCoordinator.class);
   static final int LEASE_SECONDS = 30;
   static final int WAIT_SECONDS = 10;
 
-  private final Map<String, Run> runs = new ConcurrentHashMap<>();
-  private final WorkspaceLocks locks;
-  private final WorkspaceStates states;
-  private final EventOutbox outbox;
+  /** How long a request or event waits for its run's decision before it gives up. */
+  static final Duration ANSWER_WAIT = Duration.ofSeconds(30);
 
+  private final Map<String, Run> runs = new ConcurrentHashMap<>();
+  private final WorkspaceStates states;
   private final EventCodec codec;
   private final TransitionPublisher transitions;
   private final Clock clock;
   private final Supplier<String> ids;
   private final UploadedFiles uploads;
   private final SecretsKeyring secrets;
+  private final OpenedRuns openedRuns = new OpenedRuns();
+  private final LockEffects lockEffects;
+  private final OpenEffects openEffects;
+  private final TransitionEffects transitionEffects;
+  private final CloseEffects closeEffects;
+  private final RunPlanning planning;
+  private final RunDispatch dispatch;
   private volatile RunObserver observer = RunObserver.NONE;
   private volatile RunRequestRecorder requestRecorder = RunRequestRecorder.NONE;
   private volatile Supplier<Instant> brokerOutages = () -> Instant.EPOCH;
   private volatile RunJournal.Recorder journalRecorder;
-
-  /**
-   * Runs carried on after a planner restart (docs/adr/0035), by id: the actions each dispatched
-   * before the restart and their outcomes (guarded by the run's monitor).
-   */
-  private final Map<String, CarriedActions> carriedRuns = new ConcurrentHashMap<>();
-
-  /** Runs that wait for approval once planned with changes, by id (docs/runs.md). */
-  private final Map<String, PendingApproval> approvals = new ConcurrentHashMap<>();
-
   private volatile Duration approvalTimeout = DEFAULT_APPROVAL_TIMEOUT;
 
   /** How long a plan waits for approval before the run is discarded. */
   public static final Duration DEFAULT_APPROVAL_TIMEOUT = Duration.ofHours(1);
 
   private volatile TenantAdmission admission = TenantAdmission.unlimited();
-
-  /** Runs waiting for a slot of {@link #admission}: completed when admitted or ended. */
-  private final Map<String, CompletableFuture<Void>> awaitingAdmission = new ConcurrentHashMap<>();
-
+  private volatile AdmissionEffects admissionEffects = new AdmissionEffects(admission);
   private volatile IdempotencyKeys idempotencyKeys = IdempotencyKeys.inMemory();
   private final Object keyedStarts = new Object();
-  private final ScheduledExecutorService heartbeats =
-      Executors.newSingleThreadScheduledExecutor(
-          r -> {
-            Thread t = new Thread(r, "lock-heartbeats");
-            t.setDaemon(true);
-            return t;
-          });
-  private final Map<String, ScheduledFuture<?>> heartbeatTasks = new ConcurrentHashMap<>();
-  private final ScheduledExecutorService leaseChecks =
-      Executors.newSingleThreadScheduledExecutor(
-          r -> {
-            Thread t = new Thread(r, "action-leases");
-            t.setDaemon(true);
-            return t;
-          });
+  private final ScheduledExecutorService heartbeats = daemonTimer("lock-heartbeats");
+  private final ScheduledExecutorService timers = daemonTimer("action-leases");
   private volatile Duration actionLease = DEFAULT_ACTION_LEASE;
   private volatile Duration dispatchLease = DEFAULT_DISPATCH_LEASE;
   private volatile Duration endedRunRetention = DEFAULT_ENDED_RUN_RETENTION;
@@ -181,13 +165,26 @@ public final class RunCoordinator implements AutoCloseable {
       SecretsKeyring secrets) {
     this.secrets = secrets;
     this.uploads = uploads;
-    this.locks = locks;
     this.states = states;
-    this.outbox = outbox;
     this.codec = codec;
     this.transitions = new TransitionPublisher(codec, outbox);
     this.clock = clock;
     this.ids = ids;
+    this.lockEffects = new LockEffects(locks, heartbeats, LEASE_SECONDS, WAIT_SECONDS);
+    this.openEffects = new OpenEffects(states, openedRuns, clock);
+    this.transitionEffects = new TransitionEffects(transitions, clock);
+    this.closeEffects = new CloseEffects(lockEffects);
+    this.planning = new RunPlanning(uploads, states, secrets, openedRuns, clock);
+    this.dispatch = new RunDispatch(codec, outbox, secrets, openedRuns, clock, ids);
+  }
+
+  private static ScheduledExecutorService daemonTimer(String name) {
+    return Executors.newSingleThreadScheduledExecutor(
+        r -> {
+          Thread t = new Thread(r, name);
+          t.setDaemon(true);
+          return t;
+        });
   }
 
   /**
@@ -196,39 +193,8 @@ public final class RunCoordinator implements AutoCloseable {
    */
   public RunCoordinator withAdmission(TenantAdmission admission) {
     this.admission = admission;
+    this.admissionEffects = new AdmissionEffects(admission);
     return this;
-  }
-
-  /**
-   * Waits until the run's tenant has a free slot ({@link TenantAdmission}); until then the run is
-   * {@code queued} with the reason in its message. Returns at once when a slot is free.
-   *
-   * @throws RunEndedException when the run ended (canceled) while it waited
-   */
-  private void awaitAdmission(Run run) throws Exception {
-    String tenant = run.request.tenant();
-    var admitted = new CompletableFuture<Void>();
-    awaitingAdmission.put(run.id, admitted); // before admit: a release may wake it at once
-    Optional<String> waitReason = admission.admit(tenant, run.id);
-    if (waitReason.isPresent()) {
-      transition(run, RunStatus.QUEUED, waitReason.get());
-      admitted.get();
-    }
-    awaitingAdmission.remove(run.id);
-    if (isTerminal(run)) {
-      // ended while it waited (finish already gave back its place): do not keep a slot
-      wakeAdmitted(admission.release(tenant, run.id));
-      throw new RunEndedException();
-    }
-  }
-
-  private void wakeAdmitted(List<String> runIds) {
-    for (String id : runIds) {
-      var waiter = awaitingAdmission.get(id);
-      if (waiter != null) {
-        waiter.complete(null);
-      }
-    }
   }
 
   /**
@@ -272,7 +238,7 @@ public final class RunCoordinator implements AutoCloseable {
   }
 
   /** Added to a resumed run's last recorded sequence (see {@link #resume}). */
-  public static final long RESUME_SEQUENCE_GAP = 1_000_000;
+  public static final long RESUME_SEQUENCE_GAP = RunDecider.RESUME_SEQUENCE_GAP;
 
   /**
    * Starts again, under its own id, a run that a previous life of this planner instance accepted
@@ -294,7 +260,14 @@ public final class RunCoordinator implements AutoCloseable {
    * @throws IllegalStateException when this instance already has a run with that id
    */
   public Run resume(ResumableRun resumable, String message) {
-    return restart(resumable, message, null);
+    RunCommand.Resume resume =
+        new RunCommand.Resume(
+            RunStatus.PENDING,
+            resumable.lastSequence(),
+            message,
+            resumable.awaitingApproval() ? resumable.planDigest() : null,
+            resumable.awaitingApproval() ? resumable.plannedAt() : null);
+    return restart(resumable, message, null, resume);
   }
 
   /**
@@ -338,30 +311,48 @@ public final class RunCoordinator implements AutoCloseable {
         resumable.awaitingApproval()
             || request.expectedSerial() != null
             || request.expectedDigest() != null;
-    return restart(
-        new ResumableRun(
-            resumable.id(),
-            request,
-            false,
-            resumable.createdAt(),
-            resumable.lastSequence(),
-            null,
-            null),
-        message,
+    CarriedActions carried =
         new CarriedActions(
             dispatched,
             approvalBound,
             resumable.approvedChanges(),
-            approvalBound ? resumable.planDigest() : null));
+            approvalBound ? resumable.planDigest() : null);
+    List<ActionDispatched> opened = new ArrayList<>();
+    List<CarriedAction> actions = new ArrayList<>();
+    for (DispatchedActions.Dispatched d : dispatched) {
+      ActionDispatched a = d.action();
+      try {
+        opened.add(DispatchSealing.open(a, secrets, request.tenant(), request.workspace()));
+      } catch (UnsealException e) {
+        throw new IllegalStateException(
+            "the dispatch of " + a.address() + " could not be opened: " + e.getMessage(), e);
+      }
+      actions.add(
+          new CarriedAction(
+              a.actionId(),
+              a.address(),
+              a.action(),
+              d.dispatchedAt(),
+              d.taken(),
+              Boolean.TRUE.equals(a.skipDestroy())));
+    }
+    String credential = CarriedActions.runCredential(opened);
+    RunCommand.CarryOn carryOn =
+        new RunCommand.CarryOn(
+            resumable.lastSequence(),
+            message,
+            actions,
+            carried.approvedPlanDigest(),
+            credential == null ? null : new RunCredential(credential));
+    Run run = restart(resumable, message, carried, carryOn);
+    return run;
   }
 
-  private Run restart(ResumableRun resumable, String message, CarriedActions carried) {
+  private Run restart(
+      ResumableRun resumable, String message, CarriedActions carried, RunCommand first) {
     String id = resumable.id();
     if (runs.containsKey(id)) {
       throw new IllegalStateException("run " + id + " exists already");
-    }
-    if (carried != null) {
-      carriedRuns.put(id, carried);
     }
     RunRequest request = resumable.request();
     // its journal, too, continues above what its previous life recorded (docs/adr/0032)
@@ -369,26 +360,86 @@ public final class RunCoordinator implements AutoCloseable {
     long journalBase =
         recorder == null ? 0 : recorder.lastRecorded(request.tenant(), id) + RESUME_SEQUENCE_GAP;
     Run run =
-        new Run(id, request.withoutSupportFiles(), resumable.createdAt(), journalFor(journalBase));
-    recordJournal(run);
-    run.eventSequence.set(resumable.lastSequence() + RESUME_SEQUENCE_GAP);
-    run.resumed = true;
-    run.resumedPlanDigest = resumable.planDigest();
+        new Run(
+            id,
+            request,
+            resumable.createdAt(),
+            journalFor(journalBase),
+            new Run.Launch(request, null, message),
+            carried);
     if (carried != null) {
-      run.approvedPlanDigest = carried.approvedPlanDigest();
+      run.approvedChanges(carried.approvedChanges());
+      carried.dispatches().forEach(a -> run.dispatches.putIfAbsent(a.actionId(), a));
     }
-    if (resumable.awaitingApproval()) {
-      PendingApproval pending = new PendingApproval();
-      pending.firstPlannedAt = resumable.plannedAt();
-      approvals.put(id, pending);
-    }
-    runs.put(id, run);
-    // its slot first, in the caller's order: admit is idempotent, the run's thread asks again
+    recordJournal(run);
+    // its slot first, in the caller's order: admit is idempotent, the run asks again
     admission.admit(request.tenant(), id);
-    transition(run, RunStatus.PENDING, message);
-    Map<String, byte[]> supportFiles = request.supportFiles();
-    Thread.ofVirtual().name("run-" + id).start(() -> execute(run, supportFiles, null));
+    return drive(run, settings(request, resumable.awaitingApproval()), first);
+  }
+
+  private static RunSettings settings(RunRequest request, boolean awaitingApproval) {
+    return new RunSettings(
+        request.tenant(),
+        request.workspace(),
+        awaitingApproval,
+        request.expectedSerial(),
+        request.expectedDigest(),
+        Math.max(1, request.parallelism()));
+  }
+
+  /** Starts the run's driver with {@code first} and waits until it is decided. */
+  private Run drive(Run run, RunSettings settings, RunCommand first) {
+    RunState initial = RunState.initial(run.id, settings);
+    run.refresh(initial, clock.instant());
+    runs.put(run.id, run);
+    run.driver =
+        RunDriver.start(
+            initial,
+            new RunDecider(approvalTimeout, actionLease, dispatchLease),
+            new RunEffects(parts(), run),
+            new RunEventJournal(run, clock));
+    decide(run, first);
     return run;
+  }
+
+  private RunEffects.Parts parts() {
+    return new RunEffects.Parts(
+        lockEffects,
+        admissionEffects,
+        openEffects,
+        transitionEffects,
+        closeEffects,
+        planning,
+        dispatch,
+        states,
+        secrets,
+        observer,
+        requestRecorder,
+        timers,
+        brokerOutages,
+        clock);
+  }
+
+  /**
+   * Enqueues {@code command} for the run and waits (at most {@link #ANSWER_WAIT}) for its decision.
+   */
+  private static Decision decide(Run run, RunCommand command) {
+    CompletableFuture<Decision> answer = run.driver.enqueue(command);
+    if (run.driver.onRunThread()) {
+      // an event the run's own effect caused (a test double answering at once): decided next
+      return answer.getNow(null);
+    }
+    try {
+      return answer.get(ANSWER_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while run " + run.id + " decided", e);
+    } catch (ExecutionException e) {
+      throw new IllegalStateException("run " + run.id + " could not decide " + command, e);
+    } catch (TimeoutException e) {
+      throw new IllegalStateException(
+          "run " + run.id + " did not decide " + command + " within " + ANSWER_WAIT, e);
+    }
   }
 
   /**
@@ -410,9 +461,7 @@ public final class RunCoordinator implements AutoCloseable {
    * canceled, or the approval timeout passes (then it ends {@code discarded}).
    */
   public Run startAwaitingApproval(RunRequest request) {
-    String id = "run-" + ids.get();
-    approvals.put(id, new PendingApproval());
-    return launch(id, request, null);
+    return launch("run-" + ids.get(), request, null, null, true);
   }
 
   /**
@@ -421,18 +470,11 @@ public final class RunCoordinator implements AutoCloseable {
    * (not planned yet, applies automatically, decided, ended) or this instance does not hold it.
    */
   public Optional<Instant> approvalDeadline(String tenant, String runId) {
-    Optional<Run> found = find(tenant, runId);
-    PendingApproval pending = approvals.get(runId);
-    if (found.isEmpty() || pending == null || pending.decision.isDone()) {
-      return Optional.empty();
-    }
-    Run run = found.get();
-    synchronized (run) {
-      if (pending.plannedAt == null || run.status != RunStatus.PLANNED) {
-        return Optional.empty();
-      }
-    }
-    return Optional.of(pending.plannedAt.plus(approvalTimeout));
+    return find(tenant, runId)
+        .flatMap(
+            run ->
+                new RunDecider(approvalTimeout, actionLease, dispatchLease)
+                    .approvalDeadline(run.state()));
   }
 
   /**
@@ -442,28 +484,12 @@ public final class RunCoordinator implements AutoCloseable {
    * approval of the same run gets {@link ApprovalOutcome#NOT_AWAITING}.
    */
   public ApprovalOutcome approve(String tenant, String runId, String planDigest, String by) {
-    Optional<Run> found = find(tenant, runId);
-    if (found.isEmpty()) {
-      return ApprovalOutcome.NOT_FOUND;
-    }
-    Run run = found.get();
-    PendingApproval pending = approvals.get(runId);
-    String digest;
-    synchronized (run) {
-      if (pending == null || pending.plannedAt == null || run.status != RunStatus.PLANNED) {
-        return ApprovalOutcome.NOT_AWAITING;
-      }
-      digest = run.plan.digest();
-    }
-    if (!digest.equals(planDigest)) {
-      return ApprovalOutcome.WRONG_DIGEST;
-    }
-    if (clock.instant().isAfter(pending.plannedAt.plus(approvalTimeout))) {
-      finish(run, RunStatus.DISCARDED, expiredMessage());
-      pending.decision.complete(null);
-      return ApprovalOutcome.EXPIRED;
-    }
-    return pending.decision.complete(by) ? ApprovalOutcome.DONE : ApprovalOutcome.NOT_AWAITING;
+    return find(tenant, runId)
+        .map(
+            run ->
+                ApprovalOutcome.of(
+                    decide(run, new RunCommand.Approve(planDigest, by, clock.instant()))))
+        .orElse(ApprovalOutcome.NOT_FOUND);
   }
 
   /**
@@ -472,69 +498,9 @@ public final class RunCoordinator implements AutoCloseable {
    * @return {@link ApprovalOutcome#DONE}, or why not
    */
   public ApprovalOutcome discard(String tenant, String runId, String by) {
-    Optional<Run> found = find(tenant, runId);
-    if (found.isEmpty()) {
-      return ApprovalOutcome.NOT_FOUND;
-    }
-    Run run = found.get();
-    PendingApproval pending = approvals.get(runId);
-    synchronized (run) {
-      if (pending == null || pending.plannedAt == null || run.status != RunStatus.PLANNED) {
-        return ApprovalOutcome.NOT_AWAITING;
-      }
-    }
-    if (!pending.decision.complete(null)) {
-      return ApprovalOutcome.NOT_AWAITING; // approved (or discarded) a moment ago
-    }
-    finish(run, RunStatus.DISCARDED, RunMessages.discarded(by));
-    return ApprovalOutcome.DONE;
-  }
-
-  private String expiredMessage() {
-    return RunMessages.approvalExpired(approvalTimeout);
-  }
-
-  /**
-   * A run's wait for approval: {@code plannedAt} is set just before it turns {@code planned}; the
-   * decision completes with the approver, or with null when the run ends otherwise.
-   */
-  private static final class PendingApproval {
-    final CompletableFuture<String> decision = new CompletableFuture<>();
-    volatile Instant plannedAt;
-
-    /** For a resumed run: when its plan was first made (before the restart); else null. */
-    volatile Instant firstPlannedAt;
-  }
-
-  /**
-   * Blocks the run's own (virtual) thread until the plan is approved; the run keeps the lock.
-   *
-   * @return the approver
-   * @throws RunEndedException when it was discarded, canceled or timed out instead
-   */
-  private String awaitApproval(Run run, PendingApproval pending) throws InterruptedException {
-    String approver;
-    try {
-      // counted from when the plan was made (before a restart, for a resumed run)
-      long left =
-          Math.max(
-              0,
-              Duration.between(clock.instant(), pending.plannedAt.plus(approvalTimeout))
-                  .toMillis());
-      approver = pending.decision.get(left, TimeUnit.MILLISECONDS);
-    } catch (TimeoutException e) {
-      pending.decision.complete(null);
-      finish(run, RunStatus.DISCARDED, expiredMessage());
-      throw new RunEndedException();
-    } catch (ExecutionException e) {
-      throw new IllegalStateException(e.getCause());
-    } finally {
-      approvals.remove(run.id);
-    }
-    if (approver == null || isTerminal(run)) {
-      throw new RunEndedException();
-    }
-    return approver;
+    return find(tenant, runId)
+        .map(run -> ApprovalOutcome.of(decide(run, new RunCommand.Discard(by))))
+        .orElse(ApprovalOutcome.NOT_FOUND);
   }
 
   /** Where plans and runs write the files they were uploaded with. */
@@ -544,7 +510,7 @@ public final class RunCoordinator implements AutoCloseable {
 
   /** Creates the run and starts it in the background; returns at once. */
   public Run start(RunRequest request) {
-    return launch("run-" + ids.get(), request, null);
+    return launch("run-" + ids.get(), request, null, null, false);
   }
 
   /**
@@ -577,10 +543,7 @@ public final class RunCoordinator implements AutoCloseable {
     if (runs.containsKey(id)) {
       throw new IllegalStateException("run " + id + " exists already");
     }
-    if (awaitingApproval) {
-      approvals.put(id, new PendingApproval());
-    }
-    return launch(id, request, null, prepared);
+    return launch(id, request, null, prepared, awaitingApproval);
   }
 
   /**
@@ -653,12 +616,11 @@ public final class RunCoordinator implements AutoCloseable {
           // another planner instance recorded it a moment ago: that one runs it
           return new KeyedStart(id, find(request.tenant(), id), true, true);
         }
-        if (awaitingApproval) {
-          approvals.put(id, new PendingApproval());
-        }
         launched = true;
         return new KeyedStart(
-            id, Optional.of(launch(id, request, pendingMessage, prepared)), false);
+            id,
+            Optional.of(launch(id, request, pendingMessage, prepared, awaitingApproval)),
+            false);
       }
     } finally {
       if (!launched && prepared != null) {
@@ -703,43 +665,32 @@ public final class RunCoordinator implements AutoCloseable {
     return this;
   }
 
-  private Run launch(String id, RunRequest request, String pendingMessage) {
-    return launch(id, request, pendingMessage, null);
-  }
-
   /**
+   * Starts the run's driver: its {@code pending} transition journaled, recorded (then its request,
+   * on the lane: durable before {@code POST /runs} answers, docs/adr/0029) and published before
+   * this returns.
+   *
    * @param prepared what the request's configuration check prepared, adopted by the run (it owns
    *     the directory from now on), or null
    */
   private Run launch(
-      String id, RunRequest request, String pendingMessage, PreparedConfiguration prepared) {
-    // the run keeps its request for its whole life in memory; the supporting files only until
-    // they are written to the run's directory
-    Run run = new Run(id, request.withoutSupportFiles(), clock.instant(), journalFor(0));
+      String id,
+      RunRequest request,
+      String pendingMessage,
+      PreparedConfiguration prepared,
+      boolean awaitingApproval) {
+    Run run =
+        new Run(
+            id,
+            request,
+            clock.instant(),
+            journalFor(0),
+            new Run.Launch(request, prepared, pendingMessage),
+            null);
     recordJournal(run);
-    Map<String, byte[]> supportFiles = request.supportFiles();
-    if (prepared != null) {
-      run.filesDir = prepared.directory(); // deleted when the run ends, however it ends
-    }
-    runs.put(id, run);
-    transition(run, RunStatus.PENDING, pendingMessage);
-    // after the pending record, on the lane: durable before POST /runs answers (docs/adr/0029)
-    RunRequestRecorder recorder = requestRecorder;
-    boolean awaitingApproval = approvals.containsKey(id);
-    run.recording.submit(() -> recorder.record(id, request, awaitingApproval, pendingMessage));
-    Thread.ofVirtual().name("run-" + id).start(() -> execute(run, supportFiles, prepared));
-    return run;
+    return drive(run, settings(request, awaitingApproval), new RunCommand.Start(pendingMessage));
   }
 
-  /**
-   * Sets the leases of dispatched actions (docs/adr/0007) and starts checking them every {@code
-   * checkEvery}. Call once, before runs start.
-   *
-   * @param actionLease a started action silent (no heartbeat, step record or log line) for longer
-   *     is reported {@code interrupted} on its executor's behalf
-   * @param dispatchLease an action no executor started within it fails the run without having run
-   *     (executors refuse dispatches older than their shorter dispatch expiry)
-   */
   /**
    * Where {@link #checkLeases} learns when the broker was last unreachable from this planner (the
    * action-event consumer's {@code lastOutage}): no lease is judged until an action lease has
@@ -751,11 +702,20 @@ public final class RunCoordinator implements AutoCloseable {
     return this;
   }
 
+  /**
+   * Sets the leases of dispatched actions (docs/adr/0007) and starts checking them every {@code
+   * checkEvery}. Call once, before runs start.
+   *
+   * @param actionLease a started action silent (no heartbeat, step record or log line) for longer
+   *     is reported {@code interrupted} on its executor's behalf
+   * @param dispatchLease an action no executor started within it fails the run without having run
+   *     (executors refuse dispatches older than their shorter dispatch expiry)
+   */
   public RunCoordinator withLeases(
       Duration actionLease, Duration dispatchLease, Duration checkEvery) {
     this.actionLease = actionLease;
     this.dispatchLease = dispatchLease;
-    leaseChecks.scheduleWithFixedDelay(
+    timers.scheduleWithFixedDelay(
         () -> {
           try {
             checkLeases();
@@ -801,86 +761,36 @@ public final class RunCoordinator implements AutoCloseable {
         }
       }
       runs.remove(run.id, run);
-      carriedRuns.remove(run.id);
-      approvals.remove(run.id);
     }
   }
 
   /**
-   * Reports every silent started action {@code interrupted} (an {@code action.finished} published
-   * for its executor, with an envelope id derived from the action id, so the state service records
-   * it once and a late real outcome of the executor loses) and fails every action no executor
-   * started within the dispatch lease. Called by the lease timer; package-private for tests.
+   * Tells every active run the time ({@link RunCommand.Tick}): the decider reports each silent
+   * started action {@code interrupted} (an {@code action.finished} published for its executor),
+   * fails every action no executor started within the dispatch lease and discards a run whose
+   * approval expired. Called by the lease timer, which waits for the runs' decisions;
+   * package-private for tests.
    */
   void checkLeases() {
-    Instant now = clock.instant();
-    Instant outage = brokerOutages.get();
-    if (outage.plus(actionLease).isAfter(now)) {
-      // the broker was unreachable within the lease: the silence may be its, not the executors'
-      // (their heartbeats arrive once it is back); judge nothing until a whole lease has passed
-      return;
-    }
+    RunCommand.Tick tick = new RunCommand.Tick(clock.instant(), brokerOutages.get());
+    List<Run> ticked = new ArrayList<>();
+    List<CompletableFuture<Decision>> answers = new ArrayList<>();
     for (Run run : runs.values()) {
-      List<EventEnvelope> interrupted = new ArrayList<>();
-      boolean abandonedAny = false;
-      synchronized (run) {
-        if (run.status.isTerminal() || (run.schedule == null && !carriedRuns.containsKey(run.id))) {
-          continue;
-        }
-        List<InFlightActions.Lease> silent =
-            new ArrayList<>(run.inFlight.silentFor(actionLease, now));
-        // carried over a restart, and no executor reported since (docs/adr/0035)
-        List<InFlightActions.Lease> unheard = run.inFlight.unheardSinceRestart(dispatchLease, now);
-        silent.addAll(unheard);
-        for (InFlightActions.Lease lease : silent) {
-          String error =
-              unheard.contains(lease)
-                  ? InFlightActions.unheardMessage(lease, dispatchLease)
-                  : InFlightActions.interruptionMessage(lease, actionLease);
-          if (lease.executorId == null) {
-            lease.executorId = "(none reported since the run was carried on)";
-          }
-          LOG.warn("run {}: {} interrupted: {}", run.id, lease.address(), error);
-          run.cutShort.put(lease.address(), error);
-          interrupted.add(
-              codec.wrapWithId(
-                  "interrupted-" + lease.dispatch.actionId(),
-                  run.request.tenant(),
-                  run.request.workspace(),
-                  run.id,
-                  run.eventSequence.incrementAndGet(),
-                  lease.address(),
-                  InFlightActions.interrupted(lease, error).provenWith(run.runCredential)));
-        }
-        for (InFlightActions.Lease lease : run.inFlight.neverStartedFor(dispatchLease, now)) {
-          String error = RunMessages.notStarted(dispatchLease);
-          run.cutShort.put(lease.address(), error);
-          run.journal.action(lease.address(), "failed: " + error);
-          if (run.schedule.status(lease.address()) == ApplySchedule.Status.DISPATCHED) {
-            run.schedule.recordFailed(lease.address());
-          }
-          abandonedAny = true;
-        }
+      RunState state = run.state();
+      if (state != null && !state.isTerminal()) {
+        ticked.add(run);
+        answers.add(run.driver.enqueue(tick));
       }
-      if (!interrupted.isEmpty()) {
-        try {
-          outbox.publishAll(
-              interrupted.stream().map(e -> new EventOutbox.Keyed(e, e.workspaceKey())).toList());
-        } catch (RuntimeException e) {
-          // the state service never saw it: try again at the next check
-          LOG.warn("could not report interrupted actions of run {}: {}", run.id, e.toString());
-          synchronized (run) {
-            interrupted.forEach(
-                env ->
-                    run.inFlight.retryReport(
-                        EventCodec.data(env, ActionFinished.class).actionId()));
-          }
-        }
+    }
+    for (int i = 0; i < answers.size(); i++) {
+      try {
+        answers.get(i).get(ANSWER_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      } catch (ExecutionException | TimeoutException e) {
+        LOG.warn("run {}: the lease check was not decided: {}", ticked.get(i).id, e.toString());
       }
-      if (abandonedAny) {
-        dispatchReady(run);
-      }
-      finishCancelIfDone(run);
     }
   }
 
@@ -895,91 +805,8 @@ public final class RunCoordinator implements AutoCloseable {
    */
   public Optional<Run> cancel(String tenant, String runId, String requestedBy) {
     Optional<Run> found = find(tenant, runId);
-    if (found.isEmpty()) {
-      return found;
-    }
-    Run run = found.get();
-    String reason = "canceled by " + requestedBy;
-    boolean applying;
-    synchronized (run) {
-      if (run.status.isTerminal() || run.cancelRequestedBy != null) {
-        return found;
-      }
-      // a run carried on after a restart may have actions running before it is applying again
-      applying = run.status == RunStatus.APPLYING || carriedRuns.containsKey(run.id);
-      run.cancelRequestedBy = requestedBy; // from now on nothing is dispatched
-      if (applying) {
-        for (InFlightActions.Lease lease : run.inFlight.dropNotStarted()) {
-          run.journal.action(lease.address(), "not started: the run was canceled");
-        }
-        run.journal.action(
-            run.id,
-            "canceling: stopping "
-                + run.inFlight.startedUnrecorded()
-                + " running action(s), dispatching nothing more");
-      }
-    }
-    if (!applying) {
-      finish(run, RunStatus.CANCELED, RunMessages.canceledBeforeApplying(requestedBy));
-      PendingApproval pending = approvals.get(runId);
-      if (pending != null) {
-        pending.decision.complete(null); // wake a run waiting for approval: it ended
-      }
-      return found;
-    }
-    EventEnvelope cancel =
-        codec.wrap(
-            run.request.tenant(),
-            run.request.workspace(),
-            run.id,
-            run.eventSequence.incrementAndGet(),
-            run.id,
-            new RunCancelRequested(run.id, reason));
-    try {
-      outbox.publish(cancel, cancel.workspaceKey());
-    } catch (RuntimeException e) {
-      // running actions then end by themselves or by their lease; the run still ends canceled
-      LOG.warn("could not broadcast the cancel of run {}: {}", run.id, e.toString());
-    }
-    finishCancelIfDone(run);
+    found.ifPresent(run -> decide(run, new RunCommand.CancelRequested(requestedBy)));
     return found;
-  }
-
-  /** Ends a canceling run once none of its started actions waits for its outcome. */
-  private void finishCancelIfDone(Run run) {
-    String message;
-    synchronized (run) {
-      if (run.status.isTerminal()
-          || run.cancelRequestedBy == null
-          || run.inFlight.startedUnrecorded() > 0) {
-        return;
-      }
-      message =
-          "Run canceled by "
-              + run.cancelRequestedBy
-              + ". "
-              + (run.schedule == null ? "" : appliedCount(run))
-              + (run.cutShort.isEmpty() ? "" : "\n" + cutShortDetails(run));
-    }
-    finish(run, RunStatus.CANCELED, message);
-  }
-
-  private static String appliedCount(Run run) {
-    int done = run.schedule.withStatus(ApplySchedule.Status.SUCCEEDED).size();
-    int failed = run.schedule.withStatus(ApplySchedule.Status.FAILED).size();
-    return done
-        + " action(s) completed, "
-        + failed
-        + " failed or stopped; the rest did not run. Instances whose create-time steps were"
-        + " stopped are tainted.";
-  }
-
-  private static String cutShortDetails(Run run) {
-    StringBuilder b = new StringBuilder();
-    run.cutShort.forEach(
-        (address, why) ->
-            b.append(b.isEmpty() ? "" : "\n").append(address).append(": ").append(why));
-    return b.toString();
   }
 
   /** A run of this tenant, if this instance knows it. */
@@ -991,504 +818,65 @@ public final class RunCoordinator implements AutoCloseable {
     return runs.values().stream().filter(r -> r.request.tenant().equals(tenant)).toList();
   }
 
-  private void execute(Run run, Map<String, byte[]> supportFiles, PreparedConfiguration prepared) {
-    try {
-      awaitAdmission(run);
-      acquireLock(run);
-      CarriedActions carried = carriedRuns.get(run.id);
-      if (carried != null && !awaitCarried(run, carried)) {
-        return;
-      }
-      // one state-service call (docs/adr/0025): fencing token, credential, host keys, state; the
-      // host keys and the state are read under the lock, so a key recorded by the previous run of
-      // the workspace is enforced now
-      WorkspaceStates.OpenedRun opened = openRun(run);
-      if (carried == null) {
-        transition(run, RunStatus.PLANNING, null);
-      }
-      Path dir = runFiles(run, supportFiles, prepared);
-      if (dir == null) {
-        return; // ended meanwhile: finish deleted its files
-      }
-      Planning planning = plan(run, opened, dir, prepared);
-      if (planAccepted(run, carried, planning)) {
-        applyPlan(run, carried, planning.result());
-      }
-    } catch (RunEndedException e) {
-      LOG.info("run {} ended before it applied", run.id);
-    } catch (Exception e) {
-      LOG.warn("run {} failed: {}", run.id, e.toString(), e);
-      finish(run, RunStatus.ERRORED, RunMessages.runFailed(e.getMessage()));
-    }
-  }
-
-  /** A run's plan and the state it was made against. */
-  private record Planning(PriorState prior, PlanResult result) {}
-
-  /**
-   * The directory of the run's files: the apply context reads provisioner files (script, source,
-   * key_file) when it dispatches, so it lives until the run ends (finish deletes it); a prepared
-   * one was written by the request's configuration check (docs/adr/0025).
-   *
-   * @return null when the run ended meanwhile
-   */
-  private Path runFiles(Run run, Map<String, byte[]> supportFiles, PreparedConfiguration prepared) {
-    RunRequest req = run.request;
-    Path dir;
-    if (prepared != null) {
-      synchronized (run) {
-        dir = run.filesDir;
-      }
-      if (dir == null) {
-        return null; // ended meanwhile: finish deleted it
-      }
-    } else {
-      dir = uploads.materialise(req.tenant(), req.files(), supportFiles);
-      synchronized (run) {
-        if (run.status.isTerminal()) {
-          UploadedFiles.delete(dir);
-          return null;
-        }
-        run.filesDir = dir;
-      }
-    }
-    return dir;
-  }
-
-  /** Plans the run against the state it opened with. */
-  private Planning plan(
-      Run run, WorkspaceStates.OpenedRun opened, Path dir, PreparedConfiguration prepared) {
-    RunRequest req = run.request;
-    // sealed attribute values are opened so the plan compares clear values (docs/adr/0024)
-    PriorState prior =
-        PriorState.fromV4Json(
-            opened.stateV4Json(), AttributeSealing.of(secrets, req.tenant(), req.workspace()));
-    PlanRequest planRequest =
-        new PlanRequest(
-            req.workspace(),
-            req.files(),
-            req.variables(),
-            req.replace(),
-            req.destroy(),
-            dir,
-            true,
-            req.hclVariables());
-    LoadResult parsed = prepared == null ? Planner.parse(req.files()) : prepared.parsed();
-    // remote states are read now, with the run's own credential: planning stays pure
-    // (docs/planning.md "Remote state", ADR 0063)
-    planRequest =
-        RemoteStateReads.read(
-            planRequest, parsed, states, req.tenant(), opened.runCredential(), secrets);
-    PlanResult result = Planner.plan(planRequest, prior, parsed);
-    synchronized (run) {
-      run.planResult = result;
-    }
-    return new Planning(prior, result);
-  }
-
-  /**
-   * Checks the plan before it is shown or applied: ends the run when the configuration is invalid,
-   * when the state moved under a bound serial or saved plan, when a resumed run's plan is not the
-   * one shown before the restart, or when a carried-on run's rest must not be applied.
-   *
-   * @return true when the run goes on with the plan
-   */
-  private boolean planAccepted(Run run, CarriedActions carried, Planning planning) {
-    RunRequest req = run.request;
-    PlanResult result = planning.result();
-    PriorState prior = planning.prior();
-    if (result.hasErrors()) {
-      finish(run, RunStatus.ERRORED, result.renderDiagnostics());
-      return false;
-    }
-    if (carried != null) {
-      // the expected serial / digest held when the run first planned; what remains is checked
-      // against what was dispatched and what was approved (docs/adr/0035)
-      if (!continueCarried(run, carried, result)) {
-        return false;
-      }
-    } else if (req.expectedSerial() != null && req.expectedSerial() != prior.serial()) {
-      finish(run, RunStatus.ERRORED, RunMessages.staleSerial(req.expectedSerial(), prior.serial()));
-      return false;
-    }
-    if (carried == null
-        && req.expectedDigest() != null
-        && !req.expectedDigest().equals(result.plan().digest())) {
-      finish(run, RunStatus.ERRORED, RunMessages.savedPlanMismatch());
-      return false;
-    }
-    String planText = PlanRenderer.render(result.plan());
-    synchronized (run) {
-      run.plan = result.plan();
-      run.planText = planText;
-    }
-    String resumedDigest;
-    synchronized (run) {
-      resumedDigest = run.resumedPlanDigest;
-    }
-    if (resumedDigest != null && !resumedDigest.equals(result.plan().digest())) {
-      // docs/adr/0029: an approval names the digest shown before the restart
-      approvals.remove(run.id);
-      finish(
-          run,
-          RunStatus.ERRORED,
-          RestartRecovery.planMovedMessage(resumedDigest, result.plan().digest()));
-      return false;
-    }
-    return true;
-  }
-
-  /**
-   * Shows the plan ({@code planned}), ends a run without changes, waits for approval when the run
-   * needs it, then starts applying: the schedule made and the first actions dispatched.
-   */
-  private void applyPlan(Run run, CarriedActions carried, PlanResult result) throws Exception {
-    RunRequest req = run.request;
-    String planText;
-    synchronized (run) {
-      planText = run.planText;
-    }
-    // output-only changes are applied (recorded in state) like Terraform's, approval included
-    boolean applies = result.plan().applies();
-    if (!applies) {
-      // nothing to approve: never shown as waiting, not even for the moment it is planned
-      approvals.remove(run.id);
-    }
-    PendingApproval pending = approvals.get(run.id);
-    if (pending != null) {
-      pending.plannedAt = pending.firstPlannedAt != null ? pending.firstPlannedAt : clock.instant();
-    }
-    if (carried == null) {
-      transition(run, RunStatus.PLANNED, planText);
-    }
-    if (!applies) {
-      approvals.remove(run.id);
-      finish(run, RunStatus.PLANNED_AND_FINISHED, "No changes.");
-      return;
-    }
-    String approvedBy = pending == null ? null : awaitApproval(run, pending);
-    synchronized (run) {
-      run.schedule = new ApplySchedule(result.plan(), Math.max(1, req.parallelism()));
-      if (carried == null
-          && (approvedBy != null || req.expectedSerial() != null || req.expectedDigest() != null)) {
-        // recorded with the applying transition: a planner carrying the run on after a restart
-        // applies the rest only when it is part of this plan (docs/adr/0051)
-        run.approvedChanges = result.plan().changeDocuments();
-      } else if (carried != null) {
-        run.approvedChanges = carried.approvedChanges();
-      }
-    }
-    transition(
-        run,
-        RunStatus.APPLYING,
-        (carried != null ? "Carried on, applying the rest: " : "")
-            + (approvedBy == null ? "" : "Approved by " + approvedBy + ". ")
-            + PlanRenderer.summary(result.plan()));
-    dispatchReady(run);
-  }
-
-  /**
-   * The first part of carrying a run on ({@link #carryOn}): takes back the run's credential from
-   * its dispatches, reads the recorded outcomes, goes {@code applying} again and waits (on the
-   * run's virtual thread) until every dispatched action has an outcome.
-   *
-   * @return true when the rest of the plan is to be made; false when the run ended (errored when a
-   *     dispatched action did not succeed, canceled)
-   * @throws RunEndedException when it ended while it waited
-   */
-  private boolean awaitCarried(Run run, CarriedActions carried) throws Exception {
-    RunRequest req = run.request;
-    List<DispatchedActions.Dispatched> unfinished;
-    synchronized (run) {
-      unfinished = carried.unfinished();
-    }
-    List<ActionDispatched> opened = new ArrayList<>();
-    for (DispatchedActions.Dispatched d : unfinished) {
-      opened.add(DispatchSealing.open(d.action(), secrets, req.tenant(), req.workspace()));
-    }
-    // read after the listeners subscribed (the caller's contract): together with the
-    // state.recorded events from now on, no outcome is missed
-    Map<String, String> outcomes = states.recordedOutcomes(req.tenant(), req.workspace(), run.id);
-    String message;
-    synchronized (run) {
-      if (run.status.isTerminal()) {
-        throw new RunEndedException();
-      }
-      // the credential the running actions prove their outcomes with, and the planner its
-      // interrupted reports; the lease it was minted for is the one the run got back
-      run.runCredential = CarriedActions.runCredential(opened);
-      outcomes.forEach(carried::recorded);
-      Instant carriedAt = clock.instant();
-      for (DispatchedActions.Dispatched d : carried.unfinished()) {
-        run.inFlight.carried(d.action(), d.dispatchedAt(), d.taken(), carriedAt);
-        run.journal.action(d.action().address(), "still running when its planner instance stopped");
-      }
-      for (String done : carried.finishedWithOutcomes()) {
-        run.journal.action(run.id, "finished before its planner instance stopped: " + done);
-      }
-      message = carried.applyingMessage();
-    }
-    transition(run, RunStatus.APPLYING, message);
-    carried.settled.get();
-    boolean canceling;
-    List<String> failed;
-    synchronized (run) {
-      if (run.status.isTerminal()) {
-        throw new RunEndedException();
-      }
-      canceling = run.cancelRequestedBy != null;
-      failed = carried.notSucceeded();
-    }
-    if (canceling) {
-      finishCancelIfDone(run);
-      return false;
-    }
-    if (!failed.isEmpty()) {
-      String why;
-      synchronized (run) {
-        why = carried.failedMessage() + cutShortSuffixLocked(run);
-      }
-      finish(run, RunStatus.ERRORED, why);
-      return false;
-    }
-    return true;
-  }
-
-  /**
-   * Checks the plan a carried-on run made of what remains ({@link #carryOn}); ends the run when it
-   * must not be applied, or when nothing remains ({@code applied}).
-   *
-   * @return true when the plan is to be applied
-   */
-  private boolean continueCarried(Run run, CarriedActions carried, PlanResult result) {
-    List<String> repeated =
-        carried.alreadyDispatched(
-            result.plan().changes().stream().map(PlannedAction::address).toList());
-    if (!repeated.isEmpty()) {
-      finish(run, RunStatus.ERRORED, CarriedActions.wouldRepeatMessage(repeated));
-      return false;
-    }
-    if (!result.plan().hasChanges()) {
-      int applied;
-      String resources;
-      synchronized (run) {
-        run.plan = result.plan();
-        applied = carried.succeededCount();
-        resources = carried.appliedSummary(0, 0, 0);
-      }
-      finishApplied(
-          run,
-          "Apply complete! "
-              + resources
-              + " "
-              + applied
-              + " action(s) applied, all dispatched before its planner instance stopped; nothing"
-              + " remained.");
-      return false;
-    }
-    if (carried.approvalBound()) {
-      Optional<String> unapproved = carried.unapprovedRest(result.plan().changeDocuments());
-      if (unapproved.isPresent()) {
-        finish(
-            run,
-            RunStatus.ERRORED,
-            CarriedActions.approvalNotProvableMessage(
-                PlanRenderer.summary(result.plan()), unapproved.get()));
-        return false;
-      }
-    }
-    return true;
-  }
-
-  /**
-   * Opens the run at the state service now that it holds the lock (docs/adr/0025): registers its
-   * fencing token, has its one-off state credential minted (docs/adr/0013) and reads the host keys
-   * and the state, in one call. When the run ended meanwhile (canceled), the credential is revoked
-   * at once.
-   */
-  private WorkspaceStates.OpenedRun openRun(Run run) {
-    RunRequest req = run.request;
-    long token;
-    synchronized (run) {
-      token = run.fencingToken;
-    }
-    WorkspaceStates.OpenedRun opened = states.openRun(req.tenant(), req.workspace(), run.id, token);
-    boolean ended;
-    synchronized (run) {
-      ended = run.status.isTerminal();
-      if (!ended) {
-        run.runCredential = opened.runCredential();
-        run.knownHostKeys = opened.hostKeys();
-      }
-    }
-    if (ended && opened.runCredential() != null) {
-      states.revokeRunCredential(req.tenant(), req.workspace(), run.id);
-      throw new RunEndedException();
-    }
-    return opened;
-  }
-
-  /** Revokes the run's state credential, if it has one ({@link CredentialRevocation}). */
-  private void revokeRunCredential(Run run, String credential) {
-    if (credential != null) {
-      CredentialRevocation.revoke(states, run.request.tenant(), run.request.workspace(), run.id);
-    }
-  }
-
-  private void acquireLock(Run run) {
-    RunRequest req = run.request;
-    int lastPosition = -1;
-    // the first ask does not wait, so a run that has to queue says so (and where) at once
-    int wait = 0;
-    while (true) {
-      if (isTerminal(run)) {
-        throw new RunEndedException(); // canceled while queued: stop asking
-      }
-      WorkspaceLocks.Acquisition a =
-          locks.acquire(
-              req.tenant(),
-              req.workspace(),
-              run.id,
-              LEASE_SECONDS,
-              wait,
-              "stagecraft run " + run.id + " by " + req.requestedBy(),
-              req.coalescingKey());
-      wait = WAIT_SECONDS;
-      switch (a) {
-        case WorkspaceLocks.Granted g -> {
-          boolean ended;
-          synchronized (run) {
-            ended = run.status.isTerminal();
-            if (!ended) {
-              run.lockId = g.lockId();
-              run.fencingToken = g.fencingToken();
-            }
-          }
-          if (ended) {
-            // canceled while the grant was on its way: give the lock back at once
-            locks.release(req.tenant(), req.workspace(), g.lockId());
-            throw new RunEndedException();
-          }
-          // a resumed run may get back a lease taken before the restart: renew it at once
-          heartbeatTasks.put(
-              run.id,
-              heartbeats.scheduleAtFixedRate(
-                  () -> heartbeat(run),
-                  run.resumed ? 0 : LEASE_SECONDS / 3,
-                  LEASE_SECONDS / 3,
-                  TimeUnit.SECONDS));
-          return;
-        }
-        case WorkspaceLocks.Queued q -> {
-          if (q.position() != lastPosition) {
-            lastPosition = q.position();
-            transition(run, RunStatus.QUEUED, RunMessages.queued(q.position()));
-          }
-        }
-        case WorkspaceLocks.Superseded s -> {
-          // a newer run with the same coalescing key took this run's place (docs/adr/0023)
-          finish(
-              run, RunStatus.CANCELED, RunMessages.superseded(s.byHolder(), req.coalescingKey()));
-          throw new RunEndedException();
-        }
-      }
-    }
-  }
-
   /**
    * Handles an event of {@code stagecraft.lock-events}: a {@code dev.stagecraft.lock.lease-expired}
    * for the lock a run of this instance holds (same tenant, workspace, holder = run id, lock id)
    * ends that run {@code errored} at once, as a lost lease at its heartbeat would — nothing more is
-   * dispatched and its late writes are refused by fencing. Any other event (another type, another
-   * instance's or tenant's run, an older lock of the run, a run already ended) is ignored, so a
-   * redelivered event is harmless. A {@code dev.stagecraft.lock.force-unlocked} of the lock a run
-   * holds (holder = run id, same fencing token: the event may name the lock by a client's id) ends
-   * the run the same way, naming who forced it and why. Called by the lock-events listener;
-   * thread-safe.
+   * dispatched and its late writes are refused by fencing. A {@code
+   * dev.stagecraft.lock.force-unlocked} of the lock a run holds (holder = run id, same fencing
+   * token: the event may name the lock by a client's id) ends the run the same way, naming who
+   * forced it and why. Any other event (another type, another instance's or tenant's run, an older
+   * lock of the run, a run already ended) is refused by the run's decider, so a redelivered event
+   * is harmless. Called by the lock-events listener; thread-safe.
    */
   public void onLockEvent(EventEnvelope envelope) {
     if (EventType.LOCK_FORCE_UNLOCKED.type().equals(envelope.type())) {
-      onForceUnlocked(envelope, EventCodec.data(envelope, LockForceUnlocked.class));
-      return;
+      LockForceUnlocked forced = EventCodec.data(envelope, LockForceUnlocked.class);
+      runOf(envelope, forced.holder())
+          .ifPresent(
+              run ->
+                  decide(
+                      run,
+                      new RunCommand.LockLost(
+                          RunCommand.LockLoss.FORCE_UNLOCKED,
+                          forced.lockId(),
+                          forced.fencingToken(),
+                          RunMessages.forceUnlocked(
+                              forced.actor(), forced.reason(), forced.fencingToken()))));
+    } else if (EventType.LOCK_LEASE_EXPIRED.type().equals(envelope.type())) {
+      LockLeaseExpired expired = EventCodec.data(envelope, LockLeaseExpired.class);
+      runOf(envelope, expired.holder())
+          .ifPresent(
+              run ->
+                  decide(
+                      run,
+                      new RunCommand.LockLost(
+                          RunCommand.LockLoss.LEASE_EXPIRED,
+                          expired.lockId(),
+                          expired.fencingToken(),
+                          RunMessages.leaseExpired(
+                              expired.recordedAt(), expired.lockId(), expired.fencingToken()))));
     }
-    if (!EventType.LOCK_LEASE_EXPIRED.type().equals(envelope.type())) {
-      return;
-    }
-    LockLeaseExpired expired = EventCodec.data(envelope, LockLeaseExpired.class);
-    Run run = expired.holder() == null ? null : runs.get(expired.holder());
+  }
+
+  /** The run a lock event's holder names, when it is this instance's run of that workspace. */
+  private Optional<Run> runOf(EventEnvelope envelope, String holder) {
+    Run run = holder == null ? null : runs.get(holder);
     if (run == null
         || !run.request.tenant().equals(envelope.tenant())
         || !run.request.workspace().equals(envelope.workspace())) {
-      return;
+      return Optional.empty();
     }
-    synchronized (run) {
-      if (run.status.isTerminal() || !expired.lockId().equals(run.lockId)) {
-        return;
-      }
-    }
-    LOG.warn("run {}: lock {} lease expired; ending the run", run.id, expired.lockId());
-    finish(
-        run,
-        RunStatus.ERRORED,
-        RunMessages.leaseExpired(expired.recordedAt(), expired.lockId(), expired.fencingToken()));
-  }
-
-  private void onForceUnlocked(EventEnvelope envelope, LockForceUnlocked forced) {
-    Run run = forced.holder() == null ? null : runs.get(forced.holder());
-    if (run == null
-        || !run.request.tenant().equals(envelope.tenant())
-        || !run.request.workspace().equals(envelope.workspace())) {
-      return;
-    }
-    synchronized (run) {
-      if (run.status.isTerminal()
-          || run.lockId == null
-          || run.fencingToken != forced.fencingToken()) {
-        return;
-      }
-    }
-    LOG.warn("run {}: workspace lock forced open by {}; ending the run", run.id, forced.actor());
-    finish(
-        run,
-        RunStatus.ERRORED,
-        RunMessages.forceUnlocked(forced.actor(), forced.reason(), forced.fencingToken()));
-  }
-
-  private static boolean isTerminal(Run run) {
-    synchronized (run) {
-      return run.status.isTerminal();
-    }
-  }
-
-  /** The run ended (canceled) while its start-up was under way; nothing is left to do. */
-  private static final class RunEndedException extends RuntimeException {
-    private static final long serialVersionUID = 1L;
-
-    RunEndedException() {
-      super("the run already ended", null, false, false);
-    }
+    return Optional.of(run);
   }
 
   /**
-   * Renews the run's workspace lease; when the lock service says the lease is lost (expired, or
-   * forced open), the run is ended as {@code errored} — nothing more is dispatched and its late
-   * results are refused by fencing. Called by the heartbeat timer; package-private for tests.
+   * Renews the run's workspace lease now, as its next heartbeat would (a refused renewal ends the
+   * run {@code errored}), and waits until the run decided it. For tests.
    */
   void heartbeat(Run run) {
-    String lockId;
-    synchronized (run) {
-      if (run.status.isTerminal() || run.lockId == null) {
-        return;
-      }
-      lockId = run.lockId;
-    }
-    try {
-      if (!locks.heartbeat(run.request.tenant(), run.request.workspace(), lockId)) {
-        finish(run, RunStatus.ERRORED, RunMessages.heartbeatRefused());
-      }
-    } catch (RuntimeException e) {
-      LOG.warn("heartbeat for run {} failed: {}", run.id, e.toString());
-    }
+    lockEffects.renewNow(run.id);
+    decide(run, new RunCommand.Tick(clock.instant(), brokerOutages.get()));
   }
 
   /** Handles {@code state.recorded}: the outcome of one action is durable. Idempotent. */
@@ -1499,99 +887,42 @@ public final class RunCoordinator implements AutoCloseable {
       return;
     }
     EventOrigin.requireRun(envelope, run.request, run.id, recorded.runId(), recorded.actionId());
-    if (recordedCarried(run, recorded)) {
-      finishCancelIfDone(run);
-      return;
-    }
-    boolean recordedLate = false;
-    synchronized (run) {
-      if (run.schedule == null || run.status.isTerminal()) {
-        return;
-      }
-      run.inFlight.recorded(recorded.actionId());
-      if (run.schedule.status(recorded.address()) != ApplySchedule.Status.DISPATCHED) {
-        recordedLate = true;
-      }
-    }
-    if (recordedLate) {
-      // e.g. the outcome of an action a cancel stopped waiting for
-      finishCancelIfDone(run);
-      return;
-    }
-    synchronized (run) {
-      if (run.status.isTerminal()
-          || run.schedule.status(recorded.address()) != ApplySchedule.Status.DISPATCHED) {
-        return; // a duplicate delivery got here first
-      }
-      recordOutcome(run, recorded);
-    }
-    dispatchReady(run);
-  }
-
-  /**
-   * Records the outcome of an action of a carried-on run dispatched before the restart (docs/adr/
-   * 0035; never in the new schedule).
-   *
-   * @return false when the action is not such an action
-   */
-  private boolean recordedCarried(Run run, StateRecorded recorded) {
-    CarriedActions carried = carriedRuns.get(run.id);
-    if (carried == null) {
-      return false;
-    }
-    synchronized (run) {
-      if (!carried.isCarried(recorded.actionId())) {
-        return false;
-      }
-      run.inFlight.recorded(recorded.actionId());
-      if (carried.recorded(recorded.actionId(), recorded.outcome())) {
-        run.journal.action(
+    decide(
+        run,
+        new RunCommand.StateRecorded(
+            recorded.actionId(),
             recorded.address(),
-            "succeeded".equals(recorded.outcome())
-                ? "complete"
-                : "failed"
-                    + (recorded.error() == null ? "" : ": " + recorded.error())
-                    + " ("
-                    + recorded.outcome()
-                    + ")");
-      }
-      return true;
-    }
+            recorded.outcome(),
+            recorded.error(),
+            postconditionFailure(run, recorded),
+            clock.instant()));
   }
 
   /**
-   * Records the durable outcome of a dispatched action in the run's schedule and journal: a success
-   * whose postconditions fail with the applied values counts as failed. Called under the run's
-   * monitor.
+   * For a succeeded action whose postconditions fail with the applied values: the rendered
+   * diagnostics (nothing that depends on it may run); else null.
    */
-  private void recordOutcome(Run run, StateRecorded recorded) {
-    Diagnostics postconditions =
-        "succeeded".equals(recorded.outcome())
-            ? run.planResult
-                .applyContext()
-                .checkPostconditions(
-                    recorded.address(),
-                    run.appliedAttributes.getOrDefault(recorded.address(), Map.of()),
-                    run.appliedAttributes)
-            : null;
-    if (postconditions != null && !postconditions.hasErrors()) {
-      run.schedule.recordSucceeded(recorded.address());
-      run.journal.action(recorded.address(), "complete");
-    } else if (postconditions != null) {
-      // applied and recorded, but its postcondition fails: nothing that depends on it may run
-      run.schedule.recordFailed(recorded.address());
-      run.journal.action(
-          recorded.address(), "failed: " + postconditions.render(run.request.files()).strip());
-    } else {
-      run.schedule.recordFailed(recorded.address());
-      run.journal.action(
-          recorded.address(),
-          "failed"
-              + (recorded.error() == null ? "" : ": " + recorded.error())
-              + ("rejected".equals(recorded.outcome())
-                  ? " (write refused by the state service)"
-                  : ""));
+  private static String postconditionFailure(Run run, StateRecorded recorded) {
+    PlanResult result = run.planResult;
+    if (!"succeeded".equals(recorded.outcome())
+        || result == null
+        || result.applyContext() == null) {
+      return null;
     }
+    Diagnostics postconditions;
+    synchronized (run) {
+      if (!run.appliedAttributes.containsKey(recorded.address())) {
+        return null; // dispatched before a restart: not this plan's action
+      }
+      postconditions =
+          result
+              .applyContext()
+              .checkPostconditions(
+                  recorded.address(),
+                  run.appliedAttributes.get(recorded.address()),
+                  run.appliedAttributes);
+    }
+    return postconditions.hasErrors() ? postconditions.render(run.request.files()).strip() : null;
   }
 
   /** Handles executor events: streams logs and outcomes into the run's journal. */
@@ -1607,50 +938,41 @@ public final class RunCoordinator implements AutoCloseable {
         run.id,
         data == null || !data.hasNonNull("runId") ? null : data.get("runId").asText(),
         data == null || !data.hasNonNull("actionId") ? null : data.get("actionId").asText());
+    Instant now = clock.instant();
     switch (envelope.type()) {
       case "dev.stagecraft.action.log" -> {
         ActionLog log = EventCodec.data(envelope, ActionLog.class);
-        synchronized (run) {
-          run.inFlight.seen(log.actionId(), clock.instant());
-        }
+        run.driver.enqueue(new RunCommand.ActionHeartbeat(log.actionId(), null, now));
         run.journal.log(log.address(), log.stream(), log.line());
       }
       case "dev.stagecraft.action.started" -> {
         ActionStarted started = EventCodec.data(envelope, ActionStarted.class);
-        synchronized (run) {
-          run.inFlight.started(started.actionId(), started.executorId(), clock.instant());
-        }
+        decide(run, new RunCommand.ActionStarted(started.actionId(), started.executorId(), now));
         run.journal.action(started.address(), "started on " + started.executorId());
       }
       case "dev.stagecraft.action.heartbeat" -> {
         ActionHeartbeat beat = EventCodec.data(envelope, ActionHeartbeat.class);
-        synchronized (run) {
-          run.inFlight.seen(
-              beat.actionId(),
-              beat.executorId(),
-              beat.step(),
-              beat.stepType(),
-              beat.stepTarget(),
-              clock.instant());
-        }
+        run.driver.enqueue(
+            new RunCommand.ActionHeartbeat(
+                beat.actionId(),
+                beat.executorId(),
+                beat.step(),
+                beat.stepType(),
+                beat.stepTarget(),
+                now));
       }
       case "dev.stagecraft.action.step" -> {
         ActionStep step = EventCodec.data(envelope, ActionStep.class);
-        synchronized (run) {
-          run.inFlight.seen(
-              step.actionId(),
-              step.executorId(),
-              step.index(),
-              step.type(),
-              step.target(),
-              clock.instant());
-        }
+        run.driver.enqueue(
+            new RunCommand.ActionHeartbeat(
+                step.actionId(), step.executorId(), step.index(), step.type(), step.target(), now));
       }
       case "dev.stagecraft.action.finished" -> {
         ActionFinished finished = EventCodec.data(envelope, ActionFinished.class);
-        synchronized (run) {
-          run.inFlight.reported(finished.actionId());
-        }
+        decide(
+            run,
+            new RunCommand.ActionFinished(
+                finished.actionId(), finished.succeeded(), finished.error()));
         if (!finished.succeeded()) {
           run.journal.action(
               finished.address(),
@@ -1662,247 +984,6 @@ public final class RunCoordinator implements AutoCloseable {
         }
       }
       default -> {}
-    }
-  }
-
-  private void dispatchReady(Run run) {
-    List<EventEnvelope> toPublish = new ArrayList<>();
-    boolean finished;
-    RunStatus terminal = null;
-    synchronized (run) {
-      if (run.status.isTerminal() || run.schedule == null) {
-        return;
-      }
-      // a canceling run dispatches nothing more (and ends in finishCancelIfDone)
-      List<PlannedAction> ready =
-          run.cancelRequestedBy == null ? run.schedule.takeReady() : List.of();
-      for (PlannedAction action : ready) {
-        EventEnvelope envelope = dispatchOne(run, action);
-        if (envelope != null) {
-          toPublish.add(envelope);
-        }
-      }
-      finished = run.schedule.isFinished() && run.cancelRequestedBy == null;
-      if (finished) {
-        terminal = run.schedule.hasFailures() ? RunStatus.ERRORED : RunStatus.APPLIED;
-      }
-    }
-    outbox.publishAll(
-        toPublish.stream()
-            .map(e -> new EventOutbox.Keyed(e, e.runid() + "/" + e.subject()))
-            .toList());
-    if (finished) {
-      if (terminal == RunStatus.APPLIED) {
-        finishApplied(run, "Apply complete! " + appliedSummary(run));
-      } else {
-        finish(
-            run,
-            terminal,
-            "Apply failed: " + String.join(", ", failedAddresses(run)) + cutShortSuffix(run));
-      }
-    }
-    if (!finished) {
-      finishCancelIfDone(run);
-    }
-  }
-
-  /**
-   * Resolves one ready action and builds its {@code action.dispatched} (sealed as the keyring
-   * allows), tracked in the run's leases and journal; null when its steps do not resolve (the
-   * action failed). Called under the run's monitor.
-   */
-  private EventEnvelope dispatchOne(Run run, PlannedAction action) {
-    ActionResolution resolution =
-        run.planResult.applyContext().resolve(action, run.appliedAttributes, ids);
-    if (resolution.hasErrors()) {
-      run.schedule.recordFailed(action.address());
-      run.journal.action(action.address(), "failed: " + resolution.renderDiagnostics());
-      return null;
-    }
-    if (!resolution.diagnostics().list().isEmpty()) {
-      // warnings found while resolving the steps (a bastion_* or proxy_* setting without its
-      // host, say) reach the run log; they change nothing
-      run.journal.action(action.address(), "warning: " + resolution.renderDiagnostics());
-    }
-    run.appliedAttributes.put(action.address(), resolution.attributes());
-    ActionDispatched dispatched =
-        new ActionDispatched(
-            run.id,
-            run.id + "/" + action.address(),
-            action.address(),
-            action.type(),
-            action.wireAction(),
-            // sensitive values in attributes travel and land in state only sealed (ADR 0024)
-            AttributeSealing.of(secrets, run.request.tenant(), run.request.workspace())
-                .seal(action.address(), resolution.attributes(), resolution.sensitivePaths()),
-            action.dependencies(),
-            run.knownHostKeys.attachTo(
-                StepTimeouts.withDefault(resolution.steps(), run.request.stepTimeoutSeconds())),
-            run.fencingToken,
-            resolution.sensitiveValues(),
-            action.createBeforeDestroy(),
-            action.skipDestroy());
-    dispatched =
-        dispatched
-            .withRunCredential(run.runCredential)
-            .withPreviousAddress(action.previousAddress());
-    if (secrets.canSeal()) {
-      // design §8: commands, environments and keys with secrets in them never go out in clear
-      dispatched =
-          DispatchSealing.seal(dispatched, secrets, run.request.tenant(), run.request.workspace());
-    }
-    EventEnvelope envelope =
-        codec.wrapWithId(
-            dispatched.actionId(),
-            run.request.tenant(),
-            run.request.workspace(),
-            run.id,
-            run.eventSequence.incrementAndGet(),
-            action.address(),
-            dispatched);
-    run.inFlight.dispatched(dispatched, clock.instant());
-    run.journal.action(
-        action.address(),
-        action.previousAddress() == null
-            ? action.wireAction() + " dispatched"
-            : action.wireAction() + " dispatched (moved from " + action.previousAddress() + ")");
-    return envelope;
-  }
-
-  /**
-   * Ends a run whose every action succeeded: its root outputs are recorded in state first, under
-   * its lock and credential (docs/adr/0064), then the run ends {@code applied} with {@code message}
-   * and the warnings of its outputs and checks — or {@code errored} when the outputs could not be
-   * recorded (the resources were applied; the next apply records them).
-   */
-  private void finishApplied(Run run, String message) {
-    String outputWarnings;
-    try {
-      outputWarnings = RunOutputs.record(run, states, secrets);
-    } catch (RuntimeException e) {
-      LOG.warn("run {}: outputs not recorded: {}", run.id, e.toString());
-      finish(
-          run,
-          RunStatus.ERRORED,
-          message
-              + "\nError: the root outputs could not be recorded in the state: "
-              + e.getMessage()
-              + "\nEvery resource change was recorded; apply again to record the outputs.");
-      return;
-    }
-    finish(run, RunStatus.APPLIED, message + outputWarnings + AppliedChecks.messageSuffix(run));
-  }
-
-  /**
-   * The resource counts of an applied run: its plan's, and for a carried-on run (docs/adr/0035)
-   * also those of the actions it had dispatched before its planner instance stopped.
-   */
-  private String appliedSummary(Run run) {
-    CarriedActions carried = carriedRuns.get(run.id);
-    synchronized (run) {
-      if (carried != null) {
-        return carried.appliedSummary(run.plan.toAdd(), run.plan.toChange(), run.plan.toDestroy());
-      }
-      return "Resources: %d added, %d changed, %d destroyed."
-          .formatted(run.plan.toAdd(), run.plan.toChange(), run.plan.toDestroy());
-    }
-  }
-
-  /** {@link #cutShortSuffix} for a caller holding the run's monitor. */
-  private static String cutShortSuffixLocked(Run run) {
-    return run.cutShort.isEmpty() ? "" : "\n" + cutShortDetails(run);
-  }
-
-  /** The interrupted / never-started actions with their reasons, one per line, or "". */
-  private static String cutShortSuffix(Run run) {
-    synchronized (run) {
-      return run.cutShort.isEmpty() ? "" : "\n" + cutShortDetails(run);
-    }
-  }
-
-  private static List<String> failedAddresses(Run run) {
-    synchronized (run) {
-      return run.schedule.withStatus(ApplySchedule.Status.FAILED);
-    }
-  }
-
-  private void finish(Run run, RunStatus status, String message) {
-    String lockId;
-    String credential;
-    synchronized (run) {
-      if (run.status.isTerminal()) {
-        return;
-      }
-      lockId = run.lockId;
-      run.lockId = null;
-      credential = run.runCredential;
-      run.runCredential = null;
-    }
-    revokeRunCredential(run, credential);
-    ScheduledFuture<?> task = heartbeatTasks.remove(run.id);
-    if (task != null) {
-      task.cancel(false);
-    }
-    if (lockId != null) {
-      try {
-        locks.release(run.request.tenant(), run.request.workspace(), lockId);
-      } catch (RuntimeException e) {
-        LOG.warn(
-            "could not release lock of run {} (its lease will expire): {}", run.id, e.toString());
-      }
-    }
-    transition(run, status, message);
-    CarriedActions carried = carriedRuns.get(run.id);
-    if (carried != null) {
-      carried.settled.complete(null); // a carried-on run waiting for its actions: it ended
-    }
-    // free the run's slot (or its place in line) for the next run of the tenants in turn
-    wakeAdmitted(admission.release(run.request.tenant(), run.id));
-    var waiter = awaitingAdmission.get(run.id);
-    if (waiter != null) {
-      waiter.complete(null); // it waited for a slot: its thread sees the run ended
-    }
-    deleteFiles(run);
-  }
-
-  /** Deletes the run's uploaded files; nothing reads them once the run is terminal. */
-  private static void deleteFiles(Run run) {
-    UploadedFiles.delete(run.takeFilesDir());
-  }
-
-  /**
-   * Moves the run to {@code status}. Nothing here waits for a commit (docs/adr/0025): the journal
-   * (followers, Server-Sent Events) is appended at once; {@code run.transitioned} is handed to the
-   * producer without waiting for the broker; the observer's record is queued on the run's {@link
-   * RecordingLane}. All three happen at once, under the run's monitor, so they keep the order of
-   * the run's event sequence (docs/adr/0073: nothing is held back for the first dispatch).
-   */
-  private void transition(Run run, RunStatus status, String message) {
-    Instant at = clock.instant();
-    synchronized (run) {
-      if (run.status.isTerminal()) {
-        return;
-      }
-      run.status = status;
-      run.message = message;
-      if (status.isTerminal()) {
-        run.endedAt = at;
-      }
-      long sequence = run.eventSequence.incrementAndGet();
-      run.recordTransition(observer, sequence, status, message, at);
-      Optional<Instant> deadline =
-          status == RunStatus.PLANNED
-              ? approvalDeadline(run.request.tenant(), run.id)
-              : Optional.empty();
-      transitions.publish(
-          run.request.tenant(),
-          run.request.workspace(),
-          run.id,
-          sequence,
-          status,
-          message,
-          deadline.isPresent() ? run.plan.digest() : null,
-          deadline.orElse(null));
     }
   }
 
@@ -1980,7 +1061,13 @@ public final class RunCoordinator implements AutoCloseable {
       }
     }
     heartbeats.shutdownNow();
-    leaseChecks.shutdownNow();
-    runs.values().forEach(RunCoordinator::deleteFiles);
+    timers.shutdownNow();
+    for (Run run : runs.values()) {
+      RunDriver driver = run.driver;
+      if (driver != null) {
+        driver.close();
+      }
+      UploadedFiles.delete(run.takeFilesDir());
+    }
   }
 }

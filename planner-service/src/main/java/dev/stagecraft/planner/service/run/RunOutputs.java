@@ -2,6 +2,7 @@ package dev.stagecraft.planner.service.run;
 
 import dev.stagecraft.planner.plan.AppliedOutputs;
 import dev.stagecraft.planner.plan.AttributeSealing;
+import dev.stagecraft.planner.service.run.lifecycle.RunState;
 import dev.stagecraft.schemas.seal.SecretsKeyring;
 import java.util.Map;
 
@@ -23,7 +24,7 @@ final class RunOutputs {
    * @throws IllegalStateException when the state service did not record them (the message says why;
    *     it holds no value)
    */
-  static String record(Run run, WorkspaceStates states, SecretsKeyring secrets) {
+  static String record(Run run, RunState state, WorkspaceStates states, SecretsKeyring secrets) {
     AppliedOutputs outputs;
     Map<String, String> files;
     String credential;
@@ -39,8 +40,8 @@ final class RunOutputs {
       outputs = context.outputsAfterApply(run.appliedAttributes, run.request.destroy());
       v4 = sealing.sealOutputs(outputs.toV4(), context.prior());
       files = run.request.files();
-      credential = run.runCredential;
-      fencingToken = run.fencingToken;
+      credential = state.credential() == null ? null : state.credential().value();
+      fencingToken = state.lock() == null ? 0 : state.lock().fencingToken();
     }
     states.recordOutputs(
         run.request.tenant(), run.request.workspace(), credential, fencingToken, v4);

@@ -8,7 +8,11 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** Which of a carried-on run's actions remain, which are awaited, which failed (docs/adr/0035). */
+/**
+ * What a carried-on run keeps of what it dispatched before the restart: the rest of an approved
+ * plan must be its changes not dispatched yet (docs/adr/0051), its credential is the latest
+ * carried.
+ */
 class CarriedActionsTest {
   static final Instant AT = Instant.parse("2026-11-21T10:00:00Z");
 
@@ -77,60 +81,7 @@ class CarriedActionsTest {
   }
 
   @Test
-  void awaitsEveryDispatchedActionKeepsTheFirstOutcomeAndSettlesWhenAllHaveOne() {
-    CarriedActions carried = new CarriedActions(List.of(a, b, a), false, null, null);
-    assertThat(carried.dispatchedCount()).as("an action dispatched twice counts once").isEqualTo(2);
-    assertThat(carried.recorded("run-1/stateful_provisioning.a", "succeeded")).isTrue();
-    assertThat(carried.recorded("run-1/stateful_provisioning.a", "failed"))
-        .as("a second outcome loses, as at the state service")
-        .isFalse();
-    assertThat(carried.recorded("run-1/stateful_provisioning.x", "failed"))
-        .as("not dispatched before the restart")
-        .isFalse();
-    assertThat(carried.unfinishedAddresses()).containsExactly("stateful_provisioning.b");
-    assertThat(carried.settled).isNotDone();
-    assertThat(carried.applyingMessage())
-        .contains(
-            "of the 2 action(s) this run had dispatched before its planner instance stopped, 1"
-                + " had finished")
-        .contains("(stateful_provisioning.a: succeeded)")
-        .contains("1 were still running (stateful_provisioning.b)");
-
-    carried.recorded("run-1/stateful_provisioning.b", "succeeded");
-
-    assertThat(carried.settled).isDone();
-    assertThat(carried.allFinished()).isTrue();
-    assertThat(carried.notSucceeded()).isEmpty();
-    assertThat(carried.succeededCount()).isEqualTo(2);
-  }
-
-  @Test
-  void namesTheActionsThatDidNotSucceed() {
-    CarriedActions carried = new CarriedActions(List.of(a, b), false, null, null);
-    carried.recorded("run-1/stateful_provisioning.a", "succeeded");
-    carried.recorded("run-1/stateful_provisioning.b", "failed");
-    assertThat(carried.notSucceeded()).containsExactly("stateful_provisioning.b");
-    assertThat(carried.failedMessage())
-        .startsWith("Apply failed: stateful_provisioning.b")
-        .contains("stateful_provisioning.a: succeeded");
-  }
-
-  @Test
-  void aRemainingPlanMustNotContainAnAddressDispatchedAlready() {
-    CarriedActions carried = new CarriedActions(List.of(a), false, null, null);
-    assertThat(
-            carried.alreadyDispatched(
-                List.of("stateful_provisioning.a", "stateful_provisioning.c")))
-        .containsExactly("stateful_provisioning.a");
-    assertThat(carried.alreadyDispatched(List.of("stateful_provisioning.c"))).isEmpty();
-    assertThat(CarriedActions.wouldRepeatMessage(List.of("stateful_provisioning.a")))
-        .contains("would run stateful_provisioning.a again")
-        .contains("not dispatched a second time");
-  }
-
-  @Test
-  void nothingDispatchedIsSettledAtOnceAndTheCredentialIsTheLatestCarried() {
-    assertThat(new CarriedActions(List.of(), true, null, null).settled).isDone();
+  void theCredentialIsTheLatestCarried() {
     assertThat(
             CarriedActions.runCredential(
                 List.of(
@@ -138,59 +89,5 @@ class CarriedActionsTest {
                     dispatch("stateful_provisioning.c", null).action(),
                     dispatch("stateful_provisioning.d", "scr_2").action())))
         .isEqualTo("scr_2");
-  }
-
-  static DispatchedActions.Dispatched dispatch(String address, String action, boolean skipDestroy) {
-    return new DispatchedActions.Dispatched(
-        new ActionDispatched(
-            "run-1",
-            "run-1/" + address,
-            address,
-            "stateful_provisioning",
-            action,
-            Map.of(),
-            List.of(),
-            List.of(),
-            7,
-            List.of(),
-            false,
-            skipDestroy),
-        AT);
-  }
-
-  @Test
-  void theAppliedCountsAddWhatSucceededBeforeToTheRestsPlanAsAPlanCountsIt() {
-    CarriedActions carried =
-        new CarriedActions(
-            List.of(
-                dispatch("stateful_provisioning.created", "create", false),
-                dispatch("stateful_provisioning.updated", "update", false),
-                dispatch("stateful_provisioning.replaced", "replace", false),
-                dispatch("stateful_provisioning.kept", "replace", true), // destroy = false
-                dispatch("stateful_provisioning.deleted", "delete", false),
-                dispatch("stateful_provisioning.forgotten", "forget", false),
-                dispatch("stateful_provisioning.failed", "create", false),
-                dispatch("stateful_provisioning.running", "create", false)),
-            false,
-            null,
-            null);
-    for (String done : List.of("created", "updated", "replaced", "kept", "deleted", "forgotten")) {
-      carried.recorded("run-1/stateful_provisioning." + done, "succeeded");
-    }
-    carried.recorded("run-1/stateful_provisioning.failed", "failed");
-
-    // created, replaced, kept added; updated changed; replaced, deleted destroyed; the failed and
-    // the running one count in nothing
-    assertThat(carried.succeededResourceCounts()).containsExactly(3, 1, 2);
-    assertThat(carried.appliedSummary(2, 0, 1))
-        .isEqualTo(
-            "Resources: 5 added, 1 changed, 3 destroyed. Of them, 3 added, 1 changed, 2 destroyed"
-                + " by the actions dispatched before its planner instance stopped.");
-    // nothing remained to plan: all of it came from before
-    assertThat(carried.appliedSummary(0, 0, 0))
-        .isEqualTo("Resources: 3 added, 1 changed, 2 destroyed.");
-    // nothing succeeded before: the rest's plan alone
-    assertThat(new CarriedActions(List.of(a), false, null, null).appliedSummary(1, 0, 0))
-        .isEqualTo("Resources: 1 added, 0 changed, 0 destroyed.");
   }
 }

@@ -2,6 +2,8 @@ package dev.stagecraft.planner.service.run;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.stagecraft.planner.service.run.lifecycle.RunMessages;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** The messages of runs carried on after a restart and after an adoption (docs/adr/0034). */
@@ -59,8 +61,8 @@ class RecoveryCauseTest {
     for (String message :
         new String[] {
           RestartRecovery.planMovedMessage("a".repeat(64), "b".repeat(64)),
-          CarriedActions.wouldRepeatMessage(java.util.List.of("null_resource.a")),
-          CarriedActions.approvalNotProvableMessage("1 to add", "not in the approved plan: x.y")
+          RunMessages.wouldRepeat(List.of("null_resource.a")),
+          RunMessages.restNotApproved("1 to add", "not in the approved plan: x.y")
         }) {
       assertThat(message)
           .doesNotContainIgnoringCase("restart")

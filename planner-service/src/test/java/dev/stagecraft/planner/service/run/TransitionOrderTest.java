@@ -31,8 +31,8 @@ class TransitionOrderTest {
   final AtomicReference<RunCoordinator> coordinatorRef = new AtomicReference<>();
 
   /**
-   * Every hand-over, in order: "status@run's status at that moment" for a transition, "dispatch
-   * ADDRESS" for a dispatch.
+   * Every hand-over, in order: "status@run's status at that moment" (as of the run's decision that
+   * made the transition) for a transition, "dispatch ADDRESS" for a dispatch.
    */
   final List<String> handedOver = new CopyOnWriteArrayList<>();
 
@@ -97,10 +97,11 @@ class TransitionOrderTest {
     await().atMost(Duration.ofSeconds(10)).until(() -> handedOver.size() == 5);
     assertThat(handedOver)
         .containsExactly(
-            // each handed over as the run moved (nothing waits for the dispatch), in order
+            // each handed over by the decision that made it (nothing waits for the dispatch), in
+            // order; a plan needing no approval is planned and applying in one decision
             "pending@pending",
             "planning@planning",
-            "planned@planned",
+            "planned@applying",
             "applying@applying",
             "dispatch stateful_provisioning.db");
   }

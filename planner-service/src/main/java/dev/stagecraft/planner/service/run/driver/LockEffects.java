@@ -43,6 +43,7 @@ public final class LockEffects {
   private final int leaseSeconds;
   private final int waitSeconds;
   private final Map<String, ScheduledFuture<?>> beating = new ConcurrentHashMap<>();
+  private final Map<String, Runnable> renewals = new ConcurrentHashMap<>();
 
   /**
    * @param heartbeats runs the lease renewals (a blocking HTTP call each)
@@ -111,9 +112,11 @@ public final class LockEffects {
       RunEffect.StartHeartbeat h, RunState state, Holder holder, Consumer<RunCommand> reply) {
     long token = state.lock() == null ? 0 : state.lock().fencingToken();
     long period = Math.max(1, leaseSeconds / 3);
+    Runnable renewal = () -> renew(h.lockId(), token, holder, reply);
+    renewals.put(holder.runId(), renewal);
     ScheduledFuture<?> task =
         heartbeats.scheduleAtFixedRate(
-            () -> renew(h.lockId(), token, holder, reply),
+            renewal,
             // a lease got back after a restart is renewed at once
             h.renewNow() ? 0 : period,
             period,
@@ -141,7 +144,16 @@ public final class LockEffects {
     }
   }
 
+  /** Renews the run's lease now, on the caller's thread, as its next heartbeat would. */
+  public void renewNow(String runId) {
+    Runnable renewal = renewals.get(runId);
+    if (renewal != null) {
+      renewal.run();
+    }
+  }
+
   void stopHeartbeat(String runId) {
+    renewals.remove(runId);
     ScheduledFuture<?> task = beating.remove(runId);
     if (task != null) {
       task.cancel(false);

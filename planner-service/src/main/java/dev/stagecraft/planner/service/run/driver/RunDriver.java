@@ -11,7 +11,9 @@ import java.util.List;
 import java.util.concurrent.BlockingDeque;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingDeque;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -23,19 +25,32 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Concurrency model: any thread (Kafka listeners, HTTP, timers, the handler's own threads) only
  * {@link #enqueue}s; only the run's thread decides, changes the state and calls the handler. The
- * state is published after each command ({@link #state}, read-only for others). A handler failure
- * is decided as {@link RunCommand.EffectFailed} before the next command. Once the run is terminal
- * and its mailbox is empty the thread ends; a command enqueued after that is decided on the
- * caller's thread against the final state, which never changes again (it is refused; a lock granted
- * late is still released by the handler).
+ * state is published after each command ({@link #state}, read-only for others). What a handler
+ * answers while it carries out an effect on the run's thread (an admission slot free at once, the
+ * run opened, the outputs recorded), and a handler failure as {@link RunCommand.EffectFailed}, is
+ * decided with the command that asked for it, before the command's answer completes and before
+ * anything enqueued meanwhile; what it answers later (from its own threads) is enqueued. Once the
+ * run is terminal and its mailbox is empty the thread ends; a command enqueued after that is
+ * decided on the caller's thread against the final state, which never changes again (it is refused;
+ * a lock granted late is still released by the handler).
  */
 public final class RunDriver implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(RunDriver.class);
 
   private record Entry(RunCommand command, CompletableFuture<Decision> answer) {}
 
+  /**
+   * Learns what each decision changed, on the run's thread, after the events are applied and before
+   * the effects are carried out (the run's journal and read model follow the events).
+   */
+  @FunctionalInterface
+  public interface Listener {
+    void decided(List<RunEvent> events, RunState before, RunState after);
+  }
+
   private final RunDecider decider;
   private final EffectHandler handler;
+  private final Listener listener;
   private final BlockingDeque<Entry> mailbox = new LinkedBlockingDeque<>();
   private final ReentrantLock stopping = new ReentrantLock();
   private final CompletableFuture<RunState> ended = new CompletableFuture<>();
@@ -43,16 +58,24 @@ public final class RunDriver implements AutoCloseable {
   private volatile RunState state;
   private boolean stopped; // guarded by stopping
 
-  private RunDriver(RunState initial, RunDecider decider, EffectHandler handler) {
+  private RunDriver(
+      RunState initial, RunDecider decider, EffectHandler handler, Listener listener) {
     this.state = initial;
     this.decider = decider;
     this.handler = handler;
+    this.listener = listener;
     this.thread = Thread.ofVirtual().name("run-" + initial.runId()).unstarted(this::drain);
   }
 
   /** Starts the driver of the run in {@code initial}; its first command is usually a start. */
   public static RunDriver start(RunState initial, RunDecider decider, EffectHandler handler) {
-    RunDriver driver = new RunDriver(initial, decider, handler);
+    return start(initial, decider, handler, (events, before, after) -> {});
+  }
+
+  /** Like {@link #start(RunState, RunDecider, EffectHandler)}, telling {@code listener}. */
+  public static RunDriver start(
+      RunState initial, RunDecider decider, EffectHandler handler, Listener listener) {
+    RunDriver driver = new RunDriver(initial, decider, handler, listener);
     driver.thread.start();
     return driver;
   }
@@ -85,6 +108,11 @@ public final class RunDriver implements AutoCloseable {
   /** Completes with the terminal state once the run ended and the driver stopped. */
   public CompletableFuture<RunState> ended() {
     return ended;
+  }
+
+  /** Whether the caller is the run's own thread (which must not wait for the run's answers). */
+  public boolean onRunThread() {
+    return Thread.currentThread() == thread;
   }
 
   public boolean isRunning() {
@@ -130,28 +158,41 @@ public final class RunDriver implements AutoCloseable {
 
   private Decision process(RunCommand command) {
     Decision decision = decider.decide(command, state);
-    RunState next = state;
+    RunState before = state;
+    RunState next = before;
     for (RunEvent event : decision.events()) {
       next = RunDecider.apply(next, event);
     }
     state = next;
-    List<RunCommand> failures = new ArrayList<>();
+    if (!decision.events().isEmpty()) {
+      listener.decided(decision.events(), before, next);
+    }
+    List<RunCommand> answered = new ArrayList<>();
+    AtomicBoolean handling = new AtomicBoolean(true);
+    Consumer<RunCommand> reply =
+        c -> {
+          if (handling.get() && onRunThread()) {
+            answered.add(c);
+          } else {
+            enqueue(c); // later, or from another thread: in turn
+          }
+        };
     for (RunEffect effect : decision.effects()) {
       try {
-        handler.handle(effect, next, this::enqueue);
+        handler.handle(effect, next, reply);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         throw new IllegalStateException("interrupted while handling " + effect, e);
       } catch (Exception e) {
         LOG.warn("run {}: {} failed: {}", next.runId(), effect, e.toString());
-        failures.add(new RunCommand.EffectFailed(effect, String.valueOf(e.getMessage())));
+        answered.add(new RunCommand.EffectFailed(effect, String.valueOf(e.getMessage())));
       }
     }
-    if (!next.isTerminal()) {
-      // decided before anything enqueued meanwhile, in the order the effects failed
-      for (int i = failures.size() - 1; i >= 0; i--) {
-        mailbox.addFirst(new Entry(failures.get(i), new CompletableFuture<>()));
-      }
+    // what the effects answered at once (or their failures) is decided with the command that
+    // asked for them, before anything enqueued meanwhile; later answers are enqueued
+    handling.set(false);
+    for (RunCommand c : answered) {
+      process(c);
     }
     return decision;
   }

@@ -5,8 +5,7 @@ import java.time.Instant;
 /**
  * A dispatched action whose outcome is not recorded yet, and what the run knows of its liveness
  * (docs/adr/0007): dispatched (no executor took it yet), started by an executor (heartbeats keep it
- * alive), reported ({@code action.finished} seen or sent on its behalf). The value counterpart of
- * {@code InFlightActions.Lease}.
+ * alive), reported ({@code action.finished} seen or sent on its behalf).
  *
  * @param carried dispatched before a restart (docs/adr/0035): never treated as not started
  * @param takenBeforeRestart carried and taken by an executor before the restart (docs/adr/0056):
