@@ -1,7 +1,13 @@
 package dev.stagecraft.planner.service.run;
 
 import dev.stagecraft.planner.plan.PlanJson;
+import dev.stagecraft.planner.service.run.lifecycle.CarriedAction;
+import dev.stagecraft.planner.service.run.lifecycle.RunCommand;
+import dev.stagecraft.planner.service.run.lifecycle.RunCredential;
 import dev.stagecraft.schemas.action.ActionDispatched;
+import dev.stagecraft.schemas.action.DispatchSealing;
+import dev.stagecraft.schemas.seal.SecretsKeyring;
+import dev.stagecraft.schemas.seal.UnsealException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
@@ -54,6 +60,63 @@ final class CarriedActions {
     for (DispatchedActions.Dispatched d : dispatches) {
       dispatched.putIfAbsent(d.action().actionId(), d);
     }
+  }
+
+  /**
+   * What carrying a run on starts with: the run's {@link CarriedActions} and its {@code CarryOn}
+   * command — the actions it dispatched and the credential they carried (the latest, opened).
+   */
+  record Start(CarriedActions carried, RunCommand.CarryOn command) {}
+
+  /**
+   * Carries on {@code resumable} from {@code dispatched} ({@code RunCoordinator#carryOn}).
+   *
+   * @throws IllegalStateException when a dispatch cannot be opened with the keyring
+   */
+  static Start carryOn(
+      ResumableRun resumable,
+      List<DispatchedActions.Dispatched> dispatched,
+      String message,
+      SecretsKeyring secrets) {
+    RunRequest request = resumable.request();
+    boolean approvalBound =
+        resumable.awaitingApproval()
+            || request.expectedSerial() != null
+            || request.expectedDigest() != null;
+    CarriedActions carried =
+        new CarriedActions(
+            dispatched,
+            approvalBound,
+            resumable.approvedChanges(),
+            approvalBound ? resumable.planDigest() : null);
+    List<ActionDispatched> opened = new ArrayList<>();
+    List<CarriedAction> actions = new ArrayList<>();
+    for (DispatchedActions.Dispatched d : dispatched) {
+      ActionDispatched a = d.action();
+      try {
+        opened.add(DispatchSealing.open(a, secrets, request.tenant(), request.workspace()));
+      } catch (UnsealException e) {
+        throw new IllegalStateException(
+            "the dispatch of " + a.address() + " could not be opened: " + e.getMessage(), e);
+      }
+      actions.add(
+          new CarriedAction(
+              a.actionId(),
+              a.address(),
+              a.action(),
+              d.dispatchedAt(),
+              d.taken(),
+              Boolean.TRUE.equals(a.skipDestroy())));
+    }
+    String credential = runCredential(opened);
+    return new Start(
+        carried,
+        new RunCommand.CarryOn(
+            resumable.lastSequence(),
+            message,
+            actions,
+            carried.approvedPlanDigest(),
+            credential == null ? null : new RunCredential(credential)));
   }
 
   /** See {@link #CarriedActions}. */

@@ -3,14 +3,21 @@ package dev.stagecraft.planner.service.run;
 import dev.stagecraft.planner.plan.Plan;
 import dev.stagecraft.planner.plan.PlanResult;
 import dev.stagecraft.planner.service.run.driver.RunDriver;
+import dev.stagecraft.planner.service.run.lifecycle.Decision;
+import dev.stagecraft.planner.service.run.lifecycle.RunCommand;
 import dev.stagecraft.planner.service.run.lifecycle.RunState;
 import dev.stagecraft.schemas.action.ActionDispatched;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * One run in this planner instance: what its effect handler keeps beside the lifecycle's {@link
@@ -20,6 +27,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * as of the last decision.
  */
 public final class Run {
+  /** How long a request or event waits for the run's decision before it gives up. */
+  static final Duration ANSWER_WAIT = Duration.ofSeconds(30);
+
   final String id;
   final RunRequest request;
   final Instant createdAt;
@@ -124,6 +134,36 @@ public final class Run {
     if (after.isTerminal() && endedAt == null) {
       endedAt = at;
     }
+  }
+
+  /**
+   * Enqueues {@code command} for the run's driver and waits (at most {@link #ANSWER_WAIT}) for its
+   * decision; on the run's own thread (an event its own effect caused) it is decided next, and null
+   * is returned.
+   *
+   * @throws IllegalStateException when the run did not decide in time
+   */
+  Decision decide(RunCommand command) {
+    CompletableFuture<Decision> answer = driver.enqueue(command);
+    if (driver.onRunThread()) {
+      return answer.getNow(null);
+    }
+    try {
+      return answer.get(ANSWER_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while run " + id + " decided", e);
+    } catch (ExecutionException e) {
+      throw new IllegalStateException("run " + id + " could not decide " + command, e);
+    } catch (TimeoutException e) {
+      throw new IllegalStateException(
+          "run " + id + " did not decide " + command + " within " + ANSWER_WAIT, e);
+    }
+  }
+
+  /** Enqueues {@code command} for the run's driver without waiting (a sign of life, in order). */
+  CompletableFuture<Decision> enqueue(RunCommand command) {
+    return driver.enqueue(command);
   }
 
   /** The run's lifecycle state as of its driver's last decision. */

@@ -1,8 +1,5 @@
 package dev.stagecraft.planner.service.run;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import dev.stagecraft.language.diag.Diagnostics;
-import dev.stagecraft.planner.plan.PlanResult;
 import dev.stagecraft.planner.service.run.approval.ApprovalOutcome;
 import dev.stagecraft.planner.service.run.driver.AdmissionEffects;
 import dev.stagecraft.planner.service.run.driver.CloseEffects;
@@ -12,45 +9,25 @@ import dev.stagecraft.planner.service.run.driver.OpenedRuns;
 import dev.stagecraft.planner.service.run.driver.RunDriver;
 import dev.stagecraft.planner.service.run.driver.TransitionEffects;
 import dev.stagecraft.planner.service.run.driver.TransitionPublisher;
-import dev.stagecraft.planner.service.run.lifecycle.CarriedAction;
-import dev.stagecraft.planner.service.run.lifecycle.Decision;
 import dev.stagecraft.planner.service.run.lifecycle.RunCommand;
-import dev.stagecraft.planner.service.run.lifecycle.RunCredential;
 import dev.stagecraft.planner.service.run.lifecycle.RunDecider;
-import dev.stagecraft.planner.service.run.lifecycle.RunMessages;
 import dev.stagecraft.planner.service.run.lifecycle.RunSettings;
 import dev.stagecraft.planner.service.run.lifecycle.RunState;
 import dev.stagecraft.schemas.EventCodec;
-import dev.stagecraft.schemas.EventType;
-import dev.stagecraft.schemas.action.ActionDispatched;
-import dev.stagecraft.schemas.action.ActionFinished;
-import dev.stagecraft.schemas.action.ActionHeartbeat;
-import dev.stagecraft.schemas.action.ActionLog;
-import dev.stagecraft.schemas.action.ActionStarted;
-import dev.stagecraft.schemas.action.ActionStep;
-import dev.stagecraft.schemas.action.DispatchSealing;
 import dev.stagecraft.schemas.envelope.EventEnvelope;
-import dev.stagecraft.schemas.lock.LockForceUnlocked;
-import dev.stagecraft.schemas.lock.LockLeaseExpired;
 import dev.stagecraft.schemas.seal.SecretsKeyring;
-import dev.stagecraft.schemas.seal.UnsealException;
-import dev.stagecraft.schemas.state.StateRecorded;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -76,9 +53,6 @@ public final class RunCoordinator implements AutoCloseable {
   static final int LEASE_SECONDS = 30;
   static final int WAIT_SECONDS = 10;
 
-  /** How long a request or event waits for its run's decision before it gives up. */
-  static final Duration ANSWER_WAIT = Duration.ofSeconds(30);
-
   private final Map<String, Run> runs = new ConcurrentHashMap<>();
   private final WorkspaceStates states;
   private final EventCodec codec;
@@ -94,6 +68,8 @@ public final class RunCoordinator implements AutoCloseable {
   private final CloseEffects closeEffects;
   private final RunPlanning planning;
   private final RunDispatch dispatch;
+  private final RunEventIntake eventIntake;
+  private final RunTicks ticks;
   private volatile RunObserver observer = RunObserver.NONE;
   private volatile RunRequestRecorder requestRecorder = RunRequestRecorder.NONE;
   private volatile Supplier<Instant> brokerOutages = () -> Instant.EPOCH;
@@ -105,8 +81,7 @@ public final class RunCoordinator implements AutoCloseable {
 
   private volatile TenantAdmission admission = TenantAdmission.unlimited();
   private volatile AdmissionEffects admissionEffects = new AdmissionEffects(admission);
-  private volatile IdempotencyKeys idempotencyKeys = IdempotencyKeys.inMemory();
-  private final Object keyedStarts = new Object();
+  private final KeyedStarts keyedStarts = new KeyedStarts(runs, this::launch);
   private final ScheduledExecutorService heartbeats = daemonTimer("lock-heartbeats");
   private final ScheduledExecutorService timers = daemonTimer("action-leases");
   private volatile Duration actionLease = DEFAULT_ACTION_LEASE;
@@ -176,6 +151,8 @@ public final class RunCoordinator implements AutoCloseable {
     this.closeEffects = new CloseEffects(lockEffects);
     this.planning = new RunPlanning(uploads, states, secrets, openedRuns, clock);
     this.dispatch = new RunDispatch(codec, outbox, secrets, openedRuns, clock, ids);
+    this.eventIntake = new RunEventIntake(runs, clock);
+    this.ticks = new RunTicks(runs, clock);
   }
 
   private static ScheduledExecutorService daemonTimer(String name) {
@@ -306,46 +283,8 @@ public final class RunCoordinator implements AutoCloseable {
    */
   public Run carryOn(
       ResumableRun resumable, List<DispatchedActions.Dispatched> dispatched, String message) {
-    RunRequest request = resumable.request();
-    boolean approvalBound =
-        resumable.awaitingApproval()
-            || request.expectedSerial() != null
-            || request.expectedDigest() != null;
-    CarriedActions carried =
-        new CarriedActions(
-            dispatched,
-            approvalBound,
-            resumable.approvedChanges(),
-            approvalBound ? resumable.planDigest() : null);
-    List<ActionDispatched> opened = new ArrayList<>();
-    List<CarriedAction> actions = new ArrayList<>();
-    for (DispatchedActions.Dispatched d : dispatched) {
-      ActionDispatched a = d.action();
-      try {
-        opened.add(DispatchSealing.open(a, secrets, request.tenant(), request.workspace()));
-      } catch (UnsealException e) {
-        throw new IllegalStateException(
-            "the dispatch of " + a.address() + " could not be opened: " + e.getMessage(), e);
-      }
-      actions.add(
-          new CarriedAction(
-              a.actionId(),
-              a.address(),
-              a.action(),
-              d.dispatchedAt(),
-              d.taken(),
-              Boolean.TRUE.equals(a.skipDestroy())));
-    }
-    String credential = CarriedActions.runCredential(opened);
-    RunCommand.CarryOn carryOn =
-        new RunCommand.CarryOn(
-            resumable.lastSequence(),
-            message,
-            actions,
-            carried.approvedPlanDigest(),
-            credential == null ? null : new RunCredential(credential));
-    Run run = restart(resumable, message, carried, carryOn);
-    return run;
+    CarriedActions.Start start = CarriedActions.carryOn(resumable, dispatched, message, secrets);
+    return restart(resumable, message, start.carried(), start.command());
   }
 
   private Run restart(
@@ -398,7 +337,7 @@ public final class RunCoordinator implements AutoCloseable {
             new RunDecider(approvalTimeout, actionLease, dispatchLease),
             new RunEffects(parts(), run),
             new RunEventJournal(run, clock));
-    decide(run, first);
+    run.decide(first);
     return run;
   }
 
@@ -418,28 +357,6 @@ public final class RunCoordinator implements AutoCloseable {
         timers,
         brokerOutages,
         clock);
-  }
-
-  /**
-   * Enqueues {@code command} for the run and waits (at most {@link #ANSWER_WAIT}) for its decision.
-   */
-  private static Decision decide(Run run, RunCommand command) {
-    CompletableFuture<Decision> answer = run.driver.enqueue(command);
-    if (run.driver.onRunThread()) {
-      // an event the run's own effect caused (a test double answering at once): decided next
-      return answer.getNow(null);
-    }
-    try {
-      return answer.get(ANSWER_WAIT.toMillis(), TimeUnit.MILLISECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted while run " + run.id + " decided", e);
-    } catch (ExecutionException e) {
-      throw new IllegalStateException("run " + run.id + " could not decide " + command, e);
-    } catch (TimeoutException e) {
-      throw new IllegalStateException(
-          "run " + run.id + " did not decide " + command + " within " + ANSWER_WAIT, e);
-    }
   }
 
   /**
@@ -488,7 +405,7 @@ public final class RunCoordinator implements AutoCloseable {
         .map(
             run ->
                 ApprovalOutcome.of(
-                    decide(run, new RunCommand.Approve(planDigest, by, clock.instant()))))
+                    run.decide(new RunCommand.Approve(planDigest, by, clock.instant()))))
         .orElse(ApprovalOutcome.NOT_FOUND);
   }
 
@@ -499,7 +416,7 @@ public final class RunCoordinator implements AutoCloseable {
    */
   public ApprovalOutcome discard(String tenant, String runId, String by) {
     return find(tenant, runId)
-        .map(run -> ApprovalOutcome.of(decide(run, new RunCommand.Discard(by))))
+        .map(run -> ApprovalOutcome.of(run.decide(new RunCommand.Discard(by))))
         .orElse(ApprovalOutcome.NOT_FOUND);
   }
 
@@ -585,48 +502,7 @@ public final class RunCoordinator implements AutoCloseable {
       String pendingMessage,
       boolean awaitingApproval,
       PreparedConfiguration prepared) {
-    String id = runIdFor(request.tenant(), idempotencyKey);
-    boolean launched = false;
-    try {
-      synchronized (keyedStarts) {
-        Run existing = runs.get(id);
-        if (existing != null) {
-          return new KeyedStart(id, Optional.of(existing), true);
-        }
-        Optional<String> recorded = idempotencyKeys.runFor(request.tenant(), idempotencyKey);
-        if (recorded.isPresent()) {
-          Optional<Run> here = find(request.tenant(), recorded.get());
-          IdempotencyKeys.Claim claim =
-              here.isPresent() || !recorded.get().equals(id)
-                  ? IdempotencyKeys.Claim.RECORDED
-                  : idempotencyKeys.claimUnrecorded(request.tenant(), idempotencyKey);
-          switch (claim) {
-            case RECORDED -> {
-              return new KeyedStart(recorded.get(), here, true);
-            }
-            case NOT_YET -> {
-              return new KeyedStart(id, Optional.empty(), true, true);
-            }
-            case TAKEN_OVER ->
-                // its recorder halted before the run's first record: the run starts here
-                LOG.info("run {}: its recorder died before its first record; starting it", id);
-          }
-        } else if (!idempotencyKeys.record(
-            request.tenant(), idempotencyKey, id, request.workspace())) {
-          // another planner instance recorded it a moment ago: that one runs it
-          return new KeyedStart(id, find(request.tenant(), id), true, true);
-        }
-        launched = true;
-        return new KeyedStart(
-            id,
-            Optional.of(launch(id, request, pendingMessage, prepared, awaitingApproval)),
-            false);
-      }
-    } finally {
-      if (!launched && prepared != null) {
-        UploadedFiles.delete(prepared.directory());
-      }
-    }
+    return keyedStarts.start(request, idempotencyKey, pendingMessage, awaitingApproval, prepared);
   }
 
   /**
@@ -661,7 +537,7 @@ public final class RunCoordinator implements AutoCloseable {
    * only. Call once, before runs start.
    */
   public RunCoordinator withIdempotencyKeys(IdempotencyKeys keys) {
-    this.idempotencyKeys = keys;
+    keyedStarts.keys(keys);
     return this;
   }
 
@@ -746,52 +622,18 @@ public final class RunCoordinator implements AutoCloseable {
 
   /**
    * Drops from memory every run that ended at least the retention ago and whose records are all
-   * written (its recording lane is idle), so a planner that has been up for a long time holds only
-   * its active and recently ended runs, not every run it ever drove. A dropped run is read from the
-   * store from then on, as a run another instance drove is ({@link #find} returns empty; the API
-   * falls back to the run's records and recorded journal, docs/runs.md). Called by the lease timer
-   * after {@link #checkLeases}; package-private for tests.
+   * written ({@link RunTicks#forgetEnded}). Called by the lease timer; package-private for tests.
    */
   void forgetEnded() {
-    Instant before = clock.instant().minus(endedRunRetention);
-    for (Run run : runs.values()) {
-      synchronized (run) {
-        if (run.endedAt == null || run.endedAt.isAfter(before) || run.recording.pending() > 0) {
-          continue;
-        }
-      }
-      runs.remove(run.id, run);
-    }
+    ticks.forgetEnded(endedRunRetention);
   }
 
   /**
-   * Tells every active run the time ({@link RunCommand.Tick}): the decider reports each silent
-   * started action {@code interrupted} (an {@code action.finished} published for its executor),
-   * fails every action no executor started within the dispatch lease and discards a run whose
-   * approval expired. Called by the lease timer, which waits for the runs' decisions;
+   * Tells every active run the time ({@link RunTicks#tick}). Called by the lease timer;
    * package-private for tests.
    */
   void checkLeases() {
-    RunCommand.Tick tick = new RunCommand.Tick(clock.instant(), brokerOutages.get());
-    List<Run> ticked = new ArrayList<>();
-    List<CompletableFuture<Decision>> answers = new ArrayList<>();
-    for (Run run : runs.values()) {
-      RunState state = run.state();
-      if (state != null && !state.isTerminal()) {
-        ticked.add(run);
-        answers.add(run.driver.enqueue(tick));
-      }
-    }
-    for (int i = 0; i < answers.size(); i++) {
-      try {
-        answers.get(i).get(ANSWER_WAIT.toMillis(), TimeUnit.MILLISECONDS);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        return;
-      } catch (ExecutionException | TimeoutException e) {
-        LOG.warn("run {}: the lease check was not decided: {}", ticked.get(i).id, e.toString());
-      }
-    }
+    ticks.tick(brokerOutages.get());
   }
 
   /**
@@ -805,7 +647,7 @@ public final class RunCoordinator implements AutoCloseable {
    */
   public Optional<Run> cancel(String tenant, String runId, String requestedBy) {
     Optional<Run> found = find(tenant, runId);
-    found.ifPresent(run -> decide(run, new RunCommand.CancelRequested(requestedBy)));
+    found.ifPresent(run -> run.decide(new RunCommand.CancelRequested(requestedBy)));
     return found;
   }
 
@@ -819,55 +661,11 @@ public final class RunCoordinator implements AutoCloseable {
   }
 
   /**
-   * Handles an event of {@code stagecraft.lock-events}: a {@code dev.stagecraft.lock.lease-expired}
-   * for the lock a run of this instance holds (same tenant, workspace, holder = run id, lock id)
-   * ends that run {@code errored} at once, as a lost lease at its heartbeat would — nothing more is
-   * dispatched and its late writes are refused by fencing. A {@code
-   * dev.stagecraft.lock.force-unlocked} of the lock a run holds (holder = run id, same fencing
-   * token: the event may name the lock by a client's id) ends the run the same way, naming who
-   * forced it and why. Any other event (another type, another instance's or tenant's run, an older
-   * lock of the run, a run already ended) is refused by the run's decider, so a redelivered event
-   * is harmless. Called by the lock-events listener; thread-safe.
+   * Handles an event of {@code stagecraft.lock-events} ({@link RunEventIntake#onLockEvent}). Called
+   * by the lock-events listener; thread-safe.
    */
   public void onLockEvent(EventEnvelope envelope) {
-    if (EventType.LOCK_FORCE_UNLOCKED.type().equals(envelope.type())) {
-      LockForceUnlocked forced = EventCodec.data(envelope, LockForceUnlocked.class);
-      runOf(envelope, forced.holder())
-          .ifPresent(
-              run ->
-                  decide(
-                      run,
-                      new RunCommand.LockLost(
-                          RunCommand.LockLoss.FORCE_UNLOCKED,
-                          forced.lockId(),
-                          forced.fencingToken(),
-                          RunMessages.forceUnlocked(
-                              forced.actor(), forced.reason(), forced.fencingToken()))));
-    } else if (EventType.LOCK_LEASE_EXPIRED.type().equals(envelope.type())) {
-      LockLeaseExpired expired = EventCodec.data(envelope, LockLeaseExpired.class);
-      runOf(envelope, expired.holder())
-          .ifPresent(
-              run ->
-                  decide(
-                      run,
-                      new RunCommand.LockLost(
-                          RunCommand.LockLoss.LEASE_EXPIRED,
-                          expired.lockId(),
-                          expired.fencingToken(),
-                          RunMessages.leaseExpired(
-                              expired.recordedAt(), expired.lockId(), expired.fencingToken()))));
-    }
-  }
-
-  /** The run a lock event's holder names, when it is this instance's run of that workspace. */
-  private Optional<Run> runOf(EventEnvelope envelope, String holder) {
-    Run run = holder == null ? null : runs.get(holder);
-    if (run == null
-        || !run.request.tenant().equals(envelope.tenant())
-        || !run.request.workspace().equals(envelope.workspace())) {
-      return Optional.empty();
-    }
-    return Optional.of(run);
+    eventIntake.onLockEvent(envelope);
   }
 
   /**
@@ -876,115 +674,17 @@ public final class RunCoordinator implements AutoCloseable {
    */
   void heartbeat(Run run) {
     lockEffects.renewNow(run.id);
-    decide(run, new RunCommand.Tick(clock.instant(), brokerOutages.get()));
+    run.decide(new RunCommand.Tick(clock.instant(), brokerOutages.get()));
   }
 
-  /** Handles {@code state.recorded}: the outcome of one action is durable. Idempotent. */
+  /** Handles {@code state.recorded} ({@link RunEventIntake#onStateRecorded}). Idempotent. */
   public void onStateRecorded(EventEnvelope envelope) {
-    StateRecorded recorded = EventCodec.data(envelope, StateRecorded.class);
-    Run run = runs.get(recorded.runId());
-    if (run == null) {
-      return;
-    }
-    EventOrigin.requireRun(envelope, run.request, run.id, recorded.runId(), recorded.actionId());
-    decide(
-        run,
-        new RunCommand.StateRecorded(
-            recorded.actionId(),
-            recorded.address(),
-            recorded.outcome(),
-            recorded.error(),
-            postconditionFailure(run, recorded),
-            clock.instant()));
+    eventIntake.onStateRecorded(envelope);
   }
 
-  /**
-   * For a succeeded action whose postconditions fail with the applied values: the rendered
-   * diagnostics (nothing that depends on it may run); else null.
-   */
-  private static String postconditionFailure(Run run, StateRecorded recorded) {
-    PlanResult result = run.planResult;
-    if (!"succeeded".equals(recorded.outcome())
-        || result == null
-        || result.applyContext() == null) {
-      return null;
-    }
-    Diagnostics postconditions;
-    synchronized (run) {
-      if (!run.appliedAttributes.containsKey(recorded.address())) {
-        return null; // dispatched before a restart: not this plan's action
-      }
-      postconditions =
-          result
-              .applyContext()
-              .checkPostconditions(
-                  recorded.address(),
-                  run.appliedAttributes.get(recorded.address()),
-                  run.appliedAttributes);
-    }
-    return postconditions.hasErrors() ? postconditions.render(run.request.files()).strip() : null;
-  }
-
-  /** Handles executor events: streams logs and outcomes into the run's journal. */
+  /** Handles executor events ({@link RunEventIntake#onActionEvent}). */
   public void onActionEvent(EventEnvelope envelope) {
-    Run run = envelope.runid() == null ? null : runs.get(envelope.runid());
-    if (run == null) {
-      return;
-    }
-    JsonNode data = envelope.data();
-    EventOrigin.requireRun(
-        envelope,
-        run.request,
-        run.id,
-        data == null || !data.hasNonNull("runId") ? null : data.get("runId").asText(),
-        data == null || !data.hasNonNull("actionId") ? null : data.get("actionId").asText());
-    Instant now = clock.instant();
-    switch (envelope.type()) {
-      case "dev.stagecraft.action.log" -> {
-        ActionLog log = EventCodec.data(envelope, ActionLog.class);
-        run.driver.enqueue(new RunCommand.ActionHeartbeat(log.actionId(), null, now));
-        run.journal.log(log.address(), log.stream(), log.line());
-      }
-      case "dev.stagecraft.action.started" -> {
-        ActionStarted started = EventCodec.data(envelope, ActionStarted.class);
-        decide(run, new RunCommand.ActionStarted(started.actionId(), started.executorId(), now));
-        run.journal.action(started.address(), "started on " + started.executorId());
-      }
-      case "dev.stagecraft.action.heartbeat" -> {
-        ActionHeartbeat beat = EventCodec.data(envelope, ActionHeartbeat.class);
-        run.driver.enqueue(
-            new RunCommand.ActionHeartbeat(
-                beat.actionId(),
-                beat.executorId(),
-                beat.step(),
-                beat.stepType(),
-                beat.stepTarget(),
-                now));
-      }
-      case "dev.stagecraft.action.step" -> {
-        ActionStep step = EventCodec.data(envelope, ActionStep.class);
-        run.driver.enqueue(
-            new RunCommand.ActionHeartbeat(
-                step.actionId(), step.executorId(), step.index(), step.type(), step.target(), now));
-      }
-      case "dev.stagecraft.action.finished" -> {
-        ActionFinished finished = EventCodec.data(envelope, ActionFinished.class);
-        decide(
-            run,
-            new RunCommand.ActionFinished(
-                finished.actionId(), finished.succeeded(), finished.error()));
-        if (!finished.succeeded()) {
-          run.journal.action(
-              finished.address(),
-              "error: "
-                  + finished.error()
-                  + (finished.exitCode() == null
-                      ? ""
-                      : " (exit code " + finished.exitCode() + ")"));
-        }
-      }
-      default -> {}
-    }
+    eventIntake.onActionEvent(envelope);
   }
 
   /**
