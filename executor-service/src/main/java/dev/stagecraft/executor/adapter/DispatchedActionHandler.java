@@ -1,5 +1,8 @@
 package dev.stagecraft.executor.adapter;
 
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.Expiry;
 import dev.stagecraft.executor.step.ActionResult;
 import dev.stagecraft.executor.step.ActionRunner;
 import dev.stagecraft.executor.step.RunConnectionPool;
@@ -15,7 +18,6 @@ import dev.stagecraft.schemas.seal.SecretsKeyring;
 import dev.stagecraft.schemas.seal.UnsealException;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
@@ -32,11 +34,11 @@ import org.slf4j.LoggerFactory;
  * Takes {@code action.dispatched} events off the poll loop and runs each on its own virtual thread.
  *
  * <p><b>Idempotency.</b> {@link EventConsumer} delivers at least once, so the same dispatch (same
- * {@code actionId}) can arrive again. This instance remembers the action ids it took (the newest
- * {@value #REMEMBERED_ACTIONS}) and ignores a second delivery. The id is remembered before {@code
- * action.started} is published, and {@code action.started} is published, synchronously, before the
- * first command runs: a redelivery to <em>another</em> instance (after a rebalance or a crash) is
- * therefore never silent, it shows as a second {@code action.started} with a different executor id.
+ * {@code actionId}) can arrive again. This instance remembers the action ids it took and ignores a
+ * second delivery. The id is remembered before {@code action.started} is published, and {@code
+ * action.started} is published, synchronously, before the first command runs: a redelivery to
+ * <em>another</em> instance (after a rebalance or a crash) is therefore never silent, it shows as a
+ * second {@code action.started} with a different executor id.
  *
  * <p><b>Claim before run</b> (docs/adr/0007). After {@code action.started} is committed, the
  * handler commits the dispatch's offset synchronously ({@link EventConsumer#commitThroughCurrent})
@@ -46,6 +48,15 @@ import org.slf4j.LoggerFactory;
  * remembered: its new owner runs it. A dispatch older than {@code dispatchExpiry} (by its envelope
  * time) is not run at all: the planner has given up on it or is about to (its dispatch lease is
  * longer).
+ *
+ * <p><b>Memory.</b> The action ids taken and the runs canceled are kept in bounded Caffeine caches
+ * (at most {@value #REMEMBERED_ACTIONS} and {@value #REMEMBERED_CANCELS}), each entry for twice the
+ * dispatch expiry by {@code clock}. That is as long as it matters: the planner never dispatches an
+ * action twice (its id is the event's, {@code <run>/<address>}), so a copy of a dispatch carries
+ * the first one's envelope time and is not run anyway once it expired; likewise a dispatch that
+ * crossed a cancel is older than the cancel. The margin covers a planner clock up to one dispatch
+ * expiry ahead of this one. Only more entries than the bound within that time (a flood) forget
+ * early, and then Caffeine (W-TinyLFU, not LRU) keeps only about the newest 1% of them for sure.
  *
  * <p><b>Liveness.</b> While actions run, a timer sends each one's {@code action.heartbeat} every
  * {@code heartbeatInterval}; the planner declares an action interrupted when they stop. {@link
@@ -74,15 +85,9 @@ final class DispatchedActionHandler implements EventConsumer.Handler {
   private final EventCodec codec = EventCodec.forSource(SOURCE);
   private final Semaphore permits;
   private final ExecutorService workers = Executors.newVirtualThreadPerTaskExecutor();
-  private final Map<String, Boolean> taken = // guarded by itself; insertion order = age
-      new LinkedHashMap<>() {
-        private static final long serialVersionUID = 1L;
-
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<String, Boolean> eldest) {
-          return size() > REMEMBERED_ACTIONS;
-        }
-      };
+  private volatile Duration dispatchExpiry = DEFAULT_DISPATCH_EXPIRY;
+  private volatile Clock clock = Clock.systemUTC();
+  private final Cache<String, Boolean> taken = remembered(REMEMBERED_ACTIONS);
   private volatile boolean closing;
 
   /** An action running on a worker thread, of a run of {@code tenant}/{@code workspace}. */
@@ -93,15 +98,8 @@ final class DispatchedActionHandler implements EventConsumer.Handler {
   private record Canceled(String tenant, String workspace, String reason) {}
 
   private final Map<String, Running> running = new ConcurrentHashMap<>();
-  private final Map<String, Canceled> canceledRuns = // guarded by itself; run id → cancel
-      new LinkedHashMap<>() {
-        private static final long serialVersionUID = 1L;
+  private final Cache<String, Canceled> canceledRuns = remembered(REMEMBERED_CANCELS); // by run
 
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<String, Canceled> eldest) {
-          return size() > REMEMBERED_CANCELS;
-        }
-      };
   private final ScheduledExecutorService heartbeats =
       Executors.newSingleThreadScheduledExecutor(
           r -> {
@@ -110,8 +108,6 @@ final class DispatchedActionHandler implements EventConsumer.Handler {
             return t;
           });
   private volatile BooleanSupplier claim = () -> true;
-  private volatile Duration dispatchExpiry = DEFAULT_DISPATCH_EXPIRY;
-  private volatile Clock clock = Clock.systemUTC();
 
   DispatchedActionHandler(
       ActionRunner runner, EventPublisher publisher, String executorId, int concurrency) {
@@ -200,9 +196,7 @@ final class DispatchedActionHandler implements EventConsumer.Handler {
       }
     }
     String why = reason == null ? "canceled" : reason;
-    synchronized (canceledRuns) {
-      canceledRuns.put(runId, new Canceled(tenant, workspace, why));
-    }
+    canceledRuns.put(runId, new Canceled(tenant, workspace, why));
     int interrupted = 0;
     for (Running r : running.values()) {
       if (r.runId().equals(runId)) {
@@ -215,13 +209,11 @@ final class DispatchedActionHandler implements EventConsumer.Handler {
   }
 
   /** Why the run was canceled, when a cancel of its own tenant and workspace came; else null. */
-  private String canceledBecause(String runId, String tenant, String workspace) {
-    synchronized (canceledRuns) {
-      Canceled c = canceledRuns.get(runId);
-      return c != null && c.tenant().equals(tenant) && Objects.equals(c.workspace(), workspace)
-          ? c.reason()
-          : null;
-    }
+  String canceledBecause(String runId, String tenant, String workspace) {
+    Canceled c = canceledRuns.getIfPresent(runId);
+    return c != null && c.tenant().equals(tenant) && Objects.equals(c.workspace(), workspace)
+        ? c.reason()
+        : null;
   }
 
   @Override
@@ -348,16 +340,34 @@ final class DispatchedActionHandler implements EventConsumer.Handler {
     }
   }
 
-  private boolean take(String actionId) {
-    synchronized (taken) {
-      return taken.putIfAbsent(actionId, Boolean.TRUE) == null;
-    }
+  /** True when {@code actionId} was not taken yet (atomic: of two copies, one takes it). */
+  boolean take(String actionId) {
+    return taken.asMap().putIfAbsent(actionId, Boolean.TRUE) == null;
   }
 
   private void forget(String actionId) {
-    synchronized (taken) {
-      taken.remove(actionId);
-    }
+    taken.invalidate(actionId);
+  }
+
+  /**
+   * A cache of at most {@code capacity} entries, each kept for twice the dispatch expiry after it
+   * was written, by {@link #clock} (see Memory above). Eviction runs on the writing thread (no task
+   * in the common pool), so the bound holds once a write returns.
+   */
+  private <V> Cache<String, V> remembered(int capacity) {
+    return Caffeine.newBuilder()
+        .maximumSize(capacity)
+        .expireAfter(Expiry.<String, V>writing((key, value) -> dispatchExpiry.multipliedBy(2)))
+        .ticker(() -> TimeUnit.MILLISECONDS.toNanos(clock.millis()))
+        .executor(Runnable::run)
+        .<String, V>build();
+  }
+
+  /** How many action ids and how many canceled runs are remembered now (for tests). */
+  long[] rememberedCounts() {
+    taken.cleanUp();
+    canceledRuns.cleanUp();
+    return new long[] {taken.estimatedSize(), canceledRuns.estimatedSize()};
   }
 
   /** From now on a full executor does not wait for a permit (see {@link #acquirePermit}). */

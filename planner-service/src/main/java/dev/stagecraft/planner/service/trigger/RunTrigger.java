@@ -1,5 +1,6 @@
 package dev.stagecraft.planner.service.trigger;
 
+import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.stagecraft.planner.service.config.ConfigurationContent;
 import dev.stagecraft.planner.service.run.RunCoordinator;
 import dev.stagecraft.planner.service.run.approval.ApprovalOutcome;
@@ -19,7 +20,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -40,10 +40,11 @@ import java.util.Set;
  * schema. Then the run starts, or a duplicate refers to the run the key already made; or the run is
  * approved or discarded, here or by the planner instance that drives it; the same decision event
  * again (by tenant, source and event id) gets the answer it got and decides nothing, however late
- * it comes: {@value #REMEMBERED_DECISIONS} are remembered here, and every one in the {@link
- * DecisionRecords} (durable, shared by the planner instances), so a copy redelivered after a
- * restart is answered too. Anything refused changes nothing. Thread-safe (the coordinator
- * serializes keyed starts; decisions taken here are serialized).
+ * it comes: up to {@value #REMEMBERED_DECISIONS} are remembered here (a Caffeine cache: the recent
+ * ones, not strictly the newest), and every one in the {@link DecisionRecords} (durable, shared by
+ * the planner instances), so a copy redelivered after a restart, or forgotten here, is answered
+ * too. Anything refused changes nothing. Thread-safe (the coordinator serializes keyed starts;
+ * decisions taken here are serialized by one lock).
  */
 public final class RunTrigger {
   private final RunCoordinator coordinator;
@@ -64,14 +65,25 @@ public final class RunTrigger {
   /** How many decisions (by tenant, source and event id) are remembered here for redeliveries. */
   static final int REMEMBERED_DECISIONS = 10_000;
 
-  /** Decisions taken, by tenant, source and event id, newest last; guarded by itself. */
+  /**
+   * Decisions taken, by tenant, source and event id. Bounded: one may be forgotten at any time (the
+   * records still have it; without records, a forgotten decision sent again is decided again, and
+   * the coordinator refuses a second decision on a run). Eviction runs on the writing thread, so
+   * the bound holds once a write returns.
+   */
   private final Map<String, Decided> decided =
-      new LinkedHashMap<>(16, 0.75f, false) {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<String, Decided> eldest) {
-          return size() > REMEMBERED_DECISIONS;
-        }
-      };
+      Caffeine.newBuilder()
+          .maximumSize(REMEMBERED_DECISIONS)
+          .executor(Runnable::run)
+          .<String, Decided>build()
+          .asMap();
+
+  /**
+   * Held while a decision is taken here, so that of two copies of one event the second gets the
+   * first's answer. A lock, not a {@code compute} of the cache: taking a decision calls the
+   * coordinator and may wait for the run's record.
+   */
+  private final Object deciding = new Object();
 
   private volatile Duration decisionTolerance = DEFAULT_DECISION_TOLERANCE;
   private volatile DecisionRecords decisionRecords = DecisionRecords.NONE;
@@ -558,7 +570,7 @@ public final class RunTrigger {
             + tenant;
     String key = decisionKey(envelope);
     ApprovalOutcome outcome;
-    synchronized (decided) {
+    synchronized (deciding) {
       // the same event again (a redelivery, a webhook retry) gets the answer it got: no second
       // decision, no refusal for a decision that was taken
       Decided earlier = decided.get(key);
@@ -604,9 +616,7 @@ public final class RunTrigger {
                   signature,
                   forwardedBy));
       if (there instanceof Decided made) {
-        synchronized (decided) {
-          decided.put(key, made);
-        }
+        decided.put(key, made);
       }
       return there;
     }
@@ -623,11 +633,9 @@ public final class RunTrigger {
    */
   private Outcome earlierDecision(EventEnvelope envelope) {
     String key = decisionKey(envelope);
-    synchronized (decided) {
-      Decided earlier = decided.get(key);
-      if (earlier != null) {
-        return earlier;
-      }
+    Decided earlier = decided.get(key);
+    if (earlier != null) {
+      return earlier;
     }
     Optional<Decided> recorded;
     try {
@@ -643,9 +651,7 @@ public final class RunTrigger {
     if (recorded.isEmpty()) {
       return null;
     }
-    synchronized (decided) {
-      decided.put(key, recorded.get());
-    }
+    decided.put(key, recorded.get());
     return recorded.get();
   }
 
