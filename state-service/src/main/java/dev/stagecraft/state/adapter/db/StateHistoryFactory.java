@@ -27,6 +27,7 @@ public class StateHistoryFactory {
     return new StateHistory(
         store.resultLog(gate),
         store.lockedChanges(),
+        store.pushLog(),
         new StateDecider(() -> UUID.randomUUID().toString()));
   }
 }
