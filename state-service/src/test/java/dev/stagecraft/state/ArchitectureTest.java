@@ -138,8 +138,8 @@ class ArchitectureTest {
                   .and(target(nameMatching("rollback|delete|push|pushStored"))));
 
   /**
-   * The store's write ports are the application layer's, wired in adapter.db; the store's push
-   * methods (the use case over its own port, for tests, tools and benchmarks) are not the
+   * The store's write ports are the application layer's, wired in adapter.db; the store's push and
+   * opening methods (the use cases over its own ports, for tests, tools and benchmarks) are not the
    * controllers' way in either.
    */
   private static final ArchRule ONLY_THE_APPLICATION_REACHES_THE_WRITE_PORTS =
@@ -153,7 +153,7 @@ class ArchitectureTest {
                   .and(
                       target(
                           nameMatching(
-                              "resultLog|lockedChanges|pushLog|pushDocument|pushStreamed"))));
+                              "resultLog|lockedChanges|pushLog|openingLog|pushDocument|pushStreamed|openRun"))));
 
   @Test
   void applicationLayerIsPlainJavaAndKnowsNoAdapter() {

@@ -28,6 +28,7 @@ public class StateHistoryFactory {
         store.resultLog(gate),
         store.lockedChanges(),
         store.pushLog(),
+        store.openingLog(),
         new StateDecider(() -> UUID.randomUUID().toString()));
   }
 }

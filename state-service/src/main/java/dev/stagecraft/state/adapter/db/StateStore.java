@@ -5,13 +5,15 @@ import dev.stagecraft.schemas.action.ActionFinished;
 import dev.stagecraft.servicekit.db.Sql;
 import dev.stagecraft.state.application.DocumentPushes;
 import dev.stagecraft.state.application.LockedChanges;
+import dev.stagecraft.state.application.OpeningLog;
 import dev.stagecraft.state.application.PushLog;
 import dev.stagecraft.state.application.ResultLog;
+import dev.stagecraft.state.application.RunOpening;
+import dev.stagecraft.state.application.RunOpenings;
 import dev.stagecraft.state.history.DocumentDecider;
 import dev.stagecraft.state.history.StateEvent;
 import dev.stagecraft.state.history.StoredDocument;
 import dev.stagecraft.state.history.WorkspaceState;
-import dev.stagecraft.state.hostkey.HostKey;
 import jakarta.inject.Singleton;
 import java.io.IOException;
 import java.io.InputStream;
@@ -36,8 +38,8 @@ import javax.sql.DataSource;
  * use cases that ask a decider of {@code history} before they append live in the application layer
  * ({@code application.StateHistory}), which reaches the store through three ports: {@link
  * #resultLog} (recording action results), {@link #lockedChanges} (the writes under the workspace's
- * row lock) and {@link #pushLog} (document pushes); a run's opening and fencing advances are still
- * the store's.
+ * row lock), {@link #pushLog} (document pushes) and {@link #openingLog} (a run's opening); a bare
+ * fencing advance ({@link #advanceFencing}) is still the store's.
  *
  * <p>Concurrency: every write to a workspace first takes its {@code state.fencing} row with {@code
  * SELECT ... FOR UPDATE}, so writes to one workspace are serialized across threads and service
@@ -109,6 +111,7 @@ public final class StateStore {
   private final RunOpener opener;
   private final LockedWriter locked;
   private final DocumentPushes pushes;
+  private final RunOpenings openings;
 
   /** See {@link DocumentReader#DOCUMENT_SLICE}. */
   static final int DOCUMENT_SLICE = DocumentReader.DOCUMENT_SLICE;
@@ -130,6 +133,7 @@ public final class StateStore {
     this.opener = new RunOpener(dataSource, clock, folds);
     this.locked = new LockedWriter(dataSource, clock, folds);
     this.pushes = new DocumentPushes(documents);
+    this.openings = new RunOpenings(opener);
   }
 
   /**
@@ -151,6 +155,11 @@ public final class StateStore {
     return documents;
   }
 
+  /** The application's {@link OpeningLog} over this store ({@link RunOpener}). */
+  public OpeningLog openingLog() {
+    return opener;
+  }
+
   /**
    * Makes {@code token} the newest fencing token of the workspace unless a newer one was seen.
    *
@@ -166,32 +175,14 @@ public final class StateStore {
   }
 
   /**
-   * The outcome of {@link #openRun}: {@code newerToken} is present (and nothing was written) when
-   * the workspace already saw a newer fencing token. Otherwise the token is the workspace's newest,
-   * {@code credentialIssued} says whether the run's credential was stored (false: the run already
-   * ended, its credential revoked), and then {@code state} and {@code hostKeys} are what the run
-   * works from (null and empty when it was not).
-   */
-  public record RunOpening(
-      Optional<Long> newerToken,
-      boolean credentialIssued,
-      WorkspaceState state,
-      List<HostKey> hostKeys) {}
-
-  /**
-   * Opens a run that was just granted the workspace lock with {@code token} (docs/adr/0025, ADR
-   * 0047), in two statements. The first, one autocommit statement, advances the workspace's fencing
-   * token (as {@link #advanceFencing} does: never backwards) and, only when it did, stores the
-   * run's credential ({@code credentialHash}, refused for a run whose credential was revoked). The
-   * second reads the newest event's sequence and the host keys the run must enforce, with a
-   * snapshot taken after the first committed: every result an older holder recorded is in it, and
-   * none can be recorded after (its token is older than the workspace's newest now), so the state
-   * and the keys are those the lock protects, as when they were read under the row lock.
+   * Opens a run that was just granted the workspace lock with {@code token}: the application's
+   * opening use case over this store ({@link RunOpenings#open}, which the service's controller
+   * calls through {@code StateHistory}); for tests, tools and benchmarks.
    */
   public RunOpening openRun(
       String tenant, String workspace, long token, String runId, String credentialHash)
       throws SQLException {
-    return opener.openRun(tenant, workspace, token, runId, credentialHash);
+    return openings.open(tenant, workspace, token, runId, credentialHash);
   }
 
   /**
