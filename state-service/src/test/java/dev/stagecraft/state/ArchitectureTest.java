@@ -13,6 +13,7 @@ import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.lang.ArchRule;
+import dev.stagecraft.state.adapter.db.DecidingStoreOffender;
 import dev.stagecraft.state.adapter.db.StateStore;
 import dev.stagecraft.state.adapter.http.DecidingControllerOffender;
 import dev.stagecraft.state.application.JdbcUseCaseOffender;
@@ -108,7 +109,7 @@ class ArchitectureTest {
 
   /**
    * HTTP and Kafka adapters call StateHistory's use cases; they never ask a decider for a write
-   * themselves (the store still decides a push, inside its one-call path).
+   * themselves.
    */
   private static final ArchRule ADAPTERS_DECIDE_THROUGH_THE_APPLICATION =
       noClasses()
@@ -123,16 +124,36 @@ class ArchitectureTest {
               target(owner(equivalentTo(DocumentDecider.class)))
                   .and(target(nameMatching("rollback|delete|push|pushStored"))));
 
-  /** The store's write ports are the application layer's, wired in adapter.db. */
+  /**
+   * The store decides no whole-document change: a push, a rollback and a deletion are decided by
+   * the application layer between the port's reads and its write (ADR 0075).
+   */
+  private static final ArchRule THE_STORE_DECIDES_NO_DOCUMENT_CHANGE =
+      noClasses()
+          .that()
+          .resideInAPackage("dev.stagecraft.state.adapter.db..")
+          .should()
+          .callMethodWhere(
+              target(owner(equivalentTo(DocumentDecider.class)))
+                  .and(target(nameMatching("rollback|delete|push|pushStored"))));
+
+  /**
+   * The store's write ports are the application layer's, wired in adapter.db; the store's push and
+   * opening methods (the use cases over its own ports, for tests, tools and benchmarks) are not the
+   * controllers' way in either.
+   */
   private static final ArchRule ONLY_THE_APPLICATION_REACHES_THE_WRITE_PORTS =
       noClasses()
           .that()
           .resideOutsideOfPackages(
               "dev.stagecraft.state.application..", "dev.stagecraft.state.adapter.db..")
           .should()
-          .callMethod(StateStore.class, "resultLog", StateStore.OutcomeGate.class)
-          .orShould()
-          .callMethod(StateStore.class, "lockedChanges");
+          .callMethodWhere(
+              target(owner(equivalentTo(StateStore.class)))
+                  .and(
+                      target(
+                          nameMatching(
+                              "resultLog|lockedChanges|pushLog|openingLog|pushDocument|pushStreamed|openRun"))));
 
   @Test
   void applicationLayerIsPlainJavaAndKnowsNoAdapter() {
@@ -145,6 +166,11 @@ class ArchitectureTest {
   }
 
   @Test
+  void theStoreDecidesNoDocumentChange() {
+    THE_STORE_DECIDES_NO_DOCUMENT_CHANGE.check(classes);
+  }
+
+  @Test
   void onlyTheApplicationLayerAndItsWiringReachTheStoresWritePorts() {
     ONLY_THE_APPLICATION_REACHES_THE_WRITE_PORTS.check(classes);
   }
@@ -153,7 +179,10 @@ class ArchitectureTest {
   void theRulesCatchAnAdapterThatDecidesAndAnApplicationClassThatUsesJdbc() {
     JavaClasses offenders =
         new ClassFileImporter()
-            .importClasses(DecidingControllerOffender.class, JdbcUseCaseOffender.class);
+            .importClasses(
+                DecidingControllerOffender.class,
+                JdbcUseCaseOffender.class,
+                DecidingStoreOffender.class);
     assertThatThrownBy(() -> ADAPTERS_DECIDE_THROUGH_THE_APPLICATION.check(offenders))
         .isInstanceOf(AssertionError.class)
         .hasMessageContaining("DecidingControllerOffender")
@@ -165,6 +194,11 @@ class ArchitectureTest {
         .hasMessageContaining("java.sql.Connection");
     assertThatThrownBy(() -> ONLY_THE_APPLICATION_REACHES_THE_WRITE_PORTS.check(offenders))
         .isInstanceOf(AssertionError.class)
-        .hasMessageContaining("lockedChanges");
+        .hasMessageContaining("lockedChanges")
+        .hasMessageContaining("pushStreamed");
+    assertThatThrownBy(() -> THE_STORE_DECIDES_NO_DOCUMENT_CHANGE.check(offenders))
+        .isInstanceOf(AssertionError.class)
+        .hasMessageContaining("DecidingStoreOffender")
+        .hasMessageContaining("DocumentDecider.pushStored");
   }
 }

@@ -324,26 +324,6 @@ final class EventLog {
           + " ?::jsonb, ?, ?, ?, ?::jsonb, ?)";
 
   /**
-   * A push lost its event's sequence to a fast append for the {@code attempt}-th time: it reads the
-   * head again, up to {@link #MAX_APPEND_ATTEMPTS} times, as {@code ActionResults.record} does.
-   *
-   * @throws SQLException SQLSTATE 40001 (transient) once the attempts are spent
-   */
-  static void lostSequence(String tenant, String workspace, int attempt) throws SQLException {
-    if (attempt >= MAX_APPEND_ATTEMPTS) {
-      throw new SQLException(
-          "a push to workspace "
-              + tenant
-              + "/"
-              + workspace
-              + " lost the race for its sequence "
-              + attempt
-              + " times in a row; retry later",
-          "40001");
-    }
-  }
-
-  /**
    * Whether a locked writer whose transaction failed with {@code e} should run again: its first
    * event's sequence was taken by a fast append meanwhile (ADR 0052: the row lock no longer
    * excludes those), so it reads the head again and decides again. Bounded like a recording ({@code

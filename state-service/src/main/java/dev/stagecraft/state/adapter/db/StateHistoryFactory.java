@@ -27,6 +27,8 @@ public class StateHistoryFactory {
     return new StateHistory(
         store.resultLog(gate),
         store.lockedChanges(),
+        store.pushLog(),
+        store.openingLog(),
         new StateDecider(() -> UUID.randomUUID().toString()));
   }
 }

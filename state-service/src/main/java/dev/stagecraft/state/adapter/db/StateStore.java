@@ -3,19 +3,20 @@ package dev.stagecraft.state.adapter.db;
 import dev.stagecraft.schemas.EventCodec;
 import dev.stagecraft.schemas.action.ActionFinished;
 import dev.stagecraft.servicekit.db.Sql;
-import dev.stagecraft.state.adapter.document.SpooledDocument;
+import dev.stagecraft.state.application.DocumentPushes;
 import dev.stagecraft.state.application.LockedChanges;
+import dev.stagecraft.state.application.OpeningLog;
+import dev.stagecraft.state.application.PushLog;
 import dev.stagecraft.state.application.ResultLog;
+import dev.stagecraft.state.application.RunOpening;
+import dev.stagecraft.state.application.RunOpenings;
 import dev.stagecraft.state.history.DocumentDecider;
 import dev.stagecraft.state.history.StateEvent;
 import dev.stagecraft.state.history.StoredDocument;
 import dev.stagecraft.state.history.WorkspaceState;
-import dev.stagecraft.state.hostkey.HostKey;
 import jakarta.inject.Singleton;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -35,9 +36,10 @@ import javax.sql.DataSource;
  * alone advances fencing tokens, {@link Folds} folds and caches, {@link VersionIndex} lists
  * versions, {@link DocumentStore} and {@link DocumentReader} write and read stored documents. The
  * use cases that ask a decider of {@code history} before they append live in the application layer
- * ({@code application.StateHistory}), which reaches the store through two ports: {@link #resultLog}
- * (recording action results) and {@link #lockedChanges} (the writes under the workspace's row
- * lock); pushes, a run's opening and fencing advances are still the store's.
+ * ({@code application.StateHistory}), which reaches the store through three ports: {@link
+ * #resultLog} (recording action results), {@link #lockedChanges} (the writes under the workspace's
+ * row lock), {@link #pushLog} (document pushes) and {@link #openingLog} (a run's opening); a bare
+ * fencing advance ({@link #advanceFencing}) is still the store's.
  *
  * <p>Concurrency: every write to a workspace first takes its {@code state.fencing} row with {@code
  * SELECT ... FOR UPDATE}, so writes to one workspace are serialized across threads and service
@@ -108,6 +110,8 @@ public final class StateStore {
   private final DocumentReader reader;
   private final RunOpener opener;
   private final LockedWriter locked;
+  private final DocumentPushes pushes;
+  private final RunOpenings openings;
 
   /** See {@link DocumentReader#DOCUMENT_SLICE}. */
   static final int DOCUMENT_SLICE = DocumentReader.DOCUMENT_SLICE;
@@ -128,6 +132,8 @@ public final class StateStore {
     this.reader = new DocumentReader(dataSource, folds);
     this.opener = new RunOpener(dataSource, clock, folds);
     this.locked = new LockedWriter(dataSource, clock, folds);
+    this.pushes = new DocumentPushes(documents);
+    this.openings = new RunOpenings(opener);
   }
 
   /**
@@ -142,6 +148,16 @@ public final class StateStore {
   /** The application's {@link LockedChanges} over this store ({@link LockedWriter}). */
   public LockedChanges lockedChanges() {
     return locked;
+  }
+
+  /** The application's {@link PushLog} over this store ({@link DocumentStore}). */
+  public PushLog pushLog() {
+    return documents;
+  }
+
+  /** The application's {@link OpeningLog} over this store ({@link RunOpener}). */
+  public OpeningLog openingLog() {
+    return opener;
   }
 
   /**
@@ -159,32 +175,14 @@ public final class StateStore {
   }
 
   /**
-   * The outcome of {@link #openRun}: {@code newerToken} is present (and nothing was written) when
-   * the workspace already saw a newer fencing token. Otherwise the token is the workspace's newest,
-   * {@code credentialIssued} says whether the run's credential was stored (false: the run already
-   * ended, its credential revoked), and then {@code state} and {@code hostKeys} are what the run
-   * works from (null and empty when it was not).
-   */
-  public record RunOpening(
-      Optional<Long> newerToken,
-      boolean credentialIssued,
-      WorkspaceState state,
-      List<HostKey> hostKeys) {}
-
-  /**
-   * Opens a run that was just granted the workspace lock with {@code token} (docs/adr/0025, ADR
-   * 0047), in two statements. The first, one autocommit statement, advances the workspace's fencing
-   * token (as {@link #advanceFencing} does: never backwards) and, only when it did, stores the
-   * run's credential ({@code credentialHash}, refused for a run whose credential was revoked). The
-   * second reads the newest event's sequence and the host keys the run must enforce, with a
-   * snapshot taken after the first committed: every result an older holder recorded is in it, and
-   * none can be recorded after (its token is older than the workspace's newest now), so the state
-   * and the keys are those the lock protects, as when they were read under the row lock.
+   * Opens a run that was just granted the workspace lock with {@code token}: the application's
+   * opening use case over this store ({@link RunOpenings#open}, which the service's controller
+   * calls through {@code StateHistory}); for tests, tools and benchmarks.
    */
   public RunOpening openRun(
       String tenant, String workspace, long token, String runId, String credentialHash)
       throws SQLException {
-    return opener.openRun(tenant, workspace, token, runId, credentialHash);
+    return openings.open(tenant, workspace, token, runId, credentialHash);
   }
 
   /**
@@ -205,33 +203,6 @@ public final class StateStore {
   public long newestFencingToken(String tenant, String workspace) throws SQLException {
     try (Connection c = dataSource.getConnection()) {
       return FencingLedger.newest(c, tenant, workspace);
-    }
-  }
-
-  /** Gives the fencing token to push under once the body is received (the lock check's result). */
-  @FunctionalInterface
-  public interface FencingTokenSource {
-    /**
-     * @throws RuntimeException the lock's refusal (an HTTP problem), as the lock check threw it
-     */
-    long token() throws SQLException;
-  }
-
-  /** Receives a pushed body, writing every byte to {@code content} as it passes. */
-  @FunctionalInterface
-  public interface ContentReceiver {
-    /**
-     * @return the document's reference and the validator's problems
-     * @throws RuntimeException the body's refusal (an HTTP problem); nothing is stored
-     */
-    SpooledDocument.Received receive(OutputStream content) throws IOException;
-
-    /**
-     * Where the compressed bytes go once they outgrow memory (ADR 0041): the service's upload
-     * directory; null for the JVM's temporary directory.
-     */
-    default Path spoolDirectory() {
-      return null;
     }
   }
 
@@ -339,28 +310,36 @@ public final class StateStore {
     return VersionIndex.digest(json);
   }
 
-  /** Pushes a spooled document: see {@link DocumentStore#pushDocument}. */
+  /**
+   * Pushes a spooled document: the application's push use case over this store ({@link
+   * DocumentPushes#push}, which the service's controllers call through {@code StateHistory}); for
+   * tests, tools and benchmarks.
+   */
   public DocumentDecider.Outcome pushDocument(
       String tenant,
       String workspace,
       long fencingToken,
       String actor,
-      SpooledDocument upload,
+      PushLog.Upload upload,
       boolean force)
       throws SQLException {
-    return documents.pushDocument(tenant, workspace, fencingToken, actor, upload, force);
+    return pushes.push(tenant, workspace, fencingToken, actor, upload, force);
   }
 
-  /** Pushes a document while it is received: see {@link DocumentStore#pushStreamed}. */
+  /**
+   * Pushes a document while it is received: the application's push use case over this store ({@link
+   * DocumentPushes#pushStreamed}, which the service's controllers call through {@code
+   * StateHistory}); for tests, tools and benchmarks.
+   */
   public DocumentDecider.Outcome pushStreamed(
       String tenant,
       String workspace,
       long length,
       String actor,
-      ContentReceiver receiver,
-      FencingTokenSource fencingToken)
+      PushLog.Receiver receiver,
+      DocumentPushes.FencingTokenSource fencingToken)
       throws SQLException, IOException {
-    return documents.pushStreamed(tenant, workspace, length, actor, receiver, fencingToken);
+    return pushes.pushStreamed(tenant, workspace, length, actor, receiver, fencingToken);
   }
 
   /** The state a pull sends: see {@link DocumentReader#currentDocument}. */

@@ -1,10 +1,9 @@
 package dev.stagecraft.state.adapter.db;
 
 import dev.stagecraft.state.adapter.document.CompressedSpool;
-import dev.stagecraft.state.adapter.document.SpooledDocument;
+import dev.stagecraft.state.application.PushLog;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -28,12 +27,6 @@ import java.util.UUID;
 final class StreamedContent {
   private StreamedContent() {}
 
-  /** What receives the body into the content: the bytes go to {@code content} as they are read. */
-  @FunctionalInterface
-  interface Receiver {
-    SpooledDocument.Received receive(OutputStream content) throws IOException;
-  }
-
   /**
    * Receives the body with {@code receiver}, compressing what it writes, then inserts the result as
    * the content row {@code contentId} on {@code c} (autocommit off). On any failure the row is not
@@ -48,7 +41,7 @@ final class StreamedContent {
    * @throws IOException the body's failure
    * @throws RuntimeException the receiver's refusal (a {@code Problem}), as it threw it
    */
-  static SpooledDocument.Received insert(
+  static PushLog.Received insert(
       Connection c,
       String tenant,
       String workspace,
@@ -56,10 +49,10 @@ final class StreamedContent {
       long length,
       Instant now,
       Path spoolDirectory,
-      Receiver receiver)
+      PushLog.Receiver receiver)
       throws SQLException, IOException {
     try (CompressedSpool spool = new CompressedSpool(spoolDirectory, CompressedSpool.IN_MEMORY)) {
-      SpooledDocument.Received received = receiver.receive(spool.output());
+      PushLog.Received received = receiver.receive(spool.output());
       spool.finish();
       if (received.document().size() != length) {
         throw new IllegalStateException(

@@ -10,6 +10,7 @@ import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.stagecraft.servicekit.http.Problem;
+import dev.stagecraft.state.application.PushLog;
 import dev.stagecraft.state.history.StoredDocument;
 import dev.stagecraft.state.history.TerraformStateValidator;
 import dev.stagecraft.state.history.TerraformStateValidator.ResourceCheck;
@@ -43,10 +44,12 @@ import java.util.function.Supplier;
  * instead of spooling, then reading the file again). What stays in memory is one instance (or the
  * outputs) at a time and the set of instance addresses.
  *
+ * <p>The push use case's {@code PushLog.Upload}: what the store reads of a spooled push.
+ *
  * <p>Not thread-safe: one request uses it, then {@link #close closes} it, which deletes the file
  * (and any copy {@link #withSerial} made).
  */
-public final class SpooledDocument implements AutoCloseable {
+public final class SpooledDocument implements PushLog.Upload, AutoCloseable {
   /** Parsers and generators: duplicate keys are errors. */
   private static final JsonFactory FACTORY =
       JsonFactory.builder().enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION).build();
@@ -124,16 +127,6 @@ public final class SpooledDocument implements AutoCloseable {
   }
 
   /**
-   * What a streamed receive found (ADR 0031): the stored form's reference and {@link
-   * TerraformStateValidator}'s problems (empty when the document is valid).
-   */
-  public record Received(StoredDocument document, List<String> problems) {
-    public Received {
-      problems = List.copyOf(problems);
-    }
-  }
-
-  /**
    * Receives an upload of a known {@code length} without a file (ADR 0031): the validating parser
    * reads {@code body} through the same tee as {@link #receive}, which writes every byte to {@code
    * sink} as it passes (the content row being written on another thread) while it computes both
@@ -146,7 +139,7 @@ public final class SpooledDocument implements AutoCloseable {
    *     or invalid JSON
    * @throws IOException when the body cannot be read or {@code sink} refuses the bytes
    */
-  public static Received receiveStreamed(
+  public static PushLog.Received receiveStreamed(
       InputStream body, String contentMd5, long length, OutputStream sink) throws IOException {
     Receiving receiving =
         new Receiving(
@@ -180,7 +173,7 @@ public final class SpooledDocument implements AutoCloseable {
     if (invalid != null) {
       throw notJson(invalid);
     }
-    return new Received(reference(digests, scan.top()), scan.problems());
+    return new PushLog.Received(reference(digests, scan.top()), scan.problems());
   }
 
   private static void checkMd5(String contentMd5, Digests digests) {
@@ -196,16 +189,19 @@ public final class SpooledDocument implements AutoCloseable {
   }
 
   /** The stored form's reference: digests, size, and (when valid) serial and lineage. */
+  @Override
   public StoredDocument document() {
     return document;
   }
 
   /** {@link TerraformStateValidator}'s problems; empty when the document is valid. */
+  @Override
   public List<String> problems() {
     return problems;
   }
 
   /** The bytes, from the start (a new stream each call; the caller closes it). */
+  @Override
   public InputStream open() throws IOException {
     return new BufferedInputStream(Files.newInputStream(file), PIECE);
   }
@@ -214,6 +210,7 @@ public final class SpooledDocument implements AutoCloseable {
    * The whole document as plain JSON values (maps, lists, BigDecimal for decimals). Holds it in
    * memory: only for the rare comparison of a same-serial upload with different bytes.
    */
+  @Override
   public Object parse() {
     try (InputStream in = open()) {
       return VALUES.readValue(in, Object.class);
@@ -227,6 +224,7 @@ public final class SpooledDocument implements AutoCloseable {
    * written by a streaming copy of every other token as it is (numbers exactly); compact JSON.
    * Deleted with this one.
    */
+  @Override
   public SpooledDocument withSerial(long serial) {
     try {
       Path copy = Files.createTempFile(file.getParent(), "state-upload-", ".json");

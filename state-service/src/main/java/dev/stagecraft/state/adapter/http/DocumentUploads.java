@@ -1,7 +1,7 @@
 package dev.stagecraft.state.adapter.http;
 
-import dev.stagecraft.state.adapter.db.StateStore;
 import dev.stagecraft.state.adapter.document.SpooledDocument;
+import dev.stagecraft.state.application.PushLog;
 import io.micronaut.context.annotation.Value;
 import jakarta.inject.Singleton;
 import java.io.IOException;
@@ -79,7 +79,7 @@ public class DocumentUploads {
    * @throws dev.stagecraft.servicekit.http.Problem 400 (length not {@code length}, wrong MD5, not
    *     JSON)
    */
-  public SpooledDocument.Received receiveStreamed(
+  public PushLog.Received receiveStreamed(
       InputStream body, String contentMd5, long length, OutputStream content) throws IOException {
     return SpooledDocument.receiveStreamed(body, contentMd5, length, content);
   }
@@ -88,11 +88,10 @@ public class DocumentUploads {
    * {@link #receiveStreamed} as a push's receiver, whose compressed bytes go to the upload
    * directory once they outgrow memory (ADR 0041).
    */
-  public StateStore.ContentReceiver streamedReceiver(
-      InputStream body, String contentMd5, long length) {
-    return new StateStore.ContentReceiver() {
+  public PushLog.Receiver streamedReceiver(InputStream body, String contentMd5, long length) {
+    return new PushLog.Receiver() {
       @Override
-      public SpooledDocument.Received receive(OutputStream content) throws IOException {
+      public PushLog.Received receive(OutputStream content) throws IOException {
         return receiveStreamed(body, contentMd5, length, content);
       }
 

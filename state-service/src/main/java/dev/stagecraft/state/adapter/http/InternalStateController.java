@@ -8,6 +8,7 @@ import dev.stagecraft.servicekit.http.Problem;
 import dev.stagecraft.state.adapter.db.RunCredentialStore;
 import dev.stagecraft.state.adapter.db.StateStore;
 import dev.stagecraft.state.adapter.db.TenantStore;
+import dev.stagecraft.state.application.RunOpening;
 import dev.stagecraft.state.application.StateHistory;
 import dev.stagecraft.state.history.TaintDecision;
 import dev.stagecraft.state.history.TerraformStateV4;
@@ -252,8 +253,8 @@ public class InternalStateController {
     long token =
         nonNegativeLong(json, "fencingToken", ": the token of the workspace lock the run holds");
     String credential = RunCredentialProof.newCredential();
-    StateStore.RunOpening opening =
-        states.openRun(tenant, ws, token, runId, RunCredentialProof.digest(credential));
+    RunOpening opening =
+        history.openings().open(tenant, ws, token, runId, RunCredentialProof.digest(credential));
     if (opening.newerToken().isPresent()) {
       throw Problem.conflict(
           "fencing token "

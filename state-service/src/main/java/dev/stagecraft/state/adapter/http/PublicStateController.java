@@ -191,7 +191,7 @@ public class PublicStateController {
     InputStream body = PrefetchingBodyStream.of(request);
     DocumentDecider.Outcome outcome =
         StateDocuments.receiveAndPush(
-            states,
+            history.pushes(),
             uploads,
             locks,
             principal,

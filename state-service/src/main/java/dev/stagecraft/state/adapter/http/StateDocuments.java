@@ -6,6 +6,7 @@ import dev.stagecraft.servicekit.http.Problem;
 import dev.stagecraft.state.adapter.db.StateStore;
 import dev.stagecraft.state.adapter.db.TenantStore.Principal;
 import dev.stagecraft.state.adapter.document.SpooledDocument;
+import dev.stagecraft.state.application.DocumentPushes;
 import dev.stagecraft.state.history.DocumentDecider;
 import dev.stagecraft.state.history.TerraformStateV4;
 import dev.stagecraft.state.history.WorkspaceState;
@@ -65,13 +66,13 @@ final class StateDocuments {
 
   /**
    * Pushes an uploaded document for {@code principal} (its tenant; recorded with its actor) under
-   * the fencing {@code token}, as {@link StateStore#pushDocument} does; closes the upload.
+   * the fencing {@code token} ({@link DocumentPushes#push}); closes the upload.
    *
    * @return the accepted outcome
    * @throws Problem the HTTP form of a refusal, as {@link #requireAccepted} throws it
    */
   static DocumentDecider.Outcome push(
-      StateStore states,
+      DocumentPushes pushes,
       Principal principal,
       String workspace,
       long token,
@@ -80,8 +81,7 @@ final class StateDocuments {
       throws SQLException {
     try (upload) {
       DocumentDecider.Outcome outcome =
-          states.pushDocument(
-              principal.tenant(), workspace, token, principal.actor(), upload, force);
+          pushes.push(principal.tenant(), workspace, token, principal.actor(), upload, force);
       requireAccepted(outcome);
       return outcome;
     }
@@ -103,16 +103,16 @@ final class StateDocuments {
    * <p>When the body's length is known ({@code Content-Length}, within the size limit), the push is
    * not forced and a streamed push's place is free ({@link DocumentUploads#tryStartStreaming}), the
    * bytes go into PostgreSQL while they are received and validated ({@link
-   * StateStore#pushStreamed}, ADR 0031: no file, one pass, the transaction rolled back when
-   * anything is refused); otherwise they are spooled to a file first ({@link
-   * StateStore#pushDocument}, ADR 0022), as a forced push may have to rewrite them.
+   * DocumentPushes#pushStreamed}, ADR 0031: no file, one pass, the transaction rolled back when
+   * anything is refused); otherwise they are spooled to a file first ({@link DocumentPushes#push},
+   * ADR 0022), as a forced push may have to rewrite them.
    *
    * @param contentLength the body's declared length, or null when it is not known (chunked)
    * @return the accepted outcome
    * @throws Problem the refusal of the upload, the lock or the push
    */
   static DocumentDecider.Outcome receiveAndPush(
-      StateStore states,
+      DocumentPushes pushes,
       DocumentUploads uploads,
       BackendLocks locks,
       Principal principal,
@@ -131,7 +131,7 @@ final class StateDocuments {
         && uploads.tryStartStreaming()) {
       try (InputStream in = body) {
         DocumentDecider.Outcome outcome =
-            states.pushStreamed(
+            pushes.pushStreamed(
                 principal.tenant(),
                 workspace,
                 contentLength,
@@ -161,7 +161,7 @@ final class StateDocuments {
       document.close();
       throw e;
     }
-    return push(states, principal, workspace, fencingToken, document, force);
+    return push(pushes, principal, workspace, fencingToken, document, force);
   }
 
   /** The lock check's token, or its failure as it threw it. */

@@ -94,7 +94,16 @@ public class TerraformBackendController {
     InputStream body = PrefetchingBodyStream.of(request);
     DocumentDecider.Outcome outcome =
         StateDocuments.receiveAndPush(
-            states, uploads, locks, principal, ws, id, body, contentMd5, contentLength, false);
+            history.pushes(),
+            uploads,
+            locks,
+            principal,
+            ws,
+            id,
+            body,
+            contentMd5,
+            contentLength,
+            false);
     return HttpResponse.<String>ok("{\"serial\":" + outcome.serial() + "}")
         .contentType("application/json");
   }

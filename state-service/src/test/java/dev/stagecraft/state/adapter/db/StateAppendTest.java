@@ -9,6 +9,7 @@ import dev.stagecraft.schemas.action.ActionFinished;
 import dev.stagecraft.schemas.envelope.EventEnvelope;
 import dev.stagecraft.schemas.state.StateRecorded;
 import dev.stagecraft.state.application.ActionResults;
+import dev.stagecraft.state.application.RunOpening;
 import dev.stagecraft.state.history.WorkspaceState;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -359,7 +360,7 @@ class StateAppendTest {
     // and the function refuses its token
     assertThat(appendOne("advance", "a2", 2, 1, 1)).isEqualTo(new EventAppend.Answer.Stale(2));
     // a run opening that advances: the same
-    StateStore.RunOpening opening = store.openRun(TENANT, "advance", 3, "run-3", "hash-advance");
+    RunOpening opening = store.openRun(TENANT, "advance", 3, "run-3", "hash-advance");
     assertThat(opening.newerToken()).isEmpty();
     assertThat(types("advance")).endsWith("fencing_advanced", "fencing_advanced");
     assertThat(appendOne("advance", "a3", 3, 2, 2)).isEqualTo(new EventAppend.Answer.Stale(3));
@@ -488,12 +489,12 @@ class StateAppendTest {
       // 2, its event waits for the insert, finds 3 taken and writes nothing; it runs again
       appending.setAutoCommit(false);
       assertThat(fastStatement(appending, "opening", "o3", 2)).isEqualTo(3);
-      Future<StateStore.RunOpening> opening =
+      Future<RunOpening> opening =
           pool.submit(() -> store.openRun(TENANT, "opening", 2, "run-2", "hash-opening"));
       awaitWaitingOnALock("fencing_advanced");
       assertThat(opening).isNotDone();
       appending.commit();
-      StateStore.RunOpening opened = opening.get(30, java.util.concurrent.TimeUnit.SECONDS);
+      RunOpening opened = opening.get(30, java.util.concurrent.TimeUnit.SECONDS);
       assertThat(opened.newerToken()).isEmpty();
       assertThat(opened.credentialIssued()).isTrue();
     } finally {

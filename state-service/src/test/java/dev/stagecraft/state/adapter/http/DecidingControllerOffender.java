@@ -11,9 +11,10 @@ import java.util.List;
  * shows its rules catch it. Never run.
  */
 public final class DecidingControllerOffender {
-  List<Object> delete(WorkspaceState state, StateStore store) {
+  List<Object> delete(WorkspaceState state, StateStore store) throws Exception {
     return List.of(
         store.lockedChanges(),
+        store.pushStreamed("t", "w", 1, "a", content -> null, () -> 1),
         new StateDecider(() -> "id"),
         DocumentDecider.delete(state, 1, 1, "reason"));
   }
