@@ -1,6 +1,6 @@
 package dev.stagecraft.planner.service.adapter;
 
-import dev.stagecraft.planner.service.run.DispatchedActions;
+import dev.stagecraft.planner.service.run.recovery.DispatchedActions;
 import dev.stagecraft.platform.kafka.KafkaSettings;
 import dev.stagecraft.schemas.EventCodec;
 import dev.stagecraft.schemas.EventType;

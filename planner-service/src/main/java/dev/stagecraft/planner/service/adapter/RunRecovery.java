@@ -2,12 +2,12 @@ package dev.stagecraft.planner.service.adapter;
 
 import dev.stagecraft.planner.service.adapter.db.RunRequestStore;
 import dev.stagecraft.planner.service.adapter.db.RunStore;
-import dev.stagecraft.planner.service.run.DispatchedActions;
-import dev.stagecraft.planner.service.run.RecoveryCause;
-import dev.stagecraft.planner.service.run.RestartRecovery;
-import dev.stagecraft.planner.service.run.ResumableRun;
 import dev.stagecraft.planner.service.run.RunCoordinator;
 import dev.stagecraft.planner.service.run.RunStatus;
+import dev.stagecraft.planner.service.run.recovery.DispatchedActions;
+import dev.stagecraft.planner.service.run.recovery.RecoveryCause;
+import dev.stagecraft.planner.service.run.recovery.RestartRecovery;
+import dev.stagecraft.planner.service.run.recovery.ResumableRun;
 import dev.stagecraft.platform.kafka.KafkaSettings;
 import io.micronaut.context.annotation.Context;
 import java.sql.SQLException;

@@ -3,9 +3,12 @@ package dev.stagecraft.planner.service.run;
 import dev.stagecraft.planner.plan.Plan;
 import dev.stagecraft.planner.plan.PlanResult;
 import dev.stagecraft.planner.service.run.driver.RunDriver;
+import dev.stagecraft.planner.service.run.journal.RecordingLane;
+import dev.stagecraft.planner.service.run.journal.RunJournal;
 import dev.stagecraft.planner.service.run.lifecycle.Decision;
 import dev.stagecraft.planner.service.run.lifecycle.RunCommand;
 import dev.stagecraft.planner.service.run.lifecycle.RunState;
+import dev.stagecraft.planner.service.run.recovery.CarriedActions;
 import dev.stagecraft.schemas.action.ActionDispatched;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -188,6 +191,24 @@ public final class Run {
 
   synchronized Path filesDir() {
     return filesDir;
+  }
+
+  /** The plan the run made and its apply context; null before it planned. */
+  public PlanResult planResult() {
+    return planResult;
+  }
+
+  /**
+   * The values each dispatched action was resolved with, by address: read and written only while
+   * holding the run's monitor.
+   */
+  public Map<String, Map<String, Object>> appliedAttributes() {
+    return appliedAttributes;
+  }
+
+  /** What each action carried when it was dispatched (also before a restart), by action id. */
+  public Map<String, ActionDispatched> dispatches() {
+    return dispatches;
   }
 
   public String id() {

@@ -1,6 +1,8 @@
 package dev.stagecraft.planner.service.run;
 
+import dev.stagecraft.planner.service.run.admission.TenantAdmission;
 import dev.stagecraft.planner.service.run.approval.ApprovalOutcome;
+import dev.stagecraft.planner.service.run.dispatch.RunDispatch;
 import dev.stagecraft.planner.service.run.driver.AdmissionEffects;
 import dev.stagecraft.planner.service.run.driver.CloseEffects;
 import dev.stagecraft.planner.service.run.driver.LockEffects;
@@ -9,10 +11,17 @@ import dev.stagecraft.planner.service.run.driver.OpenedRuns;
 import dev.stagecraft.planner.service.run.driver.RunDriver;
 import dev.stagecraft.planner.service.run.driver.TransitionEffects;
 import dev.stagecraft.planner.service.run.driver.TransitionPublisher;
+import dev.stagecraft.planner.service.run.journal.RecordingLane;
+import dev.stagecraft.planner.service.run.journal.RunJournal;
+import dev.stagecraft.planner.service.run.journal.RunObserver;
 import dev.stagecraft.planner.service.run.lifecycle.RunCommand;
 import dev.stagecraft.planner.service.run.lifecycle.RunDecider;
 import dev.stagecraft.planner.service.run.lifecycle.RunSettings;
 import dev.stagecraft.planner.service.run.lifecycle.RunState;
+import dev.stagecraft.planner.service.run.recovery.CarriedActions;
+import dev.stagecraft.planner.service.run.recovery.DispatchedActions;
+import dev.stagecraft.planner.service.run.recovery.RestartRecovery;
+import dev.stagecraft.planner.service.run.recovery.ResumableRun;
 import dev.stagecraft.schemas.EventCodec;
 import dev.stagecraft.schemas.envelope.EventEnvelope;
 import dev.stagecraft.schemas.seal.SecretsKeyring;

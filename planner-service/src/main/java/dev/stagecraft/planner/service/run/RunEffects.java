@@ -1,11 +1,15 @@
 package dev.stagecraft.planner.service.run;
 
+import dev.stagecraft.planner.service.run.dispatch.AppliedChecks;
+import dev.stagecraft.planner.service.run.dispatch.RunDispatch;
+import dev.stagecraft.planner.service.run.dispatch.RunOutputs;
 import dev.stagecraft.planner.service.run.driver.AdmissionEffects;
 import dev.stagecraft.planner.service.run.driver.CloseEffects;
 import dev.stagecraft.planner.service.run.driver.EffectHandler;
 import dev.stagecraft.planner.service.run.driver.LockEffects;
 import dev.stagecraft.planner.service.run.driver.OpenEffects;
 import dev.stagecraft.planner.service.run.driver.TransitionEffects;
+import dev.stagecraft.planner.service.run.journal.RunObserver;
 import dev.stagecraft.planner.service.run.lifecycle.RunCommand;
 import dev.stagecraft.planner.service.run.lifecycle.RunEffect;
 import dev.stagecraft.planner.service.run.lifecycle.RunState;

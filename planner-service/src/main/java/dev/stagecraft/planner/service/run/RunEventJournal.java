@@ -1,6 +1,7 @@
 package dev.stagecraft.planner.service.run;
 
 import dev.stagecraft.planner.service.run.driver.RunDriver;
+import dev.stagecraft.planner.service.run.journal.RunJournal;
 import dev.stagecraft.planner.service.run.lifecycle.CarriedAction;
 import dev.stagecraft.planner.service.run.lifecycle.CarriedOver;
 import dev.stagecraft.planner.service.run.lifecycle.RunEvent;

@@ -15,6 +15,7 @@ import dev.stagecraft.planner.service.run.lifecycle.PlannedStep;
 import dev.stagecraft.planner.service.run.lifecycle.RunCommand;
 import dev.stagecraft.planner.service.run.lifecycle.RunEffect;
 import dev.stagecraft.planner.service.run.lifecycle.RunState;
+import dev.stagecraft.planner.service.run.recovery.CarriedActions;
 import dev.stagecraft.schemas.seal.SecretsKeyring;
 import java.nio.file.Path;
 import java.time.Clock;

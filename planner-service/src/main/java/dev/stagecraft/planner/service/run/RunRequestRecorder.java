@@ -1,5 +1,7 @@
 package dev.stagecraft.planner.service.run;
 
+import dev.stagecraft.planner.service.run.journal.RecordingLane;
+
 /**
  * Records what a run was requested with, durably, so that a restarted planner instance can start it
  * again (docs/runs.md "Restart", docs/adr/0029). The coordinator calls it once per new run, on the

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.stagecraft.devstack.EmbeddedKafka;
-import dev.stagecraft.planner.service.run.DispatchedActions;
+import dev.stagecraft.planner.service.run.recovery.DispatchedActions;
 import dev.stagecraft.platform.kafka.KafkaSettings;
 import dev.stagecraft.platform.kafka.TopicBootstrap;
 import dev.stagecraft.schemas.EventCodec;

@@ -8,6 +8,7 @@ import dev.stagecraft.planner.service.run.RunCoordinatorTest.FakeStates;
 import dev.stagecraft.planner.service.run.WorkspaceStates.Refusal;
 import dev.stagecraft.planner.service.run.WorkspaceStates.TaintChanged;
 import dev.stagecraft.planner.service.run.WorkspaceStates.TaintRefused;
+import dev.stagecraft.planner.service.run.recovery.InstanceTainter;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 

@@ -8,6 +8,8 @@ import dev.stagecraft.planner.service.adapter.db.PlannerTestDatabase;
 import dev.stagecraft.planner.service.adapter.db.RunStore;
 import dev.stagecraft.planner.service.adapter.db.WorkspaceStore;
 import dev.stagecraft.planner.service.config.ConfigurationContent;
+import dev.stagecraft.planner.service.run.journal.RunJournal;
+import dev.stagecraft.planner.service.run.recovery.RestartRecovery;
 import dev.stagecraft.schemas.seal.SecretsKeyring;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;

@@ -7,6 +7,7 @@ import dev.stagecraft.planner.service.adapter.db.ConfigurationVersionStore;
 import dev.stagecraft.planner.service.adapter.db.PlannerTestDatabase;
 import dev.stagecraft.planner.service.adapter.db.RunRequestStore;
 import dev.stagecraft.planner.service.adapter.db.RunStore;
+import dev.stagecraft.planner.service.run.journal.RunJournal;
 import dev.stagecraft.schemas.seal.SecretsKeyring;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;

@@ -7,6 +7,8 @@ import dev.stagecraft.planner.service.adapter.db.InstanceStore;
 import dev.stagecraft.planner.service.adapter.db.PlannerTestDatabase;
 import dev.stagecraft.planner.service.adapter.db.RunJournalStore;
 import dev.stagecraft.planner.service.adapter.db.RunStore;
+import dev.stagecraft.planner.service.run.journal.RunEvent;
+import dev.stagecraft.planner.service.run.journal.RunJournal;
 import dev.stagecraft.schemas.seal.SecretsKeyring;
 import dev.stagecraft.servicekit.db.Sql;
 import java.sql.Connection;

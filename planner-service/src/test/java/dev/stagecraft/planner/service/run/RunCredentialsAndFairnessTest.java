@@ -3,6 +3,7 @@ package dev.stagecraft.planner.service.run;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.stagecraft.planner.service.run.admission.TenantAdmission;
 import dev.stagecraft.schemas.EventCodec;
 import dev.stagecraft.schemas.action.ActionDispatched;
 import dev.stagecraft.schemas.envelope.EventEnvelope;

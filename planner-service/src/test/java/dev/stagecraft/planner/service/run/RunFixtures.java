@@ -1,5 +1,6 @@
 package dev.stagecraft.planner.service.run;
 
+import dev.stagecraft.planner.service.run.journal.RunJournal;
 import java.time.Clock;
 import java.time.Instant;
 

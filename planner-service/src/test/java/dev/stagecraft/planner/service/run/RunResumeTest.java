@@ -5,7 +5,11 @@ import static org.awaitility.Awaitility.await;
 
 import dev.stagecraft.planner.service.run.RunCoordinatorTest.FakeLocks;
 import dev.stagecraft.planner.service.run.RunCoordinatorTest.FakeStates;
+import dev.stagecraft.planner.service.run.admission.TenantAdmission;
 import dev.stagecraft.planner.service.run.approval.ApprovalOutcome;
+import dev.stagecraft.planner.service.run.recovery.RecoveryCause;
+import dev.stagecraft.planner.service.run.recovery.RestartRecovery;
+import dev.stagecraft.planner.service.run.recovery.ResumableRun;
 import dev.stagecraft.schemas.EventCodec;
 import dev.stagecraft.schemas.run.RunTransitioned;
 import java.time.Duration;

@@ -1,8 +1,8 @@
 package dev.stagecraft.planner.service.adapter.db;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
-import dev.stagecraft.planner.service.run.RunEvent;
-import dev.stagecraft.planner.service.run.RunJournal;
+import dev.stagecraft.planner.service.run.journal.RunEvent;
+import dev.stagecraft.planner.service.run.journal.RunJournal;
 import dev.stagecraft.schemas.EventCodec;
 import dev.stagecraft.servicekit.db.Sql;
 import java.sql.Connection;

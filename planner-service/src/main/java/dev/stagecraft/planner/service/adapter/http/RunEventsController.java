@@ -8,7 +8,7 @@ import dev.stagecraft.planner.service.adapter.db.RunJournalStore;
 import dev.stagecraft.planner.service.adapter.db.RunStore;
 import dev.stagecraft.planner.service.run.Run;
 import dev.stagecraft.planner.service.run.RunCoordinator;
-import dev.stagecraft.planner.service.run.RunEvent;
+import dev.stagecraft.planner.service.run.journal.RunEvent;
 import dev.stagecraft.planner.service.run.view.RunEventsPage;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.HttpRequest;

@@ -4,7 +4,7 @@ import dev.stagecraft.planner.service.adapter.db.RunJournalFollowers;
 import dev.stagecraft.planner.service.adapter.db.RunJournalStore;
 import dev.stagecraft.planner.service.adapter.db.RunStore;
 import dev.stagecraft.planner.service.run.Run;
-import dev.stagecraft.planner.service.run.RunEvent;
+import dev.stagecraft.planner.service.run.journal.RunEvent;
 import io.micronaut.http.sse.Event;
 import java.sql.SQLException;
 import java.time.Duration;

@@ -3,10 +3,10 @@ package dev.stagecraft.planner.service.adapter.http;
 import static dev.stagecraft.planner.service.adapter.http.ApiProblems.problem;
 
 import dev.stagecraft.planner.service.adapter.clients.TokenVerifier.Principal;
-import dev.stagecraft.planner.service.run.InstanceTainter;
 import dev.stagecraft.planner.service.run.WorkspaceStates.TaintChange;
 import dev.stagecraft.planner.service.run.WorkspaceStates.TaintChanged;
 import dev.stagecraft.planner.service.run.WorkspaceStates.TaintRefused;
+import dev.stagecraft.planner.service.run.recovery.InstanceTainter;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.HttpRequest;
 import io.micronaut.http.HttpResponse;

@@ -1,6 +1,6 @@
 package dev.stagecraft.planner.service.run.driver;
 
-import dev.stagecraft.planner.service.run.TenantAdmission;
+import dev.stagecraft.planner.service.run.admission.TenantAdmission;
 import dev.stagecraft.planner.service.run.lifecycle.RunCommand;
 import dev.stagecraft.planner.service.run.lifecycle.RunEffect;
 import dev.stagecraft.planner.service.run.lifecycle.RunState;

@@ -1,6 +1,5 @@
 package dev.stagecraft.planner.service.run.lifecycle;
 
-import dev.stagecraft.planner.service.run.RestartRecovery;
 import dev.stagecraft.planner.service.run.RunStatus;
 import dev.stagecraft.planner.service.run.lifecycle.RunCommand.ActionFinished;
 import dev.stagecraft.planner.service.run.lifecycle.RunCommand.ActionHeartbeat;
@@ -26,6 +25,7 @@ import dev.stagecraft.planner.service.run.lifecycle.RunCommand.Start;
 import dev.stagecraft.planner.service.run.lifecycle.RunCommand.StateRecorded;
 import dev.stagecraft.planner.service.run.lifecycle.RunCommand.Superseded;
 import dev.stagecraft.planner.service.run.lifecycle.RunCommand.Tick;
+import dev.stagecraft.planner.service.run.recovery.RestartRecovery;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.EnumSet;

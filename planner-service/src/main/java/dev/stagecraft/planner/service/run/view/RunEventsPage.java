@@ -1,6 +1,6 @@
 package dev.stagecraft.planner.service.run.view;
 
-import dev.stagecraft.planner.service.run.RunEvent;
+import dev.stagecraft.planner.service.run.journal.RunEvent;
 import java.util.List;
 
 /**

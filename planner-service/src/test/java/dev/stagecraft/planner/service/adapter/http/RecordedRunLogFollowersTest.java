@@ -8,7 +8,7 @@ import dev.stagecraft.planner.service.adapter.db.PlannerTestDatabase;
 import dev.stagecraft.planner.service.adapter.db.RunJournalFollowers;
 import dev.stagecraft.planner.service.adapter.db.RunJournalStore;
 import dev.stagecraft.planner.service.adapter.db.RunStore;
-import dev.stagecraft.planner.service.run.RunEvent;
+import dev.stagecraft.planner.service.run.journal.RunEvent;
 import dev.stagecraft.schemas.seal.SecretsKeyring;
 import io.micronaut.http.sse.Event;
 import java.sql.Connection;

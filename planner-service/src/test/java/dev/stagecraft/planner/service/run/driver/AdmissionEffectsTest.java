@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.stagecraft.planner.service.run.RunStatus;
-import dev.stagecraft.planner.service.run.TenantAdmission;
+import dev.stagecraft.planner.service.run.admission.TenantAdmission;
 import dev.stagecraft.planner.service.run.lifecycle.RunCommand;
 import dev.stagecraft.planner.service.run.lifecycle.RunDecider;
 import dev.stagecraft.planner.service.run.lifecycle.RunEffect;

@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.stagecraft.planner.service.run.RestartRecovery;
 import dev.stagecraft.planner.service.run.RunStatus;
 import dev.stagecraft.planner.service.run.lifecycle.RunCommand.ActionFinished;
 import dev.stagecraft.planner.service.run.lifecycle.RunCommand.ActionHeartbeat;
@@ -61,6 +60,7 @@ import dev.stagecraft.planner.service.run.lifecycle.RunEvent.QueuePositionChange
 import dev.stagecraft.planner.service.run.lifecycle.RunEvent.Restarted;
 import dev.stagecraft.planner.service.run.lifecycle.RunEvent.RunOpened;
 import dev.stagecraft.planner.service.run.lifecycle.RunEvent.Transitioned;
+import dev.stagecraft.planner.service.run.recovery.RestartRecovery;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

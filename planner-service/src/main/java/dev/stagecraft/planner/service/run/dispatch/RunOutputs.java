@@ -1,7 +1,9 @@
-package dev.stagecraft.planner.service.run;
+package dev.stagecraft.planner.service.run.dispatch;
 
 import dev.stagecraft.planner.plan.AppliedOutputs;
 import dev.stagecraft.planner.plan.AttributeSealing;
+import dev.stagecraft.planner.service.run.Run;
+import dev.stagecraft.planner.service.run.WorkspaceStates;
 import dev.stagecraft.planner.service.run.lifecycle.RunState;
 import dev.stagecraft.schemas.seal.SecretsKeyring;
 import java.util.Map;
@@ -14,7 +16,7 @@ import java.util.Map;
  * the state service with the run's credential and fencing token before the lock is released — a run
  * that lost its lock has them refused.
  */
-final class RunOutputs {
+public final class RunOutputs {
   private RunOutputs() {}
 
   /**
@@ -24,27 +26,28 @@ final class RunOutputs {
    * @throws IllegalStateException when the state service did not record them (the message says why;
    *     it holds no value)
    */
-  static String record(Run run, RunState state, WorkspaceStates states, SecretsKeyring secrets) {
+  public static String record(
+      Run run, RunState state, WorkspaceStates states, SecretsKeyring secrets) {
     AppliedOutputs outputs;
     Map<String, String> files;
     String credential;
     long fencingToken;
     AttributeSealing sealing =
-        AttributeSealing.of(secrets, run.request.tenant(), run.request.workspace());
+        AttributeSealing.of(secrets, run.request().tenant(), run.request().workspace());
     Map<String, Map<String, Object>> v4;
     synchronized (run) {
-      if (run.planResult == null || run.planResult.applyContext() == null) {
+      if (run.planResult() == null || run.planResult().applyContext() == null) {
         return "";
       }
-      var context = run.planResult.applyContext();
-      outputs = context.outputsAfterApply(run.appliedAttributes, run.request.destroy());
+      var context = run.planResult().applyContext();
+      outputs = context.outputsAfterApply(run.appliedAttributes(), run.request().destroy());
       v4 = sealing.sealOutputs(outputs.toV4(), context.prior());
-      files = run.request.files();
+      files = run.request().files();
       credential = state.credential() == null ? null : state.credential().value();
       fencingToken = state.lock() == null ? 0 : state.lock().fencingToken();
     }
     states.recordOutputs(
-        run.request.tenant(), run.request.workspace(), credential, fencingToken, v4);
+        run.request().tenant(), run.request().workspace(), credential, fencingToken, v4);
     return outputs.diagnostics().isEmpty()
         ? ""
         : "\n\n" + outputs.diagnostics().render(files).strip();

@@ -1,6 +1,7 @@
-package dev.stagecraft.planner.service.run;
+package dev.stagecraft.planner.service.run.dispatch;
 
 import dev.stagecraft.language.diag.Diagnostics;
+import dev.stagecraft.planner.service.run.Run;
 import java.util.Map;
 
 /**
@@ -9,19 +10,19 @@ import java.util.Map;
  * message, so the CLI, the run's log and its {@code run.transitioned} event show them. They never
  * change the run's outcome.
  */
-final class AppliedChecks {
+public final class AppliedChecks {
   private AppliedChecks() {}
 
   /** {@code "\n\n"} and the rendered warnings, or {@code ""} when every check passes. */
-  static String messageSuffix(Run run) {
+  public static String messageSuffix(Run run) {
     Diagnostics warnings;
     Map<String, String> files;
     synchronized (run) {
-      if (run.planResult == null || run.planResult.applyContext() == null) {
+      if (run.planResult() == null || run.planResult().applyContext() == null) {
         return "";
       }
-      warnings = run.planResult.applyContext().checkAfterApply(run.appliedAttributes);
-      files = run.request.files();
+      warnings = run.planResult().applyContext().checkAfterApply(run.appliedAttributes());
+      files = run.request().files();
     }
     return warnings.isEmpty() ? "" : "\n\n" + warnings.render(files).strip();
   }

@@ -1,10 +1,13 @@
-package dev.stagecraft.planner.service.run;
+package dev.stagecraft.planner.service.run.dispatch;
 
 import dev.stagecraft.planner.apply.ActionResolution;
 import dev.stagecraft.planner.apply.KnownHostKeys;
 import dev.stagecraft.planner.plan.AttributeSealing;
 import dev.stagecraft.planner.plan.PlanResult;
 import dev.stagecraft.planner.plan.PlannedAction;
+import dev.stagecraft.planner.service.run.EventOutbox;
+import dev.stagecraft.planner.service.run.Run;
+import dev.stagecraft.planner.service.run.RunRequest;
 import dev.stagecraft.planner.service.run.driver.OpenedRuns;
 import dev.stagecraft.planner.service.run.lifecycle.RunCommand;
 import dev.stagecraft.planner.service.run.lifecycle.RunCredential;
@@ -35,7 +38,7 @@ import java.util.function.Supplier;
  *
  * <p>Concurrency: called by each run's driver thread; per-run data lives in the {@link Run}.
  */
-final class RunDispatch {
+public final class RunDispatch {
   private final EventCodec codec;
   private final EventOutbox outbox;
   private final SecretsKeyring secrets;
@@ -43,7 +46,7 @@ final class RunDispatch {
   private final Clock clock;
   private final Supplier<String> ids;
 
-  RunDispatch(
+  public RunDispatch(
       EventCodec codec,
       EventOutbox outbox,
       SecretsKeyring secrets,
@@ -63,19 +66,19 @@ final class RunDispatch {
    *
    * @return false when it is not
    */
-  boolean handle(RunEffect effect, RunState state, Run run, Consumer<RunCommand> reply) {
+  public boolean handle(RunEffect effect, RunState state, Run run, Consumer<RunCommand> reply) {
     switch (effect) {
       case RunEffect.Dispatch d -> dispatch(d, state, run, reply);
       case RunEffect.ReportInterrupted r -> reportInterrupted(r, state, run);
       case RunEffect.BroadcastCancel c -> {
         EventEnvelope cancel =
             codec.wrap(
-                run.request.tenant(),
-                run.request.workspace(),
-                run.id,
+                run.request().tenant(),
+                run.request().workspace(),
+                run.id(),
                 c.sequence(),
-                run.id,
-                new RunCancelRequested(run.id, c.reason()));
+                run.id(),
+                new RunCancelRequested(run.id(), c.reason()));
         outbox.publish(cancel, cancel.workspaceKey());
       }
       default -> {
@@ -86,8 +89,8 @@ final class RunDispatch {
   }
 
   private void dispatch(RunEffect.Dispatch d, RunState state, Run run, Consumer<RunCommand> reply) {
-    PlanResult result = run.planResult;
-    KnownHostKeys hostKeys = opened.of(run.id).map(o -> o.hostKeys()).orElse(KnownHostKeys.NONE);
+    PlanResult result = run.planResult();
+    KnownHostKeys hostKeys = opened.of(run.id()).map(o -> o.hostKeys()).orElse(KnownHostKeys.NONE);
     String credential = credential(state);
     List<EventEnvelope> out = new ArrayList<>();
     List<RunCommand> failed = new ArrayList<>();
@@ -99,9 +102,9 @@ final class RunDispatch {
               .orElseThrow(() -> new IllegalStateException("no action for " + a.address()));
       ActionResolution resolution;
       synchronized (run) {
-        resolution = result.applyContext().resolve(action, run.appliedAttributes, ids);
+        resolution = result.applyContext().resolve(action, run.appliedAttributes(), ids);
         if (!resolution.hasErrors()) {
-          run.appliedAttributes.put(action.address(), resolution.attributes());
+          run.appliedAttributes().put(action.address(), resolution.attributes());
         }
       }
       if (resolution.hasErrors()) {
@@ -113,25 +116,29 @@ final class RunDispatch {
       if (!resolution.diagnostics().list().isEmpty()) {
         // warnings found while resolving the steps (a bastion_* or proxy_* setting without its
         // host, say) reach the run log; they change nothing
-        run.journal.action(action.address(), "warning: " + resolution.renderDiagnostics());
+        run.journal().action(action.address(), "warning: " + resolution.renderDiagnostics());
       }
       ActionDispatched dispatched =
           dispatched(run, action, resolution, hostKeys, d.fencingToken(), credential);
       out.add(
           codec.wrapWithId(
               dispatched.actionId(),
-              run.request.tenant(),
-              run.request.workspace(),
-              run.id,
+              run.request().tenant(),
+              run.request().workspace(),
+              run.id(),
               a.sequence(),
               action.address(),
               dispatched));
-      run.dispatches.put(dispatched.actionId(), dispatched);
-      run.journal.action(
-          action.address(),
-          action.previousAddress() == null
-              ? action.wireAction() + " dispatched"
-              : action.wireAction() + " dispatched (moved from " + action.previousAddress() + ")");
+      run.dispatches().put(dispatched.actionId(), dispatched);
+      run.journal()
+          .action(
+              action.address(),
+              action.previousAddress() == null
+                  ? action.wireAction() + " dispatched"
+                  : action.wireAction()
+                      + " dispatched (moved from "
+                      + action.previousAddress()
+                      + ")");
     }
     outbox.publishAll(
         out.stream().map(e -> new EventOutbox.Keyed(e, e.runid() + "/" + e.subject())).toList());
@@ -146,11 +153,11 @@ final class RunDispatch {
       KnownHostKeys hostKeys,
       long fencingToken,
       String credential) {
-    RunRequest req = run.request;
+    RunRequest req = run.request();
     ActionDispatched dispatched =
         new ActionDispatched(
-                run.id,
-                run.id + "/" + action.address(),
+                run.id(),
+                run.id() + "/" + action.address(),
                 action.address(),
                 action.type(),
                 action.wireAction(),
@@ -174,7 +181,7 @@ final class RunDispatch {
   }
 
   private void reportInterrupted(RunEffect.ReportInterrupted r, RunState state, Run run) {
-    ActionDispatched d = run.dispatches.get(r.actionId());
+    ActionDispatched d = run.dispatches().get(r.actionId());
     if (d == null) {
       throw new IllegalStateException("no dispatch known for " + r.actionId());
     }
@@ -199,9 +206,9 @@ final class RunDispatch {
     EventEnvelope envelope =
         codec.wrapWithId(
             "interrupted-" + r.actionId(),
-            run.request.tenant(),
-            run.request.workspace(),
-            run.id,
+            run.request().tenant(),
+            run.request().workspace(),
+            run.id(),
             r.sequence(),
             r.address(),
             finished);

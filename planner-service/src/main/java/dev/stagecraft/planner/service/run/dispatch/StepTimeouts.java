@@ -1,4 +1,4 @@
-package dev.stagecraft.planner.service.run;
+package dev.stagecraft.planner.service.run.dispatch;
 
 import dev.stagecraft.schemas.action.ProvisionerStep;
 import java.util.List;

@@ -1,4 +1,4 @@
-package dev.stagecraft.planner.service.run;
+package dev.stagecraft.planner.service.run.recovery;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

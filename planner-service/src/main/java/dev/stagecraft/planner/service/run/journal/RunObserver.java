@@ -1,5 +1,8 @@
-package dev.stagecraft.planner.service.run;
+package dev.stagecraft.planner.service.run.journal;
 
+import dev.stagecraft.planner.service.run.Run;
+import dev.stagecraft.planner.service.run.RunCoordinator;
+import dev.stagecraft.planner.service.run.RunStatus;
 import java.time.Instant;
 
 /**

@@ -1,4 +1,4 @@
-package dev.stagecraft.planner.service.run;
+package dev.stagecraft.planner.service.run.admission;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;

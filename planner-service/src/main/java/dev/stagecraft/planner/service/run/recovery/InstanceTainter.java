@@ -1,5 +1,7 @@
-package dev.stagecraft.planner.service.run;
+package dev.stagecraft.planner.service.run.recovery;
 
+import dev.stagecraft.planner.service.run.WorkspaceLocks;
+import dev.stagecraft.planner.service.run.WorkspaceStates;
 import dev.stagecraft.planner.service.run.WorkspaceStates.TaintChange;
 import java.util.function.Supplier;
 import org.slf4j.Logger;

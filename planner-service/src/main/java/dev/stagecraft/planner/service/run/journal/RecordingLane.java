@@ -1,4 +1,4 @@
-package dev.stagecraft.planner.service.run;
+package dev.stagecraft.planner.service.run.journal;
 
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -18,7 +18,7 @@ import org.slf4j.LoggerFactory;
  * counted as done: a failure to record must not stop the records after it. A task starts as soon as
  * the ones before it are done: nothing holds the lane (docs/adr/0073).
  */
-final class RecordingLane {
+public final class RecordingLane {
   private static final Logger LOG = LoggerFactory.getLogger(RecordingLane.class);
 
   private final String name;
@@ -30,12 +30,12 @@ final class RecordingLane {
   /**
    * @param name names the draining thread (the run id)
    */
-  RecordingLane(String name) {
+  public RecordingLane(String name) {
     this.name = name;
   }
 
   /** Queues {@code task} after everything submitted before; returns at once. */
-  void submit(Runnable task) {
+  public void submit(Runnable task) {
     boolean start;
     synchronized (this) {
       tasks.add(task);
@@ -77,7 +77,7 @@ final class RecordingLane {
    *
    * @return true when they have, false when the time ran out first
    */
-  boolean awaitSubmitted(Duration timeout) throws InterruptedException {
+  public boolean awaitSubmitted(Duration timeout) throws InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();
     synchronized (this) {
       long target = submitted;
@@ -95,7 +95,7 @@ final class RecordingLane {
   /**
    * How many submitted tasks have not run yet (for tests, shutdown logs, forgetting ended runs).
    */
-  synchronized long pending() {
+  public synchronized long pending() {
     return submitted - done;
   }
 }

@@ -1,7 +1,8 @@
-package dev.stagecraft.planner.service.run;
+package dev.stagecraft.planner.service.run.recovery;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.stagecraft.planner.service.run.RunStatus;
 import dev.stagecraft.planner.service.run.lifecycle.RunMessages;
 import java.util.List;
 import org.junit.jupiter.api.Test;

@@ -1,6 +1,7 @@
-package dev.stagecraft.planner.service.run;
+package dev.stagecraft.planner.service.run.recovery;
 
 import dev.stagecraft.planner.plan.PlanJson;
+import dev.stagecraft.planner.service.run.RunRequest;
 import dev.stagecraft.planner.service.run.lifecycle.CarriedAction;
 import dev.stagecraft.planner.service.run.lifecycle.RunCommand;
 import dev.stagecraft.planner.service.run.lifecycle.RunCredential;
@@ -27,7 +28,7 @@ import java.util.TreeMap;
  *
  * <p>Plain Java, immutable.
  */
-final class CarriedActions {
+public final class CarriedActions {
   /** Dispatched actions by action id, in dispatch order. */
   private final Map<String, DispatchedActions.Dispatched> dispatched = new LinkedHashMap<>();
 
@@ -49,7 +50,7 @@ final class CarriedActions {
    * @param approvedPlanDigest the recorded digest of the approved plan, which the carried-on run
    *     keeps showing; null when not approval-bound
    */
-  CarriedActions(
+  public CarriedActions(
       Collection<DispatchedActions.Dispatched> dispatches,
       boolean approvalBound,
       Map<String, String> approvedChanges,
@@ -66,14 +67,14 @@ final class CarriedActions {
    * What carrying a run on starts with: the run's {@link CarriedActions} and its {@code CarryOn}
    * command — the actions it dispatched and the credential they carried (the latest, opened).
    */
-  record Start(CarriedActions carried, RunCommand.CarryOn command) {}
+  public record Start(CarriedActions carried, RunCommand.CarryOn command) {}
 
   /**
    * Carries on {@code resumable} from {@code dispatched} ({@code RunCoordinator#carryOn}).
    *
    * @throws IllegalStateException when a dispatch cannot be opened with the keyring
    */
-  static Start carryOn(
+  public static Start carryOn(
       ResumableRun resumable,
       List<DispatchedActions.Dispatched> dispatched,
       String message,
@@ -120,22 +121,22 @@ final class CarriedActions {
   }
 
   /** See {@link #CarriedActions}. */
-  boolean approvalBound() {
+  public boolean approvalBound() {
     return approvalBound;
   }
 
   /** What each action carried when it was dispatched, in dispatch order. */
-  List<ActionDispatched> dispatches() {
+  public List<ActionDispatched> dispatches() {
     return dispatched.values().stream().map(DispatchedActions.Dispatched::action).toList();
   }
 
   /** See {@link #CarriedActions}. */
-  Map<String, String> approvedChanges() {
+  public Map<String, String> approvedChanges() {
     return approvedChanges;
   }
 
   /** See {@link #CarriedActions}. */
-  String approvedPlanDigest() {
+  public String approvedPlanDigest() {
     return approvedPlanDigest;
   }
 
@@ -148,7 +149,7 @@ final class CarriedActions {
    *
    * @return empty when it is; else why not, naming the addresses
    */
-  Optional<String> unapprovedRest(Map<String, String> restChanges) {
+  public Optional<String> unapprovedRest(Map<String, String> restChanges) {
     if (approvedChanges == null) {
       return Optional.of(
           "the planner that approved it recorded no copy of each change (a planner version"
@@ -186,7 +187,7 @@ final class CarriedActions {
   }
 
   /** The run's credential the dispatches carried (opened), or null; a secret: never log it. */
-  static String runCredential(List<ActionDispatched> opened) {
+  public static String runCredential(List<ActionDispatched> opened) {
     String credential = null;
     for (ActionDispatched a : opened) {
       if (a.runCredential() != null) {

@@ -1,4 +1,6 @@
-package dev.stagecraft.planner.service.run;
+package dev.stagecraft.planner.service.run.recovery;
+
+import dev.stagecraft.planner.service.run.RunStatus;
 
 /**
  * Why a planner instance takes over unfinished runs (docs/runs.md "Restart", docs/adr/0029 and

@@ -1,4 +1,4 @@
-package dev.stagecraft.planner.service.run;
+package dev.stagecraft.planner.service.run.recovery;
 
 import dev.stagecraft.schemas.action.ActionDispatched;
 import java.time.Instant;

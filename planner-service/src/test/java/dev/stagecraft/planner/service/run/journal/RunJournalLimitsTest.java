@@ -1,4 +1,4 @@
-package dev.stagecraft.planner.service.run;
+package dev.stagecraft.planner.service.run.journal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -7,6 +7,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.stagecraft.planner.service.adapter.db.PlannerTestDatabase;
 import dev.stagecraft.planner.service.adapter.db.RunJournalRetention;
 import dev.stagecraft.planner.service.adapter.db.RunJournalStore;
+import dev.stagecraft.planner.service.run.RunStatus;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

@@ -1,6 +1,7 @@
-package dev.stagecraft.planner.service.run;
+package dev.stagecraft.planner.service.run.journal;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import dev.stagecraft.planner.service.run.RunStatus;
 import java.time.Instant;
 
 /**

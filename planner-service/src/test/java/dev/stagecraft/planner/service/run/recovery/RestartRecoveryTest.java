@@ -1,9 +1,10 @@
-package dev.stagecraft.planner.service.run;
+package dev.stagecraft.planner.service.run.recovery;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.stagecraft.planner.service.run.RestartRecovery.Decision;
-import dev.stagecraft.planner.service.run.RestartRecovery.Facts;
+import dev.stagecraft.planner.service.run.RunStatus;
+import dev.stagecraft.planner.service.run.recovery.RestartRecovery.Decision;
+import dev.stagecraft.planner.service.run.recovery.RestartRecovery.Facts;
 import org.junit.jupiter.api.Test;
 
 /** What a restarted planner does with each run it left unfinished (docs/adr/0029, 0035). */

@@ -1,5 +1,7 @@
-package dev.stagecraft.planner.service.run;
+package dev.stagecraft.planner.service.run.recovery;
 
+import dev.stagecraft.planner.service.run.RunCoordinator;
+import dev.stagecraft.planner.service.run.RunStatus;
 import dev.stagecraft.schemas.Topics;
 import java.util.Optional;
 

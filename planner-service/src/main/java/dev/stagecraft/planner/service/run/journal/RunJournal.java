@@ -1,5 +1,7 @@
-package dev.stagecraft.planner.service.run;
+package dev.stagecraft.planner.service.run.journal;
 
+import dev.stagecraft.planner.service.run.RunCoordinator;
+import dev.stagecraft.planner.service.run.RunStatus;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -111,7 +113,7 @@ public final class RunJournal {
    * class comment), and keeps from now on at most the recorder's {@link Recorder#maxLogLines()}
    * output lines when it names a bound. Call once, before or right after the run starts.
    */
-  void recordTo(RecordingLane lane, Recorder recorder, String tenant, String runId) {
+  public void recordTo(RecordingLane lane, Recorder recorder, String tenant, String runId) {
     lock.lock();
     try {
       if (recorder.maxLogLines() >= 0) {
