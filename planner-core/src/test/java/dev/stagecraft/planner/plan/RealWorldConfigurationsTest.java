@@ -13,7 +13,8 @@ import dev.stagecraft.language.syntax.Body;
 import dev.stagecraft.language.syntax.ParseResult;
 import dev.stagecraft.language.syntax.Parser;
 import dev.stagecraft.planner.apply.ActionResolution;
-import dev.stagecraft.planner.apply.ApplySchedule;
+import dev.stagecraft.planner.apply.ApplySteps;
+import dev.stagecraft.planner.apply.PlannedStep;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URISyntaxException;
@@ -147,20 +148,26 @@ class RealWorldConfigurationsTest {
     // simulated apply: every action resolved in schedule order, with ids known as they are created
     Map<String, Map<String, Object>> applied = new LinkedHashMap<>();
     AtomicInteger ids = new AtomicInteger(1000);
-    ApplySchedule schedule = new ApplySchedule(plan, 10);
+    Map<String, PlannedAction> byAddress = new LinkedHashMap<>();
+    plan.changes().forEach(a -> byAddress.put(a.address(), a));
+    ApplySteps schedule = ApplySteps.of(plan, 10);
     while (!schedule.isFinished()) {
-      List<PlannedAction> ready = schedule.takeReady();
+      List<PlannedStep> ready = schedule.ready();
       if (ready.isEmpty()) {
         fail("the apply schedule is stuck:\n" + rendered);
       }
-      for (PlannedAction a : ready) {
+      for (PlannedStep step : ready) {
+        schedule = schedule.dispatched(step.address());
+      }
+      for (PlannedStep step : ready) {
+        PlannedAction a = byAddress.get(step.address());
         ActionResolution r =
             first.applyContext().resolve(a, applied, () -> "id-" + ids.incrementAndGet());
         assertThat(r.hasErrors())
             .as("resolving " + a.address() + ":\n" + r.renderDiagnostics())
             .isFalse();
         applied.put(a.address(), r.attributes());
-        schedule.recordSucceeded(a.address());
+        schedule = schedule.succeeded(a.address());
       }
     }
 

@@ -1,17 +1,16 @@
 package dev.stagecraft.planner.service.run;
 
 import dev.stagecraft.language.config.LoadResult;
+import dev.stagecraft.planner.apply.PlannedStep;
 import dev.stagecraft.planner.plan.AttributeSealing;
 import dev.stagecraft.planner.plan.Plan;
 import dev.stagecraft.planner.plan.PlanRenderer;
 import dev.stagecraft.planner.plan.PlanRequest;
 import dev.stagecraft.planner.plan.PlanResult;
-import dev.stagecraft.planner.plan.PlannedAction;
 import dev.stagecraft.planner.plan.Planner;
 import dev.stagecraft.planner.plan.PriorState;
 import dev.stagecraft.planner.service.run.driver.OpenedRuns;
 import dev.stagecraft.planner.service.run.lifecycle.PlanInfo;
-import dev.stagecraft.planner.service.run.lifecycle.PlannedStep;
 import dev.stagecraft.planner.service.run.lifecycle.RunCommand;
 import dev.stagecraft.planner.service.run.lifecycle.RunEffect;
 import dev.stagecraft.planner.service.run.lifecycle.RunState;
@@ -19,10 +18,6 @@ import dev.stagecraft.planner.service.run.recovery.CarriedActions;
 import dev.stagecraft.schemas.seal.SecretsKeyring;
 import java.nio.file.Path;
 import java.time.Clock;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
 import java.util.function.Consumer;
 
 /**
@@ -150,30 +145,8 @@ final class RunPlanning {
     return carried.unapprovedRest(plan.changeDocuments()).orElse(null);
   }
 
-  /**
-   * What the lifecycle knows of the plan: a wait on a repeated resource (count / for_each) stands
-   * for its instances changed by this plan, a wait on an address without an action is satisfied.
-   */
+  /** What the lifecycle knows of the plan: its steps as {@link PlannedStep#stepsOf} makes them. */
   static PlanInfo info(Plan plan) {
-    Map<String, List<String>> instancesOf = new LinkedHashMap<>();
-    for (PlannedAction a : plan.changes()) {
-      if (!a.address().equals(a.resourceAddress())) {
-        instancesOf.computeIfAbsent(a.resourceAddress(), k -> new ArrayList<>()).add(a.address());
-      }
-    }
-    List<String> addresses = plan.changes().stream().map(PlannedAction::address).toList();
-    List<PlannedStep> steps = new ArrayList<>();
-    for (PlannedAction a : plan.changes()) {
-      List<String> waits = new ArrayList<>();
-      for (String w : a.waitFor()) {
-        if (addresses.contains(w)) {
-          waits.add(w);
-        } else {
-          waits.addAll(instancesOf.getOrDefault(w, List.of()));
-        }
-      }
-      steps.add(new PlannedStep(a.address(), a.wireAction(), waits));
-    }
     return new PlanInfo(
         plan.digest(),
         plan.applies(),
@@ -182,6 +155,6 @@ final class RunPlanning {
         plan.toAdd(),
         plan.toChange(),
         plan.toDestroy(),
-        steps);
+        PlannedStep.stepsOf(plan));
   }
 }

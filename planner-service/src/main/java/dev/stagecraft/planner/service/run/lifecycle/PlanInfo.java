@@ -1,5 +1,6 @@
 package dev.stagecraft.planner.service.run.lifecycle;
 
+import dev.stagecraft.planner.apply.PlannedStep;
 import java.util.List;
 import java.util.Objects;
 

@@ -1,5 +1,6 @@
 package dev.stagecraft.planner.service.run.lifecycle;
 
+import dev.stagecraft.planner.apply.PlannedStep;
 import dev.stagecraft.planner.service.run.RunStatus;
 import dev.stagecraft.planner.service.run.lifecycle.RunCommand.ActionFinished;
 import dev.stagecraft.planner.service.run.lifecycle.RunCommand.ActionHeartbeat;

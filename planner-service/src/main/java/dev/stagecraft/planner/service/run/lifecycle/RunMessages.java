@@ -1,5 +1,6 @@
 package dev.stagecraft.planner.service.run.lifecycle;
 
+import dev.stagecraft.planner.apply.ApplySteps;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;

@@ -1,5 +1,6 @@
 package dev.stagecraft.planner.service.run.lifecycle;
 
+import dev.stagecraft.planner.apply.ApplySteps;
 import dev.stagecraft.planner.service.run.RunStatus;
 import java.time.Instant;
 import java.util.Collections;

@@ -3,10 +3,10 @@ package dev.stagecraft.planner.service.run.approval;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.stagecraft.planner.apply.PlannedStep;
 import dev.stagecraft.planner.service.run.RunStatus;
 import dev.stagecraft.planner.service.run.lifecycle.Decision;
 import dev.stagecraft.planner.service.run.lifecycle.PlanInfo;
-import dev.stagecraft.planner.service.run.lifecycle.PlannedStep;
 import dev.stagecraft.planner.service.run.lifecycle.Refusal;
 import dev.stagecraft.planner.service.run.lifecycle.RunCommand;
 import dev.stagecraft.planner.service.run.lifecycle.RunCredential;

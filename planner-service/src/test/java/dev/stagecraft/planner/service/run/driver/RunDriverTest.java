@@ -5,10 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.stagecraft.planner.apply.PlannedStep;
 import dev.stagecraft.planner.service.run.RunStatus;
 import dev.stagecraft.planner.service.run.lifecycle.Decision;
 import dev.stagecraft.planner.service.run.lifecycle.PlanInfo;
-import dev.stagecraft.planner.service.run.lifecycle.PlannedStep;
 import dev.stagecraft.planner.service.run.lifecycle.Refusal;
 import dev.stagecraft.planner.service.run.lifecycle.RunCommand;
 import dev.stagecraft.planner.service.run.lifecycle.RunCredential;

@@ -3,10 +3,10 @@ package dev.stagecraft.planner.service.run.driver;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.stagecraft.planner.apply.PlannedStep;
 import dev.stagecraft.planner.service.run.EventOutbox;
 import dev.stagecraft.planner.service.run.RunStatus;
 import dev.stagecraft.planner.service.run.lifecycle.PlanInfo;
-import dev.stagecraft.planner.service.run.lifecycle.PlannedStep;
 import dev.stagecraft.planner.service.run.lifecycle.RunCommand;
 import dev.stagecraft.planner.service.run.lifecycle.RunDecider;
 import dev.stagecraft.planner.service.run.lifecycle.RunEffect;

@@ -17,6 +17,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.stagecraft.planner.apply.PlannedStep;
 import dev.stagecraft.planner.service.run.RunStatus;
 import dev.stagecraft.planner.service.run.lifecycle.RunCommand.ActionHeartbeat;
 import dev.stagecraft.planner.service.run.lifecycle.RunCommand.Admitted;

@@ -8,6 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.stagecraft.planner.apply.ApplySteps;
+import dev.stagecraft.planner.apply.PlannedStep;
 import dev.stagecraft.planner.service.run.RunStatus;
 import dev.stagecraft.planner.service.run.lifecycle.RunCommand.ActionFinished;
 import dev.stagecraft.planner.service.run.lifecycle.RunCommand.ActionHeartbeat;

@@ -10,7 +10,38 @@ import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
-class ApplyScheduleTest {
+/**
+ * Which steps of a plan may start when (dependencies, repeated resources, parallelism, failures).
+ */
+class ApplyStepsTest {
+  /** A schedule and the addresses it dispatched last. */
+  static final class Schedule {
+    ApplySteps steps;
+
+    Schedule(Plan plan, int parallelism) {
+      steps = ApplySteps.of(plan, parallelism);
+    }
+
+    /** Dispatches every ready step, as a run does; returns their addresses. */
+    List<String> takeReady() {
+      List<String> ready = steps.ready().stream().map(PlannedStep::address).toList();
+      ready.forEach(a -> steps = steps.dispatched(a));
+      return ready;
+    }
+
+    void recordSucceeded(String address) {
+      steps = steps.succeeded(address);
+    }
+
+    void recordFailed(String address) {
+      steps = steps.failed(address);
+    }
+
+    ApplySteps.Status status(String address) {
+      return steps.status(address);
+    }
+  }
+
   static PlannedAction create(String address, String... waitFor) {
     return new PlannedAction(
         address,
@@ -32,36 +63,36 @@ class ApplyScheduleTest {
 
   @Test
   void dispatchesADependentOnlyAfterItsDependencySucceeded() {
-    ApplySchedule s = new ApplySchedule(plan(create("a"), create("b", "a")), 10);
-    assertThat(s.takeReady()).extracting(PlannedAction::address).containsExactly("a");
+    Schedule s = new Schedule(plan(create("a"), create("b", "a")), 10);
+    assertThat(s.takeReady()).containsExactly("a");
     assertThat(s.takeReady()).isEmpty();
     s.recordSucceeded("a");
-    assertThat(s.takeReady()).extracting(PlannedAction::address).containsExactly("b");
+    assertThat(s.takeReady()).containsExactly("b");
     s.recordSucceeded("b");
-    assertThat(s.isFinished()).isTrue();
-    assertThat(s.hasFailures()).isFalse();
+    assertThat(s.steps.isFinished()).isTrue();
+    assertThat(s.steps.hasFailures()).isFalse();
   }
 
   @Test
   void runsIndependentActionsTogetherUpToTheParallelism() {
-    ApplySchedule s = new ApplySchedule(plan(create("a"), create("b"), create("c")), 2);
+    Schedule s = new Schedule(plan(create("a"), create("b"), create("c")), 2);
     assertThat(s.takeReady()).hasSize(2);
     s.recordSucceeded("a");
-    assertThat(s.takeReady()).extracting(PlannedAction::address).containsExactly("c");
+    assertThat(s.takeReady()).containsExactly("c");
   }
 
   @Test
   void skipsEverythingThatWaitsForAFailedActionButFinishesIndependentOnes() {
-    ApplySchedule s =
-        new ApplySchedule(plan(create("a"), create("b", "a"), create("c", "b"), create("x")), 10);
+    Schedule s =
+        new Schedule(plan(create("a"), create("b", "a"), create("c", "b"), create("x")), 10);
     s.takeReady();
     s.recordFailed("a");
-    assertThat(s.status("b")).isEqualTo(ApplySchedule.Status.SKIPPED);
-    assertThat(s.status("c")).isEqualTo(ApplySchedule.Status.SKIPPED);
-    assertThat(s.isFinished()).isFalse();
+    assertThat(s.status("b")).isEqualTo(ApplySteps.Status.SKIPPED);
+    assertThat(s.status("c")).isEqualTo(ApplySteps.Status.SKIPPED);
+    assertThat(s.steps.isFinished()).isFalse();
     s.recordSucceeded("x");
-    assertThat(s.isFinished()).isTrue();
-    assertThat(s.hasFailures()).isTrue();
+    assertThat(s.steps.isFinished()).isTrue();
+    assertThat(s.steps.hasFailures()).isTrue();
   }
 
   static PlannedAction web(int index) {
@@ -96,32 +127,29 @@ class ApplyScheduleTest {
 
   @Test
   void aWaitForARepeatedResourceWaitsForAllOfItsChangedInstances() {
-    ApplySchedule s = new ApplySchedule(plan(web(0), web(1), lb()), 10);
+    Schedule s = new Schedule(plan(web(0), web(1), lb()), 10);
     assertThat(s.takeReady())
-        .extracting(PlannedAction::address)
         .containsExactly("stateful_provisioning.web[0]", "stateful_provisioning.web[1]");
     s.recordSucceeded("stateful_provisioning.web[0]");
     assertThat(s.takeReady()).isEmpty();
     s.recordSucceeded("stateful_provisioning.web[1]");
-    assertThat(s.takeReady())
-        .extracting(PlannedAction::address)
-        .containsExactly("stateful_provisioning.lb");
+    assertThat(s.takeReady()).containsExactly("stateful_provisioning.lb");
   }
 
   @Test
   void aFailedInstanceSkipsWhatWaitsForItsResource() {
-    ApplySchedule s = new ApplySchedule(plan(web(0), web(1), lb()), 10);
+    Schedule s = new Schedule(plan(web(0), web(1), lb()), 10);
     s.takeReady();
     s.recordFailed("stateful_provisioning.web[1]");
-    assertThat(s.status("stateful_provisioning.lb")).isEqualTo(ApplySchedule.Status.SKIPPED);
+    assertThat(s.status("stateful_provisioning.lb")).isEqualTo(ApplySteps.Status.SKIPPED);
   }
 
   @Test
   void ignoresADuplicateResult() {
-    ApplySchedule s = new ApplySchedule(plan(create("a")), 10);
+    Schedule s = new Schedule(plan(create("a")), 10);
     s.takeReady();
     s.recordSucceeded("a");
     s.recordFailed("a");
-    assertThat(s.status("a")).isEqualTo(ApplySchedule.Status.SUCCEEDED);
+    assertThat(s.status("a")).isEqualTo(ApplySteps.Status.SUCCEEDED);
   }
 }

@@ -1,5 +1,6 @@
-package dev.stagecraft.planner.service.run.lifecycle;
+package dev.stagecraft.planner.apply;
 
+import dev.stagecraft.planner.plan.Plan;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -10,7 +11,8 @@ import java.util.Map;
  * Where each step of the plan a run applies stands, as a value: a step is ready when every step it
  * waits for succeeded; a failed step skips everything that waits for it (directly or not) while
  * independent branches go on, as in Terraform; at most {@code parallelism} steps are dispatched at
- * once. The immutable counterpart of {@code ApplySchedule}: every change returns a new value.
+ * once. Immutable: every change returns a new value; a result for a step that is not dispatched (a
+ * duplicate, a redelivery) changes nothing.
  */
 public final class ApplySteps {
   /** Where one step stands. */
@@ -30,6 +32,11 @@ public final class ApplySteps {
     this.steps = steps;
     this.status = Collections.unmodifiableMap(status);
     this.parallelism = parallelism;
+  }
+
+  /** The steps of {@code plan} ({@link PlannedStep#stepsOf}), none started. */
+  public static ApplySteps of(Plan plan, int parallelism) {
+    return of(PlannedStep.stepsOf(plan), parallelism);
   }
 
   public static ApplySteps of(List<PlannedStep> steps, int parallelism) {
@@ -64,15 +71,15 @@ public final class ApplySteps {
   }
 
   public ApplySteps succeeded(String address) {
-    return with(address, Status.SUCCEEDED);
+    return status.get(address) == Status.DISPATCHED ? with(address, Status.SUCCEEDED) : this;
   }
 
   /** Records a failure and skips every pending step that waits for it, transitively. */
   public ApplySteps failed(String address) {
-    Map<String, Status> next = new LinkedHashMap<>(status);
-    if (!next.containsKey(address)) {
+    if (status.get(address) != Status.DISPATCHED) {
       return this;
     }
+    Map<String, Status> next = new LinkedHashMap<>(status);
     next.put(address, Status.FAILED);
     boolean changed = true;
     while (changed) {
