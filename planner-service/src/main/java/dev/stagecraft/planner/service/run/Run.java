@@ -21,6 +21,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One run in this planner instance: what its effect handler keeps beside the lifecycle's {@link
@@ -30,6 +32,8 @@ import java.util.concurrent.TimeoutException;
  * as of the last decision.
  */
 public final class Run {
+  private static final Logger LOG = LoggerFactory.getLogger(Run.class);
+
   /** How long a request or event waits for the run's decision before it gives up. */
   static final Duration ANSWER_WAIT = Duration.ofSeconds(30);
 
@@ -161,6 +165,27 @@ public final class Run {
     } catch (TimeoutException e) {
       throw new IllegalStateException(
           "run " + id + " did not decide " + command + " within " + ANSWER_WAIT, e);
+    }
+  }
+
+  /**
+   * Enqueues {@code command} and waits (at most {@link #ANSWER_WAIT}) until it is decided, without
+   * failing when it is not: a run blocked on a slow service call decides it later, in order (an
+   * event, a cancel). On the run's own thread it does not wait.
+   */
+  void tell(RunCommand command) {
+    CompletableFuture<Decision> answer = driver.enqueue(command);
+    if (driver.onRunThread()) {
+      return;
+    }
+    try {
+      answer.get(ANSWER_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (ExecutionException e) {
+      LOG.warn("run {}: deciding {} failed: {}", id, command, e.getCause().toString());
+    } catch (TimeoutException e) {
+      LOG.warn("run {}: {} not decided within {}; it is decided in turn", id, command, ANSWER_WAIT);
     }
   }
 

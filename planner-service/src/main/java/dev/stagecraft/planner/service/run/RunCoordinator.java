@@ -345,7 +345,7 @@ public final class RunCoordinator implements AutoCloseable {
             initial,
             new RunDecider(approvalTimeout, actionLease, dispatchLease),
             new RunEffects(parts(), run),
-            new RunEventJournal(run, clock));
+            new RunEventJournal(run, observer, clock));
     run.decide(first);
     return run;
   }
@@ -361,7 +361,6 @@ public final class RunCoordinator implements AutoCloseable {
         dispatch,
         states,
         secrets,
-        observer,
         requestRecorder,
         timers,
         brokerOutages,
@@ -650,13 +649,15 @@ public final class RunCoordinator implements AutoCloseable {
    * leaves the queue, a granted lock is released). While it applies, nothing more is dispatched,
    * every executor is asked to stop the run's running actions ({@code run.cancel-requested} on
    * {@code stagecraft.control}), and the run ends {@code canceled} once each started action's
-   * outcome is recorded or its lease expired. Idempotent.
+   * outcome is recorded or its lease expired. Idempotent. Returns once the cancel is decided — or,
+   * when the run is blocked on a slow service call for longer than {@code Run#ANSWER_WAIT}, with
+   * the cancel queued: it is decided in turn.
    *
    * @return the run, or empty when this instance does not know it
    */
   public Optional<Run> cancel(String tenant, String runId, String requestedBy) {
     Optional<Run> found = find(tenant, runId);
-    found.ifPresent(run -> run.decide(new RunCommand.CancelRequested(requestedBy)));
+    found.ifPresent(run -> run.tell(new RunCommand.CancelRequested(requestedBy)));
     return found;
   }
 

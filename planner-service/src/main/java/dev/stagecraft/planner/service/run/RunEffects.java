@@ -9,7 +9,6 @@ import dev.stagecraft.planner.service.run.driver.EffectHandler;
 import dev.stagecraft.planner.service.run.driver.LockEffects;
 import dev.stagecraft.planner.service.run.driver.OpenEffects;
 import dev.stagecraft.planner.service.run.driver.TransitionEffects;
-import dev.stagecraft.planner.service.run.journal.RunObserver;
 import dev.stagecraft.planner.service.run.lifecycle.RunCommand;
 import dev.stagecraft.planner.service.run.lifecycle.RunEffect;
 import dev.stagecraft.planner.service.run.lifecycle.RunState;
@@ -42,7 +41,6 @@ final class RunEffects implements EffectHandler {
       RunDispatch dispatch,
       WorkspaceStates states,
       SecretsKeyring secrets,
-      RunObserver observer,
       RunRequestRecorder requestRecorder,
       ScheduledExecutorService timers,
       Supplier<Instant> brokerOutages,
@@ -95,10 +93,12 @@ final class RunEffects implements EffectHandler {
     }
   }
 
-  private void record(long sequence, RunStatus status, String message, Instant at) {
-    RunObserver observer = parts.observer();
-    run.recording.submit(() -> observer.transitioned(run, sequence, status, message, at));
-  }
+  /**
+   * The transition's record: already queued on the run's recording lane by {@link RunEventJournal},
+   * with the read model, under the run's monitor (a reader never sees a status whose record is not
+   * queued); nothing more to do here.
+   */
+  private void record(long sequence, RunStatus status, String message, Instant at) {}
 
   /** After the {@code pending} record, on the lane: durable before the start returns. */
   private void recordRequest(RunState state) {

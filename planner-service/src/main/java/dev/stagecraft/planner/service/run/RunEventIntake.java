@@ -31,8 +31,9 @@ import java.util.Optional;
  * tenant's or workspace's run is refused ({@link EventOrigin}).
  *
  * <p>Concurrency: called by the Kafka listener threads; each event is decided by the run's driver
- * (the listener waits for lock events, starts, finishes and outcomes; log lines and heartbeats are
- * only enqueued, in order).
+ * (the listener waits, at most {@code Run#ANSWER_WAIT}, for lock events, starts, finishes and
+ * outcomes; log lines and heartbeats are only enqueued, in order). A run slow to decide (blocked on
+ * a state-service call that is retried) decides the event in turn; the listener goes on.
  */
 final class RunEventIntake {
   private final Map<String, Run> runs;
@@ -60,7 +61,7 @@ final class RunEventIntake {
       runOf(envelope, forced.holder())
           .ifPresent(
               run ->
-                  run.decide(
+                  run.tell(
                       new RunCommand.LockLost(
                           RunCommand.LockLoss.FORCE_UNLOCKED,
                           forced.lockId(),
@@ -72,7 +73,7 @@ final class RunEventIntake {
       runOf(envelope, expired.holder())
           .ifPresent(
               run ->
-                  run.decide(
+                  run.tell(
                       new RunCommand.LockLost(
                           RunCommand.LockLoss.LEASE_EXPIRED,
                           expired.lockId(),
@@ -101,7 +102,7 @@ final class RunEventIntake {
       return;
     }
     EventOrigin.requireRun(envelope, run.request, run.id, recorded.runId(), recorded.actionId());
-    run.decide(
+    run.tell(
         new RunCommand.StateRecorded(
             recorded.actionId(),
             recorded.address(),
@@ -160,7 +161,7 @@ final class RunEventIntake {
       }
       case "dev.stagecraft.action.started" -> {
         ActionStarted started = EventCodec.data(envelope, ActionStarted.class);
-        run.decide(new RunCommand.ActionStarted(started.actionId(), started.executorId(), now));
+        run.tell(new RunCommand.ActionStarted(started.actionId(), started.executorId(), now));
         run.journal.action(started.address(), "started on " + started.executorId());
       }
       case "dev.stagecraft.action.heartbeat" -> {
@@ -182,7 +183,7 @@ final class RunEventIntake {
       }
       case "dev.stagecraft.action.finished" -> {
         ActionFinished finished = EventCodec.data(envelope, ActionFinished.class);
-        run.decide(
+        run.tell(
             new RunCommand.ActionFinished(
                 finished.actionId(), finished.succeeded(), finished.error()));
         if (!finished.succeeded()) {
