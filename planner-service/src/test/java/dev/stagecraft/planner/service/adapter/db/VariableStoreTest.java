@@ -22,6 +22,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -248,5 +252,53 @@ class VariableStoreTest {
                 .resolve("initech", "app", Map.of(), Set.of())
                 .terraformValues())
         .containsOnlyKeys("region", "owner");
+  }
+
+  @Test
+  void concurrentChangesTakeEachVersionOnceAndNeverLetTwoGlobalSetsShareAVariable()
+      throws Exception {
+    Owner owner = ws("hooli", "busy");
+    List<Callable<Object>> puts = new ArrayList<>();
+    for (int i = 0; i < 8; i++) {
+      String key = "k" + i;
+      puts.add(() -> store.put(owner, tf(key, "v", false), "deployer@hooli"));
+    }
+    try (ExecutorService pool = Executors.newFixedThreadPool(8)) {
+      for (Future<Object> f : pool.invokeAll(puts)) {
+        f.get();
+      }
+      assertThat(store.history(owner))
+          .extracting(Change::version)
+          .containsExactly(8L, 7L, 6L, 5L, 4L, 3L, 2L, 1L);
+      assertThat(store.list(owner).version()).isEqualTo(8);
+
+      for (int round = 0; round < 5; round++) {
+        String a = "ga" + round;
+        String b = "gb" + round;
+        String shared = "SHARED_" + round;
+        sets.create("hooli", a, "", true, "admin@hooli");
+        sets.create("hooli", b, "", true, "admin@hooli");
+        List<Callable<Object>> racing = new ArrayList<>();
+        for (String set : List.of(a, b)) {
+          racing.add(
+              () -> {
+                try {
+                  return store.put(
+                      new Owner("hooli", OwnerKind.SET, set),
+                      env(shared, "x", false),
+                      "admin@hooli");
+                } catch (VariableRefused e) {
+                  return e;
+                }
+              });
+        }
+        List<Object> outcomes = new ArrayList<>();
+        for (Future<Object> f : pool.invokeAll(racing)) {
+          outcomes.add(f.get());
+        }
+        assertThat(outcomes).filteredOn(VariableRefused.class::isInstance).hasSize(1);
+        assertThat(outcomes).filteredOn(Long.class::isInstance).containsExactly(1L);
+      }
+    }
   }
 }
