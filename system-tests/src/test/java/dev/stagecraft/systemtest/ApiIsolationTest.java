@@ -40,12 +40,21 @@ class ApiIsolationTest {
           "POST /api/v1/plans", // a speculative plan changes nothing
           "POST /api/v1/hooks/run-requests"); // authenticated by its HMAC signature, not a token
 
+  /**
+   * Routes that name a resource the caller creates in its own tenant when it has none of that name
+   * (docs/workspaces.md: a PUT of a variable creates the workspace). Another tenant gets 404 when
+   * the request is valid, or 400 when it is not; tenant A's resource is never touched.
+   */
+  private static final Set<String> CREATE_BY_NAME =
+      Set.of("PUT /api/v1/workspaces/{ws}/variables/{key}");
+
   SharedStack stack;
   String suffix = UUID.randomUUID().toString().substring(0, 8);
   String tenantA = "iso-a-" + suffix;
   String tenantB = "iso-b-" + suffix;
   String workspace = "iso-ws-" + suffix;
   String marker = "iso-marker-" + suffix; // in tenant A's configuration and state only
+  String variableSet = "iso-set-" + suffix;
   String adminA;
   String readerA;
   String adminB;
@@ -107,6 +116,36 @@ class ApiIsolationTest {
     Response done = call("GET", "/api/v1/runs/" + runId, adminA, null);
     assertThat(done.json("/status")).as(done.body()).isEqualTo("applied");
     planDigest = done.json("/planDigest");
+    Response variable =
+        call(
+            "PUT",
+            "/api/v1/workspaces/" + workspace + "/variables/db_password",
+            adminA,
+            Map.of("value", "var-" + marker));
+    assertThat(variable.status()).as(variable.body()).isEqualTo(200);
+    Response set =
+        call(
+            "POST",
+            "/api/v1/variable-sets",
+            adminA,
+            Map.of("name", variableSet, "description", ""));
+    assertThat(set.status()).as(set.body()).isEqualTo(201);
+    assertThat(
+            call(
+                    "PUT",
+                    "/api/v1/variable-sets/" + variableSet + "/variables/db_password",
+                    adminA,
+                    Map.of("value", "set-" + marker))
+                .status())
+        .isEqualTo(200);
+    assertThat(
+            call(
+                    "PUT",
+                    "/api/v1/variable-sets/" + variableSet + "/workspaces/" + workspace,
+                    adminA,
+                    null)
+                .status())
+        .isEqualTo(200);
     openApi = routes();
   }
 
@@ -149,7 +188,10 @@ class ApiIsolationTest {
             : path.startsWith("/api/v1/configuration-versions/")
                 ? configurationVersion
                 : path.startsWith("/api/v1/tokens/") ? tokenIdA : "unknown-id";
-    return path.replace("{ws}", workspace).replace("{id}", id);
+    return path.replace("{ws}", workspace)
+        .replace("{id}", id)
+        .replace("{name}", variableSet)
+        .replace("{key}", "db_password");
   }
 
   /** A body naming tenant A's resources, whatever the route reads from it. */
@@ -188,7 +230,9 @@ class ApiIsolationTest {
         }
       }
       assertThat(r.status()).as(what).isLessThan(500);
-      if (route.getValue().contains("{")) {
+      if (CREATE_BY_NAME.contains(route.getKey())) {
+        assertThat(r.status()).as(what).isIn(400, 404);
+      } else if (route.getValue().contains("{")) {
         // a resource of tenant A: not found for B, or forbidden where it has no tenant
         assertThat(r.status())
             .as(what)
@@ -205,6 +249,17 @@ class ApiIsolationTest {
     assertThat(run.json("/status")).isEqualTo("applied");
     assertThat(call("GET", "/api/v1/workspaces/" + workspace, adminA, null).json("/autoApply"))
         .isEqualTo("true");
+    // nor are its variables and variable sets
+    assertThat(
+            call("GET", "/api/v1/workspaces/" + workspace + "/variables", adminA, null)
+                .json("/variables/0/value"))
+        .isEqualTo("var-" + marker);
+    assertThat(
+            call("GET", "/api/v1/variable-sets/" + variableSet, adminA, null).json("/workspaces/0"))
+        .isEqualTo(workspace);
+    assertThat(call("GET", "/api/v1/variable-sets", adminB, null).body())
+        .doesNotContain(variableSet)
+        .doesNotContain(marker);
   }
 
   @Test
