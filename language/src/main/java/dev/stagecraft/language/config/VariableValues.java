@@ -202,7 +202,12 @@ public final class VariableValues {
       }
       TypeConstraints.Conversion c = TypeConstraints.convert(value, type);
       if (!c.ok()) {
-        invalid(v, type, c.error().get(), d);
+        // the message of a sensitive value's conversion names its kinds, never its text
+        String why =
+            v.sensitive()
+                ? TypeConstraints.convert(markedDeep(value), type).error().orElse("invalid")
+                : c.error().get();
+        invalid(v, type, why, d);
         return Value.unknown().mark(v.sensitive());
       }
       value = c.value();
@@ -214,6 +219,21 @@ public final class VariableValues {
     value = value.mark(v.sensitive());
     validate(v, value, context, d);
     return value;
+  }
+
+  /** {@code value} with itself and everything in it marked sensitive. */
+  private static Value markedDeep(Value value) {
+    return switch (value) {
+      case Value.ListValue l ->
+          new Value.ListValue(
+              l.elements().stream().map(VariableValues::markedDeep).toList(), true, l.fromState());
+      case Value.ObjectValue o -> {
+        Map<String, Value> attributes = new LinkedHashMap<>();
+        o.attributes().forEach((k, e) -> attributes.put(k, markedDeep(e)));
+        yield new Value.ObjectValue(attributes, true, o.fromState());
+      }
+      default -> value.mark(true);
+    };
   }
 
   private static void invalid(VariableDecl v, Type type, String why, Diagnostics d) {

@@ -48,6 +48,7 @@ public final class ApplyContext {
   private final PriorState prior;
   private final Map<String, String> sources;
   private final Map<String, Value> plannedValues;
+  private final WorkspaceEnvironment environment;
 
   /** The text of every value the prior state holds sensitive (opened sealed values included). */
   private final Set<String> priorSecrets;
@@ -64,6 +65,21 @@ public final class ApplyContext {
       PriorState prior,
       Map<String, String> sources,
       Map<String, Value> plannedValues) {
+    this(planned, prior, sources, plannedValues, Map.of(), Set.of());
+  }
+
+  /**
+   * As {@link #ApplyContext(WalkScope, PriorState, Map, Map)}, with the workspace's environment
+   * variables for every {@code local-exec} step ({@code sensitiveEnvironment}: the names of the
+   * secret ones, see {@link WorkspaceEnvironment}).
+   */
+  public ApplyContext(
+      WalkScope planned,
+      PriorState prior,
+      Map<String, String> sources,
+      Map<String, Value> plannedValues,
+      Map<String, String> environment,
+      Set<String> sensitiveEnvironment) {
     // timestamp() and uuid(), unknown at plan, are known from here on: one result per call site
     // and instance for this apply
     this.walk = planned.forApply();
@@ -71,6 +87,7 @@ public final class ApplyContext {
     this.prior = prior;
     this.sources = sources;
     this.plannedValues = Map.copyOf(plannedValues);
+    this.environment = new WorkspaceEnvironment(environment, sensitiveEnvironment);
     Set<String> secrets = new LinkedHashSet<>();
     prior.instances().values().stream()
         .filter(i -> !i.sensitivePaths().isEmpty())
@@ -455,7 +472,7 @@ public final class ApplyContext {
       Set<String> sensitive,
       List<ProvisionerStep> steps,
       List<Map<String, Object>> connections) {
-    StepResolver.resolve(model, p, resourceConnection, ctx, diagnostics, sensitive)
+    StepResolver.resolve(model, p, resourceConnection, ctx, diagnostics, sensitive, environment)
         .ifPresent(
             r -> {
               steps.add(r.step());
@@ -463,8 +480,17 @@ public final class ApplyContext {
             });
   }
 
-  /** For tests and callers that must know which values get redacted. */
+  /**
+   * For tests and callers that must know which values get redacted: the configuration's sensitive
+   * values and the workspace's sensitive environment values.
+   */
   public Set<String> sensitiveValues() {
-    return model.sensitiveValues();
+    List<String> environmentSecrets = environment.secretsUnder(Map.of());
+    if (environmentSecrets.isEmpty()) {
+      return model.sensitiveValues();
+    }
+    Set<String> out = new LinkedHashSet<>(model.sensitiveValues());
+    out.addAll(environmentSecrets);
+    return out;
   }
 }

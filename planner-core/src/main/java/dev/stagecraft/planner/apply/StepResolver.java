@@ -25,8 +25,8 @@ final class StepResolver {
   private StepResolver() {}
 
   /**
-   * Resolves {@code p}; adds its diagnostics to {@code diagnostics} and returns empty when any is
-   * an error.
+   * Resolves {@code p} ({@code environment}: the workspace's, for a {@code local-exec} step); adds
+   * its diagnostics to {@code diagnostics} and returns empty when any is an error.
    */
   static Optional<Resolved> resolve(
       ConfigModel model,
@@ -34,15 +34,16 @@ final class StepResolver {
       Optional<BlockDecl> resourceConnection,
       EvalContext ctx,
       Diagnostics diagnostics,
-      Set<String> sensitive) {
+      Set<String> sensitive,
+      WorkspaceEnvironment environment) {
     StepScope scope = StepScope.of(p, model::evaluateExpression, ctx, sensitive);
-    Optional<Resolved> resolved = resolve(scope, resourceConnection);
+    Optional<Resolved> resolved = resolve(scope, resourceConnection, environment);
     diagnostics.addAll(scope.diagnostics());
     return scope.diagnostics().hasErrors() ? Optional.empty() : resolved;
   }
 
   private static Optional<Resolved> resolve(
-      StepScope scope, Optional<BlockDecl> resourceConnection) {
+      StepScope scope, Optional<BlockDecl> resourceConnection, WorkspaceEnvironment environment) {
     StepArguments args = scope.evaluate(scope.provisioner().attributes(), false);
     ConnectionResolver connection = new ConnectionResolver(scope, resourceConnection);
     if (scope.diagnostics().hasErrors()) {
@@ -53,7 +54,8 @@ final class StepResolver {
     String type = scope.provisioner().type();
     ProvisionerStep step =
         switch (type) {
-          case "local-exec" -> LocalExecArguments.resolve(scope, args, timeoutSeconds, retries);
+          case "local-exec" ->
+              LocalExecArguments.resolve(scope, args, environment, timeoutSeconds, retries);
           case "remote-exec" ->
               RemoteExecArguments.resolve(scope, args, connection.ssh(), timeoutSeconds, retries);
           case "file" ->

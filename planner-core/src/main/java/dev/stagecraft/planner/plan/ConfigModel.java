@@ -106,6 +106,7 @@ public final class ConfigModel {
             config,
             request.variables(),
             request.hclVariables(),
+            request.sensitiveVariables(),
             model.fileContext(),
             diagnostics,
             validateOnly,

@@ -17,17 +17,21 @@ final class InputVariables {
   /**
    * The values of the configuration's input variables: raw {@code -var} text ({@code given}; those
    * named in {@code hcl} are HCL expressions, as from a variable file) converted to the declared
-   * type, defaults applied, validations run. The strings inside sensitive values are added to
-   * {@code sensitiveValues}.
+   * type, defaults applied, validations run. A variable named in {@code sensitiveNames} (given a
+   * sensitive stored value, docs/adr/0078) is resolved exactly as one declared {@code sensitive =
+   * true}. The strings inside sensitive values are added to {@code sensitiveValues}; no diagnostic
+   * holds a sensitive variable's value.
    */
   static Map<String, Value> resolve(
-      Configuration config,
+      Configuration declared,
       Map<String, String> given,
       Set<String> hcl,
+      Set<String> sensitiveNames,
       SimpleEvalContext fileContext,
       Diagnostics diagnostics,
       boolean validateOnly,
       Set<String> sensitiveValues) {
+    Configuration config = withSensitive(declared, sensitiveNames);
     for (String name : given.keySet()) {
       if (!config.variables().containsKey(name)) {
         diagnostics.error(
@@ -52,7 +56,8 @@ final class InputVariables {
             hcl.contains(v.name())
                 ? VariableValues.parseHclValue(v, raw)
                 : VariableValues.parseCliValue(v, raw);
-        diagnostics.addAll(parsed.diagnostics());
+        diagnostics.addAll(
+            v.sensitive() ? withoutValue(v, parsed.diagnostics()) : parsed.diagnostics());
         values.put(v.name(), parsed.value());
       } else if (validateOnly && v.required()) {
         // validate checks the configuration, not the values it will be given
@@ -76,5 +81,60 @@ final class InputVariables {
       variables.put(v.name(), value);
     }
     return variables;
+  }
+
+  /** {@code config} with the variables named in {@code names} declared sensitive. */
+  private static Configuration withSensitive(Configuration config, Set<String> names) {
+    if (names.stream()
+        .noneMatch(
+            n -> config.variables().containsKey(n) && !config.variables().get(n).sensitive())) {
+      return config;
+    }
+    Map<String, VariableDecl> variables = new LinkedHashMap<>();
+    config
+        .variables()
+        .forEach(
+            (name, v) ->
+                variables.put(name, names.contains(name) && !v.sensitive() ? sensitive(v) : v));
+    return new Configuration(
+        variables,
+        config.resources(),
+        config.locals(),
+        config.outputs(),
+        config.removed(),
+        config.moved(),
+        config.requiredVersion(),
+        config.checks(),
+        config.dataSources(),
+        config.modules());
+  }
+
+  private static VariableDecl sensitive(VariableDecl v) {
+    return new VariableDecl(
+        v.name(),
+        v.defaultValue(),
+        v.type(),
+        v.description(),
+        true,
+        v.nullable(),
+        v.validations(),
+        v.range());
+  }
+
+  /**
+   * The problems of parsing a sensitive variable's value as HCL, told without the value: a parser's
+   * message may quote the text it stopped at.
+   */
+  private static Diagnostics withoutValue(VariableDecl v, Diagnostics parsed) {
+    Diagnostics out = new Diagnostics();
+    if (parsed.hasErrors()) {
+      out.error(
+          "Invalid value for variable",
+          "The value given for var."
+              + v.name()
+              + " is not a valid HCL expression (details left out: the value is sensitive).",
+          v.range());
+    }
+    return out;
   }
 }

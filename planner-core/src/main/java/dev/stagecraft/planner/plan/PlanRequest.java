@@ -4,6 +4,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * What to plan.
@@ -26,6 +27,15 @@ import java.util.Set;
  *     what to read); null when nothing was read (validate, the CLI's and the server's configuration
  *     checks): every remote output is then unknown, and so is a count or for_each computed from one
  *     without being an error (docs/planning.md "Remote state")
+ * @param sensitiveVariables root variable names whose values are sensitive because they came from a
+ *     sensitive stored value (a workspace's or a variable set's, docs/adr/0078), even when the
+ *     {@code variable} block does not say {@code sensitive = true}: planned exactly as a declared
+ *     sensitive variable
+ * @param environment the workspace's environment variables, given to every {@code local-exec} step
+ *     under the provisioner's own {@code environment} (whose entries win); never in the plan or its
+ *     digest
+ * @param sensitiveEnvironment the names among {@code environment} whose values are sensitive: a
+ *     step that receives one carries a secret (sealed in its dispatch, redacted from its output)
  */
 public record PlanRequest(
     String workspace,
@@ -36,7 +46,36 @@ public record PlanRequest(
     Path baseDir,
     boolean confineFiles,
     Set<String> hclVariables,
-    Map<String, RemoteStateRead> remoteStates) {
+    Map<String, RemoteStateRead> remoteStates,
+    Set<String> sensitiveVariables,
+    Map<String, String> environment,
+    Set<String> sensitiveEnvironment) {
+
+  /** No sensitive stored variables and no workspace environment. */
+  public PlanRequest(
+      String workspace,
+      Map<String, String> files,
+      Map<String, String> variables,
+      List<String> replace,
+      boolean destroy,
+      Path baseDir,
+      boolean confineFiles,
+      Set<String> hclVariables,
+      Map<String, RemoteStateRead> remoteStates) {
+    this(
+        workspace,
+        files,
+        variables,
+        replace,
+        destroy,
+        baseDir,
+        confineFiles,
+        hclVariables,
+        remoteStates,
+        Set.of(),
+        Map.of(),
+        Set.of());
+  }
 
   /** Nothing read for remote states (see {@code remoteStates}). */
   public PlanRequest(
@@ -54,7 +93,58 @@ public record PlanRequest(
   /** This request with what was read for its remote states. */
   public PlanRequest withRemoteStates(Map<String, RemoteStateRead> reads) {
     return new PlanRequest(
-        workspace, files, variables, replace, destroy, baseDir, confineFiles, hclVariables, reads);
+        workspace,
+        files,
+        variables,
+        replace,
+        destroy,
+        baseDir,
+        confineFiles,
+        hclVariables,
+        reads,
+        sensitiveVariables,
+        environment,
+        sensitiveEnvironment);
+  }
+
+  /**
+   * This request with {@code names} (root variables given a sensitive stored value) planned as
+   * sensitive.
+   */
+  public PlanRequest withSensitiveVariables(Set<String> names) {
+    return new PlanRequest(
+        workspace,
+        files,
+        variables,
+        replace,
+        destroy,
+        baseDir,
+        confineFiles,
+        hclVariables,
+        remoteStates,
+        names,
+        environment,
+        sensitiveEnvironment);
+  }
+
+  /**
+   * This request with the workspace's environment variables for every {@code local-exec} step;
+   * {@code sensitive} names those whose values are secret.
+   */
+  public PlanRequest withEnvironment(Map<String, String> values, Set<String> sensitive) {
+    return new PlanRequest(
+        workspace,
+        files,
+        variables,
+        replace,
+        destroy,
+        baseDir,
+        confineFiles,
+        hclVariables,
+        remoteStates,
+        sensitiveVariables,
+        values,
+        sensitive);
   }
 
   /** This request with other {@code -replace} addresses. */
@@ -68,7 +158,10 @@ public record PlanRequest(
         baseDir,
         confineFiles,
         hclVariables,
-        remoteStates);
+        remoteStates,
+        sensitiveVariables,
+        environment,
+        sensitiveEnvironment);
   }
 
   /** Every variable value a string as {@code -var} gives it. */
@@ -100,5 +193,29 @@ public record PlanRequest(
     replace = replace == null ? List.of() : List.copyOf(replace);
     hclVariables = hclVariables == null ? Set.of() : Set.copyOf(hclVariables);
     remoteStates = remoteStates == null ? null : Map.copyOf(remoteStates);
+    sensitiveVariables = sensitiveVariables == null ? Set.of() : Set.copyOf(sensitiveVariables);
+    environment = environment == null ? Map.of() : Map.copyOf(environment);
+    sensitiveEnvironment =
+        sensitiveEnvironment == null ? Set.of() : Set.copyOf(sensitiveEnvironment);
+  }
+
+  /** Names only: never a variable's or an environment variable's value. */
+  @Override
+  public String toString() {
+    return "PlanRequest[workspace="
+        + workspace
+        + ", files="
+        + new TreeSet<>(files.keySet())
+        + ", variables="
+        + new TreeSet<>(variables.keySet())
+        + ", replace="
+        + replace
+        + ", destroy="
+        + destroy
+        + ", sensitiveVariables="
+        + new TreeSet<>(sensitiveVariables)
+        + ", environment="
+        + new TreeSet<>(environment.keySet())
+        + "]";
   }
 }

@@ -122,7 +122,12 @@ public final class Planner {
         diagnostics,
         request.files(),
         new ApplyContext(
-            planning.walk(), moved.state(), request.files(), planning.plannedValues()));
+            planning.walk(),
+            moved.state(),
+            request.files(),
+            planning.plannedValues(),
+            request.environment(),
+            request.sensitiveEnvironment()));
   }
 
   /**
