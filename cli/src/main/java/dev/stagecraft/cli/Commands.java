@@ -4,8 +4,11 @@ import dev.stagecraft.cli.knownhosts.KnownHostsCommand;
 import dev.stagecraft.cli.run.ApplyCommand;
 import dev.stagecraft.cli.run.CancelCommand;
 import dev.stagecraft.cli.run.PlanCommand;
+import dev.stagecraft.cli.run.RunStartCommand;
 import dev.stagecraft.cli.run.RunsCommand;
 import dev.stagecraft.cli.run.ValidateCommand;
+import dev.stagecraft.cli.run.VariableSetsCommand;
+import dev.stagecraft.cli.run.VariablesCommand;
 import dev.stagecraft.cli.run.WorkspacesCommand;
 import dev.stagecraft.cli.stack.DownCommand;
 import dev.stagecraft.cli.stack.EnvCommand;
@@ -43,8 +46,15 @@ final class Commands {
     for (RunsCommand.Mode mode : RunsCommand.Mode.values()) { // runs list, show, logs, ...
       commands.put(group("runs", mode), new RunsCommand(mode));
     }
+    commands.put("runs start", new RunStartCommand());
     for (WorkspacesCommand.Mode mode : WorkspacesCommand.Mode.values()) {
       commands.put(group("workspaces", mode), new WorkspacesCommand(mode));
+    }
+    for (VariablesCommand.Mode mode : VariablesCommand.Mode.values()) {
+      commands.put(group("variables", mode), new VariablesCommand(mode));
+    }
+    for (VariableSetsCommand.Mode mode : VariableSetsCommand.Mode.values()) {
+      commands.put(group("variable-sets", mode), new VariableSetsCommand(mode));
     }
     commands.put("taint", new TaintCommand(true));
     commands.put("untaint", new TaintCommand(false));

@@ -159,6 +159,14 @@ public final class ApiClient {
             .method("PATCH", HttpRequest.BodyPublishers.ofString(MAPPER.writeValueAsString(body))));
   }
 
+  public JsonNode put(String url, Object body) throws IOException, InterruptedException {
+    return send(
+        authorized(url)
+            .timeout(DEFAULT_TIMEOUT)
+            .header("Content-Type", "application/json")
+            .PUT(HttpRequest.BodyPublishers.ofString(MAPPER.writeValueAsString(body))));
+  }
+
   public JsonNode delete(String url) throws IOException, InterruptedException {
     return send(authorized(url).DELETE());
   }

@@ -19,8 +19,9 @@ import java.util.Map;
  * (docs/runs.md): {@code -auto-apply=false} makes runs wait for approval, {@code -parallelism=N}
  * bounds the actions run at once, {@code -coalescing=true} lets a newer run replace one still
  * queued, {@code -step-timeout=30m} bounds every provisioner step without a {@code timeout} of its
- * own. Creating and changing settings needs an admin token; a run creates its workspace with the
- * defaults when it does not exist.
+ * own; the source options ({@link WorkspaceSource}) say where its configuration comes from, which
+ * {@code show} prints. Creating and changing settings needs an admin token; a run creates its
+ * workspace with the defaults when it does not exist.
  */
 public final class WorkspacesCommand implements Command {
   /** Which of the four. */
@@ -40,10 +41,15 @@ public final class WorkspacesCommand implements Command {
   @Override
   public int run(CliContext ctx, List<String> args) throws Exception {
     Map<String, Object> settings = new LinkedHashMap<>();
+    WorkspaceSource source = new WorkspaceSource();
     List<String> positional = new ArrayList<>();
     for (String arg : args) {
       if (arg.startsWith("-") && (mode == Mode.CREATE || mode == Mode.SET)) {
-        setting(arg, settings);
+        int eq = arg.indexOf('=');
+        if (!source.accept(
+            eq < 0 ? arg : arg.substring(0, eq), eq < 0 ? null : arg.substring(eq + 1))) {
+          setting(arg, settings);
+        }
       } else if (arg.startsWith("-")) {
         throw new UsageException("workspaces " + name() + " has no option " + arg);
       } else {
@@ -56,19 +62,33 @@ public final class WorkspacesCommand implements Command {
               ? "workspaces list takes no arguments"
               : "workspaces " + name() + " needs exactly one workspace name");
     }
-    if (mode == Mode.SET && settings.isEmpty()) {
-      throw new UsageException("workspaces set needs a setting to change: " + SETTINGS);
+    if (mode == Mode.SET && settings.isEmpty() && source.isEmpty()) {
+      throw new UsageException(
+          "workspaces set needs a setting to change: "
+              + SETTINGS
+              + "; or a source: "
+              + WorkspaceSource.USAGE);
     }
+    Map<String, Object> sourceBody = source.isEmpty() ? null : source.body(ctx);
     ApiClient api = Server.client(ctx);
     try {
       switch (mode) {
         case LIST -> list(ctx, api);
-        case SHOW -> print(ctx, api.get(url(api, positional.getFirst())));
+        case SHOW -> {
+          print(ctx, api.get(url(api, positional.getFirst())));
+          printSource(ctx, api, positional.getFirst());
+        }
         case CREATE -> {
           settings.put("name", positional.getFirst());
           print(ctx, api.post(api.api("workspaces"), settings));
+          putSource(ctx, api, positional.getFirst(), sourceBody);
         }
-        case SET -> print(ctx, api.patch(url(api, positional.getFirst()), settings));
+        case SET -> {
+          if (!settings.isEmpty()) {
+            print(ctx, api.patch(url(api, positional.getFirst()), settings));
+          }
+          putSource(ctx, api, positional.getFirst(), sourceBody);
+        }
       }
       return 0;
     } catch (ApiClient.ApiException e) {
@@ -154,6 +174,31 @@ public final class WorkspacesCommand implements Command {
     ctx.out().println("created:     " + RunsCommand.toSeconds(ws.path("createdAt").asText()));
   }
 
+  /** Sets the workspace's configuration source when one was given, and prints it. */
+  private static void putSource(
+      CliContext ctx, ApiClient api, String workspace, Map<String, Object> body) throws Exception {
+    if (body != null) {
+      WorkspaceSource.print(ctx, api.put(url(api, workspace) + "/source", body));
+    }
+  }
+
+  /** The workspace's configuration source; nothing from a planner that has none to say (404). */
+  private static void printSource(CliContext ctx, ApiClient api, String workspace)
+      throws Exception {
+    JsonNode source;
+    try {
+      source = api.get(url(api, workspace) + "/source");
+    } catch (ApiClient.ApiException e) {
+      if (e.status() == 404) {
+        return;
+      }
+      throw e;
+    }
+    if (source != null) {
+      WorkspaceSource.print(ctx, source);
+    }
+  }
+
   /** {@code 1h}, {@code 30m}, {@code 90s}: as {@code -step-timeout} takes it. */
   static String duration(int seconds) {
     if (seconds % 3600 == 0) {
@@ -177,10 +222,11 @@ public final class WorkspacesCommand implements Command {
       case SHOW -> "workspaces show NAME     A workspace's settings";
       case CREATE ->
           "workspaces create NAME [-auto-apply=B] [-parallelism=N] [-coalescing=B]"
-              + " [-step-timeout=D]  A workspace";
+              + " [-step-timeout=D] [SOURCE]  A workspace";
       case SET ->
           "workspaces set NAME [-auto-apply=B] [-parallelism=N] [-coalescing=B]"
-              + " [-step-timeout=D]  Change settings";
+              + " [-step-timeout=D] [SOURCE]  Change settings; SOURCE: "
+              + WorkspaceSource.USAGE;
     };
   }
 }
