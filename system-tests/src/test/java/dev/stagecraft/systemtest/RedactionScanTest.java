@@ -14,9 +14,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
-import java.sql.Connection;
-import java.sql.ResultSet;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -24,15 +21,7 @@ import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
-import java.util.Set;
-import java.util.UUID;
 import java.util.stream.Stream;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.header.Header;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -207,7 +196,7 @@ class RedactionScanTest {
     String journals = runJournals();
     assertThat(journals).contains("direct=(sensitive value)").contains("via-env=(sensitive value)");
     scanned.put("run journals", journals);
-    List<String> records = allKafkaRecords();
+    List<String> records = LeakScan.kafkaRecords(stack);
     assertThat(records).anyMatch(r -> r.contains("dev.stagecraft.action.dispatched"));
     assertThat(records).anyMatch(r -> r.contains("direct=(sensitive value)"));
     for (int i = 0; i < records.size(); i++) {
@@ -227,13 +216,13 @@ class RedactionScanTest {
         .atMost(Duration.ofSeconds(30))
         .until(
             () ->
-                databaseRows()
+                LeakScan.databaseRows(stack)
                     .lines()
                     .anyMatch(
                         row ->
                             row.startsWith("\"planner\".\"run_journal\"")
                                 && row.contains("direct=(sensitive value)")));
-    scanned.put("database", databaseRows());
+    scanned.put("database", LeakScan.databaseRows(stack));
     try (Stream<Path> logs = Files.walk(stack.dataDir.resolve("logs"))) {
       for (Path log : logs.filter(Files::isRegularFile).toList()) {
         scanned.put("log " + log.getFileName(), Files.readString(log));
@@ -245,30 +234,14 @@ class RedactionScanTest {
     List<String> leaks = new ArrayList<>();
     scanned.forEach(
         (where, text) -> {
-          leaks.addAll(occurrences(where, text, "secret", secret));
-          leaks.addAll(occurrences(where, text, "changed secret", changedSecret));
+          leaks.addAll(LeakScan.occurrences(where, text, "secret", secret));
+          leaks.addAll(LeakScan.occurrences(where, text, "changed secret", changedSecret));
           if (!where.equals(keyFileEntry)) {
             // the key file itself is the only place its content may be
-            leaks.addAll(occurrences(where, text, "key file", keyMarker));
+            leaks.addAll(LeakScan.occurrences(where, text, "key file", keyMarker));
           }
         });
     assertThat(leaks).as("places holding a secret").isEmpty();
-  }
-
-  /** Where {@code text} holds {@code value} in clear or in base64 (standard or URL-safe). */
-  static List<String> occurrences(String where, String text, String what, String value) {
-    List<String> out = new ArrayList<>();
-    byte[] bytes = value.getBytes(StandardCharsets.UTF_8);
-    String b64 = Base64.getEncoder().encodeToString(bytes);
-    String b64Url = Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
-    if (text.contains(value)) {
-      out.add(where + ": " + what + " in clear text");
-    }
-    if (text.contains(b64.substring(0, b64.length() - 4))
-        || text.contains(b64Url.substring(0, b64Url.length() - 4))) {
-      out.add(where + ": " + what + " in base64");
-    }
-    return out;
   }
 
   private static void record(Map<String, String> scanned, String what, CliResult result) {
@@ -306,86 +279,5 @@ class RedactionScanTest {
             HttpResponse.BodyHandlers.ofString());
     assertThat(response.statusCode()).as(path + ": " + response.body()).isEqualTo(200);
     return response.body();
-  }
-
-  /** Every record (key, value, headers) of every stagecraft.* topic, from the beginning. */
-  private static List<String> allKafkaRecords() throws Exception {
-    String bootstrap = stack.stack().info().kafka();
-    Set<String> topics;
-    // the administrator sees and reads every topic
-    try (Admin admin = Admin.create(stack.kafka("admin"))) {
-      topics = admin.listTopics().names().get();
-    }
-    List<String> ours = topics.stream().filter(t -> t.startsWith("stagecraft.")).toList();
-    assertThat(ours).contains("stagecraft.actions", "stagecraft.dead-letter");
-    List<String> out = new ArrayList<>();
-    Properties props =
-        stack
-            .stack()
-            .kafkaSettings("admin")
-            .consumer("redaction-scan-" + UUID.randomUUID(), "redaction-scan", "earliest");
-    props.put("isolation.level", "read_uncommitted");
-    try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(props)) {
-      List<TopicPartition> partitions = new ArrayList<>();
-      for (String topic : ours) {
-        consumer
-            .partitionsFor(topic)
-            .forEach(p -> partitions.add(new TopicPartition(topic, p.partition())));
-      }
-      consumer.assign(partitions);
-      consumer.seekToBeginning(partitions);
-      Map<TopicPartition, Long> end = consumer.endOffsets(partitions);
-      await()
-          .atMost(Duration.ofSeconds(60))
-          .pollInSameThread()
-          .pollInterval(Duration.ZERO)
-          .until(
-              () -> {
-                for (ConsumerRecord<String, byte[]> r : consumer.poll(Duration.ofMillis(200))) {
-                  StringBuilder text = new StringBuilder(r.topic()).append(' ');
-                  text.append(r.key()).append(' ');
-                  for (Header h : r.headers()) {
-                    text.append(h.key())
-                        .append('=')
-                        .append(
-                            h.value() == null ? "" : new String(h.value(), StandardCharsets.UTF_8))
-                        .append(' ');
-                  }
-                  if (r.value() != null) {
-                    text.append(new String(r.value(), StandardCharsets.UTF_8));
-                  }
-                  out.add(text.toString());
-                }
-                return partitions.stream().allMatch(p -> consumer.position(p) >= end.get(p));
-              });
-    }
-    return out;
-  }
-
-  /** Every row of every table outside PostgreSQL's own schemas, as text. */
-  private static String databaseRows() throws Exception {
-    StringBuilder all = new StringBuilder();
-    try (Connection c = stack.stack().openDatabase();
-        Statement s = c.createStatement()) {
-      List<String> tables = new ArrayList<>();
-      try (ResultSet rs =
-          s.executeQuery(
-              "select table_schema, table_name from information_schema.tables"
-                  + " where table_type = 'BASE TABLE'"
-                  + " and table_schema not in ('pg_catalog', 'information_schema')")) {
-        while (rs.next()) {
-          tables.add("\"" + rs.getString(1) + "\".\"" + rs.getString(2) + "\"");
-        }
-      }
-      assertThat(tables).anyMatch(t -> t.startsWith("\"state\"."));
-      for (String table : tables) {
-        try (ResultSet rs = s.executeQuery("select t::text from " + table + " t")) {
-          while (rs.next()) {
-            all.append(table).append(' ').append(rs.getString(1)).append('\n');
-          }
-        }
-      }
-    }
-    return all.toString();
   }
 }

@@ -19,14 +19,15 @@ class ArchitectureTest {
           .importPackages("dev.stagecraft.planner.service");
 
   @Test
-  void runTriggerAndConfigPackagesImportNoFrameworkOrInfrastructure() {
+  void domainPackagesImportNoFrameworkOrInfrastructure() {
     noClasses()
         .that()
         .resideInAnyPackage(
             "dev.stagecraft.planner.service.run..",
             "dev.stagecraft.planner.service.trigger..",
             "dev.stagecraft.planner.service.config..",
-            "dev.stagecraft.planner.service.workspace..")
+            "dev.stagecraft.planner.service.workspace..",
+            "dev.stagecraft.planner.service.source..")
         .should()
         .dependOnClassesThat()
         .resideInAnyPackage(
@@ -41,14 +42,15 @@ class ArchitectureTest {
   }
 
   @Test
-  void runTriggerAndConfigPackagesDoNotDependOnAdapters() {
+  void domainPackagesDoNotDependOnAdapters() {
     noClasses()
         .that()
         .resideInAnyPackage(
             "dev.stagecraft.planner.service.run..",
             "dev.stagecraft.planner.service.trigger..",
             "dev.stagecraft.planner.service.config..",
-            "dev.stagecraft.planner.service.workspace..")
+            "dev.stagecraft.planner.service.workspace..",
+            "dev.stagecraft.planner.service.source..")
         .should()
         .dependOnClassesThat()
         .resideInAPackage("dev.stagecraft.planner.service.adapter..")

@@ -443,8 +443,12 @@ public final class RunCoordinator implements AutoCloseable {
    * awaitingApproval}), adopting what the request's configuration check prepared ({@link
    * PreparedConfiguration}): the run neither writes its files nor parses its configuration again.
    */
-  public Run start(RunRequest request, boolean awaitingApproval, PreparedConfiguration prepared) {
-    return startAs("run-" + ids.get(), request, awaitingApproval, prepared);
+  public Run start(
+      RunRequest request,
+      String pendingMessage,
+      boolean awaitingApproval,
+      PreparedConfiguration prepared) {
+    return startAs("run-" + ids.get(), request, pendingMessage, awaitingApproval, prepared);
   }
 
   /**
@@ -455,7 +459,7 @@ public final class RunCoordinator implements AutoCloseable {
    * @throws IllegalStateException when this instance already has a run with that id
    */
   public Run startAs(String id, RunRequest request, boolean awaitingApproval) {
-    return startAs(id, request, awaitingApproval, null);
+    return startAs(id, request, null, awaitingApproval, null);
   }
 
   /**
@@ -464,11 +468,15 @@ public final class RunCoordinator implements AutoCloseable {
    * nor parses its configuration again.
    */
   public Run startAs(
-      String id, RunRequest request, boolean awaitingApproval, PreparedConfiguration prepared) {
+      String id,
+      RunRequest request,
+      String pendingMessage,
+      boolean awaitingApproval,
+      PreparedConfiguration prepared) {
     if (runs.containsKey(id)) {
       throw new IllegalStateException("run " + id + " exists already");
     }
-    return launch(id, request, null, prepared, awaitingApproval);
+    return launch(id, request, pendingMessage, prepared, awaitingApproval);
   }
 
   /**

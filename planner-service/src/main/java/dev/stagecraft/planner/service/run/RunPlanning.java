@@ -74,20 +74,27 @@ final class RunPlanning {
         return new RunCommand.EffectFailed(effect, "the run ended before it planned");
       }
       RunRequest req = run.request;
+      if (req.inputs().sourceFailure() != null) {
+        // the workspace's source gave no configuration: the run fails here, nothing applied
+        return new RunCommand.PlanFailed(
+            "Error: Configuration source unavailable\n\n" + req.inputs().sourceFailure() + "\n");
+      }
       // sealed attribute values are opened so the plan compares clear values (docs/adr/0024)
       PriorState prior =
           PriorState.fromV4Json(
               openedRun.stateV4Json(), AttributeSealing.of(secrets, req.tenant(), req.workspace()));
       PlanRequest request =
           new PlanRequest(
-              req.workspace(),
-              req.files(),
-              req.variables(),
-              req.replace(),
-              req.destroy(),
-              dir,
-              true,
-              req.hclVariables());
+                  req.workspace(),
+                  req.files(),
+                  req.variables(),
+                  req.replace(),
+                  req.destroy(),
+                  dir,
+                  true,
+                  req.hclVariables())
+              .withSensitiveVariables(req.inputs().sensitiveVariables())
+              .withEnvironment(req.inputs().environment(), req.inputs().sensitiveEnvironment());
       LoadResult parsed =
           launch == null || launch.prepared() == null
               ? Planner.parse(req.files())
@@ -103,7 +110,7 @@ final class RunPlanning {
         return new RunCommand.PlanFailed(result.renderDiagnostics());
       }
       return new RunCommand.Planned(
-          info(result.plan()),
+          info(result.plan(), req.inputs().describeUses()),
           prior.serial(),
           restNotApproved(run, result.plan()),
           clock.instant());
@@ -145,12 +152,17 @@ final class RunPlanning {
     return carried.unapprovedRest(plan.changeDocuments()).orElse(null);
   }
 
-  /** What the lifecycle knows of the plan: its steps as {@link PlannedStep#stepsOf} makes them. */
-  static PlanInfo info(Plan plan) {
+  /**
+   * What the lifecycle knows of the plan: its steps as {@link PlannedStep#stepsOf} makes them; its
+   * text followed by {@code variables} (where each variable came from, when not all from the
+   * request).
+   */
+  static PlanInfo info(Plan plan, String variables) {
+    String text = PlanRenderer.render(plan);
     return new PlanInfo(
         plan.digest(),
         plan.applies(),
-        PlanRenderer.render(plan),
+        variables.isEmpty() ? text : text + (text.endsWith("\n") ? "\n" : "\n\n") + variables,
         PlanRenderer.summary(plan),
         plan.toAdd(),
         plan.toChange(),

@@ -1,5 +1,6 @@
 package dev.stagecraft.planner.service.run;
 
+import dev.stagecraft.planner.service.workspace.VariableUse;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -35,7 +36,67 @@ public record RunRequest(
     int parallelism,
     String coalescingKey,
     int stepTimeoutSeconds,
-    Set<String> hclVariables) {
+    Set<String> hclVariables,
+    WorkspaceInputs inputs) {
+
+  /**
+   * What the run's workspace adds to its request (docs/workspaces.md): the Terraform variables that
+   * are sensitive because their stored value is, the environment of every {@code local-exec} step
+   * (and which of its values are sensitive), and why the workspace's configuration source could not
+   * give a configuration ({@code sourceFailure}, null when it could: the run then fails at {@code
+   * planning} with it, nothing applied), and where each variable's value came from ({@code uses},
+   * shown with the plan; never a value).
+   */
+  public record WorkspaceInputs(
+      Set<String> sensitiveVariables,
+      Map<String, String> environment,
+      Set<String> sensitiveEnvironment,
+      String sourceFailure,
+      List<VariableUse> uses) {
+    /** Nothing from the workspace. */
+    public static final WorkspaceInputs NONE =
+        new WorkspaceInputs(Set.of(), Map.of(), Set.of(), null, List.of());
+
+    public WorkspaceInputs {
+      sensitiveVariables = sensitiveVariables == null ? Set.of() : Set.copyOf(sensitiveVariables);
+      environment = environment == null ? Map.of() : Map.copyOf(environment);
+      sensitiveEnvironment =
+          sensitiveEnvironment == null ? Set.of() : Set.copyOf(sensitiveEnvironment);
+      uses = uses == null ? List.of() : List.copyOf(uses);
+    }
+
+    /**
+     * The lines the plan output adds about the variables (name, where from, sensitive or not);
+     * empty when every variable came from the request.
+     */
+    public String describeUses() {
+      if (uses.stream().allMatch(u -> "run".equals(u.source()))) {
+        return "";
+      }
+      StringBuilder out = new StringBuilder("Variables:\n");
+      for (VariableUse u : uses) {
+        out.append("  ")
+            .append("env".equals(u.category()) ? "env " : "var.")
+            .append(u.key())
+            .append(" from ")
+            .append(u.source())
+            .append(u.sensitive() ? " (sensitive)" : "")
+            .append('\n');
+      }
+      return out.toString();
+    }
+
+    @Override
+    public String toString() {
+      // the environment may hold secrets: names only
+      return "WorkspaceInputs[sensitive "
+          + sensitiveVariables
+          + ", environment "
+          + environment.keySet()
+          + (sourceFailure == null ? "" : ", source failed")
+          + "]";
+    }
+  }
 
   /** A workspace's step timeout until changed: one hour. */
   public static final int DEFAULT_STEP_TIMEOUT_SECONDS = 3600;
@@ -69,7 +130,8 @@ public record RunRequest(
         parallelism,
         coalescingKey,
         stepTimeoutSeconds,
-        Set.of());
+        Set.of(),
+        WorkspaceInputs.NONE);
   }
 
   public RunRequest {
@@ -78,6 +140,7 @@ public record RunRequest(
     variables = variables == null ? Map.of() : Map.copyOf(variables);
     replace = replace == null ? List.of() : List.copyOf(replace);
     hclVariables = hclVariables == null ? Set.of() : Set.copyOf(hclVariables);
+    inputs = inputs == null ? WorkspaceInputs.NONE : inputs;
   }
 
   /** A request with the default step timeout. */
@@ -180,7 +243,8 @@ public record RunRequest(
         parallelism,
         coalescingKey,
         stepTimeoutSeconds,
-        hclVariables);
+        hclVariables,
+        inputs);
   }
 
   /** The same request with this coalescing key for its lock request (null: none). */
@@ -199,7 +263,8 @@ public record RunRequest(
         parallelism,
         key,
         stepTimeoutSeconds,
-        hclVariables);
+        hclVariables,
+        inputs);
   }
 
   /** The same request with this step timeout for steps without one of their own. */
@@ -218,7 +283,8 @@ public record RunRequest(
         parallelism,
         coalescingKey,
         seconds,
-        hclVariables);
+        hclVariables,
+        inputs);
   }
 
   /** The same request with the names of its variables whose values are HCL expressions. */
@@ -237,6 +303,27 @@ public record RunRequest(
         parallelism,
         coalescingKey,
         stepTimeoutSeconds,
-        names);
+        names,
+        inputs);
+  }
+
+  /** The same request with what its workspace adds to it. */
+  public RunRequest withInputs(WorkspaceInputs workspaceInputs) {
+    return new RunRequest(
+        tenant,
+        workspace,
+        files,
+        supportFiles,
+        variables,
+        destroy,
+        replace,
+        expectedSerial,
+        expectedDigest,
+        requestedBy,
+        parallelism,
+        coalescingKey,
+        stepTimeoutSeconds,
+        hclVariables,
+        workspaceInputs);
   }
 }

@@ -405,9 +405,21 @@ public final class RunTrigger {
       return invalid;
     }
     RunRequested request = EventCodec.data(envelope, RunRequested.class);
-    Map<String, String> files = request.configuration().files();
+    Map<String, String> files =
+        request.configuration() == null ? null : request.configuration().files();
     Map<String, byte[]> supportFiles = Map.of();
-    if (files == null) {
+    Submission.FromWorkspace fromWorkspace = null;
+    if (request.configuration() == null) {
+      // a one-line trigger: the workspace gives the configuration (docs/workspaces.md)
+      fromWorkspace = new Submission.FromWorkspace(request.ref(), request.commit());
+    } else if (request.ref() != null || request.commit() != null) {
+      return new Refused(
+          Refusal.MALFORMED,
+          "Event "
+              + envelope.id()
+              + " sends a configuration and a ref or commit: a ref or commit names the workspace's"
+              + " own configuration, so leave out either the configuration or them.");
+    } else if (files == null) {
       Optional<ConfigurationContent> version;
       try {
         version = versions.find(envelope.tenant(), request.configuration().versionId());
@@ -475,7 +487,8 @@ public final class RunTrigger {
                 requestedBy,
                 pending,
                 null,
-                new IdempotencyKey.Trigger(request.idempotencyKey())));
+                new IdempotencyKey.Trigger(request.idempotencyKey()),
+                fromWorkspace));
     return outcome(envelope, request.idempotencyKey(), outcome);
   }
 
@@ -520,6 +533,9 @@ public final class RunTrigger {
                   + " carries a configuration with errors; nothing was started. Fix them and send"
                   + " it again (the idempotency key is not used up):\n"
                   + c.check().renderDiagnostics());
+      case IntakeOutcome.NoConfiguration n ->
+          new Refused(
+              Refusal.MALFORMED, "Event " + envelope.id() + " starts nothing: " + n.reason());
       case IntakeOutcome.KeyNotYetRecorded n ->
           new Refused(
               Refusal.UNAVAILABLE,

@@ -8,8 +8,14 @@ import dev.stagecraft.planner.service.adapter.db.PlannerTestDatabase;
 import dev.stagecraft.planner.service.adapter.db.RunStore;
 import dev.stagecraft.planner.service.adapter.db.WorkspaceStore;
 import dev.stagecraft.planner.service.config.ConfigurationContent;
+import dev.stagecraft.planner.service.run.intake.Submission;
 import dev.stagecraft.planner.service.run.journal.RunJournal;
 import dev.stagecraft.planner.service.run.recovery.RestartRecovery;
+import dev.stagecraft.planner.service.source.RunSource;
+import dev.stagecraft.planner.service.workspace.ResolvedVariable;
+import dev.stagecraft.planner.service.workspace.VariableCategory;
+import dev.stagecraft.planner.service.workspace.VariableOrigin;
+import dev.stagecraft.planner.service.workspace.VariableUse;
 import dev.stagecraft.schemas.seal.SecretsKeyring;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
@@ -125,8 +131,19 @@ class PlannerStoresTest {
         "acme",
         "run-vars",
         "ws-d",
-        "deploy r2",
-        null,
+        new Submission.Description(
+            "deploy r2",
+            null,
+            RunSource.git("git://example/app.git", "main", "a".repeat(40)),
+            List.of(
+                new ResolvedVariable(
+                    "db_password",
+                    VariableCategory.TERRAFORM,
+                    "hunter2-very-secret",
+                    false,
+                    true,
+                    new VariableOrigin.Workspace(3))),
+            Map.of("workspace", 3L)),
         Map.of("db_password", "hunter2-very-secret", "revision", "r2"));
     String stored;
     try (Connection c = dataSource.getConnection();
@@ -140,9 +157,19 @@ class PlannerStoresTest {
     RunStore.RunRecord record = store.find("acme", "run-vars").orElseThrow();
     assertThat(record.variables()).containsExactlyInAnyOrder("db_password", "revision");
     assertThat(record.requestMessage()).isEqualTo("deploy r2");
+    assertThat(record.source().commit()).isEqualTo("a".repeat(40));
+    assertThat(record.source().repository()).isEqualTo("git://example/app.git");
+    assertThat(record.variableSources())
+        .containsExactly(new VariableUse("db_password", "terraform", "workspace", true));
+    assertThat(record.variableVersions()).containsEntry("workspace", 3L);
 
     RunStore withoutKeys = new RunStore(dataSource, clock, "planner-d", SecretsKeyring.none());
-    withoutKeys.describe("acme", "run-vars", "ws-d", null, null, Map.of("db_password", "x-secret"));
+    withoutKeys.describe(
+        "acme",
+        "run-vars",
+        "ws-d",
+        new Submission.Description(null, null),
+        Map.of("db_password", "x-secret"));
     try (Connection c = dataSource.getConnection();
         ResultSet rs =
             c.createStatement()

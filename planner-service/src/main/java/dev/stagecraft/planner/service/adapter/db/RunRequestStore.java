@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.stagecraft.planner.service.config.ConfigurationContent;
 import dev.stagecraft.planner.service.run.RunRequest;
 import dev.stagecraft.planner.service.run.RunRequestRecorder;
+import dev.stagecraft.planner.service.workspace.VariableUse;
 import dev.stagecraft.schemas.seal.SealedBox;
 import dev.stagecraft.schemas.seal.SecretsKeyring;
 import dev.stagecraft.servicekit.db.Sql;
@@ -39,6 +40,11 @@ import org.slf4j.LoggerFactory;
  */
 public final class RunRequestStore implements RunRequestRecorder {
   private static final Logger LOG = LoggerFactory.getLogger(RunRequestStore.class);
+
+  /** What a recorded value is: a variable's, or an environment variable's for local-exec. */
+  private static final String VARIABLE = "run-request-variable";
+
+  private static final String ENVIRONMENT = "run-request-environment";
 
   /**
    * A recorded request.
@@ -77,20 +83,7 @@ public final class RunRequestStore implements RunRequestRecorder {
               request.tenant(),
               new ConfigurationContent(request.files(), request.supportFiles()),
               request.requestedBy() == null ? "unknown" : request.requestedBy());
-      Map<String, Object> variables = new LinkedHashMap<>();
-      request
-          .variables()
-          .forEach(
-              (name, value) ->
-                  variables.put(
-                      name,
-                      secrets.canSeal() && value != null
-                          ? Map.of(
-                              "sealed",
-                              secrets.seal(
-                                  value.getBytes(StandardCharsets.UTF_8),
-                                  associatedData(request, runId, name)))
-                          : null));
+      Map<String, Object> variables = sealAll(request, runId, VARIABLE, request.variables());
       Map<String, Object> rest = new LinkedHashMap<>();
       rest.put("destroy", request.destroy());
       rest.put("replace", request.replace());
@@ -101,6 +94,12 @@ public final class RunRequestStore implements RunRequestRecorder {
       rest.put("coalescingKey", request.coalescingKey());
       rest.put("stepTimeoutSeconds", request.stepTimeoutSeconds());
       rest.put("hclVariables", new TreeSet<>(request.hclVariables()));
+      RunRequest.WorkspaceInputs inputs = request.inputs();
+      rest.put("sensitiveVariables", new TreeSet<>(inputs.sensitiveVariables()));
+      rest.put("environment", sealAll(request, runId, ENVIRONMENT, inputs.environment()));
+      rest.put("sensitiveEnvironment", new TreeSet<>(inputs.sensitiveEnvironment()));
+      rest.put("sourceFailure", inputs.sourceFailure());
+      rest.put("variableUses", inputs.uses());
       rest.put("awaitingApproval", awaitingApproval);
       rest.put("pendingMessage", pendingMessage);
       try (Connection c = dataSource.getConnection()) {
@@ -172,7 +171,10 @@ public final class RunRequestStore implements RunRequestRecorder {
       return Optional.empty();
     }
     JsonNode rest = Json.object(restJson);
-    OpenedVariables opened = openVariables(tenant, workspace, runId, variablesJson);
+    OpenedVariables opened =
+        openAll(tenant, workspace, runId, VARIABLE, Json.object(variablesJson));
+    OpenedVariables environment =
+        openAll(tenant, workspace, runId, ENVIRONMENT, rest.path("environment"));
     List<String> replace = new ArrayList<>();
     rest.path("replace").forEach(n -> replace.add(n.asText()));
     RunRequest request =
@@ -193,24 +195,36 @@ public final class RunRequestStore implements RunRequestRecorder {
             rest.path("stepTimeoutSeconds").asInt(RunRequest.DEFAULT_STEP_TIMEOUT_SECONDS));
     Set<String> hcl = new HashSet<>();
     rest.path("hclVariables").forEach(n -> hcl.add(n.asText()));
-    request = request.withHclVariables(hcl);
+    request =
+        request
+            .withHclVariables(hcl)
+            .withInputs(
+                new RunRequest.WorkspaceInputs(
+                    names(rest.path("sensitiveVariables")),
+                    environment.values(),
+                    names(rest.path("sensitiveEnvironment")),
+                    text(rest, "sourceFailure"),
+                    uses(rest.path("variableUses"))));
     return Optional.of(
         new Recorded(
             request,
             rest.path("awaitingApproval").asBoolean(false),
             text(rest, "pendingMessage"),
-            opened.complete()));
+            opened.complete() && environment.complete()));
   }
 
   /** A request's variable values, opened; {@code complete} false when some could not be. */
   private record OpenedVariables(Map<String, String> values, boolean complete) {}
 
-  /** Opens the sealed variable values of a recorded request ({@code variablesJson}). */
-  private OpenedVariables openVariables(
-      String tenant, String workspace, String runId, String variablesJson) {
+  /**
+   * Opens the sealed values of a recorded request ({@code sealedByName}: its variables or its
+   * environment, {@code kind} saying which).
+   */
+  private OpenedVariables openAll(
+      String tenant, String workspace, String runId, String kind, JsonNode sealedByName) {
     Map<String, String> variables = new LinkedHashMap<>();
     boolean complete = true;
-    var fields = Json.object(variablesJson).fields();
+    var fields = sealedByName.fields();
     while (fields.hasNext()) {
       var field = fields.next();
       JsonNode sealed = field.getValue().path("sealed");
@@ -230,8 +244,7 @@ public final class RunRequestStore implements RunRequestRecorder {
             new String(
                 secrets.open(
                     box,
-                    SecretsKeyring.associatedData(
-                        "run-request-variable", tenant, workspace, runId, field.getKey())),
+                    SecretsKeyring.associatedData(kind, tenant, workspace, runId, field.getKey())),
                 StandardCharsets.UTF_8));
       } catch (Exception e) {
         complete = false;
@@ -245,8 +258,41 @@ public final class RunRequestStore implements RunRequestRecorder {
     return v.isNull() || v.isMissingNode() ? null : v.asText();
   }
 
-  private static byte[] associatedData(RunRequest request, String runId, String name) {
-    return SecretsKeyring.associatedData(
-        "run-request-variable", request.tenant(), request.workspace(), runId, name);
+  /** Each value sealed (name → {"sealed": box}), or name → null without a keyring. */
+  private Map<String, Object> sealAll(
+      RunRequest request, String runId, String kind, Map<String, String> values) {
+    Map<String, Object> out = new LinkedHashMap<>();
+    values.forEach(
+        (name, value) ->
+            out.put(
+                name,
+                secrets.canSeal() && value != null
+                    ? Map.of(
+                        "sealed",
+                        secrets.seal(
+                            value.getBytes(StandardCharsets.UTF_8),
+                            SecretsKeyring.associatedData(
+                                kind, request.tenant(), request.workspace(), runId, name)))
+                    : null));
+    return out;
+  }
+
+  private static List<VariableUse> uses(JsonNode array) {
+    List<VariableUse> uses = new ArrayList<>();
+    array.forEach(
+        u ->
+            uses.add(
+                new VariableUse(
+                    text(u, "key"),
+                    text(u, "category"),
+                    text(u, "source"),
+                    u.path("sensitive").asBoolean(false))));
+    return uses;
+  }
+
+  private static Set<String> names(JsonNode array) {
+    Set<String> names = new HashSet<>();
+    array.forEach(n -> names.add(n.asText()));
+    return names;
   }
 }

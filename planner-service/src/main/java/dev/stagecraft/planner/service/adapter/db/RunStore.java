@@ -4,8 +4,11 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.stagecraft.planner.service.run.Run;
 import dev.stagecraft.planner.service.run.RunCoordinator;
 import dev.stagecraft.planner.service.run.RunStatus;
+import dev.stagecraft.planner.service.run.intake.Submission;
 import dev.stagecraft.planner.service.run.journal.RunEvent;
 import dev.stagecraft.planner.service.run.journal.RunObserver;
+import dev.stagecraft.planner.service.source.RunSource;
+import dev.stagecraft.planner.service.workspace.VariableUse;
 import dev.stagecraft.schemas.seal.SealedBox;
 import dev.stagecraft.schemas.seal.SecretsKeyring;
 import dev.stagecraft.servicekit.db.Sql;
@@ -76,7 +79,10 @@ public final class RunStore implements RunObserver {
       String approvedBy,
       Instant approvedAt,
       String configurationVersion,
-      List<String> variables) {}
+      List<String> variables,
+      RunSource source,
+      List<VariableUse> variableSources,
+      Map<String, Long> variableVersions) {}
 
   /** A recorded transition. */
   public record Transition(long sequence, String status, String message, Instant at) {}
@@ -169,10 +175,11 @@ public final class RunStore implements RunObserver {
       String tenant,
       String runId,
       String workspace,
-      String message,
-      String configurationVersion,
+      Submission.Description description,
       Map<String, String> variables)
       throws SQLException {
+    String message = description.message();
+    String configurationVersion = description.configurationVersion();
     Map<String, Object> stored = new LinkedHashMap<>();
     if (variables != null) {
       variables.forEach(
@@ -192,11 +199,18 @@ public final class RunStore implements RunObserver {
     try (Connection c = dataSource.getConnection()) {
       Sql.update(
           c,
-          "UPDATE planner.runs SET message = ?, configuration_version = ?, variables = ?::jsonb"
-              + " WHERE tenant = ? AND id = ?",
+          "UPDATE planner.runs SET message = ?, configuration_version = ?, variables = ?::jsonb,"
+              + " source = ?::jsonb, variable_sources = ?::jsonb WHERE tenant = ? AND id = ?",
           message,
           configurationVersion,
           Json.write(stored),
+          description.source() == null ? null : Json.write(description.source()),
+          Json.write(
+              Map.of(
+                  "variables",
+                  description.variables().stream().map(VariableUse::of).toList(),
+                  "versions",
+                  description.variableVersions())),
           tenant,
           runId);
     }
@@ -491,7 +505,7 @@ public final class RunStore implements RunObserver {
   private static final String SELECT =
       "SELECT id, tenant, workspace, status, status_message, message, plan_digest, created_at,"
           + " updated_at, requested_by, approved_by, approved_at, configuration_version,"
-          + " variables::text FROM planner.runs";
+          + " variables::text, source::text, variable_sources::text FROM planner.runs";
 
   private static RunRecord record(ResultSet rs) throws SQLException {
     String status = rs.getString(4);
@@ -513,7 +527,56 @@ public final class RunStore implements RunObserver {
         rs.getString(11),
         instant(rs.getTimestamp(12)),
         rs.getString(13),
-        names);
+        names,
+        source(rs.getString(15)),
+        uses(rs.getString(16)),
+        versions(rs.getString(16)));
+  }
+
+  private static RunSource source(String json) {
+    if (json == null) {
+      return null;
+    }
+    JsonNode n = Json.object(json);
+    return new RunSource(
+        text(n, "kind"),
+        text(n, "repository"),
+        text(n, "ref"),
+        text(n, "commit"),
+        text(n, "configurationVersion"));
+  }
+
+  private static List<VariableUse> uses(String json) {
+    List<VariableUse> uses = new ArrayList<>();
+    if (json != null) {
+      Json.object(json)
+          .path("variables")
+          .forEach(
+              v ->
+                  uses.add(
+                      new VariableUse(
+                          text(v, "key"),
+                          text(v, "category"),
+                          text(v, "source"),
+                          v.path("sensitive").asBoolean(false))));
+    }
+    return uses;
+  }
+
+  private static Map<String, Long> versions(String json) {
+    Map<String, Long> versions = new LinkedHashMap<>();
+    if (json != null) {
+      Json.object(json)
+          .path("versions")
+          .fields()
+          .forEachRemaining(f -> versions.put(f.getKey(), f.getValue().asLong()));
+    }
+    return versions;
+  }
+
+  private static String text(JsonNode node, String field) {
+    JsonNode v = node.path(field);
+    return v.isNull() || v.isMissingNode() ? null : v.asText();
   }
 
   private static Instant instant(Timestamp t) {

@@ -154,6 +154,39 @@ public final class WorkspaceStore {
     return find(tenant, name);
   }
 
+  /**
+   * Records {@code versionId} as the configuration version last uploaded to the workspace (created
+   * with the defaults when new): a run that names only the workspace uses it.
+   */
+  public void uploaded(String tenant, String name, String versionId) throws SQLException {
+    ensure(tenant, name);
+    try (Connection c = dataSource.getConnection()) {
+      Sql.update(
+          c,
+          "UPDATE planner.workspaces SET latest_configuration_version = ?, updated_at = ?"
+              + " WHERE tenant = ? AND name = ?",
+          versionId,
+          clock.instant(),
+          tenant,
+          name);
+    }
+  }
+
+  /** The configuration version last uploaded to the workspace; empty when none was. */
+  public Optional<String> latestUpload(String tenant, String name) throws SQLException {
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement ps =
+            Sql.prepare(
+                c,
+                "SELECT latest_configuration_version FROM planner.workspaces"
+                    + " WHERE tenant = ? AND name = ?",
+                tenant,
+                name);
+        ResultSet rs = ps.executeQuery()) {
+      return rs.next() ? Optional.ofNullable(rs.getString(1)) : Optional.empty();
+    }
+  }
+
   private static final String SELECT =
       "SELECT tenant, name, auto_apply, parallelism, coalescing, step_timeout_seconds,"
           + " created_at, updated_at FROM planner.workspaces";

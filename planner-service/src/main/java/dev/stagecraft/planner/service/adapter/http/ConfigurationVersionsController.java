@@ -2,6 +2,7 @@ package dev.stagecraft.planner.service.adapter.http;
 
 import dev.stagecraft.planner.service.adapter.db.ConfigurationVersionStore;
 import dev.stagecraft.planner.service.adapter.db.ConfigurationVersionStore.StoredVersion;
+import dev.stagecraft.planner.service.adapter.db.WorkspaceStore;
 import dev.stagecraft.planner.service.config.ConfigurationContent;
 import dev.stagecraft.planner.service.run.UploadedFiles;
 import io.micronaut.core.annotation.Nullable;
@@ -14,6 +15,7 @@ import io.micronaut.http.annotation.Controller;
 import io.micronaut.http.annotation.Get;
 import io.micronaut.http.annotation.PathVariable;
 import io.micronaut.http.annotation.Post;
+import io.micronaut.http.annotation.QueryValue;
 import io.micronaut.scheduling.TaskExecutors;
 import io.micronaut.scheduling.annotation.ExecuteOn;
 import java.io.ByteArrayInputStream;
@@ -34,24 +36,42 @@ import java.util.TreeMap;
 public class ConfigurationVersionsController {
   private final Access access;
   private final ConfigurationVersionStore versions;
+  private final WorkspaceStore workspaces;
 
-  public ConfigurationVersionsController(Access access, ConfigurationVersionStore versions) {
+  public ConfigurationVersionsController(
+      Access access, ConfigurationVersionStore versions, WorkspaceStore workspaces) {
     this.access = access;
     this.versions = versions;
+    this.workspaces = workspaces;
   }
 
   /** A configuration as a JSON map: configuration files as text, other files as base64. */
   public record FilesBody(
       @Nullable Map<String, String> files, @Nullable Map<String, String> supportFiles) {}
 
-  /** 201 the version (200 when the tenant had these files already). */
+  /**
+   * 201 the version (200 when the tenant had these files already). With {@code ?workspace=W} it
+   * becomes the configuration of W's runs that name no configuration (docs/workspaces.md).
+   */
   @Post(consumes = MediaType.APPLICATION_JSON)
-  public HttpResponse<?> createFromJson(HttpRequest<?> request, @Body @Nullable FilesBody body)
+  public HttpResponse<?> createFromJson(
+      HttpRequest<?> request,
+      @Body @Nullable FilesBody body,
+      @Nullable @QueryValue String workspace)
       throws SQLException {
     Access.Decision d =
         access.require(request, Access.Role.DEPLOYER, "upload configuration versions");
     if (d instanceof Access.Refused r) {
       return r.response();
+    }
+    if (workspace != null && !ApiProblems.WORKSPACE.matcher(workspace).matches()) {
+      return ApiProblems.problem(
+          HttpStatus.BAD_REQUEST,
+          "Invalid workspace",
+          "A workspace name is 1-90 letters, digits, '_', '.' or '-', starting with a letter or"
+              + " digit; got "
+              + workspace
+              + ".");
     }
     if (body == null || body.files() == null || body.files().isEmpty()) {
       return ApiProblems.problem(
@@ -70,17 +90,27 @@ public class ConfigurationVersionsController {
     } catch (UploadedFiles.InvalidUpload e) {
       return ApiProblems.problem(HttpStatus.BAD_REQUEST, "Invalid files", e.getMessage());
     }
-    return store((Access.Allowed) d, content);
+    return store((Access.Allowed) d, content, workspace);
   }
 
   /** The same from a gzip-compressed tar archive of the configuration directory. */
   @Post(consumes = {"application/gzip", "application/x-gzip", "application/x-tar+gzip"})
-  public HttpResponse<?> createFromTarGz(HttpRequest<?> request, @Body byte[] archive)
+  public HttpResponse<?> createFromTarGz(
+      HttpRequest<?> request, @Body byte[] archive, @Nullable @QueryValue String workspace)
       throws SQLException {
     Access.Decision d =
         access.require(request, Access.Role.DEPLOYER, "upload configuration versions");
     if (d instanceof Access.Refused r) {
       return r.response();
+    }
+    if (workspace != null && !ApiProblems.WORKSPACE.matcher(workspace).matches()) {
+      return ApiProblems.problem(
+          HttpStatus.BAD_REQUEST,
+          "Invalid workspace",
+          "A workspace name is 1-90 letters, digits, '_', '.' or '-', starting with a letter or"
+              + " digit; got "
+              + workspace
+              + ".");
     }
     ConfigurationContent content;
     try {
@@ -91,7 +121,7 @@ public class ConfigurationVersionsController {
     } catch (ConfigurationContent.InvalidArchive | UploadedFiles.InvalidUpload e) {
       return ApiProblems.problem(HttpStatus.BAD_REQUEST, "Invalid archive", e.getMessage());
     }
-    return store((Access.Allowed) d, content);
+    return store((Access.Allowed) d, content, workspace);
   }
 
   @Get("/{id}")
@@ -111,13 +141,19 @@ public class ConfigurationVersionsController {
                     "There is no configuration version " + id + "."));
   }
 
-  private HttpResponse<?> store(Access.Allowed caller, ConfigurationContent content)
-      throws SQLException {
+  private HttpResponse<?> store(
+      Access.Allowed caller, ConfigurationContent content, String workspace) throws SQLException {
     String tenant = caller.principal().tenant();
     boolean existed = versions.find(tenant, content.id()).isPresent();
     StoredVersion stored =
         versions.store(tenant, content, caller.principal().role() + "@" + tenant);
+    if (workspace != null) {
+      workspaces.uploaded(tenant, workspace, stored.id());
+    }
     Map<String, Object> view = view(stored, false);
+    if (workspace != null) {
+      view.put("workspace", workspace);
+    }
     return existed ? HttpResponse.ok(view) : HttpResponse.created(view);
   }
 

@@ -58,6 +58,12 @@ public class PlansController {
     if (invalid != null) {
       return invalid;
     }
+    if (body.files() == null || body.files().isEmpty()) {
+      return problem(
+          HttpStatus.BAD_REQUEST,
+          "No configuration",
+          "The request has no configuration files: send them as \"files\": {\"main.tf\": \"...\"}.");
+    }
     String tenant = principal.get().tenant();
     Map<String, byte[]> supportFiles;
     try {

@@ -32,7 +32,10 @@ final class RecordedRunViews {
         r.approvedBy(),
         r.approvedAt(),
         r.configurationVersion(),
-        r.variables());
+        r.variables(),
+        r.source(),
+        r.variableSources(),
+        r.variableVersions());
   }
 
   static List<RunView.Transition> transitions(List<RunStore.Transition> recorded) {

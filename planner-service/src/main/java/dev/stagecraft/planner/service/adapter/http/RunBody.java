@@ -12,6 +12,7 @@ import io.micronaut.http.HttpStatus;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.regex.Pattern;
 
 /** The body of a plan or run request ({@code POST /api/v1/plans}, {@code POST /api/v1/runs}). */
 public record RunBody(
@@ -27,7 +28,20 @@ public record RunBody(
     @Nullable String configurationVersion,
     @Nullable String message,
     @Nullable String coalescingKey,
-    @Nullable List<String> hclVariables) {
+    @Nullable List<String> hclVariables,
+    @Nullable String ref,
+    @Nullable String commit) {
+
+  /** A commit: 7 to 40 hex digits. */
+  private static final Pattern COMMIT = Pattern.compile("[0-9a-fA-F]{7,40}");
+
+  /**
+   * Whether the request names only its workspace (no files, no configuration version): its
+   * configuration comes from the workspace (docs/workspaces.md).
+   */
+  boolean fromWorkspace() {
+    return (files == null || files.isEmpty()) && configurationVersion == null;
+  }
 
   /**
    * The names among {@code variables} whose values are HCL expressions (a variable file's: they
@@ -52,7 +66,9 @@ public record RunBody(
         configurationVersion,
         message,
         coalescingKey,
-        hclVariables);
+        hclVariables,
+        ref,
+        commit);
   }
 
   /** Whether the workspace is named, and validly. */
@@ -60,7 +76,10 @@ public record RunBody(
     return workspace != null && WORKSPACE.matcher(workspace).matches();
   }
 
-  /** 400 for a body without a valid workspace or files, or with a value out of range; else null. */
+  /**
+   * 400 for a body without a valid workspace, with a ref or commit beside files, or with a value
+   * out of range; else null. A body without files takes its workspace's configuration.
+   */
   HttpResponse<?> invalid() {
     if (!namesWorkspace()) {
       return problem(
@@ -71,11 +90,26 @@ public record RunBody(
               + workspace
               + ".");
     }
-    if (files == null || files.isEmpty()) {
+    if ((ref != null || commit != null) && !fromWorkspace()) {
       return problem(
           HttpStatus.BAD_REQUEST,
-          "No configuration",
-          "The request has no configuration files: send them as \"files\": {\"main.tf\": \"...\"}.");
+          "Configuration and ref",
+          "The request sends a configuration and a \"ref\" or \"commit\": a ref or commit names"
+              + " the workspace's own configuration, so leave out either the files (or"
+              + " configuration version) or them.");
+    }
+    if (commit != null && !COMMIT.matcher(commit).matches()) {
+      return problem(
+          HttpStatus.BAD_REQUEST,
+          "Invalid commit",
+          "\"commit\" must be 7-40 hexadecimal digits (a git commit id); got " + commit + ".");
+    }
+    if (ref != null && (ref.isBlank() || ref.length() > 250)) {
+      return problem(
+          HttpStatus.BAD_REQUEST,
+          "Invalid ref",
+          "\"ref\" must be a branch or tag name of 1-250 characters; omit it for the branch the"
+              + " workspace follows.");
     }
     return RequestRanges.first(
         RequestRanges.PARALLELISM.check(parallelism), RequestRanges.SERIAL.check(expectedSerial));

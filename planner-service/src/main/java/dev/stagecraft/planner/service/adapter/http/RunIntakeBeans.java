@@ -1,17 +1,25 @@
 package dev.stagecraft.planner.service.adapter.http;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.stagecraft.planner.service.adapter.db.ConfigurationVersionStore;
 import dev.stagecraft.planner.service.adapter.db.RunRequestKeyStore;
 import dev.stagecraft.planner.service.adapter.db.RunStore;
 import dev.stagecraft.planner.service.adapter.db.WorkspaceStore;
 import dev.stagecraft.planner.service.run.RunCoordinator;
 import dev.stagecraft.planner.service.run.intake.ApiRequestKeys;
+import dev.stagecraft.planner.service.run.intake.PushedRuns;
 import dev.stagecraft.planner.service.run.intake.RunIntake;
 import dev.stagecraft.planner.service.run.intake.Submission;
+import dev.stagecraft.planner.service.run.intake.WorkspaceConfigurations;
 import dev.stagecraft.planner.service.run.intake.WorkspaceSettings;
+import dev.stagecraft.planner.service.source.GitFetcher;
+import dev.stagecraft.planner.service.source.PushRuns;
+import dev.stagecraft.planner.service.source.WorkspaceSources;
+import dev.stagecraft.planner.service.workspace.WorkspaceVariables;
 import dev.stagecraft.schemas.seal.SecretsKeyring;
 import io.micronaut.context.annotation.Factory;
 import io.micronaut.context.annotation.Value;
+import io.micronaut.core.annotation.Nullable;
 import jakarta.inject.Singleton;
 import java.sql.SQLException;
 import java.time.Clock;
@@ -54,7 +62,11 @@ public class RunIntakeBeans {
       RunStore runs,
       HikariDataSource dataSource,
       SecretsKeyring secrets,
-      @Value("${stagecraft.planner.idempotency-retention:24h}") Duration retention) {
+      @Value("${stagecraft.planner.idempotency-retention:24h}") Duration retention,
+      ConfigurationVersionStore versions,
+      @Nullable WorkspaceVariables variables,
+      @Nullable WorkspaceSources sources,
+      @Nullable GitFetcher fetcher) {
     return new RunIntake(coordinator, Clock.systemUTC())
         .withWorkspaces(
             (tenant, workspace) -> {
@@ -68,22 +80,51 @@ public class RunIntakeBeans {
               }
             })
         .withDescriptions((runId, s) -> describe(runs, runId, s))
+        .withWorkspaceInputs(
+            new WorkspaceConfigurations(
+                sources == null ? WorkspaceSources.NONE : sources,
+                fetcher,
+                (tenant, workspace) -> latestUpload(workspaces, versions, tenant, workspace)),
+            variables == null ? WorkspaceVariables.NONE : variables)
         .withApiKeys(
             apiKeys(new RunRequestKeyStore(dataSource, Clock.systemUTC())), secrets, retention);
   }
 
+  /** The runs pushes start, through the same intake (docs/workspaces.md). */
+  @Singleton
+  PushRuns pushRuns(RunIntake intake) {
+    return new PushedRuns(intake);
+  }
+
   private static void describe(RunStore runs, String runId, Submission s) {
     try {
-      runs.describe(
-          s.tenant(),
-          runId,
-          s.workspace(),
-          s.description().message(),
-          s.description().configurationVersion(),
-          s.variables());
+      runs.describe(s.tenant(), runId, s.workspace(), s.description(), s.variables());
     } catch (SQLException e) {
       // the run goes on; only its record lacks the message and variable names
       LOG.warn("could not record the request of run {}: {}", runId, e.toString());
+    }
+  }
+
+  /** The configuration version last uploaded to the workspace, with its files. */
+  private static Optional<WorkspaceConfigurations.Upload> latestUpload(
+      WorkspaceStore workspaces,
+      ConfigurationVersionStore versions,
+      String tenant,
+      String workspace) {
+    try {
+      Optional<String> id = workspaces.latestUpload(tenant, workspace);
+      if (id.isEmpty()) {
+        return Optional.empty();
+      }
+      return versions
+          .find(tenant, id.get())
+          .map(
+              v ->
+                  new WorkspaceConfigurations.Upload(
+                      v.id(), v.content().files(), v.content().supportFiles()));
+    } catch (SQLException e) {
+      throw new RecordsUnavailable(
+          "could not read the configuration last uploaded to workspace " + workspace, e);
     }
   }
 

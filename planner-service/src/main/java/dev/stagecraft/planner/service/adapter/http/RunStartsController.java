@@ -65,10 +65,12 @@ public class RunStartsController {
   }
 
   /**
-   * Starts a run from inline {@code files} or from a {@code configurationVersion} id (not both),
-   * with {@code variables} and a {@code message}: 201 the run. The run is recorded (planner.runs)
-   * with its variables sealed (docs/runs.md); without {@code parallelism} the workspace's setting
-   * applies.
+   * Starts a run from inline {@code files} or from a {@code configurationVersion} id (not both), or
+   * — naming neither — from its workspace's configuration (its git source at {@code ref} or {@code
+   * commit}, or the configuration version last uploaded to it; docs/workspaces.md), with {@code
+   * variables} (over those the workspace holds) and a {@code message}: 201 the run. The run is
+   * recorded (planner.runs) with its variables sealed (docs/runs.md); without {@code parallelism}
+   * the workspace's setting applies.
    *
    * <p>With an {@code Idempotency-Key} header (printable ASCII, 1-200 characters) the request is
    * made at most once per tenant, workspace and key within the retention window ({@code
@@ -136,11 +138,13 @@ public class RunStartsController {
     if (invalid != null) {
       return invalid;
     }
-    Map<String, byte[]> supportFiles;
-    try {
-      supportFiles = UploadedFiles.decode(resolved.files(), resolved.supportFiles());
-    } catch (UploadedFiles.InvalidUpload e) {
-      return ApiProblems.invalidFiles(e);
+    Map<String, byte[]> supportFiles = Map.of();
+    if (!resolved.fromWorkspace()) {
+      try {
+        supportFiles = UploadedFiles.decode(resolved.files(), resolved.supportFiles());
+      } catch (UploadedFiles.InvalidUpload e) {
+        return ApiProblems.invalidFiles(e);
+      }
     }
     HttpResponse<?> invalidKey = resolved.invalidCoalescingKey();
     if (invalidKey != null) {
@@ -171,7 +175,8 @@ public class RunStartsController {
         RunCallers.name(principal),
         null,
         new Submission.Description(body.message(), body.configurationVersion()),
-        key);
+        key,
+        body.fromWorkspace() ? new Submission.FromWorkspace(body.ref(), body.commit()) : null);
   }
 
   /** The HTTP answer to a submission's outcome. */
@@ -207,6 +212,8 @@ public class RunStartsController {
     return switch (reason) {
       case IntakeOutcome.InvalidFiles f -> ApiProblems.invalidFiles(f.error());
       case IntakeOutcome.InvalidConfiguration c -> ApiProblems.diagnostics(c.check());
+      case IntakeOutcome.NoConfiguration n ->
+          problem(HttpStatus.UNPROCESSABLE_ENTITY, "No configuration", n.reason());
       case IntakeOutcome.KeyReused k ->
           problem(
               HttpStatus.UNPROCESSABLE_ENTITY,

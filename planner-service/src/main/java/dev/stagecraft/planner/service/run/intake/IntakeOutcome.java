@@ -40,6 +40,12 @@ public sealed interface IntakeOutcome {
   /** The configuration has errors ({@code check}'s diagnostics); the key is not used up. */
   record InvalidConfiguration(PlanResult check) implements Refusal {}
 
+  /**
+   * The submission names no files and its workspace has none to give, or it names a ref or commit
+   * of a workspace that follows no repository: {@code reason} says what to do.
+   */
+  record NoConfiguration(String reason) implements Refusal {}
+
   /** The API key made run {@code runId} with a different request body. */
   record KeyReused(String key, String runId) implements Refusal {}
 

@@ -5,10 +5,15 @@ import dev.stagecraft.planner.service.run.Run;
 import dev.stagecraft.planner.service.run.RunCoordinator;
 import dev.stagecraft.planner.service.run.RunRequest;
 import dev.stagecraft.planner.service.run.UploadedFiles;
+import dev.stagecraft.planner.service.source.RunSource;
+import dev.stagecraft.planner.service.workspace.ResolvedVariables;
+import dev.stagecraft.planner.service.workspace.VariableUse;
+import dev.stagecraft.planner.service.workspace.WorkspaceVariables;
 import dev.stagecraft.schemas.seal.SecretsKeyring;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 
 /**
@@ -35,13 +40,23 @@ public final class RunIntake {
   private final Workspaces workspaces;
   private final RunDescriptions descriptions;
   private final ApiKeys apiKeys;
+  private final Stored stored;
 
   /** The API keys' record, the keyring that digests their requests, and their retention. */
   private record ApiKeys(ApiRequestKeys store, SecretsKeyring keyring, Duration retention) {}
 
+  /** What workspaces hold for their runs: configurations and variables (docs/workspaces.md). */
+  private record Stored(WorkspaceConfigurations configurations, WorkspaceVariables variables) {}
+
   /** Submissions to {@code coordinator}; every workspace with the default settings. */
   public RunIntake(RunCoordinator coordinator, Clock clock) {
-    this(coordinator, clock, Workspaces.DEFAULTS, RunDescriptions.NONE, null);
+    this(
+        coordinator,
+        clock,
+        Workspaces.DEFAULTS,
+        RunDescriptions.NONE,
+        null,
+        new Stored(WorkspaceConfigurations.NONE, WorkspaceVariables.NONE));
   }
 
   private RunIntake(
@@ -49,23 +64,41 @@ public final class RunIntake {
       Clock clock,
       Workspaces workspaces,
       RunDescriptions descriptions,
-      ApiKeys apiKeys) {
+      ApiKeys apiKeys,
+      Stored stored) {
     this.coordinator = coordinator;
     this.check = new ConfigurationCheck(coordinator.uploads());
     this.clock = clock;
     this.workspaces = workspaces;
     this.descriptions = descriptions;
     this.apiKeys = apiKeys;
+    this.stored = stored;
   }
 
   /** A copy that reads (and creates) workspace settings from {@code workspaces}. */
   public RunIntake withWorkspaces(Workspaces workspaces) {
-    return new RunIntake(coordinator, clock, workspaces, descriptions, apiKeys);
+    return new RunIntake(coordinator, clock, workspaces, descriptions, apiKeys, stored);
   }
 
   /** A copy that records the {@link Submission.Description} of each run it starts. */
   public RunIntake withDescriptions(RunDescriptions descriptions) {
-    return new RunIntake(coordinator, clock, workspaces, descriptions, apiKeys);
+    return new RunIntake(coordinator, clock, workspaces, descriptions, apiKeys, stored);
+  }
+
+  /**
+   * A copy that takes the configuration of a submission without files from its workspace ({@code
+   * configurations}) and merges each run's variables over those its workspace holds ({@code
+   * variables}).
+   */
+  public RunIntake withWorkspaceInputs(
+      WorkspaceConfigurations configurations, WorkspaceVariables variables) {
+    return new RunIntake(
+        coordinator,
+        clock,
+        workspaces,
+        descriptions,
+        apiKeys,
+        new Stored(configurations, variables));
   }
 
   /**
@@ -74,7 +107,12 @@ public final class RunIntake {
    */
   public RunIntake withApiKeys(ApiRequestKeys store, SecretsKeyring keyring, Duration retention) {
     return new RunIntake(
-        coordinator, clock, workspaces, descriptions, new ApiKeys(store, keyring, retention));
+        coordinator,
+        clock,
+        workspaces,
+        descriptions,
+        new ApiKeys(store, keyring, retention),
+        stored);
   }
 
   /**
@@ -90,31 +128,95 @@ public final class RunIntake {
         return replay.get();
       }
     }
-    PreparedConfiguration prepared;
-    switch (check.check(submission)) {
-      case ConfigurationCheck.Failed failed -> {
-        return new IntakeOutcome.Refused(failed.reason());
+    Sourced sourced = sourced(submission);
+    if (sourced.refusal() != null) {
+      return new IntakeOutcome.Refused(sourced.refusal());
+    }
+    Submission s = sourced.submission();
+    RunSource source = sourced.source();
+    String sourceFailure = sourced.failure();
+    ResolvedVariables variables =
+        stored.variables().resolve(s.tenant(), s.workspace(), s.variables(), s.hclVariables());
+    Checked checked;
+    if (sourceFailure != null) {
+      // the run fails at planning with why (docs/workspaces.md): nothing to check
+      checked = new Checked(null, RunVariables.of(variables, Set.of(), null));
+    } else {
+      switch (check.check(s, variables, source == null ? null : source.commit())) {
+        case ConfigurationCheck.Failed failed -> {
+          return new IntakeOutcome.Refused(failed.reason());
+        }
+        case ConfigurationCheck.Passed passed ->
+            checked = new Checked(passed.prepared(), passed.variables());
       }
-      case ConfigurationCheck.Passed passed -> prepared = passed.prepared();
     }
     WorkspaceSettings settings;
     try {
-      settings = workspaces.settingsOf(submission.tenant(), submission.workspace());
+      settings = workspaces.settingsOf(s.tenant(), s.workspace());
     } catch (RuntimeException e) {
-      UploadedFiles.delete(prepared.directory());
+      if (checked.prepared() != null) {
+        UploadedFiles.delete(checked.prepared().directory());
+      }
       throw e;
     }
-    RunRequest request = runRequest(submission, settings);
+    RunRequest request =
+        runRequest(s, settings, checked.variables())
+            .withInputs(
+                new RunRequest.WorkspaceInputs(
+                    checked.variables().sensitive(),
+                    checked.variables().environment(),
+                    checked.variables().sensitiveEnvironment(),
+                    sourceFailure,
+                    checked.variables().used().stream().map(VariableUse::of).toList()));
+    s = s.described(source, checked.variables().used(), variables.versions());
+    String pending = pendingMessage(s, source);
     // a workspace without auto-apply waits for a decision or POST /runs/{id}/approve
     boolean awaitingApproval = !settings.autoApply();
-    return switch (submission.key()) {
+    PreparedConfiguration prepared = checked.prepared();
+    return switch (s.key()) {
       case IdempotencyKey.None none ->
-          started(coordinator.start(request, awaitingApproval, prepared), submission);
+          started(coordinator.start(request, pending, awaitingApproval, prepared), s);
       case IdempotencyKey.Api key ->
-          startWithApiKey(submission, key, request, awaitingApproval, prepared);
+          startWithApiKey(s, key, request, pending, awaitingApproval, prepared);
       case IdempotencyKey.Trigger key ->
-          startWithTriggerKey(submission, key, request, awaitingApproval, prepared);
+          startWithTriggerKey(s, key, request, pending, awaitingApproval, prepared);
     };
+  }
+
+  /**
+   * A submission with its workspace's configuration when it sent none: where it came from ({@code
+   * source}, null when sent), why the source could not give one ({@code failure}: the run fails at
+   * planning), or why nothing can start ({@code refusal}).
+   */
+  private record Sourced(
+      Submission submission, RunSource source, String failure, IntakeOutcome.Refusal refusal) {}
+
+  private Sourced sourced(Submission s) {
+    if (s.fromWorkspace() == null) {
+      return new Sourced(s, null, null, null);
+    }
+    return switch (stored
+        .configurations()
+        .resolve(s.tenant(), s.workspace(), s.fromWorkspace().ref(), s.fromWorkspace().commit())) {
+      case WorkspaceConfigurations.Missing missing ->
+          new Sourced(s, null, null, new IntakeOutcome.NoConfiguration(missing.reason()));
+      case WorkspaceConfigurations.Failed failed ->
+          new Sourced(s, failed.source(), failed.reason(), null);
+      case WorkspaceConfigurations.Found found ->
+          new Sourced(s.withFiles(found.files(), found.supportFiles()), found.source(), null, null);
+    };
+  }
+
+  /** What the check prepared (null when nothing was checked) and the run's variables. */
+  private record Checked(PreparedConfiguration prepared, RunVariables variables) {}
+
+  /** The submission's pending message, and where its configuration came from when not sent. */
+  private static String pendingMessage(Submission s, RunSource source) {
+    if (source == null) {
+      return s.pendingMessage();
+    }
+    String from = "Configuration: " + source.describe();
+    return s.pendingMessage() == null ? from : s.pendingMessage() + "; " + from;
   }
 
   /**
@@ -147,6 +249,7 @@ public final class RunIntake {
       Submission s,
       IdempotencyKey.Api key,
       RunRequest request,
+      String pending,
       boolean awaitingApproval,
       PreparedConfiguration prepared) {
     ApiKeys keys = apiKeys();
@@ -167,26 +270,27 @@ public final class RunIntake {
                   digest,
                   clock.instant().minus(keys.retention()));
     } catch (RuntimeException e) {
-      UploadedFiles.delete(prepared.directory()); // nothing started: the prepared files go too
+      deletePrepared(prepared); // nothing started: the prepared files go too
       throw e;
     }
     if (!recorded) {
       // a concurrent request with the key recorded it a moment ago
-      UploadedFiles.delete(prepared.directory());
+      deletePrepared(prepared);
       return replay(s.tenant(), s.workspace(), key)
           .orElseGet(() -> new IntakeOutcome.Refused(new IntakeOutcome.KeyInUse()));
     }
-    return started(coordinator.startAs(runId, request, awaitingApproval, prepared), s);
+    return started(coordinator.startAs(runId, request, pending, awaitingApproval, prepared), s);
   }
 
   private IntakeOutcome startWithTriggerKey(
       Submission s,
       IdempotencyKey.Trigger key,
       RunRequest request,
+      String pending,
       boolean awaitingApproval,
       PreparedConfiguration prepared) {
     RunCoordinator.KeyedStart start =
-        coordinator.start(request, key.key(), s.pendingMessage(), awaitingApproval, prepared);
+        coordinator.start(request, key.key(), pending, awaitingApproval, prepared);
     if (start.unrecorded()) {
       return new IntakeOutcome.Refused(new IntakeOutcome.KeyNotYetRecorded(start.runId()));
     }
@@ -211,14 +315,14 @@ public final class RunIntake {
   }
 
   /** The run request of a submission, with the workspace's settings applied. */
-  static RunRequest runRequest(Submission s, WorkspaceSettings settings) {
+  static RunRequest runRequest(Submission s, WorkspaceSettings settings, RunVariables variables) {
     RunRequest request =
         new RunRequest(
                 s.tenant(),
                 s.workspace(),
                 s.files(),
                 s.supportFiles(),
-                s.variables(),
+                variables.values(),
                 s.destroy(),
                 s.replace(),
                 s.expectedSerial(),
@@ -226,8 +330,15 @@ public final class RunIntake {
                 s.requestedBy(),
                 s.parallelism() == null ? settings.parallelism() : s.parallelism())
             .withStepTimeoutSeconds(settings.stepTimeoutSeconds())
-            .withHclVariables(s.hclVariables());
+            .withHclVariables(variables.hcl());
     return settings.coalescing() ? request.withCoalescingKey(coalescingKey(s)) : request;
+  }
+
+  /** A prepared directory goes when nothing adopts it (null: nothing was prepared). */
+  private static void deletePrepared(PreparedConfiguration prepared) {
+    if (prepared != null) {
+      UploadedFiles.delete(prepared.directory());
+    }
   }
 
   /**

@@ -1,8 +1,11 @@
 package dev.stagecraft.planner.service.run.view;
 
 import dev.stagecraft.planner.service.run.Run;
+import dev.stagecraft.planner.service.source.RunSource;
+import dev.stagecraft.planner.service.workspace.VariableUse;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 
 /**
  * A run as {@code GET /api/v1/runs/{id}} shows it: live from the coordinator while this instance
@@ -34,7 +37,16 @@ public record RunView(
   /** The plan text of a run this instance drives (null until it planned). */
   public record Live(String planText) {}
 
-  /** What a run's records keep beyond its summary. */
+  /**
+   * What a run's records keep beyond its summary.
+   *
+   * @param variables the names of the variables its request gave
+   * @param source where its configuration came from (the commit of a git run); null for runs whose
+   *     request sent it, or recorded before sources existed
+   * @param variableSources every variable it used and where its value came from (never a value)
+   * @param variableVersions the versions of the workspace's variables and of each variable set it
+   *     read ({@code workspace}, {@code set:NAME})
+   */
   public record Recorded(
       Instant updatedAt,
       String requestMessage,
@@ -42,7 +54,10 @@ public record RunView(
       String approvedBy,
       Instant approvedAt,
       String configurationVersion,
-      List<String> variables) {}
+      List<String> variables,
+      RunSource source,
+      List<VariableUse> variableSources,
+      Map<String, Long> variableVersions) {}
 
   /** A recorded transition. */
   public record Transition(long sequence, String status, String message, Instant at) {}

@@ -35,7 +35,17 @@ class RunViewsJsonTest {
   private final Run.RunSummary planning =
       new Run.RunSummary("run-1", "acme", "prod", "planning", false, null, null, null, T0);
   private final RunView.Recorded records =
-      new RunView.Recorded(T1, "ship it", "deployer@acme", null, null, "cv-1", List.of("region"));
+      new RunView.Recorded(
+          T1,
+          "ship it",
+          "deployer@acme",
+          null,
+          null,
+          "cv-1",
+          List.of("region"),
+          null,
+          List.of(),
+          Map.of());
   private final List<RunView.Transition> transitions =
       List.of(new RunView.Transition(1, "pending", null, T0));
 
@@ -52,6 +62,7 @@ class RunViewsJsonTest {
                 + "\"updatedAt\":\"2026-11-29T06:06:00Z\",\"requestMessage\":\"ship it\","
                 + "\"requestedBy\":\"deployer@acme\",\"approvedBy\":null,\"approvedAt\":null,"
                 + "\"configurationVersion\":\"cv-1\",\"variables\":[\"region\"],"
+                + "\"source\":null,\"variableSources\":[],\"variableVersions\":{},"
                 + "\"transitions\":[{\"sequence\":1,\"status\":\"pending\",\"message\":null,"
                 + "\"at\":\"2026-11-29T06:05:04.123Z\"}]}");
   }
