@@ -38,7 +38,11 @@ class ApiIsolationTest {
   private static final Set<String> OPEN_TO_READERS =
       Set.of(
           "POST /api/v1/plans", // a speculative plan changes nothing
-          "POST /api/v1/hooks/run-requests"); // authenticated by its HMAC signature, not a token
+          "POST /api/v1/hooks/run-requests", // authenticated by its HMAC signature, not a token
+          "POST /api/v1/hooks/push/{tenant}"); // authenticated by the forge's signature
+
+  /** Routes authenticated by a signature, not a token: 401 for any token without one. */
+  private static final Set<String> SIGNED = Set.of("POST /api/v1/hooks/push/{tenant}");
 
   SharedStack stack;
   String suffix = UUID.randomUUID().toString().substring(0, 8);
@@ -149,7 +153,7 @@ class ApiIsolationTest {
             : path.startsWith("/api/v1/configuration-versions/")
                 ? configurationVersion
                 : path.startsWith("/api/v1/tokens/") ? tokenIdA : "unknown-id";
-    return path.replace("{ws}", workspace).replace("{id}", id);
+    return path.replace("{ws}", workspace).replace("{id}", id).replace("{tenant}", tenantA);
   }
 
   /** A body naming tenant A's resources, whatever the route reads from it. */
@@ -188,7 +192,9 @@ class ApiIsolationTest {
         }
       }
       assertThat(r.status()).as(what).isLessThan(500);
-      if (route.getValue().contains("{")) {
+      if (SIGNED.contains(route.getKey())) {
+        assertThat(r.status()).as(what).isEqualTo(401);
+      } else if (route.getValue().contains("{")) {
         // a resource of tenant A: not found for B, or forbidden where it has no tenant
         assertThat(r.status())
             .as(what)
