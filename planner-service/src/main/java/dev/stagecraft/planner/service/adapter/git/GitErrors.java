@@ -4,6 +4,7 @@ import dev.stagecraft.planner.service.source.GitCredentials;
 import dev.stagecraft.planner.service.source.GitSource;
 import dev.stagecraft.planner.service.source.RepositoryUrls;
 import dev.stagecraft.planner.service.source.SourceUnavailable;
+import java.net.UnknownHostException;
 import java.util.Collection;
 import java.util.Locale;
 import java.util.TreeSet;
@@ -49,7 +50,9 @@ final class GitErrors {
               + "; check the token and that it may read the repository",
           e);
     }
-    if (all.contains("not found") || all.contains("does not appear to be a git repository")) {
+    if (all.contains("not found")
+        || all.contains("not exported")
+        || all.contains("does not appear to be a git repository")) {
       return new SourceUnavailable(
           "repository " + shown + " does not exist: " + cause + "; check the URL", e);
     }
@@ -111,8 +114,14 @@ final class GitErrors {
       root = root.getCause();
     }
     String text = t.getMessage() == null ? t.toString() : t.getMessage();
-    if (root != t && root.getMessage() != null && !text.contains(root.getMessage())) {
-      text = text + " (" + root.getMessage() + ")";
+    if (root != t) {
+      String why =
+          root instanceof UnknownHostException
+              ? "unknown host " + root.getMessage()
+              : root.getClass().getSimpleName() + ": " + root.getMessage();
+      if (!text.contains(why)) {
+        text = text + " (" + why + ")";
+      }
     }
     text = RepositoryUrls.redacted(text.strip());
     if (source.credentials() instanceof GitCredentials.HttpsToken token

@@ -158,6 +158,11 @@ class JGitFetcherTest {
         .isInstanceOf(SourceUnavailable.class)
         .hasMessageContaining("directory 'docs'")
         .hasMessageContaining("holds no .tf file");
+    String nowhere = url.replace("/infra", "/nothere");
+    assertThatThrownBy(() -> fetcher("missing").fetch("acme", source(nowhere, "main", ""), null))
+        .isInstanceOf(SourceUnavailable.class)
+        .hasMessageContaining("repository " + nowhere + " does not exist")
+        .hasMessageContaining("check the URL");
   }
 
   @Test
