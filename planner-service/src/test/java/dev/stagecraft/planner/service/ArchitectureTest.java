@@ -8,9 +8,9 @@ import com.tngtech.archunit.core.importer.ImportOption;
 import org.junit.jupiter.api.Test;
 
 /**
- * The planner service's run lifecycle, triggers and configuration are plain Java: no framework,
- * database, pool, migration or Kafka library; those live in {@code dev.stagecraft.planner.service
- * .adapter..}, behind the ports these packages declare.
+ * The planner service's run lifecycle, triggers, configuration and configuration sources are plain
+ * Java: no framework, database, pool, migration or Kafka library; those live in {@code
+ * dev.stagecraft.planner.service .adapter..}, behind the ports these packages declare.
  */
 class ArchitectureTest {
   private final JavaClasses classes =
@@ -25,7 +25,8 @@ class ArchitectureTest {
         .resideInAnyPackage(
             "dev.stagecraft.planner.service.run..",
             "dev.stagecraft.planner.service.trigger..",
-            "dev.stagecraft.planner.service.config..")
+            "dev.stagecraft.planner.service.config..",
+            "dev.stagecraft.planner.service.source..")
         .should()
         .dependOnClassesThat()
         .resideInAnyPackage(
@@ -46,7 +47,8 @@ class ArchitectureTest {
         .resideInAnyPackage(
             "dev.stagecraft.planner.service.run..",
             "dev.stagecraft.planner.service.trigger..",
-            "dev.stagecraft.planner.service.config..")
+            "dev.stagecraft.planner.service.config..",
+            "dev.stagecraft.planner.service.source..")
         .should()
         .dependOnClassesThat()
         .resideInAPackage("dev.stagecraft.planner.service.adapter..")
