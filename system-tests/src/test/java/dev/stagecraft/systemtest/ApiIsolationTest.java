@@ -38,7 +38,11 @@ class ApiIsolationTest {
   private static final Set<String> OPEN_TO_READERS =
       Set.of(
           "POST /api/v1/plans", // a speculative plan changes nothing
-          "POST /api/v1/hooks/run-requests"); // authenticated by its HMAC signature, not a token
+          "POST /api/v1/hooks/run-requests", // authenticated by its HMAC signature, not a token
+          "POST /api/v1/hooks/push/{tenant}"); // authenticated by the forge's signature
+
+  /** Routes authenticated by a signature, not a token: 401 for any token without one. */
+  private static final Set<String> SIGNED = Set.of("POST /api/v1/hooks/push/{tenant}");
 
   /**
    * Routes that name a resource the caller creates in its own tenant when it has none of that name
@@ -191,7 +195,8 @@ class ApiIsolationTest {
     return path.replace("{ws}", workspace)
         .replace("{id}", id)
         .replace("{name}", variableSet)
-        .replace("{key}", "db_password");
+        .replace("{key}", "db_password")
+        .replace("{tenant}", tenantA);
   }
 
   /** A body naming tenant A's resources, whatever the route reads from it. */
@@ -230,7 +235,9 @@ class ApiIsolationTest {
         }
       }
       assertThat(r.status()).as(what).isLessThan(500);
-      if (CREATE_BY_NAME.contains(route.getKey())) {
+      if (SIGNED.contains(route.getKey())) {
+        assertThat(r.status()).as(what).isEqualTo(401);
+      } else if (CREATE_BY_NAME.contains(route.getKey())) {
         assertThat(r.status()).as(what).isIn(400, 404);
       } else if (route.getValue().contains("{")) {
         // a resource of tenant A: not found for B, or forbidden where it has no tenant

@@ -8,9 +8,10 @@ import com.tngtech.archunit.core.importer.ImportOption;
 import org.junit.jupiter.api.Test;
 
 /**
- * The planner service's run lifecycle, triggers, configuration and workspace variables are plain
- * Java: no framework, database, pool, migration or Kafka library; those live in {@code
- * dev.stagecraft.planner.service.adapter..}, behind the ports these packages declare.
+ * The planner service's run lifecycle, triggers, configuration, workspace variables and
+ * configuration sources are plain Java: no framework, database, pool, migration or Kafka library;
+ * those live in {@code dev.stagecraft.planner.service.adapter..}, behind the ports these packages
+ * declare.
  */
 class ArchitectureTest {
   private final JavaClasses classes =

@@ -9,12 +9,13 @@ import io.micronaut.http.annotation.RequestFilter;
 import io.micronaut.http.annotation.ServerFilter;
 
 /**
- * Refuses a trigger whose {@code Content-Length} is over {@value RunTrigger#MAX_BODY_BYTES} bytes
- * with 413 before its body is read (a chunked body is bounded by the server's request limit, then
- * refused by {@link RunTrigger} from its length, unread). The webhook takes no API token, so anyone
- * can send to it: nothing of an unsigned body may cost more than its length.
+ * Refuses a trigger or a push (the push webhook) whose {@code Content-Length} is over {@value
+ * RunTrigger#MAX_BODY_BYTES} bytes with 413 before its body is read (a chunked body is bounded by
+ * the server's request limit, then refused by {@link RunTrigger} from its length, unread). The
+ * webhook takes no API token, so anyone can send to it: nothing of an unsigned body may cost more
+ * than its length.
  */
-@ServerFilter("/api/v1/hooks/run-requests")
+@ServerFilter({"/api/v1/hooks/run-requests", "/api/v1/hooks/push/**"})
 public class TriggerBodyLimit {
 
   /** 413 for a declared length over the limit; null (carry on) otherwise. */
