@@ -91,6 +91,7 @@ class GitPushDeployTest {
     GitDaemon.commit(git, "README.md", "the app\n");
     RevCommit first = GitDaemon.commit(git, "deploy/main.tf", CONFIG.formatted("v1"));
     String url = daemon.url(name + ".git");
+    send("POST", "/api/v1/workspaces", Map.of("name", ws), 201);
     send(
         "PUT",
         "/api/v1/workspaces/" + ws + "/source",
@@ -151,6 +152,7 @@ class GitPushDeployTest {
   @Test
   void anUnreachableRepositoryFailsTheRunAtPlanningWithNothingApplied() throws Exception {
     String ws = "git-unreachable-" + UUID.randomUUID().toString().substring(0, 8);
+    send("POST", "/api/v1/workspaces", Map.of("name", ws), 201);
     send(
         "PUT",
         "/api/v1/workspaces/" + ws + "/source",

@@ -284,8 +284,8 @@ class SensitiveStateValuesApiTest {
     List<String> out = new ArrayList<>();
     answers.forEach(
         (where, text) -> {
-          out.addAll(RedactionScanTest.occurrences(where, text, "secret", secret));
-          out.addAll(RedactionScanTest.occurrences(where, text, "rotated secret", rotated));
+          out.addAll(LeakScan.occurrences(where, text, "secret", secret));
+          out.addAll(LeakScan.occurrences(where, text, "rotated secret", rotated));
         });
     return out;
   }

@@ -28,9 +28,10 @@ import org.junit.jupiter.api.Test;
  * key and {@code {"rev": "abc"}}. The configuration is the version last uploaded to the workspace,
  * the SSH private key a sensitive workspace variable (its {@code variable} block does not say
  * sensitive), the directory the deploy writes to comes from a variable set attached to the
- * workspace; the run deploys to a real OpenSSH sshd. Then every Kafka record, every database row,
- * every service log, the run's record, journal and plan, the state and every API answer the test
- * got are scanned: the key is in none of them, in clear or in base64.
+ * workspace, and a sensitive environment variable reaches the {@code local-exec} step (its output
+ * shows it redacted); the run deploys to a real OpenSSH sshd. Then every Kafka record, every
+ * database row, every service log, the run's record, journal and plan, the state and every API
+ * answer the test got are scanned: the key is in none of them, in clear or in base64.
  */
 class WorkspaceVariablesTriggerTest {
   static SharedStack stack;
@@ -62,6 +63,10 @@ class WorkspaceVariablesTriggerTest {
 
         provisioner "remote-exec" {
           inline = ["touch ${var.markers}/deployed-${var.rev}"]
+        }
+
+        provisioner "local-exec" {
+          command = "echo token=$DEPLOY_TOKEN"
         }
       }
       """;
@@ -113,6 +118,12 @@ class WorkspaceVariablesTriggerTest {
         "/api/v1/workspaces/" + ws + "/variables/ssh_key",
         Map.of("value", key, "sensitive", true, "description", "deploy key"),
         200);
+    String token = "tok" + UUID.randomUUID().toString().replace("-", "");
+    send(
+        "PUT",
+        "/api/v1/workspaces/" + ws + "/variables/DEPLOY_TOKEN",
+        Map.of("value", token, "category", "env", "sensitive", true),
+        200);
     String set = "markers-" + ws;
     send("POST", "/api/v1/variable-sets", Map.of("name", set, "global", false), 201);
     send(
@@ -144,7 +155,11 @@ class WorkspaceVariablesTriggerTest {
     assertThat(events)
         .as("the plan says where each variable came from")
         .contains("var.ssh_key from workspace (sensitive)")
-        .contains("var.rev from run");
+        .contains("var.rev from run")
+        .contains("env DEPLOY_TOKEN from workspace (sensitive)");
+    assertThat(events)
+        .as("the environment reached the step, redacted in its output")
+        .contains("token=(sensitive value)");
 
     // every place the system wrote, and every answer the test read
     Map<String, String> scanned = new LinkedHashMap<>(answers);
@@ -166,8 +181,9 @@ class WorkspaceVariablesTriggerTest {
           for (String line : keyLines) {
             leaks.addAll(LeakScan.occurrences(where, text, "ssh key", line));
           }
+          leaks.addAll(LeakScan.occurrences(where, text, "deploy token", token));
         });
-    assertThat(leaks).as("places holding the key").isEmpty();
+    assertThat(leaks).as("places holding the key or the token").isEmpty();
   }
 
   /** Each used variable's source as {@code runs show} gives it, "(sensitive)" appended. */

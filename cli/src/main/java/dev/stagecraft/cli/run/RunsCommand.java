@@ -147,6 +147,7 @@ public final class RunsCommand implements Command {
     if (run.hasNonNull("message")) {
       ctx.out().println("message:     " + run.path("message").asText());
     }
+    printSource(ctx, run);
     if (run.hasNonNull("planText")) {
       ctx.out().println();
       ctx.out().print(run.path("planText").asText());
@@ -156,6 +157,50 @@ public final class RunsCommand implements Command {
       ctx.err().println(RunApproval.howToDecide(runId, run));
     }
     return 0;
+  }
+
+  /**
+   * Where the run's configuration came from (the commit of a git run) and each variable's origin,
+   * as the run's record has them (docs/workspaces.md); never a value.
+   */
+  private static void printSource(CliContext ctx, JsonNode run) {
+    JsonNode source = run.path("source");
+    if (source.isObject()) {
+      String kind = source.path("kind").asText();
+      ctx.out()
+          .println(
+              "source:      "
+                  + switch (kind) {
+                    case "git" ->
+                        "git "
+                            + source.path("repository").asText()
+                            + " "
+                            + source.path("ref").asText("")
+                            + " at commit "
+                            + source.path("commit").asText("(not resolved)");
+                    case "upload" ->
+                        "configuration version " + source.path("configurationVersion").asText();
+                    default -> kind;
+                  });
+    } else if (run.hasNonNull("configurationVersion")) {
+      ctx.out()
+          .println(
+              "source:      configuration version " + run.path("configurationVersion").asText());
+    }
+    JsonNode variables = run.path("variableSources");
+    if (variables.isArray() && !variables.isEmpty()) {
+      ctx.out().println("variables:");
+      for (JsonNode v : variables) {
+        ctx.out()
+            .println(
+                "  "
+                    + ("env".equals(v.path("category").asText()) ? "env " : "var.")
+                    + v.path("key").asText()
+                    + " from "
+                    + v.path("source").asText()
+                    + (v.path("sensitive").asBoolean() ? " (sensitive)" : ""));
+      }
+    }
   }
 
   /** The journal so far, without waiting (the long-poll endpoint with {@code wait=0}). */

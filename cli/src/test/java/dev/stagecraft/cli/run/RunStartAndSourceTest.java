@@ -70,6 +70,27 @@ class RunStartAndSourceTest {
   }
 
   @Test
+  void runsShowSaysWhichCommitTheRunReadAndWhereEachVariableCameFrom() {
+    api.answer(
+        "GET /api/v1/runs/run-9",
+        200,
+        "{\"id\":\"run-9\",\"workspace\":\"prod\",\"status\":\"applied\","
+            + "\"source\":{\"kind\":\"git\",\"repository\":\"https://git.example/app.git\","
+            + "\"ref\":\"refs/heads/main\",\"commit\":\"9c5b1e3aa\"},"
+            + "\"variableSources\":[{\"key\":\"rev\",\"category\":\"terraform\","
+            + "\"source\":\"run\",\"sensitive\":false},{\"key\":\"TOKEN\",\"category\":\"env\","
+            + "\"source\":\"variable set \\\"ci\\\"\",\"sensitive\":true}]}");
+
+    assertThat(api.run(tmp, "", "runs", "show", "run-9")).isZero();
+
+    assertThat(api.out())
+        .contains(
+            "source:      git https://git.example/app.git refs/heads/main at commit 9c5b1e3aa")
+        .contains("  var.rev from run")
+        .contains("  env TOKEN from variable set \"ci\" (sensitive)");
+  }
+
+  @Test
   void runsStartUsageErrors() {
     assertThat(api.run(tmp, "", "runs", "start")).isEqualTo(1);
     assertThat(api.run(tmp, "", "runs", "start", "prod", "-ref=main", "-commit=abc")).isEqualTo(1);

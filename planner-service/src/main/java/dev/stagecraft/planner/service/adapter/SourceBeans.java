@@ -10,13 +10,12 @@ import dev.stagecraft.planner.service.source.WorkspaceSources;
 import dev.stagecraft.planner.service.trigger.TriggerSecrets;
 import dev.stagecraft.schemas.seal.SecretsKeyring;
 import io.micronaut.context.annotation.Factory;
-import io.micronaut.context.annotation.Secondary;
 import io.micronaut.context.annotation.Value;
 import jakarta.inject.Singleton;
 import java.time.Clock;
 
 /**
- * Wires configuration sources (docs/workspaces-sources.md): the git fetcher and its cache under the
+ * Wires configuration sources (docs/workspaces.md): the git fetcher and its cache under the
  * planner's data directory ({@code STAGECRAFT_PLANNER_DATA_DIR}, else the temp directory), the
  * workspaces' sources in the planner's database, and the push webhook. Until the run intake
  * provides its {@link PushRuns}, a push starts nothing and says so.
@@ -34,14 +33,6 @@ public class SourceBeans {
   @Singleton
   WorkspaceSourceStore workspaceSources(HikariDataSource dataSource, SecretsKeyring keyring) {
     return new WorkspaceSourceStore(dataSource, Clock.systemUTC(), keyring);
-  }
-
-  /** Used only while no other {@link PushRuns} bean exists. */
-  @Singleton
-  @Secondary
-  PushRuns noPushRuns() {
-    return (tenant, workspace, commit, deliveryId, message) ->
-        new PushRuns.Refused("this planner does not start runs from pushes yet");
   }
 
   @Singleton

@@ -28,7 +28,7 @@ import java.util.Set;
 import javax.sql.DataSource;
 
 /**
- * Each workspace's git source ({@code planner.workspace_sources}, docs/workspaces-sources.md). The
+ * Each workspace's git source ({@code planner.workspace_sources}, docs/workspaces.md). The
  * credentials are stored only sealed with the secrets keyring, bound to tenant and workspace
  * (associated data {@code dev.stagecraft.git-credentials/v1}); a source with credentials is refused
  * when the keyring cannot seal. {@link #view} never opens them; {@link #gitSourceOf} does, in

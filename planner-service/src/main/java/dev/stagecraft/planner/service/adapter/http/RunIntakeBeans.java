@@ -19,7 +19,6 @@ import dev.stagecraft.planner.service.workspace.WorkspaceVariables;
 import dev.stagecraft.schemas.seal.SecretsKeyring;
 import io.micronaut.context.annotation.Factory;
 import io.micronaut.context.annotation.Value;
-import io.micronaut.core.annotation.Nullable;
 import jakarta.inject.Singleton;
 import java.sql.SQLException;
 import java.time.Clock;
@@ -64,9 +63,9 @@ public class RunIntakeBeans {
       SecretsKeyring secrets,
       @Value("${stagecraft.planner.idempotency-retention:24h}") Duration retention,
       ConfigurationVersionStore versions,
-      @Nullable WorkspaceVariables variables,
-      @Nullable WorkspaceSources sources,
-      @Nullable GitFetcher fetcher) {
+      WorkspaceVariables variables,
+      WorkspaceSources sources,
+      GitFetcher fetcher) {
     return new RunIntake(coordinator, Clock.systemUTC())
         .withWorkspaces(
             (tenant, workspace) -> {
@@ -82,10 +81,10 @@ public class RunIntakeBeans {
         .withDescriptions((runId, s) -> describe(runs, runId, s))
         .withWorkspaceInputs(
             new WorkspaceConfigurations(
-                sources == null ? WorkspaceSources.NONE : sources,
+                sources,
                 fetcher,
                 (tenant, workspace) -> latestUpload(workspaces, versions, tenant, workspace)),
-            variables == null ? WorkspaceVariables.NONE : variables)
+            variables)
         .withApiKeys(
             apiKeys(new RunRequestKeyStore(dataSource, Clock.systemUTC())), secrets, retention);
   }

@@ -26,7 +26,7 @@ import java.util.Optional;
 
 /**
  * A workspace's configuration source ({@code /api/v1/workspaces/{ws}/source},
- * docs/workspaces-sources.md): {@code GET} (any role) shows it, never its credentials; {@code PUT}
+ * docs/workspaces.md): {@code GET} (any role) shows it, never its credentials; {@code PUT}
  * (admin) sets a git source or, with {@code {"kind":"upload"}}, goes back to uploaded
  * configurations. Another tenant's workspace is unknown: 404.
  */
