@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.stagecraft.sshtestkit.GitDaemon;
 import dev.stagecraft.systemtest.SharedStack.CliResult;
 import java.nio.file.Files;
 import java.nio.file.Path;

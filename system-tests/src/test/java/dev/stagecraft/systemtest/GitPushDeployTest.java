@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.stagecraft.schemas.EventCodec;
+import dev.stagecraft.sshtestkit.GitDaemon;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;

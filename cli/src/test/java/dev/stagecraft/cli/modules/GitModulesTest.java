@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.stagecraft.language.config.GitSource;
+import dev.stagecraft.sshtestkit.GitDaemon;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;

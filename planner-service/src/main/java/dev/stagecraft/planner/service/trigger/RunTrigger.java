@@ -405,50 +405,9 @@ public final class RunTrigger {
       return invalid;
     }
     RunRequested request = EventCodec.data(envelope, RunRequested.class);
-    Map<String, String> files =
-        request.configuration() == null ? null : request.configuration().files();
-    Map<String, byte[]> supportFiles = Map.of();
-    Submission.FromWorkspace fromWorkspace = null;
-    if (request.configuration() == null) {
-      // a one-line trigger: the workspace gives the configuration (docs/workspaces.md)
-      fromWorkspace = new Submission.FromWorkspace(request.ref(), request.commit());
-    } else if (request.ref() != null || request.commit() != null) {
-      return new Refused(
-          Refusal.MALFORMED,
-          "Event "
-              + envelope.id()
-              + " sends a configuration and a ref or commit: a ref or commit names the workspace's"
-              + " own configuration, so leave out either the configuration or them.");
-    } else if (files == null) {
-      Optional<ConfigurationContent> version;
-      try {
-        version = versions.find(envelope.tenant(), request.configuration().versionId());
-      } catch (IllegalStateException e) {
-        // sealed at rest with a key this planner does not have (docs/adr/0024): the message
-        // names the version and the key id, never content
-        return new Refused(
-            Refusal.MALFORMED,
-            "Event "
-                + envelope.id()
-                + " names a configuration version that cannot be used: "
-                + e.getMessage()
-                + " Restore the secrets key, or upload the configuration again and send its new"
-                + " id.");
-      }
-      if (version.isEmpty()) {
-        return new Refused(
-            Refusal.MALFORMED,
-            "Event "
-                + envelope.id()
-                + " names configuration version "
-                + request.configuration().versionId()
-                + ", which tenant "
-                + envelope.tenant()
-                + " does not have: upload it (POST /api/v1/configuration-versions) or send"
-                + " configuration.files (file name → content).");
-      }
-      files = version.get().files();
-      supportFiles = version.get().supportFiles();
+    Configured configured = configuration(envelope, request);
+    if (configured.refused() != null) {
+      return configured.refused();
     }
     String requestedBy =
         (request.requestedBy() == null ? "trigger" : request.requestedBy())
@@ -474,8 +433,8 @@ public final class RunTrigger {
             new Submission(
                 envelope.tenant(),
                 request.workspace(),
-                files,
-                supportFiles,
+                configured.files(),
+                configured.supportFiles(),
                 request.variables(),
                 Set.of(),
                 false,
@@ -488,8 +447,66 @@ public final class RunTrigger {
                 pending,
                 null,
                 new IdempotencyKey.Trigger(request.idempotencyKey()),
-                fromWorkspace));
+                configured.fromWorkspace()));
     return outcome(envelope, request.idempotencyKey(), outcome);
+  }
+
+  /**
+   * What a run request runs: its files, a configuration version's, or (without a configuration) its
+   * workspace's; or why it is refused.
+   */
+  private record Configured(
+      Map<String, String> files,
+      Map<String, byte[]> supportFiles,
+      Submission.FromWorkspace fromWorkspace,
+      Refused refused) {}
+
+  private Configured configuration(EventEnvelope envelope, RunRequested request) {
+    if (request.configuration() == null) {
+      // a one-line trigger: the workspace gives the configuration (docs/workspaces.md)
+      return new Configured(
+          null, Map.of(), new Submission.FromWorkspace(request.ref(), request.commit()), null);
+    }
+    if (request.ref() != null || request.commit() != null) {
+      return refused(
+          "Event "
+              + envelope.id()
+              + " sends a configuration and a ref or commit: a ref or commit names the workspace's"
+              + " own configuration, so leave out either the configuration or them.");
+    }
+    if (request.configuration().files() != null) {
+      return new Configured(request.configuration().files(), Map.of(), null, null);
+    }
+    Optional<ConfigurationContent> version;
+    try {
+      version = versions.find(envelope.tenant(), request.configuration().versionId());
+    } catch (IllegalStateException e) {
+      // sealed at rest with a key this planner does not have (docs/adr/0024): the message
+      // names the version and the key id, never content
+      return refused(
+          "Event "
+              + envelope.id()
+              + " names a configuration version that cannot be used: "
+              + e.getMessage()
+              + " Restore the secrets key, or upload the configuration again and send its new"
+              + " id.");
+    }
+    if (version.isEmpty()) {
+      return refused(
+          "Event "
+              + envelope.id()
+              + " names configuration version "
+              + request.configuration().versionId()
+              + ", which tenant "
+              + envelope.tenant()
+              + " does not have: upload it (POST /api/v1/configuration-versions) or send"
+              + " configuration.files (file name → content).");
+    }
+    return new Configured(version.get().files(), version.get().supportFiles(), null, null);
+  }
+
+  private static Configured refused(String why) {
+    return new Configured(null, null, null, new Refused(Refusal.MALFORMED, why));
   }
 
   /**

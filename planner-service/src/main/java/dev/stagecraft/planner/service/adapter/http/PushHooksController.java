@@ -19,8 +19,8 @@ import java.util.Map;
 
 /**
  * The push webhook of GitHub, GitLab and Gitea ({@code POST /api/v1/hooks/push/{tenant}},
- * docs/workspaces.md): no API token, authenticated by the forge's signature with the
- * tenant's trigger secret ({@link PushHook}). The body is bounded before it is read ({@link
+ * docs/workspaces.md): no API token, authenticated by the forge's signature with the tenant's
+ * trigger secret ({@link PushHook}). The body is bounded before it is read ({@link
  * TriggerBodyLimit}).
  */
 @Controller("/api/v1/hooks")

@@ -25,10 +25,10 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * A workspace's configuration source ({@code /api/v1/workspaces/{ws}/source},
- * docs/workspaces.md): {@code GET} (any role) shows it, never its credentials; {@code PUT}
- * (admin) sets a git source or, with {@code {"kind":"upload"}}, goes back to uploaded
- * configurations. Another tenant's workspace is unknown: 404.
+ * A workspace's configuration source ({@code /api/v1/workspaces/{ws}/source}, docs/workspaces.md):
+ * {@code GET} (any role) shows it, never its credentials; {@code PUT} (admin) sets a git source or,
+ * with {@code {"kind":"upload"}}, goes back to uploaded configurations. Another tenant's workspace
+ * is unknown: 404.
  */
 @Controller("/api/v1/workspaces")
 @ExecuteOn(TaskExecutors.BLOCKING)

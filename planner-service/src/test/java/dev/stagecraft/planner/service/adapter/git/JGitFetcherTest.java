@@ -7,6 +7,7 @@ import dev.stagecraft.planner.service.source.FetchedConfiguration;
 import dev.stagecraft.planner.service.source.GitCredentials;
 import dev.stagecraft.planner.service.source.GitSource;
 import dev.stagecraft.planner.service.source.SourceUnavailable;
+import dev.stagecraft.sshtestkit.GitDaemon;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;

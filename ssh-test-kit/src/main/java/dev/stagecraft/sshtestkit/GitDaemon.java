@@ -1,4 +1,4 @@
-package dev.stagecraft.systemtest;
+package dev.stagecraft.sshtestkit;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -7,6 +7,7 @@ import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Map;
 import org.eclipse.jgit.api.Git;
 import org.eclipse.jgit.lib.PersonIdent;
 import org.eclipse.jgit.revwalk.RevCommit;
@@ -14,9 +15,10 @@ import org.eclipse.jgit.revwalk.RevCommit;
 /**
  * A real {@code git daemon} on a free loopback port serving the repositories under {@code base}
  * ({@code git://127.0.0.1:PORT/NAME}), started as a process of its own and stopped by its pid; and
- * repositories made with JGit to serve.
+ * repositories made with JGit to serve. Shared by the tests of the CLI (git modules), the planner
+ * (git sources) and the system tests.
  */
-final class GitDaemon implements AutoCloseable {
+public final class GitDaemon implements AutoCloseable {
   private final Process process;
   private final int port;
 
@@ -88,11 +90,19 @@ final class GitDaemon implements AutoCloseable {
 
   /** Writes {@code path} in the work tree and commits every change. */
   public static RevCommit commit(Git git, String path, String text) throws Exception {
-    Path file = git.getRepository().getWorkTree().toPath().resolve(path);
-    Files.createDirectories(file.getParent());
-    Files.writeString(file, text);
+    return commit(git, Map.of(path, text), "change " + path);
+  }
+
+  /** Writes every file of {@code files} in the work tree and commits every change. */
+  public static RevCommit commit(Git git, Map<String, String> files, String message)
+      throws Exception {
+    for (Map.Entry<String, String> f : files.entrySet()) {
+      Path file = git.getRepository().getWorkTree().toPath().resolve(f.getKey());
+      Files.createDirectories(file.getParent());
+      Files.writeString(file, f.getValue());
+    }
     git.add().addFilepattern(".").call();
     PersonIdent who = new PersonIdent("Test", "test@example.com");
-    return git.commit().setMessage("change " + path).setAuthor(who).setCommitter(who).call();
+    return git.commit().setMessage(message).setAuthor(who).setCommitter(who).call();
   }
 }
