@@ -6,6 +6,7 @@ import dev.stagecraft.planner.service.source.GitCredentials;
 import dev.stagecraft.planner.service.source.GitFetcher;
 import dev.stagecraft.planner.service.source.GitSource;
 import dev.stagecraft.planner.service.source.GitSourceRules;
+import dev.stagecraft.planner.service.source.KnownGitHosts;
 import dev.stagecraft.planner.service.source.RepositoryUrls;
 import dev.stagecraft.planner.service.source.SourceUnavailable;
 import java.io.IOException;
@@ -23,6 +24,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.regex.Pattern;
 import org.eclipse.jgit.api.Git;
+import org.eclipse.jgit.api.TransportConfigCallback;
 import org.eclipse.jgit.api.errors.GitAPIException;
 import org.eclipse.jgit.errors.MissingObjectException;
 import org.eclipse.jgit.lib.AbbreviatedObjectId;
@@ -37,6 +39,7 @@ import org.eclipse.jgit.revwalk.RevWalk;
 import org.eclipse.jgit.storage.file.FileRepositoryBuilder;
 import org.eclipse.jgit.transport.CredentialsProvider;
 import org.eclipse.jgit.transport.RefSpec;
+import org.eclipse.jgit.transport.SshTransport;
 import org.eclipse.jgit.transport.TagOpt;
 import org.eclipse.jgit.transport.UsernamePasswordCredentialsProvider;
 
@@ -44,12 +47,13 @@ import org.eclipse.jgit.transport.UsernamePasswordCredentialsProvider;
  * Fetches a workspace's configuration from its git repository with Eclipse JGit (ADR 0078).
  *
  * <p>Only {@code https}, {@code http} and {@code git} URLs are fetched ({@link RepositoryUrls}
- * refuses {@code file:} and local paths: a tenant must not read the planner's disk); {@code ssh}
- * URLs and SSH deploy keys are refused as not supported yet. The ref is resolved with {@code
- * ls-remote} (a branch {@code B} or {@code refs/heads/B}, a tag {@code refs/tags/T}, peeled to its
- * commit); then only that commit is fetched, {@code --depth 1}, into a bare cache repository per
- * tenant and repository under {@code <data dir>/git/}. A commit already in the cache is read
- * without any network request (a commit's content never changes).
+ * refuses {@code file:} and local paths: a tenant must not read the planner's disk). An {@code ssh}
+ * URL needs an SSH deploy key, used only for it ({@link GitSshSessions}: the key in memory, no ssh
+ * configuration of the planner's user, the server's key checked against the tenant's known hosts).
+ * The ref is resolved with {@code ls-remote} (a branch {@code B} or {@code refs/heads/B}, a tag
+ * {@code refs/tags/T}, peeled to its commit); then only that commit is fetched, {@code --depth 1},
+ * into a bare cache repository per tenant and repository under {@code <data dir>/git/}. A commit
+ * already in the cache is read without any network request (a commit's content never changes).
  *
  * <p>A commit asked for by id: fetched by its id at depth 1 when the server allows it (git's
  * protocol v2 and the big forges do); when the server refuses a want by id (protocol v0 without
@@ -78,6 +82,7 @@ public final class JGitFetcher implements GitFetcher {
 
   private final Path cacheRoot;
   private final int timeoutSeconds;
+  private final KnownGitHosts knownHosts;
   private final Map<Path, ReentrantLock> locks = new ConcurrentHashMap<>();
 
   /**
@@ -85,8 +90,16 @@ public final class JGitFetcher implements GitFetcher {
    * @param timeoutSeconds how long a network operation may wait for the server
    */
   public JGitFetcher(Path dataDir, int timeoutSeconds) {
+    this(dataDir, timeoutSeconds, KnownGitHosts.NONE);
+  }
+
+  /**
+   * @param knownHosts the host keys each tenant trusts for its ssh git servers
+   */
+  public JGitFetcher(Path dataDir, int timeoutSeconds, KnownGitHosts knownHosts) {
     this.cacheRoot = dataDir.resolve("git");
     this.timeoutSeconds = timeoutSeconds;
+    this.knownHosts = knownHosts;
   }
 
   /** The planner's data directory: {@code dataDir} when set, else the temp directory's. */
@@ -104,12 +117,16 @@ public final class JGitFetcher implements GitFetcher {
     if (problem.isPresent()) {
       throw new SourceUnavailable(problem.get());
     }
-    if (RepositoryUrls.isSsh(url) || source.credentials() instanceof GitCredentials.SshKey) {
+    boolean ssh = RepositoryUrls.isSsh(url);
+    if (ssh != source.credentials() instanceof GitCredentials.SshKey) {
       throw new SourceUnavailable(
-          "repository "
-              + RepositoryUrls.redacted(url)
-              + " is an ssh repository or has an SSH deploy key, which the planner does not"
-              + " support yet; use its https URL with a token");
+          ssh
+              ? "repository "
+                  + RepositoryUrls.redacted(url)
+                  + " is an ssh repository: it needs an SSH deploy key (\"sshKey\"), or use its"
+                  + " https URL"
+              : "an SSH deploy key is used with an ssh URL (ssh://… or git@host:path), not with "
+                  + RepositoryUrls.redacted(url));
     }
     String wanted = commit == null ? null : commit.strip().toLowerCase(Locale.ROOT);
     if (wanted != null && !ABBREVIATED_ID.matcher(wanted).matches()) {
@@ -117,16 +134,27 @@ public final class JGitFetcher implements GitFetcher {
           "'" + commit + "' is not a commit id: give 7 to 40 hexadecimal digits");
     }
     Path dir = cacheOf(tenant, url);
+    GitSshSessions sessions =
+        source.credentials() instanceof GitCredentials.SshKey key
+            ? GitSshSessions.open(key.privateKey(), tenant, knownHosts)
+            : null;
     ReentrantLock lock = locks.computeIfAbsent(dir, d -> new ReentrantLock());
     lock.lock();
     try (Repository repo = open(dir)) {
-      Remote remote = new Remote(url, source, credentialsOf(source), timeoutSeconds);
+      Remote remote =
+          new Remote(url, source, credentialsOf(source), timeoutSeconds, transport(sessions));
       ObjectId id = wanted == null ? remote.resolveRef() : remote.resolveCommit(repo, wanted);
       RevCommit c = remote.ensure(repo, id);
       Map.Entry<Map<String, String>, Map<String, byte[]>> files =
           TreeFiles.read(repo, c, source.directory(), RepositoryUrls.redacted(url));
       return new FetchedConfiguration(
           files.getKey(), files.getValue(), c.name(), GitSourceRules.fullRef(source.ref()));
+    } catch (SourceUnavailable e) {
+      // a refused host key says which key and what to do, not only that ssh failed
+      throw sessions != null && sessions.refusal() != null
+          ? new SourceUnavailable(
+              "repository " + RepositoryUrls.redacted(url) + ": " + sessions.refusal(), e)
+          : e;
     } catch (IOException e) {
       throw new SourceUnavailable(
           "the planner could not use its git cache for "
@@ -137,7 +165,19 @@ public final class JGitFetcher implements GitFetcher {
           e);
     } finally {
       lock.unlock();
+      if (sessions != null) {
+        sessions.close();
+      }
     }
+  }
+
+  /** Gives ssh transports the source's own session factory; others are left as they are. */
+  private static TransportConfigCallback transport(GitSshSessions sessions) {
+    return t -> {
+      if (sessions != null && t instanceof SshTransport ssh) {
+        ssh.setSshSessionFactory(sessions.factory());
+      }
+    };
   }
 
   /** The cache directory of {@code tenant}'s copy of {@code url}. */
@@ -184,14 +224,21 @@ public final class JGitFetcher implements GitFetcher {
     private final GitSource source;
     private final CredentialsProvider credentials;
     private final int timeout;
+    private final TransportConfigCallback transport;
     private Map<String, Ref> refs;
 
-    Remote(String url, GitSource source, CredentialsProvider credentials, int timeout) {
+    Remote(
+        String url,
+        GitSource source,
+        CredentialsProvider credentials,
+        int timeout,
+        TransportConfigCallback transport) {
       this.url = url;
       this.shown = RepositoryUrls.redacted(url);
       this.source = source;
       this.credentials = credentials;
       this.timeout = timeout;
+      this.transport = transport;
     }
 
     /** The remote's refs (asked once). */
@@ -202,6 +249,7 @@ public final class JGitFetcher implements GitFetcher {
               Git.lsRemoteRepository()
                   .setRemote(url)
                   .setCredentialsProvider(credentials)
+                  .setTransportConfigCallback(transport)
                   .setTimeout(timeout)
                   .callAsMap();
         } catch (GitAPIException | RuntimeException e) {
@@ -266,6 +314,7 @@ public final class JGitFetcher implements GitFetcher {
         git.fetch()
             .setRemote(url)
             .setCredentialsProvider(credentials)
+            .setTransportConfigCallback(transport)
             .setTimeout(timeout)
             .setDepth(1)
             .setTagOpt(TagOpt.NO_TAGS)
@@ -298,6 +347,7 @@ public final class JGitFetcher implements GitFetcher {
         git.fetch()
             .setRemote(url)
             .setCredentialsProvider(credentials)
+            .setTransportConfigCallback(transport)
             .setTimeout(timeout)
             .setDepth(FALLBACK_DEPTH)
             .setTagOpt(TagOpt.NO_TAGS)
@@ -309,6 +359,7 @@ public final class JGitFetcher implements GitFetcher {
         git.fetch()
             .setRemote(url)
             .setCredentialsProvider(credentials)
+            .setTransportConfigCallback(transport)
             .setTimeout(timeout)
             .setUnshallow(true)
             .setTagOpt(TagOpt.NO_TAGS)

@@ -157,10 +157,19 @@ public class WorkspaceSourceController {
     if (token && key) {
       return Optional.of("Send a \"token\" or an \"sshKey\", not both.");
     }
-    if (key || RepositoryUrls.isSsh(body.url())) {
+    boolean ssh = RepositoryUrls.isSsh(body.url());
+    if (ssh && !key) {
       return Optional.of(
-          "SSH repositories and deploy keys are not supported yet: use the repository's https URL"
-              + " with a \"token\" that may read it.");
+          "An ssh repository URL needs an \"sshKey\" (a deploy key: an OpenSSH private key"
+              + " without a passphrase), or use the repository's https URL.");
+    }
+    if (key && !ssh) {
+      return Optional.of(
+          "An \"sshKey\" goes with an ssh URL (ssh://git@host/path.git or git@host:path.git);"
+              + " for an https URL send a \"token\".");
+    }
+    if (token && ssh) {
+      return Optional.of("A \"token\" goes with an https URL; an ssh URL takes an \"sshKey\".");
     }
     if (body.username() != null && !body.username().isEmpty() && !token) {
       return Optional.of("A \"username\" goes with a \"token\"; send the token too.");

@@ -193,12 +193,12 @@ class JGitFetcherTest {
   }
 
   @Test
-  void sshKeysAreRefusedAsNotSupportedYet() {
+  void anSshKeyIsRefusedWithAGitUrl() {
     GitSource withKey =
         new GitSource(url, "main", "deploy", new GitCredentials.SshKey("KEY"), false);
     assertThatThrownBy(() -> fetcher("ssh").fetch("acme", withKey, null))
         .isInstanceOf(SourceUnavailable.class)
-        .hasMessageContaining("does not support yet")
+        .hasMessageContaining("an SSH deploy key is used with an ssh URL")
         .hasMessageNotContaining("KEY");
   }
 

@@ -53,12 +53,17 @@ class WorkspaceSourceBodyTest {
                     "git", "https://github.com/a/b", "main", null, "", null, null, "KEY", null)))
         .get()
         .asString()
-        .contains("not supported yet")
+        .contains("goes with an ssh URL")
         .doesNotContain("KEY");
     assertThat(WorkspaceSourceController.check(git("git@github.com:a/b.git", "main", null, "")))
         .get()
         .asString()
-        .contains("not supported yet");
+        .contains("needs an \"sshKey\"");
+    assertThat(
+            WorkspaceSourceController.check(
+                new SourceBody(
+                    "git", "git@github.com:a/b.git", "main", null, "", null, null, "KEY", null)))
+        .isEmpty();
   }
 
   @Test
