@@ -6,9 +6,6 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.stagecraft.schemas.EventCodec;
 import dev.stagecraft.sshtestkit.GitDaemon;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -43,7 +40,7 @@ class GitPushDeployTest {
   static Path repos;
   static String tenant;
   static String secret;
-  final HttpClient http = HttpClient.newHttpClient();
+  final PlannerApi api = new PlannerApi(stack);
 
   static final String CONFIG =
       """
@@ -63,18 +60,9 @@ class GitPushDeployTest {
     stack = SharedStack.get();
     repos = Files.createDirectories(stack.root.resolve("git-push-repos"));
     daemon = GitDaemon.start(repos);
-    HttpResponse<String> issued =
-        HttpClient.newHttpClient()
-            .send(
-                HttpRequest.newBuilder(URI.create(stack.plannerUrl() + "/api/v1/hooks/secret"))
-                    .header("Authorization", "Bearer " + stack.token())
-                    .POST(HttpRequest.BodyPublishers.noBody())
-                    .build(),
-                HttpResponse.BodyHandlers.ofString());
-    assertThat(issued.statusCode()).as(issued.body()).isEqualTo(201);
-    JsonNode json = EventCodec.mapper().readTree(issued.body());
-    tenant = json.get("tenant").asText();
-    secret = json.get("secret").asText();
+    PlannerApi.TriggerSecret issued = new PlannerApi(stack).issueTriggerSecret();
+    tenant = issued.tenant();
+    secret = issued.secret();
   }
 
   @AfterAll
@@ -92,8 +80,8 @@ class GitPushDeployTest {
     GitDaemon.commit(git, "README.md", "the app\n");
     RevCommit first = GitDaemon.commit(git, "deploy/main.tf", CONFIG.formatted("v1"));
     String url = daemon.url(name + ".git");
-    send("POST", "/api/v1/workspaces", Map.of("name", ws), 201);
-    send(
+    api.send("POST", "/api/v1/workspaces", Map.of("name", ws), 201);
+    api.send(
         "PUT",
         "/api/v1/workspaces/" + ws + "/source",
         Map.of("kind", "git", "url", url, "branch", "main", "directory", "deploy"),
@@ -128,7 +116,7 @@ class GitPushDeployTest {
     assertThat(run2).isNotEqualTo(run1);
     JsonNode applied2 = awaitEnded(run2);
     assertThat(applied2.path("status").asText()).as(applied2.toString()).isEqualTo("applied");
-    assertThat(get("/api/v1/runs/" + run2 + "/events?after=0&wait=0"))
+    assertThat(api.get("/api/v1/runs/" + run2 + "/events?after=0&wait=0"))
         .as("the second run replaced the resource")
         .contains("must be replaced");
     assertThat(stateKey(ws)).isEqualTo(second.name());
@@ -153,16 +141,17 @@ class GitPushDeployTest {
   @Test
   void anUnreachableRepositoryFailsTheRunAtPlanningWithNothingApplied() throws Exception {
     String ws = "git-unreachable-" + UUID.randomUUID().toString().substring(0, 8);
-    send("POST", "/api/v1/workspaces", Map.of("name", ws), 201);
-    send(
+    api.send("POST", "/api/v1/workspaces", Map.of("name", ws), 201);
+    api.send(
         "PUT",
         "/api/v1/workspaces/" + ws + "/source",
         Map.of("kind", "git", "url", "git://127.0.0.1:1/nothing.git", "branch", "main"),
         200);
-    JsonNode started = send("POST", "/api/v1/runs", Map.of("workspace", ws), 201);
+    JsonNode started = api.send("POST", "/api/v1/runs", Map.of("workspace", ws), 201);
     JsonNode ended = awaitEnded(started.path("id").asText());
     assertThat(ended.path("status").asText()).as(ended.toString()).isEqualTo("errored");
-    String events = get("/api/v1/runs/" + started.path("id").asText() + "/events?after=0&wait=0");
+    String events =
+        api.get("/api/v1/runs/" + started.path("id").asText() + "/events?after=0&wait=0");
     assertThat(events).contains("Configuration source unavailable").contains("127.0.0.1:1");
     assertThat(events).doesNotContain("\"applying\"");
   }
@@ -187,7 +176,7 @@ class GitPushDeployTest {
   }
 
   List<JsonNode> runsOf(String ws) throws Exception {
-    JsonNode page = send("GET", "/api/v1/runs?workspace=" + ws, null, 200);
+    JsonNode page = api.send("GET", "/api/v1/runs?workspace=" + ws, null, 200);
     JsonNode items = page.has("items") ? page.get("items") : page;
     return StreamSupport.stream(items.spliterator(), false).toList();
   }
@@ -203,7 +192,7 @@ class GitPushDeployTest {
         .atMost(Duration.ofSeconds(90))
         .until(
             () -> {
-              HttpResponse<String> r = request("GET", "/api/v1/runs/" + runId, null);
+              HttpResponse<String> r = api.request("GET", "/api/v1/runs/" + runId, null);
               return r.statusCode() == 200 ? EventCodec.mapper().readTree(r.body()) : null;
             },
             run -> run != null && run.path("terminal").asBoolean());
@@ -247,43 +236,17 @@ class GitPushDeployTest {
   }
 
   HttpResponse<String> webhook(String body, String delivery, String signature) throws Exception {
-    return http.send(
-        HttpRequest.newBuilder(URI.create(stack.plannerUrl() + "/api/v1/hooks/push/" + tenant))
-            .header("Content-Type", "application/json")
-            .header("X-GitHub-Event", "push")
-            .header("X-GitHub-Delivery", delivery)
-            .header("X-Hub-Signature-256", signature)
-            .POST(HttpRequest.BodyPublishers.ofString(body))
-            .build(),
-        HttpResponse.BodyHandlers.ofString());
-  }
-
-  String get(String path) throws Exception {
-    HttpResponse<String> r = request("GET", path, null);
-    assertThat(r.statusCode()).as(path + ": " + r.body()).isEqualTo(200);
-    return r.body();
-  }
-
-  JsonNode send(String method, String path, Object body, int expected) throws Exception {
-    HttpResponse<String> r = request(method, path, body);
-    assertThat(r.statusCode()).as(method + " " + path + ": " + r.body()).isEqualTo(expected);
-    return r.body().isEmpty()
-        ? EventCodec.mapper().createObjectNode()
-        : EventCodec.mapper().readTree(r.body());
-  }
-
-  HttpResponse<String> request(String method, String path, Object body) throws Exception {
-    HttpRequest.Builder b =
-        HttpRequest.newBuilder(URI.create(stack.plannerUrl() + path))
-            .header("Authorization", "Bearer " + stack.token());
-    if (body == null) {
-      b.method(method, HttpRequest.BodyPublishers.noBody());
-    } else {
-      b.header("Content-Type", "application/json")
-          .method(
-              method,
-              HttpRequest.BodyPublishers.ofString(EventCodec.mapper().writeValueAsString(body)));
-    }
-    return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    return api.postUnauthenticated(
+        "/api/v1/hooks/push/" + tenant,
+        body,
+        Map.of(
+            "Content-Type",
+            "application/json",
+            "X-GitHub-Event",
+            "push",
+            "X-GitHub-Delivery",
+            delivery,
+            "X-Hub-Signature-256",
+            signature));
   }
 }

@@ -6,9 +6,6 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.stagecraft.schemas.EventCodec;
 import dev.stagecraft.sshtestkit.OpenSshServer;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -38,10 +35,9 @@ class WorkspaceVariablesTriggerTest {
   static OpenSshServer sshd;
   static String tenant;
   static String secret;
-  final HttpClient http = HttpClient.newHttpClient();
 
-  /** Every API answer this test read, scanned at the end. */
-  final Map<String, String> answers = new LinkedHashMap<>();
+  /** The API, keeping every answer this test read (scanned at the end). */
+  final PlannerApi api = new PlannerApi(stack);
 
   static final String CONFIG =
       """
@@ -75,18 +71,9 @@ class WorkspaceVariablesTriggerTest {
   static void start() throws Exception {
     stack = SharedStack.get();
     sshd = new OpenSshServer().start();
-    HttpResponse<String> issued =
-        HttpClient.newHttpClient()
-            .send(
-                HttpRequest.newBuilder(URI.create(stack.plannerUrl() + "/api/v1/hooks/secret"))
-                    .header("Authorization", "Bearer " + stack.token())
-                    .POST(HttpRequest.BodyPublishers.noBody())
-                    .build(),
-                HttpResponse.BodyHandlers.ofString());
-    assertThat(issued.statusCode()).as(issued.body()).isEqualTo(201);
-    JsonNode json = EventCodec.mapper().readTree(issued.body());
-    tenant = json.get("tenant").asText();
-    secret = json.get("secret").asText();
+    PlannerApi.TriggerSecret issued = new PlannerApi(stack).issueTriggerSecret();
+    tenant = issued.tenant();
+    secret = issued.secret();
   }
 
   @AfterAll
@@ -107,33 +94,33 @@ class WorkspaceVariablesTriggerTest {
     assertThat(keyLines).isNotEmpty();
 
     JsonNode upload =
-        send(
+        api.send(
             "POST",
             "/api/v1/configuration-versions?workspace=" + ws,
             Map.of("files", Map.of("main.tf", CONFIG.formatted(sshd.port(), sshd.user()))),
             201);
     assertThat(upload.path("workspace").asText()).isEqualTo(ws);
-    send(
+    api.send(
         "PUT",
         "/api/v1/workspaces/" + ws + "/variables/ssh_key",
         Map.of("value", key, "sensitive", true, "description", "deploy key"),
         200);
     String token = "tok" + UUID.randomUUID().toString().replace("-", "");
-    send(
+    api.send(
         "PUT",
         "/api/v1/workspaces/" + ws + "/variables/DEPLOY_TOKEN",
         Map.of("value", token, "category", "env", "sensitive", true),
         200);
     String set = "markers-" + ws;
-    send("POST", "/api/v1/variable-sets", Map.of("name", set, "global", false), 201);
-    send(
+    api.send("POST", "/api/v1/variable-sets", Map.of("name", set, "global", false), 201);
+    api.send(
         "PUT",
         "/api/v1/variable-sets/" + set + "/variables/markers",
         Map.of("value", markers.toString()),
         200);
-    send("PUT", "/api/v1/variable-sets/" + set + "/workspaces/" + ws, Map.of(), 200);
+    api.send("PUT", "/api/v1/variable-sets/" + set + "/workspaces/" + ws, Map.of(), 200);
 
-    JsonNode listed = send("GET", "/api/v1/workspaces/" + ws + "/variables", null, 200);
+    JsonNode listed = api.send("GET", "/api/v1/workspaces/" + ws + "/variables", null, 200);
     JsonNode sshKey = variable(listed, "ssh_key");
     assertThat(sshKey.path("sensitive").asBoolean()).isTrue();
     assertThat(sshKey.has("value")).as("write-only: %s", sshKey).isFalse();
@@ -143,7 +130,7 @@ class WorkspaceVariablesTriggerTest {
     assertThat(accepted.statusCode()).as(accepted.body()).isBetween(200, 202);
     String runId = ChatOpsTriggerTest.runIdFor(tenant, idempotencyKey);
     await().atMost(Duration.ofSeconds(90)).until(() -> terminalStatus(runId) != null);
-    JsonNode run = send("GET", "/api/v1/runs/" + runId, null, 200);
+    JsonNode run = api.send("GET", "/api/v1/runs/" + runId, null, 200);
     assertThat(run.path("status").asText()).as(run.toString()).isEqualTo("applied");
     assertThat(markers.resolve("deployed-abc")).exists();
     assertThat(run.path("source").path("kind").asText()).isEqualTo("upload");
@@ -151,7 +138,7 @@ class WorkspaceVariablesTriggerTest {
         .containsEntry("rev", "run")
         .containsEntry("ssh_key", "workspace (sensitive)")
         .containsEntry("markers", "variable set \"" + set + "\"");
-    String events = get("/api/v1/runs/" + runId + "/events?after=0&wait=0");
+    String events = api.get("/api/v1/runs/" + runId + "/events?after=0&wait=0");
     assertThat(events)
         .as("the plan says where each variable came from")
         .contains("var.ssh_key from workspace (sensitive)")
@@ -162,10 +149,10 @@ class WorkspaceVariablesTriggerTest {
         .contains("token=(sensitive value)");
 
     // every place the system wrote, and every answer the test read
-    Map<String, String> scanned = new LinkedHashMap<>(answers);
+    Map<String, String> scanned = new LinkedHashMap<>(api.answers);
     scanned.put("run events", events);
-    scanned.put("history", get("/api/v1/workspaces/" + ws + "/variables/history"));
-    scanned.put("state", get("/api/v1/workspaces/" + ws + "/state-versions"));
+    scanned.put("history", api.get("/api/v1/workspaces/" + ws + "/variables/history"));
+    scanned.put("state", api.get("/api/v1/workspaces/" + ws + "/state-versions"));
     List<String> records = LeakScan.kafkaRecords(stack);
     assertThat(records).anyMatch(r -> r.contains("dev.stagecraft.action.dispatched"));
     for (int i = 0; i < records.size(); i++) {
@@ -207,7 +194,7 @@ class WorkspaceVariablesTriggerTest {
   }
 
   String terminalStatus(String runId) throws Exception {
-    HttpResponse<String> r = request("GET", "/api/v1/runs/" + runId, null);
+    HttpResponse<String> r = api.request("GET", "/api/v1/runs/" + runId, null);
     if (r.statusCode() != 200) {
       return null;
     }
@@ -233,47 +220,15 @@ class WorkspaceVariablesTriggerTest {
     envelope.put("data", data);
     String body = EventCodec.mapper().writeValueAsString(envelope);
     long now = Instant.now().getEpochSecond();
-    HttpResponse<String> r =
-        http.send(
-            HttpRequest.newBuilder(URI.create(stack.plannerUrl() + "/api/v1/hooks/run-requests"))
-                .header("Content-Type", "application/cloudevents+json")
-                .header("stagecraft-timestamp", Long.toString(now))
-                .header("stagecraft-signature", ChatOpsTriggerTest.sign(secret, now, body))
-                .POST(HttpRequest.BodyPublishers.ofString(body))
-                .build(),
-            HttpResponse.BodyHandlers.ofString());
-    answers.put("trigger answer", r.body());
-    return r;
-  }
-
-  String get(String path) throws Exception {
-    HttpResponse<String> r = request("GET", path, null);
-    assertThat(r.statusCode()).as(path + ": " + r.body()).isEqualTo(200);
-    return r.body();
-  }
-
-  JsonNode send(String method, String path, Object body, int expected) throws Exception {
-    HttpResponse<String> r = request(method, path, body);
-    assertThat(r.statusCode()).as(method + " " + path + ": " + r.body()).isEqualTo(expected);
-    return r.body().isEmpty()
-        ? EventCodec.mapper().createObjectNode()
-        : EventCodec.mapper().readTree(r.body());
-  }
-
-  HttpResponse<String> request(String method, String path, Object body) throws Exception {
-    HttpRequest.Builder b =
-        HttpRequest.newBuilder(URI.create(stack.plannerUrl() + path))
-            .header("Authorization", "Bearer " + stack.token());
-    if (body == null) {
-      b.method(method, HttpRequest.BodyPublishers.noBody());
-    } else {
-      b.header("Content-Type", "application/json")
-          .method(
-              method,
-              HttpRequest.BodyPublishers.ofString(EventCodec.mapper().writeValueAsString(body)));
-    }
-    HttpResponse<String> r = http.send(b.build(), HttpResponse.BodyHandlers.ofString());
-    answers.put(method + " " + path + " #" + answers.size(), r.body());
-    return r;
+    return api.postUnauthenticated(
+        "/api/v1/hooks/run-requests",
+        body,
+        Map.of(
+            "Content-Type",
+            "application/cloudevents+json",
+            "stagecraft-timestamp",
+            Long.toString(now),
+            "stagecraft-signature",
+            ChatOpsTriggerTest.sign(secret, now, body)));
   }
 }
