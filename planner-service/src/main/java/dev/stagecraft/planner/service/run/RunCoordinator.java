@@ -339,13 +339,14 @@ public final class RunCoordinator implements AutoCloseable {
   private Run drive(Run run, RunSettings settings, RunCommand first) {
     RunState initial = RunState.initial(run.id, settings);
     run.refresh(initial, clock.instant());
-    runs.put(run.id, run);
     run.driver =
         RunDriver.start(
             initial,
             new RunDecider(approvalTimeout, actionLease, dispatchLease),
             new RunEffects(parts(), run),
             new RunEventJournal(run, observer, clock));
+    // listed only once it has its driver: the lease timer ticks every listed run
+    runs.put(run.id, run);
     run.decide(first);
     return run;
   }
