@@ -86,13 +86,15 @@ final class StateOpeningsBenchmark {
                   + " DO UPDATE SET newest_token = excluded.newest_token"
                   + " WHERE f.newest_token <= excluded.newest_token RETURNING f.newest_token),"
                   + " cr AS (INSERT INTO state.run_credentials (tenant, workspace, run_id,"
-                  + " credential_hash, fencing_token, created_at)"
-                  + " SELECT ?, ?, ?, ?, ?, ? FROM f"
+                  + " fencing_token, created_at)"
+                  + " SELECT ?, ?, ?, ?, ? FROM f"
                   + " ON CONFLICT (tenant, workspace, run_id) DO UPDATE SET"
-                  + " credential_hash = excluded.credential_hash,"
                   + " fencing_token = excluded.fencing_token"
-                  + " WHERE state.run_credentials.revoked_at IS NULL RETURNING 1)"
-                  + " SELECT (SELECT count(*) FROM f), (SELECT count(*) FROM cr)")) {
+                  + " WHERE state.run_credentials.revoked_at IS NULL RETURNING 1),"
+                  + " ch AS (INSERT INTO state.run_credential_hashes (credential_hash, tenant,"
+                  + " workspace, run_id, fencing_token, created_at)"
+                  + " SELECT ?, ?, ?, ?, ?, ? FROM cr RETURNING 1)"
+                  + " SELECT (SELECT count(*) FROM f), (SELECT count(*) FROM ch)")) {
         Timestamp now = Timestamp.from(Instant.now());
         ps.setString(1, TENANT);
         ps.setString(2, workspace);
@@ -100,9 +102,14 @@ final class StateOpeningsBenchmark {
         ps.setString(4, TENANT);
         ps.setString(5, workspace);
         ps.setString(6, "run-" + workspace + "-" + token);
-        ps.setString(7, workspace + "-" + token);
-        ps.setLong(8, token);
-        ps.setTimestamp(9, now);
+        ps.setLong(7, token);
+        ps.setTimestamp(8, now);
+        ps.setString(9, workspace + "-" + token);
+        ps.setString(10, TENANT);
+        ps.setString(11, workspace);
+        ps.setString(12, "run-" + workspace + "-" + token);
+        ps.setLong(13, token);
+        ps.setTimestamp(14, now);
         try (ResultSet rs = ps.executeQuery()) {
           rs.next();
           if (rs.getLong(1) != 1 || rs.getLong(2) != 1) {

@@ -34,6 +34,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -724,6 +725,56 @@ class StateServiceIntegrationTest {
     assertThat(
             internal("POST", "/tenants/open/workspaces/ws/fencing", "{\"token\":2}").statusCode())
         .isEqualTo(200);
+  }
+
+  /**
+   * Two planners can open the same run at the same fencing token: the one that adopted the run, and
+   * the one it was adopted from, waking from a pause before it notices it lost its instance lease
+   * (both ask the lock service as the run). The second opening must not take the state away from
+   * the first: results proven with either credential are recorded, and the run's end revokes both.
+   */
+  @Test
+  void openingARunAgainKeepsTheCredentialOfTheFirstOpeningActive() throws Exception {
+    tenantWithToken("twice");
+    String body = "{\"runId\":\"run-t\",\"fencingToken\":4}";
+    HttpResponse<String> first =
+        internal("POST", "/tenants/twice/workspaces/ws/run-openings", body);
+    HttpResponse<String> second =
+        internal("POST", "/tenants/twice/workspaces/ws/run-openings", body);
+    assertThat(first.statusCode()).as(first.body()).isEqualTo(201);
+    assertThat(second.statusCode()).as(second.body()).isEqualTo(201);
+    String adopter = EventCodec.mapper().readTree(first.body()).get("credential").asText();
+    String stale = EventCodec.mapper().readTree(second.body()).get("credential").asText();
+    String retried = mintCredential("twice", "ws", "run-t", 4);
+    assertThat(Set.of(adopter, stale, retried)).hasSize(3);
+
+    executor.publish(provenFinished("twice", "ws", "run-t", "act-1", 4, adopter));
+    assertThat(EventCodec.data(awaitRecorded("twice", "act-1", 1).get(0), StateRecorded.class))
+        .extracting(StateRecorded::outcome, StateRecorded::serial)
+        .containsExactly("succeeded", 1L);
+    executor.publish(provenFinished("twice", "ws", "run-t", "act-2", 4, stale));
+    assertThat(EventCodec.data(awaitRecorded("twice", "act-2", 1).get(0), StateRecorded.class))
+        .extracting(StateRecorded::outcome)
+        .isEqualTo("succeeded");
+    assertThat(readStateWith("twice", "ws", adopter).statusCode()).isEqualTo(200);
+    assertThat(readStateWith("twice", "ws", retried).statusCode()).isEqualTo(200);
+
+    // the run ends: every credential it was given stops working, and it opens no more
+    assertThat(
+            internal("DELETE", "/tenants/twice/workspaces/ws/run-credentials/run-t", null)
+                .statusCode())
+        .isEqualTo(200);
+    for (String c : List.of(adopter, stale, retried)) {
+      assertThat(readStateWith("twice", "ws", c).statusCode()).isEqualTo(401);
+    }
+    executor.publish(provenFinished("twice", "ws", "run-t", "act-3", 4, adopter));
+    StateRecorded late =
+        EventCodec.data(awaitRecorded("twice", "act-3", 1).get(0), StateRecorded.class);
+    assertThat(late.outcome()).isEqualTo("rejected");
+    assertThat(late.error()).contains("revoked");
+    assertThat(internal("POST", "/tenants/twice/workspaces/ws/run-openings", body).statusCode())
+        .isEqualTo(409);
+    assertThat(mintCredential("twice", "ws", "run-t", 4)).isNull();
   }
 
   @Test

@@ -131,6 +131,7 @@ public class PlannerBeans {
       RunStore runStore,
       RunJournalStore runJournal,
       RunRequestStore runRequests,
+      PlannerInstances instances,
       @Value("${stagecraft.planner.approval-timeout:1h}") Duration approvalTimeout,
       @Value("${stagecraft.planner.action-lease:15s}") Duration actionLease,
       @Value("${stagecraft.planner.dispatch-lease:10m}") Duration dispatchLease,
@@ -151,11 +152,13 @@ public class PlannerBeans {
             new EventOutbox() {
               @Override
               public void publishAll(List<EventOutbox.Keyed> events) {
+                instances.checkLease();
                 publishBatch(publisher, events);
               }
 
               @Override
               public void send(EventEnvelope envelope, String key) {
+                instances.checkLease();
                 // the idempotent producer keeps the order per key; the run does not wait for the
                 // broker, the producer's callback reports a failure (no thread per event)
                 publisher.send(

@@ -226,6 +226,24 @@ public final class PlannerInstances implements AutoCloseable {
     }
   }
 
+  /**
+   * Checks the lease before an effect another instance may carry out too (a publication): fences at
+   * once, as the watchdog would on its next look, when no renewal succeeded for {@link
+   * InstanceLease#fenceAfter}. A process that wakes from a pause longer than its lease (a stopped
+   * VM, SIGSTOP) thus does not act for up to a look interval on runs another instance adopted
+   * meanwhile. Never blocks; safe from any thread.
+   *
+   * @throws IllegalStateException when this instance is fenced (in service fencing halts the
+   *     process first; tests see the exception)
+   */
+  public void checkLease() {
+    watch();
+    if (fenced.get()) {
+      throw new IllegalStateException(
+          "planner instance " + instanceId + " is fenced: it no longer acts for its runs");
+    }
+  }
+
   /** One look of the watchdog: fences when no renewal succeeded for too long. */
   void watch() {
     Duration since = Duration.ofNanos(nanoTime.getAsLong() - lastRenewalStart);

@@ -1,6 +1,7 @@
 package dev.stagecraft.planner.service.adapter;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.stagecraft.planner.service.adapter.db.InstanceStore;
@@ -125,6 +126,32 @@ class PlannerInstancesTest {
         .asString()
         .contains("watch-a could not renew its lease for " + LEASE.fenceAfter().toMillis() + " ms");
     a.watch();
+    assertThat(reasons).as("fenced once").hasSize(1);
+  }
+
+  /**
+   * A process that wakes from a pause longer than its lease must not publish for the runs another
+   * instance adopted meanwhile, not even until the watchdog's next look: the check before a
+   * publication fences at once.
+   */
+  @Test
+  void theCheckBeforeAnEffectFencesAnInstanceThatWokeAfterItsLeaseWithoutWaitingForTheWatchdog()
+      throws Exception {
+    AtomicLong nanos = new AtomicLong();
+    List<String> reasons = new CopyOnWriteArrayList<>();
+    PlannerInstances a = instance("check-a", nanos, reasons);
+    nanos.addAndGet(LEASE.fenceAfter().toNanos() - 1);
+    a.checkLease(); // still safe: returns, fences nothing
+    assertThat(a.fenced()).isFalse();
+
+    nanos.addAndGet(LEASE.lease().toNanos()); // a pause (SIGSTOP) longer than the lease
+    assertThatThrownBy(a::checkLease)
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("check-a")
+        .hasMessageContaining("fenced");
+    assertThat(a.fenced()).isTrue();
+    assertThat(reasons).singleElement().asString().contains("check-a could not renew its lease");
+    assertThatThrownBy(a::checkLease).isInstanceOf(IllegalStateException.class);
     assertThat(reasons).as("fenced once").hasSize(1);
   }
 

@@ -73,10 +73,15 @@ final class FencingLedger {
       ps.setString(++p, tenant);
       ps.setString(++p, workspace);
       ps.setString(++p, runId);
-      ps.setString(++p, credentialHash);
       ps.setLong(++p, token);
       ps.setTimestamp(++p, now);
       ps.setLong(++p, token);
+      ps.setString(++p, credentialHash);
+      ps.setString(++p, tenant);
+      ps.setString(++p, workspace);
+      ps.setString(++p, runId);
+      ps.setLong(++p, token);
+      ps.setTimestamp(++p, now);
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();
         // appended 0: no event appended
@@ -180,11 +185,13 @@ final class FencingLedger {
    * row taken {@code FOR UPDATE} (its newest committed token); when the run's token is newer, its
    * {@code fencing_advanced} event at the head + 1 ({@code ON CONFLICT DO NOTHING}) and, only when
    * that event was written, the token made the newest; the run's credential when the token is the
-   * newest (already, or by this event), refused for a run whose credential was revoked. Answers the
-   * newest token before (null: no fencing row yet), the event's sequence (null: none), the head the
-   * statement saw and whether the credential was stored. The head is read with the statement's
-   * snapshot, which may predate a write that committed while the row lock was awaited or a fast
-   * append: then the event's sequence is taken, nothing is written, and the caller runs it again.
+   * newest (already, or by this event) — one more next to those the run holds, never replacing one
+   * (V15) — refused for a run whose credentials were revoked (checked under the run's row lock, so
+   * a revocation that commits meanwhile is seen). Answers the newest token before (null: no fencing
+   * row yet), the event's sequence (null: none), the head the statement saw and whether the
+   * credential was stored. The head is read with the statement's snapshot, which may predate a
+   * write that committed while the row lock was awaited or a fast append: then the event's sequence
+   * is taken, nothing is written, and the caller runs it again.
    */
   private static final String OPEN_RUN =
       "WITH cur AS (SELECT newest_token FROM state.fencing WHERE tenant = ? AND workspace = ?"
@@ -200,15 +207,16 @@ final class FencingLedger {
           + " upd AS (UPDATE state.fencing SET newest_token = ? WHERE tenant = ? AND workspace = ?"
           + " AND EXISTS (SELECT FROM ev) RETURNING 1),"
           + " cr AS (INSERT INTO state.run_credentials (tenant, workspace, run_id,"
-          + " credential_hash, fencing_token, created_at)"
-          + " SELECT ?, ?, ?, ?, ?, ? FROM cur WHERE cur.newest_token = ?::bigint"
+          + " fencing_token, created_at)"
+          + " SELECT ?, ?, ?, ?, ? FROM cur WHERE cur.newest_token = ?::bigint"
           + " OR EXISTS (SELECT FROM ev)"
           + " ON CONFLICT (tenant, workspace, run_id) DO UPDATE SET"
-          + " credential_hash = excluded.credential_hash,"
           + " fencing_token = excluded.fencing_token"
-          + " WHERE state.run_credentials.revoked_at IS NULL RETURNING 1)"
+          + " WHERE state.run_credentials.revoked_at IS NULL RETURNING 1),"
+          + " ch AS (INSERT INTO state.run_credential_hashes (credential_hash, tenant, workspace,"
+          + " run_id, fencing_token, created_at) SELECT ?, ?, ?, ?, ?, ? FROM cr RETURNING 1)"
           + " SELECT (SELECT newest_token FROM cur), (SELECT sequence FROM ev),"
-          + " (SELECT head FROM h), (SELECT count(*) FROM cr), (SELECT count(*) FROM upd)";
+          + " (SELECT head FROM h), (SELECT count(*) FROM ch), (SELECT count(*) FROM upd)";
 
   /**
    * {@link #lock} in one round trip, for a push: creates the workspace's fencing row when missing

@@ -9,6 +9,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Clock;
+import java.time.Instant;
 import java.util.Optional;
 import javax.sql.DataSource;
 
@@ -48,9 +49,11 @@ public final class RunCredentialStore {
   public record Refused(String detail) implements Minted {}
 
   /**
-   * Mints the credential of {@code runId} in the workspace, bound to the fencing token of the lock
-   * the run holds. Minting again for the same run (a retry after a lost answer) replaces the
-   * previous credential, which stops working; a revoked run gets none.
+   * Mints a credential of {@code runId} in the workspace, bound to the fencing token of the lock
+   * the run holds. Minting again for the same run (a retry after a lost answer, or a second planner
+   * opening the run it was adopted from) adds one: none replaces another (V15), and all stop
+   * working when the run's credentials are revoked or a newer lock holder supersedes them; a
+   * revoked run gets none.
    */
   public Minted mint(String tenant, String workspace, String runId, long fencingToken)
       throws SQLException {
@@ -87,21 +90,30 @@ public final class RunCredentialStore {
       Connection c, String tenant, String workspace, String runId, long fencingToken)
       throws SQLException {
     String credential = RunCredentialProof.newCredential();
-    int rows =
-        Sql.update(
+    Instant now = clock.instant();
+    long rows =
+        Sql.queryLong(
             c,
-            "INSERT INTO state.run_credentials (tenant, workspace, run_id, credential_hash,"
-                + " fencing_token, created_at) VALUES (?, ?, ?, ?, ?, ?)"
+            "WITH cr AS (INSERT INTO state.run_credentials (tenant, workspace, run_id,"
+                + " fencing_token, created_at) VALUES (?, ?, ?, ?, ?)"
                 + " ON CONFLICT (tenant, workspace, run_id) DO UPDATE SET"
-                + " credential_hash = excluded.credential_hash,"
                 + " fencing_token = excluded.fencing_token"
-                + " WHERE state.run_credentials.revoked_at IS NULL",
+                + " WHERE state.run_credentials.revoked_at IS NULL RETURNING 1),"
+                + " ch AS (INSERT INTO state.run_credential_hashes (credential_hash, tenant,"
+                + " workspace, run_id, fencing_token, created_at)"
+                + " SELECT ?, ?, ?, ?, ?, ? FROM cr RETURNING 1)"
+                + " SELECT count(*) FROM ch",
             tenant,
             workspace,
             runId,
-            RunCredentialProof.digest(credential),
             fencingToken,
-            clock.instant());
+            now,
+            RunCredentialProof.digest(credential),
+            tenant,
+            workspace,
+            runId,
+            fencingToken,
+            now);
     return rows == 1 ? new Issued(credential) : new Refused(revokedDetail(runId));
   }
 
@@ -111,7 +123,8 @@ public final class RunCredentialStore {
   }
 
   /**
-   * Revokes the run's credential: from now on it is refused everywhere. Idempotent.
+   * Revokes the run's credentials (every one it was given): from now on they are refused
+   * everywhere. Idempotent.
    *
    * @return false when the run has no credential in the workspace
    */
@@ -143,12 +156,7 @@ public final class RunCredentialStore {
         PreparedStatement ps =
             Sql.prepare(
                 c,
-                "SELECT r.run_id FROM state.run_credentials r"
-                    + " LEFT JOIN state.fencing f"
-                    + " ON f.tenant = r.tenant AND f.workspace = r.workspace"
-                    + " WHERE r.credential_hash = ? AND r.tenant = ? AND r.workspace = ?"
-                    + " AND r.revoked_at IS NULL"
-                    + " AND r.fencing_token >= coalesce(f.newest_token, 0)",
+                "SELECT h.run_id" + ACTIVE + " AND h.tenant = ? AND h.workspace = ?",
                 RunCredentialProof.digest(credential),
                 tenant,
                 workspace);
@@ -156,6 +164,17 @@ public final class RunCredentialStore {
       return rs.next() ? Optional.of(rs.getString(1)) : Optional.empty();
     }
   }
+
+  /**
+   * The tail of a query for the credential whose hash is the first parameter, when it is active:
+   * its run not revoked and its token the workspace's newest (columns of {@code h}).
+   */
+  private static final String ACTIVE =
+      " FROM state.run_credential_hashes h JOIN state.run_credentials r"
+          + " ON r.tenant = h.tenant AND r.workspace = h.workspace AND r.run_id = h.run_id"
+          + " LEFT JOIN state.fencing f ON f.tenant = h.tenant AND f.workspace = h.workspace"
+          + " WHERE h.credential_hash = ? AND r.revoked_at IS NULL"
+          + " AND h.fencing_token >= coalesce(f.newest_token, 0)";
 
   /** Whose an active credential is: its run, of its tenant's workspace. */
   public record ActiveCredential(String tenant, String workspace, String runId) {}
@@ -173,11 +192,7 @@ public final class RunCredentialStore {
         PreparedStatement ps =
             Sql.prepare(
                 c,
-                "SELECT r.tenant, r.workspace, r.run_id FROM state.run_credentials r"
-                    + " LEFT JOIN state.fencing f"
-                    + " ON f.tenant = r.tenant AND f.workspace = r.workspace"
-                    + " WHERE r.credential_hash = ? AND r.revoked_at IS NULL"
-                    + " AND r.fencing_token >= coalesce(f.newest_token, 0)",
+                "SELECT h.tenant, h.workspace, h.run_id" + ACTIVE,
                 RunCredentialProof.digest(credential));
         ResultSet rs = ps.executeQuery()) {
       return rs.next()
@@ -195,51 +210,65 @@ public final class RunCredentialStore {
   public static Optional<String> refusal(
       Connection c, String tenant, String workspace, ActionFinished finished) throws SQLException {
     String run = finished.runId();
+    boolean any = false;
+    boolean current = false;
     try (PreparedStatement ps =
             Sql.prepare(
                 c,
-                "SELECT r.credential_hash, r.revoked_at IS NOT NULL, r.fencing_token,"
+                "SELECT h.credential_hash, r.revoked_at IS NOT NULL, h.fencing_token,"
                     + " coalesce(f.newest_token, 0)"
-                    + " FROM state.run_credentials r LEFT JOIN state.fencing f"
+                    + " FROM state.run_credentials r JOIN state.run_credential_hashes h"
+                    + " ON h.tenant = r.tenant AND h.workspace = r.workspace AND h.run_id = r.run_id"
+                    + " LEFT JOIN state.fencing f"
                     + " ON f.tenant = r.tenant AND f.workspace = r.workspace"
                     + " WHERE r.tenant = ? AND r.workspace = ? AND r.run_id = ?",
                 tenant,
                 workspace,
                 run);
         ResultSet rs = ps.executeQuery()) {
-      if (!rs.next()) {
-        return Optional.of(
-            "run '"
-                + run
-                + "' holds no state credential for workspace '"
-                + workspace
-                + "': only a run that holds the workspace lock may record results (the planner"
-                + " mints its credential when it takes the lock)");
+      while (rs.next()) {
+        if (rs.getBoolean(2)) {
+          return Optional.of(
+              "the state credential of run '" + run + "' was revoked: the run has ended");
+        }
+        any = true;
+        if (rs.getLong(3) < rs.getLong(4)) {
+          continue;
+        }
+        current = true;
+        if (RunCredentialProof.verifies(
+            finished.runProof(), rs.getString(1), run, finished.actionId(), finished.outcome())) {
+          return Optional.empty();
+        }
       }
-      if (rs.getBoolean(2)) {
-        return Optional.of(
-            "the state credential of run '" + run + "' was revoked: the run has ended");
-      }
-      if (rs.getLong(3) < rs.getLong(4)) {
-        return Optional.of(
-            "the state credential of run '"
-                + run
-                + "' was superseded: a newer holder of the workspace lock exists");
-      }
-      if (!RunCredentialProof.verifies(
-          finished.runProof(), rs.getString(1), run, finished.actionId(), finished.outcome())) {
-        return Optional.of(
-            finished.runProof() == null
-                ? "the result carries no run proof: executors must prove it with the run's state"
-                    + " credential from the dispatch"
-                : "the result's run proof does not match the state credential of run '"
-                    + run
-                    + "' in workspace '"
-                    + workspace
-                    + "'");
-      }
-      return Optional.empty();
     }
+    return Optional.of(refusalDetail(run, workspace, finished, any, current));
+  }
+
+  /** Why no credential of the run proves {@code finished}. */
+  private static String refusalDetail(
+      String run, String workspace, ActionFinished finished, boolean any, boolean current) {
+    if (!any) {
+      return "run '"
+          + run
+          + "' holds no state credential for workspace '"
+          + workspace
+          + "': only a run that holds the workspace lock may record results (the planner"
+          + " mints its credential when it takes the lock)";
+    }
+    if (!current) {
+      return "the state credential of run '"
+          + run
+          + "' was superseded: a newer holder of the workspace lock exists";
+    }
+    return finished.runProof() == null
+        ? "the result carries no run proof: executors must prove it with the run's state"
+            + " credential from the dispatch"
+        : "the result's run proof does not match the state credential of run '"
+            + run
+            + "' in workspace '"
+            + workspace
+            + "'";
   }
 
   /** The workspace's newest fencing token, 0 when it has none. */
