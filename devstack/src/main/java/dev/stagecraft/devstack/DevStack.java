@@ -532,6 +532,9 @@ public final class DevStack implements AutoCloseable {
     if (service == StackService.PLANNER) {
       // where other planner instances forward cancel, approve and discard of its runs (ADR 0050)
       env.put("STAGECRAFT_PLANNER_ADVERTISED_URL", url(ports.get(StackService.PLANNER)));
+      // a dev stack is one machine's: its git sources may be served from it too (a planner
+      // elsewhere fetches from public addresses only unless its operator allows a network)
+      env.put("STAGECRAFT_PLANNER_GIT_ALLOWED_NETWORKS", "127.0.0.0/8,::1/128");
     }
     if (service == StackService.PLANNER || service == StackService.STATE) {
       // the state service takes workspace locks for the Terraform HTTP backend

@@ -5,6 +5,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.stagecraft.planner.service.adapter.clients.HttpKnownHosts;
 import dev.stagecraft.planner.service.adapter.db.WorkspaceSourceStore;
 import dev.stagecraft.planner.service.adapter.git.JGitFetcher;
+import dev.stagecraft.planner.service.source.GitAddresses;
 import dev.stagecraft.planner.service.source.GitFetcher;
 import dev.stagecraft.planner.service.source.KnownGitHosts;
 import dev.stagecraft.planner.service.source.PushHook;
@@ -33,9 +34,13 @@ public class SourceBeans {
   GitFetcher gitFetcher(
       @Value("${stagecraft.planner.data-dir:}") String dataDir,
       @Value("${stagecraft.planner.git-timeout-seconds:30}") int timeoutSeconds,
+      @Value("${stagecraft.planner.git-allowed-networks:}") String allowedNetworks,
       HttpKnownHosts knownHosts) {
     return new JGitFetcher(
-        JGitFetcher.dataDirectory(dataDir), timeoutSeconds, knownGitHosts(knownHosts));
+        JGitFetcher.dataDirectory(dataDir),
+        timeoutSeconds,
+        knownGitHosts(knownHosts),
+        GitAddresses.parse(allowedNetworks));
   }
 
   /** The public keys the tenant's known hosts hold for a host and port. */

@@ -117,6 +117,20 @@ public final class RepositoryUrls {
     return scheme + "://" + host + (defaultPort ? "" : ":" + port) + path;
   }
 
+  /**
+   * The host an allowed URL names (an IPv6 literal without its brackets); empty for a URL that is
+   * not allowed.
+   */
+  public static Optional<String> host(String url) {
+    if (problem(url).isPresent()) {
+      return Optional.empty();
+    }
+    Matcher scp = SCP_LIKE.matcher(url);
+    String host = scp.matches() ? scp.group(2) : URI.create(url).getHost();
+    return Optional.of(
+        host.startsWith("[") && host.endsWith("]") ? host.substring(1, host.length() - 1) : host);
+  }
+
   private static String stripGit(String path) {
     return path.substring(0, path.length() - ".git".length());
   }

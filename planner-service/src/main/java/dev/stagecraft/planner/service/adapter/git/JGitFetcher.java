@@ -2,6 +2,7 @@ package dev.stagecraft.planner.service.adapter.git;
 
 import dev.stagecraft.planner.service.run.UploadedFiles;
 import dev.stagecraft.planner.service.source.FetchedConfiguration;
+import dev.stagecraft.planner.service.source.GitAddresses;
 import dev.stagecraft.planner.service.source.GitCredentials;
 import dev.stagecraft.planner.service.source.GitFetcher;
 import dev.stagecraft.planner.service.source.GitSource;
@@ -10,6 +11,8 @@ import dev.stagecraft.planner.service.source.KnownGitHosts;
 import dev.stagecraft.planner.service.source.RepositoryUrls;
 import dev.stagecraft.planner.service.source.SourceUnavailable;
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -17,6 +20,7 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.Collection;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
@@ -83,23 +87,39 @@ public final class JGitFetcher implements GitFetcher {
   private final Path cacheRoot;
   private final int timeoutSeconds;
   private final KnownGitHosts knownHosts;
+  private final GitAddresses addresses;
+  private final Resolver resolver;
   private final Map<Path, ReentrantLock> locks = new ConcurrentHashMap<>();
+
+  /** Resolves a host name to its addresses (the system's resolver in service). */
+  @FunctionalInterface
+  public interface Resolver {
+    List<InetAddress> resolve(String host) throws UnknownHostException;
+  }
 
   /**
    * @param dataDir the planner's data directory; the caches go to {@code dataDir/git}
    * @param timeoutSeconds how long a network operation may wait for the server
+   * @param knownHosts the host keys each tenant trusts for its ssh git servers
+   * @param addresses the addresses a repository host may resolve to
    */
-  public JGitFetcher(Path dataDir, int timeoutSeconds) {
-    this(dataDir, timeoutSeconds, KnownGitHosts.NONE);
+  public JGitFetcher(
+      Path dataDir, int timeoutSeconds, KnownGitHosts knownHosts, GitAddresses addresses) {
+    this(dataDir, timeoutSeconds, knownHosts, addresses, h -> List.of(InetAddress.getAllByName(h)));
   }
 
-  /**
-   * @param knownHosts the host keys each tenant trusts for its ssh git servers
-   */
-  public JGitFetcher(Path dataDir, int timeoutSeconds, KnownGitHosts knownHosts) {
+  /** As above, with {@code resolver} resolving host names. */
+  public JGitFetcher(
+      Path dataDir,
+      int timeoutSeconds,
+      KnownGitHosts knownHosts,
+      GitAddresses addresses,
+      Resolver resolver) {
     this.cacheRoot = dataDir.resolve("git");
     this.timeoutSeconds = timeoutSeconds;
     this.knownHosts = knownHosts;
+    this.addresses = addresses;
+    this.resolver = resolver;
   }
 
   /** The planner's data directory: {@code dataDir} when set, else the temp directory's. */
@@ -133,6 +153,7 @@ public final class JGitFetcher implements GitFetcher {
       throw new SourceUnavailable(
           "'" + commit + "' is not a commit id: give 7 to 40 hexadecimal digits");
     }
+    checkAddress(url);
     Path dir = cacheOf(tenant, url);
     GitSshSessions sessions =
         source.credentials() instanceof GitCredentials.SshKey key
@@ -171,6 +192,26 @@ public final class JGitFetcher implements GitFetcher {
     }
   }
 
+  /**
+   * Refuses a repository whose host resolves to an address the operator did not allow ({@link
+   * GitAddresses}). The transport resolves the name again when it connects; redirects are not
+   * followed ({@link #open}), so an allowed server cannot send the planner elsewhere.
+   */
+  private void checkAddress(String url) throws SourceUnavailable {
+    String host = RepositoryUrls.host(url).orElseThrow();
+    List<InetAddress> resolved;
+    try {
+      resolved = resolver.resolve(host);
+    } catch (UnknownHostException e) {
+      throw new SourceUnavailable(
+          "repository host '" + host + "' is not known (DNS): check the source's URL", e);
+    }
+    Optional<String> refusal = addresses.refusal(host, resolved);
+    if (refusal.isPresent()) {
+      throw new SourceUnavailable(refusal.get());
+    }
+  }
+
   /** Gives ssh transports the source's own session factory; others are left as they are. */
   private static TransportConfigCallback transport(GitSshSessions sessions) {
     return t -> {
@@ -193,6 +234,11 @@ public final class JGitFetcher implements GitFetcher {
       repo.create(true);
       // the cache keeps every commit it fetched: nothing may be collected behind its back
       repo.getConfig().setInt("gc", null, "auto", 0);
+    }
+    // a server may not redirect the planner to another address (GitAddresses checks only the
+    // URL's host)
+    if (!"false".equals(repo.getConfig().getString("http", null, "followRedirects"))) {
+      repo.getConfig().setString("http", null, "followRedirects", "false");
       repo.getConfig().save();
     }
     return repo;

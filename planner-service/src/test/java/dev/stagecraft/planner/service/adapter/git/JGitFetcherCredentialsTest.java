@@ -4,8 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.sun.net.httpserver.HttpServer;
+import dev.stagecraft.planner.service.source.GitAddresses;
 import dev.stagecraft.planner.service.source.GitCredentials;
 import dev.stagecraft.planner.service.source.GitSource;
+import dev.stagecraft.planner.service.source.KnownGitHosts;
 import dev.stagecraft.planner.service.source.SourceUnavailable;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -58,7 +60,10 @@ class JGitFetcherCredentialsTest {
     GitSource source =
         new GitSource(url, "main", "", new GitCredentials.HttpsToken("deploy", TOKEN), false);
 
-    assertThatThrownBy(() -> new JGitFetcher(dataDir, 10).fetch("acme", source, null))
+    assertThatThrownBy(
+            () ->
+                new JGitFetcher(dataDir, 10, KnownGitHosts.NONE, GitAddresses.parse("127.0.0.0/8"))
+                    .fetch("acme", source, null))
         .isInstanceOf(SourceUnavailable.class)
         .hasMessageContaining("the credentials were refused by " + url)
         .hasMessageContaining("check the token")
@@ -74,7 +79,10 @@ class JGitFetcherCredentialsTest {
   void aPrivateRepositoryWithoutCredentialsAsksForThem() {
     GitSource source = new GitSource(url, "main", "", new GitCredentials.None(), false);
 
-    assertThatThrownBy(() -> new JGitFetcher(dataDir, 10).fetch("acme", source, null))
+    assertThatThrownBy(
+            () ->
+                new JGitFetcher(dataDir, 10, KnownGitHosts.NONE, GitAddresses.parse("127.0.0.0/8"))
+                    .fetch("acme", source, null))
         .isInstanceOf(SourceUnavailable.class)
         .hasMessageContaining("repository " + url + " asks for credentials")
         .hasMessageContaining("give the source a token");

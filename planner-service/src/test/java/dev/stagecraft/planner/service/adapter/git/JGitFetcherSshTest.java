@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.stagecraft.planner.service.source.FetchedConfiguration;
+import dev.stagecraft.planner.service.source.GitAddresses;
 import dev.stagecraft.planner.service.source.GitCredentials;
 import dev.stagecraft.planner.service.source.GitSource;
 import dev.stagecraft.planner.service.source.KnownGitHosts;
@@ -58,7 +59,7 @@ class JGitFetcherSshTest {
   }
 
   JGitFetcher fetcher(KnownGitHosts known, String dir) {
-    return new JGitFetcher(base.resolve(dir), 30, known);
+    return new JGitFetcher(base.resolve(dir), 30, known, GitAddresses.parse("127.0.0.0/8"));
   }
 
   static GitSource source(String key) {

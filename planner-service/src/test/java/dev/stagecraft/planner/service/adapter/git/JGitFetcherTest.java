@@ -4,8 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.stagecraft.planner.service.source.FetchedConfiguration;
+import dev.stagecraft.planner.service.source.GitAddresses;
 import dev.stagecraft.planner.service.source.GitCredentials;
 import dev.stagecraft.planner.service.source.GitSource;
+import dev.stagecraft.planner.service.source.KnownGitHosts;
 import dev.stagecraft.planner.service.source.SourceUnavailable;
 import dev.stagecraft.sshtestkit.GitDaemon;
 import java.io.IOException;
@@ -71,7 +73,8 @@ class JGitFetcherTest {
   }
 
   private static JGitFetcher fetcher(String name) {
-    return new JGitFetcher(base.resolve(name), 10);
+    return new JGitFetcher(
+        base.resolve(name), 10, KnownGitHosts.NONE, GitAddresses.parse("127.0.0.0/8"));
   }
 
   private static GitSource source(String url, String ref, String directory) {
