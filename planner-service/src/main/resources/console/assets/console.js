@@ -38,6 +38,10 @@
     var order = [];
     var source = new EventSource(log.getAttribute("data-stream"));
     var lines = 0;
+    var dropped = 0;
+    var MAX_LINES = 2000; // the page keeps the newest lines: a 10,000-line log is not one huge DOM
+    var droppedNote = document.createElement("div");
+    droppedNote.className = "dropped";
 
     function line(cls, text) {
       var div = document.createElement("div");
@@ -45,6 +49,13 @@
       div.textContent = text;
       log.appendChild(div);
       lines++;
+      if (log.childElementCount > MAX_LINES + 1) {
+        if (!droppedNote.parentNode) { log.insertBefore(droppedNote, log.firstChild); }
+        var first = droppedNote.nextSibling;
+        log.removeChild(first); // a failed action stays red on the timeline
+        dropped++;
+        droppedNote.textContent = dropped + " earlier lines not shown (stagecraft runs logs prints all)";
+      }
       return div;
     }
     function draw() {
@@ -77,7 +88,7 @@
       var msg = d.message || "";
       var failed = msg.indexOf("failed") === 0;
       line("action" + (failed ? " failed" : ""), (d.address || "") + " " + msg);
-      var t = Date.parse(d.time);
+      var t = Date.parse(String(d.time).replace(/(\.\d{3})\d+/, "$1")); // ms precision parses everywhere
       var m = /^started on (.*)$/.exec(msg);
       if (m && d.address) {
         if (!bars[d.address]) {

@@ -22,6 +22,7 @@ import io.micronaut.http.annotation.Get;
 import io.micronaut.http.annotation.Header;
 import io.micronaut.http.annotation.PathVariable;
 import io.micronaut.http.annotation.Post;
+import io.micronaut.http.annotation.Produces;
 import io.micronaut.http.annotation.QueryValue;
 import io.micronaut.scheduling.TaskExecutors;
 import io.micronaut.scheduling.annotation.ExecuteOn;
@@ -41,6 +42,7 @@ import java.util.Optional;
  * to the planner driving a run are the API's.
  */
 @Controller("/console/runs")
+@Produces(MediaType.TEXT_HTML) // the JSON default would refuse a fetch that accepts only HTML (406)
 @ExecuteOn(TaskExecutors.BLOCKING)
 public class ConsoleRunsController {
   /** The most runs the list reads (and counts over). */
@@ -65,7 +67,7 @@ public class ConsoleRunsController {
     this.decisions = decisions;
   }
 
-  @Get("{?workspace,status}")
+  @Get
   public HttpResponse<?> list(
       HttpRequest<?> request,
       @Nullable @QueryValue String workspace,
@@ -79,8 +81,11 @@ public class ConsoleRunsController {
         HttpStatus.OK, "runs", listPage(request, caller.get(), workspace, status));
   }
 
-  /** The list's live part (counts and rows), which the page fetches every 2 s. */
-  @Get("/live{?workspace,status}")
+  /**
+   * The list's live part (counts and rows), which the page fetches every 2 s. No URI template for
+   * the query: with one, {@code /{id}} (one variable) would outrank this route.
+   */
+  @Get("/live")
   public HttpResponse<?> live(
       HttpRequest<?> request,
       @Nullable @QueryValue String workspace,

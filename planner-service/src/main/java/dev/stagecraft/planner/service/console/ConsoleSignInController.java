@@ -13,6 +13,7 @@ import io.micronaut.http.annotation.Consumes;
 import io.micronaut.http.annotation.Controller;
 import io.micronaut.http.annotation.Get;
 import io.micronaut.http.annotation.Post;
+import io.micronaut.http.annotation.Produces;
 import io.micronaut.scheduling.TaskExecutors;
 import io.micronaut.scheduling.annotation.ExecuteOn;
 import java.net.URI;
@@ -24,6 +25,7 @@ import java.util.Optional;
  * {@code /console}. Sessions: {@link ConsoleAuth}, {@link ConsoleSessions} (docs/adr/0079).
  */
 @Controller("/console")
+@Produces(MediaType.TEXT_HTML) // the JSON default would refuse a fetch that accepts only HTML (406)
 @ExecuteOn(TaskExecutors.BLOCKING)
 public class ConsoleSignInController {
   private final ConsoleAuth auth;
