@@ -116,6 +116,8 @@
       if (status) { status.textContent = d.status; status.className = "status status-" + d.status; }
       if (TERMINAL.indexOf(d.status) >= 0) {
         source.close();
+        var decide = document.querySelector("section[aria-labelledby='decide-h']");
+        if (decide) { decide.remove(); } // nothing is left to decide on an ended run
         state.textContent = "Ended (" + d.status + "); " + lines + " entries.";
         draw();
       }

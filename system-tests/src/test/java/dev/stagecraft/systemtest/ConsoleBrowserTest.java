@@ -129,7 +129,11 @@ class ConsoleBrowserTest {
         .contains("stateful_provisioning.a on ")
         .contains("stateful_provisioning.b on ");
     assertThat(browser.findElement(By.cssSelector(".facts")).getText()).contains("admin@dev");
+    assertThat(browser.findElements(By.id("cancel"))).as("nothing to decide once ended").isEmpty();
     shot("run");
+    ((JavascriptExecutor) browser)
+        .executeScript("document.getElementById('timeline-h').scrollIntoView();");
+    shot("run-log");
     assertThat(seriousViolations()).as("axe-core on a run").isEmpty();
   }
 
