@@ -10,6 +10,7 @@ import dev.stagecraft.cli.run.ValidateCommand;
 import dev.stagecraft.cli.run.VariableSetsCommand;
 import dev.stagecraft.cli.run.VariablesCommand;
 import dev.stagecraft.cli.run.WorkspacesCommand;
+import dev.stagecraft.cli.stack.ConsoleCommand;
 import dev.stagecraft.cli.stack.DownCommand;
 import dev.stagecraft.cli.stack.EnvCommand;
 import dev.stagecraft.cli.stack.UpCommand;
@@ -30,6 +31,7 @@ final class Commands {
     commands.put("up", new UpCommand());
     commands.put("down", new DownCommand());
     commands.put("env", new EnvCommand());
+    commands.put("console", new ConsoleCommand());
     commands.put("validate", new ValidateCommand());
     commands.put("plan", new PlanCommand());
     commands.put("apply", new ApplyCommand(false));

@@ -56,6 +56,9 @@ public record StackInfo(
     StringBuilder b = new StringBuilder();
     b.append("Stagecraft dev stack is up (data: ").append(dataDir).append(")\n");
     b.append("  planner   ").append(planner).append("   (public address)\n");
+    b.append("  console   ")
+        .append(planner)
+        .append("/console   (web console: sign in with the token below)\n");
     b.append("  state     ").append(state).append('\n');
     b.append("  lock      ").append(lock).append('\n');
     b.append("  executor  ").append(executor).append('\n');

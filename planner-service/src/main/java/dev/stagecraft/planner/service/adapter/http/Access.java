@@ -22,7 +22,8 @@ public final class Access {
     DEPLOYER,
     ADMIN;
 
-    boolean grantedTo(String role) {
+    /** Whether a token of {@code role} may do what needs this role. */
+    public boolean grantedTo(String role) {
       return switch (this) {
         case READER -> true;
         case DEPLOYER -> "deployer".equals(role) || "admin".equals(role);

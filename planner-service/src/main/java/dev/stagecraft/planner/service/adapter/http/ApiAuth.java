@@ -24,6 +24,11 @@ public final class ApiAuth {
     return token(request).flatMap(verifier::verify);
   }
 
+  /** Who {@code token} belongs to, as for a request presenting it (the console's sessions). */
+  public Optional<Principal> principalOf(String token) {
+    return verifier.verify(token);
+  }
+
   /** The API token the request presents (bearer, or basic auth's password); a secret. */
   public static Optional<String> token(HttpRequest<?> request) {
     String header = request.getHeaders().getAuthorization().orElse(null);

@@ -36,6 +36,8 @@ public class DiscoveryController {
     doc.put("state", settings.getPublicStateUrl() + "/api/v1");
     doc.put("locks", settings.getPublicLockUrl() + "/api/v1");
     doc.put("health", self + "/health");
+    doc.put("console", self + "/console");
+    doc.put("openapi", self + "/api/v1/openapi.yml");
     return doc;
   }
 }

@@ -1,0 +1,84 @@
+package dev.stagecraft.planner.service.console;
+
+import java.util.List;
+
+/**
+ * The console's page models: plain records holding exactly what a template prints, every value a
+ * string the template escapes (jte's {@code Html} content type escapes each {@code ${...}}). No
+ * logic lives in templates beyond choosing what to show.
+ */
+public final class PageModels {
+  private PageModels() {}
+
+  /**
+   * What every page's frame shows.
+   *
+   * @param tenant null when signed out
+   * @param csrf the session's CSRF token for the forms on the page; null when signed out
+   */
+  public record Chrome(String title, String tenant, String role, String csrf, String section) {
+    public boolean signedIn() {
+      return tenant != null;
+    }
+  }
+
+  /** The sign-in form. */
+  public record SignInPage(Chrome chrome, String error) {}
+
+  /** A page that only says something: not found, forbidden, a refused action. */
+  public record MessagePage(Chrome chrome, String heading, String detail, String backHref) {}
+
+  /** The runs list and its live part. */
+  public record RunsPage(
+      Chrome chrome,
+      String workspace,
+      String status,
+      String liveQuery,
+      Counts counts,
+      List<RunRow> rows,
+      String error) {}
+
+  /** How many of the tenant's runs are active, queued and waiting for approval. */
+  public record Counts(int active, int queued, int waiting) {}
+
+  /** One run in the list. */
+  public record RunRow(
+      String id,
+      String href,
+      String workspace,
+      String status,
+      String message,
+      String createdAt,
+      String requestedBy) {}
+
+  /** One run. */
+  public record RunPage(
+      Chrome chrome,
+      String id,
+      String workspace,
+      String status,
+      boolean terminal,
+      String message,
+      String requestedBy,
+      String approvedBy,
+      String source,
+      List<String> variableSources,
+      String planDigest,
+      String planText,
+      List<TransitionRow> transitions,
+      Decisions decisions,
+      String notice) {}
+
+  /** A transition of a run, with its time. */
+  public record TransitionRow(String status, String at, String message) {}
+
+  /**
+   * Which decisions the page offers: none for a reader (the server refuses them anyway); approve
+   * and discard only while the run waits for approval; cancel until it ends.
+   */
+  public record Decisions(boolean approve, boolean discard, boolean cancel) {
+    public boolean any() {
+      return approve || discard || cancel;
+    }
+  }
+}

@@ -1,0 +1,394 @@
+package dev.stagecraft.systemtest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.File;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.openqa.selenium.By;
+import org.openqa.selenium.JavascriptExecutor;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.TakesScreenshot;
+import org.openqa.selenium.WebDriver;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.support.ui.ExpectedConditions;
+import org.openqa.selenium.support.ui.WebDriverWait;
+
+/**
+ * The web console in a real browser (Debian's headless Chromium, driven through its chromedriver;
+ * no browser or driver is downloaded) against the shared stack: sign-in, the runs list changing
+ * without a reload, a run's plan, live log and timeline, approval from the page, a reader's page
+ * and forged posts, CSRF, and another tenant's run. One browser for the class. Screenshots of the
+ * main pages land in {@code target/console-screenshots} (copied to docs/console).
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class ConsoleBrowserTest {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final HttpClient HTTP = HttpClient.newHttpClient();
+  private static final Duration WAIT = Duration.ofSeconds(90);
+
+  SharedStack stack;
+  WebDriver browser;
+  Path screenshots;
+
+  @BeforeAll
+  void startStackAndBrowser() throws Exception {
+    stack = SharedStack.get();
+    ChromeDriverService service =
+        new ChromeDriverService.Builder()
+            .usingDriverExecutable(new File("/usr/bin/chromedriver"))
+            .usingAnyFreePort()
+            .build();
+    ChromeOptions options = new ChromeOptions();
+    options.setBinary("/usr/bin/chromium");
+    options.addArguments(
+        "--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1100,900");
+    browser = new ChromeDriver(service, options);
+    screenshots = Path.of("target", "console-screenshots");
+    Files.createDirectories(screenshots);
+  }
+
+  @AfterAll
+  void stopBrowser() {
+    if (browser != null) {
+      browser.quit();
+    }
+  }
+
+  @BeforeEach
+  void signedOut() {
+    browser.get(stack.plannerUrl() + "/console/sign-in");
+    browser.manage().deleteAllCookies();
+  }
+
+  @Test
+  void aRunStartedThroughTheApiAppearsChangesStateAndIsApprovedFromItsPage() throws Exception {
+    String ws = workspace(stack.token(), "console-");
+    signIn(stack.token());
+    browser.get(stack.plannerUrl() + "/console/runs?workspace=" + ws);
+    assertThat(browser.findElement(By.tagName("h1")).getText()).isEqualTo("Runs");
+    ((JavascriptExecutor) browser).executeScript("window.notReloaded = true;");
+
+    Map<?, ?> script = fetch("/console/assets/console.js");
+    assertThat(script.get("status")).as("the console's script").isEqualTo(200L);
+    waitFor().until(ExpectedConditions.presenceOfElementLocated(By.cssSelector("p.conn")));
+    String run = startRun(stack.token(), ws);
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () -> {
+              Map<?, ?> live = fetch("/console/runs/live?workspace=" + ws);
+              assertThat(live.get("status")).as("the list's live part").isEqualTo(200L);
+              assertThat((String) live.get("text")).as("the list's live part").contains(run);
+            });
+    By row = By.cssSelector("tr[data-run='" + run + "'] .status");
+    waitFor().until(ExpectedConditions.textToBe(row, "planned"));
+    assertThat(((JavascriptExecutor) browser).executeScript("return window.notReloaded"))
+        .as("the list changed without a reload")
+        .isEqualTo(true);
+    assertThat(Integer.parseInt(browser.findElement(By.id("count-waiting")).getText()))
+        .isGreaterThanOrEqualTo(1);
+    shot("runs");
+    assertThat(seriousViolations()).as("axe-core on the runs list").isEmpty();
+
+    browser.findElement(By.linkText(run)).click();
+    waitFor().until(ExpectedConditions.visibilityOfElementLocated(By.id("plan")));
+    assertThat(browser.findElement(By.id("plan")).getText())
+        .contains("stateful_provisioning.a will be created")
+        .contains("stateful_provisioning.b will be created");
+    assertThat(browser.findElement(By.id("transitions")).getText()).contains("planned");
+    browser.findElement(By.id("approve")).click();
+
+    waitFor().until(ExpectedConditions.textToBe(By.id("run-status"), "applied"));
+    waitFor()
+        .until(ExpectedConditions.textToBePresentInElementLocated(By.id("log"), "console-line-a"));
+    String log = browser.findElement(By.id("log")).getText();
+    assertThat(log).contains("console-line-a").contains("console-line-b");
+    List<WebElement> bars = browser.findElements(By.cssSelector("#timeline .bar"));
+    assertThat(bars).as("one bar per action").hasSize(2);
+    assertThat(browser.findElement(By.id("timeline")).getText())
+        .contains("stateful_provisioning.a on ")
+        .contains("stateful_provisioning.b on ");
+    assertThat(browser.findElement(By.cssSelector(".facts")).getText()).contains("admin@dev");
+    assertThat(browser.findElements(By.id("cancel"))).as("nothing to decide once ended").isEmpty();
+    shot("run");
+    ((JavascriptExecutor) browser)
+        .executeScript("document.getElementById('timeline-h').scrollIntoView();");
+    shot("run-log");
+    assertThat(seriousViolations()).as("axe-core on a run").isEmpty();
+  }
+
+  @Test
+  void aReaderSeesNoDecisionsAndItsForgedApprovalIsRefused() throws Exception {
+    String ws = workspace(stack.token(), "console-reader-");
+    String run = startRun(stack.token(), ws);
+    awaitStatus(run, "planned");
+    String reader = api("POST", "/api/v1/tokens", stack.token(), Map.of("role", "reader"));
+    signIn(JSON.readTree(reader).get("token").asText());
+    browser.get(stack.plannerUrl() + "/console/runs/" + run);
+    assertThat(browser.findElement(By.id("run-status")).getText()).isEqualTo("planned");
+    assertThat(browser.findElements(By.id("approve"))).isEmpty();
+    assertThat(browser.findElements(By.id("cancel"))).isEmpty();
+
+    String digest =
+        JSON.readTree(api("GET", "/api/v1/runs/" + run, stack.token(), null))
+            .get("planDigest")
+            .asText();
+    String csrf = browser.findElement(By.name("_csrf")).getAttribute("value");
+    Map<?, ?> forged =
+        post("/console/runs/" + run + "/approve", "_csrf=" + csrf + "&planDigest=" + digest);
+    assertThat(forged.get("status")).isEqualTo(403L);
+    assertThat((String) forged.get("text")).contains("A reader token cannot approve");
+    awaitStatus(run, "planned");
+    api("POST", "/api/v1/runs/" + run + "/discard", stack.token(), Map.of());
+  }
+
+  @Test
+  void aPostWithoutTheCsrfTokenIsRefused() throws Exception {
+    String ws = workspace(stack.token(), "console-csrf-");
+    String run = startRun(stack.token(), ws);
+    awaitStatus(run, "planned");
+    signIn(stack.token());
+    browser.get(stack.plannerUrl() + "/console/runs/" + run);
+    Map<?, ?> forged = post("/console/runs/" + run + "/cancel", "");
+    assertThat(forged.get("status")).isEqualTo(403L);
+    assertThat((String) forged.get("text")).contains("CSRF token is missing or wrong");
+    Map<?, ?> wrong = post("/console/runs/" + run + "/cancel", "_csrf=guessed");
+    assertThat(wrong.get("status")).isEqualTo(403L);
+    awaitStatus(run, "planned");
+    browser.findElement(By.id("discard")).click();
+    waitFor().until(ExpectedConditions.textToBe(By.id("run-status"), "discarded"));
+  }
+
+  @Test
+  void anotherTenantsRunIsNotFoundAndSignOutEndsTheSession() throws Exception {
+    String ws = workspace(stack.token(), "console-tenant-");
+    String run = startRun(stack.token(), ws);
+    String tenant = "console-" + UUID.randomUUID().toString().substring(0, 8);
+    String other =
+        JSON.readTree(api("POST", "/api/v1/tenants", stack.token(), Map.of("name", tenant)))
+            .get("token")
+            .asText();
+    signIn(other);
+    browser.get(stack.plannerUrl() + "/console/runs/" + run);
+    assertThat(browser.findElement(By.tagName("h1")).getText()).isEqualTo("Not found");
+    assertThat(browser.findElement(By.tagName("main")).getText())
+        .contains("There is no run " + run);
+    browser.get(stack.plannerUrl() + "/console/runs");
+    assertThat(browser.findElement(By.id("runs")).getText()).doesNotContain(run);
+
+    browser.findElement(By.xpath("//button[text()='Sign out']")).click();
+    waitFor().until(ExpectedConditions.urlContains("/console/sign-in"));
+    browser.get(stack.plannerUrl() + "/console/runs");
+    waitFor().until(ExpectedConditions.urlContains("/console/sign-in"));
+    awaitStatus(run, "planned");
+    api("POST", "/api/v1/runs/" + run + "/discard", stack.token(), Map.of());
+  }
+
+  @Test
+  void aRevokedTokenEndsItsSession() throws Exception {
+    String description = "console-revoke-" + UUID.randomUUID();
+    String token =
+        JSON.readTree(
+                api(
+                    "POST",
+                    "/api/v1/tokens",
+                    stack.token(),
+                    Map.of("role", "deployer", "description", description)))
+            .get("token")
+            .asText();
+    signIn(token);
+    assertThat(browser.findElement(By.cssSelector(".who")).getText()).contains("deployer");
+    String id = null;
+    for (JsonNode t :
+        JSON.readTree(api("GET", "/api/v1/tokens", stack.token(), null)).get("tokens")) {
+      if (description.equals(t.path("description").asText())) {
+        id = t.get("id").asText();
+      }
+    }
+    assertThat(id).as("the token's id").isNotNull();
+    api("POST", "/api/v1/tokens/" + id + "/revoke", stack.token(), Map.of());
+    // the planner's token check caches an answer for at most 15 s (TokenVerifier.TTL)
+    waitFor()
+        .until(
+            d -> {
+              d.navigate().refresh();
+              return d.getCurrentUrl().contains("/console/sign-in");
+            });
+  }
+
+  @Test
+  void aWrongTokenIsRefusedAtSignIn() throws Exception {
+    JsonNode discovery =
+        JSON.readTree(api("GET", "/.well-known/stagecraft.json", stack.token(), null));
+    assertThat(discovery.get("console").asText()).isEqualTo(stack.plannerUrl() + "/console");
+    assertThat(discovery.get("openapi").asText()).endsWith("/api/v1/openapi.yml");
+    browser.get(discovery.get("console").asText());
+    waitFor().until(ExpectedConditions.urlContains("/console/sign-in"));
+    shot("sign-in");
+    assertThat(seriousViolations()).as("axe-core on sign-in").isEmpty();
+    browser.findElement(By.id("token")).sendKeys("not-a-token");
+    browser.findElement(By.cssSelector("form.stack button")).click();
+    waitFor()
+        .until(
+            ExpectedConditions.textToBePresentInElementLocated(
+                By.cssSelector(".error"), "not valid"));
+    browser.get(stack.plannerUrl() + "/console/runs");
+    waitFor().until(ExpectedConditions.urlContains("/console/sign-in"));
+  }
+
+  private void signIn(String token) {
+    browser.get(stack.plannerUrl() + "/console/sign-in");
+    browser.findElement(By.id("token")).sendKeys(token);
+    browser.findElement(By.cssSelector("form.stack button")).click();
+    waitFor().until(ExpectedConditions.urlContains("/console/runs"));
+  }
+
+  /** A same-origin form POST from the page (the session cookie goes along): status and text. */
+  private Map<?, ?> post(String path, String form) {
+    Object result =
+        ((JavascriptExecutor) browser)
+            .executeAsyncScript(
+                "var done = arguments[arguments.length - 1];"
+                    + "fetch(arguments[0], {method: 'POST', credentials: 'same-origin',"
+                    + " headers: {'Content-Type': 'application/x-www-form-urlencoded'},"
+                    + " body: arguments[1]})"
+                    + ".then(function (r) { return r.text().then(function (t) {"
+                    + " done({status: r.status, text: t}); }); })"
+                    + ".catch(function (e) { done({status: -1, text: String(e)}); });",
+                path,
+                form);
+    return (Map<?, ?>) result;
+  }
+
+  /** A same-origin GET from the page: status and text. */
+  private Map<?, ?> fetch(String path) {
+    Object result =
+        ((JavascriptExecutor) browser)
+            .executeAsyncScript(
+                "var done = arguments[arguments.length - 1];"
+                    + "fetch(arguments[0], {credentials: 'same-origin'})"
+                    + ".then(function (r) { return r.text().then(function (t) {"
+                    + " done({status: r.status, text: t}); }); })"
+                    + ".catch(function (e) { done({status: -1, text: String(e)}); });",
+                path);
+    return (Map<?, ?>) result;
+  }
+
+  private WebDriverWait waitFor() {
+    return new WebDriverWait(browser, WAIT);
+  }
+
+  /**
+   * Runs axe-core (dev/axe, npm) in the page: the serious and critical violations, as "rule: what
+   * (where)" lines; empty when there are none.
+   */
+  private List<String> seriousViolations() throws Exception {
+    String axe =
+        Files.readString(
+            SharedStack.repoRoot().resolve("dev/axe/node_modules/axe-core/axe.min.js"));
+    JavascriptExecutor js = (JavascriptExecutor) browser;
+    js.executeScript(axe);
+    Object found =
+        js.executeAsyncScript(
+            "var done = arguments[arguments.length - 1];"
+                + "axe.run(document, {resultTypes: ['violations']}).then(function (r) {"
+                + " done(r.violations.filter(function (v) {"
+                + "  return v.impact === 'serious' || v.impact === 'critical'; })"
+                + " .map(function (v) { return v.id + ': ' + v.help + ' ('"
+                + "  + v.nodes.map(function (n) { return n.target.join(' '); }).join(', ') + ')'; }));"
+                + "}).catch(function (e) { done(['axe failed: ' + e]); });");
+    return ((List<?>) found).stream().map(String::valueOf).toList();
+  }
+
+  private void shot(String name) throws Exception {
+    File png = ((TakesScreenshot) browser).getScreenshotAs(OutputType.FILE);
+    Files.copy(
+        png.toPath(), screenshots.resolve(name + ".png"), StandardCopyOption.REPLACE_EXISTING);
+  }
+
+  private String workspace(String token, String prefix) throws Exception {
+    String ws = prefix + UUID.randomUUID().toString().substring(0, 8);
+    api("POST", "/api/v1/workspaces", token, Map.of("name", ws, "autoApply", false));
+    return ws;
+  }
+
+  private String startRun(String token, String ws) throws Exception {
+    String body =
+        api(
+            "POST",
+            "/api/v1/runs",
+            token,
+            Map.of(
+                "workspace",
+                ws,
+                "files",
+                Map.of(
+                    "main.tf",
+                    """
+                    resource "stateful_provisioning" "a" {
+                      state_key = "a"
+                      provisioner "local-exec" {
+                        command = "echo console-line-a"
+                      }
+                    }
+                    resource "stateful_provisioning" "b" {
+                      state_key = "b"
+                      provisioner "local-exec" {
+                        command = "echo console-line-b"
+                      }
+                    }
+                    """)));
+    return JSON.readTree(body).get("id").asText();
+  }
+
+  private void awaitStatus(String run, String status) {
+    await()
+        .atMost(WAIT)
+        .until(
+            () ->
+                JSON.readTree(api("GET", "/api/v1/runs/" + run, stack.token(), null))
+                    .get("status")
+                    .asText(),
+            status::equals);
+  }
+
+  /** An API call that must succeed (2xx); its body. */
+  private String api(String method, String path, String token, Object body) throws Exception {
+    HttpRequest.Builder b =
+        HttpRequest.newBuilder(URI.create(stack.plannerUrl() + path))
+            .timeout(Duration.ofSeconds(30))
+            .header("Authorization", "Bearer " + token)
+            .method(
+                method,
+                body == null
+                    ? HttpRequest.BodyPublishers.noBody()
+                    : HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(body)));
+    if (body != null) {
+      b.header("Content-Type", "application/json");
+    }
+    HttpResponse<String> r = HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    assertThat(r.statusCode()).as(method + " " + path + ": " + r.body()).isBetween(200, 299);
+    return r.body();
+  }
+}
