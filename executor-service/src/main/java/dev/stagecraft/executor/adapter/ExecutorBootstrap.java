@@ -107,7 +107,10 @@ public final class ExecutorBootstrap implements AutoCloseable {
     this.secrets = SecretsSetting.keyring(secretsKeys, secretsRequired, "executor");
     this.connections =
         new RunConnectionPool(
-            new SshjRemoteConnector(), sshIdleTimeout, sshRunLinger, sshMaxSessions);
+            new MeteredRemoteConnector(new SshjRemoteConnector(), meters),
+            sshIdleTimeout,
+            sshRunLinger,
+            sshMaxSessions);
     this.sandbox = SandboxSetup.choose(sandbox.mode(), sandbox.settings());
     this.stepOutputLimit = sandbox.stepOutputLimit();
     this.meters = meters;
@@ -145,7 +148,9 @@ public final class ExecutorBootstrap implements AutoCloseable {
     publisher = new EventPublisher(settings, executorId);
     handler =
         new DispatchedActionHandler(
-                new ActionRunner(sandbox.commands(), new SshjRemoteConnector())
+                new ActionRunner(
+                        sandbox.commands(),
+                        new MeteredRemoteConnector(new SshjRemoteConnector(), meters))
                     .withStepOutputLimit(stepOutputLimit),
                 publisher,
                 executorId,
