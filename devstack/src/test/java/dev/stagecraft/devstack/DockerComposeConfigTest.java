@@ -79,7 +79,8 @@ class DockerComposeConfigTest {
   }
 
   @Test
-  void onlyThePlannerAndTheStateServiceArePublishedAndTheExecutorHoldsNoToken() throws Exception {
+  void onlyThePlannerTheStateServiceAndLocalDashboardsArePublishedAndTheExecutorHoldsNoToken()
+      throws Exception {
     Result r = compose(allRequired(), "config");
     assertThat(r.exitValue()).as(r.output()).isZero();
     JsonNode services = new ObjectMapper(new YAMLFactory()).readTree(r.output()).get("services");
@@ -93,7 +94,12 @@ class DockerComposeConfigTest {
                 published.add(name);
               }
             });
-    assertThat(published).containsExactlyInAnyOrder("planner-service", "state-service");
+    assertThat(published)
+        .containsExactlyInAnyOrder("planner-service", "state-service", "prometheus", "grafana");
+    // the dashboards are for the operator on the host only, never another network
+    for (String local : List.of("prometheus", "grafana")) {
+      assertThat(services.get(local).get("ports").toString()).as(local).contains("127.0.0.1");
+    }
     assertThat(tokenVariables(services.get("executor-service"))).isEmpty();
     assertThat(tokenVariables(services.get("planner-service")))
         .containsExactly("STAGECRAFT_SERVICE_TOKEN_PLANNER");

@@ -21,6 +21,7 @@ class ArchitectureTest {
           .dependOnClassesThat()
           .resideInAnyPackage(
               "io.micronaut..",
+              "io.micrometer..",
               "jakarta..",
               "javax.inject..",
               "io.netty..",

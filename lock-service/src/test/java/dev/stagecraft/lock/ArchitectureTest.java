@@ -23,6 +23,7 @@ class ArchitectureTest {
         .dependOnClassesThat()
         .resideInAnyPackage(
             "io.micronaut..",
+            "io.micrometer..",
             "jakarta..",
             "java.sql..",
             "javax.sql..",

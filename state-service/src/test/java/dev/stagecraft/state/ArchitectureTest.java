@@ -41,6 +41,7 @@ class ArchitectureTest {
         .dependOnClassesThat()
         .resideInAnyPackage(
             "io.micronaut..",
+            "io.micrometer..",
             "jakarta..",
             "java.sql..",
             "javax.sql..",
@@ -63,6 +64,7 @@ class ArchitectureTest {
         .dependOnClassesThat()
         .resideInAnyPackage(
             "io.micronaut..",
+            "io.micrometer..",
             "jakarta..",
             "java.sql..",
             "javax.sql..",
@@ -94,6 +96,7 @@ class ArchitectureTest {
           .dependOnClassesThat(
               resideInAnyPackage(
                       "io.micronaut..",
+                      "io.micrometer..",
                       "jakarta..",
                       "java.sql..",
                       "javax.sql..",

@@ -46,6 +46,8 @@ final class ActionEventEmitter implements OutputSink {
   private Integer currentStep; // guarded by this; null between steps
   private String currentStepType; // guarded by this
   private String currentStepTarget; // guarded by this
+  private long currentStepStart; // guarded by this; System.nanoTime() at the step's start
+  private ExecutorMetrics metrics = ExecutorMetrics.NONE; // guarded by this
   private String canceledBecause; // guarded by this; set when the run was canceled
   private boolean finishedSent; // guarded by this; nothing of the action follows its finished
   private final List<LearnedHostKey> learnedHostKeys = new ArrayList<>(); // guarded by this
@@ -63,6 +65,12 @@ final class ActionEventEmitter implements OutputSink {
     this.action = action;
     this.executorId = executorId;
     this.runId = action.runId() != null ? action.runId() : dispatch.runid();
+  }
+
+  /** Records the steps' durations in {@code metrics} from now on. */
+  synchronized ActionEventEmitter withMetrics(ExecutorMetrics metrics) {
+    this.metrics = metrics;
+    return this;
   }
 
   /** Publishes {@code action.started} and waits until the broker committed it. */
@@ -92,12 +100,14 @@ final class ActionEventEmitter implements OutputSink {
     currentStep = step;
     currentStepType = type;
     currentStepTarget = target;
+    currentStepStart = ExecutorMetrics.now();
     sendStep(step, type, target, ActionStep.STARTED, null);
   }
 
   /** Records that a step ended ({@code action.step}, sent without waiting). */
   @Override
   public synchronized void stepEnded(int step, boolean succeeded, String error) {
+    metrics.stepEnded(currentStepType, succeeded, ExecutorMetrics.since(currentStepStart));
     sendStep(
         step,
         currentStepType,

@@ -9,6 +9,7 @@ import dev.stagecraft.executor.step.RunConnectionPool;
 import dev.stagecraft.executor.step.RunConnections;
 import dev.stagecraft.platform.kafka.EventConsumer;
 import dev.stagecraft.platform.kafka.EventPublisher;
+import dev.stagecraft.platform.logging.RunLogContext;
 import dev.stagecraft.schemas.EventCodec;
 import dev.stagecraft.schemas.EventCodec.MalformedEventException;
 import dev.stagecraft.schemas.action.ActionDispatched;
@@ -18,6 +19,7 @@ import dev.stagecraft.schemas.seal.SecretsKeyring;
 import dev.stagecraft.schemas.seal.UnsealException;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
@@ -108,6 +110,8 @@ final class DispatchedActionHandler implements EventConsumer.Handler {
             return t;
           });
   private volatile BooleanSupplier claim = () -> true;
+  private volatile ExecutorMetrics metrics = ExecutorMetrics.NONE;
+  private final int concurrency;
 
   DispatchedActionHandler(
       ActionRunner runner, EventPublisher publisher, String executorId, int concurrency) {
@@ -129,6 +133,14 @@ final class DispatchedActionHandler implements EventConsumer.Handler {
     this.publisher = publisher;
     this.executorId = executorId;
     this.permits = new Semaphore(concurrency);
+    this.concurrency = concurrency;
+  }
+
+  /** Records steps, actions and slots in {@code metrics}. Call before the consumer starts. */
+  DispatchedActionHandler withMetrics(ExecutorMetrics metrics) {
+    this.metrics = metrics;
+    metrics.slots(permits, concurrency);
+    return this;
   }
 
   /**
@@ -256,9 +268,13 @@ final class DispatchedActionHandler implements EventConsumer.Handler {
       LOG.info("action {} not run: run {} was canceled", action.actionId(), runId);
       return;
     }
-    ActionEventEmitter events = new ActionEventEmitter(codec, publisher, event, action, executorId);
+    ActionEventEmitter events =
+        new ActionEventEmitter(codec, publisher, event, action, executorId).withMetrics(metrics);
     try {
       events.started();
+      if (event.time() != null) {
+        metrics.started(Duration.between(event.time(), clock.instant()));
+      }
       if (!claim.getAsBoolean()) {
         // Not claimed: another executor owns the dispatch now and runs it; nothing ran here.
         LOG.warn("action {} not run here: its dispatch could not be claimed", action.actionId());
@@ -282,7 +298,8 @@ final class DispatchedActionHandler implements EventConsumer.Handler {
     running.put(
         action.actionId(),
         new Running(runId, event.tenant(), event.workspace(), events, Thread.currentThread()));
-    try {
+    try (RunLogContext logContext =
+        RunLogContext.open(event.tenant(), event.workspace(), runId, action.actionId())) {
       String canceled =
           runId == null ? null : canceledBecause(runId, event.tenant(), event.workspace());
       if (canceled != null) {
@@ -315,6 +332,7 @@ final class DispatchedActionHandler implements EventConsumer.Handler {
       boolean interrupted = Thread.interrupted();
       running.remove(action.actionId()); // no more heartbeats; finished says the rest
       events.finished(result);
+      metrics.actionEnded(result.outcome().name().toLowerCase(Locale.ROOT));
       LOG.info(
           "action {} ({} {}) {}",
           action.actionId(),

@@ -16,12 +16,15 @@ import dev.stagecraft.schemas.Topics;
 import dev.stagecraft.schemas.control.RunCancelRequested;
 import dev.stagecraft.schemas.envelope.EventEnvelope;
 import dev.stagecraft.schemas.seal.SecretsKeyring;
+import dev.stagecraft.servicekit.metrics.ConsumerMeters;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.micronaut.context.annotation.Context;
 import io.micronaut.context.annotation.Value;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.PreDestroy;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.UUID;
@@ -53,7 +56,9 @@ public final class ExecutorBootstrap implements AutoCloseable {
   private final long stepOutputLimit;
   private EventPublisher publisher;
   private DispatchedActionHandler handler;
-  private EventConsumer consumer;
+  private final ExecutorMetrics metrics;
+  private final MeterRegistry meters;
+  private volatile EventConsumer consumer;
   private EventConsumer control;
 
   /** How often a running action sends {@code action.heartbeat}. */
@@ -81,7 +86,8 @@ public final class ExecutorBootstrap implements AutoCloseable {
       @Value("${stagecraft.executor.ssh-idle-timeout:30s}") Duration sshIdleTimeout,
       @Value("${stagecraft.executor.ssh-run-linger:5s}") Duration sshRunLinger,
       @Value("${stagecraft.executor.ssh-max-sessions:10}") int sshMaxSessions,
-      SandboxConfiguration sandbox) {
+      SandboxConfiguration sandbox,
+      MeterRegistry meters) {
     // holds no service token: refuses to start with one in its environment (local-exec could read
     // it)
     ServiceCredentials.load(CredentialNeeds.EXECUTOR_SERVICE, role -> null, System.getenv());
@@ -101,14 +107,28 @@ public final class ExecutorBootstrap implements AutoCloseable {
     this.secrets = SecretsSetting.keyring(secretsKeys, secretsRequired, "executor");
     this.connections =
         new RunConnectionPool(
-            new SshjRemoteConnector(), sshIdleTimeout, sshRunLinger, sshMaxSessions);
+            new MeteredRemoteConnector(new SshjRemoteConnector(), meters),
+            sshIdleTimeout,
+            sshRunLinger,
+            sshMaxSessions);
     this.sandbox = SandboxSetup.choose(sandbox.mode(), sandbox.settings());
     this.stepOutputLimit = sandbox.stepOutputLimit();
+    this.meters = meters;
+    this.metrics = new ExecutorMetrics(meters);
   }
 
   /** Where local-exec commands run, and what {@code /health} says of it. */
   SandboxSetup sandbox() {
     return sandbox;
+  }
+
+  /**
+   * The last instant the dispatch consumer had no connection to any broker (now, before it
+   * started), for the readiness detail {@code broker}.
+   */
+  Instant lastOutage() {
+    EventConsumer c = consumer;
+    return c == null ? Instant.now() : c.lastOutage();
   }
 
   /** The keyring that opens sealed dispatches (for {@code /health}). */
@@ -128,13 +148,16 @@ public final class ExecutorBootstrap implements AutoCloseable {
     publisher = new EventPublisher(settings, executorId);
     handler =
         new DispatchedActionHandler(
-                new ActionRunner(sandbox.commands(), new SshjRemoteConnector())
+                new ActionRunner(
+                        sandbox.commands(),
+                        new MeteredRemoteConnector(new SshjRemoteConnector(), meters))
                     .withStepOutputLimit(stepOutputLimit),
                 publisher,
                 executorId,
                 concurrency,
                 secrets)
-            .shareConnectionsThrough(connections);
+            .shareConnectionsThrough(connections)
+            .withMetrics(metrics);
     handler.withLiveness(heartbeatInterval, dispatchExpiry, Clock.systemUTC());
     EventConsumer actions =
         new EventConsumer(
@@ -146,6 +169,7 @@ public final class ExecutorBootstrap implements AutoCloseable {
             List.of(Topics.ACTIONS),
             publisher,
             handler);
+    ConsumerMeters.bind(actions, GROUP, meters);
     // claim = commit the dispatch's offset before running it (docs/adr/0007)
     handler.claimWith(actions::commitThroughCurrent);
     consumer = actions.start();

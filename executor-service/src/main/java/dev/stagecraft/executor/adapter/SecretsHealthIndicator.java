@@ -1,6 +1,7 @@
 package dev.stagecraft.executor.adapter;
 
 import dev.stagecraft.platform.secrets.SecretsSetting;
+import io.micronaut.health.HealthStatus;
 import io.micronaut.management.health.indicator.AbstractHealthIndicator;
 import jakarta.inject.Singleton;
 import java.util.Map;
@@ -20,6 +21,8 @@ final class SecretsHealthIndicator extends AbstractHealthIndicator<Map<String, O
 
   @Override
   protected Map<String, Object> getHealthInformation() {
+    // Micronaut reports UNKNOWN for an indicator that sets no status (it made /health UNKNOWN)
+    healthStatus = HealthStatus.UP;
     return SecretsSetting.healthDetail(bootstrap.secrets());
   }
 

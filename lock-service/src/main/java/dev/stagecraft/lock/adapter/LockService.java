@@ -6,6 +6,10 @@ import dev.stagecraft.lock.lease.LockDecider.AcquireResult;
 import dev.stagecraft.lock.lease.LockDecider.HeartbeatResult;
 import dev.stagecraft.lock.lease.LockLease;
 import dev.stagecraft.lock.lease.WorkspaceLock;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
 import io.micronaut.context.annotation.Value;
 import jakarta.inject.Singleton;
 import java.sql.SQLException;
@@ -15,6 +19,8 @@ import java.util.Collection;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Runs lock commands against the store and implements the server-side wait of {@code acquire}.
@@ -31,12 +37,24 @@ public final class LockService {
   private final LockStore store;
   private final LockDecider decider;
   private final Object releases = new Object();
+  private final MeterRegistry meters;
+  private final AtomicInteger waiting = new AtomicInteger();
+  private final DistributionSummary queuePosition;
 
   public LockService(
       LockStore store,
       Clock clock,
-      @Value("${stagecraft.lock.queue-timeout-seconds:120}") long queueTimeoutSeconds) {
+      @Value("${stagecraft.lock.queue-timeout-seconds:120}") long queueTimeoutSeconds,
+      MeterRegistry meters) {
     this.store = store;
+    this.meters = meters;
+    Gauge.builder("stagecraft.lock.waiting.requests", waiting, AtomicInteger::get)
+        .description("Acquire requests waiting in a workspace's queue on this instance now")
+        .register(meters);
+    this.queuePosition =
+        DistributionSummary.builder("stagecraft.lock.queue.position")
+            .description("Queue position a queued acquire was given (1 = next): the queue depth")
+            .register(meters);
     this.decider =
         new LockDecider(
             clock, () -> UUID.randomUUID().toString(), Duration.ofSeconds(queueTimeoutSeconds));
@@ -81,26 +99,60 @@ public final class LockService {
       String coalescingKey)
       throws SQLException, InterruptedException {
     if (!enqueue) {
-      return acquireNow(tenant, workspace, holder, lease, info, false, null);
+      long start = System.nanoTime();
+      AcquireResult result = acquireNow(tenant, workspace, holder, lease, info, false, null);
+      recordWait(result, System.nanoTime() - start);
+      return result;
     }
-    long deadline = System.nanoTime() + wait.toNanos();
-    while (true) {
-      AcquireResult result =
-          store
-              .decide(
-                  tenant,
-                  workspace,
-                  s -> decider.acquire(s, holder, lease, info, true, coalescingKey))
-              .result();
-      long remaining = deadline - System.nanoTime();
-      if (!(result instanceof AcquireResult.Queued) || remaining <= 0) {
-        return result;
+    long start = System.nanoTime();
+    long deadline = start + wait.toNanos();
+    boolean counted = false;
+    try {
+      while (true) {
+        AcquireResult result =
+            store
+                .decide(
+                    tenant,
+                    workspace,
+                    s -> decider.acquire(s, holder, lease, info, true, coalescingKey))
+                .result();
+        long remaining = deadline - System.nanoTime();
+        if (!(result instanceof AcquireResult.Queued queued) || remaining <= 0) {
+          recordWait(result, System.nanoTime() - start);
+          return result;
+        }
+        if (!counted) {
+          counted = true;
+          waiting.incrementAndGet();
+          queuePosition.record(queued.position());
+        }
+        long millis = Math.max(1, Math.min(RECHECK.toMillis(), remaining / 1_000_000));
+        synchronized (releases) {
+          releases.wait(millis); // woken by a release in this process, or re-check on timeout
+        }
       }
-      long millis = Math.max(1, Math.min(RECHECK.toMillis(), remaining / 1_000_000));
-      synchronized (releases) {
-        releases.wait(millis); // woken by a release in this process, or re-check on timeout
+    } finally {
+      if (counted) {
+        waiting.decrementAndGet();
       }
     }
+  }
+
+  /** The wait of one acquire request (granted or not) by what it ended with. */
+  private void recordWait(AcquireResult result, long nanos) {
+    String outcome =
+        switch (result) {
+          case AcquireResult.Granted g -> "granted";
+          case AcquireResult.Queued q -> "still_queued";
+          case AcquireResult.Refused r -> "refused";
+          case AcquireResult.Superseded s -> "superseded";
+        };
+    Timer.builder("stagecraft.lock.wait")
+        .description("Time an acquire request waited for a workspace lock, by how it ended")
+        .tag("outcome", outcome)
+        .publishPercentileHistogram()
+        .register(meters)
+        .record(nanos, TimeUnit.NANOSECONDS);
   }
 
   /**

@@ -33,6 +33,7 @@ class ArchitectureTest {
         .dependOnClassesThat()
         .resideInAnyPackage(
             "io.micronaut..",
+            "io.micrometer..",
             "jakarta..",
             "java.sql..",
             "javax.sql..",

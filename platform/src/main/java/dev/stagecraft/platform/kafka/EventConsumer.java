@@ -14,6 +14,7 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
 import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -74,6 +75,7 @@ public final class EventConsumer implements AutoCloseable {
 
   private final KafkaConsumer<String, byte[]> consumer;
   private final EventPublisher deadLetters;
+  private volatile BiConsumer<String, String> onDeadLetter = (topic, reason) -> {};
   private final RecordHandler handler;
   private volatile Runnable beforeCommit = () -> {};
   private final Thread thread;
@@ -261,6 +263,24 @@ public final class EventConsumer implements AutoCloseable {
     }
     this.commitIntervalNanos = interval.toNanos();
     return this;
+  }
+
+  /**
+   * Tells {@code observer} of every record dead-lettered, with its source topic and the kind of
+   * failure (the exception's class name, a bounded set), for a metric. Call before {@link #start}.
+   */
+  public EventConsumer onDeadLetter(BiConsumer<String, String> observer) {
+    this.onDeadLetter = observer;
+    return this;
+  }
+
+  /**
+   * The Kafka client, for a metrics binder that reads its {@code metrics()} (consumer lag, fetch
+   * rates) only: it is not thread-safe for anything else, and never to be polled or committed
+   * through.
+   */
+  public KafkaConsumer<String, byte[]> clientForMetrics() {
+    return consumer;
   }
 
   public EventConsumer start() {
@@ -472,6 +492,7 @@ public final class EventConsumer implements AutoCloseable {
       dead.headers().add("stagecraft-error", e.getMessage().getBytes(StandardCharsets.UTF_8));
       dead.headers().add("stagecraft-origin", origin(record).getBytes(StandardCharsets.UTF_8));
       deadLetters.sendRaw(dead);
+      onDeadLetter.accept(record.topic(), e.getClass().getSimpleName());
     }
   }
 

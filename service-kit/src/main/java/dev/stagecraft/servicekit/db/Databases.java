@@ -2,6 +2,7 @@ package dev.stagecraft.servicekit.db;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.sql.DriverManager;
 import java.time.Duration;
 import org.flywaydb.core.Flyway;
@@ -30,6 +31,17 @@ public final class Databases {
   public static HikariDataSource migrateAndPool(
       String url, String user, String password, String schema, String location) {
     return migrateAndPool(url, user, password, schema, location, DEFAULT_CONNECTION_TIMEOUT);
+  }
+
+  /**
+   * Publishes {@code pool}'s metrics ({@code hikaricp_connections_active}, {@code _pending}, {@code
+   * _acquire_seconds} ..., tagged with the pool's name) to {@code meters}; once per pool.
+   *
+   * @return the pool
+   */
+  public static HikariDataSource measured(HikariDataSource pool, MeterRegistry meters) {
+    pool.setMetricRegistry(meters);
+    return pool;
   }
 
   /** Hikari's own default: how long a request waits for a pooled connection. */

@@ -2,13 +2,18 @@ package dev.stagecraft.lock.adapter.db;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.stagecraft.servicekit.db.Databases;
+import dev.stagecraft.servicekit.health.DatabaseHealth;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.micronaut.context.annotation.Bean;
 import io.micronaut.context.annotation.Context;
 import io.micronaut.context.annotation.Factory;
 import io.micronaut.context.annotation.Value;
+import io.micronaut.scheduling.TaskExecutors;
+import jakarta.inject.Named;
 import jakarta.inject.Singleton;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.concurrent.ExecutorService;
 
 /**
  * The connection pool and the clock. The pool is created eagerly at startup and the schema migrated
@@ -23,9 +28,19 @@ public class DatabaseFactory {
       @Value("${stagecraft.db.url}") String url,
       @Value("${stagecraft.db.user}") String user,
       @Value("${stagecraft.db.password}") String password,
-      @Value("${stagecraft.db.connection-timeout:30s}") Duration connectionTimeout) {
-    return Databases.migrateAndPool(
-        url, user, password, "lock", "classpath:db/migration", connectionTimeout);
+      @Value("${stagecraft.db.connection-timeout:30s}") Duration connectionTimeout,
+      MeterRegistry meters) {
+    return Databases.measured(
+        Databases.migrateAndPool(
+            url, user, password, "lock", "classpath:db/migration", connectionTimeout),
+        meters);
+  }
+
+  /** Readiness detail {@code database}: DOWN, naming PostgreSQL, while it cannot be reached. */
+  @Singleton
+  DatabaseHealth databaseHealth(
+      HikariDataSource pool, @Named(TaskExecutors.IO) ExecutorService io) {
+    return new DatabaseHealth(pool, io);
   }
 
   /**

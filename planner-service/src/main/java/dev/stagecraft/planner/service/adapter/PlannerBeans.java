@@ -23,17 +23,23 @@ import dev.stagecraft.schemas.EventCodec;
 import dev.stagecraft.schemas.Topics;
 import dev.stagecraft.schemas.envelope.EventEnvelope;
 import dev.stagecraft.schemas.seal.SecretsKeyring;
+import dev.stagecraft.servicekit.health.BrokerHealth;
 import dev.stagecraft.servicekit.http.ServiceAuth;
+import dev.stagecraft.servicekit.metrics.ConsumerMeters;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.micronaut.context.annotation.Bean;
 import io.micronaut.context.annotation.Context;
 import io.micronaut.context.annotation.Factory;
 import io.micronaut.context.annotation.Value;
 import io.micronaut.context.env.Environment;
+import io.micronaut.scheduling.TaskExecutors;
 import jakarta.annotation.PreDestroy;
+import jakarta.inject.Named;
 import jakarta.inject.Singleton;
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
@@ -41,6 +47,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
 import java.util.function.Supplier;
 import org.slf4j.LoggerFactory;
@@ -129,6 +136,7 @@ public class PlannerBeans {
       EventPublisher publisher,
       SecretsKeyring secrets,
       RunStore runStore,
+      MeterRegistry meters,
       RunJournalStore runJournal,
       RunRequestStore runRequests,
       PlannerInstances instances,
@@ -180,7 +188,7 @@ public class PlannerBeans {
             secrets)
         .withLeases(actionLease, dispatchLease, checkEvery)
         .withAdmission(new TenantAdmission(perTenantCap, parseTenantCaps(tenantCaps), overallLimit))
-        .withObserver(runStore)
+        .withObserver(new RunMetrics(meters, runStore))
         .withRequestRecorder(runRequests)
         .withJournalRecorder(runJournal)
         .withApprovalTimeout(approvalTimeout)
@@ -229,6 +237,12 @@ public class PlannerBeans {
     }
   }
 
+  /** Readiness detail {@code broker}: DOWN while the planner's consumers reach no broker. */
+  @Singleton
+  BrokerHealth brokerHealth(Listeners listeners, @Named(TaskExecutors.IO) ExecutorService io) {
+    return new BrokerHealth(listeners::lastOutage, Clock.systemUTC(), io);
+  }
+
   /** Starts the listeners with the application (eagerly, not on first use). */
   @Context
   static final class Listeners {
@@ -239,7 +253,8 @@ public class PlannerBeans {
         KafkaSettings kafka,
         PlannerSettings settings,
         EventPublisher publisher,
-        RunCoordinator coordinator) {
+        RunCoordinator coordinator,
+        MeterRegistry meters) {
       // every planner instance sees every outcome and keeps those of its own runs; the groups are
       // this process's own and start at the latest offset, so they commit no offsets (a commit
       // per batch would be a broker round trip on the poll thread before the next event)
@@ -254,8 +269,8 @@ public class PlannerBeans {
                   List.of(Topics.STATE_EVENTS),
                   publisher,
                   coordinator::onStateRecorded)
-              .withoutOffsetCommits()
-              .start();
+              .withoutOffsetCommits();
+      ConsumerMeters.bind(stateEvents, "planner-state", meters).start();
       this.actionEvents =
           new EventConsumer(
                   kafka,
@@ -265,8 +280,8 @@ public class PlannerBeans {
                   List.of(Topics.ACTION_EVENTS),
                   publisher,
                   coordinator::onActionEvent)
-              .withoutOffsetCommits()
-              .start();
+              .withoutOffsetCommits();
+      ConsumerMeters.bind(actionEvents, "planner-actions", meters).start();
       // executors' heartbeats arrive through this consumer: its broker outages pause the leases
       coordinator.withBrokerOutages(actionEvents::lastOutage);
       try {
@@ -278,6 +293,11 @@ public class PlannerBeans {
         Thread.currentThread().interrupt();
         throw new IllegalStateException("interrupted while joining the consumer groups", e);
       }
+    }
+
+    /** The last instant the action-event consumer reached no broker (readiness {@code broker}). */
+    Instant lastOutage() {
+      return actionEvents.lastOutage();
     }
 
     @PreDestroy

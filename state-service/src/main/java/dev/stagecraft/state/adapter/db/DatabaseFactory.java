@@ -2,12 +2,17 @@ package dev.stagecraft.state.adapter.db;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.stagecraft.servicekit.db.Databases;
+import dev.stagecraft.servicekit.health.DatabaseHealth;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.micronaut.context.annotation.Bean;
 import io.micronaut.context.annotation.Context;
 import io.micronaut.context.annotation.Factory;
 import io.micronaut.context.annotation.Value;
+import io.micronaut.scheduling.TaskExecutors;
+import jakarta.inject.Named;
 import jakarta.inject.Singleton;
 import java.time.Clock;
+import java.util.concurrent.ExecutorService;
 
 /**
  * The connection pool and the clock. The pool is created eagerly at startup and the schema migrated
@@ -21,8 +26,17 @@ public class DatabaseFactory {
   HikariDataSource dataSource(
       @Value("${stagecraft.db.url}") String url,
       @Value("${stagecraft.db.user}") String user,
-      @Value("${stagecraft.db.password}") String password) {
-    return Databases.migrateAndPool(url, user, password, "state", "classpath:db/migration");
+      @Value("${stagecraft.db.password}") String password,
+      MeterRegistry meters) {
+    return Databases.measured(
+        Databases.migrateAndPool(url, user, password, "state", "classpath:db/migration"), meters);
+  }
+
+  /** Readiness detail {@code database}: DOWN, naming PostgreSQL, while it cannot be reached. */
+  @Singleton
+  DatabaseHealth databaseHealth(
+      HikariDataSource pool, @Named(TaskExecutors.IO) ExecutorService io) {
+    return new DatabaseHealth(pool, io);
   }
 
   @Singleton

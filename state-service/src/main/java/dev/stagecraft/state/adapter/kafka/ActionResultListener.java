@@ -4,6 +4,7 @@ import dev.stagecraft.platform.kafka.EventConsumer;
 import dev.stagecraft.platform.kafka.EventPublisher;
 import dev.stagecraft.platform.kafka.KafkaSettings;
 import dev.stagecraft.platform.kafka.TopicBootstrap;
+import dev.stagecraft.platform.logging.RunLogContext;
 import dev.stagecraft.schemas.EventCodec;
 import dev.stagecraft.schemas.EventCodec.MalformedEventException;
 import dev.stagecraft.schemas.EventSchemaValidator;
@@ -11,8 +12,12 @@ import dev.stagecraft.schemas.EventType;
 import dev.stagecraft.schemas.Topics;
 import dev.stagecraft.schemas.action.ActionFinished;
 import dev.stagecraft.schemas.envelope.EventEnvelope;
+import dev.stagecraft.servicekit.metrics.ConsumerMeters;
 import dev.stagecraft.state.adapter.db.RunCredentialStore;
 import dev.stagecraft.state.application.StateHistory;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
 import io.micronaut.context.annotation.Context;
 import io.micronaut.context.annotation.Requires;
 import io.micronaut.context.annotation.Value;
@@ -22,11 +27,13 @@ import jakarta.inject.Inject;
 import java.nio.charset.StandardCharsets;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.slf4j.Logger;
@@ -70,9 +77,11 @@ public final class ActionResultListener {
   private final Duration commitInterval;
   private final EventSchemaValidator validator = new EventSchemaValidator();
   private EventPublisher publisher;
-  private EventConsumer consumer;
+  private volatile EventConsumer consumer;
   private volatile boolean stopping;
   private final AtomicLong transientFailures = new AtomicLong();
+  private MeterRegistry meters = new CompositeMeterRegistry(); // none: records nothing
+  private Timer append = Timer.builder("stagecraft.state.append").register(meters);
 
   /** A sent {@code state.recorded} and the broker's acknowledgement of it. */
   private record Sent(EventEnvelope envelope, Future<RecordMetadata> ack) {}
@@ -88,12 +97,19 @@ public final class ActionResultListener {
       @Value("${stagecraft.kafka-password:}") String kafkaPassword,
       @Value("${stagecraft.kafka-security-protocol:}") String kafkaSecurityProtocol,
       @Value("${stagecraft.instance-id:state-1}") String instanceId,
-      @Value("${stagecraft.state.offset-commit-interval:1s}") Duration commitInterval) {
+      @Value("${stagecraft.state.offset-commit-interval:1s}") Duration commitInterval,
+      MeterRegistry meters) {
     this(
         history,
         KafkaSettings.of(bootstrap, kafkaUsername, kafkaPassword, kafkaSecurityProtocol),
         instanceId,
         commitInterval);
+    this.meters = meters;
+    this.append =
+        Timer.builder("stagecraft.state.append")
+            .description("Time to record one action result in the state's event log")
+            .publishPercentileHistogram()
+            .register(meters);
   }
 
   /** A listener whose clients use {@code settings} (its principal, if any). */
@@ -126,8 +142,17 @@ public final class ActionResultListener {
             .beforeCommit(this::awaitPublished)
             // a redelivered result is answered with its first envelope (idempotent by event id),
             // so offsets need not be committed after every record (ADR 0045)
-            .commitEvery(commitInterval)
-            .start();
+            .commitEvery(commitInterval);
+    ConsumerMeters.bind(consumer, GROUP, meters).start();
+  }
+
+  /**
+   * The last instant its consumer had no connection to any broker (now, before it started), for the
+   * readiness detail {@code broker}.
+   */
+  public Instant lastOutage() {
+    EventConsumer c = consumer;
+    return c == null ? Instant.now() : c.lastOutage();
   }
 
   void handle(EventEnvelope event) throws InterruptedException {
@@ -145,13 +170,24 @@ public final class ActionResultListener {
       throw new MalformedEventException(
           "action.finished " + event.id() + " lacks workspace, runId or actionId");
     }
+    try (RunLogContext logContext =
+        RunLogContext.open(
+            event.tenant(), event.workspace(), finished.runId(), finished.actionId())) {
+      record(event, finished);
+    }
+  }
+
+  /** Records the result, retrying transient failures with backoff; see {@link #handle}. */
+  private void record(EventEnvelope event, ActionFinished finished) throws InterruptedException {
     long backoffMillis = 100;
     while (true) {
       boolean recorded = false;
       try {
         // only a result proven with its run's active state credential changes state (ADR 0013):
         // the service's StateHistory records through a log gated by it (StateHistoryFactory)
+        long start = System.nanoTime();
         EventEnvelope envelope = history.results().record(event, finished).envelope();
+        append.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
         recorded = true;
         unacknowledged.add(new Sent(envelope, publisher.send(envelope, envelope.workspaceKey())));
         return;

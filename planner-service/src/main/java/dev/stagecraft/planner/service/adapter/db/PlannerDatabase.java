@@ -4,16 +4,21 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.stagecraft.planner.service.adapter.PlannerSettings;
 import dev.stagecraft.schemas.seal.SecretsKeyring;
 import dev.stagecraft.servicekit.db.Databases;
+import dev.stagecraft.servicekit.health.DatabaseHealth;
 import dev.stagecraft.servicekit.http.DatabaseProblemHandler;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.micronaut.context.annotation.Bean;
 import io.micronaut.context.annotation.Context;
 import io.micronaut.context.annotation.Factory;
 import io.micronaut.context.annotation.Value;
+import io.micronaut.scheduling.TaskExecutors;
+import jakarta.inject.Named;
 import jakarta.inject.Singleton;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.concurrent.ExecutorService;
 
 /**
  * The planner's database (schema {@code planner}, Flyway migrations in {@code db/migration}) and
@@ -29,8 +34,17 @@ public class PlannerDatabase {
   HikariDataSource plannerDataSource(
       @Value("${stagecraft.db.url}") String url,
       @Value("${stagecraft.db.user}") String user,
-      @Value("${stagecraft.db.password}") String password) {
-    return Databases.migrateAndPool(url, user, password, "planner", "classpath:db/migration");
+      @Value("${stagecraft.db.password}") String password,
+      MeterRegistry meters) {
+    return Databases.measured(
+        Databases.migrateAndPool(url, user, password, "planner", "classpath:db/migration"), meters);
+  }
+
+  /** Readiness detail {@code database}: DOWN, naming PostgreSQL, while it cannot be reached. */
+  @Singleton
+  DatabaseHealth databaseHealth(
+      HikariDataSource pool, @Named(TaskExecutors.IO) ExecutorService io) {
+    return new DatabaseHealth(pool, io);
   }
 
   /**

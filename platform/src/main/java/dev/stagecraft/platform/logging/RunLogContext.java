@@ -1,0 +1,35 @@
+package dev.stagecraft.platform.logging;
+
+import org.slf4j.MDC;
+
+/**
+ * Puts a run's ids in the logging context (SLF4J's MDC) of the current thread for the lines logged
+ * while it is open, so a JSON log line about a run names it ({@code STAGECRAFT_LOG_FORMAT=json},
+ * docs/operations.md "Logs"): {@code tenant}, {@code workspace}, {@code run} and {@code action}
+ * (absent ids are left out). Closing it removes them again.
+ *
+ * <p>Thread-confined: open and close it on the same thread (try-with-resources).
+ */
+public final class RunLogContext implements AutoCloseable {
+  private static final String[] KEYS = {"tenant", "workspace", "run", "action"};
+
+  private RunLogContext() {}
+
+  /** Opens the context of one run's work on this thread; {@code action} may be null. */
+  public static RunLogContext open(String tenant, String workspace, String run, String action) {
+    String[] values = {tenant, workspace, run, action};
+    for (int i = 0; i < KEYS.length; i++) {
+      if (values[i] != null) {
+        MDC.put(KEYS[i], values[i]);
+      }
+    }
+    return new RunLogContext();
+  }
+
+  @Override
+  public void close() {
+    for (String key : KEYS) {
+      MDC.remove(key);
+    }
+  }
+}
