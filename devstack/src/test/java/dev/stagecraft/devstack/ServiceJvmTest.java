@@ -34,6 +34,22 @@ class ServiceJvmTest {
               .filter(l -> l.startsWith("ENTRYPOINT"))
               .findFirst()
               .orElseThrow(() -> new AssertionError(dockerfile + " has no ENTRYPOINT"));
+      if (entrypoint.contains("entrypoint.sh")) {
+        // the image starts a script of the service's (docker/entrypoint.sh) that runs the JVM
+        Path script = dockerfile.resolveSibling("docker/entrypoint.sh");
+        String java =
+            Files.readAllLines(script).stream()
+                .filter(l -> l.startsWith("exec java "))
+                .findFirst()
+                .orElseThrow(() -> new AssertionError(script + " does not exec java"));
+        for (String option : ServiceJvm.JIT_OPTIONS) {
+          assertThat(java)
+              .as("%s: the JIT options go before -jar", script)
+              .startsWith("exec java " + option)
+              .containsSubsequence(option, "-jar");
+        }
+        continue;
+      }
       for (String option : ServiceJvm.JIT_OPTIONS) {
         assertThat(entrypoint)
             .as("%s: the JIT options go before -jar", dockerfile)
