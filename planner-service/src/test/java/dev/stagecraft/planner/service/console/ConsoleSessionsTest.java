@@ -111,4 +111,17 @@ class ConsoleSessionsTest {
         .isFalse();
     assertThat(at(t0).available()).isTrue();
   }
+
+  @Test
+  void theSweeperDeletesExpiredSessionsOnly() {
+    at(t0).start("acme", "old", "sc_old_token");
+    Instant later = t0.plus(ConsoleSessions.LIFETIME).plusSeconds(1);
+    var fresh = at(later).start("acme", "new", "sc_new_token");
+
+    new ConsoleSessionSweeper(at(later)).sweep();
+
+    assertThat(rows.values())
+        .singleElement()
+        .satisfies(r -> assertThat(r.idHash()).isEqualTo(ConsoleSessions.hash(fresh.id())));
+  }
 }
