@@ -5,7 +5,9 @@ import dev.stagecraft.planner.service.run.lifecycle.RunCommand;
 import dev.stagecraft.planner.service.run.lifecycle.RunDecider;
 import dev.stagecraft.planner.service.run.lifecycle.RunEffect;
 import dev.stagecraft.planner.service.run.lifecycle.RunEvent;
+import dev.stagecraft.planner.service.run.lifecycle.RunSettings;
 import dev.stagecraft.planner.service.run.lifecycle.RunState;
+import dev.stagecraft.platform.logging.RunLogContext;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.BlockingDeque;
@@ -120,7 +122,10 @@ public final class RunDriver implements AutoCloseable {
   }
 
   private void drain() {
-    try {
+    RunSettings settings = state.settings();
+    // what the run's thread logs names the run (JSON logs; the thread is the run's alone)
+    try (RunLogContext logContext =
+        RunLogContext.open(settings.tenant(), settings.workspace(), state.runId(), null)) {
       while (true) {
         Entry next = nextOrStop();
         if (next == null) {

@@ -30,6 +30,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.slf4j.MDC;
 
 /** The per-run mailbox: one order, one command at a time, failures as commands, a stop. */
 class RunDriverTest {
@@ -151,6 +152,27 @@ class RunDriverTest {
       assertEquals(inOrder, positions);
       assertEquals(each, positions.size());
     }
+  }
+
+  /** What the run's thread logs carries the run's ids (JSON logs, docs/operations.md "Logs"). */
+  @Test
+  void effectsAreHandledWithTheRunsIdsInTheLoggingContext() {
+    List<Map<String, String>> contexts = Collections.synchronizedList(new ArrayList<>());
+    RecordingHandler handler =
+        new RecordingHandler() {
+          @Override
+          void react(RunEffect effect, Consumer<RunCommand> reply) {
+            contexts.add(MDC.getCopyOfContextMap());
+          }
+        };
+    RunDriver driver = start(handler);
+    driver.enqueue(new RunCommand.Start(null)).join();
+
+    assertFalse(contexts.isEmpty());
+    for (Map<String, String> context : contexts) {
+      assertEquals(Map.of("tenant", "acme", "workspace", "web", "run", "run-1"), context);
+    }
+    assertEquals(null, MDC.get("run"), "the caller's thread is left alone");
   }
 
   @Test
