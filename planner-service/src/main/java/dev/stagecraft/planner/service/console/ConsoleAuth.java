@@ -9,6 +9,7 @@ import io.micronaut.http.MutableHttpRequest;
 import io.micronaut.http.cookie.Cookie;
 import io.micronaut.http.cookie.SameSite;
 import jakarta.inject.Singleton;
+import java.net.URI;
 import java.util.Optional;
 
 /**
@@ -102,5 +103,34 @@ public final class ConsoleAuth {
         .sameSite(SameSite.Strict)
         .secure(request.isSecure())
         .maxAge(0);
+  }
+
+  /**
+   * Whether a sign-in was sent by another site's page (login CSRF: a page that signs the visitor in
+   * with the attacker's token, so what the visitor then does lands in the attacker's tenant).
+   * Browsers say so in {@code Sec-Fetch-Site}; older ones send an {@code Origin} whose host is not
+   * the one asked. A request with neither (a script, curl) is not a browser's cross-site form.
+   */
+  public static boolean crossSite(String secFetchSite, String origin, String host) {
+    if (secFetchSite != null) {
+      return !secFetchSite.equals("same-origin") && !secFetchSite.equals("none");
+    }
+    if (origin == null || origin.equals("null")) {
+      return origin != null; // "null": an opaque origin (a sandboxed frame, a data: page)
+    }
+    try {
+      String authority = URI.create(origin).getRawAuthority();
+      return authority == null || host == null || !authority.equalsIgnoreCase(host);
+    } catch (IllegalArgumentException e) {
+      return true;
+    }
+  }
+
+  /** {@link #crossSite(String, String, String)} of {@code request}. */
+  public static boolean crossSite(HttpRequest<?> request) {
+    return crossSite(
+        request.getHeaders().get("Sec-Fetch-Site"),
+        request.getHeaders().get("Origin"),
+        request.getHeaders().get("Host"));
   }
 }

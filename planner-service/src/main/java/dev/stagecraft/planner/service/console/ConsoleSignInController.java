@@ -57,6 +57,14 @@ public class ConsoleSignInController {
               signedOut(),
               "The console needs the secrets keyring (STAGECRAFT_SECRETS_KEYS) to keep sessions."));
     }
+    if (ConsoleAuth.crossSite(request)) {
+      return templates.page(
+          HttpStatus.FORBIDDEN,
+          "signIn",
+          new SignInPage(
+              signedOut(),
+              "This sign-in was sent from another site's page; sign in from this form."));
+    }
     String token = form == null ? null : form.get("token");
     Optional<ConsoleSessions.Started> started = auth.signIn(token);
     if (started.isEmpty()) {
