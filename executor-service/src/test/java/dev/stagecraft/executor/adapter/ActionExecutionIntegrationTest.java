@@ -55,13 +55,21 @@ class ActionExecutionIntegrationTest {
 
   @Test
   void servesHealth() throws Exception {
+    // ready (200) once its consumer reached the broker: the readiness detail "broker"
     HttpResponse<String> health =
-        HttpClient.newHttpClient()
-            .send(
-                HttpRequest.newBuilder(URI.create(KAFKA.executor().getURL() + "/health")).build(),
-                HttpResponse.BodyHandlers.ofString());
+        await()
+            .atMost(Duration.ofSeconds(30))
+            .until(
+                () ->
+                    HttpClient.newHttpClient()
+                        .send(
+                            HttpRequest.newBuilder(
+                                    URI.create(KAFKA.executor().getURL() + "/health"))
+                                .build(),
+                            HttpResponse.BodyHandlers.ofString()),
+                r -> r.statusCode() == 200);
 
-    assertThat(health.statusCode()).isEqualTo(200);
+    assertThat(health.statusCode()).as(health.body()).isEqualTo(200);
     assertThat(health.body()).contains("UP");
   }
 

@@ -137,11 +137,19 @@ class SealedDispatchIntegrationTest {
 
   @Test
   void healthSaysSealingIsOnWithTheKeyIdsOnly() throws Exception {
+    // ready (200) once its consumer reached the broker: the readiness detail "broker"
     HttpResponse<String> health =
-        HttpClient.newHttpClient()
-            .send(
-                HttpRequest.newBuilder(URI.create(KAFKA.executor().getURL() + "/health")).build(),
-                HttpResponse.BodyHandlers.ofString());
+        await()
+            .atMost(Duration.ofSeconds(30))
+            .until(
+                () ->
+                    HttpClient.newHttpClient()
+                        .send(
+                            HttpRequest.newBuilder(
+                                    URI.create(KAFKA.executor().getURL() + "/health"))
+                                .build(),
+                            HttpResponse.BodyHandlers.ofString()),
+                r -> r.statusCode() == 200);
 
     assertThat(health.statusCode()).isEqualTo(200);
     JsonNode secrets = EventCodec.mapper().readTree(health.body()).at("/details/secrets/details");
