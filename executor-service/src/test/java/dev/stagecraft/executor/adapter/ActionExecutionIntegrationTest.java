@@ -12,9 +12,6 @@ import dev.stagecraft.schemas.action.ActionDispatched;
 import dev.stagecraft.schemas.action.ProvisionerStep;
 import dev.stagecraft.schemas.control.RunCancelRequested;
 import dev.stagecraft.schemas.envelope.EventEnvelope;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -55,19 +52,7 @@ class ActionExecutionIntegrationTest {
 
   @Test
   void servesHealth() throws Exception {
-    // ready (200) once its consumer reached the broker: the readiness detail "broker"
-    HttpResponse<String> health =
-        await()
-            .atMost(Duration.ofSeconds(30))
-            .until(
-                () ->
-                    HttpClient.newHttpClient()
-                        .send(
-                            HttpRequest.newBuilder(
-                                    URI.create(KAFKA.executor().getURL() + "/health"))
-                                .build(),
-                            HttpResponse.BodyHandlers.ofString()),
-                r -> r.statusCode() == 200);
+    HttpResponse<String> health = KAFKA.readyHealth();
 
     assertThat(health.statusCode()).as(health.body()).isEqualTo(200);
     assertThat(health.body()).contains("UP");

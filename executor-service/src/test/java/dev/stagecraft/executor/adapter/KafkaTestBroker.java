@@ -1,13 +1,20 @@
 package dev.stagecraft.executor.adapter;
 
+import static org.awaitility.Awaitility.await;
+
 import dev.stagecraft.devstack.EmbeddedKafka;
 import dev.stagecraft.platform.kafka.EventPublisher;
 import dev.stagecraft.platform.kafka.KafkaSettings;
 import dev.stagecraft.schemas.Topics;
 import io.micronaut.context.ApplicationContext;
 import io.micronaut.runtime.server.EmbeddedServer;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -130,6 +137,19 @@ final class KafkaTestBroker
   /** The executor application ({@link #withExecutor} only). */
   EmbeddedServer executor() {
     return executor;
+  }
+
+  /**
+   * The executor's {@code /health} once it answers 200: it is ready once its consumer reached the
+   * broker (readiness detail {@code broker}).
+   */
+  HttpResponse<String> readyHealth() {
+    HttpClient http = HttpClient.newHttpClient();
+    HttpRequest get = HttpRequest.newBuilder(URI.create(executor.getURL() + "/health")).build();
+    return await()
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () -> http.send(get, HttpResponse.BodyHandlers.ofString()), r -> r.statusCode() == 200);
   }
 
   /** The current test's consumer of the action events. */

@@ -12,9 +12,6 @@ import dev.stagecraft.schemas.action.ProvisionerStep;
 import dev.stagecraft.schemas.envelope.EventEnvelope;
 import dev.stagecraft.schemas.seal.SealedBox;
 import dev.stagecraft.schemas.seal.SecretsKeyring;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -137,19 +134,7 @@ class SealedDispatchIntegrationTest {
 
   @Test
   void healthSaysSealingIsOnWithTheKeyIdsOnly() throws Exception {
-    // ready (200) once its consumer reached the broker: the readiness detail "broker"
-    HttpResponse<String> health =
-        await()
-            .atMost(Duration.ofSeconds(30))
-            .until(
-                () ->
-                    HttpClient.newHttpClient()
-                        .send(
-                            HttpRequest.newBuilder(
-                                    URI.create(KAFKA.executor().getURL() + "/health"))
-                                .build(),
-                            HttpResponse.BodyHandlers.ofString()),
-                r -> r.statusCode() == 200);
+    HttpResponse<String> health = KAFKA.readyHealth();
 
     assertThat(health.statusCode()).isEqualTo(200);
     JsonNode secrets = EventCodec.mapper().readTree(health.body()).at("/details/secrets/details");
