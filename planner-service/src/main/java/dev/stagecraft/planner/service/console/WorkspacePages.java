@@ -23,17 +23,27 @@ final class WorkspacePages {
     return new Settings(w.autoApply(), w.parallelism(), w.coalescing(), w.stepTimeoutSeconds());
   }
 
-  /** The lock service's {@code GET …/lock} answer as the page shows it. */
+  /** How the state service names a lock taken over Terraform's HTTP backend (BackendLocks). */
+  static final String TERRAFORM_HOLDER = "terraform:";
+
+  /**
+   * The lock service's {@code GET …/lock} answer as the page shows it. The lock's id is the one the
+   * state service's force-unlock takes: Terraform's lock ID for a lock taken over the HTTP backend,
+   * else the lease's.
+   */
   static LockView lock(JsonNode json) {
     List<QueueRow> queue = new ArrayList<>();
     for (JsonNode holder : json.path("queue")) {
       queue.add(new QueueRow(queue.size() + 1, holder.asText()));
     }
     boolean held = json.hasNonNull("lockId");
+    String holder = text(json, "holder");
     return new LockView(
         held,
-        text(json, "holder"),
-        text(json, "lockId"),
+        holder,
+        holder.startsWith(TERRAFORM_HOLDER)
+            ? holder.substring(TERRAFORM_HOLDER.length())
+            : text(json, "lockId"),
         text(json, "acquiredAt"),
         text(json, "leaseExpiresAt"),
         queue,

@@ -69,6 +69,16 @@ class WorkspacePageTest {
   }
 
   @Test
+  void aLockTakenOverTerraformsBackendIsForcedOpenByTerraformsLockId() {
+    var lock =
+        WorkspacePages.lock(
+            json("{\"holder\":\"terraform:tf-9\",\"lockId\":\"lease-3\",\"queue\":[]}"));
+    assertThat(lock.held()).isTrue();
+    assertThat(lock.lockId()).isEqualTo("tf-9");
+    assertThat(WorkspacePages.lock(json("{\"lockId\":null,\"queue\":[]}")).held()).isFalse();
+  }
+
+  @Test
   void aReaderSeesTheSettingsAndTheLockButNoFormToChangeThem() {
     String html = templates.render("workspace", page("reader", null));
     assertThat(html).doesNotContain("settings-form").doesNotContain("force-unlock");
