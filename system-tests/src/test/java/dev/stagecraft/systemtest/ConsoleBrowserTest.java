@@ -344,6 +344,35 @@ class ConsoleBrowserTest {
     state("DELETE", "/api/v1/workspaces/" + ws + "/lock/" + lockId, null);
   }
 
+  @Test
+  void anAdminCreatesATokenShownOnceAndRevokesItFromTheTenantPage() throws Exception {
+    String description = "console-tenant-" + UUID.randomUUID().toString().substring(0, 8);
+    signIn(stack.token());
+    browser.findElement(By.linkText("Tenant")).click();
+    waitFor().until(ExpectedConditions.visibilityOfElementLocated(By.id("token-form")));
+    new Select(browser.findElement(By.id("role"))).selectByValue("reader");
+    browser.findElement(By.id("description")).sendKeys(description);
+    browser.findElement(By.id("create-token")).click();
+    String token =
+        waitFor()
+            .until(ExpectedConditions.visibilityOfElementLocated(By.id("shown-once")))
+            .getText()
+            .strip();
+    assertThat(api("GET", "/api/v1/runs?limit=1", token, null))
+        .as("the new token works")
+        .isNotNull();
+    By row = By.xpath("//table[@id='tokens']//tr[td[text()='" + description + "']]");
+    browser.findElement(row).findElement(By.tagName("button")).click();
+    waitFor().until(ExpectedConditions.invisibilityOfElementLocated(By.id("shown-once")));
+    assertThat(browser.findElement(row).findElements(By.tagName("button")))
+        .as("a revoked token has no revoke button")
+        .isEmpty();
+    assertThat(browser.findElement(By.id("webhook-example")).getText())
+        .contains(stack.plannerUrl() + "/api/v1/hooks/run-requests");
+    shot("tenant");
+    assertThat(seriousViolations()).as("axe-core on the tenant page").isEmpty();
+  }
+
   /** The serial of the newest state version {@code run} wrote, from the versions table. */
   private String lastVersionOf(String run) {
     for (WebElement row : browser.findElements(By.cssSelector("#versions tbody tr"))) {

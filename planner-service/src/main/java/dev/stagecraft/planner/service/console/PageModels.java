@@ -143,4 +143,29 @@ public final class PageModels {
 
   /** An attribute (or output) before and after; empty when absent on that side. */
   public record DiffAttribute(String name, String before, String after) {}
+
+  /**
+   * The tenant page: its tokens (an admin's), a secret shown once after it was made, and the
+   * trigger endpoints with examples.
+   *
+   * @param shownOnce a token or trigger secret just made (shown only now), or null
+   * @param tokensNote why the tokens are not listed, or null
+   */
+  public record TenantPage(
+      Chrome chrome,
+      boolean admin,
+      List<TokenRow> tokens,
+      String tokensNote,
+      String shownOnceLabel,
+      String shownOnce,
+      String baseUrl,
+      String notice) {}
+
+  /** One of the tenant's API tokens. */
+  public record TokenRow(
+      String id, String role, String description, String createdAt, String revokedAt) {
+    public boolean active() {
+      return revokedAt.isEmpty();
+    }
+  }
 }
