@@ -32,6 +32,7 @@ import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
 import org.openqa.selenium.chrome.ChromeOptions;
 import org.openqa.selenium.support.ui.ExpectedConditions;
+import org.openqa.selenium.support.ui.Select;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
@@ -257,6 +258,132 @@ class ConsoleBrowserTest {
     waitFor().until(ExpectedConditions.urlContains("/console/sign-in"));
   }
 
+  @Test
+  void anAdminForceUnlocksAHeldLockWithAReasonFromTheWorkspacePage() throws Exception {
+    String ws = workspace(stack.token(), "console-lock-");
+    String lockId = "console-lock-" + UUID.randomUUID();
+    state(
+        "POST",
+        "/api/v1/workspaces/" + ws + "/lock",
+        Map.of("ID", lockId, "Operation", "OperationTypeApply", "Who", "someone@laptop"));
+    signIn(stack.token());
+    browser.get(stack.plannerUrl() + "/console/workspaces/" + ws);
+    assertThat(browser.findElement(By.id("lock-holder")).getText()).contains(lockId);
+    assertThat(browser.findElement(By.id("lock-state")).getText()).contains("Lease ends");
+    browser.findElement(By.id("force-unlock")).click(); // no reason: the browser asks for one
+    assertThat(browser.findElements(By.id("notice"))).isEmpty();
+    String csrf = browser.findElement(By.name("_csrf")).getAttribute("value");
+    Map<?, ?> noReason =
+        post(
+            "/console/workspaces/" + ws + "/force-unlock",
+            "_csrf=" + csrf + "&lockId=" + lockId + "&reason=+");
+    assertThat(noReason.get("status")).isEqualTo(400L);
+    assertThat((String) noReason.get("text")).contains("a reason is required");
+    shot("workspace-lock");
+    browser.findElement(By.id("reason")).sendKeys("the laptop went to sleep holding it");
+    browser.findElement(By.id("force-unlock")).click();
+    waitFor().until(ExpectedConditions.textToBe(By.id("lock-state"), "Not locked."));
+    assertThat(browser.findElements(By.id("force-unlock"))).isEmpty();
+  }
+
+  @Test
+  void theDiffOfTwoStateVersionsShowsTheChangedAttribute() throws Exception {
+    String ws = "console-diff-" + UUID.randomUUID().toString().substring(0, 8);
+    api("POST", "/api/v1/workspaces", stack.token(), Map.of("name", ws, "autoApply", true));
+    String first = startRun(stack.token(), ws, "revision-one");
+    awaitStatus(first, "applied");
+    String second = startRun(stack.token(), ws, "revision-two");
+    awaitStatus(second, "applied");
+    signIn(stack.token());
+    browser.get(stack.plannerUrl() + "/console/workspaces/" + ws);
+    // a run writes a version per action: compare the last version of each run
+    new Select(browser.findElement(By.id("from"))).selectByValue(lastVersionOf(first));
+    new Select(browser.findElement(By.id("to"))).selectByValue(lastVersionOf(second));
+    browser.findElement(By.id("compare")).click();
+    waitFor().until(ExpectedConditions.visibilityOfElementLocated(By.id("diff")));
+    String diff = browser.findElement(By.id("diff")).getText();
+    assertThat(diff).contains("stateful_provisioning.a").contains("state_key");
+    assertThat(diff).contains("revision-one").contains("revision-two");
+    ((JavascriptExecutor) browser)
+        .executeScript("document.getElementById('versions-h').scrollIntoView();");
+    shot("workspace");
+    assertThat(seriousViolations()).as("axe-core on a workspace").isEmpty();
+  }
+
+  @Test
+  void aReaderSeesNoSettingsFormNorForceUnlockAndItsForgedPostsAreRefused() throws Exception {
+    String ws = workspace(stack.token(), "console-wsreader-");
+    String lockId = "console-lock-" + UUID.randomUUID();
+    state("POST", "/api/v1/workspaces/" + ws + "/lock", Map.of("ID", lockId, "Who", "ci"));
+    String reader = api("POST", "/api/v1/tokens", stack.token(), Map.of("role", "reader"));
+    signIn(JSON.readTree(reader).get("token").asText());
+    browser.get(stack.plannerUrl() + "/console/workspaces/" + ws);
+    assertThat(browser.findElement(By.id("settings")).getText()).contains("Parallelism");
+    assertThat(browser.findElement(By.id("lock-holder")).getText()).contains(lockId);
+    assertThat(browser.findElements(By.id("settings-form"))).isEmpty();
+    assertThat(browser.findElements(By.id("force-unlock"))).isEmpty();
+
+    String csrf = browser.findElement(By.name("_csrf")).getAttribute("value");
+    Map<?, ?> settings =
+        post(
+            "/console/workspaces/" + ws + "/settings",
+            "_csrf=" + csrf + "&autoApply=on&parallelism=3&stepTimeoutSeconds=60");
+    assertThat(settings.get("status")).isEqualTo(403L);
+    assertThat((String) settings.get("text")).contains("cannot change workspace settings");
+    Map<?, ?> unlock =
+        post(
+            "/console/workspaces/" + ws + "/force-unlock",
+            "_csrf=" + csrf + "&lockId=" + lockId + "&reason=mine");
+    assertThat(unlock.get("status")).isEqualTo(403L);
+    JsonNode shown = JSON.readTree(api("GET", "/api/v1/workspaces/" + ws, stack.token(), null));
+    assertThat(shown.get("autoApply").asBoolean()).as("settings unchanged").isFalse();
+    browser.navigate().refresh();
+    assertThat(browser.findElement(By.id("lock-holder")).getText())
+        .as("still locked")
+        .contains(lockId);
+    state("DELETE", "/api/v1/workspaces/" + ws + "/lock/" + lockId, null);
+  }
+
+  @Test
+  void anAdminCreatesATokenShownOnceAndRevokesItFromTheTenantPage() throws Exception {
+    String description = "console-tenant-" + UUID.randomUUID().toString().substring(0, 8);
+    signIn(stack.token());
+    browser.findElement(By.linkText("Tenant")).click();
+    waitFor().until(ExpectedConditions.visibilityOfElementLocated(By.id("token-form")));
+    new Select(browser.findElement(By.id("role"))).selectByValue("reader");
+    browser.findElement(By.id("description")).sendKeys(description);
+    browser.findElement(By.id("create-token")).click();
+    String token =
+        waitFor()
+            .until(ExpectedConditions.visibilityOfElementLocated(By.id("shown-once")))
+            .getText()
+            .strip();
+    assertThat(api("GET", "/api/v1/runs?limit=1", token, null))
+        .as("the new token works")
+        .isNotNull();
+    By row = By.xpath("//table[@id='tokens']//tr[td[text()='" + description + "']]");
+    browser.findElement(row).findElement(By.tagName("button")).click();
+    waitFor().until(ExpectedConditions.invisibilityOfElementLocated(By.id("shown-once")));
+    assertThat(browser.findElement(row).findElements(By.tagName("button")))
+        .as("a revoked token has no revoke button")
+        .isEmpty();
+    assertThat(browser.findElement(By.id("webhook-example")).getText())
+        .contains(stack.plannerUrl() + "/api/v1/hooks/run-requests");
+    shot("tenant");
+    assertThat(seriousViolations()).as("axe-core on the tenant page").isEmpty();
+  }
+
+  /** The serial of the newest state version {@code run} wrote, from the versions table. */
+  private String lastVersionOf(String run) {
+    for (WebElement row : browser.findElements(By.cssSelector("#versions tbody tr"))) {
+      List<WebElement> cells = row.findElements(By.tagName("td"));
+      if (cells.get(3).getText().equals(run)) {
+        return cells.get(0).getText();
+      }
+    }
+    throw new AssertionError("run " + run + " wrote no state version");
+  }
+
   private void signIn(String token) {
     browser.get(stack.plannerUrl() + "/console/sign-in");
     browser.findElement(By.id("token")).sendKeys(token);
@@ -334,6 +461,10 @@ class ConsoleBrowserTest {
   }
 
   private String startRun(String token, String ws) throws Exception {
+    return startRun(token, ws, "a");
+  }
+
+  private String startRun(String token, String ws, String stateKey) throws Exception {
     String body =
         api(
             "POST",
@@ -347,7 +478,7 @@ class ConsoleBrowserTest {
                     "main.tf",
                     """
                     resource "stateful_provisioning" "a" {
-                      state_key = "a"
+                      state_key = "%s"
                       provisioner "local-exec" {
                         command = "echo console-line-a"
                       }
@@ -358,7 +489,8 @@ class ConsoleBrowserTest {
                         command = "echo console-line-b"
                       }
                     }
-                    """)));
+                    """
+                        .formatted(stateKey))));
     return JSON.readTree(body).get("id").asText();
   }
 
@@ -373,10 +505,20 @@ class ConsoleBrowserTest {
             status::equals);
   }
 
+  /** A call of the state service's public API that must succeed (2xx); its body. */
+  private String state(String method, String path, Object body) throws Exception {
+    return call(stack.stack().info().state(), method, path, stack.token(), body);
+  }
+
   /** An API call that must succeed (2xx); its body. */
   private String api(String method, String path, String token, Object body) throws Exception {
+    return call(stack.plannerUrl(), method, path, token, body);
+  }
+
+  private String call(String base, String method, String path, String token, Object body)
+      throws Exception {
     HttpRequest.Builder b =
-        HttpRequest.newBuilder(URI.create(stack.plannerUrl() + path))
+        HttpRequest.newBuilder(URI.create(base + path))
             .timeout(Duration.ofSeconds(30))
             .header("Authorization", "Bearer " + token)
             .method(

@@ -81,4 +81,91 @@ public final class PageModels {
       return approve || discard || cancel;
     }
   }
+
+  /**
+   * A workspace: its settings (a form for an admin), its lock and queue, its state versions and,
+   * when two are picked, the diff between them.
+   *
+   * @param notice a refused action's reason, or null
+   */
+  public record WorkspacePage(
+      Chrome chrome,
+      String name,
+      Settings settings,
+      boolean admin,
+      LockView lock,
+      List<VersionRow> versions,
+      String versionsNote,
+      DiffView diff,
+      String notice) {}
+
+  /** A workspace's settings as the API holds them. */
+  public record Settings(
+      boolean autoApply, int parallelism, boolean coalescing, int stepTimeoutSeconds) {}
+
+  /**
+   * The workspace lock as the lock service shows it.
+   *
+   * @param unavailable why the lock could not be read, or null
+   */
+  public record LockView(
+      boolean held,
+      String holder,
+      String lockId,
+      String acquiredAt,
+      String leaseExpiresAt,
+      List<QueueRow> queue,
+      String unavailable) {}
+
+  /** One waiter in the lock's FIFO queue, 1 first. */
+  public record QueueRow(int position, String holder) {}
+
+  /** One state version. */
+  public record VersionRow(
+      String serial, String time, String type, String runId, String actor, String digest) {}
+
+  /**
+   * The difference between two state versions (sensitive values already masked by the state
+   * service).
+   *
+   * @param error why the diff could not be made, or null
+   */
+  public record DiffView(
+      String from,
+      String to,
+      List<DiffInstance> instances,
+      List<DiffAttribute> outputs,
+      String error) {}
+
+  /** An instance added, removed or changed, with its attribute-level changes. */
+  public record DiffInstance(
+      String address, String change, List<DiffAttribute> attributes, String otherFields) {}
+
+  /** An attribute (or output) before and after; empty when absent on that side. */
+  public record DiffAttribute(String name, String before, String after) {}
+
+  /**
+   * The tenant page: its tokens (an admin's), a secret shown once after it was made, and the
+   * trigger endpoints with examples.
+   *
+   * @param shownOnce a token or trigger secret just made (shown only now), or null
+   * @param tokensNote why the tokens are not listed, or null
+   */
+  public record TenantPage(
+      Chrome chrome,
+      boolean admin,
+      List<TokenRow> tokens,
+      String tokensNote,
+      String shownOnceLabel,
+      String shownOnce,
+      String baseUrl,
+      String notice) {}
+
+  /** One of the tenant's API tokens. */
+  public record TokenRow(
+      String id, String role, String description, String createdAt, String revokedAt) {
+    public boolean active() {
+      return revokedAt.isEmpty();
+    }
+  }
 }
