@@ -5,6 +5,7 @@ import io.micronaut.http.MediaType;
 import io.micronaut.http.annotation.Controller;
 import io.micronaut.http.annotation.Get;
 import io.micronaut.http.annotation.PathVariable;
+import io.swagger.v3.oas.annotations.Hidden;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -14,6 +15,7 @@ import java.util.Map;
  * The console's static assets, {@code /console/assets/{name}}: its stylesheet and its one script
  * (classpath {@code console/assets}); no build chain. Public (they hold no tenant data).
  */
+@Hidden // pages for people, not part of the public API's OpenAPI document
 @Controller("/console/assets")
 public class ConsoleAssetsController {
   private static final Map<String, String> TYPES =

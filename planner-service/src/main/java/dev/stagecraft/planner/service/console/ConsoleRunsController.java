@@ -26,6 +26,7 @@ import io.micronaut.http.annotation.Produces;
 import io.micronaut.http.annotation.QueryValue;
 import io.micronaut.scheduling.TaskExecutors;
 import io.micronaut.scheduling.annotation.ExecuteOn;
+import io.swagger.v3.oas.annotations.Hidden;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -41,6 +42,7 @@ import java.util.Optional;
  * ConsoleAuth.Caller#asApiRequest}), so roles, tenancy (another tenant's run is 404) and forwarding
  * to the planner driving a run are the API's.
  */
+@Hidden // pages for people, not part of the public API's OpenAPI document
 @Controller("/console/runs")
 @Produces(MediaType.TEXT_HTML) // the JSON default would refuse a fetch that accepts only HTML (406)
 @ExecuteOn(TaskExecutors.BLOCKING)

@@ -16,6 +16,7 @@ import io.micronaut.http.annotation.Post;
 import io.micronaut.http.annotation.Produces;
 import io.micronaut.scheduling.TaskExecutors;
 import io.micronaut.scheduling.annotation.ExecuteOn;
+import io.swagger.v3.oas.annotations.Hidden;
 import java.net.URI;
 import java.util.Map;
 import java.util.Optional;
@@ -24,6 +25,7 @@ import java.util.Optional;
  * The console's sign-in (an API token exchanged for a session cookie), sign-out and its entry
  * {@code /console}. Sessions: {@link ConsoleAuth}, {@link ConsoleSessions} (docs/adr/0079).
  */
+@Hidden // pages for people, not part of the public API's OpenAPI document
 @Controller("/console")
 @Produces(MediaType.TEXT_HTML) // the JSON default would refuse a fetch that accepts only HTML (406)
 @ExecuteOn(TaskExecutors.BLOCKING)

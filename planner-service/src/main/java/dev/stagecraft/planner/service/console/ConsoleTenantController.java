@@ -24,6 +24,7 @@ import io.micronaut.http.annotation.Post;
 import io.micronaut.http.annotation.Produces;
 import io.micronaut.scheduling.TaskExecutors;
 import io.micronaut.scheduling.annotation.ExecuteOn;
+import io.swagger.v3.oas.annotations.Hidden;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
@@ -36,6 +37,7 @@ import java.util.Optional;
  * action is the API's own controller called with the session's token ({@link TokensController},
  * {@link RunTriggersController}), so only an admin may list, create, revoke or rotate.
  */
+@Hidden // pages for people, not part of the public API's OpenAPI document
 @Controller("/console/tenant")
 @Produces(MediaType.TEXT_HTML)
 @ExecuteOn(TaskExecutors.BLOCKING)

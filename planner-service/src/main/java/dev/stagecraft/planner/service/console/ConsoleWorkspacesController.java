@@ -29,6 +29,7 @@ import io.micronaut.http.annotation.Produces;
 import io.micronaut.http.annotation.QueryValue;
 import io.micronaut.scheduling.TaskExecutors;
 import io.micronaut.scheduling.annotation.ExecuteOn;
+import io.swagger.v3.oas.annotations.Hidden;
 import java.net.URI;
 import java.util.List;
 import java.util.Map;
@@ -42,6 +43,7 @@ import java.util.Optional;
  * force-unlock have no planner API and are asked of the lock and state services ({@link
  * WorkspaceServices}).
  */
+@Hidden // pages for people, not part of the public API's OpenAPI document
 @Controller("/console/workspaces")
 @Produces(MediaType.TEXT_HTML)
 @ExecuteOn(TaskExecutors.BLOCKING)
