@@ -135,17 +135,17 @@ final class SshjRemoteSession implements RemoteSession {
     Session session = client.startSession();
     try {
       Session.Command cmd = session.exec("echo " + PID_MARKER + "$$ >&2; " + command);
-      String[] pid = new String[1];
-      Runnable stop = () -> kill(pidOf(pid));
+      ProcessGroup group = new ProcessGroup();
+      Runnable stop = () -> kill(group.stop());
       Thread stdout = pump(cmd.getInputStream(), LogStream.STDOUT, output, null, stop);
-      Thread stderr = pump(cmd.getErrorStream(), LogStream.STDERR, output, pid, stop);
+      Thread stderr = pump(cmd.getErrorStream(), LogStream.STDERR, output, group, stop);
       try {
         if (!joinUntil(stdout, deadline) || !joinUntil(stderr, deadline)) {
-          kill(pidOf(pid));
+          kill(group.stop());
           throw new TimeoutException("command timed out");
         }
       } catch (InterruptedException e) {
-        kill(pidOf(pid));
+        kill(group.stop());
         throw e;
       }
       cmd.join(EXIT_STATUS_WAIT.toMillis(), TimeUnit.MILLISECONDS);
@@ -170,9 +170,26 @@ final class SshjRemoteSession implements RemoteSession {
     }
   }
 
-  private static String pidOf(String[] pid) {
-    synchronized (pid) {
-      return pid[0];
+  /**
+   * The remote command's process group, read from the marker line on its standard error, and
+   * whether it was asked to stop before that line was read: a command flooding its standard output
+   * can reach the step's output limit first, and it must still be killed once its group is known
+   * (else its output is drained for ever). Thread-safe.
+   */
+  static final class ProcessGroup {
+    private String pid;
+    private boolean stopWanted;
+
+    /** Records the group; true when a stop was asked before: the caller stops it now. */
+    synchronized boolean known(String id) {
+      pid = id;
+      return stopWanted;
+    }
+
+    /** Asks for a stop; the group to kill, or null when not known yet (then killed once known). */
+    synchronized String stop() {
+      stopWanted = true;
+      return pid;
     }
   }
 
@@ -187,17 +204,18 @@ final class SshjRemoteSession implements RemoteSession {
 
   /**
    * Reads lines to the sink until end of stream ({@link OutputLines}: a line is never held whole
-   * beyond its bounded length); with {@code pid} set, the first marker line is taken as the
-   * command's process group and not reported. When the sink wants no more, {@code stop} kills the
-   * command and the rest is drained unread.
+   * beyond its bounded length); with {@code group} set, the first marker line is taken as the
+   * command's process group and not reported (and {@code stop} runs then when a stop was asked
+   * before). When the sink wants no more, {@code stop} kills the command and the rest is drained
+   * unread.
    */
   private static Thread pump(
-      InputStream in, LogStream stream, LineSink output, String[] pid, Runnable stop) {
+      InputStream in, LogStream stream, LineSink output, ProcessGroup group, Runnable stop) {
     return Thread.ofVirtual()
         .name("remote-exec-" + stream.wireName())
         .start(
             () -> {
-              boolean[] wantPid = {pid != null};
+              boolean[] wantPid = {group != null};
               try (in) {
                 OutputLines.pump(
                     in,
@@ -205,10 +223,10 @@ final class SshjRemoteSession implements RemoteSession {
                       if (wantPid[0]) {
                         Matcher m = PID_LINE.matcher(line);
                         if (m.matches()) {
-                          synchronized (pid) {
-                            pid[0] = m.group(1);
-                          }
                           wantPid[0] = false;
+                          if (group.known(m.group(1))) {
+                            stop.run();
+                          }
                           return true;
                         }
                       }
