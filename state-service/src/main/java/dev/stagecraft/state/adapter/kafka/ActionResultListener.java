@@ -75,6 +75,7 @@ public final class ActionResultListener {
   private final KafkaSettings settings;
   private final String instanceId;
   private final Duration commitInterval;
+  private Duration sessionTimeout = Duration.ofSeconds(10);
   private final EventSchemaValidator validator = new EventSchemaValidator();
   private EventPublisher publisher;
   private volatile EventConsumer consumer;
@@ -98,12 +99,14 @@ public final class ActionResultListener {
       @Value("${stagecraft.kafka-security-protocol:}") String kafkaSecurityProtocol,
       @Value("${stagecraft.instance-id:state-1}") String instanceId,
       @Value("${stagecraft.state.offset-commit-interval:1s}") Duration commitInterval,
+      @Value("${stagecraft.state.session-timeout:10s}") Duration sessionTimeout,
       MeterRegistry meters) {
     this(
         history,
         KafkaSettings.of(bootstrap, kafkaUsername, kafkaPassword, kafkaSecurityProtocol),
         instanceId,
         commitInterval);
+    this.sessionTimeout = sessionTimeout;
     this.meters = meters;
     this.append =
         Timer.builder("stagecraft.state.append")
@@ -136,6 +139,8 @@ public final class ActionResultListener {
                 GROUP,
                 instanceId,
                 "earliest",
+                // a killed instance's partitions move to the others this soon (client default 45 s)
+                sessionTimeout,
                 List.of(Topics.ACTION_EVENTS),
                 publisher,
                 this::handle)

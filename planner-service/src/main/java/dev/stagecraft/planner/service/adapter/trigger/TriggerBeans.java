@@ -112,13 +112,16 @@ public class TriggerBeans {
         KafkaSettings kafka,
         PlannerSettings settings,
         EventPublisher publisher,
-        RunTrigger trigger) {
+        RunTrigger trigger,
+        @Value("${stagecraft.planner.session-timeout:10s}") Duration sessionTimeout) {
+      // the group is shared by every planner: a killed member holds up its rebalance until its
+      // session times out (the client default, 45 s, kept a restarted planner from starting for
+      // that long and every planner from taking triggers meanwhile)
+      String clientId = settings.getInstanceId() + "-run-requests";
       this.consumer =
           EventConsumer.ofRecords(
-                  kafka,
-                  GROUP,
-                  settings.getInstanceId() + "-run-requests",
-                  "earliest",
+                  kafka.consumer(GROUP, clientId, "earliest", sessionTimeout),
+                  clientId,
                   List.of(Topics.RUN_REQUESTS),
                   publisher,
                   record -> handle(trigger, record))
