@@ -9,8 +9,10 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.UUID;
@@ -21,7 +23,8 @@ import org.junit.jupiter.api.Test;
  * Every service serves Prometheus text at {@code /prometheus} without a token (docs/operations.md
  * "Metrics"), and one applied run moves the counters and histograms by what it did: one run started
  * and one ended applied, its steps timed by provisioner type, its lock wait recorded, the state
- * service's appends timed; JVM, connection-pool and Kafka client metrics are there too.
+ * service's appends timed (and the size of each state document it receives or serves); JVM,
+ * connection-pool and Kafka client metrics are there too.
  */
 class MetricsEndToEndTest {
   private static SharedStack stack;
@@ -60,6 +63,48 @@ class MetricsEndToEndTest {
 
     // the run's last records (its end, the freed slot) may land just after the CLI returned
     await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertMoved(before, scrapeAll()));
+  }
+
+  @Test
+  void theStateServiceRecordsTheSizeOfEachDocumentItReceivesAndServes() throws Exception {
+    String ws = "metrics-doc-" + UUID.randomUUID().toString().substring(0, 8);
+    byte[] document =
+        ("{\"version\":4,\"terraform_version\":\"1.9.0\",\"serial\":3,\"lineage\":\""
+                + UUID.randomUUID()
+                + "\",\"outputs\":{\"size\":{\"value\":\""
+                + "x".repeat(1000)
+                + "\",\"type\":\"string\"}},\"resources\":[],\"check_results\":null}")
+            .getBytes(StandardCharsets.UTF_8);
+    String auth =
+        "Basic "
+            + Base64.getEncoder()
+                .encodeToString(("stagecraft:" + stack.token()).getBytes(StandardCharsets.UTF_8));
+    URI state = URI.create(stack.stack().info().state() + "/tf/v1/workspaces/" + ws + "/state");
+    PrometheusText before = scrape(stack.stack().info().state());
+
+    HttpResponse<String> pushed =
+        http.send(
+            HttpRequest.newBuilder(state)
+                .header("Authorization", auth)
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofByteArray(document))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    assertThat(pushed.statusCode()).as(pushed.body()).isEqualTo(200);
+    HttpResponse<byte[]> pulled =
+        http.send(
+            HttpRequest.newBuilder(state).header("Authorization", auth).build(),
+            HttpResponse.BodyHandlers.ofByteArray());
+    assertThat(pulled.statusCode()).isEqualTo(200);
+
+    PrometheusText after = scrape(stack.stack().info().state());
+    String size = "stagecraft_state_document_size_bytes";
+    Map<String, String> push = Map.of("operation", "push");
+    Map<String, String> read = Map.of("operation", "read");
+    assertThat(delta(before, after, size + "_count", push)).isEqualTo(1);
+    assertThat(delta(before, after, size + "_sum", push)).isEqualTo(document.length);
+    assertThat(delta(before, after, size + "_count", read)).isEqualTo(1);
+    assertThat(delta(before, after, size + "_sum", read)).isEqualTo(pulled.body().length);
   }
 
   private static void assertMoved(

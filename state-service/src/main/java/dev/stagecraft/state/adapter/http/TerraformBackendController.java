@@ -57,13 +57,16 @@ public class TerraformBackendController {
   private final StateHistory history;
   private final BackendLocks locks;
   private final DocumentUploads uploads;
+  private final DocumentSizes sizes;
 
   public TerraformBackendController(
       Authenticator auth,
       StateStore states,
       StateHistory history,
       BackendLocks locks,
-      DocumentUploads uploads) {
+      DocumentUploads uploads,
+      DocumentSizes sizes) {
+    this.sizes = sizes;
     this.auth = auth;
     this.states = states;
     this.history = history;
@@ -76,7 +79,8 @@ public class TerraformBackendController {
       @Header(HttpHeaders.AUTHORIZATION) @Nullable String authorization, String ws)
       throws SQLException {
     Principal principal = auth.requireBackendToken(authorization);
-    return StateDocuments.respondCurrent(states, principal.tenant(), Names.check("workspace", ws));
+    return sizes.read(
+        StateDocuments.respondCurrent(states, principal.tenant(), Names.check("workspace", ws)));
   }
 
   @Post("/state")
@@ -104,6 +108,7 @@ public class TerraformBackendController {
             contentMd5,
             contentLength,
             false);
+    sizes.pushed(contentLength);
     return HttpResponse.<String>ok("{\"serial\":" + outcome.serial() + "}")
         .contentType("application/json");
   }
