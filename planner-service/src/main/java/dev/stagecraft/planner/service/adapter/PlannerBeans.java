@@ -24,6 +24,7 @@ import dev.stagecraft.schemas.Topics;
 import dev.stagecraft.schemas.envelope.EventEnvelope;
 import dev.stagecraft.schemas.seal.SecretsKeyring;
 import dev.stagecraft.servicekit.health.BrokerHealth;
+import dev.stagecraft.servicekit.http.Names;
 import dev.stagecraft.servicekit.http.ServiceAuth;
 import dev.stagecraft.servicekit.metrics.ConsumerMeters;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -43,8 +44,10 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -106,6 +109,17 @@ public class PlannerBeans {
         new HttpWorkspaceLocks(apis.lock()), new HttpWorkspaceStates(apis.state()), randomIds());
   }
 
+  /** {@code STAGECRAFT_METRICS_TENANTS}: tenant names separated by commas; blank for none. */
+  static Set<String> tenantNames(String list) {
+    Set<String> names = new LinkedHashSet<>();
+    for (String name : list.split(",")) {
+      if (!name.isBlank()) {
+        names.add(Names.check("STAGECRAFT_METRICS_TENANTS: tenant", name.strip()));
+      }
+    }
+    return names;
+  }
+
   /** Random 16-hex-digit ids (run ids, lock holders). */
   private static Supplier<String> randomIds() {
     SecureRandom random = new SecureRandom();
@@ -146,7 +160,8 @@ public class PlannerBeans {
       @Value("${stagecraft.planner.max-active-runs-per-tenant:4}") int perTenantCap,
       @Value("${stagecraft.planner.tenant-run-caps:}") String tenantCaps,
       @Value("${stagecraft.planner.max-active-runs:0}") int overallLimit,
-      @Value("${stagecraft.planner.ended-run-retention:2m}") Duration endedRunRetention) {
+      @Value("${stagecraft.planner.ended-run-retention:2m}") Duration endedRunRetention,
+      @Value("${stagecraft.metrics.tenants:}") String metricsTenants) {
     if (actionLease.isNegative() || actionLease.isZero()) {
       throw new IllegalArgumentException(
           "STAGECRAFT_PLANNER_ACTION_LEASE must be positive (e.g. 15s), got " + actionLease);
@@ -188,7 +203,7 @@ public class PlannerBeans {
             secrets)
         .withLeases(actionLease, dispatchLease, checkEvery)
         .withAdmission(new TenantAdmission(perTenantCap, parseTenantCaps(tenantCaps), overallLimit))
-        .withObserver(new RunMetrics(meters, runStore))
+        .withObserver(new RunMetrics(meters, tenantNames(metricsTenants), runStore))
         .withRequestRecorder(runRequests)
         .withJournalRecorder(runJournal)
         .withApprovalTimeout(approvalTimeout)

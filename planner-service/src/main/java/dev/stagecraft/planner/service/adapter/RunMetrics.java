@@ -6,6 +6,7 @@ import dev.stagecraft.planner.service.run.journal.RunObserver;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
 import java.time.Instant;
@@ -20,7 +21,10 @@ import java.util.function.Predicate;
  * the coordinator reports, then handed on to the {@link RunObserver} that records the runs: runs
  * started and ended by status, runs active, queued and awaiting approval on this instance, the time
  * from a run's trigger to its apply (its first dispatch) and a run's whole duration. Tags are
- * bounded sets (statuses); no tenant, workspace or run id is a tag.
+ * bounded sets (statuses); no workspace or run id is a tag. A tenant is one only when the operator
+ * names it ({@code STAGECRAFT_METRICS_TENANTS}, ADR 0080): then the started and ended counters and
+ * the run duration carry {@code tenant}, the tenant's name for those listed and {@code other} for
+ * the rest, so their number of series stays what the operator chose.
  *
  * <p>A run resumed after a restart of its planner starts (PENDING) again on the instance that
  * resumes it and counts as started there once more.
@@ -36,16 +40,16 @@ final class RunMetrics implements RunObserver {
   private final MeterRegistry meters;
   private final Map<String, RunStatus> live = new ConcurrentHashMap<>();
   private final Set<String> applied = ConcurrentHashMap.newKeySet();
-  private final Counter started;
+  private final Set<String> taggedTenants;
   private final Timer triggerToApply;
 
-  RunMetrics(MeterRegistry meters, RunObserver next) {
+  /**
+   * @param taggedTenants the tenants named in a {@code tenant} tag; empty for no tenant tag at all
+   */
+  RunMetrics(MeterRegistry meters, Set<String> taggedTenants, RunObserver next) {
     this.next = next;
     this.meters = meters;
-    this.started =
-        Counter.builder("stagecraft.runs.started")
-            .description("Runs started (or resumed) on this planner")
-            .register(meters);
+    this.taggedTenants = Set.copyOf(taggedTenants);
     this.triggerToApply =
         Timer.builder("stagecraft.run.trigger.to.apply")
             .description("Time from a run's trigger to its apply (the first action dispatch)")
@@ -77,18 +81,21 @@ final class RunMetrics implements RunObserver {
   private void count(Run run, RunStatus status, Instant at) {
     String id = run.id();
     Instant created = run.summary().createdAt();
+    Tags tenant = tenantTag(run.request().tenant());
     if (status.isTerminal()) {
       live.remove(id);
       applied.remove(id);
       Counter.builder("stagecraft.runs.ended")
           .description("Runs ended on this planner, by final status")
           .tag("status", status.wireName())
+          .tags(tenant)
           .register(meters)
           .increment();
       if (created != null) {
         Timer.builder("stagecraft.run.duration")
             .description("A run's whole duration, trigger to end, by final status")
             .tag("status", status.wireName())
+            .tags(tenant)
             .publishPercentileHistogram()
             .register(meters)
             .record(nonNegative(Duration.between(created, at)));
@@ -97,11 +104,22 @@ final class RunMetrics implements RunObserver {
     }
     RunStatus before = live.put(id, status);
     if (status == RunStatus.PENDING && before == null) {
-      started.increment();
+      Counter.builder("stagecraft.runs.started")
+          .description("Runs started (or resumed) on this planner")
+          .tags(tenant)
+          .register(meters)
+          .increment();
     }
     if (status == RunStatus.APPLYING && created != null && applied.add(id)) {
       triggerToApply.record(nonNegative(Duration.between(created, at)));
     }
+  }
+
+  private Tags tenantTag(String tenant) {
+    if (taggedTenants.isEmpty()) {
+      return Tags.empty();
+    }
+    return Tags.of("tenant", taggedTenants.contains(tenant) ? tenant : "other");
   }
 
   private static Duration nonNegative(Duration d) {
