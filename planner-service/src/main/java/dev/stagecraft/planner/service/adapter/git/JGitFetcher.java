@@ -153,7 +153,14 @@ public final class JGitFetcher implements GitFetcher {
       throw new SourceUnavailable(
           "'" + commit + "' is not a commit id: give 7 to 40 hexadecimal digits");
     }
-    checkAddress(url);
+    // the transport resolves the host to what the check approved, not anew (PinnedAddresses)
+    try (PinnedAddresses.Pin pin = checkAddress(url)) {
+      return fetch(tenant, source, url, wanted);
+    }
+  }
+
+  private FetchedConfiguration fetch(String tenant, GitSource source, String url, String wanted)
+      throws SourceUnavailable {
     Path dir = cacheOf(tenant, url);
     GitSshSessions sessions =
         source.credentials() instanceof GitCredentials.SshKey key
@@ -194,10 +201,11 @@ public final class JGitFetcher implements GitFetcher {
 
   /**
    * Refuses a repository whose host resolves to an address the operator did not allow ({@link
-   * GitAddresses}). The transport resolves the name again when it connects; redirects are not
+   * GitAddresses}), and pins the host to the addresses checked on this thread until the returned
+   * pin is closed ({@link PinnedAddresses}), so the transport connects to them. Redirects are not
    * followed ({@link #open}), so an allowed server cannot send the planner elsewhere.
    */
-  private void checkAddress(String url) throws SourceUnavailable {
+  private PinnedAddresses.Pin checkAddress(String url) throws SourceUnavailable {
     String host = RepositoryUrls.host(url).orElseThrow();
     List<InetAddress> resolved;
     try {
@@ -210,6 +218,7 @@ public final class JGitFetcher implements GitFetcher {
     if (refusal.isPresent()) {
       throw new SourceUnavailable(refusal.get());
     }
+    return PinnedAddresses.pin(host, resolved);
   }
 
   /** Gives ssh transports the source's own session factory; others are left as they are. */

@@ -13,6 +13,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -117,5 +118,24 @@ class JGitFetcherAddressesTest {
         .isInstanceOf(SourceUnavailable.class);
     assertThat(toRepository).as("the allowed server was asked").isNotEmpty();
     assertThat(toElsewhere).as("its redirect was not followed").isEmpty();
+  }
+
+  @Test
+  void theTransportConnectsToTheAddressesTheCheckApprovedWithoutResolvingTheNameAgain() {
+    // a name no DNS resolves (RFC 6761): the check's resolver answers loopback (allowed here); a
+    // transport that resolved the name again would fail (unknown host) before reaching the server,
+    // and one given another answer by a rebinding DNS server would connect there instead
+    String host = "git-" + UUID.randomUUID() + ".invalid";
+    JGitFetcher fetcher =
+        new JGitFetcher(
+            dataDir,
+            10,
+            KnownGitHosts.NONE,
+            GitAddresses.parse("127.0.0.0/8"),
+            h -> List.of(InetAddress.getLoopbackAddress()));
+
+    assertThatThrownBy(() -> fetcher.fetch("acme", source(repositoryUrl(host)), null))
+        .isInstanceOf(SourceUnavailable.class);
+    assertThat(toRepository).as("the checked address was connected to").isNotEmpty();
   }
 }

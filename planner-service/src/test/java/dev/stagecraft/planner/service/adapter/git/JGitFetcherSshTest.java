@@ -11,10 +11,12 @@ import dev.stagecraft.planner.service.source.KnownGitHosts;
 import dev.stagecraft.planner.service.source.SourceUnavailable;
 import dev.stagecraft.sshtestkit.GitDaemon;
 import dev.stagecraft.sshtestkit.OpenSshServer;
+import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import org.eclipse.jgit.api.Git;
 import org.eclipse.jgit.revwalk.RevCommit;
 import org.junit.jupiter.api.AfterAll;
@@ -82,6 +84,30 @@ class JGitFetcherSshTest {
 
     assertThat(fetched.commit()).isEqualTo(commit.name());
     assertThat(fetched.files()).containsKey("main.tf");
+  }
+
+  @Test
+  void theSshTransportConnectsToTheAddressTheCheckApproved() throws Exception {
+    // a name no DNS resolves (RFC 6761), checked as loopback: only a transport that connects to
+    // the checked address reaches the server (ADR 0082, PinnedAddresses)
+    String host = "git-" + UUID.randomUUID() + ".invalid";
+    String hostKey = sshd.hostKey();
+    JGitFetcher fetcher =
+        new JGitFetcher(
+            base.resolve("pinned"),
+            30,
+            (tenant, h, p) -> host.equals(h) && p == sshd.port() ? List.of(hostKey) : List.of(),
+            GitAddresses.parse("127.0.0.0/8"),
+            h -> List.of(InetAddress.getLoopbackAddress()));
+    GitSource source =
+        new GitSource(
+            url.replace("@127.0.0.1:", "@" + host + ":"),
+            "main",
+            "deploy",
+            new GitCredentials.SshKey(sshd.ed25519Key()),
+            false);
+
+    assertThat(fetcher.fetch("acme", source, null).commit()).isEqualTo(commit.name());
   }
 
   @Test
