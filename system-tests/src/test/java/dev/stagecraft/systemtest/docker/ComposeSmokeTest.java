@@ -15,6 +15,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -23,11 +25,12 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * docker-compose.yml on the local Docker engine, as the README's "With Docker" tells an operator:
- * {@code dev/images}, {@code docker-compose up -d} (every service healthy), a tenant and its token
- * from the operator token, the quickstart applied with the CLI pointed at the compose planner
- * ({@code STAGECRAFT_ADDR}), its state kept across {@code down} + {@code up} (named volumes), and
- * nothing left running after {@code down}. Skipped, with one line saying why, only when no engine
- * answers.
+ * {@code dev/images}, {@code docker-compose up -d} scaled to three executors and two planners
+ * (every container healthy; runs sent to either planner spread across the executors), a tenant and
+ * its token from the operator token, the quickstart applied with the CLI pointed at the compose
+ * planner ({@code STAGECRAFT_ADDR}), its state kept across {@code down} + {@code up} (named
+ * volumes), and nothing left running after {@code down}. Skipped, with one line saying why, only
+ * when no engine answers.
  */
 class ComposeSmokeTest {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -53,9 +56,12 @@ class ComposeSmokeTest {
 
   @Test
   void composeUpAppliesTheQuickstartAndKeepsItsStateAcrossDownAndUp() throws Exception {
-    stack.upHealthy();
+    // scaled as README "With Docker" shows: three executors, two planners (plus Kafka, PostgreSQL,
+    // the lock and the state service)
+    stack.upHealthy(9, "--scale", "executor-service=3", "--scale", "planner-service=2");
     String token = tenantToken("smoke");
     Path config = quickstart();
+    runsSpreadAcrossExecutorsThroughBothPlanners(config, token);
 
     Cli apply = cli(config, token, "apply", "-auto-approve", "-var", "revision_to_deploy=r1");
     assertThat(apply.exitCode()).as(apply.output()).isZero();
@@ -88,6 +94,68 @@ class ComposeSmokeTest {
     assertThat(stack.containers()).as("containers after the last down").isEmpty();
   }
 
+  /**
+   * Runs of the quickstart in workspaces of their own, sent alternately to each planner (both
+   * answer /health), until their actions were started on at least two executors (each {@code
+   * started on <instance>} line of a run's events names one): the scaled executors are distinct
+   * instances that share the work.
+   */
+  private void runsSpreadAcrossExecutorsThroughBothPlanners(Path config, String token)
+      throws Exception {
+    List<String> planners = stack.plannerUrls(2);
+    assertThat(planners).doesNotHaveDuplicates();
+    HttpClient http = HttpClient.newHttpClient();
+    for (String planner : planners) {
+      HttpResponse<String> health =
+          http.send(
+              HttpRequest.newBuilder(URI.create(planner + "/health")).build(),
+              HttpResponse.BodyHandlers.ofString());
+      assertThat(health.statusCode()).as(planner + " /health").isEqualTo(200);
+    }
+    Set<String> executors = new TreeSet<>();
+    for (int i = 0; i < 12 && executors.size() < 2; i++) {
+      String planner = planners.get(i % 2);
+      String ws = "-workspace=spread-" + i;
+      Cli apply =
+          cli(
+              planner,
+              config,
+              token,
+              "apply",
+              ws,
+              "-auto-approve",
+              "-var",
+              "revision_to_deploy=r1");
+      assertThat(apply.exitCode()).as(apply.output()).isZero();
+      JsonNode runs =
+          JSON.readTree(get(http, planner, "/api/v1/runs?workspace=spread-" + i, token));
+      assertThat(runs).hasSize(1);
+      String id = runs.get(0).get("id").asText();
+      JsonNode events =
+          JSON.readTree(get(http, planner, "/api/v1/runs/" + id + "/events?after=0", token));
+      for (JsonNode e : events.path("events")) {
+        String message = e.path("message").asText();
+        if (e.path("kind").asText().equals("action") && message.startsWith("started on ")) {
+          executors.add(message.substring("started on ".length()));
+        }
+      }
+    }
+    assertThat(executors).as("executors that started the runs' actions").hasSizeGreaterThan(1);
+  }
+
+  private static String get(HttpClient http, String base, String path, String token)
+      throws Exception {
+    HttpResponse<String> r =
+        http.send(
+            HttpRequest.newBuilder(URI.create(base + path))
+                .header("Authorization", "Bearer " + token)
+                .timeout(Duration.ofSeconds(30))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+    return r.body();
+  }
+
   private static List<String> resourceNames(JsonNode state) {
     List<String> names = new ArrayList<>();
     state.get("resources").forEach(r -> names.add(r.get("name").asText()));
@@ -115,6 +183,11 @@ class ComposeSmokeTest {
    * ./stagecraft} runs after checking the build, pointed at the compose planner.
    */
   private Cli cli(Path dir, String token, String... args) throws IOException {
+    return cli(stack.plannerUrl(), dir, token, args);
+  }
+
+  /** {@code stagecraft -chdir=DIR ARGS...} pointed at the planner at {@code planner}. */
+  private Cli cli(String planner, Path dir, String token, String... args) throws IOException {
     Path root = DockerEngine.repoRoot();
     List<String> command =
         new ArrayList<>(
@@ -129,10 +202,14 @@ class ComposeSmokeTest {
         DockerEngine.run(
             root,
             Map.of(
-                "STAGECRAFT_ADDR", stack.plannerUrl(),
-                "STAGECRAFT_TOKEN", token,
-                "HOME", home.toString(),
-                "STAGECRAFT_HOME", home.toString()),
+                "STAGECRAFT_ADDR",
+                planner,
+                "STAGECRAFT_TOKEN",
+                token,
+                "HOME",
+                home.toString(),
+                "STAGECRAFT_HOME",
+                home.toString()),
             Duration.ofMinutes(5),
             command);
     return new Cli(r.exitCode(), r.output());

@@ -31,7 +31,7 @@ final class ComposeStack {
 
   ComposeStack(String project) throws IOException {
     this.project = project;
-    this.plannerPort = freePort();
+    this.plannerPort = freePortPair();
     this.statePort = freePort();
     for (String v :
         List.of("SERVICE_TOKEN_PLANNER", "SERVICE_TOKEN_STATE", "OPERATOR_TOKEN", "DB_PASSWORD")) {
@@ -44,14 +44,29 @@ final class ComposeStack {
     env.put("STAGECRAFT_KAFKA_IMAGE", "stagecraft/kafka:local");
     env.put("STAGECRAFT_POSTGRES_IMAGE", "stagecraft/postgres:local");
     env.put("STAGECRAFT_JRE_IMAGE", "stagecraft/jre:local");
-    env.put("STAGECRAFT_PLANNER_PORT", String.valueOf(plannerPort));
+    // a range: a scaled planner's containers each take a port of it (README "With Docker")
+    env.put("STAGECRAFT_PLANNER_PORT", plannerPort + "-" + (plannerPort + 1));
     env.put("STAGECRAFT_STATE_PORT", String.valueOf(statePort));
     env.put("STAGECRAFT_PUBLIC_STATE_URL", stateUrl());
     env.put("STAGECRAFT_PUBLIC_LOCK_URL", stateUrl());
   }
 
-  String plannerUrl() {
-    return "http://127.0.0.1:" + plannerPort;
+  /** The first planner container's published address. */
+  String plannerUrl() throws IOException {
+    return plannerUrls(1).get(0);
+  }
+
+  /** The published addresses of the first {@code count} planner containers. */
+  List<String> plannerUrls(int count) throws IOException {
+    List<String> urls = new ArrayList<>();
+    for (int i = 1; i <= count; i++) {
+      String published =
+          compose(Duration.ofSeconds(30), "port", "--index=" + i, "planner-service", "8080")
+              .output()
+              .strip();
+      urls.add("http://127.0.0.1:" + published.substring(published.lastIndexOf(':') + 1));
+    }
+    return urls;
   }
 
   String stateUrl() {
@@ -73,7 +88,17 @@ final class ComposeStack {
 
   /** {@code up -d}, then waits until every long-running service's container is healthy. */
   void upHealthy() throws IOException {
-    compose(Duration.ofMinutes(10), "up", "-d");
+    upHealthy(6);
+  }
+
+  /**
+   * {@code up -d ARGS...} (e.g. {@code --scale}), then waits until {@code containers} long-running
+   * containers run, every one healthy.
+   */
+  void upHealthy(int containers, String... args) throws IOException {
+    List<String> up = new ArrayList<>(List.of("up", "-d"));
+    up.addAll(List.of(args));
+    compose(Duration.ofMinutes(10), up.toArray(String[]::new));
     await()
         .atMost(Duration.ofMinutes(5))
         .pollInterval(Duration.ofSeconds(2))
@@ -82,7 +107,7 @@ final class ComposeStack {
               List<String> states = containers("--filter", "status=running");
               assertThat(states)
                   .as("running containers (name status)")
-                  .hasSize(6)
+                  .hasSize(containers)
                   .allMatch(s -> s.contains("(healthy)"));
             });
   }
@@ -126,6 +151,20 @@ final class ComposeStack {
   /** Everything of the project removed, volumes too; for cleanup, whatever state it is in. */
   void destroy() throws IOException {
     composeMayFail(Duration.ofMinutes(5), "down", "-v", "--remove-orphans");
+  }
+
+  /** A free port whose successor is free too (the planner's range of two). */
+  private static int freePortPair() throws IOException {
+    for (int attempt = 0; attempt < 50; attempt++) {
+      int port = freePort();
+      try {
+        new ServerSocket(port + 1).close();
+        return port;
+      } catch (IOException taken) {
+        // try another
+      }
+    }
+    throw new IOException("no two consecutive free ports found");
   }
 
   private static int freePort() throws IOException {
