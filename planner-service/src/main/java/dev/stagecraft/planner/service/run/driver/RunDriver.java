@@ -53,6 +53,7 @@ public final class RunDriver implements AutoCloseable {
   private final RunDecider decider;
   private final EffectHandler handler;
   private final Listener listener;
+  private final RunTracing tracing;
   private final BlockingDeque<Entry> mailbox = new LinkedBlockingDeque<>();
   private final ReentrantLock stopping = new ReentrantLock();
   private final CompletableFuture<RunState> ended = new CompletableFuture<>();
@@ -61,7 +62,12 @@ public final class RunDriver implements AutoCloseable {
   private boolean stopped; // guarded by stopping
 
   private RunDriver(
-      RunState initial, RunDecider decider, EffectHandler handler, Listener listener) {
+      RunState initial,
+      RunDecider decider,
+      EffectHandler handler,
+      Listener listener,
+      RunTracing tracing) {
+    this.tracing = tracing;
     this.state = initial;
     this.decider = decider;
     this.handler = handler;
@@ -77,7 +83,17 @@ public final class RunDriver implements AutoCloseable {
   /** Like {@link #start(RunState, RunDecider, EffectHandler)}, telling {@code listener}. */
   public static RunDriver start(
       RunState initial, RunDecider decider, EffectHandler handler, Listener listener) {
-    RunDriver driver = new RunDriver(initial, decider, handler, listener);
+    return start(initial, decider, handler, listener, RunTracing.NONE);
+  }
+
+  /** Like {@link #start(RunState, RunDecider, EffectHandler, Listener)}, marking its trace. */
+  public static RunDriver start(
+      RunState initial,
+      RunDecider decider,
+      EffectHandler handler,
+      Listener listener,
+      RunTracing tracing) {
+    RunDriver driver = new RunDriver(initial, decider, handler, listener, tracing);
     driver.thread.start();
     return driver;
   }
@@ -125,7 +141,9 @@ public final class RunDriver implements AutoCloseable {
     RunSettings settings = state.settings();
     // what the run's thread logs names the run (JSON logs; the thread is the run's alone)
     try (RunLogContext logContext =
-        RunLogContext.open(settings.tenant(), settings.workspace(), state.runId(), null)) {
+            RunLogContext.open(settings.tenant(), settings.workspace(), state.runId(), null);
+        RunTracing.Mark traced =
+            tracing.enter(settings.tenant(), settings.workspace(), state.runId())) {
       while (true) {
         Entry next = nextOrStop();
         if (next == null) {
@@ -183,7 +201,7 @@ public final class RunDriver implements AutoCloseable {
           }
         };
     for (RunEffect effect : decision.effects()) {
-      try {
+      try (RunTracing.Mark marked = tracing.effect(effect, next)) {
         handler.handle(effect, next, reply);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
