@@ -21,9 +21,17 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * {@code service.name} of its resource. Thread-safe (the server's threads append; tests read).
  */
 final class OtlpReceiver implements AutoCloseable {
-  /** A received span, ids in lower-case hex; {@code parentSpanId} empty for a root. */
+  /**
+   * A received span, ids in lower-case hex; {@code parentSpanId} empty for a root; {@code links}
+   * the span ids it links to.
+   */
   record ReceivedSpan(
-      String service, String traceId, String spanId, String parentSpanId, String name) {}
+      String service,
+      String traceId,
+      String spanId,
+      String parentSpanId,
+      String name,
+      List<String> links) {}
 
   private final HttpServer server;
   private final List<ReceivedSpan> spans = new CopyOnWriteArrayList<>();
@@ -81,7 +89,10 @@ final class OtlpReceiver implements AutoCloseable {
                             hex.formatHex(s.getTraceId().toByteArray()),
                             hex.formatHex(s.getSpanId().toByteArray()),
                             hex.formatHex(s.getParentSpanId().toByteArray()),
-                            s.getName())));
+                            s.getName(),
+                            s.getLinksList().stream()
+                                .map(l -> hex.formatHex(l.getSpanId().toByteArray()))
+                                .toList())));
       }
     }
   }

@@ -96,6 +96,16 @@ class TracesEndToEndTest {
     assertThat(trace)
         .extracting(ReceivedSpan::name)
         .contains("lock acquire", "planner OpenRun", "planner Plan", "planner Dispatch");
+    ReceivedSpan root =
+        trace.stream().filter(s -> s.name().equals("run")).findFirst().orElseThrow();
+    assertThat(root.links()).as("the run's trigger: the API request that started it").hasSize(1);
+    assertThat(receiver.spans())
+        .anySatisfy(
+            s -> {
+              assertThat(s.spanId()).isEqualTo(root.links().get(0));
+              assertThat(s.service()).isEqualTo("planner-service");
+              assertThat(s.name()).startsWith("POST ");
+            });
     Map<String, ReceivedSpan> byId =
         trace.stream().collect(Collectors.toMap(ReceivedSpan::spanId, Function.identity()));
     ReceivedSpan step =

@@ -29,6 +29,7 @@ import org.reactivestreams.Publisher;
  * <p>Thread-safe: stateless; the span is ended when the response is emitted, on whatever thread.
  */
 public class TraceServerFilter implements HttpServerFilter {
+  private static final String SPAN = "stagecraft.trace.span";
   private static final AttributeKey<String> METHOD = AttributeKey.stringKey("http.request.method");
   private static final AttributeKey<Long> STATUS =
       AttributeKey.longKey("http.response.status_code");
@@ -55,6 +56,7 @@ public class TraceServerFilter implements HttpServerFilter {
             .setParent(remote.isValid() ? Context.root().with(Span.wrap(remote)) : Context.root())
             .setAttribute(METHOD, method)
             .startSpan();
+    request.setAttribute(SPAN, span);
     Publisher<MutableHttpResponse<?>> response;
     try (Scope ignored = span.makeCurrent()) {
       response = chain.proceed(request);
@@ -73,6 +75,15 @@ public class TraceServerFilter implements HttpServerFilter {
           span.end();
           return r;
         });
+  }
+
+  /**
+   * The server span of {@code request} (invalid with tracing off), for a controller that makes it
+   * current around work that should know its trigger: the controller may run on another thread than
+   * the filter.
+   */
+  public static Span spanOf(HttpRequest<?> request) {
+    return request.getAttribute(SPAN, Span.class).orElse(Span.getInvalid());
   }
 
   private static String route(HttpRequest<?> request) {

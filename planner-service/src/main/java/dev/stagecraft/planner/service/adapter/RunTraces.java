@@ -10,6 +10,7 @@ import dev.stagecraft.platform.tracing.Tracing;
 import dev.stagecraft.schemas.envelope.EventEnvelope;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanBuilder;
 import io.opentelemetry.api.trace.SpanContext;
 import io.opentelemetry.context.Context;
 import io.opentelemetry.context.Scope;
@@ -22,12 +23,13 @@ import java.util.function.Supplier;
 /**
  * The planner's side of one trace per run (docs/adr/0083). Each run has a root span {@code run}
  * (started and ended when the run is first seen: a marker whose context every later span of the run
- * descends from), its traceparent persisted with the run ({@code planner.runs.trace_parent}), so a
- * planner that resumes or adopts the run continues the same trace. On the run's thread the root's
- * context is current; each effect the run carries out (lock, open, plan, dispatch, record outputs,
- * close) is a span {@code planner <Effect>} with tenant, workspace and run ids; each dispatched
- * action a span {@code dispatch <address>} whose context goes out in the record's headers. The HTTP
- * calls to the lock and state services are client spans under these.
+ * descends from; linked to the span of the request or event that started the run when there is
+ * one), its traceparent persisted with the run ({@code planner.runs.trace_parent}), so a planner
+ * that resumes or adopts the run continues the same trace. On the run's thread the root's context
+ * is current; each effect the run carries out (lock, open, plan, dispatch, record outputs, close)
+ * is a span {@code planner <Effect>} with tenant, workspace and run ids; each dispatched action a
+ * span {@code dispatch <address>} whose context goes out in the record's headers. The HTTP calls to
+ * the lock and state services are client spans under these.
  *
  * <p>Thread-safe: the roots are a bounded concurrent cache; spans are per call. With tracing off
  * every method returns at once and nothing is cached.
@@ -59,10 +61,10 @@ public final class RunTraces implements RunTracing {
     if (!Tracing.enabled()) {
       return SpanContext.getInvalid();
     }
-    return roots.get(runId, this::open);
+    return roots.get(runId, id -> open(id, SpanContext.getInvalid()));
   }
 
-  private SpanContext open(String runId) {
+  private SpanContext open(String runId, SpanContext trigger) {
     String recorded = stored.apply(runId);
     if (recorded != null) {
       SpanContext known = TraceHeaders.extract(Map.of(TraceHeaders.TRACEPARENT, recorded));
@@ -70,12 +72,12 @@ public final class RunTraces implements RunTracing {
         return known;
       }
     }
-    Span root =
-        Tracing.tracer()
-            .spanBuilder("run")
-            .setNoParent()
-            .setAttribute(Tracing.RUN, runId)
-            .startSpan();
+    SpanBuilder builder =
+        Tracing.tracer().spanBuilder("run").setNoParent().setAttribute(Tracing.RUN, runId);
+    if (trigger.isValid()) {
+      builder.addLink(trigger); // the request or event that started the run: linked, not a parent
+    }
+    Span root = builder.startSpan();
     root.end();
     return root.getSpanContext();
   }
@@ -86,6 +88,12 @@ public final class RunTraces implements RunTracing {
     return root.isValid() ? TraceHeaders.traceparent(Context.root().with(Span.wrap(root))) : null;
   }
 
+  /** The run's thread starts in the context of the thread that started the run (its trigger). */
+  @Override
+  public Runnable carry(Runnable body) {
+    return Tracing.enabled() ? Context.current().wrap(body) : body;
+  }
+
   // the scope is closed by the mark, which the driver closes on the same thread
   // (try-with-resources)
   @SuppressWarnings("MustBeClosedChecker")
@@ -94,7 +102,9 @@ public final class RunTraces implements RunTracing {
     if (!Tracing.enabled()) {
       return NO_MARK;
     }
-    Scope scope = Context.root().with(Span.wrap(root(runId))).makeCurrent();
+    SpanContext trigger = Span.current().getSpanContext(); // carried from the starting thread
+    SpanContext root = roots.get(runId, id -> open(id, trigger));
+    Scope scope = Context.root().with(Span.wrap(root)).makeCurrent();
     return scope::close;
   }
 

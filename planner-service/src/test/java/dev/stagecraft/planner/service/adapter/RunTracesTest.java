@@ -9,6 +9,7 @@ import dev.stagecraft.planner.service.run.lifecycle.RunState;
 import dev.stagecraft.platform.tracing.Tracing;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.context.Scope;
 import io.opentelemetry.sdk.OpenTelemetrySdk;
 import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
 import io.opentelemetry.sdk.trace.SdkTracerProvider;
@@ -17,6 +18,7 @@ import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -74,6 +76,35 @@ class RunTracesTest {
     assertThat(plan.getAttributes().get(AttributeKey.stringKey("stagecraft.run")))
         .isEqualTo("run-1");
     assertThat(spans.getFinishedSpanItems()).hasSize(2);
+  }
+
+  @Test
+  void theRootLinksTheTriggerThatStartedTheRunFromAnotherThread() throws Exception {
+    RunTraces traces = new RunTraces(id -> record(id, null));
+    Span trigger = Tracing.tracer().spanBuilder("POST /api/v1/runs").startSpan();
+    AtomicReference<String> onRunThread = new AtomicReference<>();
+    Runnable body;
+    try (Scope ignored = trigger.makeCurrent()) {
+      body =
+          traces.carry(
+              () -> {
+                try (RunTracing.Mark entered = traces.enter("acme", "web", "run-4")) {
+                  onRunThread.set(Span.current().getSpanContext().getTraceId());
+                }
+              });
+    } finally {
+      trigger.end();
+    }
+    Thread run = Thread.ofVirtual().start(body);
+    run.join();
+
+    SpanData root = named("run");
+    assertThat(onRunThread.get()).as("the run's own trace").isEqualTo(root.getTraceId());
+    assertThat(root.getTraceId()).isNotEqualTo(trigger.getSpanContext().getTraceId());
+    assertThat(root.getParentSpanContext().isValid()).isFalse();
+    assertThat(root.getLinks()).hasSize(1);
+    assertThat(root.getLinks().get(0).getSpanContext().getSpanId())
+        .isEqualTo(trigger.getSpanContext().getSpanId());
   }
 
   @Test

@@ -72,7 +72,8 @@ public final class RunDriver implements AutoCloseable {
     this.decider = decider;
     this.handler = handler;
     this.listener = listener;
-    this.thread = Thread.ofVirtual().name("run-" + initial.runId()).unstarted(this::drain);
+    this.thread =
+        Thread.ofVirtual().name("run-" + initial.runId()).unstarted(tracing.carry(this::drain));
   }
 
   /** Starts the driver of the run in {@code initial}; its first command is usually a start. */

@@ -31,6 +31,15 @@ public interface RunTracing {
         }
       };
 
+  /**
+   * Called on the thread that starts the run (an API request's, a trigger's), before the run's
+   * thread starts: what it returns is the run thread's body, so an implementation may carry what it
+   * knows of the trigger to {@link #enter}. By default the body itself.
+   */
+  default Runnable carry(Runnable body) {
+    return body;
+  }
+
   /** The run's thread starts deciding its commands (until the mark is closed). */
   Mark enter(String tenant, String workspace, String runId);
 
