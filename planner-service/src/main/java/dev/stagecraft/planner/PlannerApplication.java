@@ -1,5 +1,6 @@
 package dev.stagecraft.planner;
 
+import dev.stagecraft.platform.tracing.Tracing;
 import io.micronaut.runtime.Micronaut;
 import io.swagger.v3.oas.annotations.OpenAPIDefinition;
 import io.swagger.v3.oas.annotations.info.Info;
@@ -20,6 +21,8 @@ public final class PlannerApplication {
   private PlannerApplication() {}
 
   public static void main(String[] args) {
+    // traces over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set, else none (docs/adr/0083)
+    Tracing.start("planner-service");
     Micronaut.run(PlannerApplication.class, args);
   }
 }

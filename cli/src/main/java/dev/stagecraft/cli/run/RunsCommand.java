@@ -134,6 +134,9 @@ public final class RunsCommand implements Command {
     if (run.hasNonNull("planDigest")) {
       ctx.out().println("plan digest: " + run.path("planDigest").asText());
     }
+    if (run.hasNonNull("traceId")) { // the run's trace in the operators' tracing (ADR 0083)
+      ctx.out().println("trace:       " + run.path("traceId").asText());
+    }
     if (run.path("awaitingApproval").asBoolean()) {
       ctx.out().println("approval:    waiting, until " + run.path("approvalExpiresAt").asText());
     } else if (run.hasNonNull("approvedBy")) {

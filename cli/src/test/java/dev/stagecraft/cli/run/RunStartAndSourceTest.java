@@ -75,6 +75,7 @@ class RunStartAndSourceTest {
         "GET /api/v1/runs/run-9",
         200,
         "{\"id\":\"run-9\",\"workspace\":\"prod\",\"status\":\"applied\","
+            + "\"traceId\":\"4bf92f3577b34da6a3ce929d0e0e4736\","
             + "\"source\":{\"kind\":\"git\",\"repository\":\"https://git.example/app.git\","
             + "\"ref\":\"refs/heads/main\",\"commit\":\"9c5b1e3aa\"},"
             + "\"variableSources\":[{\"key\":\"rev\",\"category\":\"terraform\","
@@ -87,7 +88,8 @@ class RunStartAndSourceTest {
         .contains(
             "source:      git https://git.example/app.git refs/heads/main at commit 9c5b1e3aa")
         .contains("  var.rev from run")
-        .contains("  env TOKEN from variable set \"ci\" (sensitive)");
+        .contains("  env TOKEN from variable set \"ci\" (sensitive)")
+        .contains("trace:       4bf92f3577b34da6a3ce929d0e0e4736");
   }
 
   @Test

@@ -4,6 +4,7 @@ import dev.stagecraft.executor.step.ActionResult;
 import dev.stagecraft.executor.step.LogStream;
 import dev.stagecraft.executor.step.OutputSink;
 import dev.stagecraft.platform.kafka.EventPublisher;
+import dev.stagecraft.platform.tracing.Tracing;
 import dev.stagecraft.schemas.EventCodec;
 import dev.stagecraft.schemas.action.ActionDispatched;
 import dev.stagecraft.schemas.action.ActionFinished;
@@ -13,6 +14,9 @@ import dev.stagecraft.schemas.action.ActionStarted;
 import dev.stagecraft.schemas.action.ActionStep;
 import dev.stagecraft.schemas.action.LearnedHostKey;
 import dev.stagecraft.schemas.envelope.EventEnvelope;
+import io.opentelemetry.api.common.AttributeKey;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.StatusCode;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -37,6 +41,7 @@ final class ActionEventEmitter implements OutputSink {
   private static final Duration MAX_BACKOFF = Duration.ofSeconds(30);
 
   private final EventCodec codec;
+  private static final AttributeKey<Long> STEP = AttributeKey.longKey("stagecraft.step");
   private final EventPublisher publisher;
   private final EventEnvelope dispatch;
   private final ActionDispatched action;
@@ -47,6 +52,7 @@ final class ActionEventEmitter implements OutputSink {
   private String currentStepType; // guarded by this
   private String currentStepTarget; // guarded by this
   private long currentStepStart; // guarded by this; System.nanoTime() at the step's start
+  private Span stepSpan = Span.getInvalid(); // guarded by this; the current step's
   private ExecutorMetrics metrics = ExecutorMetrics.NONE; // guarded by this
   private String canceledBecause; // guarded by this; set when the run was canceled
   private boolean finishedSent; // guarded by this; nothing of the action follows its finished
@@ -101,6 +107,13 @@ final class ActionEventEmitter implements OutputSink {
     currentStepType = type;
     currentStepTarget = target;
     currentStepStart = ExecutorMetrics.now();
+    // a child of the action's span, current on the runner's thread (docs/adr/0083)
+    stepSpan =
+        Tracing.tracer()
+            .spanBuilder("step " + type)
+            .setAttribute(Tracing.ACTION, action.actionId())
+            .setAttribute(STEP, (long) step)
+            .startSpan();
     sendStep(step, type, target, ActionStep.STARTED, null);
   }
 
@@ -108,6 +121,11 @@ final class ActionEventEmitter implements OutputSink {
   @Override
   public synchronized void stepEnded(int step, boolean succeeded, String error) {
     metrics.stepEnded(currentStepType, succeeded, ExecutorMetrics.since(currentStepStart));
+    if (!succeeded) {
+      stepSpan.setStatus(StatusCode.ERROR);
+    }
+    stepSpan.end();
+    stepSpan = Span.getInvalid();
     sendStep(
         step,
         currentStepType,

@@ -10,6 +10,7 @@ import dev.stagecraft.executor.step.RunConnections;
 import dev.stagecraft.platform.kafka.EventConsumer;
 import dev.stagecraft.platform.kafka.EventPublisher;
 import dev.stagecraft.platform.logging.RunLogContext;
+import dev.stagecraft.platform.tracing.Tracing;
 import dev.stagecraft.schemas.EventCodec;
 import dev.stagecraft.schemas.EventCodec.MalformedEventException;
 import dev.stagecraft.schemas.action.ActionDispatched;
@@ -17,6 +18,9 @@ import dev.stagecraft.schemas.action.DispatchSealing;
 import dev.stagecraft.schemas.envelope.EventEnvelope;
 import dev.stagecraft.schemas.seal.SecretsKeyring;
 import dev.stagecraft.schemas.seal.UnsealException;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.context.Context;
+import io.opentelemetry.context.Scope;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Locale;
@@ -282,7 +286,8 @@ final class DispatchedActionHandler implements EventConsumer.Handler {
         forget(action.actionId());
         return;
       }
-      workers.execute(() -> runAndReport(event, action, events));
+      // the worker's spans are children of this record's consumer span (docs/adr/0083)
+      workers.execute(Context.current().wrap(() -> runAndReport(event, action, events)));
     } catch (RuntimeException e) {
       // Nothing ran, and (started could not be published) the dispatch was not claimed: the
       // offset stays uncommitted and the dispatch can be delivered again.
@@ -298,8 +303,10 @@ final class DispatchedActionHandler implements EventConsumer.Handler {
     running.put(
         action.actionId(),
         new Running(runId, event.tenant(), event.workspace(), events, Thread.currentThread()));
+    Span span = actionSpan(event, action, runId);
     try (RunLogContext logContext =
-        RunLogContext.open(event.tenant(), event.workspace(), runId, action.actionId())) {
+            RunLogContext.open(event.tenant(), event.workspace(), runId, action.actionId());
+        Scope traced = span.makeCurrent()) {
       String canceled =
           runId == null ? null : canceledBecause(runId, event.tenant(), event.workspace());
       if (canceled != null) {
@@ -343,9 +350,29 @@ final class DispatchedActionHandler implements EventConsumer.Handler {
         Thread.currentThread().interrupt();
       }
     } finally {
+      span.end();
       running.remove(action.actionId());
       permits.release();
     }
+  }
+
+  /** The span of running one action (steps and SSH connections are its children). */
+  private static Span actionSpan(EventEnvelope event, ActionDispatched action, String runId) {
+    Span span =
+        Tracing.tracer()
+            .spanBuilder("action " + action.action())
+            .setAttribute(Tracing.TENANT, event.tenant())
+            .setAttribute(Tracing.ACTION, action.actionId())
+            .startSpan();
+    if (span.isRecording()) {
+      if (event.workspace() != null) {
+        span.setAttribute(Tracing.WORKSPACE, event.workspace());
+      }
+      if (runId != null) {
+        span.setAttribute(Tracing.RUN, runId);
+      }
+    }
+    return span;
   }
 
   private void acquirePermit() throws InterruptedException {

@@ -1,8 +1,13 @@
 package dev.stagecraft.platform.kafka;
 
+import dev.stagecraft.platform.tracing.TraceHeaders;
+import dev.stagecraft.platform.tracing.Tracing;
 import dev.stagecraft.schemas.EventCodec;
 import dev.stagecraft.schemas.EventCodec.MalformedEventException;
 import dev.stagecraft.schemas.envelope.EventEnvelope;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.StatusCode;
+import io.opentelemetry.context.Scope;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -41,6 +46,10 @@ import org.slf4j.LoggerFactory;
  * Javadoc). A record that is not an envelope, or that the handler rejects with {@link
  * MalformedEventException}, goes to {@link #DEAD_LETTER_TOPIC} with the reason in the {@code
  * stagecraft-error} header, and the loop keeps going.
+ *
+ * <p>Each record is handled inside a consumer span whose parent is the producer's span named in the
+ * record's {@code traceparent} header (a malformed one is ignored); for raw-record consumers of
+ * events from outside, a new trace linked to it (docs/adr/0083). Without tracing, no span.
  *
  * <p>By default the handled offsets are committed at the end of every poll batch, one broker round
  * trip and one {@code __consumer_offsets} append per batch; with {@link #commitEvery} they are
@@ -93,6 +102,7 @@ public final class EventConsumer implements AutoCloseable {
   private ConsumerRecord<String, byte[]> current;
   private volatile boolean running = true;
   private volatile boolean commits = true;
+  private volatile boolean linkOnly;
   private volatile long commitIntervalNanos;
   private volatile Instant lastOutage = Instant.now();
   private Metric connections; // read on the poll thread only
@@ -127,7 +137,12 @@ public final class EventConsumer implements AutoCloseable {
       EventPublisher deadLetters,
       RecordHandler handler) {
     return new EventConsumer(
-        settings.consumer(groupId, clientId, offsetReset), topics, deadLetters, handler, clientId);
+            settings.consumer(groupId, clientId, offsetReset),
+            topics,
+            deadLetters,
+            handler,
+            clientId)
+        .tracedAsLinks();
   }
 
   /**
@@ -140,11 +155,16 @@ public final class EventConsumer implements AutoCloseable {
       Collection<String> topics,
       EventPublisher deadLetters,
       RecordHandler handler) {
-    return new EventConsumer(consumerProperties, topics, deadLetters, handler, clientId);
+    return new EventConsumer(consumerProperties, topics, deadLetters, handler, clientId)
+        .tracedAsLinks();
   }
 
   private static RecordHandler decoding(Handler handler) {
-    return record -> handler.handle(EventCodec.decode(record.value()));
+    return record -> {
+      EventEnvelope event = EventCodec.decode(record.value());
+      TraceHeaders.describe(Span.current(), event);
+      handler.handle(event);
+    };
   }
 
   /**
@@ -477,7 +497,35 @@ public final class EventConsumer implements AutoCloseable {
     }
   }
 
+  /**
+   * Records from outside the platform (raw records: a tenant's chat-ops CloudEvents) may carry a
+   * trace context a tenant chose: their handling starts a new trace, linked to it, never a child of
+   * it (docs/adr/0083).
+   */
+  private EventConsumer tracedAsLinks() {
+    this.linkOnly = true;
+    return this;
+  }
+
   private void dispatch(ConsumerRecord<String, byte[]> record) throws Exception {
+    if (!Tracing.enabled()) {
+      handle(record);
+      return;
+    }
+    Span span =
+        TraceHeaders.startConsumer(
+            record.topic(), TraceHeaders.extract(record.headers()), linkOnly);
+    try (Scope ignored = span.makeCurrent()) {
+      handle(record);
+    } catch (Exception e) {
+      span.setStatus(StatusCode.ERROR, e.getClass().getSimpleName());
+      throw e;
+    } finally {
+      span.end();
+    }
+  }
+
+  private void handle(ConsumerRecord<String, byte[]> record) throws Exception {
     try {
       handler.handle(record);
     } catch (MalformedEventException e) {

@@ -1,8 +1,11 @@
 package dev.stagecraft.platform.kafka;
 
+import dev.stagecraft.platform.tracing.TraceHeaders;
+import dev.stagecraft.platform.tracing.Tracing;
 import dev.stagecraft.schemas.EventCodec;
 import dev.stagecraft.schemas.EventType;
 import dev.stagecraft.schemas.envelope.EventEnvelope;
+import io.opentelemetry.context.Context;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.function.Consumer;
@@ -12,7 +15,8 @@ import org.apache.kafka.clients.producer.RecordMetadata;
 
 /**
  * Publishes envelopes to the topic of their type. Thread-safe (one shared Kafka producer).
- * Idempotent producer with acks=all: {@link #publish} returns once the event is committed.
+ * Idempotent producer with acks=all: {@link #publish} returns once the event is committed. Every
+ * record carries the publishing thread's W3C trace context in its headers (docs/adr/0083).
  */
 public final class EventPublisher implements AutoCloseable {
   private final KafkaProducer<String, byte[]> producer;
@@ -45,7 +49,7 @@ public final class EventPublisher implements AutoCloseable {
         EventType.of(envelope.type())
             .orElseThrow(() -> new IllegalArgumentException("unknown type " + envelope.type()))
             .topic();
-    return producer.send(new ProducerRecord<>(topic, key, EventCodec.encode(envelope)));
+    return producer.send(traced(new ProducerRecord<>(topic, key, EventCodec.encode(envelope))));
   }
 
   /**
@@ -59,12 +63,24 @@ public final class EventPublisher implements AutoCloseable {
             .orElseThrow(() -> new IllegalArgumentException("unknown type " + envelope.type()))
             .topic();
     producer.send(
-        new ProducerRecord<>(topic, key, EventCodec.encode(envelope)),
+        traced(new ProducerRecord<>(topic, key, EventCodec.encode(envelope))),
         (metadata, e) -> {
           if (e != null) {
             onFailure.accept(e);
           }
         });
+  }
+
+  /**
+   * The record with the calling thread's trace context in its headers ({@code traceparent}), so the
+   * consumer's span is a child of the span that published (docs/adr/0083); as it is when tracing is
+   * off.
+   */
+  private static ProducerRecord<String, byte[]> traced(ProducerRecord<String, byte[]> record) {
+    if (Tracing.enabled()) {
+      TraceHeaders.inject(Context.current(), record.headers());
+    }
+    return record;
   }
 
   /** Sends raw bytes to a topic (dead letters). */

@@ -1,7 +1,15 @@
 package dev.stagecraft.servicekit.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.stagecraft.platform.tracing.TraceHeaders;
+import dev.stagecraft.platform.tracing.Tracing;
 import dev.stagecraft.schemas.EventCodec;
+import dev.stagecraft.servicekit.tracing.TraceServerFilter;
+import io.opentelemetry.api.common.AttributeKey;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanKind;
+import io.opentelemetry.api.trace.StatusCode;
+import io.opentelemetry.context.Context;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -11,6 +19,8 @@ import java.net.URI;
 import java.net.URL;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
 
 /**
  * Calls {@code /internal/**} endpoints of the other services with the calling service's own role
@@ -25,9 +35,18 @@ import java.time.Duration;
  * service's {@code /health}, docs/benchmarks.md), three times on the way to a run's first action.
  * Every response body is read to its end (also on errors) so the connection goes back to the
  * keep-alive cache.
+ *
+ * <p>With tracing on, each call is a client span whose context goes out in {@code traceparent}
+ * (docs/adr/0083).
  */
 public final class InternalHttp {
   private static final int ATTEMPTS = 5;
+  private static final AttributeKey<String> HTTP_METHOD =
+      AttributeKey.stringKey("http.request.method");
+  private static final AttributeKey<String> SERVER_ADDRESS =
+      AttributeKey.stringKey("server.address");
+  private static final AttributeKey<Long> HTTP_STATUS =
+      AttributeKey.longKey("http.response.status_code");
   private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(5);
   private final String baseUrl;
   private final String token;
@@ -128,10 +147,42 @@ public final class InternalHttp {
     } catch (MalformedURLException e) {
       throw new IllegalArgumentException("not a URL: " + baseUrl + path, e);
     }
+    if (!Tracing.enabled()) {
+      return attempts(url, method, authorization, body, timeout, Map.of());
+    }
+    // a client span, child of the caller's; the server's span is its child (docs/adr/0083)
+    Span span =
+        Tracing.tracer()
+            .spanBuilder(TraceServerFilter.spanName(method, url.getPath()))
+            .setSpanKind(SpanKind.CLIENT)
+            .setAttribute(HTTP_METHOD, method)
+            .setAttribute(SERVER_ADDRESS, url.getHost())
+            .startSpan();
+    Map<String, String> trace = new HashMap<>();
+    TraceHeaders.inject(Context.current().with(span), trace::put);
+    try {
+      Response response = attempts(url, method, authorization, body, timeout, trace);
+      span.setAttribute(HTTP_STATUS, (long) response.status());
+      return response;
+    } catch (RuntimeException e) {
+      span.setStatus(StatusCode.ERROR, e.getClass().getSimpleName());
+      throw e;
+    } finally {
+      span.end();
+    }
+  }
+
+  private Response attempts(
+      URL url,
+      String method,
+      String authorization,
+      byte[] body,
+      Duration timeout,
+      Map<String, String> headers) {
     IOException last = null;
     for (int attempt = 0; attempt < attempts; attempt++) {
       try {
-        return exchange(url, method, authorization, body, timeout);
+        return exchange(url, method, authorization, body, timeout, headers);
       } catch (IOException e) {
         last = e;
         if (attempt + 1 < attempts) {
@@ -153,7 +204,12 @@ public final class InternalHttp {
   }
 
   private static Response exchange(
-      URL url, String method, String authorization, byte[] body, Duration timeout)
+      URL url,
+      String method,
+      String authorization,
+      byte[] body,
+      Duration timeout,
+      Map<String, String> headers)
       throws IOException {
     HttpURLConnection c = (HttpURLConnection) url.openConnection();
     c.setRequestMethod(method);
@@ -163,6 +219,7 @@ public final class InternalHttp {
     c.setInstanceFollowRedirects(false);
     c.setRequestProperty("Authorization", authorization);
     c.setRequestProperty("Accept", "application/json");
+    headers.forEach(c::setRequestProperty);
     if (body != null) {
       c.setDoOutput(true);
       c.setRequestProperty("Content-Type", "application/json");

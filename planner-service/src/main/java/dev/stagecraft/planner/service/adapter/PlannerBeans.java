@@ -38,6 +38,7 @@ import jakarta.annotation.PreDestroy;
 import jakarta.inject.Named;
 import jakarta.inject.Singleton;
 import java.security.SecureRandom;
+import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -169,8 +170,11 @@ public class PlannerBeans {
     // check a few times per lease, so an interruption is reported within about 1.2 leases
     Duration checkEvery =
         Duration.ofMillis(Math.max(200, Math.min(1000, actionLease.toMillis() / 5)));
+    // one trace per run (docs/adr/0083): the root's traceparent is recorded with the run
+    RunTraces traces = new RunTraces(id -> recordedTraceParent(runStore, id));
+    runStore.withTraceParents(traces::traceParent);
     return new RunCoordinator(
-            new HttpWorkspaceLocks(apis.lock()),
+            new HttpWorkspaceLocks(apis.lock()).withRunTraces(traces::root),
             new HttpWorkspaceStates(apis.state(), apis.ownStateAddresses()),
             new EventOutbox() {
               @Override
@@ -204,10 +208,22 @@ public class PlannerBeans {
         .withLeases(actionLease, dispatchLease, checkEvery)
         .withAdmission(new TenantAdmission(perTenantCap, parseTenantCaps(tenantCaps), overallLimit))
         .withObserver(new RunMetrics(meters, tenantNames(metricsTenants), runStore))
+        .withTracing(traces)
         .withRequestRecorder(runRequests)
         .withJournalRecorder(runJournal)
         .withApprovalTimeout(approvalTimeout)
         .withEndedRunRetention(endedRunRetention);
+  }
+
+  /** The traceparent recorded with a run; null when none or the records cannot be read. */
+  private static String recordedTraceParent(RunStore runStore, String runId) {
+    try {
+      return runStore.traceParent(runId);
+    } catch (SQLException e) {
+      LoggerFactory.getLogger(PlannerBeans.class)
+          .warn("could not read the trace of run {}: {}", runId, e.toString());
+      return null;
+    }
   }
 
   /**
@@ -239,7 +255,10 @@ public class PlannerBeans {
   /** Sends every event without waiting, then waits once until the broker committed them all. */
   static void publishBatch(EventPublisher publisher, List<EventOutbox.Keyed> events) {
     List<Future<?>> sent = new ArrayList<>();
-    events.forEach(e -> sent.add(publisher.send(e.envelope(), e.key())));
+    events.forEach(
+        e ->
+            sent.add(
+                RunTraces.publishing(e.envelope(), () -> publisher.send(e.envelope(), e.key()))));
     for (Future<?> f : sent) {
       try {
         f.get();

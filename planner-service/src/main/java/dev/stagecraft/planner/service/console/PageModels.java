@@ -67,7 +67,8 @@ public final class PageModels {
       String planText,
       List<TransitionRow> transitions,
       Decisions decisions,
-      String notice) {}
+      String notice,
+      String traceId) {}
 
   /** A transition of a run, with its time. */
   public record TransitionRow(String status, String at, String message) {}

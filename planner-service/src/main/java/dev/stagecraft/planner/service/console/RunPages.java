@@ -123,7 +123,8 @@ public final class RunPages {
                             t.status(), time(t.at()), t.message() == null ? "" : t.message()))
                 .toList(),
         decisions,
-        notice);
+        notice,
+        rec == null || rec.traceId() == null ? "" : rec.traceId());
   }
 
   /** Whether a caller of this role may approve, discard and cancel (the API's rule). */

@@ -9,6 +9,7 @@ import dev.stagecraft.planner.service.run.driver.LockEffects;
 import dev.stagecraft.planner.service.run.driver.OpenEffects;
 import dev.stagecraft.planner.service.run.driver.OpenedRuns;
 import dev.stagecraft.planner.service.run.driver.RunDriver;
+import dev.stagecraft.planner.service.run.driver.RunTracing;
 import dev.stagecraft.planner.service.run.driver.TransitionEffects;
 import dev.stagecraft.planner.service.run.driver.TransitionPublisher;
 import dev.stagecraft.planner.service.run.journal.RecordingLane;
@@ -80,6 +81,7 @@ public final class RunCoordinator implements AutoCloseable {
   private final RunEventIntake eventIntake;
   private final RunTicks ticks;
   private volatile RunObserver observer = RunObserver.NONE;
+  private volatile RunTracing tracing = RunTracing.NONE;
   private volatile RunRequestRecorder requestRecorder = RunRequestRecorder.NONE;
   private volatile Supplier<Instant> brokerOutages = () -> Instant.EPOCH;
   private volatile RunJournal.Recorder journalRecorder;
@@ -183,12 +185,15 @@ public final class RunCoordinator implements AutoCloseable {
     return this;
   }
 
-  /**
-   * Tells {@code observer} of every transition from now on (the planner records runs with it). Call
-   * once, before runs start.
-   */
+  /** Tells {@code observer} of every transition (the planner records runs with it); call once. */
   public RunCoordinator withObserver(RunObserver observer) {
     this.observer = observer;
+    return this;
+  }
+
+  /** Marks runs' traces with {@code tracing} (docs/adr/0083). Call once, before runs start. */
+  public RunCoordinator withTracing(RunTracing tracing) {
+    this.tracing = tracing;
     return this;
   }
 
@@ -344,7 +349,8 @@ public final class RunCoordinator implements AutoCloseable {
             initial,
             new RunDecider(approvalTimeout, actionLease, dispatchLease),
             new RunEffects(parts(), run),
-            new RunEventJournal(run, observer, clock));
+            new RunEventJournal(run, observer, clock),
+            tracing);
     // listed only once it has its driver: the lease timer ticks every listed run
     runs.put(run.id, run);
     run.decide(first);

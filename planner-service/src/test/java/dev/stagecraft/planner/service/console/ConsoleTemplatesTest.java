@@ -39,7 +39,8 @@ class ConsoleTemplatesTest {
         List.of(),
         null,
         List.of(),
-        Map.of());
+        Map.of(),
+        "4bf92f3577b34da6a3ce929d0e0e4736");
   }
 
   @Test
@@ -75,6 +76,57 @@ class ConsoleTemplatesTest {
         .doesNotContain("<img src=x")
         .doesNotContain("r<b>1");
     assertThat(html).contains("id=\"approve\"").contains("value=\"sha256:abc\"");
+  }
+
+  @Test
+  void theRunPageShowsTheRunsTraceIdWhenItHasOne() {
+    var recorded =
+        new RunView.Recorded(
+            Instant.EPOCH,
+            "",
+            "u",
+            null,
+            null,
+            null,
+            List.of(),
+            null,
+            List.of(),
+            Map.of(),
+            "4bf92f3577b34da6a3ce929d0e0e4736");
+    var view =
+        new RunView(
+            "r1",
+            "acme",
+            "ws",
+            "applied",
+            true,
+            "",
+            null,
+            null,
+            Instant.EPOCH,
+            false,
+            null,
+            recorded,
+            List.of());
+    assertThat(templates.render("run", RunPages.run(chrome, view, false, null)))
+        .contains("<code id=\"trace-id\">4bf92f3577b34da6a3ce929d0e0e4736</code>");
+    var untraced =
+        new RunView(
+            "r1",
+            "acme",
+            "ws",
+            "applied",
+            true,
+            "",
+            null,
+            null,
+            Instant.EPOCH,
+            false,
+            null,
+            null,
+            List.of());
+    assertThat(templates.render("run", RunPages.run(chrome, untraced, false, null)))
+        .doesNotContain("trace-id");
   }
 
   @Test

@@ -2,12 +2,18 @@ package dev.stagecraft.planner.service.adapter.clients;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.stagecraft.planner.service.run.WorkspaceLocks;
+import dev.stagecraft.platform.tracing.Tracing;
 import dev.stagecraft.servicekit.http.InternalHttp;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanContext;
+import io.opentelemetry.context.Context;
+import io.opentelemetry.context.Scope;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -29,6 +35,7 @@ public final class HttpWorkspaceLocks implements WorkspaceLocks {
 
   private final InternalHttp http;
   private final RideOut rideOut;
+  private volatile Function<String, SpanContext> runTraces = id -> SpanContext.getInvalid();
 
   public HttpWorkspaceLocks(InternalHttp http) {
     this(http, UNAVAILABLE_BUDGET, Duration.ofMillis(250));
@@ -41,6 +48,16 @@ public final class HttpWorkspaceLocks implements WorkspaceLocks {
   public HttpWorkspaceLocks(InternalHttp http, Duration unavailableBudget, Duration firstPause) {
     this.http = http;
     this.rideOut = new RideOut(unavailableBudget, firstPause);
+  }
+
+  /**
+   * Makes each acquire a span {@code lock acquire} in the trace of the run that holds the lock
+   * ({@code runTraces}: a run id's root span, docs/adr/0083): the run asks from a thread of its
+   * own, which has no trace context. Call once, before runs start.
+   */
+  public HttpWorkspaceLocks withRunTraces(Function<String, SpanContext> runTraces) {
+    this.runTraces = runTraces;
+    return this;
   }
 
   private InternalHttp.Response repeatWhileUnavailable(Supplier<InternalHttp.Response> request) {
@@ -80,9 +97,26 @@ public final class HttpWorkspaceLocks implements WorkspaceLocks {
     if (coalescingKey != null) {
       body.put("coalescingKey", coalescingKey);
     }
-    InternalHttp.Response r =
-        repeatWhileUnavailable(
-            () -> http.post(path(tenant, workspace), body, Duration.ofSeconds(waitSeconds + 10L)));
+    InternalHttp.Response r;
+    Span span = Span.getInvalid();
+    if (Tracing.enabled()) {
+      span =
+          Tracing.tracer()
+              .spanBuilder("lock acquire")
+              .setParent(Context.current().with(Span.wrap(runTraces.apply(holder))))
+              .setAttribute(Tracing.TENANT, tenant)
+              .setAttribute(Tracing.WORKSPACE, workspace)
+              .setAttribute(Tracing.RUN, holder)
+              .startSpan();
+    }
+    try (Scope ignored = span.makeCurrent()) {
+      r =
+          repeatWhileUnavailable(
+              () ->
+                  http.post(path(tenant, workspace), body, Duration.ofSeconds(waitSeconds + 10L)));
+    } finally {
+      span.end();
+    }
     JsonNode json = r.json();
     if (r.status() == 200) {
       return new Granted(json.get("lockId").asText(), json.get("fencingToken").asLong());

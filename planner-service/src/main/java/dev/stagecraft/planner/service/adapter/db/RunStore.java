@@ -31,6 +31,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.function.Function;
 import java.util.stream.Collectors;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
@@ -63,6 +64,7 @@ public final class RunStore implements RunObserver {
    *
    * @param message the message of the latest transition (as the live run summary has it)
    * @param requestMessage the message the run was requested with
+   * @param traceId the trace id of the run's trace (docs/adr/0083); null when tracing was off
    */
   public record RunRecord(
       String id,
@@ -82,7 +84,8 @@ public final class RunStore implements RunObserver {
       List<String> variables,
       RunSource source,
       List<VariableUse> variableSources,
-      Map<String, Long> variableVersions) {}
+      Map<String, Long> variableVersions,
+      String traceId) {}
 
   /** A recorded transition. */
   public record Transition(long sequence, String status, String message, Instant at) {}
@@ -94,12 +97,32 @@ public final class RunStore implements RunObserver {
   private final Clock clock;
   private final String instanceId;
   private final SecretsKeyring secrets;
+  private volatile Function<String, String> traceParents = id -> null;
 
   public RunStore(DataSource dataSource, Clock clock, String instanceId, SecretsKeyring secrets) {
     this.dataSource = dataSource;
     this.clock = clock;
     this.instanceId = instanceId;
     this.secrets = secrets;
+  }
+
+  /**
+   * Records each run's trace parent as {@code traceParents} gives it (run id to W3C traceparent;
+   * null: none), docs/adr/0083. Call once, before runs start.
+   */
+  public RunStore withTraceParents(Function<String, String> traceParents) {
+    this.traceParents = traceParents;
+    return this;
+  }
+
+  /** The traceparent recorded for a run (any tenant), or null. */
+  public String traceParent(String runId) throws SQLException {
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement ps =
+            Sql.prepare(c, "SELECT trace_parent FROM planner.runs WHERE id = ?", runId);
+        ResultSet rs = ps.executeQuery()) {
+      return rs.next() ? rs.getString(1) : null;
+    }
   }
 
   @Override
@@ -117,14 +140,15 @@ public final class RunStore implements RunObserver {
           c,
           "INSERT INTO planner.runs (tenant, id, workspace, status, status_message, plan_digest,"
               + " created_at, updated_at, requested_by, instance_id, last_sequence,"
-              + " approved_changes)"
-              + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb)"
+              + " approved_changes, trace_parent)"
+              + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?)"
               + " ON CONFLICT (id) DO UPDATE SET status = excluded.status,"
               + " status_message = excluded.status_message,"
               + " plan_digest = coalesce(excluded.plan_digest, planner.runs.plan_digest),"
               // written once, with the applying transition of an approved plan (ADR 0051)
               + " approved_changes = coalesce(planner.runs.approved_changes,"
               + " excluded.approved_changes),"
+              + " trace_parent = coalesce(planner.runs.trace_parent, excluded.trace_parent),"
               + " updated_at = excluded.updated_at, last_sequence = excluded.last_sequence"
               + " WHERE planner.runs.last_sequence < excluded.last_sequence"
               // a run another instance adopted is no longer this one's to record (ADR 0034)
@@ -140,7 +164,8 @@ public final class RunStore implements RunObserver {
           run.request().requestedBy(),
           instanceId,
           sequence,
-          approvedChanges == null ? null : documentsJson(approvedChanges));
+          approvedChanges == null ? null : documentsJson(approvedChanges),
+          traceParents.apply(run.id()));
       Sql.update(
           c,
           "INSERT INTO planner.run_transitions (tenant, run_id, sequence, status, message, at)"
@@ -505,7 +530,8 @@ public final class RunStore implements RunObserver {
   private static final String SELECT =
       "SELECT id, tenant, workspace, status, status_message, message, plan_digest, created_at,"
           + " updated_at, requested_by, approved_by, approved_at, configuration_version,"
-          + " variables::text, source::text, variable_sources::text FROM planner.runs";
+          + " variables::text, source::text, variable_sources::text, trace_parent"
+          + " FROM planner.runs";
 
   private static RunRecord record(ResultSet rs) throws SQLException {
     String status = rs.getString(4);
@@ -530,7 +556,13 @@ public final class RunStore implements RunObserver {
         names,
         source(rs.getString(15)),
         uses(rs.getString(16)),
-        versions(rs.getString(16)));
+        versions(rs.getString(16)),
+        traceId(rs.getString(17)));
+  }
+
+  /** The trace id of a W3C traceparent ({@code 00-<trace id>-<span id>-<flags>}). */
+  private static String traceId(String traceParent) {
+    return traceParent == null || traceParent.length() < 35 ? null : traceParent.substring(3, 35);
   }
 
   private static RunSource source(String json) {

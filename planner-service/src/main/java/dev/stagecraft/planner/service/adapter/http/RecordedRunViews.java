@@ -35,7 +35,8 @@ final class RecordedRunViews {
         r.variables(),
         r.source(),
         r.variableSources(),
-        r.variableVersions());
+        r.variableVersions(),
+        r.traceId());
   }
 
   static List<RunView.Transition> transitions(List<RunStore.Transition> recorded) {

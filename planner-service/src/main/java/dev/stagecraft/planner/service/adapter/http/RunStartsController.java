@@ -12,6 +12,7 @@ import dev.stagecraft.planner.service.run.intake.RunIntake;
 import dev.stagecraft.planner.service.run.intake.Submission;
 import dev.stagecraft.planner.service.run.view.RunReference;
 import dev.stagecraft.planner.service.run.view.RunSummaryView;
+import dev.stagecraft.servicekit.tracing.TraceServerFilter;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.HttpRequest;
 import io.micronaut.http.HttpResponse;
@@ -22,6 +23,7 @@ import io.micronaut.http.annotation.Header;
 import io.micronaut.http.annotation.Post;
 import io.micronaut.scheduling.TaskExecutors;
 import io.micronaut.scheduling.annotation.ExecuteOn;
+import io.opentelemetry.context.Scope;
 import java.sql.SQLException;
 import java.util.Map;
 import java.util.Optional;
@@ -150,7 +152,8 @@ public class RunStartsController {
     if (invalidKey != null) {
       return invalidKey;
     }
-    try {
+    // the run's trace links this request's span as its trigger (docs/adr/0083)
+    try (Scope traced = TraceServerFilter.spanOf(request).makeCurrent()) {
       return answer(tenant, intake.accept(submission(principal, resolved, supportFiles, key)));
     } catch (RunIntakeBeans.RecordsUnavailable e) {
       throw e.sqlCause(); // answered as the database's unavailability

@@ -124,11 +124,11 @@ public class RunsController {
   /**
    * A run: live from the coordinator while this instance drives it (with its plan text), else as
    * recorded. Both carry the recorded fields (message, configuration version, variable names,
-   * transitions). A live run also says whether it waits for approval now ({@code awaitingApproval},
-   * and then until when: {@code approvalExpiresAt}); as recorded, it is false when the records can
-   * tell (ended, approved, or requested without approval: {@link
-   * RecordedRunViews#awaitingAsRecorded}) and absent otherwise (another instance drives the run,
-   * and only it knows).
+   * transitions, and {@code traceId}: the id of the run's trace when it was traced, docs/adr/0083).
+   * A live run also says whether it waits for approval now ({@code awaitingApproval}, and then
+   * until when: {@code approvalExpiresAt}); as recorded, it is false when the records can tell
+   * (ended, approved, or requested without approval: {@link RecordedRunViews#awaitingAsRecorded})
+   * and absent otherwise (another instance drives the run, and only it knows).
    */
   @Get("/runs/{id}")
   public HttpResponse<?> get(HttpRequest<?> request, @PathVariable String id) throws SQLException {

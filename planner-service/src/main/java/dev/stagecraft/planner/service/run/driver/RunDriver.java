@@ -53,6 +53,7 @@ public final class RunDriver implements AutoCloseable {
   private final RunDecider decider;
   private final EffectHandler handler;
   private final Listener listener;
+  private final RunTracing tracing;
   private final BlockingDeque<Entry> mailbox = new LinkedBlockingDeque<>();
   private final ReentrantLock stopping = new ReentrantLock();
   private final CompletableFuture<RunState> ended = new CompletableFuture<>();
@@ -61,12 +62,18 @@ public final class RunDriver implements AutoCloseable {
   private boolean stopped; // guarded by stopping
 
   private RunDriver(
-      RunState initial, RunDecider decider, EffectHandler handler, Listener listener) {
+      RunState initial,
+      RunDecider decider,
+      EffectHandler handler,
+      Listener listener,
+      RunTracing tracing) {
+    this.tracing = tracing;
     this.state = initial;
     this.decider = decider;
     this.handler = handler;
     this.listener = listener;
-    this.thread = Thread.ofVirtual().name("run-" + initial.runId()).unstarted(this::drain);
+    this.thread =
+        Thread.ofVirtual().name("run-" + initial.runId()).unstarted(tracing.carry(this::drain));
   }
 
   /** Starts the driver of the run in {@code initial}; its first command is usually a start. */
@@ -77,7 +84,17 @@ public final class RunDriver implements AutoCloseable {
   /** Like {@link #start(RunState, RunDecider, EffectHandler)}, telling {@code listener}. */
   public static RunDriver start(
       RunState initial, RunDecider decider, EffectHandler handler, Listener listener) {
-    RunDriver driver = new RunDriver(initial, decider, handler, listener);
+    return start(initial, decider, handler, listener, RunTracing.NONE);
+  }
+
+  /** Like {@link #start(RunState, RunDecider, EffectHandler, Listener)}, marking its trace. */
+  public static RunDriver start(
+      RunState initial,
+      RunDecider decider,
+      EffectHandler handler,
+      Listener listener,
+      RunTracing tracing) {
+    RunDriver driver = new RunDriver(initial, decider, handler, listener, tracing);
     driver.thread.start();
     return driver;
   }
@@ -125,7 +142,9 @@ public final class RunDriver implements AutoCloseable {
     RunSettings settings = state.settings();
     // what the run's thread logs names the run (JSON logs; the thread is the run's alone)
     try (RunLogContext logContext =
-        RunLogContext.open(settings.tenant(), settings.workspace(), state.runId(), null)) {
+            RunLogContext.open(settings.tenant(), settings.workspace(), state.runId(), null);
+        RunTracing.Mark traced =
+            tracing.enter(settings.tenant(), settings.workspace(), state.runId())) {
       while (true) {
         Entry next = nextOrStop();
         if (next == null) {
@@ -183,7 +202,7 @@ public final class RunDriver implements AutoCloseable {
           }
         };
     for (RunEffect effect : decision.effects()) {
-      try {
+      try (RunTracing.Mark marked = tracing.effect(effect, next)) {
         handler.handle(effect, next, reply);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();

@@ -46,6 +46,7 @@ public record RunView(
    * @param variableSources every variable it used and where its value came from (never a value)
    * @param variableVersions the versions of the workspace's variables and of each variable set it
    *     read ({@code workspace}, {@code set:NAME})
+   * @param traceId the id of the run's trace (docs/adr/0083); null when tracing was off
    */
   public record Recorded(
       Instant updatedAt,
@@ -57,7 +58,8 @@ public record RunView(
       List<String> variables,
       RunSource source,
       List<VariableUse> variableSources,
-      Map<String, Long> variableVersions) {}
+      Map<String, Long> variableVersions,
+      String traceId) {}
 
   /** A recorded transition. */
   public record Transition(long sequence, String status, String message, Instant at) {}

@@ -45,7 +45,8 @@ class RunViewsJsonTest {
           List.of("region"),
           null,
           List.of(),
-          Map.of());
+          Map.of(),
+          "4bf92f3577b34da6a3ce929d0e0e4736");
   private final List<RunView.Transition> transitions =
       List.of(new RunView.Transition(1, "pending", null, T0));
 
@@ -63,6 +64,7 @@ class RunViewsJsonTest {
                 + "\"requestedBy\":\"deployer@acme\",\"approvedBy\":null,\"approvedAt\":null,"
                 + "\"configurationVersion\":\"cv-1\",\"variables\":[\"region\"],"
                 + "\"source\":null,\"variableSources\":[],\"variableVersions\":{},"
+                + "\"traceId\":\"4bf92f3577b34da6a3ce929d0e0e4736\","
                 + "\"transitions\":[{\"sequence\":1,\"status\":\"pending\",\"message\":null,"
                 + "\"at\":\"2026-11-29T06:05:04.123Z\"}]}");
   }

@@ -1,0 +1,11 @@
+package dev.stagecraft.planner.service.adapter.http;
+
+import dev.stagecraft.servicekit.tracing.TraceServerFilter;
+import io.micronaut.http.annotation.Filter;
+
+/**
+ * A server span for every request, child of the caller's (docs/adr/0083; {@link
+ * TraceServerFilter}).
+ */
+@Filter("/**")
+public class ServerTraces extends TraceServerFilter {}
