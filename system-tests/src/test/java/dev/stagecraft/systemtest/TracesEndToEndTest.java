@@ -4,9 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.stagecraft.devstack.StackService;
 import dev.stagecraft.schemas.EventCodec;
 import dev.stagecraft.systemtest.OtlpReceiver.ReceivedSpan;
 import dev.stagecraft.systemtest.SharedStack.CliResult;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -41,7 +43,9 @@ class TracesEndToEndTest {
                 "OTEL_EXPORTER_OTLP_ENDPOINT",
                 receiver.endpoint(),
                 "OTEL_BSP_SCHEDULE_DELAY",
-                "200"));
+                "200",
+                "STAGECRAFT_LOG_FORMAT",
+                "json"));
   }
 
   @AfterAll
@@ -130,6 +134,17 @@ class TracesEndToEndTest {
             s -> {
               assertThat(s.service()).isEqualTo("lock-service");
               assertThat(byId.get(s.parentSpanId()).service()).isEqualTo("planner-service");
+            });
+
+    // a JSON log line about the run names its trace (docs/operations.md "Logs"); the executor logs
+    // each action it runs (the planner, a run that goes well on its thread: nothing)
+    Path log = stack.stack().layout().serviceLog(StackService.EXECUTOR);
+    assertThat(Files.readAllLines(log).stream().filter(l -> l.startsWith("{")))
+        .anySatisfy(
+            l -> {
+              JsonNode line = EventCodec.mapper().readTree(l);
+              assertThat(line.at("/mdc/run").asText()).isEqualTo(runId);
+              assertThat(line.at("/mdc/trace").asText()).isEqualTo(traceId);
             });
   }
 

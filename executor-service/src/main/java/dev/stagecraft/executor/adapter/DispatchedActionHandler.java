@@ -307,6 +307,7 @@ final class DispatchedActionHandler implements EventConsumer.Handler {
     try (RunLogContext logContext =
             RunLogContext.open(event.tenant(), event.workspace(), runId, action.actionId());
         Scope traced = span.makeCurrent()) {
+      logContext.withCurrentTrace(); // the action's span, current now
       String canceled =
           runId == null ? null : canceledBecause(runId, event.tenant(), event.workspace());
       if (canceled != null) {

@@ -145,6 +145,7 @@ public final class RunDriver implements AutoCloseable {
             RunLogContext.open(settings.tenant(), settings.workspace(), state.runId(), null);
         RunTracing.Mark traced =
             tracing.enter(settings.tenant(), settings.workspace(), state.runId())) {
+      logContext.withCurrentTrace(); // the run's root, current now
       while (true) {
         Entry next = nextOrStop();
         if (next == null) {
