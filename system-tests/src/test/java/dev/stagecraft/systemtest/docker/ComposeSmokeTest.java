@@ -14,7 +14,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.UUID;
@@ -188,30 +187,7 @@ class ComposeSmokeTest {
 
   /** {@code stagecraft -chdir=DIR ARGS...} pointed at the planner at {@code planner}. */
   private Cli cli(String planner, Path dir, String token, String... args) throws IOException {
-    Path root = DockerEngine.repoRoot();
-    List<String> command =
-        new ArrayList<>(
-            List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-jar",
-                root.resolve("cli/target/stagecraft-cli-app.jar").toString(),
-                "-chdir=" + dir));
-    command.addAll(List.of(args));
-    Path home = Files.createDirectories(tmp.resolve("home"));
-    DockerEngine.Result r =
-        DockerEngine.run(
-            root,
-            Map.of(
-                "STAGECRAFT_ADDR",
-                planner,
-                "STAGECRAFT_TOKEN",
-                token,
-                "HOME",
-                home.toString(),
-                "STAGECRAFT_HOME",
-                home.toString()),
-            Duration.ofMinutes(5),
-            command);
+    DockerEngine.Result r = DockerEngine.cli(planner, token, tmp.resolve("home"), dir, args);
     return new Cli(r.exitCode(), r.output());
   }
 

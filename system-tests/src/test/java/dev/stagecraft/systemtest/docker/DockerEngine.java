@@ -8,6 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -48,6 +49,37 @@ public final class DockerEngine {
   public static void buildImages() throws IOException {
     Result r = run(repoRoot(), Map.of(), Duration.ofMinutes(30), List.of("dev/images", "--no-env"));
     assertThat(r.exitCode()).as("dev/images:\n%s", r.output()).isZero();
+  }
+
+  /**
+   * {@code stagecraft -chdir=DIR ARGS...}: the packaged CLI pointed at {@code planner} with {@code
+   * token}, its home (config, known hosts) in {@code home}.
+   */
+  public static Result cli(String planner, String token, Path home, Path dir, String... args)
+      throws IOException {
+    Path root = repoRoot();
+    List<String> command =
+        new ArrayList<>(
+            List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-jar",
+                root.resolve("cli/target/stagecraft-cli-app.jar").toString(),
+                "-chdir=" + dir));
+    command.addAll(List.of(args));
+    Files.createDirectories(home);
+    return run(
+        root,
+        Map.of(
+            "STAGECRAFT_ADDR",
+            planner,
+            "STAGECRAFT_TOKEN",
+            token,
+            "HOME",
+            home.toString(),
+            "STAGECRAFT_HOME",
+            home.toString()),
+        Duration.ofMinutes(5),
+        command);
   }
 
   /** Runs {@code command} in {@code dir} with {@code env} added; kills it after {@code timeout}. */

@@ -380,26 +380,8 @@ class DockerTopologyTest {
 
   /** {@code stagecraft -chdir=DIR ARGS...}: the packaged CLI, pointed at the planner container. */
   private static Cli cli(Path dir, String... args) throws IOException {
-    Path root = DockerEngine.repoRoot();
-    List<String> command =
-        new ArrayList<>(
-            List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-jar",
-                root.resolve("cli/target/stagecraft-cli-app.jar").toString(),
-                "-chdir=" + dir));
-    command.addAll(List.of(args));
-    Path home = Files.createDirectories(tmp.resolve("home"));
     DockerEngine.Result r =
-        DockerEngine.run(
-            root,
-            Map.of(
-                "STAGECRAFT_ADDR", topology.plannerUrl(),
-                "STAGECRAFT_TOKEN", token,
-                "HOME", home.toString(),
-                "STAGECRAFT_HOME", home.toString()),
-            Duration.ofMinutes(5),
-            command);
+        DockerEngine.cli(topology.plannerUrl(), token, tmp.resolve("home"), dir, args);
     return new Cli(r.exitCode(), r.output());
   }
 
