@@ -99,7 +99,15 @@ public final class TriggerLatencyBenchmark {
     // run is printed below: it shows whether the warm-up was long enough)
     int warmUp =
         Math.max(workspaces, args.length > 3 ? Integer.parseInt(args[3]) : 100 * workspaces);
-    SharedStack stack = SharedStack.get();
+    // a fifth argument "traced": every service exports its spans (ADR 0083, sampled at 100%) to
+    // an OTLP/HTTP receiver in this process, the harness's tracing-overhead comparison
+    boolean traced = args.length > 4 && args[4].equals("traced");
+    OtlpReceiver receiver = traced ? new OtlpReceiver() : null;
+    SharedStack stack =
+        traced
+            ? SharedStack.dedicated(
+                "latency-traced", Map.of("OTEL_EXPORTER_OTLP_ENDPOINT", receiver.endpoint()))
+            : SharedStack.get();
     String prefix = "lat-" + UUID.randomUUID().toString().substring(0, 6) + "-";
     Map<String, Seen> seen = new ConcurrentHashMap<>();
     AtomicBoolean stop = new AtomicBoolean();
@@ -192,6 +200,10 @@ public final class TriggerLatencyBenchmark {
 
     Floor floor = measureFloor(stack, floorSamples);
     stack.stop();
+    if (receiver != null) {
+      out.printf(Locale.ROOT, "spans received: %d%n", receiver.spans().size());
+      receiver.close();
+    }
     out.printf(
         Locale.ROOT,
         "runs=%d workspaces=%d warm-up runs=%d chain=%d (local-exec \"true\"), one run at a"
