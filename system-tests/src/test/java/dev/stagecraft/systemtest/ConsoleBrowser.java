@@ -64,6 +64,30 @@ final class ConsoleBrowser implements AutoCloseable {
     browser.quit();
   }
 
+  /**
+   * Whether the page is shown as on a phone (390 CSS pixels wide, Chromium's device emulation) or
+   * in the desktop window again.
+   */
+  void phone(boolean on) {
+    ChromeDriver chrome = (ChromeDriver) browser;
+    if (on) {
+      chrome.executeCdpCommand(
+          "Emulation.setDeviceMetricsOverride",
+          Map.of("width", 390, "height", 844, "deviceScaleFactor", 2, "mobile", true));
+    } else {
+      chrome.executeCdpCommand("Emulation.clearDeviceMetricsOverride", Map.of());
+    }
+  }
+
+  /** Whether the page is wider than its viewport (a phone would scroll it sideways). */
+  boolean overflowsSideways() {
+    return (Boolean)
+        ((JavascriptExecutor) browser)
+            .executeScript(
+                "return document.documentElement.scrollWidth"
+                    + " > document.documentElement.clientWidth;");
+  }
+
   /** Signed out: the sign-in page with no cookies. */
   void signOut() {
     browser.get(stack.plannerUrl() + "/console/sign-in");
@@ -96,15 +120,21 @@ final class ConsoleBrowser implements AutoCloseable {
 
   /** A same-origin GET from the page: status and text. */
   Map<?, ?> fetch(String path) {
+    return fetch(path, Map.of());
+  }
+
+  /** A same-origin GET from the page with {@code headers}: status and text. */
+  Map<?, ?> fetch(String path, Map<String, String> headers) {
     Object result =
         ((JavascriptExecutor) browser)
             .executeAsyncScript(
                 "var done = arguments[arguments.length - 1];"
-                    + "fetch(arguments[0], {credentials: 'same-origin'})"
+                    + "fetch(arguments[0], {credentials: 'same-origin', headers: arguments[1]})"
                     + ".then(function (r) { return r.text().then(function (t) {"
                     + " done({status: r.status, text: t}); }); })"
                     + ".catch(function (e) { done({status: -1, text: String(e)}); });",
-                path);
+                path,
+                headers);
     return (Map<?, ?>) result;
   }
 
@@ -151,32 +181,34 @@ final class ConsoleBrowser implements AutoCloseable {
   }
 
   String startRun(String token, String ws, String stateKey) throws Exception {
+    return startRunOf(
+        token,
+        ws,
+        """
+        resource "stateful_provisioning" "a" {
+          state_key = "%s"
+          provisioner "local-exec" {
+            command = "echo console-line-a"
+          }
+        }
+        resource "stateful_provisioning" "b" {
+          state_key = "b"
+          provisioner "local-exec" {
+            command = "echo console-line-b"
+          }
+        }
+        """
+            .formatted(stateKey));
+  }
+
+  /** Starts a run of {@code mainTf} in {@code ws}; its id. */
+  String startRunOf(String token, String ws, String mainTf) throws Exception {
     String body =
         api(
             "POST",
             "/api/v1/runs",
             token,
-            Map.of(
-                "workspace",
-                ws,
-                "files",
-                Map.of(
-                    "main.tf",
-                    """
-                    resource "stateful_provisioning" "a" {
-                      state_key = "%s"
-                      provisioner "local-exec" {
-                        command = "echo console-line-a"
-                      }
-                    }
-                    resource "stateful_provisioning" "b" {
-                      state_key = "b"
-                      provisioner "local-exec" {
-                        command = "echo console-line-b"
-                      }
-                    }
-                    """
-                        .formatted(stateKey))));
+            Map.of("workspace", ws, "files", Map.of("main.tf", mainTf)));
     return JSON.readTree(body).get("id").asText();
   }
 
