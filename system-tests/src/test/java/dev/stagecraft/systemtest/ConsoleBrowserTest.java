@@ -346,6 +346,21 @@ class ConsoleBrowserTest {
         .contains(stack.plannerUrl() + "/api/v1/hooks/run-requests");
     c.shot("tenant");
     assertThat(c.seriousViolations()).as("axe-core on the tenant page").isEmpty();
+    c.phone(true);
+    try {
+      browser.navigate().refresh();
+      assertThat(c.overflowsSideways()).as("the tenant page on a phone").isFalse();
+      WebElement example = browser.findElement(By.id("webhook-example"));
+      assertThat(example.getText()).contains("/api/v1/hooks/run-requests");
+      assertThat(
+              ((JavascriptExecutor) browser)
+                  .executeScript(
+                      "var e = arguments[0]; return e.scrollWidth <= e.clientWidth;", example))
+          .as("the curl example wraps instead of scrolling")
+          .isEqualTo(true);
+    } finally {
+      c.phone(false);
+    }
   }
 
   /** The serial of the newest state version {@code run} wrote, from the versions table. */

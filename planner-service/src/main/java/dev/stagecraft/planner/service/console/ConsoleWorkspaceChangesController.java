@@ -142,8 +142,19 @@ public class ConsoleWorkspaceChangesController {
                         HttpStatus.BAD_REQUEST,
                         "Could not roll back: the form named no state version; reload the page.");
                   }
-                  InternalHttp.Response answer =
-                      services.rollback(caller.session().token(), ws, Long.parseLong(serial));
+                  InternalHttp.Response answer;
+                  try {
+                    answer =
+                        services.rollback(caller.session().token(), ws, Long.parseLong(serial));
+                  } catch (InternalHttp.Unreachable e) {
+                    return pages.page(
+                        request,
+                        caller,
+                        ws,
+                        HttpStatus.SERVICE_UNAVAILABLE,
+                        "Could not roll back: the state service cannot be reached now; the"
+                            + " versions below say whether it happened.");
+                  }
                   if (answer.status() == 423) {
                     return locked(request, caller, ws, "roll back");
                   }
