@@ -79,6 +79,15 @@ final class ConsoleBrowser implements AutoCloseable {
     }
   }
 
+  /** Cuts the browser off the network (Chromium's network emulation), or connects it again. */
+  void offline(boolean on) {
+    ChromeDriver chrome = (ChromeDriver) browser;
+    chrome.executeCdpCommand("Network.enable", Map.of());
+    chrome.executeCdpCommand(
+        "Network.emulateNetworkConditions",
+        Map.of("offline", on, "latency", 0, "downloadThroughput", -1, "uploadThroughput", -1));
+  }
+
   /** Whether the page is wider than its viewport (a phone would scroll it sideways). */
   boolean overflowsSideways() {
     return (Boolean)

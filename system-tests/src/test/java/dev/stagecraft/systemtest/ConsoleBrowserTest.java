@@ -115,6 +115,31 @@ class ConsoleBrowserTest {
   }
 
   @Test
+  void aLostConnectionSaysSoOnTheRunsListWhichCatchesUpOnceItIsBack() throws Exception {
+    String ws = c.workspace(stack.token(), "console-offline-");
+    c.signIn(stack.token());
+    browser.get(stack.plannerUrl() + "/console/runs?workspace=" + ws);
+    By note = By.cssSelector("p.conn");
+    c.waitFor().until(ExpectedConditions.presenceOfElementLocated(note));
+    String run;
+    c.offline(true);
+    try {
+      c.waitFor().until(ExpectedConditions.textToBe(note, "Connection lost; retrying…"));
+      run = c.startRun(stack.token(), ws); // the API is reached outside the browser
+      c.awaitStatus(run, "planned");
+      assertThat(browser.findElements(By.cssSelector("tr[data-run='" + run + "']")))
+          .as("not shown while the browser is cut off")
+          .isEmpty();
+    } finally {
+      c.offline(false);
+    }
+    By row = By.cssSelector("tr[data-run='" + run + "'] .status");
+    c.waitFor().until(ExpectedConditions.textToBe(row, "planned"));
+    assertThat(browser.findElement(note).getText()).isEmpty();
+    c.api("POST", "/api/v1/runs/" + run + "/discard", stack.token(), Map.of());
+  }
+
+  @Test
   void aReaderSeesNoDecisionsAndItsForgedApprovalIsRefused() throws Exception {
     String ws = c.workspace(stack.token(), "console-reader-");
     String run = c.startRun(stack.token(), ws);
