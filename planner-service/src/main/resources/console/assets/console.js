@@ -49,7 +49,7 @@
       div.textContent = text;
       log.appendChild(div);
       lines++;
-      if (log.childElementCount > MAX_LINES + 1) {
+      if (log.childElementCount > MAX_LINES + (droppedNote.parentNode ? 1 : 0)) {
         if (!droppedNote.parentNode) { log.insertBefore(droppedNote, log.firstChild); }
         var first = droppedNote.nextSibling;
         log.removeChild(first); // a failed action stays red on the timeline
@@ -104,8 +104,9 @@
           bars[d.address] = { start: t, end: null, executor: m[1], el: el, label: label };
           order.push(d.address);
         }
-      } else if (d.address && bars[d.address] && !bars[d.address].end) {
-        bars[d.address].end = t;
+      } else if (d.address && bars[d.address]) {
+        // a failed step's error ends the bar; the action's "failed" outcome follows it
+        if (!bars[d.address].end) { bars[d.address].end = t; }
         if (failed) { bars[d.address].el.className = "bar failed"; }
       }
       draw();

@@ -5,14 +5,6 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.File;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -24,104 +16,87 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.openqa.selenium.By;
 import org.openqa.selenium.JavascriptExecutor;
-import org.openqa.selenium.OutputType;
-import org.openqa.selenium.TakesScreenshot;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
-import org.openqa.selenium.chrome.ChromeDriver;
-import org.openqa.selenium.chrome.ChromeDriverService;
-import org.openqa.selenium.chrome.ChromeOptions;
 import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.Select;
-import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
  * The web console in a real browser (Debian's headless Chromium, driven through its chromedriver;
  * no browser or driver is downloaded) against the shared stack: sign-in, the runs list changing
  * without a reload, a run's plan, live log and timeline, approval from the page, a reader's page
- * and forged posts, CSRF, and another tenant's run. One browser for the class. Screenshots of the
- * main pages land in {@code target/console-screenshots} (copied to docs/console).
+ * and forged posts, CSRF, and another tenant's run. One browser for the class ({@link
+ * ConsoleBrowser}). Screenshots of the main pages land in {@code target/console-screenshots}
+ * (copied to docs/console).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ConsoleBrowserTest {
-  private static final ObjectMapper JSON = new ObjectMapper();
-  private static final HttpClient HTTP = HttpClient.newHttpClient();
-  private static final Duration WAIT = Duration.ofSeconds(90);
+  private static final ObjectMapper JSON = ConsoleBrowser.JSON;
+  private static final Duration WAIT = ConsoleBrowser.WAIT;
 
+  ConsoleBrowser c;
   SharedStack stack;
   WebDriver browser;
-  Path screenshots;
 
   @BeforeAll
   void startStackAndBrowser() throws Exception {
-    stack = SharedStack.get();
-    ChromeDriverService service =
-        new ChromeDriverService.Builder()
-            .usingDriverExecutable(new File("/usr/bin/chromedriver"))
-            .usingAnyFreePort()
-            .build();
-    ChromeOptions options = new ChromeOptions();
-    options.setBinary("/usr/bin/chromium");
-    options.addArguments(
-        "--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1100,900");
-    browser = new ChromeDriver(service, options);
-    screenshots = Path.of("target", "console-screenshots");
-    Files.createDirectories(screenshots);
+    c = new ConsoleBrowser();
+    stack = c.stack;
+    browser = c.browser;
   }
 
   @AfterAll
   void stopBrowser() {
-    if (browser != null) {
-      browser.quit();
+    if (c != null) {
+      c.close();
     }
   }
 
   @BeforeEach
   void signedOut() {
-    browser.get(stack.plannerUrl() + "/console/sign-in");
-    browser.manage().deleteAllCookies();
+    c.signOut();
   }
 
   @Test
   void aRunStartedThroughTheApiAppearsChangesStateAndIsApprovedFromItsPage() throws Exception {
-    String ws = workspace(stack.token(), "console-");
-    signIn(stack.token());
+    String ws = c.workspace(stack.token(), "console-");
+    c.signIn(stack.token());
     browser.get(stack.plannerUrl() + "/console/runs?workspace=" + ws);
     assertThat(browser.findElement(By.tagName("h1")).getText()).isEqualTo("Runs");
     ((JavascriptExecutor) browser).executeScript("window.notReloaded = true;");
 
-    Map<?, ?> script = fetch("/console/assets/console.js");
+    Map<?, ?> script = c.fetch("/console/assets/console.js");
     assertThat(script.get("status")).as("the console's script").isEqualTo(200L);
-    waitFor().until(ExpectedConditions.presenceOfElementLocated(By.cssSelector("p.conn")));
-    String run = startRun(stack.token(), ws);
+    c.waitFor().until(ExpectedConditions.presenceOfElementLocated(By.cssSelector("p.conn")));
+    String run = c.startRun(stack.token(), ws);
     await()
         .atMost(WAIT)
         .untilAsserted(
             () -> {
-              Map<?, ?> live = fetch("/console/runs/live?workspace=" + ws);
+              Map<?, ?> live = c.fetch("/console/runs/live?workspace=" + ws);
               assertThat(live.get("status")).as("the list's live part").isEqualTo(200L);
               assertThat((String) live.get("text")).as("the list's live part").contains(run);
             });
     By row = By.cssSelector("tr[data-run='" + run + "'] .status");
-    waitFor().until(ExpectedConditions.textToBe(row, "planned"));
+    c.waitFor().until(ExpectedConditions.textToBe(row, "planned"));
     assertThat(((JavascriptExecutor) browser).executeScript("return window.notReloaded"))
         .as("the list changed without a reload")
         .isEqualTo(true);
     assertThat(Integer.parseInt(browser.findElement(By.id("count-waiting")).getText()))
         .isGreaterThanOrEqualTo(1);
-    shot("runs");
-    assertThat(seriousViolations()).as("axe-core on the runs list").isEmpty();
+    c.shot("runs");
+    assertThat(c.seriousViolations()).as("axe-core on the runs list").isEmpty();
 
     browser.findElement(By.linkText(run)).click();
-    waitFor().until(ExpectedConditions.visibilityOfElementLocated(By.id("plan")));
+    c.waitFor().until(ExpectedConditions.visibilityOfElementLocated(By.id("plan")));
     assertThat(browser.findElement(By.id("plan")).getText())
         .contains("stateful_provisioning.a will be created")
         .contains("stateful_provisioning.b will be created");
     assertThat(browser.findElement(By.id("transitions")).getText()).contains("planned");
     browser.findElement(By.id("approve")).click();
 
-    waitFor().until(ExpectedConditions.textToBe(By.id("run-status"), "applied"));
-    waitFor()
+    c.waitFor().until(ExpectedConditions.textToBe(By.id("run-status"), "applied"));
+    c.waitFor()
         .until(ExpectedConditions.textToBePresentInElementLocated(By.id("log"), "console-line-a"));
     String log = browser.findElement(By.id("log")).getText();
     assertThat(log).contains("console-line-a").contains("console-line-b");
@@ -132,65 +107,90 @@ class ConsoleBrowserTest {
         .contains("stateful_provisioning.b on ");
     assertThat(browser.findElement(By.cssSelector(".facts")).getText()).contains("admin@dev");
     assertThat(browser.findElements(By.id("cancel"))).as("nothing to decide once ended").isEmpty();
-    shot("run");
+    c.shot("run");
     ((JavascriptExecutor) browser)
         .executeScript("document.getElementById('timeline-h').scrollIntoView();");
-    shot("run-log");
-    assertThat(seriousViolations()).as("axe-core on a run").isEmpty();
+    c.shot("run-log");
+    assertThat(c.seriousViolations()).as("axe-core on a run").isEmpty();
+  }
+
+  @Test
+  void aLostConnectionSaysSoOnTheRunsListWhichCatchesUpOnceItIsBack() throws Exception {
+    String ws = c.workspace(stack.token(), "console-offline-");
+    c.signIn(stack.token());
+    browser.get(stack.plannerUrl() + "/console/runs?workspace=" + ws);
+    By note = By.cssSelector("p.conn");
+    c.waitFor().until(ExpectedConditions.presenceOfElementLocated(note));
+    String run;
+    c.offline(true);
+    try {
+      c.waitFor().until(ExpectedConditions.textToBe(note, "Connection lost; retrying…"));
+      run = c.startRun(stack.token(), ws); // the API is reached outside the browser
+      c.awaitStatus(run, "planned");
+      assertThat(browser.findElements(By.cssSelector("tr[data-run='" + run + "']")))
+          .as("not shown while the browser is cut off")
+          .isEmpty();
+    } finally {
+      c.offline(false);
+    }
+    By row = By.cssSelector("tr[data-run='" + run + "'] .status");
+    c.waitFor().until(ExpectedConditions.textToBe(row, "planned"));
+    assertThat(browser.findElement(note).getText()).isEmpty();
+    c.api("POST", "/api/v1/runs/" + run + "/discard", stack.token(), Map.of());
   }
 
   @Test
   void aReaderSeesNoDecisionsAndItsForgedApprovalIsRefused() throws Exception {
-    String ws = workspace(stack.token(), "console-reader-");
-    String run = startRun(stack.token(), ws);
-    awaitStatus(run, "planned");
-    String reader = api("POST", "/api/v1/tokens", stack.token(), Map.of("role", "reader"));
-    signIn(JSON.readTree(reader).get("token").asText());
+    String ws = c.workspace(stack.token(), "console-reader-");
+    String run = c.startRun(stack.token(), ws);
+    c.awaitStatus(run, "planned");
+    String reader = c.api("POST", "/api/v1/tokens", stack.token(), Map.of("role", "reader"));
+    c.signIn(JSON.readTree(reader).get("token").asText());
     browser.get(stack.plannerUrl() + "/console/runs/" + run);
     assertThat(browser.findElement(By.id("run-status")).getText()).isEqualTo("planned");
     assertThat(browser.findElements(By.id("approve"))).isEmpty();
     assertThat(browser.findElements(By.id("cancel"))).isEmpty();
 
     String digest =
-        JSON.readTree(api("GET", "/api/v1/runs/" + run, stack.token(), null))
+        JSON.readTree(c.api("GET", "/api/v1/runs/" + run, stack.token(), null))
             .get("planDigest")
             .asText();
     String csrf = browser.findElement(By.name("_csrf")).getAttribute("value");
     Map<?, ?> forged =
-        post("/console/runs/" + run + "/approve", "_csrf=" + csrf + "&planDigest=" + digest);
+        c.post("/console/runs/" + run + "/approve", "_csrf=" + csrf + "&planDigest=" + digest);
     assertThat(forged.get("status")).isEqualTo(403L);
     assertThat((String) forged.get("text")).contains("A reader token cannot approve");
-    awaitStatus(run, "planned");
-    api("POST", "/api/v1/runs/" + run + "/discard", stack.token(), Map.of());
+    c.awaitStatus(run, "planned");
+    c.api("POST", "/api/v1/runs/" + run + "/discard", stack.token(), Map.of());
   }
 
   @Test
   void aPostWithoutTheCsrfTokenIsRefused() throws Exception {
-    String ws = workspace(stack.token(), "console-csrf-");
-    String run = startRun(stack.token(), ws);
-    awaitStatus(run, "planned");
-    signIn(stack.token());
+    String ws = c.workspace(stack.token(), "console-csrf-");
+    String run = c.startRun(stack.token(), ws);
+    c.awaitStatus(run, "planned");
+    c.signIn(stack.token());
     browser.get(stack.plannerUrl() + "/console/runs/" + run);
-    Map<?, ?> forged = post("/console/runs/" + run + "/cancel", "");
+    Map<?, ?> forged = c.post("/console/runs/" + run + "/cancel", "");
     assertThat(forged.get("status")).isEqualTo(403L);
     assertThat((String) forged.get("text")).contains("CSRF token is missing or wrong");
-    Map<?, ?> wrong = post("/console/runs/" + run + "/cancel", "_csrf=guessed");
+    Map<?, ?> wrong = c.post("/console/runs/" + run + "/cancel", "_csrf=guessed");
     assertThat(wrong.get("status")).isEqualTo(403L);
-    awaitStatus(run, "planned");
+    c.awaitStatus(run, "planned");
     browser.findElement(By.id("discard")).click();
-    waitFor().until(ExpectedConditions.textToBe(By.id("run-status"), "discarded"));
+    c.waitFor().until(ExpectedConditions.textToBe(By.id("run-status"), "discarded"));
   }
 
   @Test
   void anotherTenantsRunIsNotFoundAndSignOutEndsTheSession() throws Exception {
-    String ws = workspace(stack.token(), "console-tenant-");
-    String run = startRun(stack.token(), ws);
+    String ws = c.workspace(stack.token(), "console-tenant-");
+    String run = c.startRun(stack.token(), ws);
     String tenant = "console-" + UUID.randomUUID().toString().substring(0, 8);
     String other =
-        JSON.readTree(api("POST", "/api/v1/tenants", stack.token(), Map.of("name", tenant)))
+        JSON.readTree(c.api("POST", "/api/v1/tenants", stack.token(), Map.of("name", tenant)))
             .get("token")
             .asText();
-    signIn(other);
+    c.signIn(other);
     browser.get(stack.plannerUrl() + "/console/runs/" + run);
     assertThat(browser.findElement(By.tagName("h1")).getText()).isEqualTo("Not found");
     assertThat(browser.findElement(By.tagName("main")).getText())
@@ -199,11 +199,11 @@ class ConsoleBrowserTest {
     assertThat(browser.findElement(By.id("runs")).getText()).doesNotContain(run);
 
     browser.findElement(By.xpath("//button[text()='Sign out']")).click();
-    waitFor().until(ExpectedConditions.urlContains("/console/sign-in"));
+    c.waitFor().until(ExpectedConditions.urlContains("/console/sign-in"));
     browser.get(stack.plannerUrl() + "/console/runs");
-    waitFor().until(ExpectedConditions.urlContains("/console/sign-in"));
-    awaitStatus(run, "planned");
-    api("POST", "/api/v1/runs/" + run + "/discard", stack.token(), Map.of());
+    c.waitFor().until(ExpectedConditions.urlContains("/console/sign-in"));
+    c.awaitStatus(run, "planned");
+    c.api("POST", "/api/v1/runs/" + run + "/discard", stack.token(), Map.of());
   }
 
   @Test
@@ -211,26 +211,26 @@ class ConsoleBrowserTest {
     String description = "console-revoke-" + UUID.randomUUID();
     String token =
         JSON.readTree(
-                api(
+                c.api(
                     "POST",
                     "/api/v1/tokens",
                     stack.token(),
                     Map.of("role", "deployer", "description", description)))
             .get("token")
             .asText();
-    signIn(token);
+    c.signIn(token);
     assertThat(browser.findElement(By.cssSelector(".who")).getText()).contains("deployer");
     String id = null;
     for (JsonNode t :
-        JSON.readTree(api("GET", "/api/v1/tokens", stack.token(), null)).get("tokens")) {
+        JSON.readTree(c.api("GET", "/api/v1/tokens", stack.token(), null)).get("tokens")) {
       if (description.equals(t.path("description").asText())) {
         id = t.get("id").asText();
       }
     }
     assertThat(id).as("the token's id").isNotNull();
-    api("POST", "/api/v1/tokens/" + id + "/revoke", stack.token(), Map.of());
+    c.api("POST", "/api/v1/tokens/" + id + "/revoke", stack.token(), Map.of());
     // the planner's token check caches an answer for at most 15 s (TokenVerifier.TTL)
-    waitFor()
+    c.waitFor()
         .until(
             d -> {
               d.navigate().refresh();
@@ -241,32 +241,32 @@ class ConsoleBrowserTest {
   @Test
   void aWrongTokenIsRefusedAtSignIn() throws Exception {
     JsonNode discovery =
-        JSON.readTree(api("GET", "/.well-known/stagecraft.json", stack.token(), null));
+        JSON.readTree(c.api("GET", "/.well-known/stagecraft.json", stack.token(), null));
     assertThat(discovery.get("console").asText()).isEqualTo(stack.plannerUrl() + "/console");
     assertThat(discovery.get("openapi").asText()).endsWith("/api/v1/openapi.yml");
     browser.get(discovery.get("console").asText());
-    waitFor().until(ExpectedConditions.urlContains("/console/sign-in"));
-    shot("sign-in");
-    assertThat(seriousViolations()).as("axe-core on sign-in").isEmpty();
+    c.waitFor().until(ExpectedConditions.urlContains("/console/sign-in"));
+    c.shot("sign-in");
+    assertThat(c.seriousViolations()).as("axe-core on sign-in").isEmpty();
     browser.findElement(By.id("token")).sendKeys("not-a-token");
     browser.findElement(By.cssSelector("form.stack button")).click();
-    waitFor()
+    c.waitFor()
         .until(
             ExpectedConditions.textToBePresentInElementLocated(
                 By.cssSelector(".error"), "not valid"));
     browser.get(stack.plannerUrl() + "/console/runs");
-    waitFor().until(ExpectedConditions.urlContains("/console/sign-in"));
+    c.waitFor().until(ExpectedConditions.urlContains("/console/sign-in"));
   }
 
   @Test
   void anAdminForceUnlocksAHeldLockWithAReasonFromTheWorkspacePage() throws Exception {
-    String ws = workspace(stack.token(), "console-lock-");
+    String ws = c.workspace(stack.token(), "console-lock-");
     String lockId = "console-lock-" + UUID.randomUUID();
-    state(
+    c.state(
         "POST",
         "/api/v1/workspaces/" + ws + "/lock",
         Map.of("ID", lockId, "Operation", "OperationTypeApply", "Who", "someone@laptop"));
-    signIn(stack.token());
+    c.signIn(stack.token());
     browser.get(stack.plannerUrl() + "/console/workspaces/" + ws);
     assertThat(browser.findElement(By.id("lock-holder")).getText()).contains(lockId);
     assertThat(browser.findElement(By.id("lock-state")).getText()).contains("Lease ends");
@@ -274,49 +274,49 @@ class ConsoleBrowserTest {
     assertThat(browser.findElements(By.id("notice"))).isEmpty();
     String csrf = browser.findElement(By.name("_csrf")).getAttribute("value");
     Map<?, ?> noReason =
-        post(
+        c.post(
             "/console/workspaces/" + ws + "/force-unlock",
             "_csrf=" + csrf + "&lockId=" + lockId + "&reason=+");
     assertThat(noReason.get("status")).isEqualTo(400L);
     assertThat((String) noReason.get("text")).contains("a reason is required");
-    shot("workspace-lock");
+    c.shot("workspace-lock");
     browser.findElement(By.id("reason")).sendKeys("the laptop went to sleep holding it");
     browser.findElement(By.id("force-unlock")).click();
-    waitFor().until(ExpectedConditions.textToBe(By.id("lock-state"), "Not locked."));
+    c.waitFor().until(ExpectedConditions.textToBe(By.id("lock-state"), "Not locked."));
     assertThat(browser.findElements(By.id("force-unlock"))).isEmpty();
   }
 
   @Test
   void theDiffOfTwoStateVersionsShowsTheChangedAttribute() throws Exception {
     String ws = "console-diff-" + UUID.randomUUID().toString().substring(0, 8);
-    api("POST", "/api/v1/workspaces", stack.token(), Map.of("name", ws, "autoApply", true));
-    String first = startRun(stack.token(), ws, "revision-one");
-    awaitStatus(first, "applied");
-    String second = startRun(stack.token(), ws, "revision-two");
-    awaitStatus(second, "applied");
-    signIn(stack.token());
+    c.api("POST", "/api/v1/workspaces", stack.token(), Map.of("name", ws, "autoApply", true));
+    String first = c.startRun(stack.token(), ws, "revision-one");
+    c.awaitStatus(first, "applied");
+    String second = c.startRun(stack.token(), ws, "revision-two");
+    c.awaitStatus(second, "applied");
+    c.signIn(stack.token());
     browser.get(stack.plannerUrl() + "/console/workspaces/" + ws);
     // a run writes a version per action: compare the last version of each run
     new Select(browser.findElement(By.id("from"))).selectByValue(lastVersionOf(first));
     new Select(browser.findElement(By.id("to"))).selectByValue(lastVersionOf(second));
     browser.findElement(By.id("compare")).click();
-    waitFor().until(ExpectedConditions.visibilityOfElementLocated(By.id("diff")));
+    c.waitFor().until(ExpectedConditions.visibilityOfElementLocated(By.id("diff")));
     String diff = browser.findElement(By.id("diff")).getText();
     assertThat(diff).contains("stateful_provisioning.a").contains("state_key");
     assertThat(diff).contains("revision-one").contains("revision-two");
     ((JavascriptExecutor) browser)
         .executeScript("document.getElementById('versions-h').scrollIntoView();");
-    shot("workspace");
-    assertThat(seriousViolations()).as("axe-core on a workspace").isEmpty();
+    c.shot("workspace");
+    assertThat(c.seriousViolations()).as("axe-core on a workspace").isEmpty();
   }
 
   @Test
   void aReaderSeesNoSettingsFormNorForceUnlockAndItsForgedPostsAreRefused() throws Exception {
-    String ws = workspace(stack.token(), "console-wsreader-");
+    String ws = c.workspace(stack.token(), "console-wsreader-");
     String lockId = "console-lock-" + UUID.randomUUID();
-    state("POST", "/api/v1/workspaces/" + ws + "/lock", Map.of("ID", lockId, "Who", "ci"));
-    String reader = api("POST", "/api/v1/tokens", stack.token(), Map.of("role", "reader"));
-    signIn(JSON.readTree(reader).get("token").asText());
+    c.state("POST", "/api/v1/workspaces/" + ws + "/lock", Map.of("ID", lockId, "Who", "ci"));
+    String reader = c.api("POST", "/api/v1/tokens", stack.token(), Map.of("role", "reader"));
+    c.signIn(JSON.readTree(reader).get("token").asText());
     browser.get(stack.plannerUrl() + "/console/workspaces/" + ws);
     assertThat(browser.findElement(By.id("settings")).getText()).contains("Parallelism");
     assertThat(browser.findElement(By.id("lock-holder")).getText()).contains(lockId);
@@ -325,52 +325,67 @@ class ConsoleBrowserTest {
 
     String csrf = browser.findElement(By.name("_csrf")).getAttribute("value");
     Map<?, ?> settings =
-        post(
+        c.post(
             "/console/workspaces/" + ws + "/settings",
             "_csrf=" + csrf + "&autoApply=on&parallelism=3&stepTimeoutSeconds=60");
     assertThat(settings.get("status")).isEqualTo(403L);
     assertThat((String) settings.get("text")).contains("cannot change workspace settings");
     Map<?, ?> unlock =
-        post(
+        c.post(
             "/console/workspaces/" + ws + "/force-unlock",
             "_csrf=" + csrf + "&lockId=" + lockId + "&reason=mine");
     assertThat(unlock.get("status")).isEqualTo(403L);
-    JsonNode shown = JSON.readTree(api("GET", "/api/v1/workspaces/" + ws, stack.token(), null));
+    JsonNode shown = JSON.readTree(c.api("GET", "/api/v1/workspaces/" + ws, stack.token(), null));
     assertThat(shown.get("autoApply").asBoolean()).as("settings unchanged").isFalse();
     browser.navigate().refresh();
     assertThat(browser.findElement(By.id("lock-holder")).getText())
         .as("still locked")
         .contains(lockId);
-    state("DELETE", "/api/v1/workspaces/" + ws + "/lock/" + lockId, null);
+    c.state("DELETE", "/api/v1/workspaces/" + ws + "/lock/" + lockId, null);
   }
 
   @Test
   void anAdminCreatesATokenShownOnceAndRevokesItFromTheTenantPage() throws Exception {
     String description = "console-tenant-" + UUID.randomUUID().toString().substring(0, 8);
-    signIn(stack.token());
+    c.signIn(stack.token());
     browser.findElement(By.linkText("Tenant")).click();
-    waitFor().until(ExpectedConditions.visibilityOfElementLocated(By.id("token-form")));
+    c.waitFor().until(ExpectedConditions.visibilityOfElementLocated(By.id("token-form")));
     new Select(browser.findElement(By.id("role"))).selectByValue("reader");
     browser.findElement(By.id("description")).sendKeys(description);
     browser.findElement(By.id("create-token")).click();
     String token =
-        waitFor()
+        c.waitFor()
             .until(ExpectedConditions.visibilityOfElementLocated(By.id("shown-once")))
             .getText()
             .strip();
-    assertThat(api("GET", "/api/v1/runs?limit=1", token, null))
+    assertThat(c.api("GET", "/api/v1/runs?limit=1", token, null))
         .as("the new token works")
         .isNotNull();
     By row = By.xpath("//table[@id='tokens']//tr[td[text()='" + description + "']]");
     browser.findElement(row).findElement(By.tagName("button")).click();
-    waitFor().until(ExpectedConditions.invisibilityOfElementLocated(By.id("shown-once")));
+    c.waitFor().until(ExpectedConditions.invisibilityOfElementLocated(By.id("shown-once")));
     assertThat(browser.findElement(row).findElements(By.tagName("button")))
         .as("a revoked token has no revoke button")
         .isEmpty();
     assertThat(browser.findElement(By.id("webhook-example")).getText())
         .contains(stack.plannerUrl() + "/api/v1/hooks/run-requests");
-    shot("tenant");
-    assertThat(seriousViolations()).as("axe-core on the tenant page").isEmpty();
+    c.shot("tenant");
+    assertThat(c.seriousViolations()).as("axe-core on the tenant page").isEmpty();
+    c.phone(true);
+    try {
+      browser.navigate().refresh();
+      assertThat(c.overflowsSideways()).as("the tenant page on a phone").isFalse();
+      WebElement example = browser.findElement(By.id("webhook-example"));
+      assertThat(example.getText()).contains("/api/v1/hooks/run-requests");
+      assertThat(
+              ((JavascriptExecutor) browser)
+                  .executeScript(
+                      "var e = arguments[0]; return e.scrollWidth <= e.clientWidth;", example))
+          .as("the curl example wraps instead of scrolling")
+          .isEqualTo(true);
+    } finally {
+      c.phone(false);
+    }
   }
 
   /** The serial of the newest state version {@code run} wrote, from the versions table. */
@@ -382,155 +397,5 @@ class ConsoleBrowserTest {
       }
     }
     throw new AssertionError("run " + run + " wrote no state version");
-  }
-
-  private void signIn(String token) {
-    browser.get(stack.plannerUrl() + "/console/sign-in");
-    browser.findElement(By.id("token")).sendKeys(token);
-    browser.findElement(By.cssSelector("form.stack button")).click();
-    waitFor().until(ExpectedConditions.urlContains("/console/runs"));
-  }
-
-  /** A same-origin form POST from the page (the session cookie goes along): status and text. */
-  private Map<?, ?> post(String path, String form) {
-    Object result =
-        ((JavascriptExecutor) browser)
-            .executeAsyncScript(
-                "var done = arguments[arguments.length - 1];"
-                    + "fetch(arguments[0], {method: 'POST', credentials: 'same-origin',"
-                    + " headers: {'Content-Type': 'application/x-www-form-urlencoded'},"
-                    + " body: arguments[1]})"
-                    + ".then(function (r) { return r.text().then(function (t) {"
-                    + " done({status: r.status, text: t}); }); })"
-                    + ".catch(function (e) { done({status: -1, text: String(e)}); });",
-                path,
-                form);
-    return (Map<?, ?>) result;
-  }
-
-  /** A same-origin GET from the page: status and text. */
-  private Map<?, ?> fetch(String path) {
-    Object result =
-        ((JavascriptExecutor) browser)
-            .executeAsyncScript(
-                "var done = arguments[arguments.length - 1];"
-                    + "fetch(arguments[0], {credentials: 'same-origin'})"
-                    + ".then(function (r) { return r.text().then(function (t) {"
-                    + " done({status: r.status, text: t}); }); })"
-                    + ".catch(function (e) { done({status: -1, text: String(e)}); });",
-                path);
-    return (Map<?, ?>) result;
-  }
-
-  private WebDriverWait waitFor() {
-    return new WebDriverWait(browser, WAIT);
-  }
-
-  /**
-   * Runs axe-core (dev/axe, npm) in the page: the serious and critical violations, as "rule: what
-   * (where)" lines; empty when there are none.
-   */
-  private List<String> seriousViolations() throws Exception {
-    String axe =
-        Files.readString(
-            SharedStack.repoRoot().resolve("dev/axe/node_modules/axe-core/axe.min.js"));
-    JavascriptExecutor js = (JavascriptExecutor) browser;
-    js.executeScript(axe);
-    Object found =
-        js.executeAsyncScript(
-            "var done = arguments[arguments.length - 1];"
-                + "axe.run(document, {resultTypes: ['violations']}).then(function (r) {"
-                + " done(r.violations.filter(function (v) {"
-                + "  return v.impact === 'serious' || v.impact === 'critical'; })"
-                + " .map(function (v) { return v.id + ': ' + v.help + ' ('"
-                + "  + v.nodes.map(function (n) { return n.target.join(' '); }).join(', ') + ')'; }));"
-                + "}).catch(function (e) { done(['axe failed: ' + e]); });");
-    return ((List<?>) found).stream().map(String::valueOf).toList();
-  }
-
-  private void shot(String name) throws Exception {
-    File png = ((TakesScreenshot) browser).getScreenshotAs(OutputType.FILE);
-    Files.copy(
-        png.toPath(), screenshots.resolve(name + ".png"), StandardCopyOption.REPLACE_EXISTING);
-  }
-
-  private String workspace(String token, String prefix) throws Exception {
-    String ws = prefix + UUID.randomUUID().toString().substring(0, 8);
-    api("POST", "/api/v1/workspaces", token, Map.of("name", ws, "autoApply", false));
-    return ws;
-  }
-
-  private String startRun(String token, String ws) throws Exception {
-    return startRun(token, ws, "a");
-  }
-
-  private String startRun(String token, String ws, String stateKey) throws Exception {
-    String body =
-        api(
-            "POST",
-            "/api/v1/runs",
-            token,
-            Map.of(
-                "workspace",
-                ws,
-                "files",
-                Map.of(
-                    "main.tf",
-                    """
-                    resource "stateful_provisioning" "a" {
-                      state_key = "%s"
-                      provisioner "local-exec" {
-                        command = "echo console-line-a"
-                      }
-                    }
-                    resource "stateful_provisioning" "b" {
-                      state_key = "b"
-                      provisioner "local-exec" {
-                        command = "echo console-line-b"
-                      }
-                    }
-                    """
-                        .formatted(stateKey))));
-    return JSON.readTree(body).get("id").asText();
-  }
-
-  private void awaitStatus(String run, String status) {
-    await()
-        .atMost(WAIT)
-        .until(
-            () ->
-                JSON.readTree(api("GET", "/api/v1/runs/" + run, stack.token(), null))
-                    .get("status")
-                    .asText(),
-            status::equals);
-  }
-
-  /** A call of the state service's public API that must succeed (2xx); its body. */
-  private String state(String method, String path, Object body) throws Exception {
-    return call(stack.stack().info().state(), method, path, stack.token(), body);
-  }
-
-  /** An API call that must succeed (2xx); its body. */
-  private String api(String method, String path, String token, Object body) throws Exception {
-    return call(stack.plannerUrl(), method, path, token, body);
-  }
-
-  private String call(String base, String method, String path, String token, Object body)
-      throws Exception {
-    HttpRequest.Builder b =
-        HttpRequest.newBuilder(URI.create(base + path))
-            .timeout(Duration.ofSeconds(30))
-            .header("Authorization", "Bearer " + token)
-            .method(
-                method,
-                body == null
-                    ? HttpRequest.BodyPublishers.noBody()
-                    : HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(body)));
-    if (body != null) {
-      b.header("Content-Type", "application/json");
-    }
-    HttpResponse<String> r = HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
-    assertThat(r.statusCode()).as(method + " " + path + ": " + r.body()).isBetween(200, 299);
-    return r.body();
   }
 }

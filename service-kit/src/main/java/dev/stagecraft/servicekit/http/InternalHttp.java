@@ -125,6 +125,11 @@ public final class InternalHttp {
     return send("DELETE", path, "Bearer " + token, null, timeout);
   }
 
+  /** A DELETE authenticated with {@code credential} instead of the role token. */
+  public Response deleteAs(String credential, String path, Duration timeout) {
+    return send("DELETE", path, "Bearer " + credential, null, timeout);
+  }
+
   /**
    * Any method with the role token; {@code body} (null: none) is sent as JSON.
    *

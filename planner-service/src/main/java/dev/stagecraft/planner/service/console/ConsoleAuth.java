@@ -5,18 +5,21 @@ import dev.stagecraft.planner.service.adapter.http.Access;
 import dev.stagecraft.planner.service.adapter.http.ApiAuth;
 import io.micronaut.http.HttpMethod;
 import io.micronaut.http.HttpRequest;
+import io.micronaut.http.HttpResponse;
 import io.micronaut.http.MutableHttpRequest;
 import io.micronaut.http.cookie.Cookie;
 import io.micronaut.http.cookie.SameSite;
 import jakarta.inject.Singleton;
 import java.net.URI;
+import java.util.Map;
 import java.util.Optional;
 
 /**
  * Who a console request comes from: its session cookie, the session's API token verified again
  * exactly as the API verifies a bearer token ({@link ApiAuth}; a revoked token ends the session),
  * and the request the console hands to the API's controllers on the caller's behalf (the same token
- * as a bearer, so {@link Access} decides and run commands are forwarded as the API's are).
+ * as a bearer, so {@link Access} decides and run commands are forwarded as the API's are), and the
+ * check every console form POST passes first ({@link #onForm}: a session, then its CSRF token).
  * Stateless apart from the session store; thread-safe.
  */
 @Singleton
@@ -64,6 +67,33 @@ public final class ConsoleAuth {
       return Optional.empty();
     }
     return Optional.of(new Caller(session.get(), principal.get()));
+  }
+
+  /** What a console form does once its caller and CSRF token are known good. */
+  public interface FormAction {
+    HttpResponse<?> take(Caller caller, Map<String, String> form) throws Exception;
+  }
+
+  /**
+   * A console form POST: 401 without a live session, 403 (a page saying why) when the form does not
+   * carry the session's CSRF token — both before anything is asked of the API — else what {@code
+   * action} answers for the caller and the form's fields (an empty map for no body).
+   */
+  public HttpResponse<?> onForm(
+      HttpRequest<?> request,
+      Map<String, String> form,
+      ConsoleTemplates templates,
+      FormAction action)
+      throws Exception {
+    Optional<Caller> caller = caller(request);
+    if (caller.isEmpty()) {
+      return HttpResponse.unauthorized();
+    }
+    Map<String, String> fields = form == null ? Map.of() : form;
+    if (!caller.get().session().csrfMatches(fields.get(CSRF_FIELD))) {
+      return ConsoleSignInController.forbiddenWithoutCsrf(templates, caller.get());
+    }
+    return action.take(caller.get(), fields);
   }
 
   /** Exchanges an API token for a session; empty when the token does not verify. */

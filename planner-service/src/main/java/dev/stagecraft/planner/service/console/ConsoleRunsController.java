@@ -173,7 +173,7 @@ public class ConsoleRunsController {
   @Consumes(MediaType.APPLICATION_FORM_URLENCODED)
   public HttpResponse<?> approve(
       HttpRequest<?> request, @PathVariable String id, @Nullable @Body Map<String, String> form)
-      throws SQLException {
+      throws Exception {
     return decide(
         request,
         id,
@@ -191,7 +191,7 @@ public class ConsoleRunsController {
   @Consumes(MediaType.APPLICATION_FORM_URLENCODED)
   public HttpResponse<?> discard(
       HttpRequest<?> request, @PathVariable String id, @Nullable @Body Map<String, String> form)
-      throws SQLException {
+      throws Exception {
     return decide(request, id, form, "discard", api -> decisions.discard(api, id));
   }
 
@@ -199,7 +199,7 @@ public class ConsoleRunsController {
   @Consumes(MediaType.APPLICATION_FORM_URLENCODED)
   public HttpResponse<?> cancel(
       HttpRequest<?> request, @PathVariable String id, @Nullable @Body Map<String, String> form)
-      throws SQLException {
+      throws Exception {
     return decide(request, id, form, "cancel", api -> decisions.cancel(api, id));
   }
 
@@ -210,35 +210,29 @@ public class ConsoleRunsController {
 
   private HttpResponse<?> decide(
       HttpRequest<?> request, String id, Map<String, String> form, String verb, Decision decision)
-      throws SQLException {
-    Optional<ConsoleAuth.Caller> caller = auth.caller(request);
-    if (caller.isEmpty()) {
-      return HttpResponse.unauthorized();
-    }
-    if (!caller
-        .get()
-        .session()
-        .csrfMatches(form == null ? null : form.get(ConsoleAuth.CSRF_FIELD))) {
-      return ConsoleSignInController.forbiddenWithoutCsrf(templates, caller.get());
-    }
-    HttpResponse<?> answer =
-        decision.take(
-            caller
-                .get()
-                .asApiRequest(
-                    request, HttpMethod.POST, "/api/v1/runs/" + encoded(id) + "/" + verb));
-    if (answer.code() == 404) {
-      return runPage(request, caller.get(), id, HttpStatus.NOT_FOUND, null);
-    }
-    if (ApiAnswers.refused(answer)) {
-      return runPage(
-          request,
-          caller.get(),
-          id,
-          HttpStatus.valueOf(answer.code()),
-          "Could not " + verb + ": " + ApiAnswers.detail(answer));
-    }
-    return HttpResponse.seeOther(URI.create("/console/runs/" + encoded(id)));
+      throws Exception {
+    return auth.onForm(
+        request,
+        form,
+        templates,
+        (caller, f) -> {
+          HttpResponse<?> answer =
+              decision.take(
+                  caller.asApiRequest(
+                      request, HttpMethod.POST, "/api/v1/runs/" + encoded(id) + "/" + verb));
+          if (answer.code() == 404) {
+            return runPage(request, caller, id, HttpStatus.NOT_FOUND, null);
+          }
+          if (ApiAnswers.refused(answer)) {
+            return runPage(
+                request,
+                caller,
+                id,
+                HttpStatus.valueOf(answer.code()),
+                "Could not " + verb + ": " + ApiAnswers.detail(answer));
+          }
+          return HttpResponse.seeOther(URI.create("/console/runs/" + encoded(id)));
+        });
   }
 
   private static HttpResponse<?> signIn() {

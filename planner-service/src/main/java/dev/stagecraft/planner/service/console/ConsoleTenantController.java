@@ -71,7 +71,7 @@ public class ConsoleTenantController {
   @Post("/tokens")
   @Consumes(MediaType.APPLICATION_FORM_URLENCODED)
   public HttpResponse<?> createToken(
-      HttpRequest<?> request, @Nullable @Body Map<String, String> form) {
+      HttpRequest<?> request, @Nullable @Body Map<String, String> form) throws Exception {
     return act(
         request,
         form,
@@ -87,7 +87,8 @@ public class ConsoleTenantController {
   @Post("/tokens/{id}/revoke")
   @Consumes(MediaType.APPLICATION_FORM_URLENCODED)
   public HttpResponse<?> revoke(
-      HttpRequest<?> request, @PathVariable String id, @Nullable @Body Map<String, String> form) {
+      HttpRequest<?> request, @PathVariable String id, @Nullable @Body Map<String, String> form)
+      throws Exception {
     return act(
         request,
         form,
@@ -114,7 +115,7 @@ public class ConsoleTenantController {
   @Post("/trigger-secret")
   @Consumes(MediaType.APPLICATION_FORM_URLENCODED)
   public HttpResponse<?> rotateSecret(
-      HttpRequest<?> request, @Nullable @Body Map<String, String> form) {
+      HttpRequest<?> request, @Nullable @Body Map<String, String> form) throws Exception {
     return act(
         request,
         form,
@@ -127,20 +128,10 @@ public class ConsoleTenantController {
         });
   }
 
-  private interface Action {
-    HttpResponse<?> take(ConsoleAuth.Caller caller, Map<String, String> form);
-  }
-
-  private HttpResponse<?> act(HttpRequest<?> request, Map<String, String> form, Action action) {
-    Optional<ConsoleAuth.Caller> caller = auth.caller(request);
-    if (caller.isEmpty()) {
-      return HttpResponse.unauthorized();
-    }
-    Map<String, String> f = form == null ? Map.of() : form;
-    if (!caller.get().session().csrfMatches(f.get(ConsoleAuth.CSRF_FIELD))) {
-      return ConsoleSignInController.forbiddenWithoutCsrf(templates, caller.get());
-    }
-    return action.take(caller.get(), f);
+  private HttpResponse<?> act(
+      HttpRequest<?> request, Map<String, String> form, ConsoleAuth.FormAction action)
+      throws Exception {
+    return auth.onForm(request, form, templates, action);
   }
 
   private HttpResponse<?> shownOnce(

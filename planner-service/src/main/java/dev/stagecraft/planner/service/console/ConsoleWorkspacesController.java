@@ -6,10 +6,14 @@ import static dev.stagecraft.planner.service.console.ConsoleSignInController.chr
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.stagecraft.planner.service.adapter.db.WorkspaceStore.Workspace;
 import dev.stagecraft.planner.service.adapter.http.Access;
+import dev.stagecraft.planner.service.adapter.http.KnownHostsController;
 import dev.stagecraft.planner.service.adapter.http.WorkspaceResourcesController;
 import dev.stagecraft.planner.service.console.PageModels.DiffView;
+import dev.stagecraft.planner.service.console.PageModels.HostKeyRow;
+import dev.stagecraft.planner.service.console.PageModels.Listed;
 import dev.stagecraft.planner.service.console.PageModels.LockView;
 import dev.stagecraft.planner.service.console.PageModels.MessagePage;
+import dev.stagecraft.planner.service.console.PageModels.ResourceRow;
 import dev.stagecraft.planner.service.console.PageModels.VersionRow;
 import dev.stagecraft.planner.service.console.PageModels.WorkspacePage;
 import dev.stagecraft.servicekit.http.InternalHttp;
@@ -41,7 +45,10 @@ import java.util.Optional;
  * diff between any two. Settings and versions come from the API's own controller called with the
  * session's token (roles and another tenant's 404 are the API's); the lock, the diff and
  * force-unlock have no planner API and are asked of the lock and state services ({@link
- * WorkspaceServices}).
+ * WorkspaceServices}); the resources in state from the state service with the session's token and
+ * the known hosts from the API's {@link KnownHostsController}. Rollback, taint / untaint and host
+ * key removal are {@link ConsoleWorkspaceChangesController}'s, on this page. Stateless;
+ * thread-safe.
  */
 @Hidden // pages for people, not part of the public API's OpenAPI document
 @Controller("/console/workspaces")
@@ -52,16 +59,19 @@ public class ConsoleWorkspacesController {
   private final ConsoleTemplates templates;
   private final WorkspaceResourcesController workspaces;
   private final WorkspaceServices services;
+  private final KnownHostsController knownHosts;
 
   public ConsoleWorkspacesController(
       ConsoleAuth auth,
       ConsoleTemplates templates,
       WorkspaceResourcesController workspaces,
-      WorkspaceServices services) {
+      WorkspaceServices services,
+      KnownHostsController knownHosts) {
     this.auth = auth;
     this.templates = templates;
     this.workspaces = workspaces;
     this.services = services;
+    this.knownHosts = knownHosts;
   }
 
   @Get("/{ws}")
@@ -84,37 +94,34 @@ public class ConsoleWorkspacesController {
   public HttpResponse<?> settings(
       HttpRequest<?> request, @PathVariable String ws, @Nullable @Body Map<String, String> form)
       throws Exception {
-    Optional<ConsoleAuth.Caller> caller = auth.caller(request);
-    if (caller.isEmpty()) {
-      return HttpResponse.unauthorized();
-    }
-    Map<String, String> f = form == null ? Map.of() : form;
-    if (!caller.get().session().csrfMatches(f.get(ConsoleAuth.CSRF_FIELD))) {
-      return ConsoleSignInController.forbiddenWithoutCsrf(templates, caller.get());
-    }
-    Integer parallelism = number(f.get("parallelism"));
-    Integer stepTimeout = number(f.get("stepTimeoutSeconds"));
-    if (parallelism == null || stepTimeout == null) {
-      return page(
-          request,
-          caller.get(),
-          ws,
-          null,
-          null,
-          HttpStatus.BAD_REQUEST,
-          "Could not save the settings: parallelism and step timeout must be whole numbers.");
-    }
-    HttpResponse<?> answer =
-        workspaces.update(
-            caller.get().asApiRequest(request, HttpMethod.PATCH, apiPath(ws)),
-            ws,
-            new WorkspaceResourcesController.WorkspaceBody(
-                null,
-                f.containsKey("autoApply"),
-                parallelism,
-                f.containsKey("coalescing"),
-                stepTimeout));
-    return afterAction(request, caller.get(), ws, answer, "save the settings");
+    return auth.onForm(
+        request,
+        form,
+        templates,
+        (caller, f) -> {
+          Integer parallelism = number(f.get("parallelism"));
+          Integer stepTimeout = number(f.get("stepTimeoutSeconds"));
+          if (parallelism == null || stepTimeout == null) {
+            return page(
+                request,
+                caller,
+                ws,
+                HttpStatus.BAD_REQUEST,
+                "Could not save the settings: parallelism and step timeout must be whole"
+                    + " numbers.");
+          }
+          HttpResponse<?> answer =
+              workspaces.update(
+                  caller.asApiRequest(request, HttpMethod.PATCH, apiPath(ws)),
+                  ws,
+                  new WorkspaceResourcesController.WorkspaceBody(
+                      null,
+                      f.containsKey("autoApply"),
+                      parallelism,
+                      f.containsKey("coalescing"),
+                      stepTimeout));
+          return afterAction(request, caller, ws, answer, "save the settings");
+        });
   }
 
   /** Force-unlocks the workspace's lock with the reason given (required). */
@@ -123,58 +130,95 @@ public class ConsoleWorkspacesController {
   public HttpResponse<?> forceUnlock(
       HttpRequest<?> request, @PathVariable String ws, @Nullable @Body Map<String, String> form)
       throws Exception {
-    Optional<ConsoleAuth.Caller> caller = auth.caller(request);
-    if (caller.isEmpty()) {
-      return HttpResponse.unauthorized();
-    }
-    Map<String, String> f = form == null ? Map.of() : form;
-    if (!caller.get().session().csrfMatches(f.get(ConsoleAuth.CSRF_FIELD))) {
-      return ConsoleSignInController.forbiddenWithoutCsrf(templates, caller.get());
-    }
-    HttpResponse<?> shown = shownWorkspace(request, caller.get(), ws);
+    return auth.onForm(
+        request,
+        form,
+        templates,
+        (caller, f) ->
+            asAdmin(
+                request,
+                caller,
+                ws,
+                "force-unlock",
+                "force a workspace's lock open",
+                () -> {
+                  String reason = f.getOrDefault("reason", "").strip();
+                  String lockId = f.getOrDefault("lockId", "").strip();
+                  if (reason.isEmpty() || lockId.isEmpty()) {
+                    return page(
+                        request,
+                        caller,
+                        ws,
+                        HttpStatus.BAD_REQUEST,
+                        reason.isEmpty()
+                            ? "Could not force-unlock: say why the lock is forced open (a reason"
+                                + " is required)."
+                            : "Could not force-unlock: the page named no lock; reload it.");
+                  }
+                  return afterService(
+                      request,
+                      caller,
+                      ws,
+                      services.forceUnlock(caller.session().token(), ws, lockId, reason),
+                      "force-unlock");
+                }));
+  }
+
+  /** What an admin's change does once the workspace was shown to the caller. */
+  interface AdminChange {
+    HttpResponse<?> make() throws Exception;
+  }
+
+  /**
+   * {@code change} for an admin of a workspace the API shows the caller's tenant: another tenant's
+   * workspace is the API's 404, anyone but an admin a 403 page saying so, before anything changes.
+   */
+  HttpResponse<?> asAdmin(
+      HttpRequest<?> request,
+      ConsoleAuth.Caller caller,
+      String ws,
+      String verb,
+      String what,
+      AdminChange change)
+      throws Exception {
+    HttpResponse<?> shown = shownWorkspace(request, caller, ws);
     if (ApiAnswers.refused(shown)) {
-      return notFound(caller.get(), shown);
+      return notFound(caller, shown);
     }
-    if (!caller.get().may(Access.Role.ADMIN)) {
+    if (!caller.may(Access.Role.ADMIN)) {
       return page(
           request,
-          caller.get(),
+          caller,
           ws,
-          null,
-          null,
           HttpStatus.FORBIDDEN,
-          "Could not force-unlock: only an admin may force a workspace's lock open.");
+          "Could not " + verb + ": only an admin may " + what + ".");
     }
-    String reason = f.getOrDefault("reason", "").strip();
-    String lockId = f.getOrDefault("lockId", "").strip();
-    if (reason.isEmpty() || lockId.isEmpty()) {
-      return page(
-          request,
-          caller.get(),
-          ws,
-          null,
-          null,
-          HttpStatus.BAD_REQUEST,
-          reason.isEmpty()
-              ? "Could not force-unlock: say why the lock is forced open (a reason is required)."
-              : "Could not force-unlock: the page named no lock; reload it.");
-    }
-    InternalHttp.Response answer =
-        services.forceUnlock(caller.get().session().token(), ws, lockId, reason);
+    return change.make();
+  }
+
+  /** The workspace page again after a service's answer: its refusal shown, else a redirect. */
+  HttpResponse<?> afterService(
+      HttpRequest<?> request,
+      ConsoleAuth.Caller caller,
+      String ws,
+      InternalHttp.Response answer,
+      String verb)
+      throws Exception {
     if (answer.status() >= 400) {
       return page(
           request,
-          caller.get(),
+          caller,
           ws,
-          null,
-          null,
           HttpStatus.valueOf(answer.status()),
-          "Could not force-unlock: " + problemDetail(answer));
+          "Could not " + verb + ": " + problemDetail(answer));
     }
     return HttpResponse.seeOther(URI.create("/console/workspaces/" + encoded(ws)));
   }
 
-  private HttpResponse<?> afterAction(
+  /**
+   * The workspace page again after an API controller's answer: its refusal shown, else a redirect.
+   */
+  HttpResponse<?> afterAction(
       HttpRequest<?> request,
       ConsoleAuth.Caller caller,
       String ws,
@@ -186,12 +230,21 @@ public class ConsoleWorkspacesController {
           request,
           caller,
           ws,
-          null,
-          null,
           HttpStatus.valueOf(answer.code()),
           "Could not " + what + ": " + ApiAnswers.detail(answer));
     }
     return HttpResponse.seeOther(URI.create("/console/workspaces/" + encoded(ws)));
+  }
+
+  /** The workspace page with {@code notice} (a refusal's reason; null for none). */
+  HttpResponse<?> page(
+      HttpRequest<?> request,
+      ConsoleAuth.Caller caller,
+      String ws,
+      HttpStatus status,
+      String notice)
+      throws Exception {
+    return page(request, caller, ws, null, null, status, notice);
   }
 
   private HttpResponse<?> page(
@@ -207,16 +260,7 @@ public class ConsoleWorkspacesController {
     if (ApiAnswers.refused(shown) || !(shown.body() instanceof Workspace w)) {
       return notFound(caller, shown);
     }
-    HttpResponse<?> versions =
-        workspaces.stateVersions(
-            caller.asApiRequest(request, HttpMethod.GET, apiPath(ws) + "/state-versions"), ws);
-    List<VersionRow> rows = List.of();
-    String versionsNote = null;
-    if (ApiAnswers.refused(versions)) {
-      versionsNote = ApiAnswers.detail(versions);
-    } else if (versions.body() instanceof String json) {
-      rows = WorkspacePages.versions(new InternalHttp.Response(200, json).json());
-    }
+    Listed<VersionRow> versions = stateVersions(request, caller, ws);
     DiffView diff = from == null || to == null ? null : diff(caller, ws, from, to);
     WorkspacePage page =
         new WorkspacePage(
@@ -225,19 +269,42 @@ public class ConsoleWorkspacesController {
             WorkspacePages.settings(w),
             caller.may(Access.Role.ADMIN),
             lock(caller, ws),
-            rows,
-            versionsNote,
+            versions.rows(),
+            versions.note(),
             diff,
+            resources(caller, ws),
+            hostKeys(request, caller, ws),
             notice);
     return templates.page(status, "workspace", page);
   }
 
-  private HttpResponse<?> shownWorkspace(
-      HttpRequest<?> request, ConsoleAuth.Caller caller, String ws) throws Exception {
+  HttpResponse<?> shownWorkspace(HttpRequest<?> request, ConsoleAuth.Caller caller, String ws)
+      throws Exception {
     return workspaces.get(caller.asApiRequest(request, HttpMethod.GET, apiPath(ws)), ws);
   }
 
-  private LockView lock(ConsoleAuth.Caller caller, String ws) {
+  /** The state versions, newest first; none when the API refused to list them. */
+  List<VersionRow> versions(HttpRequest<?> request, ConsoleAuth.Caller caller, String ws)
+      throws Exception {
+    return stateVersions(request, caller, ws).rows();
+  }
+
+  private Listed<VersionRow> stateVersions(
+      HttpRequest<?> request, ConsoleAuth.Caller caller, String ws) throws Exception {
+    HttpResponse<?> versions =
+        workspaces.stateVersions(
+            caller.asApiRequest(request, HttpMethod.GET, apiPath(ws) + "/state-versions"), ws);
+    if (ApiAnswers.refused(versions)) {
+      return Listed.unavailable(ApiAnswers.detail(versions));
+    }
+    if (versions.body() instanceof String json) {
+      return Listed.of(WorkspacePages.versions(new InternalHttp.Response(200, json).json()));
+    }
+    return Listed.of(List.of());
+  }
+
+  /** The workspace's lock as the lock service shows it, or why it cannot be read. */
+  LockView lock(ConsoleAuth.Caller caller, String ws) {
     try {
       InternalHttp.Response answer = services.lock(caller.principal().tenant(), ws);
       if (answer.status() >= 400 || answer.json() == null) {
@@ -250,7 +317,33 @@ public class ConsoleWorkspacesController {
     }
   }
 
-  private DiffView diff(ConsoleAuth.Caller caller, String ws, long from, long to) {
+  private Listed<ResourceRow> resources(ConsoleAuth.Caller caller, String ws) {
+    try {
+      InternalHttp.Response answer = services.state(caller.session().token(), ws);
+      if (answer.status() >= 400) {
+        return Listed.unavailable("The state service answered: " + problemDetail(answer));
+      }
+      return Listed.of(WorkspacePages.resources(answer.status() == 204 ? null : answer.json()));
+    } catch (InternalHttp.Unreachable e) {
+      return Listed.unavailable("The state service cannot be reached now.");
+    }
+  }
+
+  private Listed<HostKeyRow> hostKeys(
+      HttpRequest<?> request, ConsoleAuth.Caller caller, String ws) {
+    HttpResponse<?> answer =
+        knownHosts.list(
+            caller.asApiRequest(
+                request, HttpMethod.GET, "/api/v1/known-hosts?workspace=" + encoded(ws)),
+            ws);
+    if (ApiAnswers.refused(answer) || !(answer.body() instanceof String json)) {
+      return Listed.unavailable(ApiAnswers.detail(answer));
+    }
+    return Listed.of(WorkspacePages.hostKeys(new InternalHttp.Response(200, json).json()));
+  }
+
+  /** The diff between versions {@code from} and {@code to}, or why it could not be made. */
+  DiffView diff(ConsoleAuth.Caller caller, String ws, long from, long to) {
     try {
       InternalHttp.Response answer = services.diff(caller.session().token(), ws, from, to);
       if (answer.status() >= 400 || answer.json() == null) {
@@ -262,7 +355,7 @@ public class ConsoleWorkspacesController {
     }
   }
 
-  private HttpResponse<?> notFound(ConsoleAuth.Caller caller, HttpResponse<?> answer) {
+  HttpResponse<?> notFound(ConsoleAuth.Caller caller, HttpResponse<?> answer) {
     return templates.page(
         HttpStatus.valueOf(answer.code() >= 400 ? answer.code() : 404),
         "message",

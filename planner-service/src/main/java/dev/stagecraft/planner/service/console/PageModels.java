@@ -84,8 +84,9 @@ public final class PageModels {
   }
 
   /**
-   * A workspace: its settings (a form for an admin), its lock and queue, its state versions and,
-   * when two are picked, the diff between them.
+   * A workspace: its settings (a form for an admin), its lock and queue, its state versions (with
+   * rollback for an admin) and, when two are picked, the diff between them, the resources in its
+   * state (taint / untaint for an admin) and its known hosts (remove for an admin).
    *
    * @param notice a refused action's reason, or null
    */
@@ -98,7 +99,47 @@ public final class PageModels {
       List<VersionRow> versions,
       String versionsNote,
       DiffView diff,
+      Listed<ResourceRow> resources,
+      Listed<HostKeyRow> hostKeys,
       String notice) {}
+
+  /**
+   * Rows a service answered, or why there are none to show.
+   *
+   * @param note why the rows could not be read, or null
+   */
+  public record Listed<T>(List<T> rows, String note) {
+    public static <T> Listed<T> of(List<T> rows) {
+      return new Listed<>(rows, null);
+    }
+
+    public static <T> Listed<T> unavailable(String why) {
+      return new Listed<>(List.of(), why);
+    }
+  }
+
+  /** A managed resource instance in the workspace's current state. */
+  public record ResourceRow(String address, String type, boolean tainted) {}
+
+  /**
+   * A host key a run of the workspace enforces: one of the tenant's known hosts ({@code tenant}
+   * scope) or the key the workspace trusted on first use ({@code workspace} scope).
+   */
+  public record HostKeyRow(
+      String host,
+      String port,
+      String fingerprint,
+      String source,
+      String scope,
+      String createdAt,
+      String addedBy) {}
+
+  /**
+   * Asks an admin to confirm a rollback: the version it writes again and what that changes in the
+   * current state.
+   */
+  public record RollbackPage(
+      Chrome chrome, String workspace, String serial, String current, DiffView changes) {}
 
   /** A workspace's settings as the API holds them. */
   public record Settings(

@@ -5,8 +5,10 @@ import dev.stagecraft.planner.service.adapter.db.WorkspaceStore.Workspace;
 import dev.stagecraft.planner.service.console.PageModels.DiffAttribute;
 import dev.stagecraft.planner.service.console.PageModels.DiffInstance;
 import dev.stagecraft.planner.service.console.PageModels.DiffView;
+import dev.stagecraft.planner.service.console.PageModels.HostKeyRow;
 import dev.stagecraft.planner.service.console.PageModels.LockView;
 import dev.stagecraft.planner.service.console.PageModels.QueueRow;
+import dev.stagecraft.planner.service.console.PageModels.ResourceRow;
 import dev.stagecraft.planner.service.console.PageModels.Settings;
 import dev.stagecraft.planner.service.console.PageModels.VersionRow;
 import java.util.ArrayList;
@@ -96,6 +98,69 @@ final class WorkspacePages {
   /** A diff that could not be made, and why. */
   static DiffView diffRefused(long from, long to, String why) {
     return new DiffView(Long.toString(from), Long.toString(to), List.of(), List.of(), why);
+  }
+
+  /**
+   * The managed resource instances of a Terraform v4 state (null: no state yet), in state order,
+   * addressed as Terraform addresses them ({@code module.m.type.name["key"]}) — the address the
+   * API's taint and untaint take.
+   */
+  static List<ResourceRow> resources(JsonNode state) {
+    List<ResourceRow> rows = new ArrayList<>();
+    if (state == null) {
+      return rows;
+    }
+    for (JsonNode resource : state.path("resources")) {
+      if ("data".equals(resource.path("mode").asText())) {
+        continue; // a data source is read again by every plan: nothing to taint
+      }
+      String module = resource.hasNonNull("module") ? resource.path("module").asText() + "." : "";
+      String type = text(resource, "type");
+      String base = module + type + "." + text(resource, "name");
+      for (JsonNode instance : resource.path("instances")) {
+        rows.add(
+            new ResourceRow(
+                base + indexSuffix(instance.get("index_key")),
+                type,
+                "tainted".equals(instance.path("status").asText())));
+      }
+    }
+    return rows;
+  }
+
+  private static String indexSuffix(JsonNode key) {
+    if (key == null || key.isNull()) {
+      return "";
+    }
+    if (key.isNumber()) {
+      return "[" + key.asText() + "]";
+    }
+    return "[\"" + key.asText().replace("\\", "\\\\").replace("\"", "\\\"") + "\"]";
+  }
+
+  /**
+   * The API's {@code GET /api/v1/known-hosts?workspace=W} answer: the tenant's known hosts and the
+   * keys the workspace trusted on first use.
+   */
+  static List<HostKeyRow> hostKeys(JsonNode json) {
+    List<HostKeyRow> rows = new ArrayList<>();
+    for (JsonNode k : json.path("keys")) {
+      boolean firstUse = "first-use".equals(text(k, "source"));
+      String by = text(k, "actor");
+      if (by.isEmpty() && !text(k, "runId").isEmpty()) {
+        by = "run " + text(k, "runId");
+      }
+      rows.add(
+          new HostKeyRow(
+              text(k, "host"),
+              text(k, "port"),
+              text(k, "fingerprint"),
+              firstUse ? "trusted on first use" : "known host (whole tenant)",
+              firstUse ? "workspace" : "tenant",
+              text(k, "createdAt"),
+              by));
+    }
+    return rows;
   }
 
   private static DiffAttribute attribute(JsonNode a) {
