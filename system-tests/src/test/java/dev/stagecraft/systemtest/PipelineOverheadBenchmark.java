@@ -5,6 +5,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -13,7 +14,8 @@ import java.util.concurrent.Future;
  * Pipeline overhead: an apply of N independent resources whose command is {@code true}, through the
  * whole system (CLI → planner → lock → state → Kafka → executor → state → planner), against running
  * the same N commands directly with the same parallelism in this process. Both are measured in the
- * same JVM on the same machine; the ratio is what {@code docs/benchmarks.md} reports. Run with
+ * same JVM on the same machine; the ratio is what {@code docs/benchmarks.md} reports. With {@code
+ * tracing}, the same on an untraced stack, then a traced one (the tracing overhead). Run with
  * {@code dev/bench} (not part of the test suite: it asserts no timing).
  */
 public final class PipelineOverheadBenchmark {
@@ -22,8 +24,35 @@ public final class PipelineOverheadBenchmark {
   public static void main(String[] args) throws Exception {
     int resources = args.length > 0 ? Integer.parseInt(args[0]) : 50;
     int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 5;
+    // a third argument "tracing": the same applies on a stack without tracing, then on one whose
+    // services export every span (ADR 0083, sampled at 100%) to an OTLP receiver in this process
+    boolean tracing = args.length > 2 && args[2].equals("tracing");
+    java.io.PrintStream report = System.out;
+    SharedStack plain =
+        tracing ? SharedStack.dedicated("bench-untraced", Map.of()) : SharedStack.get();
+    double untraced = measure(plain, resources, rounds, report);
+    if (tracing) {
+      try (OtlpReceiver receiver = new OtlpReceiver()) {
+        SharedStack traced =
+            SharedStack.dedicated(
+                "bench-traced", Map.of("OTEL_EXPORTER_OTLP_ENDPOINT", receiver.endpoint()));
+        double withTraces = measure(traced, resources, rounds, report);
+        report.printf(
+            Locale.ROOT,
+            "tracing on (100%%, %d spans received) / off: pipeline median %.1f / %.1f ms = %.2fx%n",
+            receiver.spans().size(),
+            withTraces,
+            untraced,
+            withTraces / untraced);
+      }
+    }
+    System.exit(0);
+  }
+
+  /** Applies on {@code stack} for {@code rounds} rounds after one warm-up; the pipeline median. */
+  private static double measure(
+      SharedStack stack, int resources, int rounds, java.io.PrintStream report) throws Exception {
     int parallelism = 10;
-    SharedStack stack = SharedStack.get();
     StringBuilder config = new StringBuilder("variable \"round\" {\n}\n");
     for (int i = 0; i < resources; i++) {
       config.append(
@@ -60,7 +89,6 @@ public final class PipelineOverheadBenchmark {
     stack.stop();
     double p = median(pipeline) / 1e6;
     double d = median(direct) / 1e6;
-    java.io.PrintStream report = System.out;
     report.printf(
         Locale.ROOT,
         "resources=%d parallelism=%d rounds=%d%npipeline median %.1f ms (min %.1f)%n"
@@ -73,7 +101,7 @@ public final class PipelineOverheadBenchmark {
         d,
         min(direct) / 1e6,
         p / d);
-    System.exit(0);
+    return p;
   }
 
   static void runDirectly(int commands, int parallelism) throws Exception {
