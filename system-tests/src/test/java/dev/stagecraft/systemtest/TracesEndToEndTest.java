@@ -8,6 +8,10 @@ import dev.stagecraft.devstack.StackService;
 import dev.stagecraft.schemas.EventCodec;
 import dev.stagecraft.systemtest.OtlpReceiver.ReceivedSpan;
 import dev.stagecraft.systemtest.SharedStack.CliResult;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -146,6 +150,37 @@ class TracesEndToEndTest {
               assertThat(line.at("/mdc/run").asText()).isEqualTo(runId);
               assertThat(line.at("/mdc/trace").asText()).isEqualTo(traceId);
             });
+  }
+
+  @Test
+  void aTenantsTraceContextIsLinkedNeverContinued() throws Exception {
+    // a tenant's request names a trace of its choosing: the planner's span starts a trace of its
+    // own and links the tenant's span, so no tenant picks our trace ids (ADR 0083 point 5)
+    String forgedTrace = "0af7651916cd43dd8448eb211c80319c";
+    String forgedSpan = "b7ad6b7169203331";
+    HttpResponse<String> r =
+        HttpClient.newHttpClient()
+            .send(
+                HttpRequest.newBuilder(
+                        URI.create(stack.stack().info().planner() + "/api/v1/runs?workspace=none"))
+                    .header("Authorization", "Bearer " + stack.token())
+                    .header("traceparent", "00-" + forgedTrace + "-" + forgedSpan + "-01")
+                    .build(),
+                HttpResponse.BodyHandlers.ofString());
+    assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(
+            () ->
+                assertThat(receiver.spans())
+                    .anySatisfy(
+                        s -> {
+                          assertThat(s.service()).isEqualTo("planner-service");
+                          assertThat(s.links()).containsExactly(forgedSpan);
+                          assertThat(s.parentSpanId()).isEmpty();
+                        }));
+    assertThat(receiver.spans()).noneMatch(s -> s.traceId().equals(forgedTrace));
   }
 
   private static List<ReceivedSpan> trace(String traceId) {

@@ -10,6 +10,7 @@ import io.micronaut.http.filter.HttpServerFilter;
 import io.micronaut.http.filter.ServerFilterChain;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanBuilder;
 import io.opentelemetry.api.trace.SpanContext;
 import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.api.trace.StatusCode;
@@ -21,7 +22,8 @@ import org.reactivestreams.Publisher;
 
 /**
  * A server span per HTTP request, child of the caller's span named in its {@code traceparent}
- * header (another service's {@code InternalHttp} client span; a malformed header is ignored),
+ * header when the route is internal (another service's {@code InternalHttp} client span), linked to
+ * it on a public route (a tenant's context never parents our spans); a malformed header is ignored;
  * docs/adr/0083. The span's name is the method and the matched route template when there is one (a
  * bounded set: never a path with ids in it). Nothing is done while tracing is off. Each service
  * declares a subclass annotated {@code @Filter("/**")} (service-kit declares no beans).
@@ -49,13 +51,21 @@ public class TraceServerFilter implements HttpServerFilter {
     }
     SpanContext remote = TraceHeaders.extract(headers);
     String method = request.getMethodName();
-    Span span =
+    SpanBuilder builder =
         Tracing.tracer()
             .spanBuilder(method + " " + route(request))
             .setSpanKind(SpanKind.SERVER)
-            .setParent(remote.isValid() ? Context.root().with(Span.wrap(remote)) : Context.root())
-            .setAttribute(METHOD, method)
-            .startSpan();
+            .setAttribute(METHOD, method);
+    if (remote.isValid() && fromAService(request.getPath())) {
+      builder.setParent(Context.root().with(Span.wrap(remote)));
+    } else {
+      // a tenant's request: its context is a link, never our parent (ADR 0083 point 5)
+      builder.setNoParent();
+      if (remote.isValid()) {
+        builder.addLink(remote);
+      }
+    }
+    Span span = builder.startSpan();
     request.setAttribute(SPAN, span);
     Publisher<MutableHttpResponse<?>> response;
     try (Scope ignored = span.makeCurrent()) {
@@ -75,6 +85,15 @@ public class TraceServerFilter implements HttpServerFilter {
           span.end();
           return r;
         });
+  }
+
+  /**
+   * Whether a request to {@code path} comes from another service of the platform (its internal
+   * routes, which only service credentials reach), whose trace context the server span continues;
+   * the public routes are tenants' and only link theirs.
+   */
+  static boolean fromAService(String path) {
+    return path.startsWith("/internal/");
   }
 
   /**
